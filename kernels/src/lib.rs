@@ -1,0 +1,69 @@
+//! Device code of cute-rs: the GPU kernels, compiled to one PTX module.
+//!
+//! The root package's `build.rs` builds this crate with the nightly toolchain for
+//! `nvptx64-nvidia-cuda` (`-Zbuild-std=core`, linked by `tools/ptx-linker`) and embeds the PTX as
+//! `cute_rs::KERNELS_PTX`. Each kernel is written with [`kernel!`], which gives it the PTX kernel
+//! calling convention and an unmangled name on the GPU (the name the host launches it by).
+//!
+//! Layouts used by kernels are `const` items computed by the `layout` algebra at compile time, so
+//! that evaluating them in a kernel folds to a few integer operations; `tests/ptx_folding.rs` (root
+//! package) checks that on the emitted PTX.
+#![no_std]
+// `abi_ptx`: `extern "ptx-kernel"` (through `kernel!`); `stdarch_nvptx`: `core::arch::nvptx`.
+// Add `asm_experimental_arch` with the first `asm!`/`global_asm!` (inline PTX), and
+// `link_llvm_intrinsics` with the first `llvm.nvvm.*` intrinsic.
+#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, stdarch_nvptx))]
+
+#[macro_use]
+mod kernel_macro;
+pub mod device;
+
+use device::global_thread_index_x;
+use layout::Layout;
+
+/// An 8 x 32 row-major tile: `(8,32):(32,1)`.
+const ROW_MAJOR_8X32: Layout = layout::unwrap!(Layout::parse("(8,32):(32,1)"));
+
+/// [`ROW_MAJOR_8X32`] divided by the tile `4:2` (four elements two apart):
+/// `(4,(2,32)):(64,(32,1))`, computed by the compiler.
+const DIVIDED_8X32: Layout = layout::unwrap!(layout::logical_divide(
+    ROW_MAJOR_8X32,
+    layout::unwrap!(Layout::parse("4:2"))
+));
+
+/// The number of elements [`DIVIDED_8X32`] maps (256), a power of two.
+const DIVIDED_8X32_SIZE: u64 = DIVIDED_8X32.size() as u64;
+
+kernel! {
+    /// `dst[t] = src[t]` for the grid's thread index `t` (the grid covers the arrays exactly).
+    ///
+    /// The pipeline's smoke test: it needs nothing but thread ids.
+    pub fn vector_copy(src: *const f32, dst: *mut f32) {
+        let t = global_thread_index_x() as usize;
+        *dst.add(t) = *src.add(t);
+    }
+}
+
+kernel! {
+    /// Permutes `src` into `dst` one 256-element tile at a time through a layout computed at
+    /// compile time: thread `t` writes `dst[tile * 256 + L(t % 256)] = src[t]`, where
+    /// `tile = t / 256` and `L` is [`DIVIDED_8X32`] (a bijection of `0..256`). The grid covers the
+    /// arrays exactly, in whole tiles.
+    ///
+    /// `tests/ptx_folding.rs` checks that evaluating `L` compiled to straight-line integer code
+    /// (no loop, no division, no local memory).
+    pub fn layout_index_copy(src: *const f32, dst: *mut f32) {
+        let t = global_thread_index_x();
+        let tile = t / DIVIDED_8X32_SIZE;
+        let offset = DIVIDED_8X32.call((t % DIVIDED_8X32_SIZE) as i64) as u64;
+        *dst.add((tile * DIVIDED_8X32_SIZE + offset) as usize) = *src.add(t as usize);
+    }
+}
+
+/// Ends the kernel with a PTX `trap` on any panic (bounds checks, `unwrap`, ...): the launch
+/// reports an error to the host. Panics never unwind on the GPU (`panic = "abort"`).
+#[cfg(not(test))]
+#[panic_handler]
+fn panic(_info: &core::panic::PanicInfo<'_>) -> ! {
+    device::trap()
+}

@@ -1,0 +1,37 @@
+//! cute-rs: GPU kernels in Rust with a CuTe-style layout algebra.
+//!
+//! This root package ties the workspace together: it embeds the device code, and holds the demo
+//! (`src/bin/demo.rs`) and the integration tests (`tests/`). The pieces live in their own crates:
+//! `layout` (the algebra), `layout-tensor` (views and copies), `kernels` (device code, built to PTX)
+//! and `host` (the CUDA runtime side).
+
+/// The PTX module holding every kernel of the `kernels/` crate.
+///
+/// Built by this package's `build.rs`: the nightly toolchain compiles `kernels/` for
+/// `nvptx64-nvidia-cuda` (`-Zbuild-std=core`, linked by `tools/ptx-linker`), and the module is
+/// copied to `target/ptx/kernels.ptx`, whose path the build script passes as `KERNELS_PTX`. Load it
+/// with the CUDA driver (e.g. cudarc's `load_module`) and launch kernels by their Rust names,
+/// e.g. `vector_copy`.
+///
+/// The GPU architecture it targets is [`KERNELS_PTX_ARCH`] (set with `CUTE_PTX_ARCH` at build
+/// time, `sm_90` by default).
+///
+/// # Example
+///
+/// ```
+/// assert!(cute_rs::KERNELS_PTX.contains(".visible .entry vector_copy("));
+/// ```
+pub const KERNELS_PTX: &str = include_str!(env!("KERNELS_PTX"));
+
+/// The GPU architecture [`KERNELS_PTX`] was compiled for (`sm_90`, `sm_80`, `sm_90a`, ...).
+///
+/// # Example
+///
+/// ```
+/// let target = format!(".target {}", cute_rs::KERNELS_PTX_ARCH);
+/// assert!(cute_rs::KERNELS_PTX.contains(&target));
+/// ```
+pub const KERNELS_PTX_ARCH: &str = env!("KERNELS_PTX_ARCH");
+
+pub mod batch;
+pub mod expr;

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Checks every PTX module in target/ptx/ with NVIDIA's ptxas (no GPU needed):
+#   ptxas -arch=<arch> -v <module>
+# and fails if ptxas reports an error or if any function spills registers (nonzero "spill stores" or
+# "spill loads"). Prints ptxas's per-kernel report (registers, stack frame, spills).
+#
+# <arch> is the module's own `.target` (sm_90 for the default build), or CHECK_PTX_ARCH if set.
+# ptxas is $PTXAS if set, else the one tools/install-ptxas.sh installed in .tools/nvcc, else the one
+# on PATH. The modules are in $CARGO_TARGET_DIR/ptx (default: target/ptx), written by `cargo build`.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+target_dir="${CARGO_TARGET_DIR:-$root/target}"
+ptx_dir="$target_dir/ptx"
+
+ptxas="${PTXAS:-}"
+if [[ -z "$ptxas" ]]; then
+    ptxas="$(find "$root/.tools/nvcc" -type f -name ptxas -path '*/bin/ptxas' 2>/dev/null | sort | head -n 1 || true)"
+fi
+if [[ -z "$ptxas" ]]; then
+    ptxas="$(command -v ptxas || true)"
+fi
+if [[ -z "$ptxas" || ! -x "$ptxas" ]]; then
+    echo "check-ptx: error: ptxas not found: run tools/install-ptxas.sh (or set PTXAS)" >&2
+    exit 1
+fi
+
+shopt -s nullglob
+modules=("$ptx_dir"/*.ptx)
+if ((${#modules[@]} == 0)); then
+    echo "check-ptx: error: no PTX module in $ptx_dir: run 'cargo build' first" >&2
+    exit 1
+fi
+
+failed=0
+for ptx in "${modules[@]}"; do
+    arch="${CHECK_PTX_ARCH:-$(sed -nE 's/^[[:space:]]*\.target[[:space:]]+([a-z0-9_]+).*/\1/p' "$ptx" | head -n 1)}"
+    arch="${arch:-sm_90}"
+    echo "== ptxas -arch=$arch -v $ptx"
+    status=0
+    report="$("$ptxas" -arch="$arch" -v "$ptx" -o /dev/null 2>&1)" || status=$?
+    echo "$report"
+    if ((status != 0)) || grep -qiE '(^|[^a-z])error' <<<"$report"; then
+        echo "check-ptx: FAIL: ptxas reported errors for $ptx (exit status $status)" >&2
+        failed=1
+    fi
+    # Lines look like: "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads".
+    spills="$(grep -E '(^|[^0-9])[1-9][0-9]* bytes spill (stores|loads)' <<<"$report" || true)"
+    if [[ -n "$spills" ]]; then
+        echo "check-ptx: FAIL: register spills in $ptx:" >&2
+        # Name the function each spilling report belongs to.
+        awk '/Function properties for/ { fn = $NF }
+             /bytes spill (stores|loads)/ && ($(NF-7) != 0 || $(NF-3) != 0) { print "  " fn ": " $0 }' \
+            <<<"$report" >&2
+        failed=1
+    fi
+done
+
+if ((failed)); then
+    exit 1
+fi
+echo "check-ptx: OK (${#modules[@]} module(s), no errors, no spills)"
