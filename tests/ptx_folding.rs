@@ -150,6 +150,11 @@ fn layout_index_copy_is_folded() {
 }
 
 #[test]
+fn layout_tile_gather_is_folded() {
+    assert_folded("layout_tile_gather");
+}
+
+#[test]
 fn vector_copy_is_folded() {
     assert_folded("vector_copy");
 }

@@ -60,6 +60,41 @@ kernel! {
     }
 }
 
+/// A 12 x 32 row-major matrix: `(12,32):(32,1)`.
+const ROW_MAJOR_12X32: Layout = layout::unwrap!(Layout::parse("(12,32):(32,1)"));
+
+/// The matrix read column by column: `ROW_MAJOR_12X32 o (12,32):(1,12)` = `(12,32):(32,1)` seen
+/// through a column-major coordinate order, computed by `composition`.
+const COLUMN_VIEW_12X32: Layout = layout::unwrap!(layout::composition(
+    ROW_MAJOR_12X32,
+    layout::unwrap!(Layout::parse("(12,32):(1,12)"))
+));
+
+/// The column view cut into 4 x 8 tiles: `zipped_divide` by the tiler `[4:1, 8:1]`
+/// (`((4,8),(3,4))`), so consecutive threads walk one tile, then the next.
+const TILED_12X32: Layout = layout::unwrap!(layout::zipped_divide_by_mode(
+    COLUMN_VIEW_12X32,
+    &[layout::unwrap!(Layout::parse("4:1")), layout::unwrap!(Layout::parse("8:1"))]
+));
+
+/// The number of elements [`TILED_12X32`] maps (384, not a power of two).
+const TILED_12X32_SIZE: u64 = TILED_12X32.size() as u64;
+
+kernel! {
+    /// Gathers a 12 x 32 row-major matrix tile by tile: thread `t` reads
+    /// `src[block * 384 + L(t % 384)]` into `dst[t]`, `L` being [`TILED_12X32`] (composition and
+    /// divide, computed by the compiler; its extents 12 and 3 are not powers of two).
+    ///
+    /// `tests/ptx_folding.rs` checks that `L` compiled to straight-line code: divisions by its
+    /// constants become multiplications, never `div`/`rem` instructions.
+    pub fn layout_tile_gather(src: *const f32, dst: *mut f32) {
+        let t = global_thread_index_x();
+        let block = t / TILED_12X32_SIZE;
+        let offset = TILED_12X32.call((t % TILED_12X32_SIZE) as i64) as u64;
+        *dst.add(t as usize) = *src.add((block * TILED_12X32_SIZE + offset) as usize);
+    }
+}
+
 /// Ends the kernel with a PTX `trap` on any panic (bounds checks, `unwrap`, ...): the launch
 /// reports an error to the host. Panics never unwind on the GPU (`panic = "abort"`).
 #[cfg(not(test))]

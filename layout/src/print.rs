@@ -66,7 +66,8 @@ impl fmt::Display for PrintLayout {
         };
         f.write_str("    ")?;
         for n in 0..cols {
-            write!(f, "  {n:>width$} ")?;
+            let sep = if n + 1 < cols { " " } else { "" };
+            write!(f, "  {n:>width$}{sep}")?;
         }
         f.write_str("\n")?;
         for m in 0..rows {
