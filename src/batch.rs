@@ -1,5 +1,10 @@
 //! `layout batch`: one JSON case a line in, one JSON answer a line out (the conformance format of
 //! `shared/conformance/cases.jsonl`: fields `id`, `op`, `args`).
+//!
+//! ```
+//! let line = r#"{"id": "x", "op": "logical_divide", "args": ["(4,2,3):(2,1,8)", "4:2"]}"#;
+//! assert_eq!(cute_rs::batch::answer(line), r#"{"id":"x","result":"((2,2),(2,3)):((4,1),(2,8))"}"#);
+//! ```
 
 use serde_json::{json, Value as Json};
 

@@ -5,12 +5,26 @@
 //! a tuple (a shape, coordinate, profile or order), which becomes the compact column-major layout
 //! where a layout is needed, and a by-mode tiler of its modes where a tiler is (as in CuTe). `[..]`
 //! is a by-mode tiler. Arguments may be nested calls.
+//!
+//! ```
+//! use cute_rs::expr::eval;
+//! let v = eval("zipped_divide((9,(4,8)):(59,(13,1)), [3:3, (2,4):(1,8)])").unwrap();
+//! assert_eq!(v.to_string(), "((3,(2,4)),(3,(2,2))):((177,(13,2)),(59,(26,1)))");
+//! assert_eq!(eval("size(composition(20:2, (5,4):(4,1)))").unwrap().to_string(), "20");
+//! ```
 
 use std::fmt;
 
 use layout::{IntTuple, Layout, LayoutError, Swizzle, SwizzledLayout};
 
 /// A value of the expression language.
+///
+/// # Example
+/// ```
+/// use cute_rs::expr::{eval, Value};
+/// assert!(matches!(eval("size((4,2):(1,4))").unwrap(), Value::Num(8)));
+/// assert!(matches!(eval("(4,2)").unwrap(), Value::Tuple(_)));
+/// ```
 #[derive(Clone, Debug)]
 pub enum Value {
     /// An integer result (size, cosize, crd2idx, ...), printed as a JSON number.
@@ -50,6 +64,12 @@ impl fmt::Display for Value {
 }
 
 /// An error of the expression language: a layout error or a usage error.
+///
+/// # Example
+/// ```
+/// let e = cute_rs::expr::eval("nope(4:1)").unwrap_err();
+/// assert!(e.to_string().starts_with("unknown operation `nope`"));
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct ExprError(pub String);
 
@@ -73,6 +93,13 @@ fn err<T>(msg: impl Into<String>) -> Result<T, ExprError> {
 
 impl Value {
     /// Parses a literal: a layout if it has a `:`, else a tuple.
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs::expr::Value;
+    /// assert!(matches!(Value::literal("(4,2):(1,4)").unwrap(), Value::Layout(_)));
+    /// assert!(matches!(Value::literal("(4,2)").unwrap(), Value::Tuple(_)));
+    /// ```
     pub fn literal(text: &str) -> Result<Value, ExprError> {
         if text.contains(':') {
             Ok(Value::Layout(Layout::parse(text)?))
@@ -149,6 +176,11 @@ fn arity(op: &str, args: &[Value], min: usize, max: usize) -> Result<(), ExprErr
 }
 
 /// The names of the operations [`apply`] knows.
+///
+/// # Example
+/// ```
+/// assert!(cute_rs::expr::OPERATIONS.contains(&"logical_divide"));
+/// ```
 pub const OPERATIONS: &[&str] = &[
     "make_layout", "size", "cosize", "rank", "depth", "coalesce", "filter", "filter_zeros", "composition",
     "complement", "right_inverse", "left_inverse", "nullspace", "logical_divide", "zipped_divide", "tiled_divide",

@@ -48,9 +48,9 @@ pub enum LayoutError {
     NotInjective {
         /// The operation.
         op: &'static str,
-        /// The mode (`shape:stride`) that overlaps an earlier one.
+        /// The mode (`shape:stride`) that overlaps the ones of smaller stride.
         mode: (i64, i64),
-        /// The first index not yet covered when the mode was reached.
+        /// The extent `[0, covered)` those smaller-stride modes reach.
         covered: i64,
     },
     /// Two tuples must have the same number of modes (or one at most as many as the other).
@@ -114,6 +114,14 @@ pub enum LayoutError {
 }
 
 /// A fixed-capacity message buffer, filled by `const fn`s (no allocation, no formatting machinery).
+///
+/// # Example
+/// ```
+/// use layout::{Layout, LayoutError};
+/// let e = Layout::parse("(2,3):(1)").unwrap_err();
+/// let m: layout::Message = e.message();
+/// assert!(m.as_str().starts_with("make_layout: congruence"));
+/// ```
 #[derive(Clone, Copy)]
 pub struct Message {
     buf: [u8; Message::CAP],
@@ -167,6 +175,12 @@ impl Message {
     }
 
     /// The message text.
+    ///
+    /// # Example
+    /// ```
+    /// let e = layout::LayoutError::Overflow { op: "size" };
+    /// assert_eq!(e.message().as_str(), "size: integer overflow: a value does not fit in i64");
+    /// ```
     pub const fn as_str(&self) -> &str {
         let (head, _) = self.buf.split_at(self.len);
         match core::str::from_utf8(head) {
@@ -208,9 +222,9 @@ impl LayoutError {
                 .push(op)
                 .push(": injectivity: mode ")
                 .mode(mode)
-                .push(" does not start at a multiple of ")
+                .push(" overlaps [0,")
                 .int(covered)
-                .push(", the extent covered by the smaller strides (the layout is not one-to-one)"),
+                .push("), the indices its smaller-stride modes reach (the layout is not one-to-one)"),
             LayoutError::RankMismatch { op, expected, found } => m
                 .push(op)
                 .push(": rank mismatch: expected ")
@@ -251,6 +265,13 @@ impl LayoutError {
     }
 
     /// Stops `const` evaluation (or panics at run time) with this error's message.
+    ///
+    /// # Example
+    /// ```
+    /// let e = layout::LayoutError::NonPositiveShape { op: "make_layout", value: 0 };
+    /// let caught = std::panic::catch_unwind(|| e.panic());
+    /// assert!(caught.is_err());
+    /// ```
     pub const fn panic(&self) -> ! {
         let m = self.message();
         panic!("{}", m.as_str())
@@ -285,7 +306,7 @@ impl core::error::Error for LayoutError {}
 /// assert_eq!(T.to_string(), "((2,2),(2,3)):((4,1),(2,8))");
 /// ```
 /// A violated precondition fails to compile:
-/// ```compile_fail
+/// ```compile_fail,E0080
 /// use layout::{unwrap, Layout, composition};
 /// // error[E0080]: composition: stride divisibility: neither 4 nor 6 divides the other (at mode 6:1)
 /// const BAD: Layout = unwrap!(composition(

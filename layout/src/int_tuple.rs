@@ -9,11 +9,34 @@ use crate::arith;
 use crate::error::{tri, LayoutError};
 
 /// The most leaves (integers) one tuple holds.
+///
+/// # Example
+/// ```
+/// let leaves = vec![1i64; layout::MAX_LEAVES + 1];
+/// assert!(layout::IntTuple::from_slice(&leaves[..layout::MAX_LEAVES]).is_ok());
+/// assert!(layout::IntTuple::from_slice(&leaves).is_err());
+/// ```
 pub const MAX_LEAVES: usize = 32;
 /// The most nesting tokens (`(`, `)` and one per leaf) one tuple holds.
+///
+/// # Example
+/// ```
+/// // 47 nested 1-tuples around one leaf need 95 tokens; one more level does not fit.
+/// let deep = format!("{}1{}", "(".repeat(47), ")".repeat(47));
+/// assert!(layout::IntTuple::parse(&deep).is_ok());
+/// let deeper = format!("({deep})");
+/// assert!(layout::IntTuple::parse(&deeper).is_err());
+/// ```
 pub const MAX_TOKENS: usize = 96;
 
 /// The leaf value of a free mode (CuTe's `_`) in a slicing coordinate; printed as `_`.
+///
+/// # Example
+/// ```
+/// let c = layout::IntTuple::parse("(_,2)").unwrap();
+/// assert_eq!(c.leaves(), &[layout::UNDERSCORE, 2]);
+/// assert_eq!(c.to_string(), "(_,2)");
+/// ```
 pub const UNDERSCORE: i64 = i64::MIN;
 
 pub(crate) const OPEN: u8 = 1;
@@ -101,6 +124,13 @@ impl IntTuple {
     }
 
     /// Whether this is an integer rather than a tuple.
+    ///
+    /// # Example
+    /// ```
+    /// use layout::IntTuple;
+    /// assert!(IntTuple::parse("4").unwrap().is_int());
+    /// assert!(!IntTuple::parse("(4)").unwrap().is_int());
+    /// ```
     pub const fn is_int(&self) -> bool {
         self.ntoks == 1
     }
@@ -125,6 +155,11 @@ impl IntTuple {
     }
 
     /// The number of leaves.
+    ///
+    /// # Example
+    /// ```
+    /// assert_eq!(layout::IntTuple::parse("((2,3),4)").unwrap().num_leaves(), 3);
+    /// ```
     pub const fn num_leaves(&self) -> usize {
         self.nvals as usize
     }
@@ -340,6 +375,12 @@ impl IntTuple {
     }
 
     /// The tuple `(self)`: one level of nesting more.
+    ///
+    /// # Example
+    /// ```
+    /// use layout::IntTuple;
+    /// assert_eq!(IntTuple::parse("(2,3)").unwrap().wrap().unwrap().to_string(), "((2,3))");
+    /// ```
     pub const fn wrap(self) -> Result<IntTuple, LayoutError> {
         IntTuple::empty().push(self)
     }
@@ -405,6 +446,13 @@ impl IntTuple {
     ///
     /// # Errors
     /// [`LayoutError::Overflow`].
+    ///
+    /// # Example
+    /// ```
+    /// use layout::IntTuple;
+    /// assert_eq!(IntTuple::parse("(3,(2,3))").unwrap().product().unwrap(), 18);
+    /// assert!(IntTuple::parse("(4294967296,4294967296)").unwrap().product().is_err());
+    /// ```
     pub const fn product(&self) -> Result<i64, LayoutError> {
         let mut p: i64 = 1;
         let mut i = 0;
@@ -416,6 +464,13 @@ impl IntTuple {
     }
 
     /// The product of each top-level mode (CuTe's `product_each`); an integer stays itself.
+    ///
+    /// # Example
+    /// ```
+    /// use layout::IntTuple;
+    /// let t = IntTuple::parse("((2,3),4,(5,1))").unwrap();
+    /// assert_eq!(t.product_each().unwrap().to_string(), "(6,4,5)");
+    /// ```
     pub const fn product_each(&self) -> Result<IntTuple, LayoutError> {
         if self.is_int() {
             return Ok(*self);
@@ -510,6 +565,13 @@ impl IntTuple {
     }
 
     /// Whether any leaf is the free mode `_`.
+    ///
+    /// # Example
+    /// ```
+    /// use layout::IntTuple;
+    /// assert!(IntTuple::parse("(1,(_,2))").unwrap().has_underscore());
+    /// assert!(!IntTuple::parse("(1,2)").unwrap().has_underscore());
+    /// ```
     pub const fn has_underscore(&self) -> bool {
         let mut i = 0;
         while i < self.nvals as usize {

@@ -89,21 +89,45 @@ impl Layout {
     }
 
     /// The empty layout `():()`, the start of a layout built mode by mode with [`Layout::push`].
+    ///
+    /// # Example
+    /// ```
+    /// use layout::Layout;
+    /// let l = Layout::empty().push(Layout::parse("4:1").unwrap()).unwrap();
+    /// assert_eq!(l.to_string(), "(4):(1)");
+    /// ```
     pub const fn empty() -> Layout {
         Layout { shape: IntTuple::empty(), stride: IntTuple::empty() }
     }
 
     /// `1:0`, CuTe's trivial layout (what an operation returns when nothing is left).
+    ///
+    /// # Example
+    /// ```
+    /// assert_eq!(layout::Layout::trivial().to_string(), "1:0");
+    /// ```
     pub const fn trivial() -> Layout {
         Layout { shape: IntTuple::int(1), stride: IntTuple::int(0) }
     }
 
     /// The shape.
+    ///
+    /// # Example
+    /// ```
+    /// let l = layout::Layout::parse("(4,(2,3)):(1,(4,8))").unwrap();
+    /// assert_eq!(l.shape().to_string(), "(4,(2,3))");
+    /// ```
     pub const fn shape(&self) -> IntTuple {
         self.shape
     }
 
     /// The stride.
+    ///
+    /// # Example
+    /// ```
+    /// let l = layout::Layout::parse("(4,(2,3)):(1,(4,8))").unwrap();
+    /// assert_eq!(l.stride().to_string(), "(1,(4,8))");
+    /// ```
     pub const fn stride(&self) -> IntTuple {
         self.stride
     }
@@ -139,11 +163,21 @@ impl Layout {
     }
 
     /// The number of top-level modes.
+    ///
+    /// # Example
+    /// ```
+    /// assert_eq!(layout::Layout::parse("(4,(2,3)):(1,(4,8))").unwrap().rank(), 2);
+    /// ```
     pub const fn rank(&self) -> usize {
         self.shape.rank()
     }
 
     /// The nesting depth of the shape.
+    ///
+    /// # Example
+    /// ```
+    /// assert_eq!(layout::Layout::parse("(4,(2,3)):(1,(4,8))").unwrap().depth(), 2);
+    /// ```
     pub const fn depth(&self) -> usize {
         self.shape.depth()
     }
@@ -202,6 +236,14 @@ impl Layout {
     ///
     /// # Errors
     /// [`LayoutError::NotCongruent`] for an integer layout; [`LayoutError::Capacity`] when full.
+    ///
+    /// # Example
+    /// ```
+    /// use layout::Layout;
+    /// let l = Layout::parse("(4,2):(1,4)").unwrap().push(Layout::parse("3:8").unwrap()).unwrap();
+    /// assert_eq!(l.to_string(), "(4,2,3):(1,4,8)");
+    /// assert!(Layout::parse("4:1").unwrap().push(Layout::trivial()).is_err());
+    /// ```
     pub const fn push(self, m: Layout) -> Result<Layout, LayoutError> {
         let shape = tri!(self.shape.push(m.shape));
         let stride = tri!(self.stride.push(m.stride));
@@ -209,11 +251,24 @@ impl Layout {
     }
 
     /// The 1-mode layout `(shape):(stride)`.
+    ///
+    /// # Example
+    /// ```
+    /// let l = layout::Layout::parse("(4,2):(1,4)").unwrap();
+    /// assert_eq!(l.wrap().unwrap().to_string(), "((4,2)):((1,4))");
+    /// ```
     pub const fn wrap(self) -> Result<Layout, LayoutError> {
         Layout::empty().push(self)
     }
 
     /// Whether this is an integer layout (depth 0).
+    ///
+    /// # Example
+    /// ```
+    /// use layout::Layout;
+    /// assert!(Layout::parse("8:2").unwrap().is_int());
+    /// assert!(!Layout::parse("(8):(2)").unwrap().is_int());
+    /// ```
     pub const fn is_int(&self) -> bool {
         self.shape.is_int()
     }

@@ -26,6 +26,12 @@ pub fn print_layout(layout: Layout) -> PrintLayout {
 }
 
 /// The table printer returned by [`print_layout`]; its `Display` draws the table.
+///
+/// # Example
+/// ```
+/// let p: layout::PrintLayout = layout::print_layout(layout::Layout::parse("4:1").unwrap());
+/// assert!(p.to_string().contains(" 3  | 3 |"));
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct PrintLayout {
     layout: Layout,

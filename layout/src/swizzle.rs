@@ -37,6 +37,14 @@ impl Swizzle {
     ///
     /// # Errors
     /// [`LayoutError::InvalidArgument`] when `|shift| < bits` or the fields pass bit 62.
+    ///
+    /// # Example
+    /// ```
+    /// use layout::Swizzle;
+    /// assert!(Swizzle::new(3, 3, 3).is_ok());
+    /// assert_eq!(Swizzle::new(3, 3, 2).unwrap_err().to_string(),
+    ///            "swizzle: invalid argument: |S| must be at least B, found 2");
+    /// ```
     pub const fn new(bits: u32, base: u32, shift: i32) -> Result<Swizzle, LayoutError> {
         const OP: &str = "swizzle";
         if shift.unsigned_abs() < bits {
@@ -53,33 +61,70 @@ impl Swizzle {
     }
 
     /// The number of bits in each field (`B`).
+    ///
+    /// # Example
+    /// ```
+    /// let sw = layout::Swizzle::new(3, 4, 3).unwrap();
+    /// assert_eq!((sw.bits(), sw.base(), sw.shift()), (3, 4, 3));
+    /// ```
     pub const fn bits(&self) -> u32 {
         self.bits
     }
 
     /// The number of low bits kept unchanged (`M`).
+    ///
+    /// # Example
+    /// ```
+    /// let sw = layout::Swizzle::new(2, 1, -3).unwrap();
+    /// assert_eq!(sw.base(), 1);
+    /// ```
     pub const fn base(&self) -> u32 {
         self.base
     }
 
     /// The distance from the `ZZZ` field to the `YYY` field (`S`).
+    ///
+    /// # Example
+    /// ```
+    /// let sw = layout::Swizzle::new(2, 1, -3).unwrap();
+    /// assert_eq!(sw.shift(), -3);
+    /// ```
     pub const fn shift(&self) -> i32 {
         self.shift
     }
 
     /// The mask of the source field `YYY`.
+    ///
+    /// # Example
+    /// ```
+    /// let sw = layout::Swizzle::new(3, 4, 3).unwrap();
+    /// assert_eq!(sw.yyy_mask(), 0b111_0000000);
+    /// ```
     pub const fn yyy_mask(&self) -> i64 {
         let pos = if self.shift > 0 { self.base + self.shift as u32 } else { self.base };
         ((1i64 << self.bits) - 1) << pos
     }
 
     /// The mask of the target field `ZZZ`.
+    ///
+    /// # Example
+    /// ```
+    /// let sw = layout::Swizzle::new(3, 4, 3).unwrap();
+    /// assert_eq!(sw.zzz_mask(), 0b111_0000);
+    /// ```
     pub const fn zzz_mask(&self) -> i64 {
         let pos = if self.shift < 0 { self.base + self.shift.unsigned_abs() } else { self.base };
         ((1i64 << self.bits) - 1) << pos
     }
 
     /// The swizzled offset.
+    ///
+    /// # Example
+    /// ```
+    /// let sw = layout::Swizzle::new(3, 4, 3).unwrap();
+    /// // Bits 7..9 (here 0b101) are XORed into bits 4..6.
+    /// assert_eq!(sw.apply(0b101_0000011), 0b101_1010011);
+    /// ```
     #[inline(always)]
     pub const fn apply(&self, offset: i64) -> i64 {
         let y = offset & self.yyy_mask();
@@ -88,6 +133,11 @@ impl Swizzle {
     }
 
     /// The number of indices the swizzle permutes among themselves: `2^(B + M + |S|)`.
+    ///
+    /// # Example
+    /// ```
+    /// assert_eq!(layout::Swizzle::new(3, 4, 3).unwrap().domain(), 1024);
+    /// ```
     pub const fn domain(&self) -> i64 {
         1i64 << (self.bits + self.base + self.shift.unsigned_abs())
     }
@@ -120,31 +170,76 @@ pub struct SwizzledLayout {
 
 impl SwizzledLayout {
     /// `swizzle o offset o layout`.
+    ///
+    /// # Example
+    /// ```
+    /// use layout::{Layout, Swizzle, SwizzledLayout};
+    /// let s = SwizzledLayout::new(Swizzle::new(1, 0, 1).unwrap(), 0, Layout::parse("4:1").unwrap());
+    /// assert_eq!(s.to_string(), "Sw<1,0,1> o 0 o 4:1");
+    /// ```
     pub const fn new(swizzle: Swizzle, offset: i64, layout: Layout) -> SwizzledLayout {
         SwizzledLayout { swizzle, offset, layout }
     }
 
     /// The swizzle.
+    ///
+    /// # Example
+    /// ```
+    /// use layout::{make_swizzled, Layout, Swizzle};
+    /// let s = make_swizzled(Swizzle::new(1, 0, 1).unwrap(), Layout::parse("4:1").unwrap());
+    /// assert_eq!(s.swizzle(), Swizzle::new(1, 0, 1).unwrap());
+    /// assert_eq!((s.offset(), s.size()), (0, 4));
+    /// assert_eq!(s.layout().to_string(), "4:1");
+    /// ```
     pub const fn swizzle(&self) -> Swizzle {
         self.swizzle
     }
 
     /// The offset added before swizzling.
+    ///
+    /// # Example
+    /// ```
+    /// use layout::{Layout, Swizzle, SwizzledLayout};
+    /// let s = SwizzledLayout::new(Swizzle::new(1, 0, 1).unwrap(), 2, Layout::parse("4:1").unwrap());
+    /// assert_eq!(s.offset(), 2);
+    /// assert_eq!(s.call(0), 3); // Sw<1,0,1>(2) = 2 ^ 1
+    /// ```
     pub const fn offset(&self) -> i64 {
         self.offset
     }
 
     /// The inner layout.
+    ///
+    /// # Example
+    /// ```
+    /// use layout::{make_swizzled, Layout, Swizzle};
+    /// let s = make_swizzled(Swizzle::new(1, 0, 1).unwrap(), Layout::parse("(2,2):(2,1)").unwrap());
+    /// assert_eq!(s.layout().to_string(), "(2,2):(2,1)");
+    /// ```
     pub const fn layout(&self) -> Layout {
         self.layout
     }
 
     /// The number of coordinates (that of the inner layout).
+    ///
+    /// # Example
+    /// ```
+    /// use layout::{make_swizzled, Layout, Swizzle};
+    /// let s = make_swizzled(Swizzle::new(1, 0, 1).unwrap(), Layout::parse("(2,2):(2,1)").unwrap());
+    /// assert_eq!(s.size(), 4);
+    /// ```
     pub const fn size(&self) -> i64 {
         self.layout.size()
     }
 
     /// Evaluates at a 1-D coordinate.
+    ///
+    /// # Example
+    /// ```
+    /// use layout::{make_swizzled, Layout, Swizzle};
+    /// let s = make_swizzled(Swizzle::new(1, 0, 1).unwrap(), Layout::parse("4:1").unwrap());
+    /// assert_eq!((0..4).map(|i| s.call(i)).collect::<Vec<_>>(), [0, 1, 3, 2]);
+    /// ```
     #[inline(always)]
     pub const fn call(&self, idx: i64) -> i64 {
         self.swizzle.apply(self.offset + self.layout.call(idx))

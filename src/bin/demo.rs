@@ -1,14 +1,64 @@
-//! The cute-rs demo: a placeholder until the host runtime can launch kernels.
+//! The cute-rs demo: the layouts of a tiled, vectorized copy and of a shared-memory transpose,
+//! derived with the layout algebra, and the kernels of the embedded PTX module.
+//!
+//! Launching the kernels on a GPU comes with the host runtime; until then the demo shows the
+//! layouts the GPU demo uses and checks on the CPU that they describe what they should.
 
-fn main() {
-    println!(
-        "cute-rs demo: coming soon. The embedded PTX module ({} bytes, {}) holds these kernels:",
-        cute_rs::KERNELS_PTX.len(),
-        cute_rs::KERNELS_PTX_ARCH
-    );
+use layout::{
+    coalesce, composition, logical_divide, make_layout_row_major, print_layout, right_inverse, upcast,
+    zipped_divide_by_mode, IntTuple, Layout, LayoutError,
+};
+
+fn main() -> Result<(), LayoutError> {
+    println!("cute-rs: GPU kernels in Rust with CuTe's layout algebra\n");
+
+    // A row-major M x N matrix of f32 with run-time extents, as a kernel would receive it.
+    let (m, n) = (4096, 4096);
+    let matrix = make_layout_row_major(IntTuple::from_slice(&[m, n])?)?;
+    println!("global matrix (M x N = {m} x {n}, row-major):  {matrix}");
+
+    // Tiled copy: 32 x 128 tiles; inside a tile, 256 threads each move 4 consecutive f32 (128 bits).
+    let tiler = [Layout::parse("32:1")?, Layout::parse("128:1")?];
+    let tiles = zipped_divide_by_mode(matrix, &tiler)?;
+    println!("tiles: zipped_divide(matrix, [32:1, 128:1]) = {tiles}");
+    let tile = tiles.mode(0)?;
+    // Thread t owns the 4-element vector v of row t / 32, columns 4*(t % 32) + v.
+    let thread_value = Layout::parse("((32,8),4):((4,128),1)")?;
+    let per_thread = composition(Layout::parse("(128,32):(1,128)")?, thread_value)?;
+    println!("thread-value layout of a tile (threads, values) -> (col, row) offset: {per_thread}");
+    let vector = per_thread.mode(1)?;
+    println!("each thread's values: {vector}, contiguous: coalesce = {}", coalesce(vector));
+    let in_u128 = upcast(tile, 4)?;
+    println!("the tile in 128-bit units (upcast<4>): {in_u128}");
+    check_bijection("thread-value layout", per_thread, 32 * 128);
+
+    // Shared-memory transpose: a 32 x 32 tile read row-major, written column-major.
+    let smem = Layout::parse("(32,32):(32,1)")?;
+    let transposed = composition(smem, Layout::parse("(32,32):(32,1)")?)?;
+    println!("\ntranspose tile in shared memory: {smem}; read transposed: {transposed}");
+    let back = right_inverse(smem);
+    println!("right_inverse(smem) = {back}: offset -> coordinate");
+    let quad = logical_divide(Layout::parse("(8,8):(8,1)")?, Layout::parse("4:1")?)?;
+    println!("a small example, logical_divide((8,8):(8,1), 4:1) = {quad}:");
+    print!("{}", print_layout(quad));
+
+    println!("\nkernels in the embedded PTX module ({}):", cute_rs::KERNELS_PTX_ARCH);
     for line in cute_rs::KERNELS_PTX.lines() {
         if let Some(rest) = line.strip_prefix(".visible .entry ") {
             println!("  {}", rest.trim_end_matches('('));
         }
     }
+    println!("\nGPU: not launched by this demo yet (the host runtime is the next step); the layouts above are what it uses.");
+    Ok(())
+}
+
+/// Checks on the CPU that `l` maps `0..n` one-to-one onto `0..n`.
+fn check_bijection(name: &str, l: Layout, n: i64) {
+    let mut seen = vec![false; n as usize];
+    for i in 0..l.size() {
+        let j = l.call(i);
+        assert!((0..n).contains(&j) && !seen[j as usize], "{name}: {j} out of range or hit twice");
+        seen[j as usize] = true;
+    }
+    println!("checked: the {name} maps 0..{n} one-to-one onto the tile");
 }
