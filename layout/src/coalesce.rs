@@ -54,7 +54,8 @@ pub(crate) const fn coalesce_leaves(
         let si = shape.leaf(i);
         let di = stride.leaf(i);
         if si != 1 || (keep_last && i == last) {
-            if n > 0 && s[n - 1] * d[n - 1] == di {
+            // An extent past i64 cannot equal a stride: no merge.
+            if n > 0 && matches!(s[n - 1].checked_mul(d[n - 1]), Some(e) if e == di) {
                 s[n - 1] *= si;
             } else {
                 s[n] = si;

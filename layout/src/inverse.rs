@@ -63,7 +63,11 @@ pub const fn right_inverse(a: Layout) -> Layout {
         out_s[k] = s[found];
         out_d[k] = d[found].signum() * rstride[found];
         k += 1;
-        next = s[found] * d[found].abs();
+        next = match s[found].checked_mul(d[found].abs()) {
+            Some(v) => v,
+            // No stride can equal an index past i64: the chain ends here.
+            None => break,
+        };
     }
     match flat_layout(&out_s, &out_d, k) {
         Ok(l) => l,
@@ -145,7 +149,10 @@ pub const fn left_inverse(a: Layout) -> Result<Layout, LayoutError> {
         let cur = order[k];
         if k + 1 < n {
             let next = order[k + 1];
-            let reach = s[cur] * d[cur];
+            let reach = match s[cur].checked_mul(d[cur]) {
+                Some(v) => v,
+                None => return Err(LayoutError::Overflow { op: OP }),
+            };
             if d[next] < reach {
                 return Err(LayoutError::NotInjective { op: OP, mode: (s[next], d[next]), covered: reach });
             }
