@@ -35,3 +35,4 @@ pub const KERNELS_PTX_ARCH: &str = env!("KERNELS_PTX_ARCH");
 
 pub mod batch;
 pub mod expr;
+pub mod gpu_suite;

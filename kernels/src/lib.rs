@@ -17,6 +17,7 @@
 #[macro_use]
 mod kernel_macro;
 pub mod device;
+pub mod checks;
 
 use device::global_thread_index_x;
 use layout::Layout;

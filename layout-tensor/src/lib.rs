@@ -3,3 +3,8 @@
 //!
 //! Skeleton: the views come next.
 #![no_std]
+// Inline PTX and the nvptx intrinsics are nightly features of the device target only: the host
+// build stays on stable.
+#![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch, stdarch_nvptx))]
+
+pub mod device;

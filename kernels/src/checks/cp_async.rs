@@ -1,0 +1,1 @@
+//! GPU check kernels: cp_async (being written).

@@ -1,0 +1,1 @@
+//! GPU check kernels: memory (being written).

@@ -1,0 +1,1 @@
+//! GPU check kernels: sync (being written).

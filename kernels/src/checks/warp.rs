@@ -1,0 +1,1 @@
+//! GPU check kernels: warp (being written).

@@ -1,0 +1,1 @@
+//! Device primitives: atomics (being written).

@@ -1,0 +1,1 @@
+//! Device primitives: cp_async (being written).

@@ -1,0 +1,1 @@
+//! Device primitives: ids (being written).

@@ -1,0 +1,1 @@
+//! Device primitives: memory (being written).

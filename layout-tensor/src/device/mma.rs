@@ -1,0 +1,1 @@
+//! Device primitives: mma (being written).

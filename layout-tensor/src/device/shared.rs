@@ -1,0 +1,1 @@
+//! Device primitives: shared (being written).

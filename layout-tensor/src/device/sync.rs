@@ -1,0 +1,1 @@
+//! Device primitives: sync (being written).

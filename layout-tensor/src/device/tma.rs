@@ -1,0 +1,1 @@
+//! Device primitives: tma (being written).

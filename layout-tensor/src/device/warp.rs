@@ -1,0 +1,1 @@
+//! Device primitives: warp (being written).

@@ -1,0 +1,112 @@
+//! The GPU test and benchmark suite: every GPU check of the project, runnable from `cargo test`
+//! (`tests/gpu.rs`, skipped without a GPU) and from the `gpu_suite` binary of the GPU bundle
+//! (`tools/gpu-bundle.sh`), which prints a table and writes JSON.
+//!
+//! A [`Check`] compares a kernel's output with a CPU reference on fresh random data, with outputs
+//! poisoned before the launch; a [`Bench`] times kernels with CUDA events (warm-up, median) next to
+//! a peer measured in the same run. Each area of the device primitives registers its checks in its
+//! own module; [`checks`] and [`benches`] list them all.
+
+use host::{Gpu, Module};
+
+/// One GPU correctness check.
+pub struct Check {
+    /// Unique name, `area/what`.
+    pub name: &'static str,
+    /// Runs the check: `Err` says what differed (or which CUDA call failed).
+    pub run: fn(&Gpu, &Module) -> Result<(), String>,
+}
+
+/// One measured figure of a benchmark.
+#[derive(Debug, Clone)]
+pub struct Figure {
+    /// What was measured (`"vector copy"`, `"cudaMemcpy DtoD"`).
+    pub what: String,
+    /// The value.
+    pub value: f64,
+    /// Its unit (`"TB/s"`, `"us"`).
+    pub unit: &'static str,
+}
+
+/// One benchmark: figures for our kernel and for the peer it is compared with.
+pub struct Bench {
+    /// Unique name.
+    pub name: &'static str,
+    /// Runs the benchmark (after checking the kernel's result once).
+    pub run: fn(&Gpu, &Module) -> Result<Vec<Figure>, String>,
+}
+
+/// Every GPU check of the project.
+pub fn checks() -> Vec<Check> {
+    let mut all = Vec::new();
+    all.extend(smoke::checks());
+    for area in [
+        ids::checks,
+        sync::checks,
+        shared::checks,
+        warp::checks,
+        memory::checks,
+        atomics::checks,
+        cp_async::checks,
+        tma::checks,
+        mma::checks,
+    ] {
+        all.extend(area());
+    }
+    all
+}
+
+/// Every GPU benchmark of the project.
+pub fn benches() -> Vec<Bench> {
+    Vec::new()
+}
+
+/// Turns any displayable error into the check's error string.
+pub fn fail<E: std::fmt::Display>(what: &str) -> impl FnOnce(E) -> String + '_ {
+    move |e| format!("{what}: {e}")
+}
+
+/// Compares `got` with `want` exactly; the error names the first differing index.
+pub fn expect_eq<T: PartialEq + std::fmt::Debug>(what: &str, got: &[T], want: &[T]) -> Result<(), String> {
+    if got.len() != want.len() {
+        return Err(format!("{what}: length {} instead of {}", got.len(), want.len()));
+    }
+    match got.iter().zip(want).position(|(g, w)| g != w) {
+        None => Ok(()),
+        Some(i) => Err(format!("{what}: index {i}: got {:?}, expected {:?}", got[i], want[i])),
+    }
+}
+
+/// Deterministic pseudo-random `u32`s (xorshift), fresh per seed: test data without a dependency.
+pub fn random_u32(seed: u64, n: usize) -> Vec<u32> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 16) as u32
+        })
+        .collect()
+}
+
+/// Random `f32`s in `[-1, 1)`.
+pub fn random_f32(seed: u64, n: usize) -> Vec<f32> {
+    random_u32(seed, n).into_iter().map(|v| (v as f32 / u32::MAX as f32) * 2.0 - 1.0).collect()
+}
+
+/// A seed that differs from run to run (fresh data each run), printed by the runners.
+pub fn fresh_seed() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1)
+}
+
+mod atomics;
+mod cp_async;
+mod ids;
+mod memory;
+mod mma;
+mod shared;
+mod smoke;
+mod sync;
+mod tma;
+mod warp;

@@ -1,0 +1,47 @@
+//! Every GPU check of the suite (`cute_rs::gpu_suite`), on the first GPU, as part of `cargo test`.
+//!
+//! Without a GPU (no driver or no device) it prints one line saying the GPU tests were skipped and
+//! passes. It has no libtest harness so that this line, and the per-check report, always show.
+
+use std::process::ExitCode;
+
+use cute_rs::gpu_suite;
+use host::{Gpu, HostError};
+
+fn main() -> ExitCode {
+    let gpu = match Gpu::new(0) {
+        Ok(g) => g,
+        Err(HostError::NoGpu(why)) => {
+            println!("GPU tests skipped: no GPU ({why})");
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            println!("GPU present but unusable: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let module = match gpu.load_module(cute_rs::KERNELS_PTX) {
+        Ok(m) => m,
+        Err(e) => {
+            println!("loading the embedded PTX failed: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let checks = gpu_suite::checks();
+    let mut failed = 0;
+    for c in &checks {
+        match (c.run)(&gpu, &module) {
+            Ok(()) => println!("ok      {}", c.name),
+            Err(e) => {
+                println!("FAILED  {}: {e}", c.name);
+                failed += 1;
+            }
+        }
+    }
+    println!("GPU checks on {}: {} passed, {failed} failed", gpu.properties().name, checks.len() - failed);
+    if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
