@@ -27,18 +27,9 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let checks = gpu_suite::checks();
-    let mut failed = 0;
-    for c in &checks {
-        match (c.run)(&gpu, &module) {
-            Ok(()) => println!("ok      {}", c.name),
-            Err(e) => {
-                println!("FAILED  {}: {e}", c.name);
-                failed += 1;
-            }
-        }
-    }
-    println!("GPU checks on {}: {} passed, {failed} failed", gpu.properties().name, checks.len() - failed);
+    let outcomes = gpu_suite::run_checks(&gpu, &module);
+    let failed = outcomes.iter().filter(|o| o.error.is_some()).count();
+    println!("GPU checks on {}: {} passed, {failed} failed", gpu.properties().name, outcomes.len() - failed);
     if failed == 0 {
         ExitCode::SUCCESS
     } else {

@@ -61,6 +61,54 @@ pub fn benches() -> Vec<Bench> {
     Vec::new()
 }
 
+/// The result of one check.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    /// The check's name.
+    pub name: &'static str,
+    /// `None` when it passed, else what went wrong.
+    pub error: Option<String>,
+    /// Wall time of the check, milliseconds.
+    pub millis: f64,
+}
+
+/// Runs every check, printing one line per check as it finishes.
+pub fn run_checks(gpu: &Gpu, module: &Module) -> Vec<Outcome> {
+    checks()
+        .into_iter()
+        .map(|c| {
+            let start = std::time::Instant::now();
+            // A check that panics (a bug in the check) fails alone; the suite goes on.
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (c.run)(gpu, module)))
+                .unwrap_or_else(|_| Err("the check panicked".into()));
+            let outcome = Outcome { name: c.name, error: result.err(), millis: start.elapsed().as_secs_f64() * 1e3 };
+            match &outcome.error {
+                None => println!("ok      {}", c.name),
+                Some(e) => println!("FAILED  {}: {e}", c.name),
+            }
+            outcome
+        })
+        .collect()
+}
+
+/// Median of a non-empty list of timings.
+pub fn median(mut v: Vec<f32>) -> f32 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+/// Times `f` with CUDA events: `warmup` runs, then the median of `reps` timed runs, in ms.
+pub fn time_median(gpu: &Gpu, warmup: usize, reps: usize, mut f: impl FnMut() -> host::Result<()>) -> Result<f32, String> {
+    for _ in 0..warmup {
+        f().map_err(fail("warm-up"))?;
+    }
+    let mut times = Vec::with_capacity(reps);
+    for _ in 0..reps {
+        times.push(gpu.time_ms(&mut f).map_err(fail("timed run"))?);
+    }
+    Ok(median(times))
+}
+
 /// Turns any displayable error into the check's error string.
 pub fn fail<E: std::fmt::Display>(what: &str) -> impl FnOnce(E) -> String + '_ {
     move |e| format!("{what}: {e}")

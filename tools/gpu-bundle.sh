@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Builds the self-contained GPU bundle in ./gpu-bundle (git-ignored): the GPU suite runner, the
+# demo, the `gpu` test binary, the PTX modules and run.sh. Copy the folder to a machine with an
+# NVIDIA GPU and a driver (no Rust needed there) and run `bash gpu-bundle/run.sh`: it prints a
+# table (passed/failed per check, figures per benchmark) and writes gpu-bundle/out/results.json
+# (or "$OUT"/results.json when OUT is set).
+#   bash tools/gpu-bundle.sh            build the bundle
+#   SANITIZE=1 bash gpu-bundle/run.sh   also run the checks under compute-sanitizer
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cargo build --release --bin gpu_suite --bin demo
+rm -rf gpu-bundle && mkdir -p gpu-bundle/ptx
+cp target/release/gpu_suite target/release/demo gpu-bundle/
+cp target/ptx/*.ptx gpu-bundle/ptx/
+cat > gpu-bundle/run.sh <<'RUN'
+#!/usr/bin/env bash
+# Runs the whole GPU suite: checks, benchmarks, demo; optionally compute-sanitizer (SANITIZE=1).
+set -uo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+out="${OUT:-$here/out}"
+mkdir -p "$out"
+status=0
+"$here/demo" | tee "$out/demo.txt" || status=1
+"$here/gpu_suite" --json "$out/results.json" | tee "$out/suite.txt" || status=1
+if [ "${SANITIZE:-0}" = 1 ]; then
+  san="$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)"
+  if [ -z "$san" ]; then
+    echo "compute-sanitizer not found" | tee "$out/sanitizer.txt"; status=1
+  else
+    for tool in memcheck racecheck synccheck; do
+      echo "== $tool" | tee -a "$out/sanitizer.txt"
+      CUTE_SMALL=1 "$san" --tool "$tool" "$here/gpu_suite" --checks-only 2>&1 | tail -5 | tee -a "$out/sanitizer.txt" || status=1
+    done
+  fi
+fi
+exit $status
+RUN
+chmod +x gpu-bundle/run.sh
+du -sh gpu-bundle
+echo "bundle ready: copy gpu-bundle/ to a GPU machine and run: bash gpu-bundle/run.sh"
