@@ -33,6 +33,9 @@ pub const KERNELS_PTX: &str = include_str!(env!("KERNELS_PTX"));
 /// ```
 pub const KERNELS_PTX_ARCH: &str = env!("KERNELS_PTX_ARCH");
 
+pub mod banks;
 pub mod batch;
 pub mod expr;
 pub mod gpu_suite;
+pub mod svg;
+pub mod tile;

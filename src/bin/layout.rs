@@ -4,14 +4,132 @@
 //! layout eval "logical_divide((4,2,3):(2,1,8), 4:2)"   # prints ((2,2),(2,3)):((4,1),(2,8))
 //! layout print "blocked_product((2,2):(1,2), (2,3):(3,1))"   # the index table
 //! layout batch < cases.jsonl                           # one JSON answer per JSON case
+//! layout svg "(8,8):(1,8)" > layout.svg                 # pictures: see `SVG_USAGE`
 //! ```
 
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
 
+use cute_rs::banks::{Access, DEFAULT_ELEMENT_BYTES};
 use cute_rs::expr::{eval, Value};
+use cute_rs::svg;
+use cute_rs::tile::Tile;
 
-const USAGE: &str = "usage: layout eval \"<expr>\" | layout print \"<expr>\" | layout batch < cases.jsonl";
+const USAGE: &str = "usage: layout eval \"<expr>\" | layout print \"<expr>\" | layout batch < cases.jsonl | layout svg ...";
+
+const SVG_USAGE: &str = "\
+usage: layout svg \"<layout>\"                       the index table, coloured by index
+       layout svg --tv \"<tv layout>\" --tile \"(M,N)\"  a (thread, value) -> index layout over an MxN tile
+       layout svg --banks \"<layout>\" [--bytes E] [--read row|col | --threads \"<layout>\"] [--values \"(VM,VN)\"]
+                                                   the banks of a shared-memory tile of E-byte elements
+                                                   (default 4) and the conflicts of a warp's access:
+                                                   --read row: threads along a row (up to 32),
+                                                   --read col: threads down a column,
+                                                   --threads: a CuTe thread layout (TM,TN) -> thread id;
+                                                   each thread reads a (VM,VN) block (default (1,1))
+The SVG goes to stdout.";
+
+/// `layout svg ...`: the picture, or the exit status and message of a failure (2: usage).
+fn svg_command(args: &[String]) -> Result<String, (u8, String)> {
+    let usage = |msg: String| (2u8, format!("{msg}\n{SVG_USAGE}"));
+    let failed = |msg: String| (1u8, msg);
+    let mut flags: Vec<(&str, &str)> = Vec::new();
+    let mut positional = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].as_str();
+        if let Some(name) = a.strip_prefix("--") {
+            const KNOWN: [&str; 7] = ["tv", "tile", "banks", "bytes", "read", "threads", "values"];
+            if !KNOWN.contains(&name) {
+                return Err(usage(format!("unknown option {a}")));
+            }
+            let value = args.get(i + 1).ok_or_else(|| usage(format!("{a} needs a value")))?;
+            if flags.iter().any(|(f, _)| *f == name) {
+                return Err(usage(format!("{a} is given twice")));
+            }
+            flags.push((name, value));
+            i += 2;
+        } else {
+            positional.push(a);
+            i += 1;
+        }
+    }
+    let flag = |name: &str| flags.iter().find(|(f, _)| *f == name).map(|(_, v)| *v);
+    let only = |allowed: &[&str]| match flags.iter().find(|(f, _)| !allowed.contains(f)) {
+        Some((f, _)) => Err(usage(format!("--{f} does not go with this picture"))),
+        None => Ok(()),
+    };
+    let tile_of = |text: &str| -> Result<Tile, (u8, String)> {
+        let tile = match eval(text).map_err(|e| failed(e.to_string()))? {
+            Value::Layout(l) => Tile::new(l),
+            Value::Swizzled(s) => Tile::swizzled(s),
+            Value::Tuple(t) => Tile::new(layout::make_layout_col_major(t).map_err(|e| failed(e.to_string()))?),
+            other => return Err(failed(format!("expected a layout or a swizzled layout, found {other}"))),
+        };
+        tile.map_err(|e| failed(e.to_string()))
+    };
+    let pair = |name: &str, text: &str| -> Result<(i64, i64), (u8, String)> {
+        let bad = || usage(format!("--{name} must be a pair of integers like (16,8), found {text}"));
+        match eval(text) {
+            Ok(Value::Tuple(t)) if t.rank() == 2 && !t.is_int() => {
+                let size = |i| t.mode(i).and_then(|m| m.product()).map_err(|_| bad());
+                Ok((size(0)?, size(1)?))
+            }
+            _ => Err(bad()),
+        }
+    };
+    let picture = if let Some(tv) = flag("tv") {
+        only(&["tv", "tile"])?;
+        if !positional.is_empty() {
+            return Err(usage("--tv takes the layout as its value: no other argument".into()));
+        }
+        let tile = pair("tile", flag("tile").ok_or_else(|| usage("--tv needs --tile \"(M,N)\"".into()))?)?;
+        let tv = match eval(tv).map_err(|e| failed(e.to_string()))? {
+            Value::Layout(l) => l,
+            other => return Err(failed(format!("--tv: expected a layout, found {other}"))),
+        };
+        svg::tv_svg(tv, tile)
+    } else if let Some(smem) = flag("banks") {
+        only(&["banks", "bytes", "read", "threads", "values"])?;
+        if !positional.is_empty() {
+            return Err(usage("--banks takes the layout as its value: no other argument".into()));
+        }
+        let tile = tile_of(smem)?;
+        let bytes = match flag("bytes") {
+            None => DEFAULT_ELEMENT_BYTES,
+            Some(b) => b.parse().map_err(|_| usage(format!("--bytes must be an integer, found {b}")))?,
+        };
+        let values = flag("values").map(|v| pair("values", v)).transpose()?.unwrap_or((1, 1));
+        let access = match (flag("read"), flag("threads")) {
+            (Some(_), Some(_)) => return Err(usage("give --read or --threads, not both".into())),
+            (None, None) if flag("values").is_some() => return Err(usage("--values needs --read or --threads".into())),
+            (None, None) => None,
+            (Some(line @ ("row" | "col")), None) => {
+                // As many threads as the line holds value blocks, up to a warp.
+                let (cells, block) = if line == "row" { (tile.cols(), values.1) } else { (tile.rows(), values.0) };
+                if cells < block {
+                    return Err(failed(format!("--read {line}: a {line} of {cells} cells holds no value block of {block}")));
+                }
+                let threads = (cells / block).min(32);
+                Some(if line == "row" { Access::row(threads, values) } else { Access::column(threads, values) })
+            }
+            (Some(other), None) => return Err(usage(format!("--read must be row or col, found {other}"))),
+            (None, Some(t)) => match eval(t).map_err(|e| failed(e.to_string()))? {
+                Value::Layout(l) => Some(Access::new(l, values)),
+                other => return Err(failed(format!("--threads: expected a layout, found {other}"))),
+            },
+        };
+        let access = access.transpose().map_err(|e| failed(e.to_string()))?;
+        svg::bank_svg(tile, bytes, access.as_ref())
+    } else {
+        only(&[])?;
+        match positional.as_slice() {
+            [expr] => svg::layout_svg(tile_of(expr)?),
+            _ => return Err(usage("expected one layout expression".into())),
+        }
+    };
+    picture.map_err(|e| failed(e.to_string()))
+}
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -48,6 +166,16 @@ fn main() -> ExitCode {
             Err(e) => {
                 eprintln!("error: {e}");
                 ExitCode::FAILURE
+            }
+        },
+        Some("svg") => match svg_command(&args[1..]) {
+            Ok(picture) => {
+                print!("{picture}");
+                ExitCode::SUCCESS
+            }
+            Err((code, msg)) => {
+                eprintln!("error: {msg}");
+                ExitCode::from(code)
             }
         },
         Some("batch") if args.len() == 1 => {
