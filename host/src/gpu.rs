@@ -1,0 +1,604 @@
+//! [`Gpu`]: device selection and properties, memory, modules, launches, streams and timing.
+
+use std::marker::PhantomData;
+use std::sync::{Arc, Mutex};
+
+use cudarc::driver::result;
+use cudarc::driver::sys;
+
+use crate::context::Context;
+use crate::error::{cuda_err, invalid};
+use crate::{DeviceBuffer, DeviceElem, HostError, Kernel, Launch, LaunchConfig, Module, Result};
+
+/// Properties of the selected device.
+///
+/// # Example
+/// ```no_run
+/// let gpu = host::Gpu::new(0)?;
+/// let p = gpu.properties();
+/// println!("{} (sm_{}{}), {} SMs, {} GiB", p.name, p.compute_capability.0, p.compute_capability.1,
+///     p.multiprocessors, p.global_memory_bytes >> 30);
+/// # Ok::<(), host::HostError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceProperties {
+    /// The device's name (`NVIDIA H200`).
+    pub name: String,
+    /// Compute capability (major, minor): (9, 0) for Hopper.
+    pub compute_capability: (u32, u32),
+    /// Number of streaming multiprocessors.
+    pub multiprocessors: u32,
+    /// The most threads per block.
+    pub max_threads_per_block: u32,
+    /// The most shared memory per block a kernel can opt in to, in bytes.
+    pub max_shared_memory_per_block_optin: u32,
+    /// Global memory, in bytes.
+    pub global_memory_bytes: u64,
+    /// The device's ordinal.
+    pub ordinal: usize,
+    /// Shared memory per block without opting in (48 KiB), in bytes.
+    pub max_shared_memory_per_block: u32,
+    /// Shared memory per multiprocessor, in bytes.
+    pub max_shared_memory_per_multiprocessor: u32,
+    /// The most threads per block along x, y, z.
+    pub max_block_dim: (u32, u32, u32),
+    /// The most blocks per grid along x, y, z.
+    pub max_grid_dim: (u32, u32, u32),
+    /// Threads per warp.
+    pub warp_size: u32,
+    /// L2 cache size, in bytes.
+    pub l2_cache_bytes: u32,
+    /// Whether thread block clusters can be launched (sm_90+).
+    pub cluster_launch: bool,
+    /// The CUDA version the driver supports, (major, minor).
+    pub driver_version: (u32, u32),
+}
+
+impl DeviceProperties {
+    /// The properties of an H100 SXM (global memory rounded to 80 GiB): for tests and examples that
+    /// run without a GPU.
+    ///
+    /// # Example
+    /// ```
+    /// let p = host::DeviceProperties::sm90_example();
+    /// assert_eq!(p.compute_capability, (9, 0));
+    /// assert_eq!(p.max_shared_memory_per_block_optin, 227 * 1024);
+    /// ```
+    pub fn sm90_example() -> DeviceProperties {
+        DeviceProperties {
+            name: "NVIDIA H100 80GB HBM3 (example)".into(),
+            compute_capability: (9, 0),
+            multiprocessors: 132,
+            max_threads_per_block: 1024,
+            max_shared_memory_per_block_optin: 232_448,
+            global_memory_bytes: 80 << 30,
+            ordinal: 0,
+            max_shared_memory_per_block: 49_152,
+            max_shared_memory_per_multiprocessor: 233_472,
+            max_block_dim: (1024, 1024, 64),
+            max_grid_dim: (i32::MAX as u32, 65_535, 65_535),
+            warp_size: 32,
+            l2_cache_bytes: 50 << 20,
+            cluster_launch: true,
+            driver_version: (13, 0),
+        }
+    }
+
+    fn query(ctx: &Context) -> Result<DeviceProperties> {
+        use sys::CUdevice_attribute::*;
+        let a = |attr| ctx.attribute(attr).map(|v| v.max(0) as u32);
+        let name = result::device::get_name(ctx.device).map_err(|e| cuda_err("cuDeviceGetName", None, e))?;
+        // SAFETY: valid device handle.
+        let mem = unsafe { result::device::total_mem(ctx.device) }.map_err(|e| cuda_err("cuDeviceTotalMem", None, e))?;
+        Ok(DeviceProperties {
+            name,
+            compute_capability: (
+                a(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?,
+                a(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?,
+            ),
+            multiprocessors: a(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
+            max_threads_per_block: a(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+            max_shared_memory_per_block_optin: a(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?,
+            global_memory_bytes: mem as u64,
+            ordinal: ctx.ordinal,
+            max_shared_memory_per_block: a(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)?,
+            max_shared_memory_per_multiprocessor: a(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR)?,
+            max_block_dim: (
+                a(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X)?,
+                a(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y)?,
+                a(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z)?,
+            ),
+            max_grid_dim: (
+                a(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)?,
+                a(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)?,
+                a(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)?,
+            ),
+            warp_size: a(CU_DEVICE_ATTRIBUTE_WARP_SIZE)?,
+            l2_cache_bytes: a(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)?,
+            cluster_launch: a(CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH)? != 0,
+            driver_version: ((ctx.driver_version / 1000) as u32, (ctx.driver_version % 1000 / 10) as u32),
+        })
+    }
+}
+
+/// A CUDA stream and the kernels launched on it since it was last synchronized (named in errors
+/// that surface at synchronization).
+pub(crate) struct StreamInner {
+    pub(crate) stream: sys::CUstream,
+    pub(crate) ctx: Arc<Context>,
+    pending: Mutex<Vec<String>>,
+}
+
+unsafe impl Send for StreamInner {}
+unsafe impl Sync for StreamInner {}
+
+impl StreamInner {
+    fn new(ctx: &Arc<Context>) -> Result<StreamInner> {
+        ctx.bind()?;
+        let stream = result::stream::create(result::stream::StreamKind::NonBlocking)
+            .map_err(|e| cuda_err("cuStreamCreate", None, e))?;
+        Ok(StreamInner { stream, ctx: ctx.clone(), pending: Mutex::new(Vec::new()) })
+    }
+
+    /// Notes a kernel launched on the stream.
+    pub(crate) fn launched(&self, name: &str) {
+        let mut p = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        if !p.iter().any(|n| n == name) {
+            p.push(name.to_string());
+        }
+    }
+
+    /// The kernels launched since the last synchronization, for errors.
+    fn pending(&self) -> Option<String> {
+        let p = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        if p.is_empty() {
+            None
+        } else {
+            Some(p.join(", "))
+        }
+    }
+
+    /// The error of `call`, naming the kernels whose faults it may report.
+    fn err(&self, call: &str, e: result::DriverError) -> HostError {
+        cuda_err(call, self.pending().as_deref(), e)
+    }
+
+    fn synchronize(&self) -> Result<()> {
+        self.ctx.bind()?;
+        // SAFETY: the stream lives as long as `self`.
+        unsafe { result::stream::synchronize(self.stream) }.map_err(|e| self.err("cuStreamSynchronize", e))?;
+        self.pending.lock().unwrap_or_else(|e| e.into_inner()).clear();
+        Ok(())
+    }
+}
+
+impl Drop for StreamInner {
+    fn drop(&mut self) {
+        if self.ctx.bind().is_ok() {
+            // SAFETY: created in `new`, destroyed once (pending work still completes).
+            let _ = unsafe { result::stream::destroy(self.stream) };
+        }
+    }
+}
+
+/// A second CUDA stream of a [`Gpu`], for launches that may overlap with the GPU's own stream.
+///
+/// # Example
+/// ```no_run
+/// # let gpu = host::Gpu::new(0)?;
+/// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/kernels.ptx").unwrap())?;
+/// # let k = module.kernel("vector_copy")?;
+/// # let (a, b) = (gpu.alloc::<f32>(256)?, gpu.alloc::<f32>(256)?);
+/// let side = gpu.create_stream()?;
+/// unsafe { gpu.launch_on(&side, &k, host::LaunchConfig::linear(1, 256)).arg(&a).arg(&b).run()? };
+/// side.synchronize()?;
+/// # Ok::<(), host::HostError>(())
+/// ```
+pub struct Stream {
+    inner: StreamInner,
+}
+
+impl std::fmt::Debug for Stream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Stream(device {})", self.inner.ctx.ordinal)
+    }
+}
+
+impl Stream {
+    /// Waits for everything launched on the stream; returns errors raised by its kernels.
+    ///
+    /// # Example
+    /// ```no_run
+    /// let gpu = host::Gpu::new(0)?;
+    /// gpu.create_stream()?.synchronize()?;
+    /// # Ok::<(), host::HostError>(())
+    /// ```
+    pub fn synchronize(&self) -> Result<()> {
+        self.inner.synchronize()
+    }
+}
+
+/// A CUDA event, destroyed when dropped.
+struct Event {
+    event: sys::CUevent,
+}
+
+impl Event {
+    fn new() -> Result<Event> {
+        result::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT)
+            .map(|event| Event { event })
+            .map_err(|e| cuda_err("cuEventCreate", None, e))
+    }
+}
+
+impl Drop for Event {
+    fn drop(&mut self) {
+        // SAFETY: created in `new`, destroyed once.
+        let _ = unsafe { result::event::destroy(self.event) };
+    }
+}
+
+/// A GPU: a context and a stream on one device.
+///
+/// Everything issued through a `Gpu` (copies, memsets, launches) goes to its stream, in order.
+/// `Gpu` is `Send + Sync`; each call makes the device's context current on the calling thread.
+///
+/// # Example
+/// ```
+/// match host::Gpu::new(0) {
+///     Ok(gpu) => println!("running on {}", gpu.properties().name),
+///     Err(host::HostError::NoGpu(why)) => println!("GPU tests skipped: {why}"),
+///     Err(e) => panic!("{e}"),
+/// }
+/// ```
+pub struct Gpu {
+    pub(crate) ctx: Arc<Context>,
+    pub(crate) stream: StreamInner,
+    props: DeviceProperties,
+}
+
+impl std::fmt::Debug for Gpu {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gpu").field("properties", &self.props).finish()
+    }
+}
+
+impl Gpu {
+    /// Device `ordinal`, or `HostError::NoGpu` when there is no driver or no such device.
+    ///
+    /// Never panics: a missing `libcuda`, a driver that sees no device, or an ordinal past the
+    /// last device give [`HostError::NoGpu`] saying which. A driver older than CUDA 13.0 gives
+    /// [`HostError::Cuda`] (a GPU is there but cannot be used).
+    ///
+    /// # Example
+    /// ```
+    /// if let Err(host::HostError::NoGpu(why)) = host::Gpu::new(0) {
+    ///     println!("no GPU: {why}");
+    /// }
+    /// assert!(matches!(host::Gpu::new(1 << 20), Err(host::HostError::NoGpu(_))));
+    /// ```
+    pub fn new(ordinal: usize) -> Result<Gpu> {
+        let ctx = Arc::new(Context::new(ordinal)?);
+        let props = DeviceProperties::query(&ctx)?;
+        let stream = StreamInner::new(&ctx)?;
+        Ok(Gpu { ctx, stream, props })
+    }
+
+    /// The device's properties.
+    ///
+    /// # Example
+    /// ```no_run
+    /// let gpu = host::Gpu::new(0)?;
+    /// assert!(gpu.properties().compute_capability >= (9, 0), "TMA needs sm_90");
+    /// # Ok::<(), host::HostError>(())
+    /// ```
+    pub fn properties(&self) -> &DeviceProperties {
+        &self.props
+    }
+
+    fn bytes_of<T: DeviceElem>(len: usize) -> Result<usize> {
+        match len.checked_mul(std::mem::size_of::<T>()) {
+            Some(b) => Ok(b),
+            None => invalid!("{len} elements of {} do not fit in the address space", T::NAME),
+        }
+    }
+
+    /// Allocates `len` elements (contents unspecified).
+    ///
+    /// # Example
+    /// ```no_run
+    /// let gpu = host::Gpu::new(0)?;
+    /// let mut out = gpu.alloc::<f32>(1 << 20)?;
+    /// gpu.memset(&mut out, 0xff)?; // poison: NaN everywhere
+    /// # Ok::<(), host::HostError>(())
+    /// ```
+    pub fn alloc<T: DeviceElem>(&self, len: usize) -> Result<DeviceBuffer<T>> {
+        let bytes = Self::bytes_of::<T>(len)?;
+        let ptr = if bytes == 0 {
+            0
+        } else {
+            self.ctx.bind()?;
+            // SAFETY: plain allocation.
+            unsafe { result::malloc_sync(bytes) }.map_err(|e| {
+                let mut err = cuda_err("cuMemAlloc", None, e);
+                if let HostError::Cuda { message, .. } = &mut err {
+                    message.push_str(&format!(" ({bytes} bytes: {len} x {})", T::NAME));
+                }
+                err
+            })?
+        };
+        Ok(DeviceBuffer { ptr, len, ctx: self.ctx.clone(), _t: PhantomData })
+    }
+
+    /// Copies `data` to a new device buffer.
+    ///
+    /// # Example
+    /// ```no_run
+    /// let gpu = host::Gpu::new(0)?;
+    /// let buf = gpu.upload(&[1u32, 2, 3])?;
+    /// assert_eq!(gpu.download(&buf)?, [1, 2, 3]);
+    /// # Ok::<(), host::HostError>(())
+    /// ```
+    pub fn upload<T: DeviceElem>(&self, data: &[T]) -> Result<DeviceBuffer<T>> {
+        let mut buf = self.alloc(data.len())?;
+        self.write(&mut buf, data)?;
+        Ok(buf)
+    }
+
+    /// Copies `data` into the existing buffer `buf` of the same length (returns once the copy is
+    /// done).
+    ///
+    /// # Example
+    /// ```no_run
+    /// let gpu = host::Gpu::new(0)?;
+    /// let mut buf = gpu.alloc::<i32>(3)?;
+    /// gpu.write(&mut buf, &[4, 5, 6])?;
+    /// assert!(gpu.write(&mut buf, &[1, 2]).is_err());
+    /// # Ok::<(), host::HostError>(())
+    /// ```
+    pub fn write<T: DeviceElem>(&self, buf: &mut DeviceBuffer<T>, data: &[T]) -> Result<()> {
+        if buf.len != data.len() {
+            invalid!("write of {} elements into a buffer of {} elements of {}", data.len(), buf.len, T::NAME);
+        }
+        self.same_context(&buf.ctx, "write")?;
+        if data.is_empty() {
+            return Ok(());
+        }
+        self.ctx.bind()?;
+        // SAFETY: `buf` holds `data.len()` elements; the stream is synchronized before `data` can go.
+        unsafe { result::memcpy_htod_async(buf.ptr, data, self.stream.stream) }
+            .map_err(|e| self.stream.err("cuMemcpyHtoDAsync", e))?;
+        self.stream.synchronize()
+    }
+
+    /// Copies a device buffer back (synchronizes the stream first).
+    ///
+    /// # Example
+    /// ```no_run
+    /// let gpu = host::Gpu::new(0)?;
+    /// let buf = gpu.upload(&[0.5f64; 4])?;
+    /// assert_eq!(gpu.download(&buf)?, vec![0.5; 4]);
+    /// # Ok::<(), host::HostError>(())
+    /// ```
+    pub fn download<T: DeviceElem>(&self, buf: &DeviceBuffer<T>) -> Result<Vec<T>> {
+        self.same_context(&buf.ctx, "download")?;
+        let mut out = vec![T::default(); buf.len];
+        if out.is_empty() {
+            self.synchronize()?;
+            return Ok(out);
+        }
+        self.ctx.bind()?;
+        // SAFETY: `out` holds `buf.len` elements and is only returned after the stream completes.
+        unsafe { result::memcpy_dtoh_async(&mut out, buf.ptr, self.stream.stream) }
+            .map_err(|e| self.stream.err("cuMemcpyDtoHAsync", e))?;
+        self.synchronize()?;
+        Ok(out)
+    }
+
+    /// Sets every byte of `buf` to `byte` (poisoning outputs before a launch).
+    ///
+    /// Ordered with the launches on the GPU's stream.
+    ///
+    /// # Example
+    /// ```no_run
+    /// let gpu = host::Gpu::new(0)?;
+    /// let mut buf = gpu.alloc::<u32>(2)?;
+    /// gpu.memset(&mut buf, 0xab)?;
+    /// assert_eq!(gpu.download(&buf)?, [0xabab_abab; 2]);
+    /// # Ok::<(), host::HostError>(())
+    /// ```
+    pub fn memset<T: DeviceElem>(&self, buf: &mut DeviceBuffer<T>, byte: u8) -> Result<()> {
+        self.same_context(&buf.ctx, "memset")?;
+        if buf.len == 0 {
+            return Ok(());
+        }
+        self.ctx.bind()?;
+        // SAFETY: the range is the buffer's own.
+        unsafe { result::memset_d8_async(buf.ptr, byte, buf.size_bytes(), self.stream.stream) }
+            .map_err(|e| self.stream.err("cuMemsetD8Async", e))
+    }
+
+    /// Device-to-device copy of `src` into `dst` (same length).
+    ///
+    /// Ordered with the launches on the GPU's stream (time it with [`Gpu::time_ms`]).
+    ///
+    /// # Example
+    /// ```no_run
+    /// let gpu = host::Gpu::new(0)?;
+    /// let src = gpu.upload(&[1u8, 2, 3])?;
+    /// let mut dst = gpu.alloc::<u8>(3)?;
+    /// gpu.copy(&src, &mut dst)?;
+    /// assert_eq!(gpu.download(&dst)?, [1, 2, 3]);
+    /// # Ok::<(), host::HostError>(())
+    /// ```
+    pub fn copy<T: DeviceElem>(&self, src: &DeviceBuffer<T>, dst: &mut DeviceBuffer<T>) -> Result<()> {
+        if src.len != dst.len {
+            invalid!("copy of a buffer of {} elements into one of {} elements of {}", src.len, dst.len, T::NAME);
+        }
+        self.same_context(&src.ctx, "copy")?;
+        self.same_context(&dst.ctx, "copy")?;
+        if src.len == 0 {
+            return Ok(());
+        }
+        self.ctx.bind()?;
+        // SAFETY: both ranges are the buffers' own.
+        unsafe { result::memcpy_dtod_async(dst.ptr, src.ptr, src.size_bytes(), self.stream.stream) }
+            .map_err(|e| self.stream.err("cuMemcpyDtoDAsync", e))
+    }
+
+    /// Loads a PTX module (e.g. `cute_rs::KERNELS_PTX`).
+    ///
+    /// # Errors
+    /// [`HostError::Cuda`] for `cuModuleLoadDataEx`, with the JIT compiler's error log.
+    ///
+    /// # Example
+    /// ```no_run
+    /// let gpu = host::Gpu::new(0)?;
+    /// let ptx = std::fs::read_to_string("target/ptx/kernels.ptx").expect("built by cargo build");
+    /// let module = gpu.load_module(&ptx)?;
+    /// # let _ = module;
+    /// # Ok::<(), host::HostError>(())
+    /// ```
+    pub fn load_module(&self, ptx: &str) -> Result<Module> {
+        Module::load(&self.ctx, ptx)
+    }
+
+    /// Starts a launch of `kernel` with `cfg`; the configuration is validated against the device.
+    ///
+    /// The validation happens in [`Launch::run`] (see [`Launch::check`]).
+    ///
+    /// # Example
+    /// ```no_run
+    /// # let gpu = host::Gpu::new(0)?;
+    /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/kernels.ptx").unwrap())?;
+    /// # let k = module.kernel("vector_copy")?;
+    /// # let (a, b) = (gpu.alloc::<f32>(256)?, gpu.alloc::<f32>(256)?);
+    /// unsafe { gpu.launch(&k, host::LaunchConfig::linear(1, 256)).arg(&a).arg(&b).run()? };
+    /// // Rejected before reaching CUDA:
+    /// let err = unsafe { gpu.launch(&k, host::LaunchConfig::linear(1, 4096)).arg(&a).arg(&b).run() };
+    /// assert!(matches!(err, Err(host::HostError::Invalid(_))));
+    /// # Ok::<(), host::HostError>(())
+    /// ```
+    pub fn launch<'a>(&'a self, kernel: &'a Kernel, cfg: LaunchConfig) -> Launch<'a> {
+        Launch::new(self, &self.stream, kernel, cfg)
+    }
+
+    /// Starts a launch on `stream` instead of the GPU's stream.
+    ///
+    /// # Example
+    /// ```no_run
+    /// # let gpu = host::Gpu::new(0)?;
+    /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/kernels.ptx").unwrap())?;
+    /// # let k = module.kernel("vector_copy")?;
+    /// # let (a, b) = (gpu.alloc::<f32>(256)?, gpu.alloc::<f32>(256)?);
+    /// let s = gpu.create_stream()?;
+    /// unsafe { gpu.launch_on(&s, &k, host::LaunchConfig::linear(1, 256)).arg(&a).arg(&b).run()? };
+    /// s.synchronize()?;
+    /// # Ok::<(), host::HostError>(())
+    /// ```
+    pub fn launch_on<'a>(&'a self, stream: &'a Stream, kernel: &'a Kernel, cfg: LaunchConfig) -> Launch<'a> {
+        Launch::new(self, &stream.inner, kernel, cfg)
+    }
+
+    /// A new stream on this GPU (non-blocking: no implicit synchronization with other streams).
+    ///
+    /// # Example
+    /// ```no_run
+    /// let gpu = host::Gpu::new(0)?;
+    /// let s = gpu.create_stream()?;
+    /// s.synchronize()?;
+    /// # Ok::<(), host::HostError>(())
+    /// ```
+    pub fn create_stream(&self) -> Result<Stream> {
+        Ok(Stream { inner: StreamInner::new(&self.ctx)? })
+    }
+
+    /// Waits for the stream; returns errors raised by kernels (e.g. a trap).
+    ///
+    /// The error names the kernels launched since the last synchronization.
+    ///
+    /// # Example
+    /// ```no_run
+    /// let gpu = host::Gpu::new(0)?;
+    /// gpu.synchronize()?;
+    /// # Ok::<(), host::HostError>(())
+    /// ```
+    pub fn synchronize(&self) -> Result<()> {
+        self.stream.synchronize()
+    }
+
+    /// Runs `f` between two CUDA events on the stream and returns the elapsed milliseconds.
+    ///
+    /// `f` should issue work on the GPU's stream ([`Gpu::launch`], [`Gpu::copy`], [`Gpu::memset`]);
+    /// the call waits for it to finish. An error of `f` is returned as is.
+    ///
+    /// # Example
+    /// ```no_run
+    /// let gpu = host::Gpu::new(0)?;
+    /// let src = gpu.alloc::<u8>(1 << 28)?;
+    /// let mut dst = gpu.alloc::<u8>(1 << 28)?;
+    /// let ms = gpu.time_ms(|| gpu.copy(&src, &mut dst))?;
+    /// println!("{:.2} TB/s", 2.0 * (1u64 << 28) as f64 / (ms as f64 * 1e-3) / 1e12);
+    /// # Ok::<(), host::HostError>(())
+    /// ```
+    pub fn time_ms(&self, f: impl FnOnce() -> Result<()>) -> Result<f32> {
+        self.ctx.bind()?;
+        let (start, end) = (Event::new()?, Event::new()?);
+        // SAFETY: live events and stream.
+        unsafe { result::event::record(start.event, self.stream.stream) }
+            .map_err(|e| self.stream.err("cuEventRecord", e))?;
+        f()?;
+        self.ctx.bind()?;
+        // SAFETY: as above.
+        unsafe { result::event::record(end.event, self.stream.stream) }
+            .map_err(|e| self.stream.err("cuEventRecord", e))?;
+        // SAFETY: as above.
+        unsafe { result::event::synchronize(end.event) }.map_err(|e| self.stream.err("cuEventSynchronize", e))?;
+        // SAFETY: both events were recorded on the same stream and have completed.
+        unsafe { result::event::elapsed(start.event, end.event) }.map_err(|e| cuda_err("cuEventElapsedTime", None, e))
+    }
+
+    /// Whether `ctx` is this GPU's context (buffers of another device cannot be used here).
+    fn same_context(&self, ctx: &Context, what: &str) -> Result<()> {
+        if ctx.ctx != self.ctx.ctx {
+            invalid!(
+                "{what}: the buffer belongs to device {}, this GPU is device {}",
+                ctx.ordinal,
+                self.ctx.ordinal
+            );
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// There is no GPU on the development machines: `Gpu::new` must say so, not panic.
+    #[test]
+    fn new_without_gpu_is_no_gpu() {
+        // SAFETY: only tries to open the library.
+        if unsafe { sys::is_culib_present() } {
+            eprintln!("libcuda is present here: skipping the no-GPU check");
+            return;
+        }
+        for ordinal in [0, 1, 7] {
+            match Gpu::new(ordinal) {
+                Err(HostError::NoGpu(why)) => assert!(why.contains("CUDA driver library"), "{why}"),
+                Err(e) => panic!("expected NoGpu, got {e}"),
+                Ok(_) => panic!("expected NoGpu, got a GPU"),
+            }
+        }
+    }
+
+    #[test]
+    fn gpu_is_send_and_sync() {
+        fn check<T: Send + Sync>() {}
+        check::<Gpu>();
+        check::<crate::Module>();
+        check::<crate::Kernel>();
+        check::<DeviceBuffer<f32>>();
+        check::<Stream>();
+    }
+}

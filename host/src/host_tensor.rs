@@ -1,0 +1,875 @@
+//! Host tensors for preparing test data and checking results: [`HostTensor`] (a `Vec` seen through a
+//! [`Layout`]), fills (sequence, seeded random through [`Rng`]), comparison with a [`Tolerance`]
+//! ([`CompareError`] names the first differing coordinate) and printing.
+
+use std::fmt;
+use std::ops::{Index, IndexMut};
+
+use layout::{IntTuple, Layout};
+
+use crate::error::invalid;
+use crate::{DeviceBuffer, Gpu, Numeric, Result};
+
+/// A small deterministic pseudo-random generator (SplitMix64): the same seed gives the same numbers
+/// on every machine.
+///
+/// # Example
+/// ```
+/// let mut a = host::Rng::new(42);
+/// let mut b = host::Rng::new(42);
+/// assert_eq!(a.next_u64(), b.next_u64());
+/// let x = a.next_f64();
+/// assert!((0.0..1.0).contains(&x));
+/// ```
+#[derive(Debug, Clone)]
+pub struct Rng {
+    state: u64,
+}
+
+impl Rng {
+    /// A generator seeded with `seed`.
+    ///
+    /// # Example
+    /// ```
+    /// let r = host::Rng::new(7);
+    /// # let _ = r;
+    /// ```
+    pub fn new(seed: u64) -> Rng {
+        Rng { state: seed }
+    }
+
+    /// The next 64 random bits.
+    ///
+    /// # Example
+    /// ```
+    /// let mut r = host::Rng::new(1);
+    /// assert_ne!(r.next_u64(), r.next_u64());
+    /// ```
+    pub fn next_u64(&mut self) -> u64 {
+        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A uniform number in `[0, 1)` (53 random bits).
+    ///
+    /// # Example
+    /// ```
+    /// let mut r = host::Rng::new(3);
+    /// assert!((0..1000).map(|_| r.next_f64()).all(|x| (0.0..1.0).contains(&x)));
+    /// ```
+    pub fn next_f64(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+}
+
+/// How close two values must be: `|got - expected| <= abs + rel * |expected|`, or both NaN, or
+/// equal.
+///
+/// # Example
+/// ```
+/// use host::Tolerance;
+/// let t = Tolerance::new(1e-6, 1e-5);
+/// assert!(t.accepts(100.0005, 100.0));
+/// assert!(!t.accepts(100.01, 100.0));
+/// assert!(Tolerance::EXACT.accepts(f64::NAN, f64::NAN));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Tolerance {
+    /// Absolute tolerance.
+    pub abs: f64,
+    /// Relative tolerance (times `|expected|`).
+    pub rel: f64,
+}
+
+impl Tolerance {
+    /// Bit-exact equality (NaN matches NaN).
+    pub const EXACT: Tolerance = Tolerance { abs: 0.0, rel: 0.0 };
+
+    /// `abs` absolute plus `rel` relative tolerance.
+    ///
+    /// # Example
+    /// ```
+    /// let t = host::Tolerance::new(0.0, 1e-3);
+    /// assert!(t.accepts(1000.5, 1000.0));
+    /// ```
+    pub const fn new(abs: f64, rel: f64) -> Tolerance {
+        Tolerance { abs, rel }
+    }
+
+    /// Whether `got` is close enough to `expected`.
+    ///
+    /// # Example
+    /// ```
+    /// assert!(host::Tolerance::new(0.5, 0.0).accepts(1.4, 1.0));
+    /// ```
+    pub fn accepts(&self, got: f64, expected: f64) -> bool {
+        got == expected
+            || (got.is_nan() && expected.is_nan())
+            || (got - expected).abs() <= self.abs + self.rel * expected.abs()
+    }
+
+    fn accepts_elem<T: Numeric>(&self, got: T, expected: T) -> bool {
+        got.same(expected) || (*self != Tolerance::EXACT && self.accepts(got.to_f64(), expected.to_f64()))
+    }
+}
+
+/// Why [`HostTensor::compare`] failed.
+///
+/// # Example
+/// ```
+/// use host::{HostTensor, Tolerance};
+/// use layout::Layout;
+/// let want = HostTensor::<i32>::from_vec(Layout::parse("(2,2):(1,2)").unwrap(), vec![1, 2, 3, 4])?;
+/// let got = HostTensor::<i32>::from_vec(Layout::parse("(2,2):(1,2)").unwrap(), vec![1, 2, 3, 5])?;
+/// let e = got.compare(&want, Tolerance::EXACT).unwrap_err();
+/// assert_eq!(e.to_string(), "at (1,1) (element 3): got 5, expected 4; 1 of 4 elements differ");
+/// # Ok::<(), host::HostError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub enum CompareError {
+    /// The tensors' shapes differ (per top-level mode).
+    Shape {
+        /// The compared tensor's shape.
+        got: String,
+        /// The reference's shape.
+        expected: String,
+    },
+    /// Values differ.
+    Values {
+        /// The first differing coordinate: one 1-D coordinate per top-level mode.
+        coord: Vec<i64>,
+        /// Its 1-D (colexicographic) index.
+        index: usize,
+        /// The compared tensor's value there.
+        got: String,
+        /// The reference's value there.
+        expected: String,
+        /// How many elements differ.
+        mismatches: usize,
+        /// How many elements were compared.
+        size: usize,
+    },
+}
+
+impl fmt::Display for CompareError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CompareError::Shape { got, expected } => {
+                write!(f, "shape {got} differs from the expected shape {expected}")
+            }
+            CompareError::Values { coord, index, got, expected, mismatches, size } => {
+                let c: Vec<String> = coord.iter().map(|c| c.to_string()).collect();
+                write!(
+                    f,
+                    "at ({}) (element {index}): got {got}, expected {expected}; {mismatches} of {size} elements differ",
+                    c.join(",")
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for CompareError {}
+
+/// A host tensor: values in a `Vec` seen through a [`Layout`].
+///
+/// The storage holds `cosize` elements (strides must be non-negative). Coordinates are one 1-D
+/// coordinate per top-level mode of the layout (a nested mode is indexed colexicographically), as
+/// in `t[[row, col]]`; the 1-D index of a tensor (fills, [`HostTensor::coord`]) runs over the shape
+/// colexicographically (mode 0 fastest).
+///
+/// # Example
+/// ```
+/// use host::{HostTensor, Tolerance};
+/// use layout::Layout;
+/// // A 3 x 4 row-major matrix: mode 0 = rows (stride 4), mode 1 = columns (stride 1).
+/// let mut a = HostTensor::<f32>::new(Layout::parse("(3,4):(4,1)").unwrap())?;
+/// a.fill_sequence(0.0, 1.0); // a[[i, j]] = i + 3 j
+/// assert_eq!(a[[2, 1]], 5.0);
+/// assert_eq!(a.data()[2 * 4 + 1], 5.0);
+/// a[[0, 0]] = -1.0;
+/// let mut b = HostTensor::<f32>::new(Layout::parse("(3,4):(1,3)").unwrap())?; // column-major copy
+/// b.fill_with(|c| a[[c[0], c[1]]]);
+/// assert!(b.compare(&a, Tolerance::EXACT).is_ok());
+/// println!("{a}");
+/// # Ok::<(), host::HostError>(())
+/// ```
+#[derive(Clone, PartialEq)]
+pub struct HostTensor<T: Numeric> {
+    data: Vec<T>,
+    layout: Layout,
+    /// Size of each top-level mode.
+    modes: Vec<i64>,
+}
+
+fn mode_sizes(layout: &Layout) -> Vec<i64> {
+    if layout.is_int() {
+        return vec![layout.size()];
+    }
+    (0..layout.rank()).map(|i| layout.mode(i).map(|m| m.size()).unwrap_or(1)).collect()
+}
+
+impl<T: Numeric> HostTensor<T> {
+    /// A tensor of `layout` filled with zeros (`T::default()`).
+    ///
+    /// # Errors
+    /// [`HostError::Invalid`](crate::HostError::Invalid) for a layout with a negative stride.
+    ///
+    /// # Example
+    /// ```
+    /// let t = host::HostTensor::<u8>::new(layout::Layout::parse("(4,8):(8,1)").unwrap())?;
+    /// assert_eq!(t.data().len(), 32);
+    /// assert!(t.data().iter().all(|&v| v == 0));
+    /// # Ok::<(), host::HostError>(())
+    /// ```
+    pub fn new(layout: Layout) -> Result<HostTensor<T>> {
+        let n = Self::storage_len(layout)?;
+        Ok(HostTensor { data: vec![T::default(); n], layout, modes: mode_sizes(&layout) })
+    }
+
+    /// A tensor of `layout` over `data` (at least `cosize` elements: e.g. a downloaded buffer).
+    ///
+    /// # Example
+    /// ```
+    /// let t = host::HostTensor::from_vec(layout::Layout::parse("(2,3):(3,1)").unwrap(), vec![0, 1, 2, 3, 4, 5])?;
+    /// assert_eq!(t[[1, 0]], 3);
+    /// assert!(host::HostTensor::from_vec(layout::Layout::parse("(2,3):(3,1)").unwrap(), vec![0; 5]).is_err());
+    /// # Ok::<(), host::HostError>(())
+    /// ```
+    pub fn from_vec(layout: Layout, data: Vec<T>) -> Result<HostTensor<T>> {
+        let n = Self::storage_len(layout)?;
+        if data.len() < n {
+            invalid!("a tensor of layout {layout} needs {n} elements of storage, {} given", data.len());
+        }
+        Ok(HostTensor { data, layout, modes: mode_sizes(&layout) })
+    }
+
+    fn storage_len(layout: Layout) -> Result<usize> {
+        let flat = layout::flatten(layout);
+        if let Some(d) = flat.stride().leaves().iter().zip(flat.shape().leaves()).find(|(&d, &s)| d < 0 && s > 1) {
+            invalid!("host tensors need non-negative strides; layout {layout} has stride {}", d.0);
+        }
+        Ok(layout.cosize().max(0) as usize)
+    }
+
+    /// The layout.
+    ///
+    /// # Example
+    /// ```
+    /// let l = layout::Layout::parse("(4,4):(1,4)").unwrap();
+    /// assert_eq!(host::HostTensor::<f64>::new(l)?.layout(), l);
+    /// # Ok::<(), host::HostError>(())
+    /// ```
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// The shape.
+    ///
+    /// # Example
+    /// ```
+    /// let t = host::HostTensor::<f64>::new(layout::Layout::parse("(4,(2,2)):(4,(1,2))").unwrap())?;
+    /// assert_eq!(t.shape().to_string(), "(4,(2,2))");
+    /// # Ok::<(), host::HostError>(())
+    /// ```
+    pub fn shape(&self) -> IntTuple {
+        self.layout.shape()
+    }
+
+    /// Number of coordinates (the size of the shape).
+    ///
+    /// # Example
+    /// ```
+    /// let t = host::HostTensor::<f64>::new(layout::Layout::parse("(4,4):(1,8)").unwrap())?;
+    /// assert_eq!(t.size(), 16);
+    /// assert_eq!(t.data().len(), 28); // padded rows
+    /// # Ok::<(), host::HostError>(())
+    /// ```
+    pub fn size(&self) -> usize {
+        self.layout.size() as usize
+    }
+
+    /// The storage.
+    ///
+    /// # Example
+    /// ```
+    /// let t = host::HostTensor::from_vec(layout::Layout::parse("4:1").unwrap(), vec![1, 2, 3, 4])?;
+    /// assert_eq!(t.data(), [1, 2, 3, 4]);
+    /// # Ok::<(), host::HostError>(())
+    /// ```
+    pub fn data(&self) -> &[T] {
+        &self.data
+    }
+
+    /// The storage, mutable.
+    ///
+    /// # Example
+    /// ```
+    /// let mut t = host::HostTensor::<i32>::new(layout::Layout::parse("4:1").unwrap())?;
+    /// t.data_mut()[3] = 9;
+    /// assert_eq!(t[[3]], 9);
+    /// # Ok::<(), host::HostError>(())
+    /// ```
+    pub fn data_mut(&mut self) -> &mut [T] {
+        &mut self.data
+    }
+
+    /// The storage, by value.
+    ///
+    /// # Example
+    /// ```
+    /// let t = host::HostTensor::<i32>::new(layout::Layout::parse("2:1").unwrap())?;
+    /// assert_eq!(t.into_vec(), vec![0, 0]);
+    /// # Ok::<(), host::HostError>(())
+    /// ```
+    pub fn into_vec(self) -> Vec<T> {
+        self.data
+    }
+
+    /// The storage offset of `coord` (one 1-D coordinate per top-level mode).
+    ///
+    /// # Errors
+    /// [`HostError::Invalid`](crate::HostError::Invalid) when the coordinate has the wrong rank or
+    /// is out of bounds.
+    ///
+    /// # Example
+    /// ```
+    /// let t = host::HostTensor::<f32>::new(layout::Layout::parse("(4,(2,3)):(6,(1,2))").unwrap())?;
+    /// assert_eq!(t.offset(&[1, 5])?, 6 + 5);
+    /// assert!(t.offset(&[4, 0]).is_err());
+    /// assert!(t.offset(&[1]).is_err());
+    /// # Ok::<(), host::HostError>(())
+    /// ```
+    pub fn offset(&self, coord: &[i64]) -> Result<usize> {
+        if coord.len() != self.modes.len() {
+            invalid!(
+                "coordinate {coord:?} has {} values, the tensor of layout {} has {} modes",
+                coord.len(),
+                self.layout,
+                self.modes.len()
+            );
+        }
+        let mut off = 0i64;
+        for (i, (&c, &n)) in coord.iter().zip(&self.modes).enumerate() {
+            if c < 0 || c >= n {
+                invalid!("coordinate {coord:?} is out of bounds in mode {i} (extent {n}) of layout {}", self.layout);
+            }
+            let m = if self.layout.is_int() { self.layout } else { self.layout.mode(i).expect("mode in range") };
+            off += m.call(c);
+        }
+        Ok(off as usize)
+    }
+
+    /// The value at `coord`.
+    ///
+    /// # Example
+    /// ```
+    /// let t = host::HostTensor::from_vec(layout::Layout::parse("(2,2):(2,1)").unwrap(), vec![1, 2, 3, 4])?;
+    /// assert_eq!(t.get(&[0, 1])?, 2);
+    /// # Ok::<(), host::HostError>(())
+    /// ```
+    pub fn get(&self, coord: &[i64]) -> Result<T> {
+        Ok(self.data[self.offset(coord)?])
+    }
+
+    /// Sets the value at `coord`.
+    ///
+    /// # Example
+    /// ```
+    /// let mut t = host::HostTensor::<u16>::new(layout::Layout::parse("(2,2):(2,1)").unwrap())?;
+    /// t.set(&[1, 0], 7)?;
+    /// assert_eq!(t.data(), [0, 0, 7, 0]);
+    /// # Ok::<(), host::HostError>(())
+    /// ```
+    pub fn set(&mut self, coord: &[i64], value: T) -> Result<()> {
+        let o = self.offset(coord)?;
+        self.data[o] = value;
+        Ok(())
+    }
+
+    /// The coordinate (one value per top-level mode) of the 1-D index `i` (`i < size()`).
+    ///
+    /// # Example
+    /// ```
+    /// let t = host::HostTensor::<f32>::new(layout::Layout::parse("(3,4):(4,1)").unwrap())?;
+    /// assert_eq!(t.coord(7), [1, 2]);
+    /// # Ok::<(), host::HostError>(())
+    /// ```
+    pub fn coord(&self, i: usize) -> Vec<i64> {
+        let mut rest = i as i64;
+        self.modes
+            .iter()
+            .map(|&n| {
+                let c = rest % n;
+                rest /= n;
+                c
+            })
+            .collect()
+    }
+
+    /// The value at 1-D index `i` (colexicographic over the shape).
+    ///
+    /// # Example
+    /// ```
+    /// let t = host::HostTensor::from_vec(layout::Layout::parse("(2,2):(2,1)").unwrap(), vec![1, 2, 3, 4])?;
+    /// assert_eq!(t.at_index(1), 3); // coordinate (1, 0)
+    /// # Ok::<(), host::HostError>(())
+    /// ```
+    pub fn at_index(&self, i: usize) -> T {
+        self.data[self.layout.call(i as i64) as usize]
+    }
+
+    /// Sets every element from its coordinate.
+    ///
+    /// # Example
+    /// ```
+    /// let mut t = host::HostTensor::<i64>::new(layout::Layout::parse("(3,3):(3,1)").unwrap())?;
+    /// t.fill_with(|c| 10 * c[0] + c[1]);
+    /// assert_eq!(t[[2, 1]], 21);
+    /// # Ok::<(), host::HostError>(())
+    /// ```
+    pub fn fill_with(&mut self, mut f: impl FnMut(&[i64]) -> T) {
+        for i in 0..self.size() {
+            let c = self.coord(i);
+            let o = self.layout.call(i as i64) as usize;
+            self.data[o] = f(&c);
+        }
+    }
+
+    /// Sets the element of 1-D index `i` to `start + i * step` (converted to `T`).
+    ///
+    /// # Example
+    /// ```
+    /// let mut t = host::HostTensor::<f32>::new(layout::Layout::parse("(2,3):(3,1)").unwrap())?;
+    /// t.fill_sequence(1.0, 0.5);
+    /// assert_eq!(t.data(), [1.0, 2.0, 3.0, 1.5, 2.5, 3.5]);
+    /// # Ok::<(), host::HostError>(())
+    /// ```
+    pub fn fill_sequence(&mut self, start: f64, step: f64) {
+        for i in 0..self.size() {
+            let o = self.layout.call(i as i64) as usize;
+            self.data[o] = T::from_f64(start + step * i as f64);
+        }
+    }
+
+    /// Fills with random values from `seed`: integers over their whole range, floats in `[-1, 1)`.
+    ///
+    /// # Example
+    /// ```
+    /// let l = layout::Layout::parse("(8,8):(8,1)").unwrap();
+    /// let (mut a, mut b) = (host::HostTensor::<f32>::new(l)?, host::HostTensor::<f32>::new(l)?);
+    /// a.fill_random(5);
+    /// b.fill_random(5);
+    /// assert_eq!(a.data(), b.data());
+    /// assert!(a.data().iter().all(|v| (-1.0..1.0).contains(v)));
+    /// # Ok::<(), host::HostError>(())
+    /// ```
+    pub fn fill_random(&mut self, seed: u64) {
+        let mut rng = Rng::new(seed);
+        for i in 0..self.size() {
+            let o = self.layout.call(i as i64) as usize;
+            self.data[o] = T::from_random_bits(rng.next_u64());
+        }
+    }
+
+    /// Fills with values uniform in `[lo, hi)` from `seed` (integers: rounded down).
+    ///
+    /// # Example
+    /// ```
+    /// let mut t = host::HostTensor::<i32>::new(layout::Layout::parse("100:1").unwrap())?;
+    /// t.fill_random_range(1, -3.0, 3.0);
+    /// assert!(t.data().iter().all(|v| (-3..3).contains(v)));
+    /// # Ok::<(), host::HostError>(())
+    /// ```
+    pub fn fill_random_range(&mut self, seed: u64, lo: f64, hi: f64) {
+        let mut rng = Rng::new(seed);
+        for i in 0..self.size() {
+            let o = self.layout.call(i as i64) as usize;
+            let v = lo + (hi - lo) * rng.next_f64();
+            self.data[o] = T::from_f64(if T::IS_FLOAT { v } else { v.floor() });
+        }
+    }
+
+    /// Compares with `expected` coordinate by coordinate (the layouts may differ; the sizes of the
+    /// top-level modes must agree).
+    ///
+    /// # Errors
+    /// [`CompareError::Values`] naming the first differing coordinate (and how many differ), or
+    /// [`CompareError::Shape`].
+    ///
+    /// # Example
+    /// ```
+    /// use host::{HostTensor, Tolerance};
+    /// let l = layout::Layout::parse("(2,2):(1,2)").unwrap();
+    /// let got = HostTensor::from_vec(l, vec![1.0f32, 2.0, 3.0, 4.0001])?;
+    /// let want = HostTensor::from_vec(l, vec![1.0f32, 2.0, 3.0, 4.0])?;
+    /// assert!(got.compare(&want, Tolerance::new(1e-3, 0.0)).is_ok());
+    /// let e = got.compare(&want, Tolerance::EXACT).unwrap_err();
+    /// assert!(matches!(e, host::CompareError::Values { index: 3, .. }));
+    /// # Ok::<(), host::HostError>(())
+    /// ```
+    pub fn compare(&self, expected: &HostTensor<T>, tol: Tolerance) -> std::result::Result<(), CompareError> {
+        if self.modes != expected.modes {
+            return Err(CompareError::Shape {
+                got: self.layout.shape().to_string(),
+                expected: expected.layout.shape().to_string(),
+            });
+        }
+        let mut first = None;
+        let mut mismatches = 0;
+        for i in 0..self.size() {
+            let (g, e) = (self.at_index(i), expected.at_index(i));
+            if !tol.accepts_elem(g, e) {
+                mismatches += 1;
+                if first.is_none() {
+                    first = Some((i, g, e));
+                }
+            }
+        }
+        match first {
+            None => Ok(()),
+            Some((index, g, e)) => Err(CompareError::Values {
+                coord: self.coord(index),
+                index,
+                got: g.to_string(),
+                expected: e.to_string(),
+                mismatches,
+                size: self.size(),
+            }),
+        }
+    }
+}
+
+/// Indexing by coordinate (one value per top-level mode); panics out of bounds.
+impl<T: Numeric, const N: usize> Index<[i64; N]> for HostTensor<T> {
+    type Output = T;
+    fn index(&self, coord: [i64; N]) -> &T {
+        match self.offset(&coord) {
+            Ok(o) => &self.data[o],
+            Err(e) => panic!("{e}"),
+        }
+    }
+}
+
+impl<T: Numeric, const N: usize> IndexMut<[i64; N]> for HostTensor<T> {
+    fn index_mut(&mut self, coord: [i64; N]) -> &mut T {
+        match self.offset(&coord) {
+            Ok(o) => &mut self.data[o],
+            Err(e) => panic!("{e}"),
+        }
+    }
+}
+
+/// Rows and columns printed unless `{:#}` asks for everything.
+const PRINT_ROWS: usize = 64;
+const PRINT_COLS: usize = 32;
+
+impl<T: Numeric> HostTensor<T> {
+    fn cell(&self, v: T, f: &fmt::Formatter<'_>) -> String {
+        match f.precision() {
+            Some(p) if T::IS_FLOAT => format!("{:.*}", p, v),
+            _ => v.to_string(),
+        }
+    }
+
+    /// Writes the 2-D table of modes 0 (rows) and 1 (columns) at the offset `base` of modes 2...
+    fn table(&self, f: &mut fmt::Formatter<'_>, rows: i64, cols: i64, base: usize) -> fmt::Result {
+        let all = f.alternate();
+        let shown_rows = if all { rows } else { rows.min(PRINT_ROWS as i64) };
+        let shown_cols = if all { cols } else { cols.min(PRINT_COLS as i64) };
+        let m0 = if self.layout.is_int() { self.layout } else { self.layout.mode(0).expect("mode 0") };
+        let m1 = if self.modes.len() > 1 { Some(self.layout.mode(1).expect("mode 1")) } else { None };
+        let mut cells = Vec::new();
+        for r in 0..shown_rows {
+            let row: Vec<String> = (0..shown_cols)
+                .map(|c| {
+                    let o = base as i64 + m0.call(r) + m1.map(|m| m.call(c)).unwrap_or(0);
+                    self.cell(self.data[o as usize], f)
+                })
+                .collect();
+            cells.push(row);
+        }
+        let width = cells.iter().flatten().map(|s| s.len()).max().unwrap_or(1);
+        let label = (shown_rows.max(1) - 1).to_string().len();
+        write!(f, "{:>label$} ", "")?;
+        for c in 0..shown_cols {
+            write!(f, " {c:>width$}")?;
+        }
+        if shown_cols < cols {
+            write!(f, " ... ({cols} columns)")?;
+        }
+        writeln!(f)?;
+        for (r, row) in cells.iter().enumerate() {
+            write!(f, "{r:>label$}:")?;
+            for s in row {
+                write!(f, " {s:>width$}")?;
+            }
+            if shown_cols < cols {
+                write!(f, " ...")?;
+            }
+            writeln!(f)?;
+        }
+        if shown_rows < rows {
+            writeln!(f, "... ({rows} rows; `{{:#}}` prints everything)")?;
+        }
+        Ok(())
+    }
+}
+
+/// Prints the layout, then the values: a 2-D table (rows: mode 0, columns: mode 1) for rank 2, one
+/// row for rank 1, and one table per coordinate of modes 2... for higher ranks. Large tensors are
+/// cut to 64 rows and 32 columns unless printed with `{:#}`; `{:.3}` sets the precision of floats.
+///
+/// # Example
+/// ```
+/// let mut t = host::HostTensor::<i32>::new(layout::Layout::parse("(2,3):(3,1)").unwrap())?;
+/// t.fill_sequence(0.0, 1.0);
+/// assert_eq!(t.to_string(), "HostTensor<i32> (2,3):(3,1)\n   0 1 2\n0: 0 2 4\n1: 1 3 5\n");
+/// # Ok::<(), host::HostError>(())
+/// ```
+impl<T: Numeric> fmt::Display for HostTensor<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "HostTensor<{}> {}", T::NAME, self.layout)?;
+        match self.modes.len() {
+            0 => writeln!(f, "{}", self.cell(self.data.first().copied().unwrap_or_default(), f)),
+            1 => {
+                // One row: columns are the single mode.
+                let m0 = if self.layout.is_int() { self.layout } else { self.layout.mode(0).expect("mode 0") };
+                let n = self.modes[0];
+                let shown = if f.alternate() { n } else { n.min(PRINT_COLS as i64 * 4) };
+                let vals: Vec<String> = (0..shown).map(|i| self.cell(self.data[m0.call(i) as usize], f)).collect();
+                write!(f, "{}", vals.join(" "))?;
+                if shown < n {
+                    write!(f, " ... ({n} elements)")?;
+                }
+                writeln!(f)
+            }
+            2 => self.table(f, self.modes[0], self.modes[1], 0),
+            _ => {
+                let outer: i64 = self.modes[2..].iter().product();
+                for k in 0..outer {
+                    let mut rest = k;
+                    let mut base = 0;
+                    let mut idx = Vec::new();
+                    for (i, &n) in self.modes.iter().enumerate().skip(2) {
+                        let c = rest % n;
+                        rest /= n;
+                        base += self.layout.mode(i).expect("mode").call(c);
+                        idx.push(c.to_string());
+                    }
+                    writeln!(f, "[:, :, {}]", idx.join(", "))?;
+                    self.table(f, self.modes[0], self.modes[1], base as usize)?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl<T: Numeric> fmt::Debug for HostTensor<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl Gpu {
+    /// Copies a host tensor's storage to a new device buffer.
+    ///
+    /// # Example
+    /// ```no_run
+    /// let gpu = host::Gpu::new(0)?;
+    /// let mut a = host::HostTensor::<f32>::new(layout::Layout::parse("(64,64):(64,1)").unwrap())?;
+    /// a.fill_random(1);
+    /// let buf = gpu.upload_tensor(&a)?;
+    /// assert_eq!(buf.len(), 4096);
+    /// # Ok::<(), host::HostError>(())
+    /// ```
+    pub fn upload_tensor<T: Numeric>(&self, t: &HostTensor<T>) -> Result<DeviceBuffer<T>> {
+        self.upload(t.data())
+    }
+
+    /// Downloads `buf` as a host tensor of `layout` (the buffer must hold its `cosize` elements).
+    ///
+    /// # Example
+    /// ```no_run
+    /// let gpu = host::Gpu::new(0)?;
+    /// let l = layout::Layout::parse("(64,64):(64,1)").unwrap();
+    /// let mut want = host::HostTensor::<f32>::new(l)?;
+    /// want.fill_random(1);
+    /// let buf = gpu.upload_tensor(&want)?;
+    /// let got = gpu.download_tensor(&buf, l)?;
+    /// got.compare(&want, host::Tolerance::EXACT).map_err(|e| host::HostError::Invalid(e.to_string()))?;
+    /// # Ok::<(), host::HostError>(())
+    /// ```
+    pub fn download_tensor<T: Numeric>(&self, buf: &DeviceBuffer<T>, layout: Layout) -> Result<HostTensor<T>> {
+        HostTensor::from_vec(layout, self.download(buf)?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::HostError;
+
+    fn l(s: &str) -> Layout {
+        Layout::parse(s).unwrap()
+    }
+
+    #[test]
+    fn rng_is_deterministic_and_spread() {
+        let mut r = Rng::new(0);
+        let first: Vec<u64> = (0..4).map(|_| r.next_u64()).collect();
+        // SplitMix64 reference values for seed 0.
+        assert_eq!(first[0], 0xE220_A839_7B1D_CDAF);
+        assert_eq!(first[1], 0x6E78_9E6A_A1B9_65F4);
+        let mut r = Rng::new(99);
+        let mean: f64 = (0..10000).map(|_| r.next_f64()).sum::<f64>() / 10000.0;
+        assert!((mean - 0.5).abs() < 0.02, "{mean}");
+    }
+
+    #[test]
+    fn storage_and_offsets() {
+        let t = HostTensor::<f32>::new(l("(4,(2,3)):(6,(1,2))")).unwrap();
+        assert_eq!(t.data().len(), 24);
+        assert_eq!(t.offset(&[3, 5]).unwrap(), 23);
+        assert_eq!(t.offset(&[1, 2]).unwrap(), 6 + 2);
+        match t.offset(&[0, 6]) {
+            Err(HostError::Invalid(m)) => assert!(m.contains("out of bounds in mode 1 (extent 6)"), "{m}"),
+            other => panic!("{other:?}"),
+        }
+        match t.offset(&[0, 0, 0]) {
+            Err(HostError::Invalid(m)) => assert!(m.contains("has 3 values") && m.contains("2 modes"), "{m}"),
+            other => panic!("{other:?}"),
+        }
+        assert!(t.offset(&[-1, 0]).is_err());
+        // Integer (rank-1) layouts and broadcasts.
+        let t = HostTensor::<u8>::new(l("8:2")).unwrap();
+        assert_eq!(t.data().len(), 15);
+        assert_eq!(t.offset(&[7]).unwrap(), 14);
+        let t = HostTensor::<u8>::new(l("(4,8):(1,0)")).unwrap();
+        assert_eq!(t.data().len(), 4);
+        assert_eq!(t.offset(&[3, 7]).unwrap(), 3);
+        // Negative strides are rejected.
+        match HostTensor::<u8>::new(l("(4,8):(1,-4)")) {
+            Err(HostError::Invalid(m)) => assert!(m.contains("non-negative") && m.contains("-4"), "{m}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn index_and_coords() {
+        let mut t = HostTensor::<i32>::new(l("(3,4):(4,1)")).unwrap();
+        t.fill_with(|c| (c[0] * 10 + c[1]) as i32);
+        assert_eq!(t[[2, 3]], 23);
+        assert_eq!(t.data()[2 * 4 + 3], 23);
+        t[[0, 1]] = -5;
+        assert_eq!(t.get(&[0, 1]).unwrap(), -5);
+        assert_eq!(t.coord(0), [0, 0]);
+        assert_eq!(t.coord(11), [2, 3]);
+        assert_eq!(t.at_index(4), t[[1, 1]]);
+    }
+
+    #[test]
+    #[should_panic(expected = "out of bounds")]
+    fn index_panics_out_of_bounds() {
+        let t = HostTensor::<i32>::new(l("(3,4):(4,1)")).unwrap();
+        let _ = t[[3, 0]];
+    }
+
+    #[test]
+    fn fills() {
+        let mut t = HostTensor::<u8>::new(l("(2,2):(2,1)")).unwrap();
+        t.fill_sequence(250.0, 3.0);
+        assert_eq!(t.data(), [250, 255, 253, 255]); // saturating
+        let mut a = HostTensor::<f64>::new(l("(16,16):(16,1)")).unwrap();
+        let mut b = a.clone();
+        a.fill_random(1);
+        b.fill_random(2);
+        assert_ne!(a.data(), b.data());
+        let mut c = a.clone();
+        c.fill_random(1);
+        assert_eq!(a.data(), c.data());
+        let mut i = HostTensor::<i8>::new(l("1000:1")).unwrap();
+        i.fill_random(3);
+        assert!(i.data().iter().any(|&v| v < -100) && i.data().iter().any(|&v| v > 100));
+        i.fill_random_range(3, -2.0, 2.0);
+        assert!(i.data().iter().all(|v| (-2..2).contains(v)));
+        assert!(i.data().contains(&-2) && i.data().contains(&1));
+        let mut f = HostTensor::<f32>::new(l("1000:1")).unwrap();
+        f.fill_random_range(4, 10.0, 20.0);
+        assert!(f.data().iter().all(|v| (10.0..20.0).contains(v)));
+    }
+
+    #[test]
+    fn compare_reports_first_mismatch() {
+        let mut want = HostTensor::<f32>::new(l("(4,4):(4,1)")).unwrap();
+        want.fill_sequence(0.0, 1.0);
+        // Same values in a column-major layout compare equal.
+        let mut got = HostTensor::<f32>::new(l("(4,4):(1,4)")).unwrap();
+        got.fill_sequence(0.0, 1.0);
+        got.compare(&want, Tolerance::EXACT).unwrap();
+        got[[1, 2]] += 0.5;
+        got[[3, 3]] = f32::NAN;
+        match got.compare(&want, Tolerance::new(0.1, 0.0)).unwrap_err() {
+            CompareError::Values { coord, index, got, expected, mismatches, size } => {
+                assert_eq!((coord, index), (vec![1, 2], 9));
+                assert_eq!((got.as_str(), expected.as_str()), ("9.5", "9"));
+                assert_eq!((mismatches, size), (2, 16));
+            }
+            e => panic!("{e}"),
+        }
+        got[[1, 2]] -= 0.45;
+        match got.compare(&want, Tolerance::new(0.1, 0.0)).unwrap_err() {
+            CompareError::Values { coord, mismatches, .. } => assert_eq!((coord, mismatches), (vec![3, 3], 1)),
+            e => panic!("{e}"),
+        }
+        // Shapes.
+        let other = HostTensor::<f32>::new(l("(4,2):(2,1)")).unwrap();
+        assert_eq!(
+            other.compare(&want, Tolerance::EXACT).unwrap_err().to_string(),
+            "shape (4,2) differs from the expected shape (4,4)"
+        );
+        // Different nesting, same mode sizes: compared.
+        let mut nested = HostTensor::<f32>::new(l("(4,(2,2)):(4,(1,2))")).unwrap();
+        nested.fill_sequence(0.0, 1.0);
+        nested.compare(&want, Tolerance::EXACT).unwrap();
+    }
+
+    #[test]
+    fn compare_integers_and_nans() {
+        let a = HostTensor::from_vec(l("3:1"), vec![u64::MAX, 1, 2]).unwrap();
+        let b = HostTensor::from_vec(l("3:1"), vec![u64::MAX - 1, 1, 2]).unwrap();
+        // Exact comparison of 64-bit integers does not go through f64.
+        assert!(a.compare(&b, Tolerance::EXACT).is_err());
+        let n = HostTensor::from_vec(l("2:1"), vec![f32::NAN, 1.0]).unwrap();
+        n.compare(&n.clone(), Tolerance::EXACT).unwrap();
+        let z = HostTensor::from_vec(l("2:1"), vec![0.0f32, 1.0]).unwrap();
+        assert!(n.compare(&z, Tolerance::new(1.0, 1.0)).is_err());
+        let rel = Tolerance::new(0.0, 0.01);
+        assert!(rel.accepts(-101.0, -100.0) && !rel.accepts(-102.0, -100.0));
+    }
+
+    #[test]
+    fn printing() {
+        let mut t = HostTensor::<f32>::new(l("(2,2):(1,2)")).unwrap();
+        t.fill_sequence(0.5, 1.0);
+        assert_eq!(format!("{t:.2}"), "HostTensor<f32> (2,2):(1,2)\n      0    1\n0: 0.50 2.50\n1: 1.50 3.50\n");
+        let mut v = HostTensor::<i32>::new(l("4:1")).unwrap();
+        v.fill_sequence(1.0, 1.0);
+        assert_eq!(v.to_string(), "HostTensor<i32> 4:1\n1 2 3 4\n");
+        let mut c = HostTensor::<u8>::new(l("(2,2,2):(1,2,4)")).unwrap();
+        c.fill_sequence(0.0, 1.0);
+        assert_eq!(
+            c.to_string(),
+            "HostTensor<u8> (2,2,2):(1,2,4)\n[:, :, 0]\n   0 1\n0: 0 2\n1: 1 3\n[:, :, 1]\n   0 1\n0: 4 6\n1: 5 7\n"
+        );
+        let big = HostTensor::<u8>::new(l("(100,100):(100,1)")).unwrap();
+        let s = big.to_string();
+        assert!(s.contains("... (100 rows") && s.contains("... (100 columns)"), "{s}");
+        assert_eq!(s.lines().count(), 1 + 1 + 64 + 1);
+        assert_eq!(format!("{big:#}").lines().count(), 1 + 1 + 100);
+    }
+}

@@ -1,0 +1,379 @@
+//! [`Module`] (loaded PTX) and [`Kernel`] (one of its functions, with its attributes and parameter
+//! sizes, which launches are checked against).
+
+use std::ffi::{c_void, CString};
+use std::mem::MaybeUninit;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+
+use cudarc::driver::result::{self, DriverError};
+use cudarc::driver::sys;
+
+use crate::context::Context;
+use crate::error::{cuda_err, driver_message, invalid};
+use crate::{HostError, Result};
+
+/// A loaded module, unloaded when the last [`Module`] or [`Kernel`] of it is dropped.
+pub(crate) struct ModuleInner {
+    pub(crate) module: sys::CUmodule,
+    pub(crate) ctx: Arc<Context>,
+}
+
+unsafe impl Send for ModuleInner {}
+unsafe impl Sync for ModuleInner {}
+
+impl Drop for ModuleInner {
+    fn drop(&mut self) {
+        if self.ctx.bind().is_ok() {
+            // SAFETY: loaded in `Module::load`, unloaded once.
+            let _ = unsafe { result::module::unload(self.module) };
+        }
+    }
+}
+
+/// A loaded PTX module.
+///
+/// # Example
+/// ```no_run
+/// let gpu = host::Gpu::new(0)?;
+/// let module = gpu.load_module(".version 8.3\n.target sm_90\n.address_size 64\n\
+///     .visible .entry noop() { ret; }\n")?;
+/// assert_eq!(module.kernel_names(), ["noop"]);
+/// let noop = module.kernel("noop")?;
+/// # let _ = noop;
+/// # Ok::<(), host::HostError>(())
+/// ```
+pub struct Module {
+    inner: Arc<ModuleInner>,
+    entries: Vec<String>,
+}
+
+/// Attributes of a compiled kernel (`cuFuncGetAttribute`).
+///
+/// # Example
+/// ```no_run
+/// # let gpu = host::Gpu::new(0)?;
+/// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/kernels.ptx").unwrap())?;
+/// let k = module.kernel("vector_copy")?;
+/// let a = k.attributes();
+/// assert_eq!(a.local_bytes, 0, "{} spills to local memory", k.name());
+/// println!("{} registers, {} B static shared memory", a.registers, a.static_shared_bytes);
+/// # Ok::<(), host::HostError>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KernelAttributes {
+    /// Registers per thread.
+    pub registers: u32,
+    /// Statically allocated shared memory, in bytes.
+    pub static_shared_bytes: u32,
+    /// Local memory per thread (stack frame, spills), in bytes.
+    pub local_bytes: u32,
+    /// Constant memory, in bytes.
+    pub const_bytes: u32,
+    /// The most threads per block this kernel can be launched with (limited by its registers).
+    pub max_threads_per_block: u32,
+    /// PTX ISA version as `10 * major + minor` (83 for PTX 8.3).
+    pub ptx_version: u32,
+    /// Architecture of the binary, `10 * major + minor` (90 for sm_90).
+    pub binary_version: u32,
+}
+
+/// A kernel function of a module.
+///
+/// Holds its [`KernelAttributes`] and, where the driver reports them (`cuFuncGetParamInfo`), the
+/// sizes of its parameters, so that [`Launch::run`](crate::Launch::run) rejects a wrong number or
+/// size of arguments instead of launching. The module stays loaded while a `Kernel` of it lives.
+///
+/// # Example
+/// ```no_run
+/// # let gpu = host::Gpu::new(0)?;
+/// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/kernels.ptx").unwrap())?;
+/// let k = module.kernel("vector_copy")?;
+/// assert_eq!(k.name(), "vector_copy");
+/// assert_eq!(k.param_sizes(), Some(&[8usize, 8][..])); // two pointers
+/// # Ok::<(), host::HostError>(())
+/// ```
+pub struct Kernel {
+    pub(crate) func: sys::CUfunction,
+    pub(crate) name: String,
+    pub(crate) attributes: KernelAttributes,
+    pub(crate) params: Option<Vec<usize>>,
+    /// The kernel's current `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`.
+    pub(crate) max_dynamic_shared: AtomicU32,
+    pub(crate) module: Arc<ModuleInner>,
+}
+
+impl std::fmt::Debug for Module {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Module").field("kernels", &self.entries).finish()
+    }
+}
+
+unsafe impl Send for Kernel {}
+unsafe impl Sync for Kernel {}
+
+impl std::fmt::Debug for Kernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Kernel")
+            .field("name", &self.name)
+            .field("attributes", &self.attributes)
+            .field("param_sizes", &self.params)
+            .finish()
+    }
+}
+
+/// The names of the kernels (`.entry` directives) of a PTX module, in order.
+///
+/// # Example
+/// ```
+/// let ptx = ".visible .entry copy(\n.param .u64 a\n)\n{ ret; }\n.entry scale (\n)\n{ ret; }";
+/// assert_eq!(host::ptx_entry_names(ptx), ["copy", "scale"]);
+/// ```
+pub fn ptx_entry_names(ptx: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    for line in ptx.lines() {
+        let mut words = line.split_whitespace().peekable();
+        while let Some(w) = words.next() {
+            if w == ".entry" {
+                if let Some(next) = words.peek() {
+                    let name: String =
+                        next.chars().take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '$' | '.')).collect();
+                    if !name.is_empty() {
+                        names.push(name);
+                    }
+                }
+                break;
+            }
+            if w.starts_with("//") {
+                break;
+            }
+        }
+    }
+    names
+}
+
+impl Module {
+    /// Loads `ptx` (JIT-compiled by the driver), with ptxas' error log in the error.
+    pub(crate) fn load(ctx: &Arc<Context>, ptx: &str) -> Result<Module> {
+        let image = match CString::new(ptx) {
+            Ok(c) => c,
+            Err(e) => invalid!("the PTX holds a NUL byte at offset {}: PTX is text", e.nul_position()),
+        };
+        ctx.bind()?;
+        let mut log = vec![0u8; 1 << 16];
+        let mut options = [sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER, sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES];
+        let mut values = [log.as_mut_ptr() as *mut c_void, log.len() as *mut c_void];
+        let mut module = MaybeUninit::uninit();
+        // SAFETY: NUL-terminated image; the log buffer outlives the call and its size is given.
+        let r = unsafe {
+            sys::cuModuleLoadDataEx(
+                module.as_mut_ptr(),
+                image.as_ptr() as *const c_void,
+                options.len() as u32,
+                options.as_mut_ptr(),
+                values.as_mut_ptr(),
+            )
+        }
+        .result();
+        if let Err(e) = r {
+            let end = log.iter().position(|&b| b == 0).unwrap_or(log.len());
+            let log = String::from_utf8_lossy(&log[..end]);
+            let log = log.trim();
+            return Err(HostError::Cuda {
+                call: "cuModuleLoadDataEx".into(),
+                kernel: None,
+                message: if log.is_empty() {
+                    driver_message(e)
+                } else {
+                    format!("{}; JIT log:\n{log}", driver_message(e))
+                },
+            });
+        }
+        // SAFETY: initialized by the successful call.
+        let module = unsafe { module.assume_init() };
+        Ok(Module { inner: Arc::new(ModuleInner { module, ctx: ctx.clone() }), entries: ptx_entry_names(ptx) })
+    }
+
+    /// The kernel named `name` (its Rust name in `kernels/`).
+    ///
+    /// # Errors
+    /// [`HostError::Cuda`] naming `cuModuleGetFunction` and listing the module's kernels when there
+    /// is no such kernel.
+    ///
+    /// # Example
+    /// ```no_run
+    /// # let gpu = host::Gpu::new(0)?;
+    /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/kernels.ptx").unwrap())?;
+    /// let copy = module.kernel("vector_copy")?;
+    /// assert!(module.kernel("no_such_kernel").is_err());
+    /// # let _ = copy;
+    /// # Ok::<(), host::HostError>(())
+    /// ```
+    pub fn kernel(&self, name: &str) -> Result<Kernel> {
+        let c_name = match CString::new(name) {
+            Ok(c) => c,
+            Err(_) => invalid!("kernel name {name:?} holds a NUL byte"),
+        };
+        self.inner.ctx.bind()?;
+        // SAFETY: the module is loaded while `self.inner` lives.
+        let func = unsafe { result::module::get_function(self.inner.module, c_name) }.map_err(|e| {
+            let mut err = cuda_err("cuModuleGetFunction", Some(name), e);
+            if let HostError::Cuda { message, .. } = &mut err {
+                message.push_str(&format!("; the module's kernels: {}", self.entries.join(", ")));
+            }
+            err
+        })?;
+        let attr = |a: sys::CUfunction_attribute, what: &str| -> Result<u32> {
+            // SAFETY: valid function handle.
+            unsafe { result::function::get_function_attribute(func, a) }
+                .map(|v| v.max(0) as u32)
+                .map_err(|e| cuda_err(&format!("cuFuncGetAttribute({what})"), Some(name), e))
+        };
+        use sys::CUfunction_attribute::*;
+        let attributes = KernelAttributes {
+            registers: attr(CU_FUNC_ATTRIBUTE_NUM_REGS, "NUM_REGS")?,
+            static_shared_bytes: attr(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, "SHARED_SIZE_BYTES")?,
+            local_bytes: attr(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, "LOCAL_SIZE_BYTES")?,
+            const_bytes: attr(CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES, "CONST_SIZE_BYTES")?,
+            max_threads_per_block: attr(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, "MAX_THREADS_PER_BLOCK")?,
+            ptx_version: attr(CU_FUNC_ATTRIBUTE_PTX_VERSION, "PTX_VERSION")?,
+            binary_version: attr(CU_FUNC_ATTRIBUTE_BINARY_VERSION, "BINARY_VERSION")?,
+        };
+        let max_dynamic =
+            attr(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, "MAX_DYNAMIC_SHARED_SIZE_BYTES")?;
+        Ok(Kernel {
+            func,
+            name: name.to_string(),
+            attributes,
+            params: param_sizes(func),
+            max_dynamic_shared: AtomicU32::new(max_dynamic),
+            module: self.inner.clone(),
+        })
+    }
+
+    /// The names of the module's kernels, as its PTX declares them.
+    ///
+    /// # Example
+    /// ```no_run
+    /// # let gpu = host::Gpu::new(0)?;
+    /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/kernels.ptx").unwrap())?;
+    /// assert!(module.kernel_names().iter().any(|k| k == "vector_copy"));
+    /// # Ok::<(), host::HostError>(())
+    /// ```
+    pub fn kernel_names(&self) -> &[String] {
+        &self.entries
+    }
+}
+
+/// The sizes of a function's parameters, or `None` when the driver cannot tell.
+fn param_sizes(func: sys::CUfunction) -> Option<Vec<usize>> {
+    let mut sizes = Vec::new();
+    for i in 0..4096usize {
+        let (mut offset, mut size) = (0usize, 0usize);
+        // SAFETY: valid function handle and out-parameters.
+        match unsafe { sys::cuFuncGetParamInfo(func, i, &mut offset, &mut size) }.result() {
+            Ok(()) => sizes.push(size),
+            Err(DriverError(sys::CUresult::CUDA_ERROR_INVALID_VALUE)) => return Some(sizes),
+            Err(_) => return None,
+        }
+    }
+    None
+}
+
+impl Kernel {
+    /// The kernel's name.
+    ///
+    /// # Example
+    /// ```no_run
+    /// # let gpu = host::Gpu::new(0)?;
+    /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/kernels.ptx").unwrap())?;
+    /// assert_eq!(module.kernel("vector_copy")?.name(), "vector_copy");
+    /// # Ok::<(), host::HostError>(())
+    /// ```
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Registers, static shared memory, local memory and limits of the compiled kernel.
+    ///
+    /// # Example
+    /// ```no_run
+    /// # let gpu = host::Gpu::new(0)?;
+    /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/kernels.ptx").unwrap())?;
+    /// let k = module.kernel("vector_copy")?;
+    /// assert!(k.attributes().max_threads_per_block >= 256);
+    /// # Ok::<(), host::HostError>(())
+    /// ```
+    pub fn attributes(&self) -> &KernelAttributes {
+        &self.attributes
+    }
+
+    /// The sizes in bytes of the kernel's parameters, in order (`None` if the driver cannot tell):
+    /// 8 for a pointer, 4 for a `u32`, 128 for a [`TensorMap`](crate::TensorMap) passed by value.
+    ///
+    /// # Example
+    /// ```no_run
+    /// # let gpu = host::Gpu::new(0)?;
+    /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/kernels.ptx").unwrap())?;
+    /// let k = module.kernel("vector_copy")?;
+    /// assert_eq!(k.param_sizes().map(|p| p.len()), Some(2));
+    /// # Ok::<(), host::HostError>(())
+    /// ```
+    pub fn param_sizes(&self) -> Option<&[usize]> {
+        self.params.as_deref()
+    }
+
+    /// The limits a launch is validated against (see [`validate_launch`](crate::validate_launch)).
+    ///
+    /// # Example
+    /// ```no_run
+    /// # let gpu = host::Gpu::new(0)?;
+    /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/kernels.ptx").unwrap())?;
+    /// let limits = module.kernel("vector_copy")?.limits();
+    /// assert_eq!(limits.name, "vector_copy");
+    /// # Ok::<(), host::HostError>(())
+    /// ```
+    pub fn limits(&self) -> crate::KernelLimits {
+        crate::KernelLimits {
+            name: self.name.clone(),
+            max_threads_per_block: self.attributes.max_threads_per_block,
+            registers: self.attributes.registers,
+            static_shared_bytes: self.attributes.static_shared_bytes,
+        }
+    }
+
+    /// Raises the kernel's dynamic shared memory limit to `bytes` if it is lower.
+    pub(crate) fn ensure_dynamic_shared(&self, bytes: u32) -> Result<()> {
+        if bytes <= self.max_dynamic_shared.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        self.module.ctx.bind()?;
+        // SAFETY: valid function handle.
+        unsafe {
+            result::function::set_function_attribute(
+                self.func,
+                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                bytes as i32,
+            )
+        }
+        .map_err(|e| {
+            cuda_err(&format!("cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, {bytes})"), Some(&self.name), e)
+        })?;
+        self.max_dynamic_shared.fetch_max(bytes, Ordering::Relaxed);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ptx_entry_names;
+
+    #[test]
+    fn entry_names() {
+        let ptx = "//\n// .entry commented(\n.version 8.3\n.target sm_90\n\
+                   .visible .entry vector_copy(\n\t.param .u64 vector_copy_param_0\n)\n{\n\tret;\n}\n\
+                   .weak .entry w_1$x()\n{ ret; }\n.func helper()\n{ ret; }\n";
+        assert_eq!(ptx_entry_names(ptx), ["vector_copy", "w_1$x"]);
+        assert!(ptx_entry_names("").is_empty());
+    }
+}
