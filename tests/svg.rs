@@ -507,12 +507,20 @@ fn the_conflict_numbers_stand_beside_each_row_or_under_each_column_of_accesses()
     let texts: Vec<String> = strip.elements().map(Element::text).collect();
     assert_eq!(texts, vec!["31".to_string(); 32]);
     assert!(svg.contains("32 accesses; bank conflicts (extra wavefronts) per access: 31 each"));
-    // A row read of 64 floats a row: two accesses a row, both numbers right of the row.
+    // A row read of 64 floats a row: two accesses a row, right of the row; alike, so one number.
     let svg = bank_svg(tile("(8,64):(64,1)"), 4, Some(&Access::row(32, (1, 1)).unwrap())).unwrap();
     let (_, root) = read_cells(&svg);
     let texts: Vec<String> = root.group("conflicts").unwrap().elements().map(Element::text).collect();
-    assert_eq!(texts[..8], vec!["0 0".to_string(); 8]);
+    assert_eq!(texts[..8], vec!["0".to_string(); 8]);
     assert_eq!(texts[8], "conflicts");
+    // Rows ((3,2)):((32,100)) read by pairs of threads down a column: rows 0,1 (offsets 0, 32)
+    // share bank 0, rows 2,3 (64, 100) do not, rows 4,5 (132, 164) share bank 4. Unlike
+    // numbers are each written, in order down the column.
+    let pairs = Access::new(layout("(2,1):(1,0)"), (1, 1)).unwrap();
+    let svg = bank_svg(tile("((3,2),32):((32,100),1)"), 4, Some(&pairs)).unwrap();
+    let (_, root) = read_cells(&svg);
+    let texts: Vec<String> = root.group("conflicts").unwrap().elements().map(Element::text).collect();
+    assert_eq!(texts, vec!["1 0 1".to_string(); 32]);
 }
 
 #[test]

@@ -101,7 +101,9 @@ fn draw_accesses(page: &mut Page, grid: &Grid, access: &Access, counts: &[Access
         .map(|i| {
             let line: Vec<i64> = counts.iter().filter(|c| line_of(c) == i).map(AccessCount::conflicts).collect();
             let max = line.iter().copied().max().unwrap_or(0);
-            let text = if line.len() <= 4 {
+            let text = if line.iter().all(|c| *c == max) {
+                max.to_string()
+            } else if line.len() <= 4 {
                 line.iter().map(i64::to_string).collect::<Vec<_>>().join(" ")
             } else {
                 format!("max {max}")
@@ -136,9 +138,9 @@ fn draw_accesses(page: &mut Page, grid: &Grid, access: &Access, counts: &[Access
             page.y += font + 6.0;
         }
         page.note(if beside {
-            "right of each row of accesses: the conflicts of each access in it"
+            "right of each row of accesses: the conflicts of its accesses (one number when all are alike)"
         } else {
-            "under each column of accesses: the conflicts of each access in it"
+            "under each column of accesses: the conflicts of its accesses (one number when all are alike)"
         });
     }
     let total: i64 = counts.iter().map(AccessCount::conflicts).sum();

@@ -7,7 +7,7 @@
 //! shows (`k<colour>` by index, `t<thread>`, `b<bank>`); its label is a `<text>` in
 //! `<g class="labels">` at the cell's centre. Up to 1536 pixels a side, cells shrink from 44 to 2
 //! pixels as layouts grow, labels are dropped once they would be under 7 pixels, and the legend
-//! stays. A 128x128 layout is about 0.9 MB.
+//! stays. A 128x128 layout is about 1 MB.
 //!
 //! ```
 //! use cute_rs::{svg, tile::Tile};
