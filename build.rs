@@ -11,17 +11,24 @@
 //! toolchain's `llvm-tools`), copies the resulting module to `<target>/ptx/kernels.ptx` and hands its
 //! path to the crate as `KERNELS_PTX` (`include_str!(env!("KERNELS_PTX"))`).
 //!
+//! It builds `kernels/` a second time, with the cargo feature `sm90a` for the `sm_90a` target
+//! (wgmma and the other sm_90a-only instructions), into `<target>/ptx/kernels_sm90a.ptx`, handed to
+//! the crate as `KERNELS_SM90A_PTX`. The two nested builds run side by side, each in its own target
+//! directory; each one's output goes to `<target>/ptx/<module>.build.log`, and is shown when it
+//! fails.
+//!
 //! Everything that depends on the device backend (target triple, flags, linker, artifact name) is
 //! decided in one place, [`ptx_target`]; another backend is another such function.
 //!
 //! Environment (all optional):
-//! - `CUTE_PTX_ARCH`: the GPU architecture, `sm_90` (default), `sm_80`, `sm_90a`, ... Each
-//!   architecture gets its own nested target directory, so switching back and forth rebuilds nothing.
+//! - `CUTE_PTX_ARCH`: the GPU architecture of `kernels.ptx`, `sm_90` (default), `sm_80`, `sm_90a`,
+//!   ... Each architecture (and feature set) gets its own nested target directory, so switching back
+//!   and forth rebuilds nothing. `kernels_sm90a.ptx` is always for `sm_90a`.
 //! - `CUTE_PTX_VERSION`: the PTX ISA version as LLVM spells it (`83` = PTX 8.3, the default up to
 //!   sm_90a; `88` from sm_100 on).
 //! - `CUTE_NIGHTLY_TOOLCHAIN`: the rustup toolchain that builds device code (default `nightly`).
-//! - `CUTE_KERNELS_PTX`: path of a prebuilt PTX module to use instead of building `kernels/` (for
-//!   machines without the nightly toolchain).
+//! - `CUTE_KERNELS_PTX`, `CUTE_KERNELS_SM90A_PTX`: paths of prebuilt PTX modules to use instead of
+//!   building `kernels/` (for machines without the nightly toolchain); each replaces one module.
 //!
 //! The nightly toolchain needs the `rust-src` (for `-Zbuild-std=core`) and `llvm-tools` (for the
 //! linker) components. When one is missing, this script runs
@@ -33,7 +40,7 @@ use std::env;
 use std::ffi::OsStr;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 
 /// Components the nightly toolchain needs for device code.
 const COMPONENTS: [&str; 2] = ["rust-src", "llvm-tools"];
@@ -44,9 +51,14 @@ const LLVM_TOOLS: [&str; 4] = ["llvm-link", "opt", "llc", "llvm-dis"];
 struct DeviceTarget {
     /// Rust target triple of the device code.
     triple: &'static str,
-    /// Short name of the architecture: names the nested target directory and is exported to the
-    /// crate as `KERNELS_PTX_ARCH`.
+    /// Short name of the architecture (exported to the crate as `KERNELS_PTX_ARCH` for the default
+    /// module).
     arch: String,
+    /// Cargo features of `kernels/` for this module.
+    features: &'static [&'static str],
+    /// Name of the nested target directory under `<target>/nvptx/`: the architecture, plus the
+    /// features (a build per architecture and feature set, so that none invalidates another).
+    dir: String,
     /// `RUSTFLAGS` for the device crate and for `core` built with it.
     rustflags: Vec<String>,
     /// The linker rustc calls for `triple`.
@@ -57,9 +69,10 @@ struct DeviceTarget {
     output: &'static str,
 }
 
-/// The PTX backend: `nvptx64-nvidia-cuda`, architecture from `CUTE_PTX_ARCH` (default `sm_90`).
-fn ptx_target(root: &Path) -> DeviceTarget {
-    let arch = env_or("CUTE_PTX_ARCH", "sm_90");
+/// The PTX backend: `nvptx64-nvidia-cuda` for the GPU architecture `arch` (`sm_90`, `sm_90a`, ...),
+/// `kernels/` built with the cargo `features`, the module written to `<target>/ptx/<output>`.
+fn ptx_target(root: &Path, arch: &str, features: &'static [&'static str], output: &'static str) -> DeviceTarget {
+    let arch = arch.to_owned();
     let number: u32 = arch
         .strip_prefix("sm_")
         .map(|s| s.trim_end_matches(['a', 'f']))
@@ -78,6 +91,10 @@ fn ptx_target(root: &Path) -> DeviceTarget {
             "CUTE_PTX_VERSION={version:?} is not a PTX ISA version like 83 (PTX 8.3)"
         ));
     }
+    let dir = std::iter::once(arch.as_str())
+        .chain(features.iter().copied())
+        .collect::<Vec<_>>()
+        .join("+");
     DeviceTarget {
         triple: "nvptx64-nvidia-cuda",
         rustflags: vec![
@@ -85,10 +102,29 @@ fn ptx_target(root: &Path) -> DeviceTarget {
             format!("-Ctarget-feature=+ptx{version}"),
         ],
         arch,
+        features,
+        dir,
         linker: root.join("tools").join("ptx-linker"),
         artifact: "kernels.ptx",
-        output: "kernels.ptx",
+        output,
     }
+}
+
+/// The PTX modules the crate embeds: (target, env variable the crate reads its path from,
+/// env variable naming a prebuilt replacement).
+fn modules(root: &Path) -> [(DeviceTarget, &'static str, &'static str); 2] {
+    [
+        (
+            ptx_target(root, &env_or("CUTE_PTX_ARCH", "sm_90"), &[], "kernels.ptx"),
+            "KERNELS_PTX",
+            "CUTE_KERNELS_PTX",
+        ),
+        (
+            ptx_target(root, "sm_90a", &["sm90a"], "kernels_sm90a.ptx"),
+            "KERNELS_SM90A_PTX",
+            "CUTE_KERNELS_SM90A_PTX",
+        ),
+    ]
 }
 
 fn main() {
@@ -98,6 +134,8 @@ fn main() {
         "kernels/Cargo.toml",
         "layout/src",
         "layout/Cargo.toml",
+        "layout-tensor/src",
+        "layout-tensor/Cargo.toml",
         "tools/ptx-linker",
         "build.rs",
     ] {
@@ -108,35 +146,65 @@ fn main() {
         "CUTE_PTX_VERSION",
         "CUTE_NIGHTLY_TOOLCHAIN",
         "CUTE_KERNELS_PTX",
+        "CUTE_KERNELS_SM90A_PTX",
     ] {
         println!("cargo:rerun-if-env-changed={var}");
     }
 
-    let target = ptx_target(&root);
     let ptx_dir = outer_target_dir().join("ptx");
     fs::create_dir_all(&ptx_dir)
         .unwrap_or_else(|e| fail(&format!("cannot create {}: {e}", ptx_dir.display())));
-    let output = ptx_dir.join(target.output);
 
-    let built = match env::var_os("CUTE_KERNELS_PTX").filter(|p| !p.is_empty()) {
-        Some(prebuilt) => {
-            let prebuilt = PathBuf::from(prebuilt);
-            println!("cargo:rerun-if-changed={}", prebuilt.display());
-            prebuilt
-        }
-        None => build_kernels(&root, &target),
-    };
-    copy_atomically(&built, &output);
-
-    println!("cargo:rustc-env=KERNELS_PTX={}", output.display());
-    println!("cargo:rustc-env=KERNELS_PTX_ARCH={}", target.arch);
+    // Start every build that has no prebuilt replacement, then collect them: they run side by side.
+    let modules = modules(&root);
+    let mut llvm_bin = None;
+    let started: Vec<_> = modules
+        .iter()
+        .map(|(target, _, prebuilt_var)| match env::var_os(prebuilt_var).filter(|p| !p.is_empty()) {
+            Some(prebuilt) => {
+                let prebuilt = PathBuf::from(prebuilt);
+                println!("cargo:rerun-if-changed={}", prebuilt.display());
+                Err(prebuilt)
+            }
+            None => {
+                let llvm_bin = llvm_bin.get_or_insert_with(|| ensure_toolchain(&toolchain()));
+                Ok(start_build(&root, target, llvm_bin, &ptx_dir))
+            }
+        })
+        .collect();
+    for ((target, env_var, _), build) in modules.iter().zip(started) {
+        let built = match build {
+            Ok(running) => running.finish(),
+            Err(prebuilt) => prebuilt,
+        };
+        let output = ptx_dir.join(target.output);
+        copy_atomically(&built, &output);
+        println!("cargo:rustc-env={env_var}={}", output.display());
+    }
+    println!("cargo:rustc-env=KERNELS_PTX_ARCH={}", modules[0].0.arch);
 }
 
-/// Builds `kernels/` for `target` with the nightly toolchain; returns the artifact's path.
-fn build_kernels(root: &Path, target: &DeviceTarget) -> PathBuf {
-    let toolchain = env_or("CUTE_NIGHTLY_TOOLCHAIN", "nightly");
-    let llvm_bin = ensure_toolchain(&toolchain);
-    let target_dir = outer_target_dir().join("nvptx").join(&target.arch);
+/// The rustup toolchain that builds device code.
+fn toolchain() -> String {
+    env_or("CUTE_NIGHTLY_TOOLCHAIN", "nightly")
+}
+
+/// A nested device build in progress.
+struct Running {
+    child: Child,
+    /// The command, as shown in error messages.
+    shown: String,
+    /// Where its output goes.
+    log: PathBuf,
+    artifact: PathBuf,
+    triple: &'static str,
+}
+
+/// Starts building `kernels/` for `target` with the nightly toolchain (whose LLVM tools are in
+/// `llvm_bin`); its output goes to `<ptx_dir>/<module>.build.log`.
+fn start_build(root: &Path, target: &DeviceTarget, llvm_bin: &Path, ptx_dir: &Path) -> Running {
+    let toolchain = toolchain();
+    let target_dir = outer_target_dir().join("nvptx").join(&target.dir);
     let linker_var = format!(
         "CARGO_TARGET_{}_LINKER",
         target.triple.to_uppercase().replace('-', "_")
@@ -151,14 +219,23 @@ fn build_kernels(root: &Path, target: &DeviceTarget) -> PathBuf {
     cmd.arg("--manifest-path")
         .arg(root.join("kernels").join("Cargo.toml"));
     cmd.args(["--target", target.triple, "-Zbuild-std=core"]);
+    if !target.features.is_empty() {
+        cmd.arg("--features").arg(target.features.join(","));
+    }
     cmd.arg("--target-dir").arg(&target_dir);
     cmd.env(&linker_var, &target.linker);
     cmd.env(&rustflags_var, target.rustflags.join(" "));
-    cmd.env("CUTE_LLVM_BIN", &llvm_bin);
-    // Cargo reads a build script's stdout for directives: the nested build's output goes to
-    // stderr, which cargo shows when the build fails.
-    cmd.stdout(Stdio::from(std::io::stderr()));
-    cmd.stderr(Stdio::inherit());
+    cmd.env("CUTE_LLVM_BIN", llvm_bin);
+    // Cargo reads a build script's stdout for directives: the nested build's output goes to a log
+    // file (two builds run at once), which `Running::finish` shows when the build fails.
+    let log = ptx_dir.join(target.output.replace(".ptx", ".build.log"));
+    let log_file = fs::File::create(&log)
+        .unwrap_or_else(|e| fail(&format!("cannot create {}: {e}", log.display())));
+    let log_err = log_file
+        .try_clone()
+        .unwrap_or_else(|e| fail(&format!("cannot write {}: {e}", log.display())));
+    cmd.stdout(Stdio::from(log_file));
+    cmd.stderr(Stdio::from(log_err));
     let shown = format!(
         "{linker_var}={} {rustflags_var}={:?} CUTE_LLVM_BIN={} {} {}",
         target.linker.display(),
@@ -170,28 +247,43 @@ fn build_kernels(root: &Path, target: &DeviceTarget) -> PathBuf {
             .collect::<Vec<_>>()
             .join(" ")
     );
-    let status = cmd.status().unwrap_or_else(|e| {
+    let child = cmd.spawn().unwrap_or_else(|e| {
         fail(&format!(
             "cannot run `rustup` ({e}); the command was: {shown}"
         ))
     });
-    if !status.success() {
-        fail(&format!(
-            "building the device crate kernels/ for {} failed ({status}); the command was: {shown}",
-            target.triple
-        ));
-    }
     let artifact = target_dir
         .join(target.triple)
         .join("release")
         .join(target.artifact);
-    if !artifact.is_file() {
-        fail(&format!(
-            "the device build succeeded but left no {}",
-            artifact.display()
-        ));
+    Running { child, shown, log, artifact, triple: target.triple }
+}
+
+impl Running {
+    /// Waits for the build; returns the artifact's path, or fails showing the build's output.
+    fn finish(mut self) -> PathBuf {
+        let status = self.child.wait().unwrap_or_else(|e| {
+            fail(&format!("waiting for `rustup` failed ({e}); the command was: {}", self.shown))
+        });
+        if !status.success() {
+            let output = fs::read_to_string(&self.log).unwrap_or_default();
+            eprintln!("{output}");
+            fail(&format!(
+                "building the device crate kernels/ for {} failed ({status}); its output is above and in {}; \
+                 the command was: {}",
+                self.triple,
+                self.log.display(),
+                self.shown
+            ));
+        }
+        if !self.artifact.is_file() {
+            fail(&format!(
+                "the device build succeeded but left no {}",
+                self.artifact.display()
+            ));
+        }
+        self.artifact
     }
-    artifact
 }
 
 /// Checks that `toolchain` exists with [`COMPONENTS`]; runs `rustup component add` once if not.

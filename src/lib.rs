@@ -33,6 +33,21 @@ pub const KERNELS_PTX: &str = include_str!(env!("KERNELS_PTX"));
 /// ```
 pub const KERNELS_PTX_ARCH: &str = env!("KERNELS_PTX_ARCH");
 
+/// The `kernels/` crate built a second time, for `sm_90a` and with its cargo feature `sm90a`: every
+/// kernel of [`KERNELS_PTX`] plus those that need sm_90a-only instructions (`wgmma`). It loads on
+/// sm_90 GPUs only (H100, H200).
+///
+/// Built by this package's `build.rs` into `target/ptx/kernels_sm90a.ptx` (path passed as
+/// `KERNELS_SM90A_PTX`; `CUTE_KERNELS_SM90A_PTX` names a prebuilt replacement).
+///
+/// # Example
+///
+/// ```
+/// assert!(cute_rs::KERNELS_SM90A_PTX.contains(".target sm_90a"));
+/// assert!(cute_rs::KERNELS_SM90A_PTX.contains(".entry wgmma_m64n16k16_bf16_check("));
+/// ```
+pub const KERNELS_SM90A_PTX: &str = include_str!(env!("KERNELS_SM90A_PTX"));
+
 pub mod banks;
 pub mod batch;
 pub mod expr;

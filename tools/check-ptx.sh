@@ -5,6 +5,8 @@
 # "spill loads"). Prints ptxas's per-kernel report (registers, stack frame, spills).
 #
 # <arch> is the module's own `.target` (sm_90 for the default build), or CHECK_PTX_ARCH if set.
+# An architecture-specific module (`.target sm_90a`, e.g. kernels_sm90a.ptx with the wgmma kernels)
+# is always checked for its own target: no other architecture accepts its instructions.
 # ptxas is $PTXAS if set, else the one tools/install-ptxas.sh installed in .tools/nvcc, else the one
 # on PATH. The modules are in $CARGO_TARGET_DIR/ptx (default: target/ptx), written by `cargo build`.
 set -euo pipefail
@@ -34,8 +36,17 @@ fi
 
 failed=0
 for ptx in "${modules[@]}"; do
-    arch="${CHECK_PTX_ARCH:-$(sed -nE 's/^[[:space:]]*\.target[[:space:]]+([a-z0-9_]+).*/\1/p' "$ptx" | head -n 1)}"
-    arch="${arch:-sm_90}"
+    own="$(sed -nE 's/^[[:space:]]*\.target[[:space:]]+([a-z0-9_]+).*/\1/p' "$ptx" | head -n 1)"
+    if [[ "$own" =~ ^sm_[0-9]+a$ ]]; then
+        arch="$own"
+    else
+        arch="${CHECK_PTX_ARCH:-${own:-sm_90}}"
+    fi
+    if [[ "$(basename "$ptx")" == kernels_sm90a.ptx && "$arch" != sm_90a ]]; then
+        echo "check-ptx: FAIL: $ptx targets '${own:-nothing}', not sm_90a" >&2
+        failed=1
+        continue
+    fi
     echo "== ptxas -arch=$arch -v $ptx"
     status=0
     report="$("$ptxas" -arch="$arch" -v "$ptx" -o /dev/null 2>&1)" || status=$?

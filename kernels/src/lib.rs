@@ -9,10 +9,10 @@
 //! that evaluating them in a kernel folds to a few integer operations; `tests/ptx_folding.rs` (root
 //! package) checks that on the emitted PTX.
 #![no_std]
-// `abi_ptx`: `extern "ptx-kernel"` (through `kernel!`); `stdarch_nvptx`: `core::arch::nvptx`.
-// Add `asm_experimental_arch` with the first `asm!`/`global_asm!` (inline PTX), and
-// `link_llvm_intrinsics` with the first `llvm.nvvm.*` intrinsic.
-#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, stdarch_nvptx))]
+// `abi_ptx`: `extern "ptx-kernel"` (through `kernel!`); `stdarch_nvptx`: `core::arch::nvptx`;
+// `asm_experimental_arch`: inline PTX (`asm!`, `global_asm!` for shared-memory arrays).
+// Add `link_llvm_intrinsics` with the first `llvm.nvvm.*` intrinsic.
+#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, stdarch_nvptx, asm_experimental_arch))]
 
 #[macro_use]
 mod kernel_macro;

@@ -1,1 +1,275 @@
-//! GPU check kernels: mma (being written).
+//! GPU check kernels: `ldmatrix` / `stmatrix`, `mma.sync` (m16n8k16 bf16 and f16, m16n8k8 tf32)
+//! and, in the sm_90a module only (cargo feature `sm90a`), `wgmma` m64n16k16 bf16.
+//!
+//! Every fragment is loaded and stored through the thread-value layouts of
+//! `layout_tensor::device::mma` (`(thread, value) -> column-major index in the tile`), so that a
+//! wrong layout shows as a wrong product. Checked by `cute_rs::gpu_suite` (`mma/*`).
+
+use layout::Layout;
+use layout_tensor::device::mma::{
+    ldmatrix_x1, ldmatrix_x1_trans, ldmatrix_x2, ldmatrix_x2_trans, ldmatrix_x4, ldmatrix_x4_trans,
+    mma_m16n8k16_f32_bf16, mma_m16n8k16_f32_f16, mma_m16n8k8_f32_tf32, pack_b16x2, stmatrix_x1,
+    stmatrix_x1_trans, stmatrix_x2, stmatrix_x2_trans, stmatrix_x4, stmatrix_x4_trans,
+    LDMATRIX_X4_A_ROWS, SM80_16X8X16_F32BF16BF16F32_TN, SM80_16X8X8_F32TF32TF32F32_TN,
+};
+
+use super::cp_async::{static_shared, sync_threads, tid};
+
+/// The values `(lane, 2j)` and `(lane, 2j + 1)` of `layout` (a thread-value layout into a matrix
+/// of `rows` rows, index `row + rows * col`), read from the row-major matrix at `src` (row stride
+/// `ld`) and packed two per register.
+#[inline(always)]
+unsafe fn gather_b16<const R: usize>(layout: Layout, rows: i64, ld: i64, lane: u32, src: *const u16) -> [u32; R] {
+    let at = |v: usize| {
+        let i = layout.call(lane as i64 + 32 * v as i64);
+        *src.add(((i % rows) * ld + i / rows) as usize)
+    };
+    let mut regs = [0u32; R];
+    for (j, r) in regs.iter_mut().enumerate() {
+        *r = pack_b16x2(at(2 * j), at(2 * j + 1));
+    }
+    regs
+}
+
+/// [`gather_b16`] for 32-bit values, one per register.
+#[inline(always)]
+unsafe fn gather_b32<const R: usize>(layout: Layout, rows: i64, ld: i64, lane: u32, src: *const u32) -> [u32; R] {
+    let mut regs = [0u32; R];
+    for (v, r) in regs.iter_mut().enumerate() {
+        let i = layout.call(lane as i64 + 32 * v as i64);
+        *r = *src.add(((i % rows) * ld + i / rows) as usize);
+    }
+    regs
+}
+
+/// The 16x8 accumulator fragment of `lane` ([`SM80_16X8X16_F32BF16BF16F32_TN`]`.c`) from / to a
+/// row-major 16x8 f32 matrix.
+#[inline(always)]
+unsafe fn load_c(lane: u32, c: *const f32) -> [f32; 4] {
+    let bits = gather_b32::<4>(SM80_16X8X16_F32BF16BF16F32_TN.c, 16, 8, lane, c as *const u32);
+    bits.map(f32::from_bits)
+}
+
+#[inline(always)]
+unsafe fn store_d(lane: u32, d: [f32; 4], out: *mut f32) {
+    for (v, x) in d.iter().enumerate() {
+        let i = SM80_16X8X16_F32BF16BF16F32_TN.c.call(lane as i64 + 32 * v as i64);
+        *out.add(((i % 16) * 8 + i / 16) as usize) = *x;
+    }
+}
+
+kernel! {
+    /// `d = a * b + c` for one warp with `mma.sync.m16n8k16.f32.bf16.bf16.f32`: `a` 16x16 and
+    /// `b` 8x16 (N x K, i.e. B transposed) row-major bf16 bit patterns, `c` and `d` 16x8 row-major
+    /// f32. Fragments gathered from global memory through the atom's layouts. One block of 32
+    /// threads.
+    pub fn mma_m16n8k16_bf16_check(a: *const u16, b: *const u16, c: *const f32, d: *mut f32) {
+        let lane = tid();
+        let atom = SM80_16X8X16_F32BF16BF16F32_TN;
+        let fa = gather_b16::<4>(atom.a, 16, 16, lane, a);
+        let fb = gather_b16::<2>(atom.b, 8, 16, lane, b);
+        store_d(lane, mma_m16n8k16_f32_bf16(fa, fb, load_c(lane, c)), d);
+    }
+}
+
+kernel! {
+    /// [`mma_m16n8k16_bf16_check`] with f16 inputs (`mma.sync.m16n8k16.f32.f16.f16.f32`).
+    pub fn mma_m16n8k16_f16_check(a: *const u16, b: *const u16, c: *const f32, d: *mut f32) {
+        let lane = tid();
+        let atom = layout_tensor::device::mma::SM80_16X8X16_F32F16F16F32_TN;
+        let fa = gather_b16::<4>(atom.a, 16, 16, lane, a);
+        let fb = gather_b16::<2>(atom.b, 8, 16, lane, b);
+        store_d(lane, mma_m16n8k16_f32_f16(fa, fb, load_c(lane, c)), d);
+    }
+}
+
+kernel! {
+    /// `d = a * b + c` for one warp with `mma.sync.m16n8k8.f32.tf32.tf32.f32`: `a` 16x8 and `b`
+    /// 8x8 (N x K) row-major f32 bit patterns (tf32 values), `c` and `d` 16x8 row-major f32.
+    /// One block of 32 threads.
+    pub fn mma_m16n8k8_tf32_check(a: *const u32, b: *const u32, c: *const f32, d: *mut f32) {
+        let lane = tid();
+        let atom = SM80_16X8X8_F32TF32TF32F32_TN;
+        let fa = gather_b32::<4>(atom.a, 16, 8, lane, a);
+        let fb = gather_b32::<2>(atom.b, 8, 8, lane, b);
+        store_d(lane, mma_m16n8k8_f32_tf32(fa, fb, load_c(lane, c)), d);
+    }
+}
+
+kernel! {
+    /// [`mma_m16n8k16_bf16_check`] with the A and B fragments loaded from shared memory by
+    /// `ldmatrix`: A (16x16 row-major) with `ldmatrix.x4`, each lane pointing at the row
+    /// [`LDMATRIX_X4_A_ROWS`] names; B given as `b_kn`, **K x N** row-major (16x8), with
+    /// `ldmatrix.x2.trans`, lane `l < 16` pointing at row `k = l`. One block of 32 threads.
+    pub fn mma_m16n8k16_bf16_ldmatrix_check(a: *const u16, b_kn: *const u16, c: *const f32, d: *mut f32) {
+        let sa = static_shared!(MMA_LDMATRIX_A, 512, 128) as *mut u16;
+        let sb = static_shared!(MMA_LDMATRIX_B, 256, 128) as *mut u16;
+        let lane = tid();
+        let mut e = lane;
+        while e < 256 {
+            *sa.add(e as usize) = *a.add(e as usize);
+            if e < 128 {
+                *sb.add(e as usize) = *b_kn.add(e as usize);
+            }
+            e += 32;
+        }
+        sync_threads();
+        let i = LDMATRIX_X4_A_ROWS.call(lane as i64);
+        let fa = ldmatrix_x4(sa.add(((i % 16) * 16 + i / 16) as usize));
+        let fb = ldmatrix_x2_trans(sb.add(((lane % 16) * 8) as usize));
+        store_d(lane, mma_m16n8k16_f32_bf16(fa, fb, load_c(lane, c)), d);
+    }
+}
+
+/// Where row `q` (matrix `q / 8`, row `q % 8`) of the 4 x 8x8 matrices of the `ldmatrix` /
+/// `stmatrix` checks lives in shared memory: slot `5 q mod 32`, so that the lanes' row addresses
+/// are a permutation, not a plain stride.
+#[inline(always)]
+fn row_slot(q: u32) -> u32 {
+    (5 * q) % 32
+}
+
+/// Writes `regs` to `out[lane * 4 ..]`.
+#[inline(always)]
+unsafe fn write_regs<const N: usize>(out: *mut u32, lane: u32, regs: [u32; N]) {
+    for (j, r) in regs.iter().enumerate() {
+        *out.add(lane as usize * 4 + j) = *r;
+    }
+}
+
+kernel! {
+    /// Loads 4 8x8 matrices of 16-bit values with `ldmatrix` and writes each lane's registers to
+    /// `out[lane * 4 + j]` (registers a variant does not return are not written).
+    ///
+    /// `src` holds the matrices row-major, matrix `i` at `64 i`; row `q = 8 i + r` is copied to
+    /// shared-memory slot [`row_slot`]`(q)`, and lane `l` passes the address of slot
+    /// `row_slot(l)`, i.e. of row `l % 8` of matrix `l / 8`. `variant`: 0 `.x1`, 1 `.x2`, 2 `.x4`,
+    /// 3 `.x1.trans`, 4 `.x2.trans`, 5 `.x4.trans`. One block of 32 threads.
+    pub fn ldmatrix_check(src: *const u16, variant: u32, out: *mut u32) {
+        let smem = static_shared!(LDMATRIX_CHECK, 512, 128) as *mut u16;
+        let lane = tid();
+        let mut e = lane;
+        while e < 256 {
+            *smem.add((row_slot(e / 8) * 8 + e % 8) as usize) = *src.add(e as usize);
+            e += 32;
+        }
+        sync_threads();
+        let row = smem.add((row_slot(lane) * 8) as usize) as *const u16;
+        match variant {
+            0 => write_regs(out, lane, ldmatrix_x1(row)),
+            1 => write_regs(out, lane, ldmatrix_x2(row)),
+            2 => write_regs(out, lane, ldmatrix_x4(row)),
+            3 => write_regs(out, lane, ldmatrix_x1_trans(row)),
+            4 => write_regs(out, lane, ldmatrix_x2_trans(row)),
+            _ => write_regs(out, lane, ldmatrix_x4_trans(row)),
+        }
+    }
+}
+
+kernel! {
+    /// The inverse of [`ldmatrix_check`]: lane `l` holds registers `src[l * 4 + j]` and stores them
+    /// with `stmatrix` (`variant` as there), row `l % 8` of matrix `l / 8` going to shared-memory
+    /// slot `row_slot(l)`; shared memory, filled with `0xffff` before, is then written to `out` in
+    /// plain order (matrix `i` at `64 i`, row-major). One block of 32 threads.
+    pub fn stmatrix_check(src: *const u32, variant: u32, out: *mut u16) {
+        let smem = static_shared!(STMATRIX_CHECK, 512, 128) as *mut u16;
+        let lane = tid();
+        let mut e = lane;
+        while e < 256 {
+            *smem.add(e as usize) = 0xffff;
+            e += 32;
+        }
+        sync_threads();
+        let row = smem.add((row_slot(lane) * 8) as usize);
+        let r = |j: usize| *src.add(lane as usize * 4 + j);
+        match variant {
+            0 => stmatrix_x1(row, [r(0)]),
+            1 => stmatrix_x2(row, [r(0), r(1)]),
+            2 => stmatrix_x4(row, [r(0), r(1), r(2), r(3)]),
+            3 => stmatrix_x1_trans(row, [r(0)]),
+            4 => stmatrix_x2_trans(row, [r(0), r(1)]),
+            _ => stmatrix_x4_trans(row, [r(0), r(1), r(2), r(3)]),
+        }
+        sync_threads();
+        let mut e = lane;
+        while e < 256 {
+            *out.add(e as usize) = *smem.add((row_slot(e / 8) * 8 + e % 8) as usize);
+            e += 32;
+        }
+    }
+}
+
+#[cfg(feature = "sm90a")]
+mod wgmma {
+    use layout::{unwrap, Layout, SwizzledLayout};
+    use layout_tensor::device::cp_async::shared_address;
+    use layout_tensor::device::mma::{
+        wgmma_accumulator_layout, wgmma_commit_group, wgmma_descriptor, wgmma_fence, wgmma_fence_operands,
+        wgmma_k_major_interleaved, wgmma_k_major_sw128, wgmma_m64n16k16_f32_bf16, wgmma_wait_group, WgmmaSwizzle,
+    };
+    use layout_tensor::device::tma::fence_proxy_async_shared_cta;
+
+    use super::super::cp_async::{static_shared, sync_threads, tid};
+
+    /// A (64 x 64) and B (16 x 64, N x K) without swizzle: 8x8 core matrices, K-chunks 128 bytes
+    /// apart (leading byte offset), 8-row groups 1024 bytes apart (stride byte offset).
+    const A_INTERLEAVED: Layout = unwrap!(wgmma_k_major_interleaved(64, 64));
+    const B_INTERLEAVED: Layout = unwrap!(wgmma_k_major_interleaved(16, 64));
+    /// A and B with the 128-byte swizzle: 128-byte rows, `Sw<3,4,3>` on byte offsets.
+    const A_SW128: SwizzledLayout = unwrap!(wgmma_k_major_sw128(64));
+    const B_SW128: SwizzledLayout = unwrap!(wgmma_k_major_sw128(16));
+    /// The m64n16 accumulator fragment.
+    const C_64X16: Layout = unwrap!(wgmma_accumulator_layout(16));
+
+    kernel! {
+        /// `d = a * b` for one warpgroup with four `wgmma.mma_async.m64n16k16.f32.bf16.bf16`
+        /// (K = 64): `a` 64x64 and `b` 16x64 (N x K) row-major bf16 bit patterns, `d` 64x16
+        /// row-major f32. The operands are placed in 1024-byte-aligned shared memory by the
+        /// canonical K-major layouts (`swizzle` 0: no swizzle, 1: 128-byte swizzle) and described
+        /// by matrix descriptors, advanced by one k16 slice per instruction. The accumulators start
+        /// as NaN: the first instruction has `scale-d = 0` and must ignore them. One block of 128
+        /// threads.
+        pub fn wgmma_m64n16k16_bf16_check(a: *const u16, b: *const u16, swizzle: u32, d: *mut f32) {
+            let sa = static_shared!(WGMMA_CHECK_A, 8192, 1024) as *mut u16;
+            let sb = static_shared!(WGMMA_CHECK_B, 2048, 1024) as *mut u16;
+            let t = tid();
+            let sw = swizzle != 0;
+            let mut e = t;
+            while e < 64 * 64 {
+                let (m, k) = ((e / 64) as i64, (e % 64) as i64);
+                let at = if sw { A_SW128.call(m + 64 * k) } else { A_INTERLEAVED.call(m + 64 * k) };
+                *sa.add(at as usize) = *a.add(e as usize);
+                if e < 16 * 64 {
+                    let at = if sw { B_SW128.call(m + 16 * k) } else { B_INTERLEAVED.call(m + 16 * k) };
+                    *sb.add(at as usize) = *b.add(e as usize);
+                }
+                e += 128;
+            }
+            // wgmma reads shared memory through the async proxy.
+            fence_proxy_async_shared_cta();
+            sync_threads();
+
+            let (a0, b0) = (shared_address(sa), shared_address(sb));
+            // (leading byte offset, stride byte offset, bytes from one k16 slice to the next)
+            let (lbo, sbo, step, mode) = if sw {
+                (16, 1024, 32, WgmmaSwizzle::B128)
+            } else {
+                (128, 1024, 256, WgmmaSwizzle::None)
+            };
+            let mut acc = [f32::NAN; 8];
+            wgmma_fence();
+            for s in 0..4u32 {
+                let da = wgmma_descriptor(a0 + s * step, lbo, sbo, mode);
+                let db = wgmma_descriptor(b0 + s * step, lbo, sbo, mode);
+                wgmma_m64n16k16_f32_bf16(&mut acc, da, db, s > 0);
+            }
+            wgmma_commit_group();
+            wgmma_wait_group::<0>();
+            wgmma_fence_operands(&mut acc);
+            for (v, x) in acc.iter().enumerate() {
+                let i = C_64X16.call(t as i64 + 128 * v as i64);
+                *d.add(((i % 64) * 16 + i / 64) as usize) = *x;
+            }
+        }
+    }
+}
