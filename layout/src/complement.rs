@@ -18,8 +18,8 @@ const OP: &str = "complement";
 /// `@pre` injectivity: no mode starts inside the extent of the smaller ones (strides do not
 /// overlap); stride divisibility: each stride is a multiple of the extent covered below it;
 /// `M >= 1`.
-/// `@post size(R) >= M / size(A)` (rounded up), `cosize(R) <= ceil(M / cosize(A)) * cosize(A)`,
-/// R is ordered and disjoint from A.
+/// `@post` R is ordered and disjoint from A; `size(filter(A)) * size(R) >= M`; `(filter(A), R)` is a
+/// bijection onto `[0, k * span)` with `span = max(s * d)` over A's modes and `k = ceil(M / span)`.
 ///
 /// `complement(4:1, 24) => 6:4`, `complement(6:4, 24) => 4:1`, `complement((4,6):(1,4), 24) => 1:0`
 ///

@@ -18,13 +18,18 @@ const OP: &str = "composition";
 ///
 /// `@pre` stride divisibility: at every mode `a_s:a_d` of coalesced A that is reached while elements
 /// remain, the remaining stride and `a_s` divide one another (CuTe checks only a weaker condition);
-/// shape divisibility: when the remaining shape is split at a mode, the part that fits divides it.
+/// shape divisibility: when the remaining shape is split at a mode, the part that fits divides it;
+/// no overlap: the parts of B's modes that land in one mode of A (but the last) add up to less than
+/// its shape, so that sums of B's modes never carry from one mode of A into the next (CuTe does not
+/// check this and then returns a layout that is not `A o B`); B's strides are non-negative when
+/// coalesced A has several modes.
 /// `@post compatible(B, R)`, `R(i) == A(B(i))`.
 ///
 /// `(6,2):(8,2) o (4,3):(3,1) => ((2,2),3):((24,2),8)`, `20:2 o (5,4):(4,1) => (5,4):(8,2)`
 ///
 /// # Errors
-/// [`LayoutError::StrideDivisibility`], [`LayoutError::ShapeDivisibility`], [`LayoutError::Overflow`].
+/// [`LayoutError::StrideDivisibility`], [`LayoutError::ShapeDivisibility`], [`LayoutError::ModeOverlap`],
+/// [`LayoutError::InvalidArgument`] (negative stride), [`LayoutError::Overflow`].
 ///
 /// # Example
 /// ```
@@ -38,13 +43,38 @@ const OP: &str = "composition";
 /// }
 /// // 2 elements of stride 4 cannot be placed in a mode of shape 6.
 /// assert!(composition(Layout::parse("(6,2):(1,7)").unwrap(), Layout::parse("2:4").unwrap()).is_err());
+/// // B's two modes both use A's first mode of shape 2: 1 + 1 carries into A's second mode.
+/// let e = composition(Layout::parse("(2,2):(1,10)").unwrap(), Layout::parse("(2,2):(1,1)").unwrap());
+/// assert!(e.unwrap_err().to_string().contains("overlap"));
 /// ```
 pub const fn composition(a: Layout, b: Layout) -> Result<Layout, LayoutError> {
+    let mut flat = FlatLhs { s: [0; MAX_LEAVES], d: [0; MAX_LEAVES], n: 0, used: [0; MAX_LEAVES] };
+    flat.n = coalesce_leaves(a, true, &mut flat.s, &mut flat.d);
+    if flat.n == 0 {
+        // The empty layout `():()` is the constant 0, like `1:0`.
+        (flat.s[0], flat.d[0], flat.n) = (1, 0, 1);
+    }
+    compose_modes(&mut flat, b)
+}
+
+/// A's leaves as composition walks them (coalesced, last leaf kept), and for each leaf but the
+/// last, how far into it the modes of B placed so far reach (the sum of their largest digits).
+struct FlatLhs {
+    s: [i64; MAX_LEAVES],
+    d: [i64; MAX_LEAVES],
+    n: usize,
+    used: [i64; MAX_LEAVES],
+}
+
+/// Composition distributes over B's modes: `A o (B0, B1) = (A o B0, A o B1)`. That is A's function
+/// only while the parts of B's modes that land in one leaf of A add up without carrying into the
+/// next leaf (A is linear inside a leaf, not across leaves), which `used` tracks.
+const fn compose_modes(a: &mut FlatLhs, b: Layout) -> Result<Layout, LayoutError> {
     if !b.is_int() {
         let mut out = Layout::empty();
         let mut i = 0;
         while i < b.rank() {
-            out = tri!(out.push(tri!(composition(a, b.at(i)))));
+            out = tri!(out.push(tri!(compose_modes(a, b.at(i)))));
             i += 1;
         }
         return Ok(out);
@@ -54,14 +84,14 @@ pub const fn composition(a: Layout, b: Layout) -> Result<Layout, LayoutError> {
     if b_stride == 0 {
         return Layout::int(b_shape, 0);
     }
-    let mut a_s = [0i64; MAX_LEAVES];
-    let mut a_d = [0i64; MAX_LEAVES];
-    let mut n = coalesce_leaves(a, true, &mut a_s, &mut a_d);
-    if n == 0 {
-        // The empty layout `():()` is the constant 0, like `1:0`.
-        (a_s[0], a_d[0], n) = (1, 0, 1);
+    let n = a.n;
+    if b_stride < 0 && n > 1 && b_shape > 1 {
+        return Err(LayoutError::InvalidArgument {
+            op: OP,
+            condition: "a stride of B must be non-negative when A has several modes (B(i) < 0 lies outside A)",
+            value: b_stride,
+        });
     }
-
     let mut out_s = [0i64; MAX_LEAVES];
     let mut out_d = [0i64; MAX_LEAVES];
     let mut k = 0;
@@ -69,8 +99,8 @@ pub const fn composition(a: Layout, b: Layout) -> Result<Layout, LayoutError> {
     let mut rest_stride = b_stride;
     let mut i = 0;
     while i + 1 < n {
-        let curr_shape = a_s[i];
-        let curr_stride = a_d[i];
+        let curr_shape = a.s[i];
+        let curr_stride = a.d[i];
         let abs_rest = tri!(arith::abs(OP, rest_stride));
         if rest_shape != 1 && !arith::divides_either(curr_shape, abs_rest) {
             return Err(LayoutError::StrideDivisibility {
@@ -87,6 +117,13 @@ pub const fn composition(a: Layout, b: Layout) -> Result<Layout, LayoutError> {
             if rest_shape % fits != 0 {
                 return Err(LayoutError::ShapeDivisibility { op: OP, divisor: fits, dividend: rest_shape });
             }
+            // This part's coordinates are the multiples of `rest_stride` below `fits * rest_stride`
+            // in leaf i: together with the parts placed before, they must stay below its shape.
+            let reach = tri!(arith::add(OP, a.used[i], tri!(arith::mul(OP, fits - 1, abs_rest))));
+            if reach >= curr_shape {
+                return Err(LayoutError::ModeOverlap { op: OP, mode: (curr_shape, curr_stride), reach });
+            }
+            a.used[i] = reach;
             out_s[k] = fits;
             out_d[k] = tri!(arith::mul(OP, rest_stride, curr_stride));
             k += 1;
@@ -97,7 +134,7 @@ pub const fn composition(a: Layout, b: Layout) -> Result<Layout, LayoutError> {
     }
     if k == 0 || rest_shape != 1 {
         out_s[k] = rest_shape;
-        out_d[k] = tri!(arith::mul(OP, rest_stride, a_d[n - 1]));
+        out_d[k] = tri!(arith::mul(OP, rest_stride, a.d[n - 1]));
         k += 1;
     }
     let mut modes = [Layout::trivial(); MAX_LEAVES];

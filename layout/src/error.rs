@@ -44,7 +44,8 @@ pub enum LayoutError {
         /// The value that must be divided.
         dividend: i64,
     },
-    /// The layout maps two coordinates to the same index, but the operation needs it one-to-one.
+    /// A mode starts inside the range of the modes of smaller stride (they overlap, so the layout
+    /// is not one-to-one, or they interleave): the operation needs modes whose ranges nest.
     NotInjective {
         /// The operation.
         op: &'static str,
@@ -52,6 +53,16 @@ pub enum LayoutError {
         mode: (i64, i64),
         /// The extent `[0, covered)` those smaller-stride modes reach.
         covered: i64,
+    },
+    /// Composition: modes of B that land in the same mode of A add up past its shape, so their sum
+    /// would carry into A's next mode and the distributed result would not be `A o B`.
+    ModeOverlap {
+        /// The operation.
+        op: &'static str,
+        /// The mode of (coalesced) A, as `shape:stride`.
+        mode: (i64, i64),
+        /// The largest coordinate the modes of B reach in it together.
+        reach: i64,
     },
     /// Two tuples must have the same number of modes (or one at most as many as the other).
     RankMismatch {
@@ -222,9 +233,16 @@ impl LayoutError {
                 .push(op)
                 .push(": injectivity: mode ")
                 .mode(mode)
-                .push(" overlaps [0,")
+                .push(" starts inside [0,")
                 .int(covered)
-                .push("), the indices its smaller-stride modes reach (the layout is not one-to-one)"),
+                .push("), the range of its smaller-stride modes (modes must neither overlap nor interleave)"),
+            LayoutError::ModeOverlap { op, mode, reach } => m
+                .push(op)
+                .push(": mode overlap: the modes of B reach coordinate ")
+                .int(reach)
+                .push(" together in mode ")
+                .mode(mode)
+                .push(" of A, past its shape (their sum would carry into the next mode)"),
             LayoutError::RankMismatch { op, expected, found } => m
                 .push(op)
                 .push(": rank mismatch: expected ")

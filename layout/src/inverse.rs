@@ -24,6 +24,8 @@ const fn compact_flat(s: &[i64; MAX_LEAVES], n: usize) -> [i64; MAX_LEAVES] {
 ///
 /// A is coalesced; starting at index 1, the mode whose stride equals the current index is taken
 /// next, and the chain stops at the first index no stride equals. Nothing found gives `1:0`.
+/// Only positive strides are followed: CuTe also follows negative ones (by absolute value, with a
+/// negative stride in R), which breaks `A(R(i)) == i` when A has several modes.
 ///
 /// `@post A(R(i)) == i` for `i < size(R)`.
 ///
@@ -51,7 +53,7 @@ pub const fn right_inverse(a: Layout) -> Layout {
         let mut found = n;
         let mut i = 0;
         while i < n {
-            if s[i] != 1 && d[i].abs() == next {
+            if s[i] != 1 && d[i] == next {
                 found = i;
                 break;
             }
@@ -61,9 +63,9 @@ pub const fn right_inverse(a: Layout) -> Layout {
             break;
         }
         out_s[k] = s[found];
-        out_d[k] = d[found].signum() * rstride[found];
+        out_d[k] = rstride[found];
         k += 1;
-        next = match s[found].checked_mul(d[found].abs()) {
+        next = match s[found].checked_mul(d[found]) {
             Some(v) => v,
             // No stride can equal an index past i64: the chain ends here.
             None => break,

@@ -144,24 +144,32 @@ pub const fn flat_product_by_mode(a: Layout, tile: &[Layout]) -> Result<Layout, 
     flat(tri!(zipped_product_by_mode(a, tile)))
 }
 
-/// The logical product of A and B padded to a common rank, and that rank.
-const fn padded_product(a: Layout, b: Layout) -> Result<(Layout, usize), LayoutError> {
-    let r = if a.rank() > b.rank() { a.rank() } else { b.rank() };
-    let p = tri!(logical_product(tri!(append_to_rank(a, r)), tri!(append_to_rank(b, r))));
-    Ok((p, r))
+/// Mode `i` of one part of a padded product, or the whole part (`whole`).
+const fn part_mode(part: Layout, whole: bool, i: usize) -> Layout {
+    if whole {
+        part
+    } else {
+        part.at(i)
+    }
 }
 
-/// Mode `i` zips mode `i` of one part of `p` with mode `i` of the other (`block_first` picks the order).
-/// When the first part is an integer layout, the whole other part goes with it: `((x, y))`.
-const fn zip_parts(p: Layout, r: usize, block_first: bool) -> Result<Layout, LayoutError> {
-    let (x, y) = if block_first { (p.at(0), p.at(1)) } else { (p.at(1), p.at(0)) };
-    if x.is_int() {
-        return tri!(make_layout(&[x, y])).wrap();
-    }
+/// CuTe's blocked (`block_first`) or raked product: the logical product of A and B padded to a
+/// common rank `r`, zipped mode by mode: mode `i` is `(A_i, rest_i)`, or `(rest_i, A_i)`.
+const fn zipped_padded_product(a: Layout, b: Layout, block_first: bool) -> Result<Layout, LayoutError> {
+    let r = if a.rank() > b.rank() { a.rank() } else { b.rank() };
+    let (pa, pb) = (tri!(append_to_rank(a, r)), tri!(append_to_rank(b, r)));
+    let p = tri!(logical_product(pa, pb));
+    // With an integer factor (rank 1) the parts are not tuples of one mode per rank: composition
+    // did not distribute over an integer B, so its part may have split into several modes, all of
+    // which belong to the single mode (CuTe's `zip` of an integer takes the other part whole).
+    let whole = r == 1 && (pa.is_int() || pb.is_int());
     let mut out = Layout::empty();
     let mut i = 0;
     while i < r {
-        out = tri!(out.push(tri!(make_layout(&[x.at(i), y.at(i)]))));
+        let block = part_mode(p.at(0), whole, i);
+        let rest = part_mode(p.at(1), whole, i);
+        let pair = if block_first { [block, rest] } else { [rest, block] };
+        out = tri!(out.push(tri!(make_layout(&pair))));
         i += 1;
     }
     Ok(out)
@@ -184,8 +192,7 @@ const fn zip_parts(p: Layout, r: usize, block_first: bool) -> Result<Layout, Lay
 /// assert_eq!(blocked_product(a, b).unwrap().to_string(), "((2,3),(5,4)):((5,10),(1,30))");
 /// ```
 pub const fn blocked_product(a: Layout, b: Layout) -> Result<Layout, LayoutError> {
-    let (p, r) = tri!(padded_product(a, b));
-    zip_parts(p, r, true)
+    zipped_padded_product(a, b, true)
 }
 
 /// CuTe's `raked_product(A, B)`: like [`blocked_product`] with the parts swapped in each mode,
@@ -204,8 +211,7 @@ pub const fn blocked_product(a: Layout, b: Layout) -> Result<Layout, LayoutError
 /// assert_eq!(raked_product(a, b).unwrap().to_string(), "((3,2),(4,5)):((10,5),(30,1))");
 /// ```
 pub const fn raked_product(a: Layout, b: Layout) -> Result<Layout, LayoutError> {
-    let (p, r) = tri!(padded_product(a, b));
-    zip_parts(p, r, false)
+    zipped_padded_product(a, b, false)
 }
 
 /// CuTe's `tile_to_shape(block, target, order)`: repeats `block` (a [`blocked_product`]) to fill
