@@ -36,8 +36,18 @@ pub fn checks() -> Vec<Check> {
             run: |g, m| mma_16bit(g, m, "mma_m16n8k16_bf16_ldmatrix_check", Half::Bf16, true),
         },
         Check { name: "mma/m16n8k8_tf32", run: mma_tf32 },
-        Check { name: "mma/wgmma_m64n16k16_bf16_no_swizzle", run: |g, _| wgmma(g, 0) },
-        Check { name: "mma/wgmma_m64n16k16_bf16_swizzle_128b", run: |g, _| wgmma(g, 1) },
+        Check { name: "mma/wgmma_m64n8k16_bf16_no_swizzle", run: |g, _| wgmma(g, 8, 0) },
+        Check { name: "mma/wgmma_m64n8k16_bf16_swizzle_128b", run: |g, _| wgmma(g, 8, 1) },
+        Check { name: "mma/wgmma_m64n16k16_bf16_no_swizzle", run: |g, _| wgmma(g, 16, 0) },
+        Check { name: "mma/wgmma_m64n16k16_bf16_swizzle_128b", run: |g, _| wgmma(g, 16, 1) },
+        Check { name: "mma/wgmma_m64n32k16_bf16_no_swizzle", run: |g, _| wgmma(g, 32, 0) },
+        Check { name: "mma/wgmma_m64n32k16_bf16_swizzle_128b", run: |g, _| wgmma(g, 32, 1) },
+        Check { name: "mma/wgmma_m64n64k16_bf16_no_swizzle", run: |g, _| wgmma(g, 64, 0) },
+        Check { name: "mma/wgmma_m64n64k16_bf16_swizzle_128b", run: |g, _| wgmma(g, 64, 1) },
+        Check { name: "mma/wgmma_m64n128k16_bf16_no_swizzle", run: |g, _| wgmma(g, 128, 0) },
+        Check { name: "mma/wgmma_m64n128k16_bf16_swizzle_128b", run: |g, _| wgmma(g, 128, 1) },
+        Check { name: "mma/wgmma_m64n256k16_bf16_no_swizzle", run: |g, _| wgmma(g, 256, 0) },
+        Check { name: "mma/wgmma_m64n256k16_bf16_swizzle_128b", run: |g, _| wgmma(g, 256, 1) },
     ]
 }
 
@@ -249,23 +259,23 @@ fn mma_tf32(gpu: &Gpu, module: &Module) -> Result<(), String> {
     compare_product(&format!("mma_m16n8k8_tf32_check (seed {seed})"), &got, &want, &scale, 8)
 }
 
-/// One warpgroup: D (64x16) = A (64x64) B^T (B 16x64), bf16, through the sm_90a module.
-fn wgmma(gpu: &Gpu, swizzle: u32) -> Result<(), String> {
+/// One warpgroup: D (64xN) = A (64x64) B^T (B Nx64), bf16, through the sm_90a module.
+fn wgmma(gpu: &Gpu, n: usize, swizzle: u32) -> Result<(), String> {
     let module = gpu.load_module(crate::KERNELS_SM90A_PTX).map_err(fail("loading the sm_90a module"))?;
     let seed = fresh_seed();
     let a = random_half(seed, 64 * 64, Half::Bf16);
-    let b = random_half(seed ^ 0xb, 16 * 64, Half::Bf16);
+    let b = random_half(seed ^ 0xb, n * 64, Half::Bf16);
     let (ga, gb) = (gpu.upload(&a).map_err(fail("upload"))?, gpu.upload(&b).map_err(fail("upload"))?);
-    let mut d = gpu.alloc::<f32>(64 * 16).map_err(fail("alloc"))?;
+    let mut d = gpu.alloc::<f32>(64 * n).map_err(fail("alloc"))?;
     gpu.memset(&mut d, 0xff).map_err(fail("poison"))?;
-    let k = module.kernel("wgmma_m64n16k16_bf16_check").map_err(fail("kernel"))?;
+    let k = module.kernel(&format!("wgmma_m64n{n}k16_bf16_check")).map_err(fail("kernel"))?;
     unsafe { gpu.launch(&k, LaunchConfig::linear(1, 128)).arg(&ga).arg(&gb).arg(&swizzle).arg(&d).run() }
         .map_err(fail("launch"))?;
     let got = gpu.download(&d).map_err(fail("download"))?;
     let f = |v: &[u16]| v.iter().map(|&x| bf16_to_f32(x)).collect::<Vec<f32>>();
-    let (want, scale) = reference(&f(&a), &f(&b), None, 64, 16, 64);
+    let (want, scale) = reference(&f(&a), &f(&b), None, 64, n, 64);
     let what = format!(
-        "wgmma m64n16k16 x 4 (K = 64), {} (seed {seed})",
+        "wgmma m64n{n}k16 x 4 (K = 64), {} (seed {seed})",
         if swizzle == 0 { "no swizzle" } else { "128-byte swizzle" }
     );
     if got.iter().all(|x| x.is_nan() && x.to_bits() != u32::MAX) {
@@ -273,5 +283,5 @@ fn wgmma(gpu: &Gpu, swizzle: u32) -> Result<(), String> {
             "{what}: every element is NaN: the first wgmma (scale-d = 0) did not discard the NaN accumulators"
         ));
     }
-    compare_product(&what, &got, &want, &scale, 16)
+    compare_product(&what, &got, &want, &scale, n)
 }

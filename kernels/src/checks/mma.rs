@@ -201,75 +201,105 @@ kernel! {
 
 #[cfg(feature = "sm90a")]
 mod wgmma {
-    use layout::{unwrap, Layout, SwizzledLayout};
+    use layout::unwrap;
     use layout_tensor::device::cp_async::shared_address;
     use layout_tensor::device::mma::{
-        wgmma_accumulator_layout, wgmma_commit_group, wgmma_descriptor, wgmma_fence, wgmma_fence_operands,
-        wgmma_k_major_interleaved, wgmma_k_major_sw128, wgmma_m64n16k16_f32_bf16, wgmma_wait_group, WgmmaSwizzle,
+        for_each_unrolled_mut, wgmma_accumulator_layout, wgmma_commit_group, wgmma_descriptor, wgmma_fence, wgmma_fence_operands,
+        wgmma_k_major_interleaved, wgmma_k_major_sw128, wgmma_m64n128k16_f32_bf16, wgmma_m64n16k16_f32_bf16,
+        wgmma_m64n256k16_f32_bf16, wgmma_m64n32k16_f32_bf16, wgmma_m64n64k16_f32_bf16, wgmma_m64n8k16_f32_bf16,
+        wgmma_wait_group, WgmmaSwizzle,
     };
     use layout_tensor::device::tma::fence_proxy_async_shared_cta;
 
     use super::super::cp_async::{static_shared, sync_threads, tid};
 
-    /// A (64 x 64) and B (16 x 64, N x K) without swizzle: 8x8 core matrices, K-chunks 128 bytes
-    /// apart (leading byte offset), 8-row groups 1024 bytes apart (stride byte offset).
-    const A_INTERLEAVED: Layout = unwrap!(wgmma_k_major_interleaved(64, 64));
-    const B_INTERLEAVED: Layout = unwrap!(wgmma_k_major_interleaved(16, 64));
-    /// A and B with the 128-byte swizzle: 128-byte rows, `Sw<3,4,3>` on byte offsets.
-    const A_SW128: SwizzledLayout = unwrap!(wgmma_k_major_sw128(64));
-    const B_SW128: SwizzledLayout = unwrap!(wgmma_k_major_sw128(16));
-    /// The m64n16 accumulator fragment.
-    const C_64X16: Layout = unwrap!(wgmma_accumulator_layout(16));
-
-    kernel! {
-        /// `d = a * b` for one warpgroup with four `wgmma.mma_async.m64n16k16.f32.bf16.bf16`
-        /// (K = 64): `a` 64x64 and `b` 16x64 (N x K) row-major bf16 bit patterns, `d` 64x16
-        /// row-major f32. The operands are placed in 1024-byte-aligned shared memory by the
-        /// canonical K-major layouts (`swizzle` 0: no swizzle, 1: 128-byte swizzle) and described
-        /// by matrix descriptors, advanced by one k16 slice per instruction. The accumulators start
-        /// as NaN: the first instruction has `scale-d = 0` and must ignore them. One block of 128
-        /// threads.
-        pub fn wgmma_m64n16k16_bf16_check(a: *const u16, b: *const u16, swizzle: u32, d: *mut f32) {
-            let sa = static_shared!(WGMMA_CHECK_A, 8192, 1024) as *mut u16;
-            let sb = static_shared!(WGMMA_CHECK_B, 2048, 1024) as *mut u16;
-            let t = tid();
-            let sw = swizzle != 0;
-            let mut e = t;
-            while e < 64 * 64 {
-                let (m, k) = ((e / 64) as i64, (e % 64) as i64);
-                let at = if sw { A_SW128.call(m + 64 * k) } else { A_INTERLEAVED.call(m + 64 * k) };
-                *sa.add(at as usize) = *a.add(e as usize);
-                if e < 16 * 64 {
-                    let at = if sw { B_SW128.call(m + 16 * k) } else { B_INTERLEAVED.call(m + 16 * k) };
-                    *sb.add(at as usize) = *b.add(e as usize);
-                }
-                e += 128;
-            }
-            // wgmma reads shared memory through the async proxy.
-            fence_proxy_async_shared_cta();
-            sync_threads();
-
-            let (a0, b0) = (shared_address(sa), shared_address(sb));
-            // (leading byte offset, stride byte offset, bytes from one k16 slice to the next)
-            let (lbo, sbo, step, mode) = if sw {
-                (16, 1024, 32, WgmmaSwizzle::B128)
-            } else {
-                (128, 1024, 256, WgmmaSwizzle::None)
-            };
-            let mut acc = [f32::NAN; 8];
-            wgmma_fence();
-            for s in 0..4u32 {
-                let da = wgmma_descriptor(a0 + s * step, lbo, sbo, mode);
-                let db = wgmma_descriptor(b0 + s * step, lbo, sbo, mode);
-                wgmma_m64n16k16_f32_bf16(&mut acc, da, db, s > 0);
-            }
-            wgmma_commit_group();
-            wgmma_wait_group::<0>();
-            wgmma_fence_operands(&mut acc);
-            for (v, x) in acc.iter().enumerate() {
-                let i = C_64X16.call(t as i64 + 128 * v as i64);
-                *d.add(((i % 64) * 16 + i / 64) as usize) = *x;
-            }
+    /// `d = a * b` for one warpgroup with four m64nNk16 wgmmas (K = 64): `a` 64x64 and `b` Nx64
+    /// (N x K) row-major bf16 bit patterns, `d` 64xN row-major f32. The operands are placed in
+    /// 1024-byte-aligned shared memory by the canonical K-major layouts of
+    /// `layout_tensor::device::mma` (`swizzle` 0: none, i.e. 8x8 core matrices, K-chunks 128 bytes
+    /// apart, 8-row groups 1024 bytes apart; 1: 128-byte swizzle, `Sw<3,4,3>` on 128-byte rows),
+    /// described by matrix descriptors advanced by one k16 slice per instruction. The accumulators
+    /// start as NaN: the first instruction has `scale-d = 0` and must ignore them. `R = N / 2`.
+    #[inline(always)]
+    unsafe fn check<const N: usize, const R: usize>(
+        a: *const u16,
+        b: *const u16,
+        swizzle: u32,
+        d: *mut f32,
+        mma: impl Fn(&mut [f32; R], u64, u64, bool),
+    ) {
+        let sa = static_shared!(WGMMA_CHECK_A, 8192, 1024) as *mut u16;
+        // Up to 256 x 64 bf16.
+        let sb = static_shared!(WGMMA_CHECK_B, 32768, 1024) as *mut u16;
+        let a_interleaved = const { unwrap!(wgmma_k_major_interleaved(64, 64)) };
+        let b_interleaved = const { unwrap!(wgmma_k_major_interleaved(N as i64, 64)) };
+        let a_sw128 = const { unwrap!(wgmma_k_major_sw128(64)) };
+        let b_sw128 = const { unwrap!(wgmma_k_major_sw128(N as i64)) };
+        let c_layout = const { unwrap!(wgmma_accumulator_layout(N as i64)) };
+        let t = tid();
+        let sw = swizzle != 0;
+        let mut e = t;
+        while e < 64 * 64 {
+            let (m, k) = ((e / 64) as i64, (e % 64) as i64);
+            let at = if sw { a_sw128.call(m + 64 * k) } else { a_interleaved.call(m + 64 * k) };
+            *sa.add(at as usize) = *a.add(e as usize);
+            e += 128;
         }
+        let mut e = t;
+        while e < N as u32 * 64 {
+            let (n, k) = ((e / 64) as i64, (e % 64) as i64);
+            let at = if sw { b_sw128.call(n + N as i64 * k) } else { b_interleaved.call(n + N as i64 * k) };
+            *sb.add(at as usize) = *b.add(e as usize);
+            e += 128;
+        }
+        // wgmma reads shared memory through the async proxy.
+        fence_proxy_async_shared_cta();
+        sync_threads();
+
+        let (a0, b0) = (shared_address(sa), shared_address(sb));
+        // (leading byte offset, stride byte offset, bytes from one k16 slice to the next)
+        let (lbo, sbo, step, mode) = if sw {
+            (16, 1024, 32, WgmmaSwizzle::B128)
+        } else {
+            (128, 1024, 256, WgmmaSwizzle::None)
+        };
+        let mut acc = [f32::NAN; R];
+        wgmma_fence();
+        for s in 0..4u32 {
+            let da = wgmma_descriptor(a0 + s * step, lbo, sbo, mode);
+            let db = wgmma_descriptor(b0 + s * step, lbo, sbo, mode);
+            mma(&mut acc, da, db, s > 0);
+        }
+        wgmma_commit_group();
+        wgmma_wait_group::<0>();
+        wgmma_fence_operands(&mut acc);
+        // Constant indices only: the accumulators stay in registers.
+        for_each_unrolled_mut(&mut acc, |v, x| {
+            let i = c_layout.call(t as i64 + 128 * v as i64);
+            *d.add(((i % 64) * N as i64 + i / 64) as usize) = *x;
+        });
+    }
+
+    macro_rules! wgmma_checks {
+        ($($name:ident, $n:literal, $r:literal, $mma:ident;)*) => {$(
+            kernel! {
+                #[doc = concat!(
+                    "`d = a * b` (64x", $n, ", K = 64) with `", stringify!($mma), "`: see `check`. ",
+                    "`b` is ", $n, "x64 (N x K). One block of 128 threads."
+                )]
+                pub fn $name(a: *const u16, b: *const u16, swizzle: u32, d: *mut f32) {
+                    check::<$n, $r>(a, b, swizzle, d, |acc, da, db, s| unsafe { $mma(acc, da, db, s) });
+                }
+            }
+        )*};
+    }
+
+    wgmma_checks! {
+        wgmma_m64n8k16_bf16_check, 8, 4, wgmma_m64n8k16_f32_bf16;
+        wgmma_m64n16k16_bf16_check, 16, 8, wgmma_m64n16k16_f32_bf16;
+        wgmma_m64n32k16_bf16_check, 32, 16, wgmma_m64n32k16_f32_bf16;
+        wgmma_m64n64k16_bf16_check, 64, 32, wgmma_m64n64k16_f32_bf16;
+        wgmma_m64n128k16_bf16_check, 128, 64, wgmma_m64n128k16_f32_bf16;
+        wgmma_m64n256k16_bf16_check, 256, 128, wgmma_m64n256k16_f32_bf16;
     }
 }

@@ -671,7 +671,8 @@ pub unsafe fn wgmma_wait_group<const N: u32>() {
 
 /// A compiler-only fence on accumulator registers (CUTLASS's `warpgroup_fence_operand`): an empty
 /// `asm` that "reads and writes" each register, so that no access to them moves across the
-/// surrounding wgmma fence, commit or wait. Emits no instruction.
+/// surrounding wgmma fence, commit or wait. Emits no instruction. Visits the registers with
+/// constant indices ([`for_each_unrolled_mut`]), so the array stays in registers.
 ///
 /// # Example
 /// ```
@@ -681,13 +682,50 @@ pub unsafe fn wgmma_wait_group<const N: u32>() {
 /// ```
 #[inline(always)]
 pub fn wgmma_fence_operands<const K: usize>(d: &mut [f32; K]) {
-    #[cfg(target_arch = "nvptx64")]
-    for x in d.iter_mut() {
+    for_each_unrolled_mut(d, |_, x| {
+        #[cfg(target_arch = "nvptx64")]
         // SAFETY: an empty template; the register keeps its value.
-        unsafe { asm!("// wgmma operand {0}", inout(reg32) *x, options(nostack)) };
+        unsafe {
+            asm!("// wgmma operand {0}", inout(reg32) *x, options(nostack))
+        };
+        #[cfg(not(target_arch = "nvptx64"))]
+        let _ = x;
+    });
+}
+
+/// Calls `f(i, &mut d[i])` for `i` in `0..K` (K at most 128) with each `i` a literal constant:
+/// fully unrolled, whatever LLVM's unrolling heuristics, so that an accumulator array indexed only
+/// this way stays in registers. A loop with a run-time index over a large register array (a wgmma
+/// epilogue over 64 or 128 accumulators, say) moves the array to local memory instead (a stack
+/// frame in ptxas's report, and injected `warpgroup.wait`s: C7517/C7519).
+///
+/// # Example
+/// ```
+/// use layout_tensor::device::mma::for_each_unrolled_mut;
+/// let mut d = [0.0f32; 64];
+/// for_each_unrolled_mut(&mut d, |i, x| *x = i as f32);
+/// assert_eq!(d[63], 63.0);
+/// ```
+///
+/// # Panics
+/// At compile time when `K > 128`.
+#[inline(always)]
+pub fn for_each_unrolled_mut<T, const K: usize>(d: &mut [T; K], mut f: impl FnMut(usize, &mut T)) {
+    const { assert!(K <= 128, "for_each_unrolled_mut visits at most 128 elements") };
+    macro_rules! visit {
+        ($($i:literal)*) => {$(
+            if let Some(x) = d.get_mut($i) {
+                f($i, x);
+            }
+        )*};
     }
-    #[cfg(not(target_arch = "nvptx64"))]
-    let _ = d;
+    visit!(
+        0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
+        32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63
+        64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83 84 85 86 87 88 89 90 91 92 93 94 95
+        96 97 98 99 100 101 102 103 104 105 106 107 108 109 110 111 112 113 114 115 116 117 118 119 120
+        121 122 123 124 125 126 127
+    );
 }
 
 macro_rules! wgmma_fns {
