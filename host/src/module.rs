@@ -6,7 +6,7 @@ use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
-use cudarc::driver::result::{self, DriverError};
+use cudarc::driver::result;
 use cudarc::driver::sys;
 
 use crate::context::Context;
@@ -46,6 +46,8 @@ impl Drop for ModuleInner {
 pub struct Module {
     inner: Arc<ModuleInner>,
     entries: Vec<String>,
+    /// The number of `.param`s of each entry, in the order of `entries`.
+    param_counts: Vec<usize>,
 }
 
 /// Attributes of a compiled kernel (`cuFuncGetAttribute`).
@@ -152,6 +154,37 @@ pub fn ptx_entry_names(ptx: &str) -> Vec<String> {
     names
 }
 
+/// The number of parameters of each `.entry` of `ptx`, in order (the `.param` declarations between
+/// the entry's parentheses).
+fn ptx_param_counts(ptx: &str) -> Vec<usize> {
+    let mut counts = Vec::new();
+    // Inside an entry's parameter list: the count so far.
+    let mut open: Option<usize> = None;
+    for line in ptx.lines() {
+        let code = line.split("//").next().unwrap_or("");
+        let mut text = code;
+        if open.is_none() {
+            match code.find(".entry ") {
+                Some(at) => {
+                    text = &code[at..];
+                    open = Some(0);
+                }
+                None => continue,
+            }
+        }
+        let end = text.find(')');
+        let counted = &text[..end.unwrap_or(text.len())];
+        let n = open.unwrap_or(0) + counted.matches(".param").count();
+        if end.is_some() {
+            counts.push(n);
+            open = None;
+        } else {
+            open = Some(n);
+        }
+    }
+    counts
+}
+
 impl Module {
     /// Loads `ptx` (JIT-compiled by the driver), with ptxas' error log in the error.
     pub(crate) fn load(ctx: &Arc<Context>, ptx: &str) -> Result<Module> {
@@ -191,7 +224,13 @@ impl Module {
         }
         // SAFETY: initialized by the successful call.
         let module = unsafe { module.assume_init() };
-        Ok(Module { inner: Arc::new(ModuleInner { module, ctx: ctx.clone() }), entries: ptx_entry_names(ptx) })
+        let entries = ptx_entry_names(ptx);
+        let mut param_counts = ptx_param_counts(ptx);
+        // Only trust the counts when they line up with the entries found.
+        if param_counts.len() != entries.len() {
+            param_counts.clear();
+        }
+        Ok(Module { inner: Arc::new(ModuleInner { module, ctx: ctx.clone() }), entries, param_counts })
     }
 
     /// The kernel named `name` (its Rust name in `kernels/`).
@@ -245,7 +284,12 @@ impl Module {
             func,
             name: name.to_string(),
             attributes,
-            params: param_sizes(func),
+            params: self
+                .entries
+                .iter()
+                .position(|e| e == name)
+                .and_then(|i| self.param_counts.get(i))
+                .and_then(|&count| param_sizes(func, count)),
             max_dynamic_shared: AtomicU32::new(max_dynamic),
             module: self.inner.clone(),
         })
@@ -265,19 +309,20 @@ impl Module {
     }
 }
 
-/// The sizes of a function's parameters, or `None` when the driver cannot tell.
-fn param_sizes(func: sys::CUfunction) -> Option<Vec<usize>> {
-    let mut sizes = Vec::new();
-    for i in 0..4096usize {
+/// The sizes of a function's `count` parameters (counted in its PTX), or `None` when the driver
+/// cannot tell. Only existing parameters are asked for: probing past the last one is a failing
+/// driver call, which compute-sanitizer reports as an error.
+fn param_sizes(func: sys::CUfunction, count: usize) -> Option<Vec<usize>> {
+    let mut sizes = Vec::with_capacity(count);
+    for i in 0..count {
         let (mut offset, mut size) = (0usize, 0usize);
         // SAFETY: valid function handle and out-parameters.
         match unsafe { sys::cuFuncGetParamInfo(func, i, &mut offset, &mut size) }.result() {
             Ok(()) => sizes.push(size),
-            Err(DriverError(sys::CUresult::CUDA_ERROR_INVALID_VALUE)) => return Some(sizes),
             Err(_) => return None,
         }
     }
-    None
+    Some(sizes)
 }
 
 impl Kernel {
@@ -366,7 +411,7 @@ impl Kernel {
 
 #[cfg(test)]
 mod tests {
-    use super::ptx_entry_names;
+    use super::{ptx_entry_names, ptx_param_counts};
 
     #[test]
     fn entry_names() {
@@ -374,6 +419,7 @@ mod tests {
                    .visible .entry vector_copy(\n\t.param .u64 vector_copy_param_0\n)\n{\n\tret;\n}\n\
                    .weak .entry w_1$x()\n{ ret; }\n.func helper()\n{ ret; }\n";
         assert_eq!(ptx_entry_names(ptx), ["vector_copy", "w_1$x"]);
+        assert_eq!(ptx_param_counts(ptx), [1, 0]);
         assert!(ptx_entry_names("").is_empty());
     }
 }
