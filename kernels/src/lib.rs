@@ -16,10 +16,9 @@
 
 #[macro_use]
 mod kernel_macro;
-pub mod device;
 pub mod checks;
 
-use device::global_thread_index_x;
+use layout_tensor::device::ids::global_thread_index_x;
 use layout::Layout;
 
 /// An 8 x 32 row-major tile: `(8,32):(32,1)`.
@@ -101,5 +100,5 @@ kernel! {
 #[cfg(not(test))]
 #[panic_handler]
 fn panic(_info: &core::panic::PanicInfo<'_>) -> ! {
-    device::trap()
+    layout_tensor::device::sync::trap()
 }
