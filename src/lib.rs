@@ -50,6 +50,9 @@ pub const KERNELS_SM90A_PTX: &str = include_str!(env!("KERNELS_SM90A_PTX"));
 
 pub mod banks;
 pub mod batch;
+/// The demo kernels' layouts: the very file `kernels/` compiles (`kernels/src/demo_layouts.rs`).
+#[path = "../kernels/src/demo_layouts.rs"]
+pub mod demo_layouts;
 pub mod expr;
 pub mod gpu_suite;
 pub mod svg;

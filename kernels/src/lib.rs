@@ -17,6 +17,8 @@
 #[macro_use]
 mod kernel_macro;
 pub mod checks;
+pub mod demo;
+pub mod demo_layouts;
 
 use layout_tensor::device::ids::global_thread_index_x;
 use layout::Layout;

@@ -1,8 +1,7 @@
-//! The cute-rs demo: the layouts of a tiled, vectorized copy and of a shared-memory transpose,
-//! derived with the layout algebra, and the kernels of the embedded PTX module.
-//!
-//! Launching the kernels on a GPU comes with the host runtime; until then the demo shows the
-//! layouts the GPU demo uses and checks on the CPU that they describe what they should.
+//! The cute-rs demo: a tiled, vectorized copy and a shared-memory transpose whose index math is
+//! written with the layout algebra. On a GPU it runs both, verifies them against the CPU and prints
+//! their bandwidth next to a device-to-device memcpy of the same bytes; without a GPU it says so and
+//! shows the layouts the kernels use.
 
 use layout::{
     coalesce, composition, logical_divide, make_layout_row_major, print_layout, right_inverse, upcast,
@@ -42,14 +41,41 @@ fn main() -> Result<(), LayoutError> {
     println!("a small example, logical_divide((8,8):(8,1), 4:1) = {quad}:");
     print!("{}", print_layout(quad));
 
-    println!("\nkernels in the embedded PTX module ({}):", cute_rs::KERNELS_PTX_ARCH);
-    for line in cute_rs::KERNELS_PTX.lines() {
-        if let Some(rest) = line.strip_prefix(".visible .entry ") {
-            println!("  {}", rest.trim_end_matches('('));
+    println!(
+        "\nkernel layouts (const, folded at compile time): copy {} in 128-bit units {}, transpose tile {}",
+        cute_rs::demo_layouts::COPY_TV,
+        cute_rs::demo_layouts::COPY_TV_X4,
+        cute_rs::demo_layouts::TRANSPOSE_SMEM
+    );
+    run_on_gpu();
+    Ok(())
+}
+
+fn run_on_gpu() {
+    use cute_rs::gpu_suite::demo;
+    let gpu = match host::Gpu::new(0) {
+        Ok(g) => g,
+        Err(e) => {
+            println!("\nno GPU here ({e}): the kernels above were not run.");
+            return;
+        }
+    };
+    println!("\nGPU: {}", gpu.properties().name);
+    let module = match gpu.load_module(cute_rs::KERNELS_PTX) {
+        Ok(m) => m,
+        Err(e) => return println!("loading the PTX failed: {e}"),
+    };
+    for bench in demo::benches() {
+        match (bench.run)(&gpu, &module) {
+            Ok(figures) => {
+                println!("{} (verified against the CPU):", bench.name);
+                for f in figures {
+                    println!("  {:<34} {:>8.3} {}", f.what, f.value, f.unit);
+                }
+            }
+            Err(e) => println!("{}: FAILED: {e}", bench.name),
         }
     }
-    println!("\nGPU: not launched by this demo yet (the host runtime is the next step); the layouts above are what it uses.");
-    Ok(())
 }
 
 /// Checks on the CPU that `l` maps `0..n` one-to-one onto `0..n`.

@@ -40,6 +40,7 @@ pub struct Bench {
 pub fn checks() -> Vec<Check> {
     let mut all = Vec::new();
     all.extend(smoke::checks());
+    all.extend(demo::checks());
     for area in [
         ids::checks,
         sync::checks,
@@ -58,7 +59,7 @@ pub fn checks() -> Vec<Check> {
 
 /// Every GPU benchmark of the project.
 pub fn benches() -> Vec<Bench> {
-    Vec::new()
+    demo::benches()
 }
 
 /// The result of one check.
@@ -150,6 +151,7 @@ pub fn fresh_seed() -> u64 {
 
 mod atomics;
 mod cp_async;
+pub mod demo;
 mod ids;
 mod memory;
 mod mma;

@@ -1,0 +1,106 @@
+//! The demo's kernels on the GPU: the tiled vectorized copy and the shared-memory transpose,
+//! verified against the CPU and timed next to a device-to-device `memcpy` of the same bytes.
+
+use host::{DeviceBuffer, Gpu, LaunchConfig, Module};
+
+use super::{expect_eq, fail, fresh_seed, random_f32, time_median, Bench, Check, Figure};
+
+/// Floats per block tile of `tiled_copy_f32x4`.
+const COPY_TILE: usize = crate::demo_layouts::COPY_TILE as usize;
+
+pub fn checks() -> Vec<Check> {
+    vec![
+        Check { name: "demo/tiled_copy_f32x4", run: |g, m| check_copy(g, m, 1 << 22) },
+        Check { name: "demo/transpose_f32", run: |g, m| check_transpose(g, m, 96, 160) },
+    ]
+}
+
+pub fn benches() -> Vec<Bench> {
+    vec![
+        Bench { name: "demo/copy 2^26 f32", run: |g, m| bench_copy(g, m, 1 << 26) },
+        Bench { name: "demo/transpose 8192x8192 f32", run: |g, m| bench_transpose(g, m, 8192, 8192) },
+    ]
+}
+
+fn launch_copy(gpu: &Gpu, module: &Module, src: &DeviceBuffer<f32>, dst: &DeviceBuffer<f32>) -> host::Result<()> {
+    let k = module.kernel("tiled_copy_f32x4")?;
+    let tiles = (src.len() / COPY_TILE) as u32;
+    unsafe { gpu.launch(&k, LaunchConfig::linear(tiles, 256)).arg(src).arg(dst).run() }
+}
+
+fn launch_transpose(
+    gpu: &Gpu,
+    module: &Module,
+    src: &DeviceBuffer<f32>,
+    dst: &DeviceBuffer<f32>,
+    m: u32,
+    n: u32,
+) -> host::Result<()> {
+    let k = module.kernel("transpose_f32")?;
+    let cfg = LaunchConfig { grid: (n / 32, m / 32, 1), block: (32, 8, 1), shared_mem_bytes: 0 };
+    unsafe { gpu.launch(&k, cfg).arg(src).arg(dst).arg(&m).arg(&n).run() }
+}
+
+/// Copies `n` fresh random floats (outputs poisoned) and compares exactly.
+pub fn check_copy(gpu: &Gpu, module: &Module, n: usize) -> Result<(), String> {
+    let data = random_f32(fresh_seed(), n);
+    let src = gpu.upload(&data).map_err(fail("upload"))?;
+    let mut dst = gpu.alloc::<f32>(n).map_err(fail("alloc"))?;
+    gpu.memset(&mut dst, 0xff).map_err(fail("poison"))?;
+    launch_copy(gpu, module, &src, &dst).map_err(fail("launch"))?;
+    expect_eq("tiled copy", &gpu.download(&dst).map_err(fail("download"))?, &data)
+}
+
+/// Transposes a fresh random `m x n` matrix (output poisoned) and compares with the CPU.
+pub fn check_transpose(gpu: &Gpu, module: &Module, m: usize, n: usize) -> Result<(), String> {
+    let data = random_f32(fresh_seed(), m * n);
+    let mut want = vec![0f32; m * n];
+    for r in 0..m {
+        for c in 0..n {
+            want[c * m + r] = data[r * n + c];
+        }
+    }
+    let src = gpu.upload(&data).map_err(fail("upload"))?;
+    let mut dst = gpu.alloc::<f32>(m * n).map_err(fail("alloc"))?;
+    gpu.memset(&mut dst, 0xff).map_err(fail("poison"))?;
+    launch_transpose(gpu, module, &src, &dst, m as u32, n as u32).map_err(fail("launch"))?;
+    expect_eq("transpose", &gpu.download(&dst).map_err(fail("download"))?, &want)
+}
+
+/// Bandwidth in TB/s of moving `bytes` (read + written) in `ms`.
+fn tbps(bytes: usize, ms: f32) -> f64 {
+    bytes as f64 / (ms as f64 * 1e-3) / 1e12
+}
+
+/// The median time of a device-to-device copy of `n` floats.
+fn memcpy_ms(gpu: &Gpu, src: &DeviceBuffer<f32>, dst: &mut DeviceBuffer<f32>) -> Result<f32, String> {
+    let mut once = || gpu.copy(src, dst);
+    time_median(gpu, 3, 20, &mut once)
+}
+
+pub fn bench_copy(gpu: &Gpu, module: &Module, n: usize) -> Result<Vec<Figure>, String> {
+    check_copy(gpu, module, n)?;
+    let src = gpu.upload(&random_f32(fresh_seed(), n)).map_err(fail("upload"))?;
+    let mut dst = gpu.alloc::<f32>(n).map_err(fail("alloc"))?;
+    let ours = time_median(gpu, 3, 20, || launch_copy(gpu, module, &src, &dst))?;
+    let peer = memcpy_ms(gpu, &src, &mut dst)?;
+    let bytes = 2 * n * 4;
+    Ok(vec![
+        Figure { what: "tiled_copy_f32x4".into(), value: tbps(bytes, ours), unit: "TB/s" },
+        Figure { what: "memcpy DtoD".into(), value: tbps(bytes, peer), unit: "TB/s" },
+        Figure { what: "copy / memcpy".into(), value: peer as f64 / ours as f64 * 100.0, unit: "%" },
+    ])
+}
+
+pub fn bench_transpose(gpu: &Gpu, module: &Module, m: usize, n: usize) -> Result<Vec<Figure>, String> {
+    check_transpose(gpu, module, 256, 512)?;
+    let src = gpu.upload(&random_f32(fresh_seed(), m * n)).map_err(fail("upload"))?;
+    let mut dst = gpu.alloc::<f32>(m * n).map_err(fail("alloc"))?;
+    let ours = time_median(gpu, 3, 20, || launch_transpose(gpu, module, &src, &dst, m as u32, n as u32))?;
+    let peer = memcpy_ms(gpu, &src, &mut dst)?;
+    let bytes = 2 * m * n * 4;
+    Ok(vec![
+        Figure { what: "transpose_f32 (32x33 smem tile)".into(), value: tbps(bytes, ours), unit: "TB/s" },
+        Figure { what: "memcpy DtoD (same bytes)".into(), value: tbps(bytes, peer), unit: "TB/s" },
+    ])
+}
