@@ -51,6 +51,7 @@ pub fn checks() -> Vec<Check> {
         cp_async::checks,
         tma::checks,
         mma::checks,
+        runtime::checks,
     ] {
         all.extend(area());
     }
@@ -156,6 +157,7 @@ mod ids;
 mod memory;
 mod mma;
 mod shared;
+mod runtime;
 mod smoke;
 mod sync;
 mod tma;

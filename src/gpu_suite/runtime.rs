@@ -1,0 +1,58 @@
+//! The host runtime's own checks on a GPU: invalid launches and tensor maps are refused with an
+//! error naming the condition (and nothing is launched), and the GPU stays usable afterwards.
+
+use host::{Gpu, HostError, LaunchConfig, Module, TmaOobFill, TmaSwizzle};
+use layout::Layout;
+
+use super::{fail, Check};
+
+pub fn checks() -> Vec<Check> {
+    vec![
+        Check { name: "runtime/invalid_launches_are_refused", run: invalid_launches },
+        Check { name: "runtime/invalid_tensor_maps_are_refused", run: invalid_tensor_maps },
+    ]
+}
+
+/// `Err(Invalid)` whose message contains `want`, else a description of what came instead.
+fn expect_invalid<T>(what: &str, r: host::Result<T>, want: &str) -> Result<(), String> {
+    match r {
+        Err(HostError::Invalid(msg)) if msg.contains(want) => Ok(()),
+        Err(e) => Err(format!("{what}: expected an invalid-argument error mentioning {want:?}, got: {e}")),
+        Ok(_) => Err(format!("{what}: accepted, expected an error mentioning {want:?}")),
+    }
+}
+
+fn invalid_launches(gpu: &Gpu, module: &Module) -> Result<(), String> {
+    let k = module.kernel("vector_copy").map_err(fail("kernel"))?;
+    let buf = gpu.alloc::<f32>(1024).map_err(fail("alloc"))?;
+    let props = gpu.properties().clone();
+    let too_many_threads = LaunchConfig::linear(1, props.max_threads_per_block + 32);
+    expect_invalid("block too large", unsafe { gpu.launch(&k, too_many_threads).arg(&buf).arg(&buf).run() }, "block")?;
+    let zero_grid = LaunchConfig::linear(0, 32);
+    expect_invalid("empty grid", unsafe { gpu.launch(&k, zero_grid).arg(&buf).arg(&buf).run() }, "grid")?;
+    let too_much_smem = LaunchConfig::linear(1, 32).with_shared_mem(props.max_shared_memory_per_block_optin + 1024);
+    expect_invalid("shared memory", unsafe { gpu.launch(&k, too_much_smem).arg(&buf).arg(&buf).run() }, "shared")?;
+    let ok = LaunchConfig::linear(1, 32);
+    expect_invalid("missing argument", unsafe { gpu.launch(&k, ok).arg(&buf).run() }, "argument")?;
+    // Nothing above reached the GPU: it still runs a correct launch.
+    let src = gpu.upload(&[1.5f32; 32]).map_err(fail("upload"))?;
+    let mut dst = gpu.alloc::<f32>(32).map_err(fail("alloc"))?;
+    gpu.memset(&mut dst, 0xff).map_err(fail("poison"))?;
+    unsafe { gpu.launch(&k, ok).arg(&src).arg(&dst).run() }.map_err(fail("valid launch"))?;
+    super::expect_eq("after refused launches", &gpu.download(&dst).map_err(fail("download"))?, &[1.5f32; 32])
+}
+
+fn invalid_tensor_maps(gpu: &Gpu, _module: &Module) -> Result<(), String> {
+    let buf = gpu.alloc::<f32>(64 * 64).map_err(fail("alloc"))?;
+    let layout = |s: &str| Layout::parse(s).map_err(fail("layout"));
+    // A row of 33 floats is 132 bytes: not a multiple of 16.
+    let misaligned = layout("(33,64):(1,33)")?;
+    expect_invalid("misaligned stride", gpu.tensor_map(&buf, misaligned, &[32, 8], TmaSwizzle::None, TmaOobFill::Zero), "16")?;
+    let good = layout("(64,64):(1,64)")?;
+    expect_invalid("box too large", gpu.tensor_map(&buf, good, &[512, 8], TmaSwizzle::None, TmaOobFill::Zero), "box")?;
+    expect_invalid("box wider than the swizzle", gpu.tensor_map(&buf, good, &[64, 8], TmaSwizzle::B32, TmaOobFill::Zero), "swizzle")?;
+    let ints = gpu.alloc::<u32>(64 * 64).map_err(fail("alloc"))?;
+    expect_invalid("NaN fill of integers", gpu.tensor_map(&ints, good, &[32, 8], TmaSwizzle::None, TmaOobFill::Nan), "NaN")?;
+    gpu.tensor_map(&buf, good, &[32, 8], TmaSwizzle::B128, TmaOobFill::Zero).map_err(fail("a valid tensor map"))?;
+    Ok(())
+}
