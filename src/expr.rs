@@ -224,6 +224,10 @@ pub fn apply(op: &str, args: &[Value]) -> Result<Value, ExprError> {
     Ok(match op {
         "make_layout" => {
             one(1, usize::MAX)?;
+            // CuTe's make_layout(shape, stride) for two tuples; make_layout(l0, l1, ...) otherwise.
+            if let [Tuple(shape), Tuple(stride)] = args {
+                return Ok(Layout(layout::Layout::new(*shape, *stride)?));
+            }
             if args.len() == 1 {
                 Layout(l(0)?)
             } else {
