@@ -56,4 +56,8 @@ pub mod demo_layouts;
 pub mod expr;
 pub mod gpu_suite;
 pub mod svg;
+/// The layouts of the `LayoutTensor` copy kernel: the very file `kernels/` compiles
+/// (`kernels/src/tensor_copy_layouts.rs`).
+#[path = "../kernels/src/tensor_copy_layouts.rs"]
+pub mod tensor_copy_layouts;
 pub mod tile;

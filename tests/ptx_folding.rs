@@ -187,3 +187,24 @@ fn checks_catch_loops_divisions_and_local_memory() {
     assert_eq!(problems.len(), 1, "{problems:#?}");
     assert!(problems[0].contains("a branch (the kernel should be straight-line code)"));
 }
+
+/// The `LayoutTensor` copy (`kernels/src/tensor_copy.rs`: static tile, `vectorize`, `distribute`,
+/// register fragment) is straight-line code with no local memory, and moves each thread's four
+/// vectors with four 128-bit loads and four 128-bit stores (no scalar global access).
+#[test]
+fn tensor_copy_f32_is_folded() {
+    assert_folded("tensor_copy_f32");
+    let body = kernel_body(KERNELS_PTX, "tensor_copy_f32");
+    let (_, instructions) = parse_body(body);
+    let wide = |prefix: &str| {
+        instructions
+            .iter()
+            .filter(|i| i.opcode == format!("{prefix}.v2.b64") || i.opcode == format!("{prefix}.v4.b32") || i.opcode == format!("{prefix}.v4.f32"))
+            .count()
+    };
+    let scalar_global = instructions
+        .iter()
+        .filter(|i| (i.opcode.starts_with("ld.global") || i.opcode.starts_with("st.global")) && !i.opcode.contains(".v"))
+        .count();
+    assert_eq!((wide("ld.global"), wide("st.global"), scalar_global), (4, 4, 0), "its PTX body:\n{body}");
+}

@@ -19,6 +19,8 @@ mod kernel_macro;
 pub mod checks;
 pub mod demo;
 pub mod demo_layouts;
+pub mod tensor_copy;
+pub mod tensor_copy_layouts;
 
 use layout_tensor::device::ids::global_thread_index_x;
 use layout::Layout;

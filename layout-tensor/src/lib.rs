@@ -1,8 +1,45 @@
 //! Tensor views over `layout`'s layouts: a pointer, a layout and an address space, with slicing,
 //! tiling, copies and the device primitives underneath (GPU and CPU implementations behind one API).
 //!
-//! Skeleton: the views come next.
+//! # `LayoutTensor`
+//! A [`LayoutTensor`] is a pointer, a layout source, an address-space marker and bounds. The same
+//! code runs on host slices (tests, CPU) and in device code; the crate is `no_std` without `alloc`.
+//!
+//! ```
+//! use layout_tensor::{static_layout, LayoutTensor, Static};
+//! static_layout!(Matrix = "(4,8):(8,1)"); // 4 x 8 row-major
+//! static_layout!(Tile = "(2,4)");         // 2 x 4 tiles
+//! static_layout!(Threads = "(2,2):(2,1)");
+//! let mut data: Vec<f32> = (0..32).map(|x| x as f32).collect();
+//! let m = LayoutTensor::new(&mut data, Static::<Matrix>::new()).unwrap();
+//! let tile = m.tile::<Tile, 2>([1, 1]);          // rows 2..4, columns 4..8
+//! assert_eq!(tile.at([0, 0]), 20.0);
+//! let frag = tile.distribute::<Threads, 2>(1);    // thread 1 = (0,1): columns 1 and 3 of row 0
+//! assert_eq!((frag.get(0), frag.get(1)), (21.0, 23.0));
+//! ```
+//!
+//! ## Static and run-time layouts: zero cost
+//! A layout is either a run-time [`layout::Layout`] value or a [`Static`] layout: a zero-sized type
+//! implementing [`StaticLayout`] (declared with [`static_layout!`]) whose layout is an associated
+//! constant. Views of a static tensor are static too: [`LayoutTensor::tile`],
+//! [`vectorize`](LayoutTensor::vectorize), [`distribute`](LayoutTensor::distribute),
+//! [`compose`](LayoutTensor::compose) return tensors whose layout types (`TileOf<S, T>`,
+//! `Upcast<S, W>`, `Partition<S, Th>`, ...) compute their layouts with the algebra in `const`
+//! items on stable Rust, so a violated precondition is a compile-time error and the index math of
+//! a kernel folds to constants (checked on the PTX by the root package's `tests/ptx_folding.rs`).
+//! The same operations on run-time layouts return `Result`s.
+//!
+//! Coordinates are per-mode: one integer per top-level mode (the mode's colexicographic 1-D
+//! coordinate), as `[i64; R]`; hierarchical coordinates go through [`LayoutTensor::at_tuple`].
+//!
+//! ## Alignment
+//! [`LayoutTensor::load`]/[`store`](LayoutTensor::store) of `W`-wide vectors and every access to
+//! [`Vector`] elements are single aligned accesses; misalignment is checked by `debug_assert!`
+//! (host tests, debug builds) and is undefined behaviour in release builds. Run-time
+//! [`vectorize`](LayoutTensor::vectorize) returns an error for a misaligned base;
+//! [`LayoutTensor::is_vector_aligned`] tells beforehand.
 #![no_std]
+#![warn(missing_docs)]
 // Inline PTX and the nvptx intrinsics are nightly features of the device target only: the host
 // build stays on stable.
 #![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch, stdarch_nvptx))]
@@ -10,4 +47,20 @@
 // (barriers, shuffles, votes) or of known range (special registers), in `device`.
 #![cfg_attr(target_arch = "nvptx64", feature(link_llvm_intrinsics), allow(internal_features))]
 
+pub use layout;
+
+pub mod copy;
 pub mod device;
+pub mod fragment;
+pub mod mask;
+pub mod static_layout;
+pub mod tensor;
+pub mod tile;
+pub mod view;
+
+pub use copy::copy_partitioned;
+pub use fragment::Fragment;
+pub use mask::{Bounds, Clip, Full};
+pub use static_layout::{LayoutSource, Static, StaticLayout};
+pub use tensor::{AddressSpace, Element, Global, LayoutTensor, Local, Shared, Vector};
+pub use tile::TileIter;

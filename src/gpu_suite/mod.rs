@@ -41,6 +41,7 @@ pub fn checks() -> Vec<Check> {
     let mut all = Vec::new();
     all.extend(smoke::checks());
     all.extend(demo::checks());
+    all.extend(tensor_copy::checks());
     for area in [
         ids::checks,
         sync::checks,
@@ -60,7 +61,9 @@ pub fn checks() -> Vec<Check> {
 
 /// Every GPU benchmark of the project.
 pub fn benches() -> Vec<Bench> {
-    demo::benches()
+    let mut all = demo::benches();
+    all.extend(tensor_copy::benches());
+    all
 }
 
 /// The result of one check.
@@ -160,5 +163,6 @@ mod shared;
 mod runtime;
 mod smoke;
 mod sync;
+pub mod tensor_copy;
 mod tma;
 mod warp;

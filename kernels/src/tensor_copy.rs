@@ -1,0 +1,29 @@
+//! A tiled, vectorized copy written with `LayoutTensor`: static matrix and tile layouts, 128-bit
+//! vectors through `vectorize`, each thread's fragment through `distribute`, a register fragment
+//! through `make_fragment_like`. The index math is the layout algebra's, computed by the compiler;
+//! `tests/ptx_folding.rs` checks that the kernel is straight-line code.
+
+use crate::tensor_copy_layouts::{BlockTile, Matrix, Threads};
+use layout_tensor::device::ids::{block_idx_x, block_idx_y, thread_idx_x};
+use layout_tensor::{LayoutTensor, Static};
+
+kernel! {
+    /// `dst = src` for the 8192 x 8192 row-major f32 matrices of
+    /// [`Matrix`](crate::tensor_copy_layouts::Matrix): block `(x, y)` copies the 32 x 128 tile at
+    /// tile coordinate `(y, x)`; its 256 threads each load their 4 vectors of 4 floats into
+    /// registers, then store them.
+    ///
+    /// Preconditions: `src` and `dst` are 16-byte aligned arrays of 8192 * 8192 floats; block
+    /// `(256,1,1)`, grid `(64, 256, 1)`.
+    pub fn tensor_copy_f32(src: *const f32, dst: *mut f32) {
+        let src = LayoutTensor::<f32, _>::from_ptr(src as *mut f32, Static::<Matrix>::new());
+        let dst = LayoutTensor::<f32, _>::from_ptr(dst, Static::<Matrix>::new());
+        let tile = [block_idx_y() as i64, block_idx_x() as i64];
+        let t = thread_idx_x() as usize;
+        let s = src.tile::<BlockTile, 2>(tile).vectorize::<4>().distribute::<Threads, 2>(t);
+        let d = dst.tile::<BlockTile, 2>(tile).vectorize::<4>().distribute::<Threads, 2>(t);
+        let mut regs = s.make_fragment_like::<4>();
+        regs.tensor().copy_from(&s);
+        d.copy_from(&regs.tensor());
+    }
+}

@@ -1,0 +1,59 @@
+//! The static layouts of `tensor_copy_f32` (`kernels/src/tensor_copy.rs`), in their own file so that
+//! the host (through `cute_rs::tensor_copy_layouts`) launches and checks exactly what the kernel uses.
+
+use layout_tensor::static_layout;
+
+/// Rows of the copied matrix.
+/// ```
+/// assert_eq!(cute_rs::tensor_copy_layouts::ROWS, 8192);
+/// ```
+pub const ROWS: usize = 8192;
+/// Columns of the copied matrix.
+/// ```
+/// assert_eq!(cute_rs::tensor_copy_layouts::COLS, 8192);
+/// ```
+pub const COLS: usize = 8192;
+/// Rows of a block tile.
+/// ```
+/// assert_eq!(cute_rs::tensor_copy_layouts::TILE_ROWS, 32);
+/// ```
+pub const TILE_ROWS: usize = 32;
+/// Columns of a block tile.
+/// ```
+/// assert_eq!(cute_rs::tensor_copy_layouts::TILE_COLS, 128);
+/// ```
+pub const TILE_COLS: usize = 128;
+/// Threads per block.
+/// ```
+/// use layout_tensor::StaticLayout;
+/// use cute_rs::tensor_copy_layouts::{Threads, THREADS};
+/// assert_eq!(Threads::SIZE, THREADS as usize);
+/// ```
+pub const THREADS: u32 = 256;
+
+static_layout!(
+    /// The whole matrix: 8192 x 8192 f32, row-major.
+    /// ```
+    /// use layout_tensor::StaticLayout;
+    /// assert_eq!(cute_rs::tensor_copy_layouts::Matrix::LAYOUT.size(), 8192 * 8192);
+    /// ```
+    pub Matrix = "(8192,8192):(8192,1)"
+);
+static_layout!(
+    /// A block's tile: 32 x 128 floats (16 KiB).
+    /// ```
+    /// use layout_tensor::StaticLayout;
+    /// assert_eq!(cute_rs::tensor_copy_layouts::BlockTile::SIZE, 4096);
+    /// ```
+    pub BlockTile = "(32,128)"
+);
+static_layout!(
+    /// The block's threads over the tile of 128-bit vectors (32 x 32 vectors): 8 x 32, row-major,
+    /// so that a warp reads one row of 32 consecutive vectors (512 contiguous bytes); each thread
+    /// moves 4 vectors (rows r, r+8, r+16, r+24).
+    /// ```
+    /// use layout_tensor::StaticLayout;
+    /// assert_eq!(cute_rs::tensor_copy_layouts::Threads::LAYOUT.call(1), 32);
+    /// ```
+    pub Threads = "(8,32):(32,1)"
+);

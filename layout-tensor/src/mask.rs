@@ -1,0 +1,65 @@
+//! Bounds of a tensor view: [`Full`] (every element exists; zero-sized, checks compile away) or
+//! [`Clip`] (a partial tile: run-time extents per mode, every access and copy predicated).
+
+/// Which coordinates of a view hold elements.
+///
+/// # Example
+/// ```
+/// use layout_tensor::{Bounds, Clip, Full};
+/// assert!(Full.contains(&[7, 9]));
+/// assert!(Clip { extent: [2, 3] }.contains(&[1, 2]));
+/// assert!(!Clip { extent: [2, 3] }.contains(&[2, 0]));
+/// ```
+pub trait Bounds: Copy {
+    /// `true` when every coordinate is in bounds (the checks are constant `true`).
+    const FULL: bool;
+    /// Whether the per-mode coordinate `coord` (one entry per top-level mode) is in bounds.
+    fn contains(&self, coord: &[i64]) -> bool;
+}
+
+/// Every element exists: the bounds of full tiles and ordinary tensors (zero-sized).
+///
+/// # Example
+/// ```
+/// use layout_tensor::{Bounds, Full};
+/// assert!(Full::FULL && core::mem::size_of::<Full>() == 0);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Full;
+
+impl Bounds for Full {
+    const FULL: bool = true;
+    #[inline(always)]
+    fn contains(&self, _coord: &[i64]) -> bool {
+        true
+    }
+}
+
+/// A partial tile: mode `k` holds elements at coordinates `0..extent[k]` only.
+///
+/// # Example
+/// ```
+/// use layout_tensor::{Bounds, Clip};
+/// let c = Clip { extent: [3, 1] };
+/// assert!(c.contains(&[2, 0]) && !c.contains(&[0, 1]));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Clip<const R: usize> {
+    /// The in-bounds extent of each top-level mode.
+    pub extent: [i64; R],
+}
+
+impl<const R: usize> Bounds for Clip<R> {
+    const FULL: bool = false;
+    #[inline(always)]
+    fn contains(&self, coord: &[i64]) -> bool {
+        let mut k = 0;
+        while k < R {
+            if coord[k] >= self.extent[k] {
+                return false;
+            }
+            k += 1;
+        }
+        true
+    }
+}

@@ -1,0 +1,375 @@
+//! Layout sources: where a tensor's layout comes from. A run-time [`Layout`] value, or a static
+//! layout carried by a zero-sized type ([`StaticLayout`], wrapped in [`Static`]), whose layout is an
+//! associated constant computed by the algebra at compile time.
+//!
+//! Derived static views ([`TileOf`], [`TileRest`], [`Upcast`], [`Partition`], [`Composed`],
+//! [`Coalesced`], [`Selected`]) are generic zero-sized types whose `LAYOUT` is a `const` computed
+//! from their parameters' layouts: a tile of a static tensor has a static layout, so evaluating it in
+//! a kernel folds to constants, and a violated precondition stops compilation with the algebra's
+//! message.
+
+use core::marker::PhantomData;
+use layout::{Layout, LayoutError, MAX_LEAVES};
+
+/// The modes of a layout as its evaluator needs them: for each top-level mode, its range of flat
+/// leaves and its size. Computed once per layout (a constant for static layouts).
+///
+/// # Example
+/// ```
+/// use layout_tensor::static_layout::Modes;
+/// let m = Modes::of(layout::Layout::parse("((2,3),4):((1,2),6)").unwrap());
+/// assert_eq!((m.rank, m.start[1], m.size[0], m.size[1]), (2, 2, 6, 4));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Modes {
+    /// Number of top-level modes.
+    pub rank: usize,
+    /// Mode `k` covers the flat leaves `start[k]..start[k + 1]`.
+    pub start: [usize; MAX_LEAVES + 1],
+    /// Size (product of the shape) of mode `k`.
+    pub size: [i64; MAX_LEAVES],
+}
+
+impl Modes {
+    /// The modes of `l`.
+    ///
+    /// # Example
+    /// ```
+    /// use layout_tensor::static_layout::Modes;
+    /// assert_eq!(Modes::of(layout::Layout::parse("(4,8):(8,1)").unwrap()).size[1], 8);
+    /// ```
+    pub const fn of(l: Layout) -> Modes {
+        let mut m = Modes { rank: l.rank(), start: [0; MAX_LEAVES + 1], size: [0; MAX_LEAVES] };
+        let mut k = 0;
+        let mut at = 0;
+        while k < m.rank {
+            let mode = layout::unwrap!(l.mode(k));
+            m.start[k] = at;
+            m.size[k] = mode.size();
+            at += mode.shape().num_leaves();
+            k += 1;
+        }
+        m.start[k] = at;
+        m
+    }
+}
+
+/// Where a tensor's layout comes from: a run-time [`Layout`] or a [`Static`] layout (a constant).
+///
+/// # Example
+/// ```
+/// use layout_tensor::{static_layout, LayoutSource, Static};
+/// static_layout!(pub Row = "(2,4):(4,1)");
+/// let s: Static<Row> = Static::new();
+/// assert_eq!(s.layout(), layout::Layout::parse("(2,4):(4,1)").unwrap());
+/// assert_eq!(s.layout().call(1), 4);
+/// ```
+pub trait LayoutSource: Copy {
+    /// `Some(layout)` when the layout is known at compile time.
+    const STATIC: Option<Layout> = None;
+    /// The layout.
+    fn layout(&self) -> Layout;
+    /// Its modes (see [`Modes`]).
+    #[inline(always)]
+    fn modes(&self) -> Modes {
+        Modes::of(self.layout())
+    }
+}
+
+impl LayoutSource for Layout {
+    #[inline(always)]
+    fn layout(&self) -> Layout {
+        *self
+    }
+}
+
+/// A layout known at compile time, carried by a zero-sized marker type. Declare one with
+/// [`static_layout!`](crate::static_layout!); use it as a tensor's layout through [`Static`].
+///
+/// # Example
+/// ```
+/// use layout_tensor::{static_layout, StaticLayout};
+/// static_layout!(pub Col = "(4,2):(1,4)");
+/// assert_eq!(Col::LAYOUT.size(), 8);
+/// ```
+pub trait StaticLayout: Copy {
+    /// The layout.
+    const LAYOUT: Layout;
+    /// Its modes.
+    const MODES: Modes = Modes::of(Self::LAYOUT);
+    /// Its size, as a `usize`.
+    const SIZE: usize = Self::LAYOUT.size() as usize;
+}
+
+/// Declares a zero-sized marker type implementing [`StaticLayout`] from CuTe notation (parsed by
+/// the compiler; a malformed layout fails compilation).
+///
+/// # Example
+/// ```
+/// use layout_tensor::{static_layout, StaticLayout};
+/// static_layout!(pub Tile = "(32,8):(1,32)");
+/// static_layout!(Tiny = "4:1");
+/// assert_eq!(Tile::LAYOUT.cosize(), 256);
+/// assert_eq!(Tiny::SIZE, 4);
+/// ```
+#[macro_export]
+macro_rules! static_layout {
+    ($(#[$attr:meta])* $vis:vis $name:ident = $notation:expr) => {
+        $(#[$attr])*
+        #[derive(Clone, Copy, Debug, Default)]
+        $vis struct $name;
+        impl $crate::StaticLayout for $name {
+            const LAYOUT: $crate::layout::Layout = $crate::layout::unwrap!($crate::layout::Layout::parse($notation));
+        }
+    };
+}
+
+/// A [`LayoutSource`] whose layout is the constant `S::LAYOUT` (zero-sized).
+///
+/// # Example
+/// ```
+/// use layout_tensor::{static_layout, LayoutSource, Static};
+/// static_layout!(L = "8:2");
+/// assert_eq!(core::mem::size_of::<Static<L>>(), 0);
+/// assert_eq!(Static::<L>::new().layout().call(3), 6);
+/// ```
+pub struct Static<S>(PhantomData<S>);
+
+impl<S> Static<S> {
+    /// The (only) value.
+    ///
+    /// # Example
+    /// ```
+    /// # use layout_tensor::{static_layout, Static};
+    /// static_layout!(L = "8:1");
+    /// let _ = Static::<L>::new();
+    /// ```
+    pub const fn new() -> Self {
+        Static(PhantomData)
+    }
+}
+impl<S> Clone for Static<S> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<S> Copy for Static<S> {}
+impl<S> Default for Static<S> {
+    fn default() -> Self {
+        Static(PhantomData)
+    }
+}
+impl<S> core::fmt::Debug for Static<S> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("Static")
+    }
+}
+
+impl<S: StaticLayout> LayoutSource for Static<S> {
+    const STATIC: Option<Layout> = Some(S::LAYOUT);
+    #[inline(always)]
+    fn layout(&self) -> Layout {
+        S::LAYOUT
+    }
+    #[inline(always)]
+    fn modes(&self) -> Modes {
+        S::MODES
+    }
+}
+
+/// The by-mode tiler of a tile shape: mode `k` of `tile` becomes `size(mode k):1`.
+const fn tiler(tile: Layout) -> ([Layout; MAX_LEAVES], usize) {
+    let mut t = [Layout::trivial(); MAX_LEAVES];
+    let r = tile.rank();
+    let mut k = 0;
+    while k < r {
+        t[k] = layout::unwrap!(Layout::int(layout::unwrap!(tile.mode(k)).size(), 1));
+        k += 1;
+    }
+    (t, r)
+}
+
+/// CuTe's `zipped_divide(a, shape(tile))`: `((tile modes), (rest modes))`, the tile taken mode by
+/// mode as `size(mode k):1`.
+///
+/// # Errors
+/// The errors of [`layout::zipped_divide_by_mode`] (a tile extent that does not divide its mode).
+///
+/// # Example
+/// ```
+/// use layout::Layout;
+/// let z = layout_tensor::static_layout::divide_by_shape(
+///     Layout::parse("(4,4):(4,1)").unwrap(), Layout::parse("(2,2):(1,2)").unwrap()).unwrap();
+/// assert_eq!(z.to_string(), "((2,2),(2,2)):((4,1),(8,2))");
+/// ```
+pub const fn divide_by_shape(a: Layout, tile: Layout) -> Result<Layout, LayoutError> {
+    let (t, r) = tiler(tile);
+    layout::zipped_divide_by_mode(a, t.split_at(r).0)
+}
+
+/// Mode `i` of a zipped layout, kept a tuple with the tile's rank (a rank-1 mode is re-wrapped so
+/// that coordinates keep one entry per mode).
+const fn zipped_mode(z: Layout, i: usize) -> Layout {
+    layout::unwrap!(z.mode(i))
+}
+
+/// The vectorized layout of `l` in units of `w` elements: requires a leaf of stride 1 whose extent
+/// `w` divides, and every other nonzero stride divisible by `w`; then [`layout::upcast`].
+///
+/// # Errors
+/// [`LayoutError::InvalidArgument`] naming the violated condition.
+///
+/// # Example
+/// ```
+/// use layout::Layout;
+/// let v = layout_tensor::static_layout::vectorized(Layout::parse("(4,8):(8,1)").unwrap(), 4).unwrap();
+/// assert_eq!(v.to_string(), "(4,2):(2,1)");
+/// assert!(layout_tensor::static_layout::vectorized(Layout::parse("(4,6):(6,1)").unwrap(), 4).is_err());
+/// ```
+pub const fn vectorized(l: Layout, w: i64) -> Result<Layout, LayoutError> {
+    let shape = l.shape();
+    let stride = l.stride();
+    let s = shape.leaves();
+    let d = stride.leaves();
+    let mut unit = false;
+    let mut i = 0;
+    while i < s.len() {
+        if d[i] == 1 && !unit && s[i] % w == 0 {
+            unit = true;
+        } else if s[i] != 1 && d[i] % w != 0 {
+            return Err(LayoutError::InvalidArgument {
+                op: "vectorize",
+                condition: "every stride but the unit one must be a multiple of the vector width",
+                value: d[i],
+            });
+        }
+        i += 1;
+    }
+    if !unit {
+        return Err(LayoutError::InvalidArgument {
+            op: "vectorize",
+            condition: "a mode of stride 1 whose extent the vector width divides is required",
+            value: w,
+        });
+    }
+    layout::upcast(l, w)
+}
+
+/// `S` tiled by the tile shape `T`, the tile mode: `mode 0 of divide_by_shape(S, T)`.
+///
+/// # Example
+/// ```
+/// use layout_tensor::{static_layout, StaticLayout, static_layout::TileOf};
+/// static_layout!(M = "(8,8):(8,1)");
+/// static_layout!(T = "(2,4)");
+/// assert_eq!(TileOf::<M, T>::LAYOUT.to_string(), "(2,4):(8,1)");
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TileOf<S, T>(PhantomData<(S, T)>);
+impl<S: StaticLayout, T: StaticLayout> StaticLayout for TileOf<S, T> {
+    const LAYOUT: Layout = zipped_mode(layout::unwrap!(divide_by_shape(S::LAYOUT, T::LAYOUT)), 0);
+}
+
+/// The rest mode of `S` tiled by `T` (tile coordinate -> tile origin).
+///
+/// # Example
+/// ```
+/// use layout_tensor::{static_layout, StaticLayout, static_layout::TileRest};
+/// static_layout!(M = "(8,8):(8,1)");
+/// static_layout!(T = "(2,4)");
+/// assert_eq!(TileRest::<M, T>::LAYOUT.to_string(), "(4,2):(16,4)");
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TileRest<S, T>(PhantomData<(S, T)>);
+impl<S: StaticLayout, T: StaticLayout> StaticLayout for TileRest<S, T> {
+    const LAYOUT: Layout = zipped_mode(layout::unwrap!(divide_by_shape(S::LAYOUT, T::LAYOUT)), 1);
+}
+
+/// `S` in units of `W`-element vectors ([`vectorized`]).
+///
+/// # Example
+/// ```
+/// use layout_tensor::{static_layout, StaticLayout, static_layout::Upcast};
+/// static_layout!(M = "(4,8):(8,1)");
+/// assert_eq!(Upcast::<M, 4>::LAYOUT.to_string(), "(4,2):(2,1)");
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Upcast<S, const W: usize>(PhantomData<S>);
+impl<S: StaticLayout, const W: usize> StaticLayout for Upcast<S, W> {
+    const LAYOUT: Layout = layout::unwrap!(vectorized(S::LAYOUT, W as i64));
+}
+
+/// One thread's fragment of `S` distributed over the thread layout `Th` (CuTe's local_partition):
+/// the rest mode of `divide_by_shape(S, Th)`.
+///
+/// # Example
+/// ```
+/// use layout_tensor::{static_layout, StaticLayout, static_layout::Partition};
+/// static_layout!(M = "(4,4):(4,1)");
+/// static_layout!(Th = "(2,2):(1,2)");
+/// assert_eq!(Partition::<M, Th>::LAYOUT.to_string(), "(2,2):(8,2)");
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Partition<S, Th>(PhantomData<(S, Th)>);
+impl<S: StaticLayout, Th: StaticLayout> StaticLayout for Partition<S, Th> {
+    const LAYOUT: Layout = zipped_mode(layout::unwrap!(divide_by_shape(S::LAYOUT, Th::LAYOUT)), 1);
+}
+
+/// Thread coordinate -> fragment origin of `S` distributed over `Th`: mode 0 of
+/// `divide_by_shape(S, Th)`.
+///
+/// # Example
+/// ```
+/// use layout_tensor::{static_layout, StaticLayout, static_layout::PartitionOrigin};
+/// static_layout!(M = "(4,4):(4,1)");
+/// static_layout!(Th = "(2,2):(1,2)");
+/// assert_eq!(PartitionOrigin::<M, Th>::LAYOUT.to_string(), "(2,2):(4,1)");
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PartitionOrigin<S, Th>(PhantomData<(S, Th)>);
+impl<S: StaticLayout, Th: StaticLayout> StaticLayout for PartitionOrigin<S, Th> {
+    const LAYOUT: Layout = zipped_mode(layout::unwrap!(divide_by_shape(S::LAYOUT, Th::LAYOUT)), 0);
+}
+
+/// `S ∘ B` ([`layout::composition`]): a reshaped or reordered view.
+///
+/// # Example
+/// ```
+/// use layout_tensor::{static_layout, StaticLayout, static_layout::Composed};
+/// static_layout!(M = "(4,4):(4,1)");
+/// static_layout!(T = "(4,4):(4,1)");
+/// assert_eq!(Composed::<M, T>::LAYOUT.to_string(), "(4,4):(1,4)");
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Composed<S, B>(PhantomData<(S, B)>);
+impl<S: StaticLayout, B: StaticLayout> StaticLayout for Composed<S, B> {
+    const LAYOUT: Layout = layout::unwrap!(layout::composition(S::LAYOUT, B::LAYOUT));
+}
+
+/// `coalesce(S)`.
+///
+/// # Example
+/// ```
+/// use layout_tensor::{static_layout, StaticLayout, static_layout::Coalesced};
+/// static_layout!(M = "(4,4):(1,4)");
+/// assert_eq!(Coalesced::<M>::LAYOUT.to_string(), "16:1");
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Coalesced<S>(PhantomData<S>);
+impl<S: StaticLayout> StaticLayout for Coalesced<S> {
+    const LAYOUT: Layout = layout::coalesce(S::LAYOUT);
+}
+
+/// Modes `I, J` of `S` in that order (a transpose when `(1, 0)`): [`layout::select`].
+///
+/// # Example
+/// ```
+/// use layout_tensor::{static_layout, StaticLayout, static_layout::Selected};
+/// static_layout!(M = "(4,8):(8,1)");
+/// assert_eq!(Selected::<M, 1, 0>::LAYOUT.to_string(), "(8,4):(1,8)");
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Selected<S, const I: usize, const J: usize>(PhantomData<S>);
+impl<S: StaticLayout, const I: usize, const J: usize> StaticLayout for Selected<S, I, J> {
+    const LAYOUT: Layout = layout::unwrap!(layout::select(S::LAYOUT, &[I, J]));
+}

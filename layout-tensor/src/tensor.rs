@@ -1,0 +1,636 @@
+//! [`LayoutTensor`]: a pointer, a layout (run-time or static), an address-space marker and bounds,
+//! with element access by index and by coordinate and `W`-wide vector loads and stores.
+
+use core::marker::PhantomData;
+use layout::{IntTuple, Layout, LayoutError};
+
+use crate::mask::{Bounds, Full};
+use crate::static_layout::{LayoutSource, Modes};
+
+/// A value a tensor can hold: read and written through raw pointers; vectors ([`Vector`]) are read
+/// with one aligned access.
+///
+/// # Safety
+/// `read`/`write` must be sound for a pointer valid for `Self` and aligned as [`Element::ALIGN`].
+///
+/// # Example
+/// ```
+/// use layout_tensor::{Element, Vector};
+/// assert_eq!(<Vector<f32, 4>>::ALIGN, 16);
+/// assert_eq!(f32::ZERO, 0.0);
+/// ```
+pub unsafe trait Element: Copy {
+    /// The zero value (fragments start zeroed).
+    const ZERO: Self;
+    /// Alignment every access needs, in bytes.
+    const ALIGN: usize = core::mem::align_of::<Self>();
+    /// Reads one value.
+    ///
+    /// # Safety
+    /// `p` valid for reads and aligned to [`Element::ALIGN`].
+    #[inline(always)]
+    unsafe fn read(p: *const Self) -> Self {
+        p.read()
+    }
+    /// Writes one value.
+    ///
+    /// # Safety
+    /// `p` valid for writes and aligned to [`Element::ALIGN`].
+    #[inline(always)]
+    unsafe fn write(p: *mut Self, v: Self) {
+        p.write(v)
+    }
+}
+
+macro_rules! scalar {
+    ($($t:ty = $z:expr),*) => { $(unsafe impl Element for $t { const ZERO: Self = $z; })* };
+}
+scalar!(u8 = 0, u16 = 0, u32 = 0, u64 = 0, usize = 0, i8 = 0, i16 = 0, i32 = 0, i64 = 0, isize = 0, f32 = 0.0, f64 = 0.0);
+
+/// `W` consecutive elements accessed as one (aligned) vector: the element type of a
+/// [`vectorize`](LayoutTensor::vectorize)d view. `W * size_of::<T>()` bytes, aligned to that size
+/// (up to 16) on every access.
+///
+/// # Example
+/// ```
+/// use layout_tensor::Vector;
+/// let v = Vector([1f32, 2.0, 3.0, 4.0]);
+/// assert_eq!(v.0[2], 3.0);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(transparent)]
+pub struct Vector<T, const W: usize>(pub [T; W]);
+
+#[repr(C, align(16))]
+struct A16<X>(X);
+#[repr(C, align(8))]
+struct A8<X>(X);
+#[repr(C, align(4))]
+struct A4<X>(X);
+#[repr(C, align(2))]
+struct A2<X>(X);
+
+/// The alignment of a vector of `bytes` bytes: the largest power of two dividing it, at most 16.
+///
+/// # Example
+/// ```
+/// assert_eq!(layout_tensor::tensor::vector_align(16), 16);
+/// assert_eq!(layout_tensor::tensor::vector_align(12), 4);
+/// assert_eq!(layout_tensor::tensor::vector_align(64), 16);
+/// ```
+pub const fn vector_align(bytes: usize) -> usize {
+    if bytes % 16 == 0 {
+        16
+    } else if bytes % 8 == 0 {
+        8
+    } else if bytes % 4 == 0 {
+        4
+    } else if bytes % 2 == 0 {
+        2
+    } else {
+        1
+    }
+}
+
+/// Reads `W` consecutive values at `p` as one aligned vector access.
+///
+/// # Safety
+/// `p` valid for `W` reads and aligned to `vector_align(W * size_of::<T>())`.
+#[inline(always)]
+unsafe fn read_vec<T: Copy, const W: usize>(p: *const T) -> [T; W] {
+    let bytes = W * core::mem::size_of::<T>();
+    debug_assert!(p as usize % vector_align(bytes) == 0, "misaligned vector read");
+    // Whole words of the vector's size: one aligned access that LLVM keeps whole (an aggregate
+    // copy could be split into scalar accesses).
+    match bytes {
+        16 => core::mem::transmute_copy(&*(p as *const u128)),
+        8 => core::mem::transmute_copy(&*(p as *const u64)),
+        4 => core::mem::transmute_copy(&*(p as *const u32)),
+        2 => core::mem::transmute_copy(&*(p as *const u16)),
+        _ => match vector_align(bytes) {
+            16 => (*(p as *const A16<[T; W]>)).0,
+            8 => (*(p as *const A8<[T; W]>)).0,
+            4 => (*(p as *const A4<[T; W]>)).0,
+            2 => (*(p as *const A2<[T; W]>)).0,
+            _ => (p as *const [T; W]).read(),
+        },
+    }
+}
+
+/// Writes `W` consecutive values at `p` as one aligned vector access.
+///
+/// # Safety
+/// `p` valid for `W` writes and aligned to `vector_align(W * size_of::<T>())`.
+#[inline(always)]
+unsafe fn write_vec<T: Copy, const W: usize>(p: *mut T, v: [T; W]) {
+    let bytes = W * core::mem::size_of::<T>();
+    debug_assert!(p as usize % vector_align(bytes) == 0, "misaligned vector write");
+    match bytes {
+        16 => *(p as *mut u128) = core::mem::transmute_copy(&v),
+        8 => *(p as *mut u64) = core::mem::transmute_copy(&v),
+        4 => *(p as *mut u32) = core::mem::transmute_copy(&v),
+        2 => *(p as *mut u16) = core::mem::transmute_copy(&v),
+        _ => match vector_align(bytes) {
+            16 => *(p as *mut A16<[T; W]>) = A16(v),
+            8 => *(p as *mut A8<[T; W]>) = A8(v),
+            4 => *(p as *mut A4<[T; W]>) = A4(v),
+            2 => *(p as *mut A2<[T; W]>) = A2(v),
+            _ => (p as *mut [T; W]).write(v),
+        },
+    }
+}
+
+unsafe impl<T: Element, const W: usize> Element for Vector<T, W> {
+    const ZERO: Self = Vector([T::ZERO; W]);
+    const ALIGN: usize = vector_align(W * core::mem::size_of::<T>());
+    #[inline(always)]
+    unsafe fn read(p: *const Self) -> Self {
+        Vector(read_vec::<T, W>(p as *const T))
+    }
+    #[inline(always)]
+    unsafe fn write(p: *mut Self, v: Self) {
+        write_vec::<T, W>(p as *mut T, v.0)
+    }
+}
+
+/// The memory a tensor points to. A marker only: accesses are generic-address loads and stores
+/// (the compiler infers the state space where it can); kernels needing cache operators use
+/// [`crate::device::memory`] on [`LayoutTensor::ptr_at`].
+///
+/// # Example
+/// ```
+/// use layout_tensor::{AddressSpace, Shared};
+/// assert_eq!(Shared::NAME, "shared");
+/// ```
+pub trait AddressSpace: Copy + Default {
+    /// The state space's name.
+    const NAME: &'static str;
+}
+/// GPU global memory (or host memory on the CPU).
+///
+/// # Example
+/// ```
+/// use layout_tensor::{AddressSpace, Global};
+/// assert_eq!(Global::NAME, "global");
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Global;
+/// GPU shared memory.
+///
+/// # Example
+/// ```
+/// use layout_tensor::{AddressSpace, Shared};
+/// assert_eq!(Shared::NAME, "shared");
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Shared;
+/// Registers / local memory (fragments).
+///
+/// # Example
+/// ```
+/// use layout_tensor::{AddressSpace, Local};
+/// assert_eq!(Local::NAME, "local");
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Local;
+impl AddressSpace for Global {
+    const NAME: &'static str = "global";
+}
+impl AddressSpace for Shared {
+    const NAME: &'static str = "shared";
+}
+impl AddressSpace for Local {
+    const NAME: &'static str = "local";
+}
+
+/// Offset of coordinate `c` of top-level mode `k` (its 1-D, colexicographic coordinate).
+#[inline(always)]
+pub(crate) fn mode_offset(l: &Layout, m: &Modes, k: usize, c: i64) -> i64 {
+    let shape = l.shape();
+    let stride = l.stride();
+    let (s, d) = (shape.leaves(), stride.leaves());
+    let (a, b) = (m.start[k], m.start[k + 1]);
+    let mut c = c;
+    let mut r = 0;
+    let mut j = a;
+    while j + 1 < b {
+        r += (c % s[j]) * d[j];
+        c /= s[j];
+        j += 1;
+    }
+    r + c * d[b - 1]
+}
+
+/// Offset of a per-mode coordinate (one 1-D coordinate per top-level mode).
+#[inline(always)]
+pub(crate) fn coord_offset(l: &Layout, m: &Modes, coord: &[i64]) -> i64 {
+    debug_assert!(coord.len() == m.rank, "a coordinate needs one entry per top-level mode");
+    let mut r = 0;
+    let mut k = 0;
+    while k < coord.len() {
+        r += mode_offset(l, m, k, coord[k]);
+        k += 1;
+    }
+    r
+}
+
+/// A view of memory through a layout: element `i` (1-D index) lives at `ptr + layout(i)`.
+///
+/// * `T`: the element ([`Element`]: numbers, or [`Vector`]s after [`vectorize`](Self::vectorize));
+/// * `L`: the layout, a run-time [`Layout`] or a [`Static`](crate::Static) one (index math folds to
+///   constants);
+/// * `A`: the address space marker ([`Global`], [`Shared`], [`Local`]);
+/// * `B`: the bounds ([`Full`], or [`Clip`](crate::Clip) for partial tiles: accesses through
+///   [`copy_from`](Self::copy_from) and [`contains`](Self::contains) are predicated).
+///
+/// A view is `Copy`, like a raw pointer: views of the same memory coexist (that is the point of
+/// tiles and per-thread fragments), and writes go through `&self`. Build one from a `&mut [T]`
+/// (checked: the layout's cosize fits, strides are non-negative) or, in kernels, from a raw pointer
+/// (`unsafe`).
+///
+/// # Example
+/// ```
+/// use layout_tensor::LayoutTensor;
+/// use layout::Layout;
+/// let mut data: Vec<f32> = (0..8).map(|x| x as f32).collect();
+/// let t = LayoutTensor::new(&mut data, Layout::parse("(2,4):(4,1)").unwrap()).unwrap();
+/// assert_eq!(t.at([1, 2]), 6.0); // row 1, column 2 of a row-major 2 x 4 matrix
+/// assert_eq!(t.get(1), 4.0);     // 1-D index 1 is coordinate (1,0)
+/// t.set_at([0, 3], 30.0);
+/// assert_eq!(data[3], 30.0);
+/// ```
+pub struct LayoutTensor<'a, T, L: LayoutSource = Layout, A: AddressSpace = Global, B: Bounds = Full> {
+    pub(crate) ptr: *mut T,
+    pub(crate) layout: L,
+    pub(crate) bounds: B,
+    pub(crate) _m: PhantomData<(&'a [T], A)>,
+}
+
+impl<T, L: LayoutSource, A: AddressSpace, B: Bounds> Clone for LayoutTensor<'_, T, L, A, B> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T, L: LayoutSource, A: AddressSpace, B: Bounds> Copy for LayoutTensor<'_, T, L, A, B> {}
+
+impl<'a, T: Element, L: LayoutSource> LayoutTensor<'a, T, L, Global, Full> {
+    /// A view of `data` through `layout`.
+    ///
+    /// # Errors
+    /// [`LayoutError::InvalidArgument`] when a stride is negative or `cosize(layout) > data.len()`.
+    ///
+    /// # Example
+    /// ```
+    /// use layout_tensor::LayoutTensor;
+    /// let mut v = [0u32; 6];
+    /// assert!(LayoutTensor::new(&mut v, layout::Layout::parse("(2,3):(1,2)").unwrap()).is_ok());
+    /// assert!(LayoutTensor::new(&mut v, layout::Layout::parse("(2,4):(1,2)").unwrap()).is_err());
+    /// ```
+    pub fn new(data: &'a mut [T], layout: L) -> Result<Self, LayoutError> {
+        let l = layout.layout();
+        let stride = l.stride();
+        for &d in stride.leaves() {
+            if d < 0 {
+                return Err(LayoutError::InvalidArgument { op: "LayoutTensor::new", condition: "strides must be non-negative", value: d });
+            }
+        }
+        if l.cosize() > data.len() as i64 {
+            return Err(LayoutError::InvalidArgument {
+                op: "LayoutTensor::new",
+                condition: "the layout's cosize must not exceed the slice's length",
+                value: l.cosize(),
+            });
+        }
+        Ok(LayoutTensor { ptr: data.as_mut_ptr(), layout, bounds: Full, _m: PhantomData })
+    }
+}
+
+impl<'a, T: Element, L: LayoutSource, A: AddressSpace> LayoutTensor<'a, T, L, A, Full> {
+    /// A view of raw memory (device code: kernel arguments, shared arrays).
+    ///
+    /// # Safety
+    /// `ptr + layout(i)` must be valid (and aligned to `T::ALIGN`) for every index `i` accessed, for
+    /// `'a`.
+    ///
+    /// # Example
+    /// ```
+    /// use layout_tensor::{LayoutTensor, Shared};
+    /// let mut v = [1i32, 2, 3, 4];
+    /// let t = unsafe { LayoutTensor::<i32, _, Shared>::from_ptr(v.as_mut_ptr(), layout::Layout::parse("4:1").unwrap()) };
+    /// assert_eq!(t.get(3), 4);
+    /// ```
+    #[inline(always)]
+    pub unsafe fn from_ptr(ptr: *mut T, layout: L) -> Self {
+        LayoutTensor { ptr, layout, bounds: Full, _m: PhantomData }
+    }
+}
+
+impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'a, T, L, A, B> {
+    /// The layout.
+    ///
+    /// # Example
+    /// ```
+    /// # use layout_tensor::LayoutTensor;
+    /// let mut v = [0u8; 4];
+    /// let t = LayoutTensor::new(&mut v, layout::Layout::parse("4:1").unwrap()).unwrap();
+    /// assert_eq!(t.layout().to_string(), "4:1");
+    /// ```
+    #[inline(always)]
+    pub fn layout(&self) -> Layout {
+        self.layout.layout()
+    }
+
+    /// The layout source (a [`Layout`] or a zero-sized [`Static`](crate::Static)).
+    ///
+    /// # Example
+    /// ```
+    /// # use layout_tensor::LayoutTensor;
+    /// let mut v = [0u8; 4];
+    /// let t = LayoutTensor::new(&mut v, layout::Layout::parse("4:1").unwrap()).unwrap();
+    /// assert_eq!(t.source().size(), 4);
+    /// ```
+    #[inline(always)]
+    pub fn source(&self) -> L {
+        self.layout
+    }
+
+    /// The bounds (`Full` or the clipped extents of a partial tile).
+    ///
+    /// # Example
+    /// ```
+    /// # use layout_tensor::{LayoutTensor, Full};
+    /// let mut v = [0u8; 4];
+    /// let t = LayoutTensor::new(&mut v, layout::Layout::parse("4:1").unwrap()).unwrap();
+    /// assert_eq!(t.bounds(), Full);
+    /// ```
+    #[inline(always)]
+    pub fn bounds(&self) -> B {
+        self.bounds
+    }
+
+    /// The number of elements (the layout's size; a partial tile's size is its tile's).
+    ///
+    /// # Example
+    /// ```
+    /// # use layout_tensor::LayoutTensor;
+    /// let mut v = [0u8; 8];
+    /// assert_eq!(LayoutTensor::new(&mut v, layout::Layout::parse("(2,4):(4,1)").unwrap()).unwrap().size(), 8);
+    /// ```
+    #[inline(always)]
+    pub fn size(&self) -> usize {
+        self.layout.layout().size() as usize
+    }
+
+    /// The base pointer (element 0's address when `layout(0) == 0`).
+    ///
+    /// # Example
+    /// ```
+    /// # use layout_tensor::LayoutTensor;
+    /// let mut v = [0u8; 4];
+    /// let p = v.as_mut_ptr();
+    /// assert_eq!(LayoutTensor::new(&mut v, layout::Layout::parse("4:1").unwrap()).unwrap().as_ptr(), p);
+    /// ```
+    #[inline(always)]
+    pub fn as_ptr(&self) -> *mut T {
+        self.ptr
+    }
+
+    /// The offset of 1-D index `i`: `layout(i)`.
+    ///
+    /// # Example
+    /// ```
+    /// # use layout_tensor::LayoutTensor;
+    /// let mut v = [0u8; 8];
+    /// let t = LayoutTensor::new(&mut v, layout::Layout::parse("(2,4):(4,1)").unwrap()).unwrap();
+    /// assert_eq!(t.offset(1), 4);
+    /// ```
+    #[inline(always)]
+    pub fn offset(&self, i: usize) -> isize {
+        self.layout.layout().call(i as i64) as isize
+    }
+
+    /// The offset of a per-mode coordinate: one entry per top-level mode, each the mode's 1-D
+    /// (colexicographic) coordinate, so nested modes take one integer.
+    ///
+    /// # Example
+    /// ```
+    /// # use layout_tensor::LayoutTensor;
+    /// let mut v = [0u8; 8];
+    /// let t = LayoutTensor::new(&mut v, layout::Layout::parse("((2,2),2):((1,4),2)").unwrap()).unwrap();
+    /// assert_eq!(t.offset_at([3, 1]), 1 + 4 + 2);
+    /// ```
+    #[inline(always)]
+    pub fn offset_at<const R: usize>(&self, coord: [i64; R]) -> isize {
+        let m = self.layout.modes();
+        debug_assert!(R == m.rank, "coordinate rank differs from the layout's");
+        coord_offset(&self.layout.layout(), &m, &coord) as isize
+    }
+
+    /// The address of 1-D index `i`.
+    ///
+    /// # Example
+    /// ```
+    /// # use layout_tensor::LayoutTensor;
+    /// let mut v = [5u8, 6, 7, 8];
+    /// let t = LayoutTensor::new(&mut v, layout::Layout::parse("2:2").unwrap()).unwrap();
+    /// assert_eq!(unsafe { *t.ptr_at(1) }, 7);
+    /// ```
+    #[inline(always)]
+    pub fn ptr_at(&self, i: usize) -> *mut T {
+        self.ptr.wrapping_offset(self.offset(i))
+    }
+
+    /// Whether 1-D index `i` is in bounds (always for [`Full`] bounds, a constant).
+    ///
+    /// # Example
+    /// ```
+    /// # use layout_tensor::LayoutTensor;
+    /// let mut v = [0u8; 4];
+    /// assert!(LayoutTensor::new(&mut v, layout::Layout::parse("4:1").unwrap()).unwrap().contains(3));
+    /// ```
+    #[inline(always)]
+    pub fn contains(&self, i: usize) -> bool {
+        if B::FULL {
+            return true;
+        }
+        let m = self.layout.modes();
+        let mut c = [0i64; layout::MAX_LEAVES];
+        let mut rest = i as i64;
+        let mut k = 0;
+        while k < m.rank {
+            if k + 1 < m.rank {
+                c[k] = rest % m.size[k];
+                rest /= m.size[k];
+            } else {
+                c[k] = rest;
+            }
+            k += 1;
+        }
+        self.bounds.contains(&c[..m.rank])
+    }
+
+    /// Element `i` (1-D index). Debug builds check `i < size()`; the index must be in bounds.
+    ///
+    /// # Example
+    /// ```
+    /// # use layout_tensor::LayoutTensor;
+    /// let mut v = [1u16, 2, 3, 4];
+    /// let t = LayoutTensor::new(&mut v, layout::Layout::parse("(2,2):(2,1)").unwrap()).unwrap();
+    /// assert_eq!(t.get(1), 3);
+    /// ```
+    #[inline(always)]
+    pub fn get(&self, i: usize) -> T {
+        debug_assert!(i < self.size(), "index out of the tensor");
+        unsafe { T::read(self.ptr_at(i)) }
+    }
+
+    /// Writes element `i` (1-D index).
+    ///
+    /// # Example
+    /// ```
+    /// # use layout_tensor::LayoutTensor;
+    /// let mut v = [0u16; 4];
+    /// LayoutTensor::new(&mut v, layout::Layout::parse("(2,2):(2,1)").unwrap()).unwrap().set(1, 9);
+    /// assert_eq!(v, [0, 0, 9, 0]);
+    /// ```
+    #[inline(always)]
+    pub fn set(&self, i: usize, v: T) {
+        debug_assert!(i < self.size(), "index out of the tensor");
+        unsafe { T::write(self.ptr_at(i), v) }
+    }
+
+    /// Element at a per-mode coordinate (see [`offset_at`](Self::offset_at)).
+    ///
+    /// # Example
+    /// ```
+    /// # use layout_tensor::LayoutTensor;
+    /// let mut v = [1u16, 2, 3, 4];
+    /// let t = LayoutTensor::new(&mut v, layout::Layout::parse("(2,2):(2,1)").unwrap()).unwrap();
+    /// assert_eq!(t.at([0, 1]), 2);
+    /// ```
+    #[inline(always)]
+    pub fn at<const R: usize>(&self, coord: [i64; R]) -> T {
+        unsafe { T::read(self.ptr.wrapping_offset(self.offset_at(coord))) }
+    }
+
+    /// Writes the element at a per-mode coordinate.
+    ///
+    /// # Example
+    /// ```
+    /// # use layout_tensor::LayoutTensor;
+    /// let mut v = [0u16; 4];
+    /// LayoutTensor::new(&mut v, layout::Layout::parse("(2,2):(2,1)").unwrap()).unwrap().set_at([1, 0], 5);
+    /// assert_eq!(v, [0, 0, 5, 0]);
+    /// ```
+    #[inline(always)]
+    pub fn set_at<const R: usize>(&self, coord: [i64; R], v: T) {
+        unsafe { T::write(self.ptr.wrapping_offset(self.offset_at(coord)), v) }
+    }
+
+    /// Element at a hierarchical coordinate ([`layout::crd2idx`], checked).
+    ///
+    /// # Errors
+    /// The errors of [`layout::crd2idx`] (rank mismatch, out of bounds).
+    ///
+    /// # Example
+    /// ```
+    /// # use layout_tensor::LayoutTensor;
+    /// use layout::IntTuple;
+    /// let mut v: Vec<u32> = (0..8).collect();
+    /// let t = LayoutTensor::new(&mut v, layout::Layout::parse("((2,2),2):((1,4),2)").unwrap()).unwrap();
+    /// assert_eq!(t.at_tuple(IntTuple::parse("((1,1),1)").unwrap()).unwrap(), 7);
+    /// assert_eq!(t.at_tuple(IntTuple::parse("(3,1)").unwrap()).unwrap(), 7); // 1-D coordinate in a nested mode
+    /// assert!(t.at_tuple(IntTuple::parse("(4,1)").unwrap()).is_err());
+    /// ```
+    pub fn at_tuple(&self, coord: IntTuple) -> Result<T, LayoutError> {
+        let off = layout::crd2idx(coord, self.layout.layout())?;
+        Ok(unsafe { T::read(self.ptr.wrapping_offset(off as isize)) })
+    }
+
+    /// Reads `W` consecutive elements of memory starting at element `i`'s address as one vector
+    /// access (Mojo's `load[W]`). Alignment: the address must be aligned to
+    /// `vector_align(W * size_of::<T>())` (checked in debug builds; [`is_vector_aligned`](Self::is_vector_aligned)
+    /// tells beforehand).
+    ///
+    /// # Example
+    /// ```
+    /// # use layout_tensor::LayoutTensor;
+    /// #[repr(align(16))] struct Buf([f32; 8]);
+    /// let mut b = Buf([0., 1., 2., 3., 4., 5., 6., 7.]);
+    /// let t = LayoutTensor::new(&mut b.0, layout::Layout::parse("(2,4):(4,1)").unwrap()).unwrap();
+    /// assert_eq!(t.load::<4>(1), [4., 5., 6., 7.]); // row 1
+    /// ```
+    #[inline(always)]
+    pub fn load<const W: usize>(&self, i: usize) -> [T; W] {
+        unsafe { read_vec::<T, W>(self.ptr_at(i)) }
+    }
+
+    /// Writes `W` consecutive elements starting at element `i`'s address (one vector access; same
+    /// alignment rule as [`load`](Self::load)).
+    ///
+    /// # Example
+    /// ```
+    /// # use layout_tensor::LayoutTensor;
+    /// #[repr(align(16))] struct Buf([f32; 8]);
+    /// let mut b = Buf([0.; 8]);
+    /// LayoutTensor::new(&mut b.0, layout::Layout::parse("(2,4):(4,1)").unwrap()).unwrap().store::<4>(1, [1., 2., 3., 4.]);
+    /// assert_eq!(b.0, [0., 0., 0., 0., 1., 2., 3., 4.]);
+    /// ```
+    #[inline(always)]
+    pub fn store<const W: usize>(&self, i: usize, v: [T; W]) {
+        unsafe { write_vec::<T, W>(self.ptr_at(i), v) }
+    }
+
+    /// Whether a `W`-wide [`load`](Self::load)/[`store`](Self::store) at index `i` is aligned.
+    ///
+    /// # Example
+    /// ```
+    /// # use layout_tensor::LayoutTensor;
+    /// #[repr(align(16))] struct Buf([f32; 8]);
+    /// let mut b = Buf([0.; 8]);
+    /// let t = LayoutTensor::new(&mut b.0, layout::Layout::parse("8:1").unwrap()).unwrap();
+    /// assert!(t.is_vector_aligned::<4>(4) && !t.is_vector_aligned::<4>(2));
+    /// ```
+    #[inline(always)]
+    pub fn is_vector_aligned<const W: usize>(&self, i: usize) -> bool {
+        self.ptr_at(i) as usize % vector_align(W * core::mem::size_of::<T>()) == 0
+    }
+
+    /// The same view through a run-time [`Layout`] value (for the run-time operations).
+    ///
+    /// # Example
+    /// ```
+    /// use layout_tensor::{static_layout, LayoutTensor, Static};
+    /// static_layout!(L = "4:1");
+    /// let mut v = [0u8; 4];
+    /// let t = LayoutTensor::new(&mut v, Static::<L>::new()).unwrap();
+    /// assert_eq!(t.dynamic().layout().to_string(), "4:1");
+    /// ```
+    #[inline(always)]
+    pub fn dynamic(self) -> LayoutTensor<'a, T, Layout, A, B> {
+        LayoutTensor { ptr: self.ptr, layout: self.layout.layout(), bounds: self.bounds, _m: PhantomData }
+    }
+
+    /// The same memory through another layout source (a reshape), no checks.
+    ///
+    /// # Safety
+    /// Every offset of `layout` must stay inside the memory this view may access.
+    ///
+    /// # Example
+    /// ```
+    /// # use layout_tensor::LayoutTensor;
+    /// let mut v: Vec<u8> = (0..6).collect();
+    /// let t = LayoutTensor::new(&mut v, layout::Layout::parse("6:1").unwrap()).unwrap();
+    /// let m = unsafe { t.with_layout(layout::Layout::parse("(2,3):(3,1)").unwrap()) };
+    /// assert_eq!(m.at([1, 0]), 3);
+    /// ```
+    #[inline(always)]
+    pub unsafe fn with_layout<L2: LayoutSource>(self, layout: L2) -> LayoutTensor<'a, T, L2, A, B> {
+        LayoutTensor { ptr: self.ptr, layout, bounds: self.bounds, _m: PhantomData }
+    }
+
+    #[inline(always)]
+    pub(crate) fn rebuild<T2, L2: LayoutSource, B2: Bounds>(ptr: *mut T2, layout: L2, bounds: B2) -> LayoutTensor<'a, T2, L2, A, B2> {
+        LayoutTensor { ptr, layout, bounds, _m: PhantomData }
+    }
+}

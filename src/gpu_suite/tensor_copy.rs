@@ -1,0 +1,56 @@
+//! The `LayoutTensor` copy kernel (`kernels/src/tensor_copy.rs`) on the GPU: verified exactly against
+//! its input and timed next to a device-to-device `memcpy` of the same bytes.
+
+use host::{DeviceBuffer, Gpu, LaunchConfig, Module};
+
+use super::{expect_eq, fail, fresh_seed, random_f32, time_median, Bench, Check, Figure};
+use crate::tensor_copy_layouts::{COLS, ROWS, THREADS, TILE_COLS, TILE_ROWS};
+
+pub fn checks() -> Vec<Check> {
+    vec![Check { name: "tensor/tensor_copy_f32 8192x8192", run: check_copy }]
+}
+
+pub fn benches() -> Vec<Bench> {
+    vec![Bench { name: "tensor/copy 8192x8192 f32 (LayoutTensor)", run: bench_copy }]
+}
+
+fn launch(gpu: &Gpu, module: &Module, src: &DeviceBuffer<f32>, dst: &DeviceBuffer<f32>) -> host::Result<()> {
+    let k = module.kernel("tensor_copy_f32")?;
+    let cfg = LaunchConfig {
+        grid: ((COLS / TILE_COLS) as u32, (ROWS / TILE_ROWS) as u32, 1),
+        block: (THREADS, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    unsafe { gpu.launch(&k, cfg).arg(src).arg(dst).run() }
+}
+
+/// Copies a fresh random matrix (output poisoned) and compares exactly.
+pub fn check_copy(gpu: &Gpu, module: &Module) -> Result<(), String> {
+    let n = ROWS * COLS;
+    let data = random_f32(fresh_seed(), n);
+    let src = gpu.upload(&data).map_err(fail("upload"))?;
+    let mut dst = gpu.alloc::<f32>(n).map_err(fail("alloc"))?;
+    gpu.memset(&mut dst, 0xff).map_err(fail("poison"))?;
+    launch(gpu, module, &src, &dst).map_err(fail("launch"))?;
+    expect_eq("tensor copy", &gpu.download(&dst).map_err(fail("download"))?, &data)
+}
+
+/// Bandwidth in TB/s of moving `bytes` (read + written) in `ms`.
+fn tbps(bytes: usize, ms: f32) -> f64 {
+    bytes as f64 / (ms as f64 * 1e-3) / 1e12
+}
+
+pub fn bench_copy(gpu: &Gpu, module: &Module) -> Result<Vec<Figure>, String> {
+    check_copy(gpu, module)?;
+    let n = ROWS * COLS;
+    let src = gpu.upload(&random_f32(fresh_seed(), n)).map_err(fail("upload"))?;
+    let mut dst = gpu.alloc::<f32>(n).map_err(fail("alloc"))?;
+    let ours = time_median(gpu, 3, 20, || launch(gpu, module, &src, &dst))?;
+    let peer = time_median(gpu, 3, 20, || gpu.copy(&src, &mut dst))?;
+    let bytes = 2 * n * 4;
+    Ok(vec![
+        Figure { what: "tensor_copy_f32 (LayoutTensor)".into(), value: tbps(bytes, ours), unit: "TB/s" },
+        Figure { what: "memcpy DtoD".into(), value: tbps(bytes, peer), unit: "TB/s" },
+        Figure { what: "copy / memcpy".into(), value: peer as f64 / ours as f64 * 100.0, unit: "%" },
+    ])
+}
