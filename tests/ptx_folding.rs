@@ -208,3 +208,20 @@ fn tensor_copy_f32_is_folded() {
         .count();
     assert_eq!((wide("ld.global"), wide("st.global"), scalar_global), (4, 4, 0), "its PTX body:\n{body}");
 }
+
+/// The masked `LayoutTensor` copy (`tensor_copy_masked_f32`: partial tiles of a 1000 x 1000 matrix)
+/// keeps its index math folded (no local memory, no division, no loop); its predication may branch
+/// forward around the accesses of elements out of bounds, never backward.
+#[test]
+fn tensor_copy_masked_f32_is_folded_and_predicated() {
+    let body = kernel_body(KERNELS_PTX, "tensor_copy_masked_f32");
+    let problems: Vec<String> = folding_problems(body)
+        .into_iter()
+        .filter(|p| !p.ends_with("a branch (the kernel should be straight-line code)"))
+        .collect();
+    assert!(problems.is_empty(), "tensor_copy_masked_f32:\n  {}\nits PTX body:\n{body}", problems.join("\n  "));
+    let (_, instructions) = parse_body(body);
+    let count = |prefix: &str| instructions.iter().filter(|i| i.opcode.starts_with(prefix)).count();
+    // 16 predicated loads and 16 predicated stores per thread.
+    assert_eq!((count("ld.global"), count("st.global")), (16, 16), "its PTX body:\n{body}");
+}

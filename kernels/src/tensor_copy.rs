@@ -3,7 +3,7 @@
 //! through `make_fragment_like`. The index math is the layout algebra's, computed by the compiler;
 //! `tests/ptx_folding.rs` checks that the kernel is straight-line code.
 
-use crate::tensor_copy_layouts::{BlockTile, Matrix, Threads};
+use crate::tensor_copy_layouts::{BlockTile, Matrix, OddMatrix, Threads};
 use layout_tensor::device::ids::{block_idx_x, block_idx_y, thread_idx_x};
 use layout_tensor::{LayoutTensor, Static};
 
@@ -23,6 +23,27 @@ kernel! {
         let s = src.tile::<BlockTile, 2>(tile).vectorize::<4>().distribute::<Threads, 2>(t);
         let d = dst.tile::<BlockTile, 2>(tile).vectorize::<4>().distribute::<Threads, 2>(t);
         let mut regs = s.make_fragment_like::<4>();
+        regs.tensor().copy_from(&s);
+        d.copy_from(&regs.tensor());
+    }
+}
+
+kernel! {
+    /// `dst = src` for the 1000 x 1000 row-major f32 matrices of
+    /// [`OddMatrix`](crate::tensor_copy_layouts::OddMatrix), by 32 x 128 tiles of which the last
+    /// row and column are partial: `tile_masked` gives each block its tile with clipped extents and
+    /// `distribute` each thread its 4 x 4 fragment (rows `r + 8i`, columns `c + 32j`), every access
+    /// predicated on the clipped extents.
+    ///
+    /// Preconditions: `src` and `dst` hold 1000 * 1000 floats; block `(256,1,1)`, grid `(8, 32, 1)`.
+    pub fn tensor_copy_masked_f32(src: *const f32, dst: *mut f32) {
+        let src = LayoutTensor::<f32, _>::from_ptr(src as *mut f32, Static::<OddMatrix>::new());
+        let dst = LayoutTensor::<f32, _>::from_ptr(dst, Static::<OddMatrix>::new());
+        let tile = [block_idx_y() as i64, block_idx_x() as i64];
+        let t = thread_idx_x() as usize;
+        let s = src.tile_masked::<BlockTile, 2>(tile).distribute::<Threads, 2>(t);
+        let d = dst.tile_masked::<BlockTile, 2>(tile).distribute::<Threads, 2>(t);
+        let mut regs = s.make_fragment_like::<16>();
         regs.tensor().copy_from(&s);
         d.copy_from(&regs.tensor());
     }

@@ -57,3 +57,24 @@ static_layout!(
     /// ```
     pub Threads = "(8,32):(32,1)"
 );
+
+/// Rows of the matrix `tensor_copy_masked_f32` copies (not a multiple of the tile).
+/// ```
+/// assert_eq!(cute_rs::tensor_copy_layouts::ODD_ROWS, 1000);
+/// ```
+pub const ODD_ROWS: usize = 1000;
+/// Columns of the matrix `tensor_copy_masked_f32` copies (not a multiple of the tile).
+/// ```
+/// assert_eq!(cute_rs::tensor_copy_layouts::ODD_COLS, 1000);
+/// ```
+pub const ODD_COLS: usize = 1000;
+
+static_layout!(
+    /// The masked copy's matrix: 1000 x 1000 f32, row-major; its 32 x 128 tiles of the last tile
+    /// row and column are partial.
+    /// ```
+    /// use layout_tensor::StaticLayout;
+    /// assert_eq!(cute_rs::tensor_copy_layouts::OddMatrix::LAYOUT.cosize(), 1_000_000);
+    /// ```
+    pub OddMatrix = "(1000,1000):(1000,1)"
+);

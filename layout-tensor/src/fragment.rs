@@ -5,7 +5,7 @@
 use core::marker::PhantomData;
 use layout::Layout;
 
-use crate::mask::Full;
+use crate::mask::{Bounds, Full};
 use crate::static_layout::{Static, StaticLayout};
 use crate::tensor::{AddressSpace, Element, LayoutTensor, Local};
 
@@ -82,9 +82,10 @@ impl<T: Element, S: StaticLayout, const N: usize> Default for Fragment<T, S, N> 
     }
 }
 
-impl<'a, T: Element, S: StaticLayout, A: AddressSpace> LayoutTensor<'a, T, Static<S>, A, Full> {
+impl<'a, T: Element, S: StaticLayout, A: AddressSpace, B: Bounds> LayoutTensor<'a, T, Static<S>, A, B> {
     /// CuTe's `make_fragment_like`: a zeroed register fragment of the same shape (compact,
-    /// column-major: [`CompactOf<S>`]); `N` is `size(S)` (checked at compile time; with a concrete
+    /// column-major: [`CompactOf<S>`]; for a partial tile's view too, whose bounds the copies
+    /// then apply); `N` is `size(S)` (checked at compile time; with a concrete
     /// `S`, `{ S::SIZE }` may be written).
     ///
     /// # Example

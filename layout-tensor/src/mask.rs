@@ -1,6 +1,8 @@
 //! Bounds of a tensor view: [`Full`] (every element exists; zero-sized, checks compile away) or
 //! [`Clip`] (a partial tile: run-time extents per mode, every access and copy predicated).
 
+use crate::static_layout::Modes;
+
 /// Which coordinates of a view hold elements.
 ///
 /// # Example
@@ -15,6 +17,16 @@ pub trait Bounds: Copy {
     const FULL: bool;
     /// Whether the per-mode coordinate `coord` (one entry per top-level mode) is in bounds.
     fn contains(&self, coord: &[i64]) -> bool;
+    /// Whether 1-D index `i` of a view whose modes are `modes` is in bounds.
+    ///
+    /// # Example
+    /// ```
+    /// use layout_tensor::{static_layout::Modes, Bounds, Clip};
+    /// let m = Modes::of(layout::Layout::parse("(2,4):(4,1)").unwrap());
+    /// assert!(Clip { extent: [2, 1] }.contains_index(&m, 1));  // (1,0)
+    /// assert!(!Clip { extent: [2, 1] }.contains_index(&m, 2)); // (0,1)
+    /// ```
+    fn contains_index(&self, modes: &Modes, i: i64) -> bool;
 }
 
 /// Every element exists: the bounds of full tiles and ordinary tensors (zero-sized).
@@ -31,6 +43,10 @@ impl Bounds for Full {
     const FULL: bool = true;
     #[inline(always)]
     fn contains(&self, _coord: &[i64]) -> bool {
+        true
+    }
+    #[inline(always)]
+    fn contains_index(&self, _modes: &Modes, _i: i64) -> bool {
         true
     }
 }
@@ -58,6 +74,20 @@ impl<const R: usize> Bounds for Clip<R> {
             if coord[k] >= self.extent[k] {
                 return false;
             }
+            k += 1;
+        }
+        true
+    }
+    #[inline(always)]
+    fn contains_index(&self, modes: &Modes, i: i64) -> bool {
+        let mut rest = i;
+        let mut k = 0;
+        while k < R {
+            let c = if k + 1 < R { rest % modes.size[k] } else { rest };
+            if c >= self.extent[k] {
+                return false;
+            }
+            rest /= modes.size[k];
             k += 1;
         }
         true

@@ -453,20 +453,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
         if B::FULL {
             return true;
         }
-        let m = self.layout.modes();
-        let mut c = [0i64; layout::MAX_LEAVES];
-        let mut rest = i as i64;
-        let mut k = 0;
-        while k < m.rank {
-            if k + 1 < m.rank {
-                c[k] = rest % m.size[k];
-                rest /= m.size[k];
-            } else {
-                c[k] = rest;
-            }
-            k += 1;
-        }
-        self.bounds.contains(&c[..m.rank])
+        self.bounds.contains_index(&self.layout.modes(), i as i64)
     }
 
     /// Element `i` (1-D index). Debug builds check `i < size()`; the index must be in bounds.

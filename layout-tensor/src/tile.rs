@@ -379,3 +379,43 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace> Iterator for TileIter<'a,
         Some(t)
     }
 }
+
+impl<'a, T: Element, S: StaticLayout, A: AddressSpace, const R: usize> LayoutTensor<'a, T, Static<S>, A, Clip<R>> {
+    /// [`distribute`](LayoutTensor::distribute) of a partial tile: thread `tid`'s fragment, with
+    /// bounds clipped to the tile's (a fragment element `j` of mode `k` is tile coordinate
+    /// `c_k + s_k * j`, `c_k` being the thread's coordinate and `s_k` the thread extent of mode `k`).
+    /// The tile's modes must be single integers (as [`tile_masked`](LayoutTensor::tile_masked)
+    /// gives for a tensor of single-integer modes). `R2` is the thread layout's rank, `R`.
+    ///
+    /// # Example
+    /// ```
+    /// use layout_tensor::{static_layout, LayoutTensor, Static};
+    /// static_layout!(M = "(3,6):(6,1)");
+    /// static_layout!(T = "(4,4)");
+    /// static_layout!(Th = "(2,2):(2,1)");
+    /// let mut v: Vec<u32> = (0..18).collect();
+    /// let t = LayoutTensor::new(&mut v, Static::<M>::new()).unwrap();
+    /// let f = t.tile_masked::<T, 2>([0, 1]).distribute::<Th, 2>(3); // rows 1,3 x columns 5,7 of the padded tile
+    /// assert_eq!(f.bounds().extent, [1, 1]);
+    /// assert_eq!(f.get(0), 11);
+    /// ```
+    #[inline(always)]
+    pub fn distribute<Th: StaticLayout, const R2: usize>(
+        self,
+        tid: usize,
+    ) -> LayoutTensor<'a, T, Static<crate::static_layout::Partition<S, Th>>, A, Clip<R>> {
+        const { assert!(R2 == R, "distribute: the thread layout's rank must be the tile's") };
+        let c: [i64; R] = crate::view::thread_coord(&Th::LAYOUT, &Th::MODES, tid as i64);
+        let origin = crate::static_layout::PartitionOrigin::<S, Th>::LAYOUT;
+        let off = coord_offset(&origin, &crate::static_layout::PartitionOrigin::<S, Th>::MODES, &c);
+        let mut extent = [0; R];
+        let mut k = 0;
+        while k < R {
+            let s = Th::MODES.size[k];
+            let left = self.bounds.extent[k] - c[k];
+            extent[k] = if left <= 0 { 0 } else { (left + s - 1) / s };
+            k += 1;
+        }
+        Self::rebuild(self.ptr.wrapping_offset(off as isize), Static::new(), Clip { extent })
+    }
+}

@@ -340,3 +340,29 @@ fn static_masked_tiles() {
     }
     assert!(v.iter().all(|&x| x == 1), "{v:?}");
 }
+
+#[test]
+fn masked_distribute_touches_exactly_the_in_bounds_elements() {
+    static_layout!(Odd = "(7,13):(13,1)");
+    static_layout!(T = "(4,8)");
+    static_layout!(Th = "(2,4):(4,1)");
+    let mut v = vec![0u8; 91];
+    let t = LayoutTensor::new(&mut v, Static::<Odd>::new()).unwrap();
+    let mut ones = [1u8; 4];
+    let one = LayoutTensor::new(&mut ones, l("(2,2):(1,2)")).unwrap();
+    for i in 0..2 {
+        for j in 0..2 {
+            for tid in 0..8 {
+                let f = t.tile_masked::<T, 2>([i, j]).distribute::<Th, 2>(tid);
+                let mut cur = [0u8; 4];
+                let buf = LayoutTensor::new(&mut cur, l("(2,2):(1,2)")).unwrap();
+                buf.copy_from(&f);
+                for k in 0..4 {
+                    buf.set(k, buf.get(k) + one.get(k));
+                }
+                f.copy_from(&buf);
+            }
+        }
+    }
+    assert!(v.iter().all(|&x| x == 1), "{v:?}");
+}

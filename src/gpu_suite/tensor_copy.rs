@@ -4,10 +4,13 @@
 use host::{DeviceBuffer, Gpu, LaunchConfig, Module};
 
 use super::{expect_eq, fail, fresh_seed, random_f32, time_median, Bench, Check, Figure};
-use crate::tensor_copy_layouts::{COLS, ROWS, THREADS, TILE_COLS, TILE_ROWS};
+use crate::tensor_copy_layouts::{COLS, ODD_COLS, ODD_ROWS, ROWS, THREADS, TILE_COLS, TILE_ROWS};
 
 pub fn checks() -> Vec<Check> {
-    vec![Check { name: "tensor/tensor_copy_f32 8192x8192", run: check_copy }]
+    vec![
+        Check { name: "tensor/tensor_copy_f32 8192x8192", run: check_copy },
+        Check { name: "tensor/tensor_copy_masked_f32 1000x1000 (partial tiles)", run: check_masked },
+    ]
 }
 
 pub fn benches() -> Vec<Bench> {
@@ -33,6 +36,34 @@ pub fn check_copy(gpu: &Gpu, module: &Module) -> Result<(), String> {
     gpu.memset(&mut dst, 0xff).map_err(fail("poison"))?;
     launch(gpu, module, &src, &dst).map_err(fail("launch"))?;
     expect_eq("tensor copy", &gpu.download(&dst).map_err(fail("download"))?, &data)
+}
+
+/// Copies a fresh random 1000 x 1000 matrix by partial tiles into a buffer poisoned one tile row
+/// and column beyond the matrix: the copy must equal the input, and the poison past the end must be
+/// untouched (no out-of-bounds store).
+pub fn check_masked(gpu: &Gpu, module: &Module) -> Result<(), String> {
+    let n = ODD_ROWS * ODD_COLS;
+    let slack = TILE_ROWS * ODD_COLS + TILE_COLS;
+    let data = random_f32(fresh_seed(), n);
+    let mut padded_src = data.clone();
+    padded_src.extend(std::iter::repeat(7.0f32).take(slack));
+    let src = gpu.upload(&padded_src).map_err(fail("upload"))?;
+    let mut dst = gpu.alloc::<f32>(n + slack).map_err(fail("alloc"))?;
+    gpu.memset(&mut dst, 0xff).map_err(fail("poison"))?;
+    let k = module.kernel("tensor_copy_masked_f32").map_err(fail("kernel"))?;
+    let cfg = LaunchConfig {
+        grid: (ODD_COLS.div_ceil(TILE_COLS) as u32, ODD_ROWS.div_ceil(TILE_ROWS) as u32, 1),
+        block: (THREADS, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    unsafe { gpu.launch(&k, cfg).arg(&src).arg(&dst).run() }.map_err(fail("launch"))?;
+    let got = gpu.download(&dst).map_err(fail("download"))?;
+    expect_eq("masked tensor copy", &got[..n], &data)?;
+    let poison = f32::from_bits(u32::MAX);
+    match got[n..].iter().position(|v| v.to_bits() != poison.to_bits()) {
+        None => Ok(()),
+        Some(i) => Err(format!("masked tensor copy wrote past the matrix, at index {}", n + i)),
+    }
 }
 
 /// Bandwidth in TB/s of moving `bytes` (read + written) in `ms`.
