@@ -225,3 +225,18 @@ fn tensor_copy_masked_f32_is_folded_and_predicated() {
     // 16 predicated loads and 16 predicated stores per thread.
     assert_eq!((count("ld.global"), count("st.global")), (16, 16), "its PTX body:\n{body}");
 }
+
+/// Zero cost: the `LayoutTensor` copy compiles to as many PTX instructions as the same kernel
+/// written with raw pointers (`tensor_copy_f32_raw`), within 5%.
+#[test]
+fn tensor_copy_f32_costs_what_raw_pointers_cost() {
+    let ours = parse_body(kernel_body(KERNELS_PTX, "tensor_copy_f32")).1.len();
+    let raw = parse_body(kernel_body(KERNELS_PTX, "tensor_copy_f32_raw")).1.len();
+    assert!(
+        ours as f64 <= raw as f64 * 1.05,
+        "tensor_copy_f32: {ours} instructions, raw pointers: {raw}\n{}\n{}",
+        kernel_body(KERNELS_PTX, "tensor_copy_f32"),
+        kernel_body(KERNELS_PTX, "tensor_copy_f32_raw")
+    );
+    assert_folded("tensor_copy_f32_raw");
+}

@@ -48,3 +48,27 @@ kernel! {
         d.copy_from(&regs.tensor());
     }
 }
+
+kernel! {
+    /// [`tensor_copy_f32`] written by hand with raw pointers and integer arithmetic (the same tiles,
+    /// thread mapping and 128-bit accesses): the baseline `tests/ptx_folding.rs` compares the
+    /// `LayoutTensor` kernel's instruction count with.
+    ///
+    /// Preconditions: those of [`tensor_copy_f32`].
+    pub fn tensor_copy_f32_raw(src: *const u128, dst: *mut u128) {
+        // 8192 floats = 2048 vectors per row; tile 32 x 128 floats = 32 x 32 vectors.
+        let t = thread_idx_x() as usize;
+        let base = (block_idx_y() as usize * 32 + t / 32) * 2048 + block_idx_x() as usize * 32 + t % 32;
+        let mut v = [0u128; 4];
+        let mut i = 0;
+        while i < 4 {
+            v[i] = *src.add(base + i * 8 * 2048);
+            i += 1;
+        }
+        i = 0;
+        while i < 4 {
+            *dst.add(base + i * 8 * 2048) = v[i];
+            i += 1;
+        }
+    }
+}

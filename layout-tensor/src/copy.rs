@@ -104,7 +104,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
             0 => width_of(self.layout(), src.layout(), core::mem::size_of::<T>()),
             w => w,
         };
-        let aligned = (self.ptr as usize | src.ptr as usize) % vector_align(w as usize * core::mem::size_of::<T>()) == 0;
+        let aligned = (self.as_ptr() as usize | src.as_ptr() as usize) % vector_align(w as usize * core::mem::size_of::<T>()) == 0;
         match w {
             16 if aligned => self.copy_runs::<16, _, _>(src),
             8 if aligned => self.copy_runs::<8, _, _>(src),

@@ -260,7 +260,11 @@ pub(crate) fn coord_offset(l: &Layout, m: &Modes, coord: &[i64]) -> i64 {
 /// assert_eq!(data[3], 30.0);
 /// ```
 pub struct LayoutTensor<'a, T, L: LayoutSource = Layout, A: AddressSpace = Global, B: Bounds = Full> {
+    /// The base pointer the view was built from.
     pub(crate) ptr: *mut T,
+    /// Bytes from `ptr` to the view's origin: views add their offsets here, as integers, so that
+    /// views of several tensors built with the same coordinates share that arithmetic.
+    pub(crate) byte_off: isize,
     pub(crate) layout: L,
     pub(crate) bounds: B,
     pub(crate) _m: PhantomData<(&'a [T], A)>,
@@ -301,7 +305,7 @@ impl<'a, T: Element, L: LayoutSource> LayoutTensor<'a, T, L, Global, Full> {
                 value: l.cosize(),
             });
         }
-        Ok(LayoutTensor { ptr: data.as_mut_ptr(), layout, bounds: Full, _m: PhantomData })
+        Ok(LayoutTensor { ptr: data.as_mut_ptr(), byte_off: 0, layout, bounds: Full, _m: PhantomData })
     }
 }
 
@@ -321,7 +325,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace> LayoutTensor<'a, T, L, A,
     /// ```
     #[inline(always)]
     pub unsafe fn from_ptr(ptr: *mut T, layout: L) -> Self {
-        LayoutTensor { ptr, layout, bounds: Full, _m: PhantomData }
+        LayoutTensor { ptr, byte_off: 0, layout, bounds: Full, _m: PhantomData }
     }
 }
 
@@ -392,7 +396,19 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
     /// ```
     #[inline(always)]
     pub fn as_ptr(&self) -> *mut T {
-        self.ptr
+        self.elem_ptr(0)
+    }
+
+    /// The address `off` elements from the view's origin.
+    #[inline(always)]
+    pub(crate) fn elem_ptr(&self, off: isize) -> *mut T {
+        (self.ptr as *mut u8).wrapping_offset(self.byte_off + off * core::mem::size_of::<T>() as isize) as *mut T
+    }
+
+    /// `byte_off` moved by `off` elements.
+    #[inline(always)]
+    pub(crate) fn moved(&self, off: i64) -> isize {
+        self.byte_off + off as isize * core::mem::size_of::<T>() as isize
     }
 
     /// The offset of 1-D index `i`: `layout(i)`.
@@ -437,7 +453,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
     /// ```
     #[inline(always)]
     pub fn ptr_at(&self, i: usize) -> *mut T {
-        self.ptr.wrapping_offset(self.offset(i))
+        self.elem_ptr(self.offset(i))
     }
 
     /// Whether 1-D index `i` is in bounds (always for [`Full`] bounds, a constant).
@@ -497,7 +513,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
     /// ```
     #[inline(always)]
     pub fn at<const R: usize>(&self, coord: [i64; R]) -> T {
-        unsafe { T::read(self.ptr.wrapping_offset(self.offset_at(coord))) }
+        unsafe { T::read(self.elem_ptr(self.offset_at(coord))) }
     }
 
     /// Writes the element at a per-mode coordinate.
@@ -511,7 +527,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
     /// ```
     #[inline(always)]
     pub fn set_at<const R: usize>(&self, coord: [i64; R], v: T) {
-        unsafe { T::write(self.ptr.wrapping_offset(self.offset_at(coord)), v) }
+        unsafe { T::write(self.elem_ptr(self.offset_at(coord)), v) }
     }
 
     /// Element at a hierarchical coordinate ([`layout::crd2idx`], checked).
@@ -531,7 +547,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
     /// ```
     pub fn at_tuple(&self, coord: IntTuple) -> Result<T, LayoutError> {
         let off = layout::crd2idx(coord, self.layout.layout())?;
-        Ok(unsafe { T::read(self.ptr.wrapping_offset(off as isize)) })
+        Ok(unsafe { T::read(self.elem_ptr(off as isize)) })
     }
 
     /// Reads `W` consecutive elements of memory starting at element `i`'s address as one vector
@@ -595,7 +611,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
     /// ```
     #[inline(always)]
     pub fn dynamic(self) -> LayoutTensor<'a, T, Layout, A, B> {
-        LayoutTensor { ptr: self.ptr, layout: self.layout.layout(), bounds: self.bounds, _m: PhantomData }
+        LayoutTensor { ptr: self.ptr, byte_off: self.byte_off, layout: self.layout.layout(), bounds: self.bounds, _m: PhantomData }
     }
 
     /// The same memory through another layout source (a reshape), no checks.
@@ -613,11 +629,16 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
     /// ```
     #[inline(always)]
     pub unsafe fn with_layout<L2: LayoutSource>(self, layout: L2) -> LayoutTensor<'a, T, L2, A, B> {
-        LayoutTensor { ptr: self.ptr, layout, bounds: self.bounds, _m: PhantomData }
+        LayoutTensor { ptr: self.ptr, byte_off: self.byte_off, layout, bounds: self.bounds, _m: PhantomData }
     }
 
     #[inline(always)]
-    pub(crate) fn rebuild<T2, L2: LayoutSource, B2: Bounds>(ptr: *mut T2, layout: L2, bounds: B2) -> LayoutTensor<'a, T2, L2, A, B2> {
-        LayoutTensor { ptr, layout, bounds, _m: PhantomData }
+    pub(crate) fn rebuild<T2, L2: LayoutSource, B2: Bounds>(
+        ptr: *mut T2,
+        byte_off: isize,
+        layout: L2,
+        bounds: B2,
+    ) -> LayoutTensor<'a, T2, L2, A, B2> {
+        LayoutTensor { ptr, byte_off, layout, bounds, _m: PhantomData }
     }
 }

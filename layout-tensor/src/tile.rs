@@ -102,7 +102,7 @@ impl<'a, T: Element, S: StaticLayout, A: AddressSpace> LayoutTensor<'a, T, Stati
     ) -> LayoutTensor<'a, T, Static<TileOf<Padded<S, Tl>, Tl>>, A, Clip<R>> {
         let off = coord_offset(&TileRest::<Padded<S, Tl>, Tl>::LAYOUT, &TileRest::<Padded<S, Tl>, Tl>::MODES, &coord);
         let bounds = clip(&S::MODES, &Tl::MODES, &coord);
-        Self::rebuild(self.ptr.wrapping_offset(off as isize), Static::new(), bounds)
+        Self::rebuild(self.ptr, self.moved(off), Static::new(), bounds)
     }
 
     /// Whether the tile of shape `Tl` at `coord` lies wholly inside the tensor (then
@@ -160,7 +160,7 @@ impl<'a, T: Element, S: StaticLayout, A: AddressSpace> LayoutTensor<'a, T, Stati
         c1[axis] = 1;
         let step = coord_offset(&rest, &m, &c1) - base;
         TileIter {
-            ptr: self.ptr.wrapping_offset(base as isize),
+            ptr: self.elem_ptr(base as isize),
             layout: Static::new(),
             step: step as isize,
             pos: coord[axis] as usize,
@@ -197,7 +197,7 @@ impl<'a, T: Element, A: AddressSpace> LayoutTensor<'a, T, Layout, A, Full> {
         }
         let off = coord_offset(&rest, &m, &coord);
         let bounds = clip(&Modes::of(l), &Modes::of(tile), &coord);
-        Ok(Self::rebuild(self.ptr.wrapping_offset(off as isize), z.mode(0)?, bounds))
+        Ok(Self::rebuild(self.ptr, self.moved(off), z.mode(0)?, bounds))
     }
 
     /// [`tiled_iterator`](LayoutTensor::tiled_iterator) with a run-time tile shape.
@@ -238,7 +238,7 @@ impl<'a, T: Element, A: AddressSpace> LayoutTensor<'a, T, Layout, A, Full> {
         c1[axis] = 1;
         let step = coord_offset(&rest, &m, &c1) - base;
         Ok(TileIter {
-            ptr: self.ptr.wrapping_offset(base as isize),
+            ptr: self.elem_ptr(base as isize),
             layout: z.mode(0)?,
             step: step as isize,
             pos: coord[axis] as usize,
@@ -302,7 +302,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace> TileIter<'a, T, L, A> {
     #[inline(always)]
     pub fn get(&self) -> LayoutTensor<'a, T, L, A, Full> {
         let pos = if self.circular && self.count > 0 { self.pos % self.count } else { self.pos };
-        LayoutTensor { ptr: self.ptr.wrapping_offset(pos as isize * self.step), layout: self.layout, bounds: Full, _m: PhantomData }
+        LayoutTensor { ptr: self.ptr, byte_off: pos as isize * self.step * core::mem::size_of::<T>() as isize, layout: self.layout, bounds: Full, _m: PhantomData }
     }
 
     /// Moves `n` tiles forward (Mojo's `iter += n`).
@@ -416,6 +416,6 @@ impl<'a, T: Element, S: StaticLayout, A: AddressSpace, const R: usize> LayoutTen
             extent[k] = if left <= 0 { 0 } else { (left + s - 1) / s };
             k += 1;
         }
-        Self::rebuild(self.ptr.wrapping_offset(off as isize), Static::new(), Clip { extent })
+        Self::rebuild(self.ptr, self.moved(off), Static::new(), Clip { extent })
     }
 }

@@ -56,7 +56,7 @@ impl<'a, T: Element, S: StaticLayout, A: AddressSpace> LayoutTensor<'a, T, Stati
     #[inline(always)]
     pub fn tile<Tl: StaticLayout, const R: usize>(self, coord: [i64; R]) -> LayoutTensor<'a, T, Static<TileOf<S, Tl>>, A, Full> {
         let off = coord_offset(&TileRest::<S, Tl>::LAYOUT, &TileRest::<S, Tl>::MODES, &coord);
-        Self::rebuild(self.ptr.wrapping_offset(off as isize), Static::new(), Full)
+        Self::rebuild(self.ptr, self.moved(off), Static::new(), Full)
     }
 
     /// A view of `W`-element [`Vector`]s: the layout in units of `W` ([`Upcast<S, W>`], static).
@@ -76,8 +76,8 @@ impl<'a, T: Element, S: StaticLayout, A: AddressSpace> LayoutTensor<'a, T, Stati
     /// ```
     #[inline(always)]
     pub fn vectorize<const W: usize>(self) -> LayoutTensor<'a, Vector<T, W>, Static<Upcast<S, W>>, A, Full> {
-        debug_assert!(self.ptr as usize % <Vector<T, W> as Element>::ALIGN == 0, "vectorize: misaligned base");
-        Self::rebuild(self.ptr as *mut Vector<T, W>, Static::new(), Full)
+        debug_assert!(self.as_ptr() as usize % <Vector<T, W> as Element>::ALIGN == 0, "vectorize: misaligned base");
+        Self::rebuild(self.ptr as *mut Vector<T, W>, self.byte_off, Static::new(), Full)
     }
 
     /// CuTe's `local_partition` (Mojo's `distribute`): thread `tid` of the thread layout `Th` gets
@@ -100,7 +100,7 @@ impl<'a, T: Element, S: StaticLayout, A: AddressSpace> LayoutTensor<'a, T, Stati
     pub fn distribute<Th: StaticLayout, const R: usize>(self, tid: usize) -> LayoutTensor<'a, T, Static<Partition<S, Th>>, A, Full> {
         let c: [i64; R] = thread_coord(&Th::LAYOUT, &Th::MODES, tid as i64);
         let off = coord_offset(&PartitionOrigin::<S, Th>::LAYOUT, &PartitionOrigin::<S, Th>::MODES, &c);
-        Self::rebuild(self.ptr.wrapping_offset(off as isize), Static::new(), Full)
+        Self::rebuild(self.ptr, self.moved(off), Static::new(), Full)
     }
 
     /// The view `S ∘ B` ([`Composed<S, B>`]): a reshape or reordering, checked at compile time.
@@ -116,7 +116,7 @@ impl<'a, T: Element, S: StaticLayout, A: AddressSpace> LayoutTensor<'a, T, Stati
     /// ```
     #[inline(always)]
     pub fn compose<B2: StaticLayout>(self) -> LayoutTensor<'a, T, Static<Composed<S, B2>>, A, Full> {
-        Self::rebuild(self.ptr, Static::new(), Full)
+        Self::rebuild(self.ptr, self.byte_off, Static::new(), Full)
     }
 
     /// `coalesce(S)`: the same elements in the same 1-D order with the fewest modes.
@@ -130,7 +130,7 @@ impl<'a, T: Element, S: StaticLayout, A: AddressSpace> LayoutTensor<'a, T, Stati
     /// ```
     #[inline(always)]
     pub fn coalesce(self) -> LayoutTensor<'a, T, Static<Coalesced<S>>, A, Full> {
-        Self::rebuild(self.ptr, Static::new(), Full)
+        Self::rebuild(self.ptr, self.byte_off, Static::new(), Full)
     }
 
     /// Modes 1 and 0 swapped (a rank-2 transpose; [`Selected<S, 1, 0>`]).
@@ -145,7 +145,7 @@ impl<'a, T: Element, S: StaticLayout, A: AddressSpace> LayoutTensor<'a, T, Stati
     /// ```
     #[inline(always)]
     pub fn transpose(self) -> LayoutTensor<'a, T, Static<Selected<S, 1, 0>>, A, Full> {
-        Self::rebuild(self.ptr, Static::new(), Full)
+        Self::rebuild(self.ptr, self.byte_off, Static::new(), Full)
     }
 }
 
@@ -167,7 +167,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace> LayoutTensor<'a, T, L, A,
     /// ```
     pub fn slice(self, coord: IntTuple) -> Result<LayoutTensor<'a, T, Layout, A, Full>, LayoutError> {
         let (sub, off) = layout::slice_and_offset(coord, self.layout.layout())?;
-        Ok(Self::rebuild(self.ptr.wrapping_offset(off as isize), sub, Full))
+        Ok(Self::rebuild(self.ptr, self.moved(off), sub, Full))
     }
 }
 
@@ -187,7 +187,7 @@ impl<'a, T: Element, A: AddressSpace> LayoutTensor<'a, T, Layout, A, Full> {
     /// assert_eq!(flat.get(1), 3);
     /// ```
     pub fn compose(self, b: Layout) -> Result<Self, LayoutError> {
-        Ok(Self::rebuild(self.ptr, layout::composition(self.layout, b)?, Full))
+        Ok(Self::rebuild(self.ptr, self.byte_off, layout::composition(self.layout, b)?, Full))
     }
 
     /// Modes `indices` in that order (permute / transpose; [`layout::select`]).
@@ -204,7 +204,7 @@ impl<'a, T: Element, A: AddressSpace> LayoutTensor<'a, T, Layout, A, Full> {
     /// assert_eq!(t.permute(&[1, 0]).unwrap().at([2, 1]), 5);
     /// ```
     pub fn permute(self, indices: &[usize]) -> Result<Self, LayoutError> {
-        Ok(Self::rebuild(self.ptr, layout::select(self.layout, indices)?, Full))
+        Ok(Self::rebuild(self.ptr, self.byte_off, layout::select(self.layout, indices)?, Full))
     }
 
     /// `coalesce(layout)`.
@@ -217,7 +217,7 @@ impl<'a, T: Element, A: AddressSpace> LayoutTensor<'a, T, Layout, A, Full> {
     /// assert_eq!(t.coalesce().layout().to_string(), "6:1");
     /// ```
     pub fn coalesce(self) -> Self {
-        Self::rebuild(self.ptr, layout::coalesce(self.layout), Full)
+        Self::rebuild(self.ptr, self.byte_off, layout::coalesce(self.layout), Full)
     }
 
     /// CuTe's `local_tile` with a run-time tile shape `tile` (its modes' sizes) at tile coordinate
@@ -245,7 +245,7 @@ impl<'a, T: Element, A: AddressSpace> LayoutTensor<'a, T, Layout, A, Full> {
             return Err(LayoutError::RankMismatch { op: "tile", expected: m.rank, found: R });
         }
         let off = coord_offset(&rest, &m, &coord);
-        Ok(Self::rebuild(self.ptr.wrapping_offset(off as isize), z.mode(0)?, Full))
+        Ok(Self::rebuild(self.ptr, self.moved(off), z.mode(0)?, Full))
     }
 
     /// Mojo's `split`: part `i` of `count` equal parts along mode `axis`.
@@ -283,7 +283,7 @@ impl<'a, T: Element, A: AddressSpace> LayoutTensor<'a, T, Layout, A, Full> {
         let z = divide_by_shape(l, tile)?;
         let rest = z.mode(1)?;
         let off = coord_offset(&rest, &Modes::of(rest), &coord[..r]);
-        Ok(Self::rebuild(self.ptr.wrapping_offset(off as isize), z.mode(0)?, Full))
+        Ok(Self::rebuild(self.ptr, self.moved(off), z.mode(0)?, Full))
     }
 
     /// A view of `W`-element [`Vector`]s ([`vectorized`]); the base must be aligned for the vector.
@@ -301,10 +301,10 @@ impl<'a, T: Element, A: AddressSpace> LayoutTensor<'a, T, Layout, A, Full> {
     /// ```
     pub fn vectorize<const W: usize>(self) -> Result<LayoutTensor<'a, Vector<T, W>, Layout, A, Full>, LayoutError> {
         let l = vectorized(self.layout, W as i64)?;
-        if self.ptr as usize % <Vector<T, W> as Element>::ALIGN != 0 {
-            return Err(LayoutError::InvalidArgument { op: "vectorize", condition: "the base must be aligned for the vector", value: self.ptr as i64 });
+        if self.as_ptr() as usize % <Vector<T, W> as Element>::ALIGN != 0 {
+            return Err(LayoutError::InvalidArgument { op: "vectorize", condition: "the base must be aligned for the vector", value: self.as_ptr() as i64 });
         }
-        Ok(Self::rebuild(self.ptr as *mut Vector<T, W>, l, Full))
+        Ok(Self::rebuild(self.ptr as *mut Vector<T, W>, self.byte_off, l, Full))
     }
 
     /// CuTe's `local_partition` with a run-time thread layout (see the static
@@ -332,6 +332,6 @@ impl<'a, T: Element, A: AddressSpace> LayoutTensor<'a, T, Layout, A, Full> {
         let c: [i64; R] = thread_coord(&threads, &tm, tid as i64);
         let origin = z.mode(0)?;
         let off = coord_offset(&origin, &Modes::of(origin), &c);
-        Ok(Self::rebuild(self.ptr.wrapping_offset(off as isize), z.mode(1)?, Full))
+        Ok(Self::rebuild(self.ptr, self.moved(off), z.mode(1)?, Full))
     }
 }
