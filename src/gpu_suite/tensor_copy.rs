@@ -10,6 +10,7 @@ pub fn checks() -> Vec<Check> {
     vec![
         Check { name: "tensor/tensor_copy_f32 8192x8192", run: check_copy },
         Check { name: "tensor/tensor_copy_masked_f32 1000x1000 (partial tiles)", run: check_masked },
+        Check { name: "tensor/tensor_copy_f32_raw 8192x8192 (raw-pointer twin)", run: check_raw },
     ]
 }
 
@@ -18,7 +19,12 @@ pub fn benches() -> Vec<Bench> {
 }
 
 fn launch(gpu: &Gpu, module: &Module, src: &DeviceBuffer<f32>, dst: &DeviceBuffer<f32>) -> host::Result<()> {
-    let k = module.kernel("tensor_copy_f32")?;
+    launch_named(gpu, module, "tensor_copy_f32", src, dst)
+}
+
+/// Launches `tensor_copy_f32` or its raw-pointer twin `tensor_copy_f32_raw` (same grid).
+fn launch_named(gpu: &Gpu, module: &Module, name: &str, src: &DeviceBuffer<f32>, dst: &DeviceBuffer<f32>) -> host::Result<()> {
+    let k = module.kernel(name)?;
     let cfg = LaunchConfig {
         grid: ((COLS / TILE_COLS) as u32, (ROWS / TILE_ROWS) as u32, 1),
         block: (THREADS, 1, 1),
@@ -36,6 +42,17 @@ pub fn check_copy(gpu: &Gpu, module: &Module) -> Result<(), String> {
     gpu.memset(&mut dst, 0xff).map_err(fail("poison"))?;
     launch(gpu, module, &src, &dst).map_err(fail("launch"))?;
     expect_eq("tensor copy", &gpu.download(&dst).map_err(fail("download"))?, &data)
+}
+
+/// The raw-pointer twin copies exactly too (it is the zero-cost baseline of the benchmark).
+pub fn check_raw(gpu: &Gpu, module: &Module) -> Result<(), String> {
+    let n = ROWS * COLS;
+    let data = random_f32(fresh_seed(), n);
+    let src = gpu.upload(&data).map_err(fail("upload"))?;
+    let mut dst = gpu.alloc::<f32>(n).map_err(fail("alloc"))?;
+    gpu.memset(&mut dst, 0xff).map_err(fail("poison"))?;
+    launch_named(gpu, module, "tensor_copy_f32_raw", &src, &dst).map_err(fail("launch"))?;
+    expect_eq("raw copy", &gpu.download(&dst).map_err(fail("download"))?, &data)
 }
 
 /// Copies a fresh random 1000 x 1000 matrix by partial tiles into a buffer poisoned one tile row
@@ -77,10 +94,12 @@ pub fn bench_copy(gpu: &Gpu, module: &Module) -> Result<Vec<Figure>, String> {
     let src = gpu.upload(&random_f32(fresh_seed(), n)).map_err(fail("upload"))?;
     let mut dst = gpu.alloc::<f32>(n).map_err(fail("alloc"))?;
     let ours = time_median(gpu, 3, 20, || launch(gpu, module, &src, &dst))?;
+    let raw = time_median(gpu, 3, 20, || launch_named(gpu, module, "tensor_copy_f32_raw", &src, &dst))?;
     let peer = time_median(gpu, 3, 20, || gpu.copy(&src, &mut dst))?;
     let bytes = 2 * n * 4;
     Ok(vec![
         Figure { what: "tensor_copy_f32 (LayoutTensor)".into(), value: tbps(bytes, ours), unit: "TB/s" },
+        Figure { what: "tensor_copy_f32_raw (raw pointers)".into(), value: tbps(bytes, raw), unit: "TB/s" },
         Figure { what: "memcpy DtoD".into(), value: tbps(bytes, peer), unit: "TB/s" },
         Figure { what: "copy / memcpy".into(), value: peer as f64 / ours as f64 * 100.0, unit: "%" },
     ])
