@@ -240,3 +240,10 @@ fn tensor_copy_f32_costs_what_raw_pointers_cost() {
     );
     assert_folded("tensor_copy_f32_raw");
 }
+
+/// The shared-memory transpose written with `LayoutTensor` (`shared_tensor!`, `tile`,
+/// `transpose`, `copy_partitioned`) is straight-line code with no local memory and no division.
+#[test]
+fn tensor_transpose_f32_is_folded() {
+    assert_folded("tensor_transpose_f32");
+}

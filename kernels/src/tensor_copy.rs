@@ -3,9 +3,10 @@
 //! through `make_fragment_like`. The index math is the layout algebra's, computed by the compiler;
 //! `tests/ptx_folding.rs` checks that the kernel is straight-line code.
 
-use crate::tensor_copy_layouts::{BlockTile, Matrix, OddMatrix, Threads};
+use crate::tensor_copy_layouts::{BlockTile, Matrix, OddMatrix, SmemPadded, TIn, TOut, Threads, T32};
 use layout_tensor::device::ids::{block_idx_x, block_idx_y, thread_idx_x};
-use layout_tensor::{LayoutTensor, Static};
+use layout_tensor::device::sync::sync_threads;
+use layout_tensor::{copy_partitioned, shared_tensor, LayoutTensor, Static};
 
 kernel! {
     /// `dst = src` for the 8192 x 8192 row-major f32 matrices of
@@ -70,5 +71,27 @@ kernel! {
             *dst.add(base + i * 8 * 2048) = v[i];
             i += 1;
         }
+    }
+}
+
+kernel! {
+    /// `dst = transpose(src)` for the 1024 x 2048 row-major matrix
+    /// [`TIn`](crate::tensor_copy_layouts::TIn) into the 2048 x 1024 row-major
+    /// [`TOut`](crate::tensor_copy_layouts::TOut), through a padded shared tile, all with
+    /// `LayoutTensor`: block `(x, y)` copies its 32 x 32 input tile into shared memory
+    /// (`copy_partitioned` over 8 x 32 row-major threads: coalesced reads), then copies the shared
+    /// tile's transposed view into output tile `(x, y)` (coalesced writes, conflict-free shared
+    /// reads thanks to the padding).
+    ///
+    /// Preconditions: block `(256,1,1)`, grid `(64, 32, 1)`.
+    pub fn tensor_transpose_f32(src: *const f32, dst: *mut f32) {
+        let src = LayoutTensor::<f32, _>::from_ptr(src as *mut f32, Static::<TIn>::new());
+        let dst = LayoutTensor::<f32, _>::from_ptr(dst, Static::<TOut>::new());
+        let smem = shared_tensor!(TENSOR_TRANSPOSE_TILE: f32, SmemPadded, align 16);
+        let (bx, by) = (block_idx_x() as i64, block_idx_y() as i64);
+        let t = thread_idx_x() as usize;
+        copy_partitioned::<Threads, 2, _, _, _, _, _>(&smem, &src.tile::<T32, 2>([by, bx]), t);
+        sync_threads();
+        copy_partitioned::<Threads, 2, _, _, _, _, _>(&dst.tile::<T32, 2>([bx, by]), &smem.transpose(), t);
     }
 }

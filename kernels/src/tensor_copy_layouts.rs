@@ -78,3 +78,48 @@ static_layout!(
     /// ```
     pub OddMatrix = "(1000,1000):(1000,1)"
 );
+
+/// Rows of the matrix `tensor_transpose_f32` transposes.
+/// ```
+/// assert_eq!(cute_rs::tensor_copy_layouts::T_ROWS, 1024);
+/// ```
+pub const T_ROWS: usize = 1024;
+/// Columns of the matrix `tensor_transpose_f32` transposes.
+/// ```
+/// assert_eq!(cute_rs::tensor_copy_layouts::T_COLS, 2048);
+/// ```
+pub const T_COLS: usize = 2048;
+
+static_layout!(
+    /// The transpose's input: 1024 x 2048 f32, row-major.
+    /// ```
+    /// use layout_tensor::StaticLayout;
+    /// assert_eq!(cute_rs::tensor_copy_layouts::TIn::LAYOUT.call(1), 2048);
+    /// ```
+    pub TIn = "(1024,2048):(2048,1)"
+);
+static_layout!(
+    /// The transpose's output: 2048 x 1024 f32, row-major.
+    /// ```
+    /// use layout_tensor::StaticLayout;
+    /// assert_eq!(cute_rs::tensor_copy_layouts::TOut::LAYOUT.call(1), 1024);
+    /// ```
+    pub TOut = "(2048,1024):(1024,1)"
+);
+static_layout!(
+    /// The transpose's 32 x 32 tiles.
+    /// ```
+    /// use layout_tensor::StaticLayout;
+    /// assert_eq!(cute_rs::tensor_copy_layouts::T32::SIZE, 1024);
+    /// ```
+    pub T32 = "(32,32)"
+);
+static_layout!(
+    /// The shared tile: 32 x 32 row-major with one float of padding per row, so that a column
+    /// read by a warp touches 32 banks.
+    /// ```
+    /// use layout_tensor::StaticLayout;
+    /// assert_eq!(cute_rs::tensor_copy_layouts::SmemPadded::LAYOUT.cosize(), 32 * 33 - 1);
+    /// ```
+    pub SmemPadded = "(32,32):(33,1)"
+);

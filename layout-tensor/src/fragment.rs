@@ -103,3 +103,32 @@ impl<'a, T: Element, S: StaticLayout, A: AddressSpace, B: Bounds> LayoutTensor<'
         Fragment::new()
     }
 }
+
+/// A block's static shared-memory tensor with a static layout (Mojo's `stack_allocation` in shared
+/// memory): `shared_tensor!(NAME: T, L)` or `shared_tensor!(NAME: T, L, align A)` declares the
+/// shared array of `cosize(L)` elements with [`shared_array!`](crate::shared_array!) and evaluates
+/// to a `LayoutTensor<T, Static<L>, Shared>` over it. `NAME` is unique in the PTX module; `T` and
+/// `L` are concrete types. Device code only (on the CPU it panics when executed).
+///
+/// # Example
+/// ```no_run
+/// use layout_tensor::{shared_tensor, static_layout};
+/// static_layout!(Padded = "(32,32):(33,1)");
+/// let tile = shared_tensor!(TILE: f32, Padded, align 16);
+/// tile.set_at([1, 2], 1.0);
+/// ```
+#[macro_export]
+macro_rules! shared_tensor {
+    ($name:ident : $t:ty, $layout:ty $(, align $align:expr)? $(,)?) => {{
+        let __cute_array = $crate::shared_array!(
+            $name: [$t; <$layout as $crate::StaticLayout>::LAYOUT.cosize() as usize] $(, align $align)?
+        );
+        // SAFETY: the array holds cosize(L) elements, every offset the layout produces.
+        unsafe {
+            $crate::LayoutTensor::<$t, $crate::Static<$layout>, $crate::Shared>::from_ptr(
+                __cute_array.as_mut_ptr(),
+                $crate::Static::new(),
+            )
+        }
+    }};
+}

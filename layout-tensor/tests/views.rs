@@ -366,3 +366,33 @@ fn masked_distribute_touches_exactly_the_in_bounds_elements() {
     }
     assert!(v.iter().all(|&x| x == 1), "{v:?}");
 }
+
+#[test]
+fn transpose_through_a_padded_tile_on_the_cpu() {
+    // The pipeline of the GPU kernel `tensor_transpose_f32`, with the shared tile as a Vec.
+    static_layout!(In = "(64,96):(96,1)");
+    static_layout!(Out = "(96,64):(64,1)");
+    static_layout!(T32 = "(32,32)");
+    static_layout!(Padded = "(32,32):(33,1)");
+    let mut a: Vec<u32> = (0..64 * 96).collect();
+    let mut b = vec![0u32; 64 * 96];
+    let src = LayoutTensor::new(&mut a, Static::<In>::new()).unwrap();
+    let dst = LayoutTensor::new(&mut b, Static::<Out>::new()).unwrap();
+    for by in 0..2 {
+        for bx in 0..3 {
+            let mut smem_data = vec![0u32; 32 * 33 - 1];
+            let smem = LayoutTensor::new(&mut smem_data, Static::<Padded>::new()).unwrap();
+            for t in 0..256 {
+                copy_partitioned::<Threads, 2, _, _, _, _, _>(&smem, &src.tile::<T32, 2>([by, bx]), t);
+            }
+            for t in 0..256 {
+                copy_partitioned::<Threads, 2, _, _, _, _, _>(&dst.tile::<T32, 2>([bx, by]), &smem.transpose(), t);
+            }
+        }
+    }
+    for r in 0..64 {
+        for c in 0..96 {
+            assert_eq!(b[c * 64 + r], (r * 96 + c) as u32);
+        }
+    }
+}

@@ -4,13 +4,14 @@
 use host::{DeviceBuffer, Gpu, LaunchConfig, Module};
 
 use super::{expect_eq, fail, fresh_seed, random_f32, time_median, Bench, Check, Figure};
-use crate::tensor_copy_layouts::{COLS, ODD_COLS, ODD_ROWS, ROWS, THREADS, TILE_COLS, TILE_ROWS};
+use crate::tensor_copy_layouts::{COLS, ODD_COLS, ODD_ROWS, ROWS, THREADS, TILE_COLS, TILE_ROWS, T_COLS, T_ROWS};
 
 pub fn checks() -> Vec<Check> {
     vec![
         Check { name: "tensor/tensor_copy_f32 8192x8192", run: check_copy },
         Check { name: "tensor/tensor_copy_masked_f32 1000x1000 (partial tiles)", run: check_masked },
         Check { name: "tensor/tensor_copy_f32_raw 8192x8192 (raw-pointer twin)", run: check_raw },
+        Check { name: "tensor/tensor_transpose_f32 1024x2048 (shared tile)", run: check_transpose },
     ]
 }
 
@@ -81,6 +82,25 @@ pub fn check_masked(gpu: &Gpu, module: &Module) -> Result<(), String> {
         None => Ok(()),
         Some(i) => Err(format!("masked tensor copy wrote past the matrix, at index {}", n + i)),
     }
+}
+
+/// Transposes a fresh random 1024 x 2048 matrix (output poisoned) and compares with the CPU.
+pub fn check_transpose(gpu: &Gpu, module: &Module) -> Result<(), String> {
+    let (m, n) = (T_ROWS, T_COLS);
+    let data = random_f32(fresh_seed(), m * n);
+    let mut want = vec![0f32; m * n];
+    for r in 0..m {
+        for c in 0..n {
+            want[c * m + r] = data[r * n + c];
+        }
+    }
+    let src = gpu.upload(&data).map_err(fail("upload"))?;
+    let mut dst = gpu.alloc::<f32>(m * n).map_err(fail("alloc"))?;
+    gpu.memset(&mut dst, 0xff).map_err(fail("poison"))?;
+    let k = module.kernel("tensor_transpose_f32").map_err(fail("kernel"))?;
+    let cfg = LaunchConfig { grid: ((n / 32) as u32, (m / 32) as u32, 1), block: (THREADS, 1, 1), shared_mem_bytes: 0 };
+    unsafe { gpu.launch(&k, cfg).arg(&src).arg(&dst).run() }.map_err(fail("launch"))?;
+    expect_eq("tensor transpose", &gpu.download(&dst).map_err(fail("download"))?, &want)
 }
 
 /// Bandwidth in TB/s of moving `bytes` (read + written) in `ms`.
