@@ -193,7 +193,9 @@ const fn tiler(tile: Layout) -> ([Layout; MAX_LEAVES], usize) {
 /// mode as `size(mode k):1`.
 ///
 /// # Errors
-/// The errors of [`layout::zipped_divide_by_mode`] (a tile extent that does not divide its mode).
+/// [`LayoutError::InvalidArgument`] when a tile extent does not divide its mode's size (CuTe would
+/// let the last tile overhang); [`LayoutError::RankMismatch`] for a tile of higher rank; the errors
+/// of [`layout::zipped_divide_by_mode`].
 ///
 /// # Example
 /// ```
@@ -201,9 +203,29 @@ const fn tiler(tile: Layout) -> ([Layout; MAX_LEAVES], usize) {
 /// let z = layout_tensor::static_layout::divide_by_shape(
 ///     Layout::parse("(4,4):(4,1)").unwrap(), Layout::parse("(2,2):(1,2)").unwrap()).unwrap();
 /// assert_eq!(z.to_string(), "((2,2),(2,2)):((4,1),(8,2))");
+/// assert!(layout_tensor::static_layout::divide_by_shape(
+///     Layout::parse("(4,4):(4,1)").unwrap(), Layout::parse("(3,2)").unwrap()).is_err());
 /// ```
 pub const fn divide_by_shape(a: Layout, tile: Layout) -> Result<Layout, LayoutError> {
     let (t, r) = tiler(tile);
+    if r > a.rank() {
+        return Err(LayoutError::RankMismatch { op: "divide_by_shape", expected: a.rank(), found: r });
+    }
+    // CuTe's divide accepts an extent that does not divide its mode (the last tile overhangs, and
+    // CuTe relies on predication); an unmasked view must not overhang: see `tile_masked`.
+    let mut k = 0;
+    while k < r {
+        let size = layout::unwrap!(a.mode(k)).size();
+        let ext = t[k].size();
+        if ext < 1 || size % ext != 0 {
+            return Err(LayoutError::InvalidArgument {
+                op: "divide_by_shape",
+                condition: "each tile extent must divide its mode's size (tile_masked handles partial tiles)",
+                value: ext,
+            });
+        }
+        k += 1;
+    }
     layout::zipped_divide_by_mode(a, t.split_at(r).0)
 }
 

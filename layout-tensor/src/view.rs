@@ -53,6 +53,15 @@ impl<'a, T: Element, S: StaticLayout, A: AddressSpace> LayoutTensor<'a, T, Stati
     /// let tile = t.tile::<T, 2>([1, 0]); // rows 2..4, columns 0..2
     /// assert_eq!([tile.at([0, 0]), tile.at([0, 1]), tile.at([1, 0]), tile.at([1, 1])], [8, 9, 12, 13]);
     /// ```
+    /// A tile that does not divide the tensor is a compile-time error (the algebra's message):
+    /// ```compile_fail
+    /// use layout_tensor::{static_layout, LayoutTensor, Static};
+    /// static_layout!(M = "(4,4):(4,1)");
+    /// static_layout!(T = "(3,3)");
+    /// let mut v = [0u32; 16];
+    /// let tile = LayoutTensor::new(&mut v, Static::<M>::new()).unwrap().tile::<T, 2>([0, 0]);
+    /// let _ = tile.get(0);
+    /// ```
     #[inline(always)]
     pub fn tile<Tl: StaticLayout, const R: usize>(self, coord: [i64; R]) -> LayoutTensor<'a, T, Static<TileOf<S, Tl>>, A, Full> {
         let off = coord_offset(&TileRest::<S, Tl>::LAYOUT, &TileRest::<S, Tl>::MODES, &coord);

@@ -396,3 +396,30 @@ fn transpose_through_a_padded_tile_on_the_cpu() {
         }
     }
 }
+
+#[test]
+fn copy_from_vector_path_and_its_fallbacks() {
+    static_layout!(Row = "(4,16):(16,1)");
+    static_layout!(Col = "(4,16):(1,4)");
+    #[repr(align(16))]
+    struct Buf([f32; 68]);
+    let mut a = Buf(core::array::from_fn(|i| i as f32));
+    let mut b = Buf([0.0; 68]);
+    let mut c = Buf([0.0; 68]);
+    let src = LayoutTensor::new(&mut a.0[..64], Static::<Row>::new()).unwrap();
+    // Both row-major: runs of 4 contiguous floats, copied as 128-bit vectors.
+    LayoutTensor::new(&mut b.0[..64], Static::<Row>::new()).unwrap().copy_from(&src);
+    // Misaligned destination (offset by one float): the scalar fallback.
+    LayoutTensor::new(&mut c.0[1..65], Static::<Row>::new()).unwrap().copy_from(&src);
+    assert_eq!(&b.0[..64], &a.0[..64]);
+    assert_eq!(&c.0[1..65], &a.0[..64]);
+    // Different orders: element by element.
+    let mut d = vec![0f32; 64];
+    let dst = LayoutTensor::new(&mut d, Static::<Col>::new()).unwrap();
+    dst.copy_from(&LayoutTensor::new(&mut a.0[..64], Static::<Row>::new()).unwrap());
+    for r in 0..4 {
+        for k in 0..16 {
+            assert_eq!(d[r + 4 * k], (16 * r + k) as f32);
+        }
+    }
+}
