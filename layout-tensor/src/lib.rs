@@ -32,6 +32,21 @@
 //! Coordinates are per-mode: one integer per top-level mode (the mode's colexicographic 1-D
 //! coordinate), as `[i64; R]`; hierarchical coordinates go through [`LayoutTensor::at_tuple`].
 //!
+//! ## What is here
+//! * [`tensor`]: [`LayoutTensor`], [`Element`] (numbers and [`Vector`]s), address spaces; element
+//!   access by 1-D index ([`get`](LayoutTensor::get)/[`set`](LayoutTensor::set)), by per-mode
+//!   coordinate ([`at`](LayoutTensor::at)), by hierarchical coordinate
+//!   ([`at_tuple`](LayoutTensor::at_tuple)); `W`-wide [`load`](LayoutTensor::load)/[`store`](LayoutTensor::store).
+//! * [`static_layout`](mod@static_layout): [`LayoutSource`], [`StaticLayout`], [`Static`], [`static_layout!`] and the
+//!   derived static layouts.
+//! * [`view`]: `slice`, `compose`, `permute`/`transpose`, `coalesce`, `tile`, `split`,
+//!   `vectorize`, `distribute`.
+//! * [`tile`]: partial tiles ([`tile_masked`](LayoutTensor::tile_masked), bounds in [`mask`]) and
+//!   [`TileIter`] (`tiled_iterator`, over a tensor or a raw buffer, optionally circular).
+//! * [`fragment`]: register [`Fragment`]s (`make_fragment_like`) and [`shared_tensor!`].
+//! * [`copy`]: [`copy_from`](LayoutTensor::copy_from) and [`copy_partitioned`].
+//! * [`device`]: the GPU primitives underneath.
+//!
 //! ## Alignment
 //! [`LayoutTensor::load`]/[`store`](LayoutTensor::store) of `W`-wide vectors and every access to
 //! [`Vector`] elements are single aligned accesses; misalignment is checked by `debug_assert!`
