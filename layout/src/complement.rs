@@ -45,23 +45,13 @@ pub const fn complement(a: Layout, cotarget: i64) -> Result<Layout, LayoutError>
     let mut s = [0i64; MAX_LEAVES];
     let mut d = [0i64; MAX_LEAVES];
     let n = leaves_of(f, &mut s, &mut d);
-    let mut used = [false; MAX_LEAVES];
+    let order = stride_order(&d, n);
     let mut rs = [0i64; MAX_LEAVES];
     let mut rd = [0i64; MAX_LEAVES];
     let mut current: i64 = 1;
     let mut k = 0;
     while k < n {
-        // The unused mode of smallest stride (the first of equal ones).
-        let mut best = n;
-        let mut i = 0;
-        while i < n {
-            if !used[i] && (best == n || d[i] < d[best]) {
-                best = i;
-            }
-            i += 1;
-        }
-        used[best] = true;
-        let (ms, md) = (s[best], d[best]);
+        let (ms, md) = (s[order[k]], d[order[k]]);
         if md < 0 {
             return Err(LayoutError::InvalidArgument {
                 op: OP,
@@ -84,6 +74,28 @@ pub const fn complement(a: Layout, cotarget: i64) -> Result<Layout, LayoutError>
     rd[k] = current;
     k += 1;
     Ok(coalesce(tri!(flat_layout(&rs, &rd, k))))
+}
+
+/// The indices of the first `n` strides in increasing order of stride (equal ones keep their order,
+/// as CuTe's `find` of the minimum takes the first). A selection sort: `n` is small.
+pub(crate) const fn stride_order(d: &[i64; MAX_LEAVES], n: usize) -> [usize; MAX_LEAVES] {
+    let mut order = [0usize; MAX_LEAVES];
+    let mut used = [false; MAX_LEAVES];
+    let mut k = 0;
+    while k < n {
+        let mut best = n;
+        let mut i = 0;
+        while i < n {
+            if !used[i] && (best == n || d[i] < d[best]) {
+                best = i;
+            }
+            i += 1;
+        }
+        used[best] = true;
+        order[k] = best;
+        k += 1;
+    }
+    order
 }
 
 /// `complement(A, cosize(A))`: CuTe's one-argument `complement`.

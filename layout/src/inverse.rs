@@ -1,6 +1,7 @@
 //! `right_inverse`, `left_inverse` and `nullspace`.
 
 use crate::coalesce::{coalesce, flat_layout, leaves_of};
+use crate::complement::stride_order;
 use crate::error::LayoutError;
 use crate::int_tuple::MAX_LEAVES;
 use crate::layout::Layout;
@@ -114,23 +115,7 @@ pub const fn left_inverse(a: Layout) -> Result<Layout, LayoutError> {
     let mut d = [0i64; MAX_LEAVES];
     let n = leaves_of(flat, &mut s, &mut d);
     let position = compact_flat(&s, n);
-    // Sort the mode indices by stride (selection: n is small).
-    let mut order = [0usize; MAX_LEAVES];
-    let mut used = [false; MAX_LEAVES];
-    let mut k = 0;
-    while k < n {
-        let mut best = n;
-        let mut i = 0;
-        while i < n {
-            if !used[i] && (best == n || d[i] < d[best]) {
-                best = i;
-            }
-            i += 1;
-        }
-        used[best] = true;
-        order[k] = best;
-        k += 1;
-    }
+    let order = stride_order(&d, n);
     let first = order[0];
     if d[first] < 0 {
         return Err(LayoutError::InvalidArgument { op: OP, condition: "strides must be non-negative", value: d[first] });
@@ -146,7 +131,7 @@ pub const fn left_inverse(a: Layout) -> Result<Layout, LayoutError> {
         out_d[0] = 0;
         m = 1;
     }
-    k = 0;
+    let mut k = 0;
     while k < n {
         let cur = order[k];
         if k + 1 < n {
