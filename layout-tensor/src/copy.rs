@@ -158,3 +158,30 @@ pub fn copy_partitioned<Th: StaticLayout, const R: usize, T: Element, S: StaticL
     let s: LayoutTensor<'_, T, Static<Partition<S, Th>>, A2, Full> = src.distribute::<Th, R>(tid);
     d.copy_from(&s);
 }
+
+impl<'a, T: Element, D: StaticLayout, A: AddressSpace> LayoutTensor<'a, T, Static<D>, A, Full> {
+    /// [`copy_partitioned`] as a method of the destination: thread `tid` of the thread layout `Th`
+    /// (of rank `R`) copies its fragment of `src` into its fragment of `self`.
+    ///
+    /// # Example
+    /// ```
+    /// use layout_tensor::{static_layout, LayoutTensor, Static};
+    /// static_layout!(M = "(4,4):(4,1)");
+    /// static_layout!(Th = "(4,4):(4,1)");
+    /// let mut a: Vec<u32> = (0..16).collect();
+    /// let mut b = vec![0u32; 16];
+    /// let src = LayoutTensor::new(&mut a, Static::<M>::new()).unwrap();
+    /// let dst = LayoutTensor::new(&mut b, Static::<M>::new()).unwrap();
+    /// dst.copy_partitioned_from::<Th, 2, _, _>(&src, 5); // thread 5 copies element (1,1)
+    /// assert_eq!(b[5], 5);
+    /// assert_eq!(b.iter().filter(|&&x| x != 0).count(), 1);
+    /// ```
+    #[inline(always)]
+    pub fn copy_partitioned_from<Th: StaticLayout, const R: usize, S: StaticLayout, A2: AddressSpace>(
+        &self,
+        src: &LayoutTensor<'_, T, Static<S>, A2, Full>,
+        tid: usize,
+    ) {
+        copy_partitioned::<Th, R, T, S, D, A, A2>(self, src, tid)
+    }
+}

@@ -28,7 +28,10 @@ pub(crate) fn thread_coord<const R: usize>(th: &Layout, m: &Modes, tid: i64) -> 
         let mut scale = 1;
         let mut j = m.start[k];
         while j < m.start[k + 1] {
-            c[k] += ((tid / d[j]) % s[j]) * scale;
+            // A stride-0 leaf (threads that share data) contributes no coordinate.
+            if d[j] != 0 {
+                c[k] += ((tid / d[j]) % s[j]) * scale;
+            }
             scale *= s[j];
             j += 1;
         }
