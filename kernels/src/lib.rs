@@ -21,6 +21,7 @@ pub mod demo;
 pub mod demo_layouts;
 pub mod tensor_copy;
 pub mod tensor_copy_layouts;
+pub mod triton;
 
 use layout_tensor::device::ids::global_thread_index_x;
 use layout::Layout;

@@ -53,6 +53,7 @@ pub fn checks() -> Vec<Check> {
         tma::checks,
         mma::checks,
         runtime::checks,
+        triton::checks,
     ] {
         all.extend(area());
     }
@@ -165,4 +166,5 @@ mod smoke;
 mod sync;
 pub mod tensor_copy;
 mod tma;
+mod triton;
 mod warp;

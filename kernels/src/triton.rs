@@ -1,0 +1,59 @@
+//! Triton's `tl.load`/`tl.store` on the GPU, written with `layout_tensor::triton`: the seed's
+//! indirect load example (`triton_ldst_indirect_07_kernel`, seed 002), one Triton program per block.
+
+use layout_tensor::device::ids::block_idx_x;
+use layout_tensor::triton::{get, tile_from_fn, Pointers};
+use layout_tensor::{static_layout, LayoutTensor, Static};
+
+/// `XS` of the seed's example: rows per program (`blocksize`).
+pub const XS: usize = 4;
+/// `RS` of the seed's example: columns gathered (`N0`).
+pub const RS: usize = 16;
+
+static_layout!(
+    /// `tl.arange(0, XS)`.
+    pub XTile = "4:1"
+);
+static_layout!(
+    /// `tl.arange(0, RS)`.
+    pub RTile = "16:1"
+);
+static_layout!(
+    /// The `XS x RS` tile of `tmp0[:, None] * stride_in_r + tmp1[None, :]` (row-major registers).
+    pub XRTile = "(4,16):(16,1)"
+);
+
+/// The body of `triton_ldst_indirect_07_kernel` for program `pid`, line by line:
+/// `in_idx0 = pid * XS + arange(XS)`, `tmp0 = load(in_ptr0 + in_idx0)`,
+/// `tmp1 = load(in_ptr1 + arange(RS))`, `in_idx2 = tmp0[:, None] * stride_in_r + tmp1[None, :]`,
+/// `tmp2 = load(in_ptr2 + in_idx2)`, `store(out_ptr0 + in_idx0[:, None] * RS + in_idx1[None, :], tmp2)`.
+/// Runs on the CPU on host pointers as well.
+///
+/// # Safety
+/// `xr` holds `(pid + 1) * XS` indices, `xc` `RS`, every `xr[r] * stride_in_r + xc[c]` is an index
+/// of `x2`, and `out` holds `(pid + 1) * XS * RS` floats.
+#[inline(always)]
+pub unsafe fn ldst_indirect_07(pid: i64, out: *mut f32, xr: *const i64, xc: *const i64, x2: *const f32, stride_in_r: i64) {
+    let in_ptr0 = LayoutTensor::<i64, _>::from_ptr(xr as *mut i64, Static::<XTile>::new());
+    let in_ptr1 = LayoutTensor::<i64, _>::from_ptr(xc as *mut i64, Static::<RTile>::new());
+    let in_ptr2 = LayoutTensor::<f32, _>::from_ptr(x2 as *mut f32, Static::<XTile>::new());
+    let out_ptr0 = LayoutTensor::<f32, _>::from_ptr(out, Static::<XTile>::new());
+    let xs = XS as i64;
+    let in_idx0 = tile_from_fn::<isize, XTile, 4, 1>(|[i]| (pid * xs + i) as isize);
+    let tmp0 = Pointers::new(&in_ptr0, in_idx0).load().run();
+    let tmp1 = Pointers::<_, _, 16>::from_tensor(&in_ptr1).load().run();
+    let in_idx2 = tile_from_fn::<isize, XRTile, 64, 2>(|[r, c]| (get(&tmp0, [r]) * stride_in_r + get(&tmp1, [c])) as isize);
+    let tmp2 = Pointers::new(&in_ptr2, in_idx2).load().run();
+    let out0_idx = tile_from_fn::<isize, XRTile, 64, 2>(|[r, c]| ((pid * xs + r) * RS as i64 + c) as isize);
+    Pointers::new(&out_ptr0, out0_idx).store(tmp2);
+}
+
+kernel! {
+    /// `triton_ldst_indirect_07_kernel[nr // XS, 1, 1](out, xr, xc, x2, stride_in_r)`: program
+    /// `block_idx_x()` runs [`ldst_indirect_07`] (one thread per block).
+    ///
+    /// Preconditions: those of [`ldst_indirect_07`] for the last block; block `(1,1,1)`.
+    pub fn triton_ldst_indirect_07(out: *mut f32, xr: *const i64, xc: *const i64, x2: *const f32, stride_in_r: i64) {
+        ldst_indirect_07(block_idx_x() as i64, out, xr, xc, x2, stride_in_r);
+    }
+}
