@@ -71,7 +71,7 @@ pub mod mask;
 pub mod static_layout;
 pub mod tensor;
 pub mod tile;
-pub mod triton;
+pub mod tile_space;
 pub mod view;
 
 pub use copy::copy_partitioned;
@@ -80,3 +80,4 @@ pub use mask::{Bounds, Clip, Full};
 pub use static_layout::{LayoutSource, Static, StaticLayout};
 pub use tensor::{AddressSpace, Element, Global, LayoutTensor, Local, Shared, Vector};
 pub use tile::TileIter;
+pub use tile_space::{load_scalar, store_scalar, LoadOptions, MemoryOrder, MemoryScope, Order, Pad, Padding, StoreOptions, TileSpace};
