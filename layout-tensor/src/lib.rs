@@ -71,6 +71,7 @@ pub mod mask;
 pub mod static_layout;
 pub mod tensor;
 pub mod tile;
+pub mod triton;
 pub mod tile_space;
 pub mod view;
 
