@@ -17,6 +17,7 @@
 #[macro_use]
 mod kernel_macro;
 pub mod checks;
+pub mod cutile;
 pub mod demo;
 pub mod demo_layouts;
 pub mod tensor_copy;

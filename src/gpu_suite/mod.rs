@@ -53,6 +53,7 @@ pub fn checks() -> Vec<Check> {
         tma::checks,
         mma::checks,
         runtime::checks,
+        cutile::checks,
         triton::checks,
     ] {
         all.extend(area());
@@ -64,6 +65,7 @@ pub fn checks() -> Vec<Check> {
 pub fn benches() -> Vec<Bench> {
     let mut all = demo::benches();
     all.extend(tensor_copy::benches());
+    all.extend(cutile::benches());
     all
 }
 
@@ -156,6 +158,7 @@ pub fn fresh_seed() -> u64 {
 
 mod atomics;
 mod cp_async;
+mod cutile;
 pub mod demo;
 mod ids;
 mod memory;

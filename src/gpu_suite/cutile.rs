@@ -1,0 +1,163 @@
+//! cuTile `load`/`store` (`layout_tensor::tile_space`, kernels in `kernels/src/cutile.rs`) on the
+//! GPU: each seed example whose output the seed prints, reproduced exactly (outputs poisoned before
+//! the launch, compared with the seed's printed values), the memory orders and padding modes, and
+//! the tiled load/store copy (checked, and timed next to a device-to-device `memcpy`).
+
+use host::{DeviceBuffer, Gpu, LaunchConfig, Module};
+
+use super::{expect_eq, fail, fresh_seed, random_f32, time_median, Bench, Check, Figure};
+
+/// `kernels::cutile::COPY_VECTORS` (vectors of 4 floats copied by `cutile_copy_f32`).
+const COPY_VECTORS: usize = 1 << 24;
+/// `kernels::cutile::COPY_THREADS`.
+const COPY_THREADS: u32 = 256;
+/// `kernels::cutile::COPY_TILE` (vectors per thread).
+const COPY_TILE: usize = 4;
+
+pub fn checks() -> Vec<Check> {
+    vec![
+        Check { name: "cutile/seed load 1-D, zero padding", run: check_load_1d },
+        Check { name: "cutile/seed load 2-D, order F", run: check_load_2d_f },
+        Check { name: "cutile/seed load 3-D, order (0,2,1)", run: check_load_3d },
+        Check { name: "cutile/seed scalar loads", run: check_load_scalar },
+        Check { name: "cutile/seed store, partial out of bounds", run: check_store_partial },
+        Check { name: "cutile/seed store, scalar broadcast", run: check_store_scalar },
+        Check { name: "cutile/memory orders and padding modes", run: check_orders },
+        Check { name: "cutile/tiled copy 2^26 f32", run: check_copy },
+    ]
+}
+
+pub fn benches() -> Vec<Bench> {
+    vec![Bench { name: "cutile/tiled load/store copy 2^26 f32", run: bench_copy }]
+}
+
+fn one_thread() -> LaunchConfig {
+    LaunchConfig { grid: (1, 1, 1), block: (1, 1, 1), shared_mem_bytes: 0 }
+}
+
+/// Runs a one-thread load kernel on `arange(n_in)` (int64, as torch.arange) into `n_out` poisoned
+/// values.
+fn run_load(gpu: &Gpu, module: &Module, name: &str, n_in: usize, n_out: usize) -> Result<Vec<i64>, String> {
+    let x: Vec<i64> = (0..n_in as i64).collect();
+    let x = gpu.upload(&x).map_err(fail("upload"))?;
+    let mut out = gpu.alloc::<i64>(n_out).map_err(fail("alloc"))?;
+    gpu.memset(&mut out, 0xff).map_err(fail("poison"))?;
+    let k = module.kernel(name).map_err(fail("kernel"))?;
+    unsafe { gpu.launch(&k, one_thread()).arg(&x).arg(&out).run() }.map_err(fail("launch"))?;
+    gpu.download(&out).map_err(fail("download"))
+}
+
+/// Seed output `[0, 1, 2, 3]`, `[4, 5, 6, 7]`, `[8, 9, 0, 0]`.
+fn check_load_1d(gpu: &Gpu, module: &Module) -> Result<(), String> {
+    let got = run_load(gpu, module, "cutile_seed_load_1d", 10, 12)?;
+    expect_eq("1-D loads", &got, &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 0])
+}
+
+/// Seed output `[[0, 4, 8, 12]]` ... `[[3, 7, 11, 15]]`.
+fn check_load_2d_f(gpu: &Gpu, module: &Module) -> Result<(), String> {
+    let got = run_load(gpu, module, "cutile_seed_load_2d_f", 16, 16)?;
+    expect_eq("2-D F loads", &got, &[0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15])
+}
+
+/// Seed output `[[[0, 2], [1, 3]]]`, `[[[4, 6], [5, 7]]]`.
+fn check_load_3d(gpu: &Gpu, module: &Module) -> Result<(), String> {
+    let got = run_load(gpu, module, "cutile_seed_load_3d", 8, 8)?;
+    expect_eq("3-D permuted loads", &got, &[0, 2, 1, 3, 4, 6, 5, 7])
+}
+
+/// Seed output `0 1 2 3 4 5 6 7 8 9`.
+fn check_load_scalar(gpu: &Gpu, module: &Module) -> Result<(), String> {
+    let got = run_load(gpu, module, "cutile_seed_load_scalar", 10, 10)?;
+    let printed: Vec<String> = got.iter().map(|v| v.to_string()).collect();
+    if printed.join(" ") == "0 1 2 3 4 5 6 7 8 9" {
+        Ok(())
+    } else {
+        Err(format!("scalar loads printed {:?}", printed.join(" ")))
+    }
+}
+
+/// Runs a one-thread store kernel on `n` poisoned int32 values followed by `slack` poisoned ones
+/// (which must stay poisoned).
+fn run_store(gpu: &Gpu, module: &Module, name: &str, n: usize, slack: usize) -> Result<Vec<i32>, String> {
+    let mut x = gpu.alloc::<i32>(n + slack).map_err(fail("alloc"))?;
+    gpu.memset(&mut x, 0xff).map_err(fail("poison"))?;
+    let k = module.kernel(name).map_err(fail("kernel"))?;
+    unsafe { gpu.launch(&k, one_thread()).arg(&x).run() }.map_err(fail("launch"))?;
+    let got = gpu.download(&x).map_err(fail("download"))?;
+    if let Some(i) = got[n..].iter().position(|&v| v != -1) {
+        return Err(format!("{name} wrote past the array, at index {}", n + i));
+    }
+    Ok(got[..n].to_vec())
+}
+
+/// Seed output `[1, 1, 1, 1, 2, 2]` (the tile's last two elements are not stored).
+fn check_store_partial(gpu: &Gpu, module: &Module) -> Result<(), String> {
+    let got = run_store(gpu, module, "cutile_seed_store_partial", 6, 4)?;
+    expect_eq("partial store", &got, &[1, 1, 1, 1, 2, 2])
+}
+
+/// Seed output `[[0, 1], [2, 3]]`.
+fn check_store_scalar(gpu: &Gpu, module: &Module) -> Result<(), String> {
+    let got = run_store(gpu, module, "cutile_seed_store_scalar", 4, 4)?;
+    expect_eq("scalar broadcast stores", &got, &[0, 1, 2, 3])
+}
+
+/// Each padding mode fills exactly the two out-of-bounds elements of tile 2 (bit-exact: NaN,
+/// infinities, -0); relaxed/acquire loads and relaxed/release stores give the weak values.
+fn check_orders(gpu: &Gpu, module: &Module) -> Result<(), String> {
+    let x: Vec<f32> = (0..10).map(|v| v as f32).collect();
+    let xd = gpu.upload(&x).map_err(fail("upload"))?;
+    let mut out = gpu.alloc::<f32>(20).map_err(fail("alloc"))?;
+    gpu.memset(&mut out, 0xff).map_err(fail("poison"))?;
+    let k = module.kernel("cutile_orders_f32").map_err(fail("kernel"))?;
+    unsafe { gpu.launch(&k, one_thread()).arg(&xd).arg(&out).run() }.map_err(fail("launch"))?;
+    let got: Vec<u32> = gpu.download(&out).map_err(fail("download"))?.iter().map(|v| v.to_bits()).collect();
+    let mut want = Vec::new();
+    for pad in [0.0f32, f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -0.0] {
+        want.extend([8.0f32, 9.0, pad, pad].map(f32::to_bits));
+    }
+    expect_eq("padded loads (bits)", &got, &want)?;
+    let after = gpu.download(&xd).map_err(fail("download"))?;
+    expect_eq("ordered stores", &after, &[-1.0, -1.0, -1.0, -1.0, 4.0, 5.0, 6.0, 7.0, -1.0, -1.0])
+}
+
+fn launch_copy(gpu: &Gpu, module: &Module, src: &DeviceBuffer<f32>, dst: &DeviceBuffer<f32>) -> host::Result<()> {
+    let k = module.kernel("cutile_copy_f32")?;
+    let cfg = LaunchConfig {
+        grid: ((COPY_VECTORS / (COPY_THREADS as usize * COPY_TILE)) as u32, 1, 1),
+        block: (COPY_THREADS, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    unsafe { gpu.launch(&k, cfg).arg(src).arg(dst).run() }
+}
+
+/// Copies fresh random data (output poisoned) and compares exactly.
+fn check_copy(gpu: &Gpu, module: &Module) -> Result<(), String> {
+    let n = COPY_VECTORS * 4;
+    let data = random_f32(fresh_seed(), n);
+    let src = gpu.upload(&data).map_err(fail("upload"))?;
+    let mut dst = gpu.alloc::<f32>(n).map_err(fail("alloc"))?;
+    gpu.memset(&mut dst, 0xff).map_err(fail("poison"))?;
+    launch_copy(gpu, module, &src, &dst).map_err(fail("launch"))?;
+    expect_eq("cutile copy", &gpu.download(&dst).map_err(fail("download"))?, &data)
+}
+
+fn tbps(bytes: usize, ms: f32) -> f64 {
+    bytes as f64 / (ms as f64 * 1e-3) / 1e12
+}
+
+/// The tiled copy's bandwidth next to `memcpy` DtoD of the same bytes (target: at least 90%).
+fn bench_copy(gpu: &Gpu, module: &Module) -> Result<Vec<Figure>, String> {
+    check_copy(gpu, module)?;
+    let n = COPY_VECTORS * 4;
+    let src = gpu.upload(&random_f32(fresh_seed(), n)).map_err(fail("upload"))?;
+    let mut dst = gpu.alloc::<f32>(n).map_err(fail("alloc"))?;
+    let ours = time_median(gpu, 3, 20, || launch_copy(gpu, module, &src, &dst))?;
+    let peer = time_median(gpu, 3, 20, || gpu.copy(&src, &mut dst))?;
+    let bytes = 2 * n * 4;
+    Ok(vec![
+        Figure { what: "cutile_copy_f32 (tile_space load/store)".into(), value: tbps(bytes, ours), unit: "TB/s" },
+        Figure { what: "memcpy DtoD".into(), value: tbps(bytes, peer), unit: "TB/s" },
+        Figure { what: "copy / memcpy".into(), value: peer as f64 / ours as f64 * 100.0, unit: "%" },
+    ])
+}
