@@ -57,3 +57,56 @@ kernel! {
         ldst_indirect_07(block_idx_x() as i64, out, xr, xc, x2, stride_in_r);
     }
 }
+
+static_layout!(
+    /// A thread's 4 consecutive elements (`tl.arange(0, 4)`).
+    pub Quad = "4:1"
+);
+static_layout!(
+    /// A 2 x 4 block (row-major registers) of [`triton_block_pad_f32`].
+    pub Block24 = "(2,4):(4,1)"
+);
+
+kernel! {
+    /// A masked copy the Triton way: thread `t` of program `pid` has `offs = (pid * 256 + t) * 4 +
+    /// arange(4)`, loads `load(src + offs, mask=offs < n, other=other, cache_modifier=".cg",
+    /// eviction_policy="evict_first")` and stores the tile to `dst + offs` unmasked: `dst[i]` is
+    /// `src[i]` below `n`, `other` from `n` on.
+    ///
+    /// Preconditions: `src` holds `n` floats, `dst` `grid * 1024`; block `(256,1,1)`.
+    pub fn triton_masked_copy_f32(src: *const f32, dst: *mut f32, n: i64, other: f32) {
+        use layout_tensor::device::ids::thread_idx_x;
+        use layout_tensor::triton::{Cg, EvictFirst};
+        let first = (block_idx_x() as i64 * 256 + thread_idx_x() as i64) * 4;
+        let offs = tile_from_fn::<isize, Quad, 4, 1>(|[i]| (first + i) as isize);
+        let mask = tile_from_fn::<bool, Quad, 4, 1>(|[i]| first + i < n);
+        let src = LayoutTensor::<f32, _>::from_ptr(src as *mut f32, Static::<Quad>::new());
+        let dst = LayoutTensor::<f32, _>::from_ptr(dst, Static::<Quad>::new());
+        let x = Pointers::new(&src, offs).load().mask(mask).other(other).cache_modifier(Cg).eviction_policy(EvictFirst).run();
+        Pointers::new(&dst, offs).store(x);
+    }
+}
+
+kernel! {
+    /// Block pointers with boundary checks: thread `(x, 0)` of block `(0, y)` loads the 2 x 4 block
+    /// at `(2y, 4x)` of the `rows x cols` row-major `src` (`make_block_ptr`,
+    /// `boundary_check=(0, 1)`, `padding_option="nan"`) and stores it, unchecked, at the same place
+    /// of the row-major `dst` with `dst_cols` columns: `dst` is `src` padded with NaN.
+    ///
+    /// Preconditions: `dst` holds `2 * grid_y` rows of `dst_cols = 4 * block_x` floats; block
+    /// `(dst_cols / 4, 1, 1)`.
+    pub fn triton_block_pad_f32(src: *const f32, dst: *mut f32, rows: i64, cols: i64, dst_cols: i64) {
+        use layout_tensor::device::ids::{block_idx_y, thread_idx_x};
+        use layout_tensor::triton::{make_block_ptr, Cg};
+        let at = [2 * block_idx_y() as i64, 4 * thread_idx_x() as i64];
+        let dst_rows = 2 * layout_tensor::device::ids::grid_dim_y() as i64;
+        let (Ok(s), Ok(d)) = (
+            make_block_ptr::<f32, Block24, 8, 2>(src as *mut f32, [rows, cols], [cols, 1], at, [1, 0]),
+            make_block_ptr::<f32, Block24, 8, 2>(dst, [dst_rows, dst_cols], [dst_cols, 1], at, [1, 0]),
+        ) else {
+            return;
+        };
+        let v = s.load().boundary_check(&[0, 1]).padding_nan().cache_modifier(Cg).run();
+        let _ = d.store(&v, &[]);
+    }
+}

@@ -751,6 +751,11 @@ pub struct BlockPtr<'a, T, S, const N: usize, const R: usize> {
     tensor: LayoutTensor<'a, T, Layout, Global, Full>,
     offsets: [i64; R],
     order: [usize; R],
+    /// The tensor's extent per dimension.
+    ext: [i64; R],
+    /// The strides when every dimension is one leaf (then an offset is `sum g[k] * strides[k]`, as
+    /// the layout computes it, without walking the layout at run time).
+    flat: Option<[i64; R]>,
     _s: PhantomData<S>,
 }
 
@@ -781,7 +786,7 @@ pub unsafe fn make_block_ptr<'a, T: Element, S: StaticLayout, const N: usize, co
     order: [usize; R],
 ) -> Result<BlockPtr<'a, T, S, N, R>, TritonError> {
     let l = Layout::new(IntTuple::from_slice(&shape)?, IntTuple::from_slice(&strides)?)?;
-    BlockPtr::new(LayoutTensor::from_ptr(base, l), offsets, order)
+    BlockPtr::from_parts(LayoutTensor::from_ptr(base, l), shape, Some(strides), offsets, order)
 }
 
 /// The modes' extents of a rank-`R` layout.
@@ -827,7 +832,29 @@ impl<'a, T: Element, S: StaticLayout, const N: usize, const R: usize> BlockPtr<'
             assert!(S::MODES.rank == R, "the block shape's rank must be the tensor's");
             assert!(S::SIZE == N, "N must be the size of the block");
         }
-        assert!(tensor.layout().rank() == R, "the tensor's rank must be R");
+        let l = tensor.layout();
+        assert!(l.rank() == R, "the tensor's rank must be R");
+        let ext = extents::<R>(&l);
+        let mut flat = None;
+        if l.shape().num_leaves() == R {
+            let mut st = [0i64; R];
+            st.copy_from_slice(l.stride().leaves());
+            flat = Some(st);
+        }
+        Self::from_parts(tensor, ext, flat, offsets, order)
+    }
+
+    fn from_parts(
+        tensor: LayoutTensor<'a, T, Layout, Global, Full>,
+        ext: [i64; R],
+        flat: Option<[i64; R]>,
+        offsets: [i64; R],
+        order: [usize; R],
+    ) -> Result<Self, TritonError> {
+        const {
+            assert!(S::MODES.rank == R, "the block shape's rank must be the tensor's");
+            assert!(S::SIZE == N, "N must be the size of the block");
+        }
         let mut seen = [false; R];
         for &o in &order {
             if o >= R || seen[o] {
@@ -835,7 +862,7 @@ impl<'a, T: Element, S: StaticLayout, const N: usize, const R: usize> BlockPtr<'
             }
             seen[o] = true;
         }
-        Ok(BlockPtr { tensor, offsets, order, _s: PhantomData })
+        Ok(BlockPtr { tensor, offsets, order, ext, flat, _s: PhantomData })
     }
 
     /// The block's offsets (its origin's coordinate in the tensor).
@@ -902,7 +929,24 @@ impl<'a, T: Element, S: StaticLayout, const N: usize, const R: usize> BlockPtr<'
     /// assert_eq!(b.origin_offset(), 4);
     /// ```
     pub fn origin_offset(&self) -> isize {
-        self.tensor.offset_at(self.offsets)
+        self.offset_of(self.offsets)
+    }
+
+    /// The tensor layout's offset of a coordinate.
+    #[inline(always)]
+    fn offset_of(&self, g: [i64; R]) -> isize {
+        match self.flat {
+            Some(st) => {
+                let mut o = 0i64;
+                let mut k = 0;
+                while k < R {
+                    o += g[k] * st[k];
+                    k += 1;
+                }
+                o as isize
+            }
+            None => self.tensor.offset_at(g),
+        }
     }
 
     /// Global coordinate of block element `i`, and whether it is inside the checked dimensions.
@@ -963,13 +1007,13 @@ impl<'a, T: Element, S: StaticLayout, const N: usize, const R: usize> BlockPtr<'
     /// ```
     pub fn store(&self, value: &Fragment<T, S, N>, boundary_check: &[usize]) -> Result<(), TritonError> {
         let check = check_dims::<R>(boundary_check)?;
-        let ext = extents::<R>(&self.tensor.layout());
+        let ext = self.ext;
         for_each_index::<N>(|i| {
             let (g, ok) = self.element(i, &check, &ext);
             if ok {
                 // SAFETY: in bounds on the checked dimensions, in the block's memory on the others
                 // (make_block_ptr's contract).
-                unsafe { T::write(self.tensor.elem_ptr(self.tensor.offset_at(g)), frag_get(value, i)) };
+                unsafe { T::write(self.tensor.elem_ptr(self.offset_of(g)), frag_get(value, i)) };
             }
         });
         Ok(())
@@ -1143,14 +1187,14 @@ impl<'p, 'a, T: Element, S: StaticLayout, const N: usize, const R: usize, St, C:
     /// ```
     pub fn run(self) -> Fragment<T, S, N> {
         let policy = E::policy();
-        let ext = extents::<R>(&self.ptr.tensor.layout());
+        let ext = self.ptr.ext;
         let mut out = Fragment::<T, S, N>::new();
         let t = out.tensor();
         for_each_index::<N>(|i| {
             let (g, ok) = self.ptr.element(i, &self.check, &ext);
             let v = if ok {
                 // SAFETY: make_block_ptr's contract.
-                unsafe { C::read(self.ptr.tensor.elem_ptr(self.ptr.tensor.offset_at(g)) as *const T, policy) }
+                unsafe { C::read(self.ptr.tensor.elem_ptr(self.ptr.offset_of(g)) as *const T, policy) }
             } else {
                 self.pad
             };

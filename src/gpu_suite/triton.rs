@@ -13,7 +13,11 @@ const N1: usize = 32;
 const BLOCKSIZE: usize = 4;
 
 pub fn checks() -> Vec<Check> {
-    vec![Check { name: "triton/ldst_indirect_07 (seed indirect load, torch reference)", run: check_indirect }]
+    vec![
+        Check { name: "triton/ldst_indirect_07 (seed indirect load, torch reference)", run: check_indirect },
+        Check { name: "triton/masked_copy_f32 (mask, other, .cg, evict_first)", run: check_masked_copy },
+        Check { name: "triton/block_pad_f32 (block pointers, boundary_check, NaN padding)", run: check_block_pad },
+    ]
 }
 
 /// `torch_ldst_indirect_07_func`: `x2.flatten()[(xr[:, None] * stride0 + xc[None, :]).flatten()]`.
@@ -38,4 +42,45 @@ pub fn check_indirect(gpu: &Gpu, module: &Module) -> Result<(), String> {
     let cfg = LaunchConfig { grid: ((BLOCKSIZE / XS) as u32, 1, 1), block: (1, 1, 1), shared_mem_bytes: 0 };
     unsafe { gpu.launch(&k, cfg).arg(&y0).arg(&d_xr).arg(&d_xc).arg(&d_x2).arg(&stride_in_r).run() }.map_err(fail("launch"))?;
     expect_eq("triton indirect load", &gpu.download(&y0).map_err(fail("download"))?, &want)
+}
+
+/// `triton_masked_copy_f32` over `n = 1000 * 1000 + 3` floats (the last tile partial): `dst`
+/// (poisoned) is `src` below `n` and `other` beyond.
+pub fn check_masked_copy(gpu: &Gpu, module: &Module) -> Result<(), String> {
+    let n = 1_000_003usize;
+    let grid = n.div_ceil(1024);
+    let other = -7.5f32;
+    let src = random_f32(fresh_seed(), n);
+    let mut want = src.clone();
+    want.resize(grid * 1024, other);
+    let d_src = gpu.upload(&src).map_err(fail("upload"))?;
+    let mut dst = gpu.alloc::<f32>(grid * 1024).map_err(fail("alloc"))?;
+    gpu.memset(&mut dst, 0xff).map_err(fail("poison"))?;
+    let k = module.kernel("triton_masked_copy_f32").map_err(fail("kernel"))?;
+    let cfg = LaunchConfig { grid: (grid as u32, 1, 1), block: (256, 1, 1), shared_mem_bytes: 0 };
+    let n64 = n as i64;
+    unsafe { gpu.launch(&k, cfg).arg(&d_src).arg(&dst).arg(&n64).arg(&other).run() }.map_err(fail("launch"))?;
+    expect_eq("triton masked copy", &gpu.download(&dst).map_err(fail("download"))?, &want)
+}
+
+/// `triton_block_pad_f32` on a 37 x 45 matrix into a poisoned 38 x 48 one: the matrix, NaN around
+/// it (compared bit for bit).
+pub fn check_block_pad(gpu: &Gpu, module: &Module) -> Result<(), String> {
+    let (rows, cols, drows, dcols) = (37usize, 45usize, 38usize, 48usize);
+    let src = random_f32(fresh_seed(), rows * cols);
+    let mut want = vec![f32::NAN.to_bits(); drows * dcols];
+    for r in 0..rows {
+        for c in 0..cols {
+            want[r * dcols + c] = src[r * cols + c].to_bits();
+        }
+    }
+    let d_src = gpu.upload(&src).map_err(fail("upload"))?;
+    let mut dst = gpu.alloc::<f32>(drows * dcols).map_err(fail("alloc"))?;
+    gpu.memset(&mut dst, 0xff).map_err(fail("poison"))?;
+    let k = module.kernel("triton_block_pad_f32").map_err(fail("kernel"))?;
+    let cfg = LaunchConfig { grid: (1, (drows / 2) as u32, 1), block: ((dcols / 4) as u32, 1, 1), shared_mem_bytes: 0 };
+    let (r64, c64, dc64) = (rows as i64, cols as i64, dcols as i64);
+    unsafe { gpu.launch(&k, cfg).arg(&d_src).arg(&dst).arg(&r64).arg(&c64).arg(&dc64).run() }.map_err(fail("launch"))?;
+    let got: Vec<u32> = gpu.download(&dst).map_err(fail("download"))?.iter().map(|v| v.to_bits()).collect();
+    expect_eq("triton block pad (bits)", &got, &want)
 }
