@@ -161,3 +161,37 @@ fn bench_copy(gpu: &Gpu, module: &Module) -> Result<Vec<Figure>, String> {
         Figure { what: "copy / memcpy".into(), value: peer as f64 / ours as f64 * 100.0, unit: "%" },
     ])
 }
+
+#[cfg(test)]
+mod tests {
+    /// The body of kernel `name` in the PTX module.
+    fn body(name: &str) -> &'static str {
+        let ptx = crate::KERNELS_PTX;
+        let start = ptx.find(&format!(".entry {name}(")).unwrap_or_else(|| panic!("no kernel {name}"));
+        let rest = &ptx[start..];
+        &rest[..rest.find("\n}").expect("end of the kernel")]
+    }
+
+    /// The tiled copy folds to four 128-bit loads and stores after one bounds test: no loop, no
+    /// division, no local memory, no scalar element access.
+    #[test]
+    fn cutile_copy_is_folded_and_vectorized() {
+        let b = body("cutile_copy_f32");
+        assert!(!b.contains(".local"), "local memory in cutile_copy_f32:\n{b}");
+        assert!(!b.contains("div.") && !b.contains("rem."), "division in cutile_copy_f32:\n{b}");
+        let loads = b.matches("ld.global.v2.b64").count() + b.matches("ld.global.v4.").count();
+        let stores = b.matches("st.global.v2.b64").count() + b.matches("st.global.v4.").count();
+        assert_eq!((loads, stores), (4, 4), "128-bit accesses in cutile_copy_f32:\n{b}");
+        assert!(b.matches("bra").count() <= 1, "more than the bounds branch in cutile_copy_f32:\n{b}");
+    }
+
+    /// Acquire loads end with `fence.acq_rel.<scope>`, release stores start with one, relaxed
+    /// accesses are `.volatile` (= `.relaxed.sys`).
+    #[test]
+    fn cutile_orders_use_fences_and_volatile_accesses() {
+        let b = body("cutile_orders_f32");
+        assert!(b.contains("fence.acq_rel.gpu") && b.contains("fence.acq_rel.sys"), "{b}");
+        assert!(b.contains("ld.volatile.global") && b.contains("st.volatile.global"), "{b}");
+        assert!(!b.contains(".local"), "{b}");
+    }
+}
