@@ -1134,7 +1134,7 @@ fn divide_by_mode_with_random_tiles_divides_each_mode_or_documented_error() {
 /// Also `NonPositiveShape`: a B with negative strides can have `cosize(B) < 1`, and
 /// `complement(A, size(A) * cosize(B))` refuses a cotarget below 1.
 const PRODUCT_ERRORS: &[&str] =
-    &["NotInjective", "StrideDivisibility", "ShapeDivisibility", "InvalidArgument", "Overflow", "Capacity", "NonPositiveShape"];
+    &["NotInjective", "StrideDivisibility", "ShapeDivisibility", "ModeOverlap", "InvalidArgument", "Overflow", "Capacity", "NonPositiveShape"];
 
 /// `p == logical_product(a, b)` against its definition.
 fn check_logical_product(a: Layout, b: Layout, p: Layout) -> Result<(), TestCaseError> {
