@@ -202,7 +202,7 @@ kernel! {
 #[cfg(feature = "sm90a")]
 mod wgmma {
     use layout::unwrap;
-    use layout_tensor::device::cp_async::shared_address;
+    use layout_tensor::device::shared::generic_to_shared;
     use layout_tensor::device::mma::{
         for_each_unrolled_mut, wgmma_accumulator_layout, wgmma_commit_group, wgmma_descriptor, wgmma_fence, wgmma_fence_operands,
         wgmma_k_major_interleaved, wgmma_k_major_sw128, wgmma_m64n128k16_f32_bf16, wgmma_m64n16k16_f32_bf16,
@@ -256,7 +256,7 @@ mod wgmma {
         fence_proxy_async_shared_cta();
         sync_threads();
 
-        let (a0, b0) = (shared_address(sa), shared_address(sb));
+        let (a0, b0) = (generic_to_shared(sa), generic_to_shared(sb));
         // (leading byte offset, stride byte offset, bytes from one k16 slice to the next)
         let (lbo, sbo, step, mode) = if sw {
             (16, 1024, 32, WgmmaSwizzle::B128)

@@ -18,8 +18,8 @@
 //! | [`commit_group`], [`wait_group`], [`wait_all`] | `cp.async.commit_group`, `cp.async.wait_group N`, `cp.async.wait_all` | |
 //!
 //! Addresses are ordinary (generic) pointers; the functions convert them to the shared and global
-//! state spaces. [`shared_address`] gives the 32-bit shared-window address that other
-//! instructions (mbarrier, TMA, ldmatrix, wgmma descriptors) take.
+//! state spaces. [`generic_to_shared`](super::shared::generic_to_shared) gives the 32-bit
+//! shared-window address that other instructions (mbarrier, TMA, ldmatrix, wgmma descriptors) take.
 //!
 //! On targets other than `nvptx64` the copies are performed synchronously (the bytes are copied
 //! and zero-filled at once, groups are no-ops), which is the semantics a single-threaded CPU
@@ -41,44 +41,8 @@
 #[cfg(target_arch = "nvptx64")]
 use core::arch::asm;
 
-/// The 32-bit shared-memory-window address of a generic pointer into shared memory
-/// (`cvta.to.shared.u64` + `cvt.u32.u64`): the form of address that `mbarrier`, TMA, `ldmatrix`,
-/// `stmatrix` and the wgmma matrix descriptors take.
-///
-/// # Preconditions
-/// On the GPU, `ptr` must point into the block's shared memory (a static or dynamic shared array);
-/// the result is meaningless otherwise. On other targets the result is the low 32 bits of the
-/// address (enough for alignment arithmetic, nothing else).
-///
-/// # Example
-/// ```
-/// use layout_tensor::device::cp_async::shared_address;
-/// let x = 0u64;
-/// assert_eq!(shared_address(&x) % 8, 0); // an 8-byte-aligned object has an 8-byte-aligned address
-/// ```
-#[inline(always)]
-pub fn shared_address<T>(ptr: *const T) -> u32 {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        let addr: u32;
-        // SAFETY: address arithmetic only; reads no memory.
-        unsafe {
-            asm!(
-                "{{ .reg .u64 t;",
-                "cvta.to.shared.u64 t, {p};",
-                "cvt.u32.u64 {a}, t; }}",
-                p = in(reg64) ptr as u64,
-                a = out(reg32) addr,
-                options(pure, nomem, nostack),
-            );
-        }
-        addr
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    {
-        ptr as usize as u32
-    }
-}
+#[cfg(target_arch = "nvptx64")]
+use super::shared::generic_to_shared;
 
 /// The global-state-space address of a generic pointer to global memory (`cvta.to.global.u64`).
 #[cfg(target_arch = "nvptx64")]
@@ -135,7 +99,7 @@ pub unsafe fn cp_async_ca<const BYTES: u32>(dst: *mut u8, src: *const u8) {
     unsafe {
         asm!(
             "cp.async.ca.shared.global [{d}], [{s}], {n};",
-            d = in(reg32) shared_address(dst),
+            d = in(reg32) generic_to_shared(dst),
             s = in(reg64) global_address(src),
             n = const BYTES,
             options(nostack),
@@ -174,7 +138,7 @@ pub unsafe fn cp_async_ca_zfill<const BYTES: u32>(dst: *mut u8, src: *const u8, 
     unsafe {
         asm!(
             "cp.async.ca.shared.global [{d}], [{s}], {n}, {z};",
-            d = in(reg32) shared_address(dst),
+            d = in(reg32) generic_to_shared(dst),
             s = in(reg64) global_address(src),
             z = in(reg32) src_bytes,
             n = const BYTES,
@@ -212,7 +176,7 @@ pub unsafe fn cp_async_cg<const BYTES: u32>(dst: *mut u8, src: *const u8) {
     unsafe {
         asm!(
             "cp.async.cg.shared.global [{d}], [{s}], 16;",
-            d = in(reg32) shared_address(dst),
+            d = in(reg32) generic_to_shared(dst),
             s = in(reg64) global_address(src),
             options(nostack),
         );
@@ -248,7 +212,7 @@ pub unsafe fn cp_async_cg_zfill<const BYTES: u32>(dst: *mut u8, src: *const u8, 
     unsafe {
         asm!(
             "cp.async.cg.shared.global [{d}], [{s}], 16, {z};",
-            d = in(reg32) shared_address(dst),
+            d = in(reg32) generic_to_shared(dst),
             s = in(reg64) global_address(src),
             z = in(reg32) src_bytes,
             options(nostack),

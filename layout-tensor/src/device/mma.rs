@@ -34,7 +34,7 @@ use layout::{make_layout, unwrap, IntTuple, Layout, LayoutError, Swizzle, Swizzl
 use core::arch::asm;
 
 #[cfg(target_arch = "nvptx64")]
-use super::cp_async::shared_address;
+use super::shared::generic_to_shared;
 
 /// `?` for `const fn`s.
 macro_rules! try_const {
@@ -343,7 +343,7 @@ macro_rules! ldmatrix_fns {
                     asm!(
                         concat!($ptx, " {{", ldmatrix_fns!(@regs $($r),+), "}}, [{addr}];"),
                         $($r = out(reg32) $r,)+
-                        addr = in(reg32) shared_address(row),
+                        addr = in(reg32) generic_to_shared(row),
                         options(nostack),
                     );
                 }
@@ -392,7 +392,7 @@ macro_rules! stmatrix_fns {
                 asm!(
                     concat!($ptx, " [{addr}], {{", ldmatrix_fns!(@regs $($r),+), "}};"),
                     $($r = in(reg32) $r,)+
-                    addr = in(reg32) shared_address(row),
+                    addr = in(reg32) generic_to_shared(row),
                     options(nostack),
                 );
             }
@@ -508,7 +508,7 @@ pub enum WgmmaSwizzle {
 ///   of a 64-wide bf16 row starts 32 bytes further (see [`wgmma_k_major_sw128`]).
 ///
 /// # Preconditions
-/// `smem_address` is a shared-window address (see `cp_async::shared_address`), 16-byte aligned,
+/// `smem_address` is a shared-window address (see `shared::generic_to_shared`), 16-byte aligned,
 /// below 256 KiB; the offsets are multiples of 16 below 256 KiB. With a swizzle the tile's atoms
 /// (1024 bytes for 128 B) must be aligned to their size.
 ///

@@ -85,7 +85,7 @@ use core::cell::UnsafeCell;
 #[cfg(target_arch = "nvptx64")]
 use core::arch::asm;
 
-use super::cp_async::shared_address;
+use super::shared::generic_to_shared;
 
 /// A transaction barrier (`mbarrier`, 8 bytes, 8-byte aligned) in shared memory.
 ///
@@ -161,7 +161,7 @@ impl Mbarrier {
     /// ```
     #[inline(always)]
     pub fn address(&self) -> u32 {
-        shared_address(self.state.get())
+        generic_to_shared(self.state.get())
     }
 
     /// Initializes the barrier for `count` arrivals per phase, phase parity 0, no pending
@@ -629,7 +629,7 @@ macro_rules! tma_copies {
                         "d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [{dst}], [{desc}, {{",
                         $tpl, "}}], [{bar}];"
                     ),
-                    dst = in(reg32) shared_address(dst),
+                    dst = in(reg32) generic_to_shared(dst),
                     desc = in(reg64) desc as u64,
                     bar = in(reg32) bar.address(),
                     $($c = in(reg32) $c,)+
@@ -673,7 +673,7 @@ macro_rules! tma_copies {
                         "cp.async.bulk.tensor.", $dim,
                         "d.global.shared::cta.tile.bulk_group [{desc}, {{", $tpl, "}}], [{src}];"
                     ),
-                    src = in(reg32) shared_address(src),
+                    src = in(reg32) generic_to_shared(src),
                     desc = in(reg64) desc as u64,
                     $($c = in(reg32) $c,)+
                     options(nostack),
