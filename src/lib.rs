@@ -50,6 +50,10 @@ pub const KERNELS_SM90A_PTX: &str = include_str!(env!("KERNELS_SM90A_PTX"));
 
 pub mod banks;
 pub mod batch;
+/// The sizes of the cuTile-style copy kernel: the very file `kernels/` compiles
+/// (`kernels/src/cutile_sizes.rs`).
+#[path = "../kernels/src/cutile_sizes.rs"]
+pub mod cutile_sizes;
 /// The demo kernels' layouts: the very file `kernels/` compiles (`kernels/src/demo_layouts.rs`).
 #[path = "../kernels/src/demo_layouts.rs"]
 pub mod demo_layouts;

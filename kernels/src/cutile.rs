@@ -39,12 +39,7 @@ static_layout!(
     X2x2 = "(2,2):(2,1)"
 );
 
-/// Vectors of 4 floats in the copied array (`2^24`, i.e. `2^26` floats).
-pub const COPY_VECTORS: usize = 1 << 24;
-/// Threads per block of [`cutile_copy_f32`].
-pub const COPY_THREADS: u32 = 256;
-/// Vectors each thread copies (its tile is `(1, 4)`).
-pub const COPY_TILE: usize = 4;
+pub use crate::cutile_sizes::{COPY_THREADS, COPY_TILE, COPY_VECTORS};
 
 static_layout!(
     /// The copied array as `(256, 2^16)` column-major vectors: row `t` is what thread `t` of the

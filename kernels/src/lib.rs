@@ -18,6 +18,7 @@
 mod kernel_macro;
 pub mod checks;
 pub mod cutile;
+pub mod cutile_sizes;
 pub mod demo;
 pub mod demo_layouts;
 pub mod tensor_copy;

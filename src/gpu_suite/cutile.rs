@@ -7,12 +7,7 @@ use host::{DeviceBuffer, Gpu, LaunchConfig, Module};
 
 use super::{expect_eq, fail, fresh_seed, random_f32, time_median, Bench, Check, Figure};
 
-/// `kernels::cutile::COPY_VECTORS` (vectors of 4 floats copied by `cutile_copy_f32`).
-const COPY_VECTORS: usize = 1 << 24;
-/// `kernels::cutile::COPY_THREADS`.
-const COPY_THREADS: u32 = 256;
-/// `kernels::cutile::COPY_TILE` (vectors per thread).
-const COPY_TILE: usize = 4;
+use crate::cutile_sizes::{COPY_THREADS, COPY_TILE, COPY_VECTORS};
 
 pub fn checks() -> Vec<Check> {
     vec![
