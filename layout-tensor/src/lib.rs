@@ -62,6 +62,10 @@
 // (barriers, shuffles, votes) or of known range (special registers), in `device`.
 #![cfg_attr(target_arch = "nvptx64", feature(link_llvm_intrinsics), allow(internal_features))]
 
+// The CPU backend (`device::cpu`) needs threads and locks: `std` on the host only.
+#[cfg(not(target_arch = "nvptx64"))]
+extern crate std;
+
 pub use layout;
 
 pub mod copy;

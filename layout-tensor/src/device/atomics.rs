@@ -44,8 +44,73 @@
 //! # }
 //! ```
 
+/// The CPU backend's atomics: one logical thread runs at a time within a launch (see
+/// [`cpu`](super::cpu)), so a plain read-modify-write is atomic among the launch's threads, and
+/// every memory order holds (the scheduler's hand-over orders all accesses). Each write counts as
+/// progress for threads spinning on it; each load is a spin poll.
 #[cfg(not(target_arch = "nvptx64"))]
-use super::ids::no_cpu_backend;
+mod host {
+    use super::super::cpu;
+
+    pub(super) unsafe fn load<T: Copy>(p: *const T) -> T {
+        check(p as usize, core::mem::size_of::<T>());
+        let v = p.read();
+        if cpu::in_kernel() {
+            cpu::spin_poll(p as usize);
+        }
+        v
+    }
+
+    pub(super) unsafe fn rmw<T: Copy>(p: *mut T, f: impl FnOnce(T) -> T) -> T {
+        check(p as usize, core::mem::size_of::<T>());
+        let old = p.read();
+        p.write(f(old));
+        cpu::progress();
+        old
+    }
+
+    fn check(p: usize, size: usize) {
+        if p % size != 0 {
+            let why = std::format!("address {p:#x} is not aligned to {size} bytes");
+            if cpu::in_kernel() {
+                cpu::misuse("atomic", why);
+            }
+            panic!("atomic: {why}");
+        }
+    }
+
+    /// The arithmetic of the read-modify-writes, wrapping like the GPU's.
+    pub(super) trait Arith: Copy {
+        fn add(self, b: Self) -> Self;
+        fn min(self, b: Self) -> Self;
+        fn max(self, b: Self) -> Self;
+        fn and(self, b: Self) -> Self;
+        fn or(self, b: Self) -> Self;
+        fn xor(self, b: Self) -> Self;
+    }
+    macro_rules! int_arith {
+        ($($t:ty),*) => {$(impl Arith for $t {
+            fn add(self, b: Self) -> Self { self.wrapping_add(b) }
+            fn min(self, b: Self) -> Self { Ord::min(self, b) }
+            fn max(self, b: Self) -> Self { Ord::max(self, b) }
+            fn and(self, b: Self) -> Self { self & b }
+            fn or(self, b: Self) -> Self { self | b }
+            fn xor(self, b: Self) -> Self { self ^ b }
+        })*};
+    }
+    int_arith!(u32, i32, u64, i64);
+    macro_rules! float_arith {
+        ($($t:ty),*) => {$(impl Arith for $t {
+            fn add(self, b: Self) -> Self { self + b }
+            fn min(self, b: Self) -> Self { self.min(b) }
+            fn max(self, b: Self) -> Self { self.max(b) }
+            fn and(self, _: Self) -> Self { unreachable!() }
+            fn or(self, _: Self) -> Self { unreachable!() }
+            fn xor(self, _: Self) -> Self { unreachable!() }
+        })*};
+    }
+    float_arith!(f32, f64);
+}
 
 mod sealed {
     pub trait Sealed {}
@@ -431,8 +496,7 @@ macro_rules! bits_width {
                 return dispatch!(load O, S, ld_asm ($b, $reg, $t, p));
                 #[cfg(not(target_arch = "nvptx64"))]
                 {
-                    let _ = p;
-                    no_cpu_backend("atomics::load")
+                    host::load(p)
                 }
             }
             #[inline(always)]
@@ -441,8 +505,7 @@ macro_rules! bits_width {
                 dispatch!(store O, S, st_asm ($b, $reg, p, v));
                 #[cfg(not(target_arch = "nvptx64"))]
                 {
-                    let _ = (p, v);
-                    no_cpu_backend("atomics::store")
+                    host::rmw(p, |_| v);
                 }
             }
             #[inline(always)]
@@ -451,8 +514,7 @@ macro_rules! bits_width {
                 return dispatch!(rmw O, S, atom_asm (concat!("exch.", $b), $reg, $t, p, v));
                 #[cfg(not(target_arch = "nvptx64"))]
                 {
-                    let _ = (p, v);
-                    no_cpu_backend("atomics::swap")
+                    host::rmw(p, |_| v)
                 }
             }
             #[inline(always)]
@@ -461,8 +523,12 @@ macro_rules! bits_width {
                 return dispatch!(rmw O, S, cas_asm ($b, $reg, $t, p, cmp, new));
                 #[cfg(not(target_arch = "nvptx64"))]
                 {
-                    let _ = (p, cmp, new);
-                    no_cpu_backend("atomics::compare_exchange")
+                    // A failed exchange is a poll (compare-and-swap spin loops).
+                    let old = host::load(p);
+                    if old == cmp {
+                        host::rmw(p, |_| new);
+                    }
+                    old
                 }
             }
         }
@@ -545,7 +611,7 @@ pub trait AtomicBits: AtomicValue {
 
 /// One read-modify-write method: `atom.<op>` on the bits of `Self` in register class `$reg`.
 macro_rules! rmw_method {
-    ($method:ident, $op:expr, $reg:ident, $name:literal) => {
+    ($method:ident, $op:expr, $reg:ident, $host:ident) => {
         #[inline(always)]
         unsafe fn $method<O: RmwOrder, S: Scope>(p: *mut Self, v: Self) -> Self {
             #[cfg(target_arch = "nvptx64")]
@@ -557,8 +623,7 @@ macro_rules! rmw_method {
             }
             #[cfg(not(target_arch = "nvptx64"))]
             {
-                let _ = (p, v);
-                no_cpu_backend($name)
+                host::rmw(p, |old| host::Arith::$host(old, v))
             }
         }
     };
@@ -567,7 +632,7 @@ macro_rules! rmw_method {
 macro_rules! atomic_add {
     ($($t:ty => $op:literal, $reg:ident;)*) => {$(
         impl AtomicAdd for $t {
-            rmw_method!(atom_add, $op, $reg, "atomics::fetch_add");
+            rmw_method!(atom_add, $op, $reg, add);
         }
     )*};
 }
@@ -583,8 +648,8 @@ atomic_add! {
 macro_rules! atomic_min_max {
     ($($t:ty => $min:literal, $max:literal, $reg:ident;)*) => {$(
         impl AtomicMinMax for $t {
-            rmw_method!(atom_min, $min, $reg, "atomics::fetch_min");
-            rmw_method!(atom_max, $max, $reg, "atomics::fetch_max");
+            rmw_method!(atom_min, $min, $reg, min);
+            rmw_method!(atom_max, $max, $reg, max);
         }
     )*};
 }
@@ -598,9 +663,9 @@ atomic_min_max! {
 macro_rules! atomic_bits {
     ($($t:ty => $w:literal, $reg:ident;)*) => {$(
         impl AtomicBits for $t {
-            rmw_method!(atom_and, concat!("and.", $w), $reg, "atomics::fetch_and");
-            rmw_method!(atom_or, concat!("or.", $w), $reg, "atomics::fetch_or");
-            rmw_method!(atom_xor, concat!("xor.", $w), $reg, "atomics::fetch_xor");
+            rmw_method!(atom_and, concat!("and.", $w), $reg, and);
+            rmw_method!(atom_or, concat!("or.", $w), $reg, or);
+            rmw_method!(atom_xor, concat!("xor.", $w), $reg, xor);
         }
     )*};
 }
@@ -668,8 +733,9 @@ pub fn fence<O: FenceOrder, S: Scope>(order: O, scope: S) {
     let _ = (order, scope);
     #[cfg(target_arch = "nvptx64")]
     dispatch!(fence O, S, fence_asm ());
+    // The CPU backend orders everything already (one thread at a time).
     #[cfg(not(target_arch = "nvptx64"))]
-    no_cpu_backend("atomics::fence")
+    core::sync::atomic::fence(core::sync::atomic::Ordering::SeqCst)
 }
 
 /// `atom<order><scope>.global.add`: adds `value`, returns the previous value.

@@ -73,17 +73,44 @@ impl Dim3 {
     }
 }
 
-/// Ends a primitive on targets without a device implementation: the CPU backend (issue 4) will
-/// replace this. Not part of the API; public for the macros of this crate (`shared_array!`).
-#[doc(hidden)]
-#[cold]
-#[inline(never)]
-#[track_caller]
-pub fn no_cpu_backend(primitive: &'static str) -> ! {
-    panic!(
-        "layout_tensor::device::{}: GPU-only primitive, the CPU backend is not available yet (issue 4)",
-        primitive
-    )
+/// A special register of the running thread on the CPU backend, by the name of its function.
+#[cfg(not(target_arch = "nvptx64"))]
+fn cpu_register(name: &str) -> u32 {
+    let t = super::cpu::thread();
+    let (tid, bid, bdim, gdim, cdim) = (t.thread_idx(), t.block_idx(), t.block_dim(), t.grid_dim(), t.cluster_dim());
+    let cid = Dim3 { x: bid.x / cdim.x, y: bid.y / cdim.y, z: bid.z / cdim.z };
+    let cin = Dim3 { x: bid.x % cdim.x, y: bid.y % cdim.y, z: bid.z % cdim.z };
+    let cgrid = Dim3 { x: gdim.x / cdim.x, y: gdim.y / cdim.y, z: gdim.z / cdim.z };
+    match name {
+        "thread_idx_x" => tid.x,
+        "thread_idx_y" => tid.y,
+        "thread_idx_z" => tid.z,
+        "block_dim_x" => bdim.x,
+        "block_dim_y" => bdim.y,
+        "block_dim_z" => bdim.z,
+        "block_idx_x" => bid.x,
+        "block_idx_y" => bid.y,
+        "block_idx_z" => bid.z,
+        "grid_dim_x" => gdim.x,
+        "grid_dim_y" => gdim.y,
+        "grid_dim_z" => gdim.z,
+        "lane_id" => t.linear_thread() % WARP_SIZE,
+        "cluster_idx_x" => cid.x,
+        "cluster_idx_y" => cid.y,
+        "cluster_idx_z" => cid.z,
+        "cluster_grid_dim_x" => cgrid.x,
+        "cluster_grid_dim_y" => cgrid.y,
+        "cluster_grid_dim_z" => cgrid.z,
+        "block_idx_in_cluster_x" => cin.x,
+        "block_idx_in_cluster_y" => cin.y,
+        "block_idx_in_cluster_z" => cin.z,
+        "cluster_dim_x" => cdim.x,
+        "cluster_dim_y" => cdim.y,
+        "cluster_dim_z" => cdim.z,
+        "block_rank_in_cluster" => cin.linear_in(cdim),
+        "cluster_size" => cdim.product(),
+        _ => unreachable!("special register {name}"),
+    }
 }
 
 /// Defines a function reading one special register through `llvm.nvvm.read.ptx.sreg.*`.
@@ -103,7 +130,7 @@ macro_rules! special_register {
             }
             #[cfg(not(target_arch = "nvptx64"))]
             {
-                no_cpu_backend(concat!("ids::", stringify!($name)))
+                cpu_register(stringify!($name))
             }
         }
     };

@@ -46,8 +46,17 @@
 //! # }
 //! ```
 
+/// A global access on the CPU backend: `size`-byte aligned (a misaligned access faults on the GPU
+/// and fails the launch here, naming the address), then a plain access.
 #[cfg(not(target_arch = "nvptx64"))]
-use super::ids::no_cpu_backend;
+fn cpu_check_aligned(p: usize, size: usize, what: &'static str) {
+    if p % size != 0 {
+        if super::cpu::in_kernel() {
+            super::cpu::misuse(what, std::format!("address {p:#x} is not aligned to {size} bytes"));
+        }
+        panic!("{what}: address {p:#x} is not aligned to {size} bytes");
+    }
+}
 
 mod sealed {
     pub trait Sealed {}
@@ -299,8 +308,9 @@ macro_rules! load_methods {
             };
             #[cfg(not(target_arch = "nvptx64"))]
             {
-                let _ = (p, policy);
-                no_cpu_backend("memory::load")
+                let _ = policy;
+                cpu_check_aligned(p as usize, core::mem::size_of_val(&*p), "memory::load");
+                p.read()
             }
         }
         #[inline(always)]
@@ -312,8 +322,9 @@ macro_rules! load_methods {
             };
             #[cfg(not(target_arch = "nvptx64"))]
             {
-                let _ = (p, policy);
-                no_cpu_backend("memory::load")
+                let _ = policy;
+                cpu_check_aligned(p as usize, core::mem::size_of_val(&*p), "memory::load");
+                p.read()
             }
         }
         #[inline(always)]
@@ -325,8 +336,9 @@ macro_rules! load_methods {
             };
             #[cfg(not(target_arch = "nvptx64"))]
             {
-                let _ = (p, policy);
-                no_cpu_backend("memory::load")
+                let _ = policy;
+                cpu_check_aligned(p as usize, core::mem::size_of_val(&*p), "memory::load");
+                p.read()
             }
         }
     };
@@ -343,8 +355,9 @@ macro_rules! store_methods {
             }
             #[cfg(not(target_arch = "nvptx64"))]
             {
-                let _ = (p, v, policy);
-                no_cpu_backend("memory::store")
+                let _ = policy;
+                cpu_check_aligned(p as usize, core::mem::size_of_val(&v), "memory::store");
+                p.write(v)
             }
         }
         #[inline(always)]
@@ -356,8 +369,9 @@ macro_rules! store_methods {
             }
             #[cfg(not(target_arch = "nvptx64"))]
             {
-                let _ = (p, v, policy);
-                no_cpu_backend("memory::store")
+                let _ = policy;
+                cpu_check_aligned(p as usize, core::mem::size_of_val(&v), "memory::store");
+                p.write(v)
             }
         }
         #[inline(always)]
@@ -369,8 +383,9 @@ macro_rules! store_methods {
             }
             #[cfg(not(target_arch = "nvptx64"))]
             {
-                let _ = (p, v, policy);
-                no_cpu_backend("memory::store")
+                let _ = policy;
+                cpu_check_aligned(p as usize, core::mem::size_of_val(&v), "memory::store");
+                p.write(v)
             }
         }
     };
@@ -504,8 +519,9 @@ macro_rules! l2_policy {
                 }
                 L2Policy(p)
             }
+            // On the CPU backend a policy is only a hint with nothing to act on.
             #[cfg(not(target_arch = "nvptx64"))]
-            no_cpu_backend(concat!("memory::L2Policy::", stringify!($name)))
+            L2Policy(0)
         }
     };
 }
@@ -800,7 +816,13 @@ pub unsafe fn store_with_policy<T: GlobalValue, C: StoreCache>(ptr: *mut T, valu
 /// ```
 #[inline(always)]
 pub unsafe fn load_volatile<T: GlobalValue>(ptr: *const T) -> T {
-    T::from_bits(T::Bits::load::<Volatile>(ptr.cast(), None))
+    let v = T::from_bits(T::Bits::load::<Volatile>(ptr.cast(), None));
+    // Volatile loads are how kernels poll flags: let other CPU-backend threads run.
+    #[cfg(not(target_arch = "nvptx64"))]
+    if super::cpu::in_kernel() {
+        super::cpu::spin_poll(ptr as usize);
+    }
+    v
 }
 
 /// `st.volatile.global`: a volatile store, always performed (see [`load_volatile`]).
@@ -816,5 +838,7 @@ pub unsafe fn load_volatile<T: GlobalValue>(ptr: *const T) -> T {
 /// ```
 #[inline(always)]
 pub unsafe fn store_volatile<T: GlobalValue>(ptr: *mut T, value: T) {
-    T::Bits::store::<Volatile>(ptr.cast(), value.to_bits(), None)
+    T::Bits::store::<Volatile>(ptr.cast(), value.to_bits(), None);
+    #[cfg(not(target_arch = "nvptx64"))]
+    super::cpu::progress();
 }

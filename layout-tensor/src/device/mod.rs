@@ -4,6 +4,8 @@
 //! on the host.
 
 pub mod atomics;
+#[cfg(not(target_arch = "nvptx64"))]
+pub mod cpu;
 pub mod cp_async;
 pub mod ids;
 pub mod memory;

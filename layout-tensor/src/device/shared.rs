@@ -29,7 +29,7 @@
 //! primitive (the CPU backend is issue 4).
 
 #[cfg(not(target_arch = "nvptx64"))]
-use super::ids::no_cpu_backend;
+use super::cpu;
 
 /// A block's static shared array of `N` elements of `T`, made by [`shared_array!`](crate::shared_array).
 ///
@@ -299,8 +299,20 @@ pub fn generic_to_shared<T>(ptr: *const T) -> u32 {
     }
     #[cfg(not(target_arch = "nvptx64"))]
     {
-        ptr as usize as u32
+        cpu_shared_offset(ptr as usize).unwrap_or(ptr as usize as u32)
     }
+}
+
+/// On the CPU backend, the offset of `addr` in the running block's shared memory (its shared
+/// address), if it lies there.
+#[cfg(not(target_arch = "nvptx64"))]
+fn cpu_shared_offset(addr: usize) -> Option<u32> {
+    if !cpu::in_kernel() {
+        return None;
+    }
+    let (base, bytes) = cpu::shared_window();
+    let off = addr.wrapping_sub(base as usize);
+    (off < bytes).then_some(off as u32)
 }
 
 /// The generic pointer of a 32-bit shared-state-space address (`cvt.u64.u32` + `cvta.shared.u64`;
@@ -332,8 +344,12 @@ pub fn shared_to_generic<T>(addr: u32) -> *mut T {
     }
     #[cfg(not(target_arch = "nvptx64"))]
     {
-        let _ = addr;
-        no_cpu_backend("shared::shared_to_generic")
+        let (base, bytes) = cpu::shared_window();
+        if addr as usize >= bytes {
+            cpu::misuse("shared_to_generic", format_shared_oob(addr, bytes));
+        }
+        // SAFETY: within the block's shared memory.
+        unsafe { base.add(addr as usize) as *mut T }
     }
 }
 
@@ -355,17 +371,30 @@ pub fn dynamic_shared_bytes() -> u32 {
         unsafe { read() }
     }
     #[cfg(not(target_arch = "nvptx64"))]
-    no_cpu_backend("shared::dynamic_shared_bytes")
+    cpu::shared_dynamic().1
 }
 
-/// The host stand-in of the macros' shared-memory address: panics naming the primitive (the CPU
-/// backend is issue 4). Not `-> !`, so that the code after it in a macro expansion is not flagged
-/// as unreachable.
+#[cfg(not(target_arch = "nvptx64"))]
+fn format_shared_oob(addr: u32, bytes: usize) -> std::string::String {
+    std::format!("shared address {addr:#x} is outside the block's {bytes} bytes of shared memory")
+}
+
+/// The host side of [`shared_array!`](crate::shared_array): the block's copy of the static array
+/// `site` on the CPU backend. Not part of the API.
 #[doc(hidden)]
 #[cfg(not(target_arch = "nvptx64"))]
 #[inline(never)]
-pub fn __no_cpu_shared<T>(primitive: &'static str) -> *mut T {
-    no_cpu_backend(primitive)
+pub fn __cpu_shared_static<T>(site: &'static str, bytes: usize, align: usize) -> *mut T {
+    cpu::shared_static(site, bytes, align) as *mut T
+}
+
+/// The host side of [`dynamic_shared!`](crate::dynamic_shared): the block's dynamic shared memory
+/// on the CPU backend (1024-byte aligned). Not part of the API.
+#[doc(hidden)]
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(never)]
+pub fn __cpu_shared_dynamic<T>() -> *mut T {
+    cpu::shared_dynamic().0 as *mut T
 }
 
 /// The alignment of a shared variable of `T`: `align` if given (a power of two, at least
@@ -448,7 +477,7 @@ macro_rules! shared_array {
         };
         #[cfg(not(target_arch = "nvptx64"))]
         let __cute_ptr: *mut $t =
-            $crate::device::shared::__no_cpu_shared(concat!("shared_array!(", stringify!($name), ")"));
+            $crate::device::shared::__cpu_shared_static(stringify!($name), __CUTE_BYTES, __CUTE_ALIGN);
         // SAFETY: the variable holds `N` elements of `T` and is aligned for `T`.
         unsafe { $crate::device::shared::SharedArray::<$t, { $n }>::from_raw(__cute_ptr) }
     }};
@@ -500,8 +529,7 @@ macro_rules! dynamic_shared {
             p
         };
         #[cfg(not(target_arch = "nvptx64"))]
-        let __cute_ptr: *mut $t =
-            $crate::device::shared::__no_cpu_shared(concat!("dynamic_shared!(", stringify!($name), ")"));
+        let __cute_ptr: *mut $t = $crate::device::shared::__cpu_shared_dynamic();
         let __cute_len = $crate::device::shared::dynamic_shared_bytes() as usize
             / ::core::mem::size_of::<$t>();
         // SAFETY: the launch's dynamic shared memory holds `len` elements, aligned for `T`.

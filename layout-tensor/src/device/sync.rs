@@ -13,11 +13,11 @@
 //! warp-divergent code). Violating a barrier's precondition hangs the kernel or is undefined
 //! behaviour in PTX.
 //!
-//! On other targets than `nvptx64` the functions panic, naming the primitive (the CPU backend is
-//! issue 4).
+//! On the host they run on the CPU backend ([`cpu`](super::cpu)): a barrier that some thread never
+//! reaches fails the launch with a report naming the barrier, the block and the threads.
 
 #[cfg(not(target_arch = "nvptx64"))]
-use super::ids::no_cpu_backend;
+use super::cpu;
 
 #[cfg(target_arch = "nvptx64")]
 #[allow(improper_ctypes)]
@@ -59,7 +59,7 @@ pub fn sync_threads() {
         nvvm_barrier_sync_all(0)
     }
     #[cfg(not(target_arch = "nvptx64"))]
-    no_cpu_backend("sync::sync_threads")
+    cpu::barrier(0, None, true, "sync_threads")
 }
 
 /// `__syncthreads_count(pred)` (`bar.red.popc.u32`): [`sync_threads`], returning to every thread
@@ -81,8 +81,7 @@ pub fn sync_threads_count(pred: bool) -> u32 {
     }
     #[cfg(not(target_arch = "nvptx64"))]
     {
-        let _ = pred;
-        no_cpu_backend("sync::sync_threads_count")
+        cpu::block_reduce(pred, "sync_threads_count").0
     }
 }
 
@@ -105,8 +104,7 @@ pub fn sync_threads_and(pred: bool) -> bool {
     }
     #[cfg(not(target_arch = "nvptx64"))]
     {
-        let _ = pred;
-        no_cpu_backend("sync::sync_threads_and")
+        cpu::block_reduce(pred, "sync_threads_and").1
     }
 }
 
@@ -129,8 +127,7 @@ pub fn sync_threads_or(pred: bool) -> bool {
     }
     #[cfg(not(target_arch = "nvptx64"))]
     {
-        let _ = pred;
-        no_cpu_backend("sync::sync_threads_or")
+        cpu::block_reduce(pred, "sync_threads_or").2
     }
 }
 
@@ -229,7 +226,7 @@ impl<const ID: u32, const THREADS: u32> NamedBarrier<ID, THREADS> {
             nvvm_barrier_sync_count(ID, THREADS)
         }
         #[cfg(not(target_arch = "nvptx64"))]
-        no_cpu_backend("sync::NamedBarrier::sync")
+        cpu::barrier(ID, Some(THREADS), true, "NamedBarrier::sync")
     }
 
     /// `bar.arrive ID, THREADS`: signals arrival without waiting (producer side). The thread's
@@ -251,7 +248,7 @@ impl<const ID: u32, const THREADS: u32> NamedBarrier<ID, THREADS> {
             nvvm_barrier_arrive_count(ID, THREADS)
         }
         #[cfg(not(target_arch = "nvptx64"))]
-        no_cpu_backend("sync::NamedBarrier::arrive")
+        cpu::barrier(ID, Some(THREADS), false, "NamedBarrier::sync")
     }
 }
 
@@ -278,8 +275,7 @@ pub fn sync_warp(mask: u32) {
     }
     #[cfg(not(target_arch = "nvptx64"))]
     {
-        let _ = mask;
-        no_cpu_backend("sync::sync_warp")
+        cpu::warp_exchange(mask, [0; cpu::WARP_SLOT_WORDS], false, "sync_warp");
     }
 }
 
@@ -301,5 +297,5 @@ pub fn trap() -> ! {
         core::arch::nvptx::trap()
     }
     #[cfg(not(target_arch = "nvptx64"))]
-    no_cpu_backend("sync::trap")
+    panic!("trap")
 }

@@ -190,8 +190,8 @@ impl Mbarrier {
         }
         #[cfg(not(target_arch = "nvptx64"))]
         unsafe {
-            let c = count as u64 & cpu::FIELD;
-            *self.state.get() = c | (c << cpu::EXPECTED);
+            let c = count as u64 & cpu_state::FIELD;
+            *self.state.get() = c | (c << cpu_state::EXPECTED);
         }
     }
 
@@ -229,7 +229,8 @@ impl Mbarrier {
         }
         #[cfg(not(target_arch = "nvptx64"))]
         unsafe {
-            cpu::arrive(&mut *self.state.get(), 0)
+            super::cpu::progress();
+            cpu_state::arrive(&mut *self.state.get(), 0)
         }
     }
 
@@ -271,7 +272,8 @@ impl Mbarrier {
         }
         #[cfg(not(target_arch = "nvptx64"))]
         unsafe {
-            cpu::arrive(&mut *self.state.get(), bytes)
+            super::cpu::progress();
+            cpu_state::arrive(&mut *self.state.get(), bytes)
         }
     }
 
@@ -306,7 +308,8 @@ impl Mbarrier {
         }
         #[cfg(not(target_arch = "nvptx64"))]
         unsafe {
-            cpu::add_tx(&mut *self.state.get(), bytes as i64)
+            super::cpu::progress();
+            cpu_state::add_tx(&mut *self.state.get(), bytes as i64)
         }
     }
 
@@ -340,7 +343,8 @@ impl Mbarrier {
         }
         #[cfg(not(target_arch = "nvptx64"))]
         unsafe {
-            cpu::add_tx(&mut *self.state.get(), -(bytes as i64))
+            super::cpu::progress();
+            cpu_state::add_tx(&mut *self.state.get(), -(bytes as i64))
         }
     }
 
@@ -385,7 +389,12 @@ impl Mbarrier {
         }
         #[cfg(not(target_arch = "nvptx64"))]
         unsafe {
-            cpu::parity(*self.state.get()) != (parity & 1)
+            let done = cpu_state::parity(*self.state.get()) != (parity & 1);
+            // A failed wait is a poll: other threads of the CPU backend run meanwhile.
+            if !done && super::cpu::in_kernel() {
+                super::cpu::spin_poll(self.state.get() as usize);
+            }
+            done
         }
     }
 
@@ -426,7 +435,12 @@ impl Mbarrier {
         }
         #[cfg(not(target_arch = "nvptx64"))]
         unsafe {
-            cpu::parity(*self.state.get()) != (parity & 1)
+            let done = cpu_state::parity(*self.state.get()) != (parity & 1);
+            // A failed wait is a poll: other threads of the CPU backend run meanwhile.
+            if !done && super::cpu::in_kernel() {
+                super::cpu::spin_poll(self.state.get() as usize);
+            }
+            done
         }
     }
 
@@ -455,7 +469,7 @@ impl Mbarrier {
 /// The CPU model of an mbarrier's 64-bit state: pending arrivals (bits 0..21), expected arrivals
 /// (21..42), pending transaction bytes (42..63, two's complement) and the phase parity (bit 63).
 #[cfg(not(target_arch = "nvptx64"))]
-mod cpu {
+mod cpu_state {
     pub(super) const FIELD: u64 = (1 << 21) - 1;
     pub(super) const EXPECTED: u32 = 21;
     const TX: u32 = 42;

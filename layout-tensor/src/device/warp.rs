@@ -28,7 +28,31 @@
 //! ```
 
 #[cfg(not(target_arch = "nvptx64"))]
-use super::ids::no_cpu_backend;
+use super::cpu;
+
+/// One 32-bit shuffle on the CPU backend: every lane of `mask` deposits `word`; this lane reads
+/// the word of the lane `src(lane)` names, or keeps its own when that is `None` (out of the
+/// warp) or a lane outside `mask` (undefined on the GPU).
+#[cfg(not(target_arch = "nvptx64"))]
+fn cpu_shuffle(mask: u32, word: u32, what: &'static str, src: impl Fn(u32) -> Option<u32>) -> u32 {
+    let lane = super::ids::lane_id();
+    let mut slot = [0; cpu::WARP_SLOT_WORDS];
+    slot[0] = word;
+    let (slots, _) = cpu::warp_exchange(mask, slot, false, what);
+    match src(lane) {
+        Some(s) if mask >> s & 1 == 1 => slots[s as usize][0],
+        _ => word,
+    }
+}
+
+/// The lanes of `mask` whose `pred` holds, on the CPU backend (one warp exchange).
+#[cfg(not(target_arch = "nvptx64"))]
+fn cpu_ballot(mask: u32, pred: bool, what: &'static str) -> u32 {
+    let mut slot = [0; cpu::WARP_SLOT_WORDS];
+    slot[0] = pred as u32;
+    let (slots, _) = cpu::warp_exchange(mask, slot, pred, what);
+    (0..32).filter(|&l| mask >> l & 1 == 1 && slots[l][0] != 0).fold(0, |b, l| b | 1 << l)
+}
 
 /// All 32 lanes of the warp: the mask of a warp-uniform (non-divergent) call.
 ///
@@ -140,8 +164,7 @@ pub fn shuffle_idx<T: Shuffle>(mask: u32, value: T, src_lane: u32) -> T {
     return value.map_words(|w| unsafe { nvvm_shfl_idx(mask, w, src_lane, CLAMP_HIGH) });
     #[cfg(not(target_arch = "nvptx64"))]
     {
-        let _ = (mask, value, src_lane);
-        no_cpu_backend("warp::shuffle_idx")
+        value.map_words(|w| cpu_shuffle(mask, w, "shuffle_idx", |_| Some(src_lane & 31)))
     }
 }
 
@@ -172,8 +195,7 @@ pub fn shuffle_up<T: Shuffle>(mask: u32, value: T, delta: u32) -> T {
     return value.map_words(|w| unsafe { nvvm_shfl_up(mask, w, delta, CLAMP_LOW) });
     #[cfg(not(target_arch = "nvptx64"))]
     {
-        let _ = (mask, value, delta);
-        no_cpu_backend("warp::shuffle_up")
+        value.map_words(|w| cpu_shuffle(mask, w, "shuffle_up", |l| l.checked_sub(delta & 31)))
     }
 }
 
@@ -195,8 +217,7 @@ pub fn shuffle_down<T: Shuffle>(mask: u32, value: T, delta: u32) -> T {
     return value.map_words(|w| unsafe { nvvm_shfl_down(mask, w, delta, CLAMP_HIGH) });
     #[cfg(not(target_arch = "nvptx64"))]
     {
-        let _ = (mask, value, delta);
-        no_cpu_backend("warp::shuffle_down")
+        value.map_words(|w| cpu_shuffle(mask, w, "shuffle_down", |l| Some(l + (delta & 31)).filter(|&s| s < 32)))
     }
 }
 
@@ -219,8 +240,7 @@ pub fn shuffle_xor<T: Shuffle>(mask: u32, value: T, lane_mask: u32) -> T {
     return value.map_words(|w| unsafe { nvvm_shfl_bfly(mask, w, lane_mask, CLAMP_HIGH) });
     #[cfg(not(target_arch = "nvptx64"))]
     {
-        let _ = (mask, value, lane_mask);
-        no_cpu_backend("warp::shuffle_xor")
+        value.map_words(|w| cpu_shuffle(mask, w, "shuffle_xor", |l| Some(l ^ (lane_mask & 31))))
     }
 }
 
@@ -241,8 +261,7 @@ pub fn vote_all(mask: u32, pred: bool) -> bool {
     return unsafe { nvvm_vote_all(mask, pred) };
     #[cfg(not(target_arch = "nvptx64"))]
     {
-        let _ = (mask, pred);
-        no_cpu_backend("warp::vote_all")
+        cpu_ballot(mask, pred, "vote_all") == mask
     }
 }
 
@@ -263,8 +282,7 @@ pub fn vote_any(mask: u32, pred: bool) -> bool {
     return unsafe { nvvm_vote_any(mask, pred) };
     #[cfg(not(target_arch = "nvptx64"))]
     {
-        let _ = (mask, pred);
-        no_cpu_backend("warp::vote_any")
+        cpu_ballot(mask, pred, "vote_any") != 0
     }
 }
 
@@ -288,8 +306,7 @@ pub fn ballot(mask: u32, pred: bool) -> u32 {
     return unsafe { nvvm_vote_ballot(mask, pred) };
     #[cfg(not(target_arch = "nvptx64"))]
     {
-        let _ = (mask, pred);
-        no_cpu_backend("warp::ballot")
+        cpu_ballot(mask, pred, "ballot")
     }
 }
 
@@ -438,5 +455,5 @@ pub fn active_mask() -> u32 {
         mask
     }
     #[cfg(not(target_arch = "nvptx64"))]
-    no_cpu_backend("warp::active_mask")
+    cpu::live_lanes()
 }
