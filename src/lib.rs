@@ -65,3 +65,6 @@ pub mod svg;
 #[path = "../kernels/src/tensor_copy_layouts.rs"]
 pub mod tensor_copy_layouts;
 pub mod tile;
+
+// Link the device crate compiled for the host: its kernels register with the CPU backend.
+extern crate kernels;

@@ -95,7 +95,9 @@ impl<T: DeviceElem> std::fmt::Debug for DeviceBuffer<T> {
 
 impl<T: DeviceElem> Drop for DeviceBuffer<T> {
     fn drop(&mut self) {
-        if self.ptr != 0 && self.ctx.bind().is_ok() {
+        if self.ctx.cpu {
+            crate::cpu::free(self.ptr, self.size_bytes());
+        } else if self.ptr != 0 && self.ctx.bind().is_ok() {
             // SAFETY: allocated by `cuMemAlloc` in this context, freed once. Errors (a context in an
             // error state after a kernel fault) cannot be reported from `drop`.
             let _ = unsafe { result::free_sync(self.ptr) };

@@ -25,6 +25,8 @@ pub(crate) struct Context {
     pub(crate) ctx: sys::CUcontext,
     pub(crate) ordinal: usize,
     pub(crate) driver_version: i32,
+    /// The CPU backend: no CUDA context; memory is host memory, kernels run on the host.
+    pub(crate) cpu: bool,
 }
 
 // The driver API is thread-safe; every entry point binds the context to the calling thread.
@@ -101,13 +103,21 @@ impl Context {
         // SAFETY: `device` is a valid device handle.
         let ctx = unsafe { result::primary_ctx::retain(device) }
             .map_err(|e| cuda_err("cuDevicePrimaryCtxRetain", None, e))?;
-        let c = Context { device, ctx, ordinal, driver_version: version };
+        let c = Context { device, ctx, ordinal, driver_version: version, cpu: false };
         c.bind()?;
         Ok(c)
     }
 
     /// Makes the context current on the calling thread.
+    /// The CPU backend's context.
+    pub(crate) fn cpu() -> Context {
+        Context { device: 0, ctx: std::ptr::null_mut(), ordinal: 0, driver_version: 0, cpu: true }
+    }
+
     pub(crate) fn bind(&self) -> Result<()> {
+        if self.cpu {
+            return Ok(());
+        }
         // SAFETY: `ctx` is a retained context, alive as long as `self`.
         unsafe { result::ctx::set_current(self.ctx) }.map_err(|e| cuda_err("cuCtxSetCurrent", None, e))
     }
@@ -122,6 +132,9 @@ impl Context {
 
 impl Drop for Context {
     fn drop(&mut self) {
+        if self.cpu {
+            return;
+        }
         // SAFETY: retained in `new`, released once.
         let _ = unsafe { result::primary_ctx::release(self.device) };
     }

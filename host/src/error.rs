@@ -39,6 +39,14 @@ pub enum HostError {
     },
     /// A launch configuration, copy or tensor map was rejected before reaching CUDA.
     Invalid(String),
+    /// A kernel failed on the CPU backend: its name and what happened (the block and thread that
+    /// panicked, or the barrier that deadlocked, ...).
+    Kernel {
+        /// The kernel's name.
+        kernel: String,
+        /// What went wrong.
+        message: String,
+    },
 }
 
 impl fmt::Display for HostError {
@@ -50,6 +58,7 @@ impl fmt::Display for HostError {
             }
             HostError::Cuda { call, kernel: None, message } => write!(f, "{call} failed: {message}"),
             HostError::Invalid(why) => write!(f, "invalid: {why}"),
+            HostError::Kernel { kernel, message } => write!(f, "kernel `{kernel}` failed on the CPU backend: {message}"),
         }
     }
 }

@@ -134,6 +134,10 @@ unsafe impl Sync for StreamInner {}
 
 impl StreamInner {
     fn new(ctx: &Arc<Context>) -> Result<StreamInner> {
+        if ctx.cpu {
+            // The CPU backend runs everything synchronously: a stream orders nothing more.
+            return Ok(StreamInner { stream: std::ptr::null_mut(), ctx: ctx.clone(), pending: Mutex::new(Vec::new()) });
+        }
         ctx.bind()?;
         let stream = result::stream::create(result::stream::StreamKind::NonBlocking)
             .map_err(|e| cuda_err("cuStreamCreate", None, e))?;
@@ -164,6 +168,9 @@ impl StreamInner {
     }
 
     fn synchronize(&self) -> Result<()> {
+        if self.ctx.cpu {
+            return Ok(());
+        }
         self.ctx.bind()?;
         // SAFETY: the stream lives as long as `self`.
         unsafe { result::stream::synchronize(self.stream) }.map_err(|e| self.err("cuStreamSynchronize", e))?;
@@ -174,7 +181,7 @@ impl StreamInner {
 
 impl Drop for StreamInner {
     fn drop(&mut self) {
-        if self.ctx.bind().is_ok() {
+        if !self.ctx.cpu && self.ctx.bind().is_ok() {
             // SAFETY: created in `new`, destroyed once (pending work still completes).
             let _ = unsafe { result::stream::destroy(self.stream) };
         }
@@ -284,6 +291,45 @@ impl Gpu {
         Ok(Gpu { ctx, stream, props })
     }
 
+    /// The CPU backend: a `Gpu` whose memory is host memory and whose launches run the kernels'
+    /// host builds on the CPU ([`layout_tensor::device::cpu`]), with the same API, checks and
+    /// errors as a GPU. Always available.
+    ///
+    /// ```
+    /// let cpu = host::Gpu::cpu();
+    /// assert!(cpu.is_cpu());
+    /// let buf = cpu.upload(&[1u32, 2, 3]).unwrap();
+    /// assert_eq!(cpu.download(&buf).unwrap(), [1, 2, 3]);
+    /// ```
+    pub fn cpu() -> Gpu {
+        let ctx = Arc::new(Context::cpu());
+        let stream = StreamInner::new(&ctx).expect("the CPU backend's stream cannot fail");
+        Gpu { ctx, stream, props: crate::cpu::properties() }
+    }
+
+    /// The first GPU if there is one, else the CPU backend ([`Gpu::cpu`]); errors other than "no
+    /// GPU" (a broken driver) are returned.
+    ///
+    /// ```
+    /// let backend = host::Gpu::gpu_or_cpu().unwrap();
+    /// println!("running on {}", backend.properties().name);
+    /// ```
+    pub fn gpu_or_cpu() -> Result<Gpu> {
+        match Gpu::new(0) {
+            Err(HostError::NoGpu(_)) => Ok(Gpu::cpu()),
+            other => other,
+        }
+    }
+
+    /// Whether this is the CPU backend.
+    ///
+    /// ```
+    /// assert!(host::Gpu::cpu().is_cpu());
+    /// ```
+    pub fn is_cpu(&self) -> bool {
+        self.ctx.cpu
+    }
+
     /// The device's properties.
     ///
     /// # Example
@@ -314,7 +360,9 @@ impl Gpu {
     /// ```
     pub fn alloc<T: DeviceElem>(&self, len: usize) -> Result<DeviceBuffer<T>> {
         let bytes = Self::bytes_of::<T>(len)?;
-        let ptr = if bytes == 0 {
+        let ptr = if self.ctx.cpu {
+            crate::cpu::alloc(bytes)?
+        } else if bytes == 0 {
             0
         } else {
             self.ctx.bind()?;
@@ -364,6 +412,11 @@ impl Gpu {
         if data.is_empty() {
             return Ok(());
         }
+        if self.ctx.cpu {
+            // SAFETY: `buf` holds `data.len()` elements of host memory.
+            unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), buf.ptr as *mut T, data.len()) };
+            return Ok(());
+        }
         self.ctx.bind()?;
         // SAFETY: `buf` holds `data.len()` elements; the stream is synchronized before `data` can go.
         unsafe { result::memcpy_htod_async(buf.ptr, data, self.stream.stream) }
@@ -385,6 +438,11 @@ impl Gpu {
         let mut out = vec![T::default(); buf.len];
         if out.is_empty() {
             self.synchronize()?;
+            return Ok(out);
+        }
+        if self.ctx.cpu {
+            // SAFETY: `buf` holds `out.len()` elements of host memory.
+            unsafe { std::ptr::copy_nonoverlapping(buf.ptr as *const T, out.as_mut_ptr(), out.len()) };
             return Ok(out);
         }
         self.ctx.bind()?;
@@ -410,6 +468,11 @@ impl Gpu {
     pub fn memset<T: DeviceElem>(&self, buf: &mut DeviceBuffer<T>, byte: u8) -> Result<()> {
         self.same_context(&buf.ctx, "memset")?;
         if buf.len == 0 {
+            return Ok(());
+        }
+        if self.ctx.cpu {
+            // SAFETY: the buffer's own host memory.
+            unsafe { std::ptr::write_bytes(buf.ptr as *mut u8, byte, buf.size_bytes()) };
             return Ok(());
         }
         self.ctx.bind()?;
@@ -438,6 +501,11 @@ impl Gpu {
         self.same_context(&src.ctx, "copy")?;
         self.same_context(&dst.ctx, "copy")?;
         if src.len == 0 {
+            return Ok(());
+        }
+        if self.ctx.cpu {
+            // SAFETY: both buffers' own host memory (`copy`: they may be the same buffer).
+            unsafe { std::ptr::copy(src.ptr as *const u8, dst.ptr as *mut u8, src.size_bytes()) };
             return Ok(());
         }
         self.ctx.bind()?;
@@ -542,6 +610,12 @@ impl Gpu {
     /// # Ok::<(), host::HostError>(())
     /// ```
     pub fn time_ms(&self, f: impl FnOnce() -> Result<()>) -> Result<f32> {
+        if self.ctx.cpu {
+            // Everything runs synchronously on the CPU backend: wall-clock time is the time.
+            let start = std::time::Instant::now();
+            f()?;
+            return Ok(start.elapsed().as_secs_f32() * 1e3);
+        }
         self.ctx.bind()?;
         let (start, end) = (Event::new()?, Event::new()?);
         // SAFETY: live events and stream.

@@ -391,13 +391,14 @@ pub struct Launch<'a> {
     pub(crate) kernel: &'a Kernel,
     pub(crate) cfg: LaunchConfig,
     pub(crate) cluster: Option<(u32, u32, u32)>,
+    schedule: crate::Schedule,
     args: Vec<Arg>,
     _a: PhantomData<&'a ()>,
 }
 
 impl<'a> Launch<'a> {
     pub(crate) fn new(gpu: &'a Gpu, stream: &'a StreamInner, kernel: &'a Kernel, cfg: LaunchConfig) -> Launch<'a> {
-        Launch { gpu, stream, kernel, cfg, cluster: None, args: Vec::new(), _a: PhantomData }
+        Launch { gpu, stream, kernel, cfg, cluster: None, schedule: crate::Schedule::Forward, args: Vec::new(), _a: PhantomData }
     }
 
     /// Appends an argument.
@@ -433,6 +434,19 @@ impl<'a> Launch<'a> {
     /// ```
     pub fn cluster(mut self, dims: (u32, u32, u32)) -> Self {
         self.cluster = Some(dims);
+        self
+    }
+
+    /// On the CPU backend, the order in which the scheduler runs the block's threads (both
+    /// deterministic: running a kernel under both exposes a missing barrier); ignored on a GPU.
+    ///
+    /// ```no_run
+    /// # fn f(gpu: &host::Gpu, k: &host::Kernel) -> host::Result<()> {
+    /// unsafe { gpu.launch(k, host::LaunchConfig::linear(1, 64)).schedule(host::Schedule::Reverse).run() }
+    /// # }
+    /// ```
+    pub fn schedule(mut self, schedule: crate::Schedule) -> Self {
+        self.schedule = schedule;
         self
     }
 
@@ -514,6 +528,15 @@ impl<'a> Launch<'a> {
         self.check()?;
         let k = self.kernel;
         let cfg = self.cfg;
+        if let Some(cpu_kernel) = k.cpu {
+            let args: Vec<&[u8]> = self
+                .args
+                .iter()
+                // SAFETY: each argument points at `size` bytes borrowed for 'a.
+                .map(|a| unsafe { std::slice::from_raw_parts(a.ptr as *const u8, a.size) })
+                .collect();
+            return crate::cpu::run(cpu_kernel, &cfg, self.cluster, self.schedule, &args);
+        }
         k.ensure_dynamic_shared(cfg.shared_mem_bytes)?;
         self.gpu.ctx.bind()?;
         let mut params: Vec<*mut c_void> = self.args.iter().map(|a| a.ptr as *mut c_void).collect();

@@ -51,6 +51,7 @@
 
 mod buffer;
 mod context;
+mod cpu;
 mod elem;
 mod error;
 mod gpu;
@@ -65,6 +66,7 @@ pub use error::{HostError, Result};
 pub use gpu::{DeviceProperties, Gpu, Stream};
 pub use host_tensor::{CompareError, HostTensor, Rng, Tolerance};
 pub use launch::{validate, validate_launch, KernelArg, KernelLimits, Launch, LaunchConfig, LaunchPlan, MAX_CLUSTER_BLOCKS};
+pub use layout_tensor::device::cpu::Schedule;
 pub use module::{ptx_entry_names, Kernel, KernelAttributes, Module};
 pub use tensor_map::{
     tensor_map_params, TensorMap, TensorMapParams, TmaOobFill, TmaSwizzle, TMA_MAX_BOX_DIM, TMA_MAX_GLOBAL_DIM,

@@ -24,7 +24,7 @@ unsafe impl Sync for ModuleInner {}
 
 impl Drop for ModuleInner {
     fn drop(&mut self) {
-        if self.ctx.bind().is_ok() {
+        if !self.ctx.cpu && self.ctx.bind().is_ok() {
             // SAFETY: loaded in `Module::load`, unloaded once.
             let _ = unsafe { result::module::unload(self.module) };
         }
@@ -103,6 +103,8 @@ pub struct Kernel {
     /// The kernel's current `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`.
     pub(crate) max_dynamic_shared: AtomicU32,
     pub(crate) module: Arc<ModuleInner>,
+    /// The kernel's host build, on the CPU backend.
+    pub(crate) cpu: Option<&'static layout_tensor::device::cpu::CpuKernel>,
 }
 
 impl std::fmt::Debug for Module {
@@ -188,6 +190,15 @@ fn ptx_param_counts(ptx: &str) -> Vec<usize> {
 impl Module {
     /// Loads `ptx` (JIT-compiled by the driver), with ptxas' error log in the error.
     pub(crate) fn load(ctx: &Arc<Context>, ptx: &str) -> Result<Module> {
+        if ctx.cpu {
+            // The CPU backend runs the host build of the same kernels: the PTX only says which
+            // kernels the module has.
+            return Ok(Module {
+                inner: Arc::new(ModuleInner { module: std::ptr::null_mut(), ctx: ctx.clone() }),
+                entries: ptx_entry_names(ptx),
+                param_counts: Vec::new(),
+            });
+        }
         let image = match CString::new(ptx) {
             Ok(c) => c,
             Err(e) => invalid!("the PTX holds a NUL byte at offset {}: PTX is text", e.nul_position()),
@@ -249,6 +260,18 @@ impl Module {
     /// # Ok::<(), host::HostError>(())
     /// ```
     pub fn kernel(&self, name: &str) -> Result<Kernel> {
+        if self.inner.ctx.cpu {
+            let k = crate::cpu::kernel(name, &self.entries)?;
+            return Ok(Kernel {
+                func: std::ptr::null_mut(),
+                name: name.to_string(),
+                attributes: crate::cpu::attributes(),
+                params: Some(k.params.to_vec()),
+                max_dynamic_shared: AtomicU32::new(layout_tensor::device::cpu::SHARED_BYTES_PER_BLOCK),
+                module: self.inner.clone(),
+                cpu: Some(k),
+            });
+        }
         let c_name = match CString::new(name) {
             Ok(c) => c,
             Err(_) => invalid!("kernel name {name:?} holds a NUL byte"),
@@ -292,6 +315,7 @@ impl Module {
                 .and_then(|&count| param_sizes(func, count)),
             max_dynamic_shared: AtomicU32::new(max_dynamic),
             module: self.inner.clone(),
+            cpu: None,
         })
     }
 
@@ -389,7 +413,8 @@ impl Kernel {
 
     /// Raises the kernel's dynamic shared memory limit to `bytes` if it is lower.
     pub(crate) fn ensure_dynamic_shared(&self, bytes: u32) -> Result<()> {
-        if bytes <= self.max_dynamic_shared.load(Ordering::Relaxed) {
+        // The CPU backend has no per-kernel limit to raise (its launch checks the block's).
+        if self.cpu.is_some() || bytes <= self.max_dynamic_shared.load(Ordering::Relaxed) {
             return Ok(());
         }
         self.module.ctx.bind()?;

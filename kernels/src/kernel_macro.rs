@@ -18,8 +18,10 @@
 //! ```
 //!
 //! (an entry point of the PTX module, named as written, loadable by the host by that name), and on
-//! every other target to a plain `pub unsafe fn` with the same body, so that the kernel's code can be
-//! type-checked (and later run by a CPU backend) without the GPU calling convention.
+//! every other target to a plain `pub unsafe fn` with the same body plus an entry in the CPU
+//! backend's registry ([`layout_tensor::device::cpu::KERNELS`]): the kernel's name, the sizes of
+//! its parameters and a function that reads the arguments from bytes and calls it. The host
+//! runtime launches it from there by the same name, so one kernel source runs on both backends.
 //!
 //! The body is an `unsafe` context: kernels take raw pointers and the caller (the launch) vouches
 //! for them. Kernel parameters must be plain `Copy` data the driver can pass by value (pointers,
@@ -29,7 +31,8 @@
 //! its own module so that it can be moved (to `layout-tensor` or a proc-macro crate) without touching
 //! the kernels written with it.
 
-/// Defines a GPU kernel without `extern "ptx-kernel"` boilerplate. See the [module docs](self).
+/// Defines a GPU kernel without `extern "ptx-kernel"` boilerplate, registered for the CPU backend
+/// on the host. See the [module docs](self).
 #[macro_export]
 macro_rules! kernel {
     (
@@ -45,5 +48,28 @@ macro_rules! kernel {
         #[cfg(not(target_arch = "nvptx64"))]
         #[allow(dead_code)]
         $vis unsafe fn $name( $($arg : $ty),* ) $body
+
+        #[cfg(not(target_arch = "nvptx64"))]
+        const _: () = {
+            #[::layout_tensor::device::cpu::linkme::distributed_slice(::layout_tensor::device::cpu::KERNELS)]
+            #[linkme(crate = ::layout_tensor::device::cpu::linkme)]
+            static REGISTERED: ::layout_tensor::device::cpu::CpuKernel = ::layout_tensor::device::cpu::CpuKernel {
+                name: stringify!($name),
+                params: &[$(::core::mem::size_of::<$ty>()),*],
+                entry: {
+                    /// Reads each argument from its bytes (sizes checked by the launch).
+                    unsafe fn entry(args: &[&[u8]]) {
+                        let mut _next = args.iter();
+                        $(
+                            let $arg: $ty = ::core::ptr::read_unaligned(
+                                _next.next().expect("argument count checked by the launch").as_ptr() as *const $ty,
+                            );
+                        )*
+                        $name($($arg),*)
+                    }
+                    entry
+                },
+            };
+        };
     };
 }

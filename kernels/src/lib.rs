@@ -103,8 +103,9 @@ kernel! {
 }
 
 /// Ends the kernel with a PTX `trap` on any panic (bounds checks, `unwrap`, ...): the launch
-/// reports an error to the host. Panics never unwind on the GPU (`panic = "abort"`).
-#[cfg(not(test))]
+/// reports an error to the host. Panics never unwind on the GPU (`panic = "abort"`). On the host
+/// (the CPU backend) `std`'s handler unwinds and the launch reports the panic.
+#[cfg(target_arch = "nvptx64")]
 #[panic_handler]
 fn panic(_info: &core::panic::PanicInfo<'_>) -> ! {
     layout_tensor::device::sync::trap()

@@ -69,27 +69,44 @@ pub fn benches() -> Vec<Bench> {
     all
 }
 
+/// Checks that cannot run on the CPU backend (name prefix, why): their kernels use instructions
+/// the host build cannot have, and do not compile for it.
+pub const GPU_ONLY: &[(&str, &str)] = &[("mma/wgmma_", "wgmma (sm_90a warpgroup MMA) has no CPU implementation")];
+
+/// Why the check `name` does not run on the CPU backend, if it does not.
+pub fn gpu_only(name: &str) -> Option<&'static str> {
+    GPU_ONLY.iter().find(|(prefix, _)| name.starts_with(prefix)).map(|(_, why)| *why)
+}
+
 /// The result of one check.
 #[derive(Debug, Clone)]
 pub struct Outcome {
     /// The check's name.
     pub name: &'static str,
-    /// `None` when it passed, else what went wrong.
+    /// `None` when it passed (or was skipped), else what went wrong.
     pub error: Option<String>,
+    /// Why it did not run (a GPU-only check on the CPU backend).
+    pub skipped: Option<&'static str>,
     /// Wall time of the check, milliseconds.
     pub millis: f64,
 }
 
-/// Runs every check, printing one line per check as it finishes.
+/// Runs every check, printing one line per check as it finishes. On the CPU backend
+/// ([`Gpu::is_cpu`]) the [`GPU_ONLY`] checks are skipped.
 pub fn run_checks(gpu: &Gpu, module: &Module) -> Vec<Outcome> {
     checks()
         .into_iter()
         .map(|c| {
+            if let Some(why) = gpu.is_cpu().then(|| gpu_only(c.name)).flatten() {
+                println!("skipped {} (GPU only: {why})", c.name);
+                return Outcome { name: c.name, error: None, skipped: Some(why), millis: 0.0 };
+            }
             let start = std::time::Instant::now();
             // A check that panics (a bug in the check) fails alone; the suite goes on.
             let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (c.run)(gpu, module)))
                 .unwrap_or_else(|_| Err("the check panicked".into()));
-            let outcome = Outcome { name: c.name, error: result.err(), millis: start.elapsed().as_secs_f64() * 1e3 };
+            let outcome =
+                Outcome { name: c.name, error: result.err(), skipped: None, millis: start.elapsed().as_secs_f64() * 1e3 };
             match &outcome.error {
                 None => println!("ok      {}", c.name),
                 Some(e) => println!("FAILED  {}: {e}", c.name),

@@ -8,75 +8,21 @@
 //! `wait_group 0`. Shared memory is filled with a sentinel before, so a copy that did not land
 //! shows. Checked by `cute_rs::gpu_suite` (`cp_async/*`).
 //!
-//! This file also holds the small helpers the `cp_async`, `tma` and `mma` check kernels share
-//! (thread index, block barrier, static shared arrays), written against `core::arch::nvptx` so
-//! that they do not depend on the device-primitive modules being written beside them.
+//! This file also holds the short names the `cp_async`, `tma` and `mma` check kernels share for
+//! the library's thread index, block barrier and static shared arrays.
 
 use layout_tensor::device::cp_async::{
     commit_group, cp_async_ca_zfill, cp_async_cg_zfill, wait_group,
 };
+pub(crate) use layout_tensor::device::ids::{block_dim_x as block_dim, thread_idx_x as tid};
+pub(crate) use layout_tensor::device::sync::sync_threads;
 
-/// `threadIdx.x`.
-#[inline(always)]
-pub(crate) fn tid() -> u32 {
-    #[cfg(target_arch = "nvptx64")]
-    // SAFETY: reads a special register.
-    unsafe {
-        core::arch::nvptx::_thread_idx_x() as u32
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    0
-}
-
-/// `blockDim.x`.
-#[inline(always)]
-pub(crate) fn block_dim() -> u32 {
-    #[cfg(target_arch = "nvptx64")]
-    // SAFETY: reads a special register.
-    unsafe {
-        core::arch::nvptx::_block_dim_x() as u32
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    1
-}
-
-/// `__syncthreads()`.
-#[inline(always)]
-pub(crate) fn sync_threads() {
-    #[cfg(target_arch = "nvptx64")]
-    // SAFETY: every thread of the block reaches it (the callers' control flow is block-uniform).
-    unsafe {
-        core::arch::nvptx::_syncthreads()
-    }
-}
-
-/// Declares a static shared-memory array `$name` of `$bytes` bytes aligned to `$align` (PTX
-/// `.shared .align A .b8 NAME[B]`) and evaluates to its generic address, a `*mut u8`. The name must
-/// be unique in the module; kernels that evaluate the same declaration share the declaration, each
-/// launch gets its own memory.
+/// A static shared-memory array `$name` of `$bytes` bytes aligned to `$align`
+/// ([`shared_array!`](layout_tensor::shared_array)), as its generic address, a `*mut u8`.
 macro_rules! static_shared {
-    ($name:ident, $bytes:literal, $align:literal) => {{
-        #[cfg(target_arch = "nvptx64")]
-        {
-            core::arch::global_asm!(concat!(
-                ".shared .align ", $align, " .b8 ", stringify!($name), "[", $bytes, "];"
-            ));
-            let p: u64;
-            // SAFETY: takes the address of the array declared above.
-            unsafe {
-                core::arch::asm!(
-                    concat!("cvta.shared.u64 {0}, ", stringify!($name), ";"),
-                    out(reg64) p,
-                    options(pure, nomem, nostack)
-                );
-            }
-            p as *mut u8
-        }
-        #[cfg(not(target_arch = "nvptx64"))]
-        {
-            core::ptr::null_mut::<u8>()
-        }
-    }};
+    ($name:ident, $bytes:literal, $align:literal) => {
+        layout_tensor::shared_array!($name: [u8; $bytes], align $align).as_mut_ptr()
+    };
 }
 pub(crate) use static_shared;
 

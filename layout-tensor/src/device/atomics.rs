@@ -61,6 +61,18 @@ mod host {
         v
     }
 
+    pub(super) unsafe fn compare_exchange<T: Copy + PartialEq>(p: *mut T, cmp: T, new: T) -> T {
+        check(p as usize, core::mem::size_of::<T>());
+        let old = p.read();
+        if old == cmp {
+            p.write(new);
+            cpu::progress();
+        } else if cpu::in_kernel() {
+            cpu::spin_poll(p as usize);
+        }
+        old
+    }
+
     pub(super) unsafe fn rmw<T: Copy>(p: *mut T, f: impl FnOnce(T) -> T) -> T {
         check(p as usize, core::mem::size_of::<T>());
         let old = p.read();
@@ -523,12 +535,9 @@ macro_rules! bits_width {
                 return dispatch!(rmw O, S, cas_asm ($b, $reg, $t, p, cmp, new));
                 #[cfg(not(target_arch = "nvptx64"))]
                 {
-                    // A failed exchange is a poll (compare-and-swap spin loops).
-                    let old = host::load(p);
-                    if old == cmp {
-                        host::rmw(p, |_| new);
-                    }
-                    old
+                    // A failed exchange is a poll (compare-and-swap spin loops); a successful
+                    // one a write.
+                    host::compare_exchange(p, cmp, new)
                 }
             }
         }

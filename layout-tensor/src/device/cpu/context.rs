@@ -135,8 +135,9 @@ pub(crate) struct Outcome {
 pub(crate) enum Key {
     /// A block barrier (`bar.sync id`).
     Barrier { block: u64, id: u32 },
-    /// A warp collective (`shfl.sync`, `vote.sync`, `bar.warp.sync`, fragments).
-    Warp { block: u64, warp: u32 },
+    /// A warp collective (`shfl.sync`, `vote.sync`, `bar.warp.sync`, fragments) of the lanes of
+    /// `mask`: disjoint groups of a warp synchronize independently.
+    Warp { block: u64, warp: u32, mask: u32 },
 }
 
 /// A barrier or collective in progress.
@@ -160,7 +161,7 @@ impl Rendezvous {
                 let n = group.threads_per_block();
                 (block, if self.expected == n { (0..n).collect() } else { Vec::new() })
             }
-            Key::Warp { block, warp } => (block, (0..32).filter(|l| self.mask >> l & 1 == 1).map(|l| warp * 32 + l).collect()),
+            Key::Warp { block, warp, .. } => (block, (0..32).filter(|l| self.mask >> l & 1 == 1).map(|l| warp * 32 + l).collect()),
         };
         let b = block_index((block, 0), group.cfg.grid);
         let missing: Vec<u32> = members.iter().copied().filter(|t| !self.arrived.contains(t)).collect();
@@ -323,7 +324,7 @@ pub fn warp_exchange(mask: u32, slot: WarpSlot, pred: bool, what: &'static str) 
         misuse(what, format!("mask {mask:#010x} names lanes warp {warp} does not have (it has {lanes_here} lanes)"));
     }
     let o = rendezvous(
-        Key::Warp { block: t.lt.0, warp },
+        Key::Warp { block: t.lt.0, warp, mask },
         what,
         mask.count_ones(),
         mask,

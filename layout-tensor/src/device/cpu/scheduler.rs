@@ -147,7 +147,10 @@ pub(crate) struct Cancelled;
 /// The worker id of the thread that called [`launch`].
 const LAUNCHER: usize = usize::MAX;
 /// OS threads one launch may hold at once (one per waiting logical thread).
-const MAX_WORKERS: usize = 16 * 1024;
+const MAX_WORKERS: usize = 8 * 1024;
+/// Past this many OS threads, spinning threads are resumed before new threads are started (a
+/// kernel that spins on what a not-yet-started thread will do still progresses, more slowly).
+const SOFT_WORKERS: usize = 1024;
 /// Spin polls in a row with no progress anywhere before a launch is declared stuck.
 const SPIN_LIMIT: u64 = 1 << 16;
 
@@ -230,6 +233,7 @@ pub(crate) struct State {
     shutdown: bool,
     spins: u64,
     progress_seen: u64,
+    soft_progress: u64,
 }
 
 /// One launch.
@@ -301,6 +305,7 @@ pub fn launch(kernel: &CpuKernel, cfg: &CpuLaunch, args: &[&[u8]]) -> Result<(),
             shutdown: false,
             spins: 0,
             progress_seen: 0,
+            soft_progress: u64::MAX,
         }),
         launcher: thread::current(),
         progress: AtomicU64::new(0),
@@ -391,6 +396,17 @@ impl Group {
         if let Some(w) = g.ready.pop_front() {
             g.suspended.remove(&w);
             return Next::Resume(w);
+        }
+        // Past the soft limit, a spinning thread goes before a new thread (which would need a new
+        // OS thread) once per change anywhere: spins that wait for running threads end without
+        // more OS threads, spins that wait for new threads still get them.
+        let progress = self.progress.load(Ordering::Relaxed);
+        if g.idle.is_empty() && g.workers.len() >= SOFT_WORKERS && g.soft_progress != progress {
+            if let Some(w) = g.yielded.pop_front() {
+                g.soft_progress = progress;
+                g.suspended.remove(&w);
+                return Next::Resume(w);
+            }
         }
         if g.pending.is_empty() && g.next_block < self.cfg.blocks() {
             self.start_block(g);
@@ -627,7 +643,7 @@ pub(crate) fn block_index(lt: Lt, grid: Dim3) -> Dim3 {
 }
 
 fn stack_size() -> usize {
-    std::env::var("CUTE_CPU_STACK_BYTES").ok().and_then(|s| s.parse().ok()).unwrap_or(1 << 20)
+    std::env::var("CUTE_CPU_STACK_BYTES").ok().and_then(|s| s.parse().ok()).unwrap_or(512 << 10)
 }
 
 fn worker_main(group: Arc<Group>, me: usize) {
