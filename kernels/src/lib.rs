@@ -21,6 +21,7 @@ pub mod cutile;
 pub mod cutile_sizes;
 pub mod demo;
 pub mod demo_layouts;
+pub mod faults;
 pub mod tensor_copy;
 pub mod tensor_copy_layouts;
 pub mod triton;

@@ -221,10 +221,42 @@ pub(crate) fn mode_offset(l: &Layout, m: &Modes, k: usize, c: i64) -> i64 {
     r + c * d[b - 1]
 }
 
+/// On the host (host tensors and kernels on the CPU backend) every element access is checked:
+/// an index or coordinate outside the tensor panics naming it, and a CPU-backend launch reports
+/// the panic with the kernel, the block and the thread. On the GPU the check is `debug_assert!`
+/// only (device code is built without debug assertions: no cost).
+#[cfg(not(target_arch = "nvptx64"))]
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn out_of_bounds(what: core::fmt::Arguments<'_>) -> ! {
+    panic!("out-of-bounds tensor access: {what}")
+}
+
+/// Checks a 1-D index against a tensor of `size` elements (see [`out_of_bounds`]).
+#[inline(always)]
+#[track_caller]
+fn check_index(i: usize, size: usize) {
+    #[cfg(not(target_arch = "nvptx64"))]
+    if i >= size {
+        out_of_bounds(format_args!("index {i} of a tensor of {size} elements"));
+    }
+    #[cfg(target_arch = "nvptx64")]
+    debug_assert!(i < size, "index out of the tensor");
+}
+
 /// Offset of a per-mode coordinate (one 1-D coordinate per top-level mode).
 #[inline(always)]
+#[track_caller]
 pub(crate) fn coord_offset(l: &Layout, m: &Modes, coord: &[i64]) -> i64 {
     debug_assert!(coord.len() == m.rank, "a coordinate needs one entry per top-level mode");
+    #[cfg(not(target_arch = "nvptx64"))]
+    for (k, &c) in coord.iter().enumerate() {
+        let extent: i64 = l.shape().leaves()[m.start[k]..m.start[k + 1]].iter().product();
+        if !(0..extent).contains(&c) {
+            out_of_bounds(format_args!("coordinate {coord:?}: mode {k} has extent {extent} (layout {l})"));
+        }
+    }
     let mut r = 0;
     let mut k = 0;
     while k < coord.len() {
@@ -482,8 +514,9 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
     /// assert_eq!(t.get(1), 3);
     /// ```
     #[inline(always)]
+    #[track_caller]
     pub fn get(&self, i: usize) -> T {
-        debug_assert!(i < self.size(), "index out of the tensor");
+        check_index(i, self.size());
         unsafe { T::read(self.ptr_at(i)) }
     }
 
@@ -497,8 +530,9 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
     /// assert_eq!(v, [0, 0, 9, 0]);
     /// ```
     #[inline(always)]
+    #[track_caller]
     pub fn set(&self, i: usize, v: T) {
-        debug_assert!(i < self.size(), "index out of the tensor");
+        check_index(i, self.size());
         unsafe { T::write(self.ptr_at(i), v) }
     }
 

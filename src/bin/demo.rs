@@ -1,7 +1,7 @@
 //! The cute-rs demo: a tiled, vectorized copy and a shared-memory transpose whose index math is
 //! written with the layout algebra. On a GPU it runs both, verifies them against the CPU and prints
 //! their bandwidth next to a device-to-device memcpy of the same bytes; without a GPU it says so and
-//! shows the layouts the kernels use.
+//! runs the same kernels on the CPU backend (smaller sizes), verified the same way.
 
 use layout::{
     coalesce, composition, logical_divide, make_layout_row_major, print_layout, right_inverse, upcast,
@@ -53,18 +53,28 @@ fn main() -> Result<(), LayoutError> {
 
 fn run_on_gpu() {
     use cute_rs::gpu_suite::demo;
-    let gpu = match host::Gpu::new(0) {
+    let gpu = match host::Gpu::gpu_or_cpu() {
         Ok(g) => g,
-        Err(e) => {
-            println!("\nno GPU here ({e}): the kernels above were not run.");
-            return;
-        }
+        Err(e) => return println!("\nthe GPU is present but unusable ({e}): the kernels above were not run."),
     };
-    println!("\nGPU: {}", gpu.properties().name);
     let module = match gpu.load_module(cute_rs::KERNELS_PTX) {
         Ok(m) => m,
-        Err(e) => return println!("loading the PTX failed: {e}"),
+        Err(e) => return println!("loading the kernels failed: {e}"),
     };
+    if gpu.is_cpu() {
+        println!("\nno GPU here: running the same kernels on the {}", gpu.properties().name);
+        match demo::cpu_demo(&gpu, &module) {
+            Ok(figures) => {
+                println!("copy and transpose verified against the CPU reference:");
+                for f in figures {
+                    println!("  {:<38} {:>8.1} {}", f.what, f.value, f.unit);
+                }
+            }
+            Err(e) => println!("FAILED on the CPU backend: {e}"),
+        }
+        return;
+    }
+    println!("\nGPU: {}", gpu.properties().name);
     for bench in demo::benches() {
         match (bench.run)(&gpu, &module) {
             Ok(figures) => {
@@ -77,8 +87,6 @@ fn run_on_gpu() {
         }
     }
 }
-
-/// Checks on the CPU that `l` maps `0..n` one-to-one onto `0..n`.
 fn check_bijection(name: &str, l: Layout, n: i64) {
     let mut seen = vec![false; n as usize];
     for i in 0..l.size() {

@@ -104,3 +104,28 @@ pub fn bench_transpose(gpu: &Gpu, module: &Module, m: usize, n: usize) -> Result
         Figure { what: "memcpy DtoD (same bytes)".into(), value: tbps(bytes, peer), unit: "TB/s" },
     ])
 }
+
+/// The demo on the CPU backend: the same two kernels at sizes the host runs in well under a
+/// second, each verified against the CPU reference, with the wall time of one launch.
+///
+/// ```
+/// let cpu = host::Gpu::cpu();
+/// let module = cpu.load_module(cute_rs::KERNELS_PTX).unwrap();
+/// let figures = cute_rs::gpu_suite::demo::cpu_demo(&cpu, &module).unwrap();
+/// assert_eq!(figures.len(), 2);
+/// ```
+pub fn cpu_demo(gpu: &Gpu, module: &Module) -> Result<Vec<Figure>, String> {
+    check_copy(gpu, module, 1 << 16)?;
+    check_transpose(gpu, module, 128, 128)?;
+    let copy_src = gpu.upload(&random_f32(fresh_seed(), 1 << 16)).map_err(fail("upload"))?;
+    let copy_dst = gpu.alloc::<f32>(1 << 16).map_err(fail("alloc"))?;
+    let copy = gpu.time_ms(|| launch_copy(gpu, module, &copy_src, &copy_dst)).map_err(fail("copy"))?;
+    let t_src = gpu.upload(&random_f32(fresh_seed(), 128 * 128)).map_err(fail("upload"))?;
+    let t_dst = gpu.alloc::<f32>(128 * 128).map_err(fail("alloc"))?;
+    let transpose =
+        gpu.time_ms(|| launch_transpose(gpu, module, &t_src, &t_dst, 128, 128)).map_err(fail("transpose"))?;
+    Ok(vec![
+        Figure { what: "tiled_copy_f32x4, 2^16 f32".into(), value: copy as f64, unit: "ms" },
+        Figure { what: "transpose_f32 128x128 (shared tile)".into(), value: transpose as f64, unit: "ms" },
+    ])
+}

@@ -1,0 +1,69 @@
+//! The CPU backend's promises, through the host API (`host::Gpu::cpu`): faults are reported with
+//! the kernel, block, thread and index; a missing barrier shows as wrong results under the
+//! deterministic schedules; the demo's 128x128 transpose runs in well under a second.
+
+use host::{Gpu, HostError, LaunchConfig, Schedule};
+
+fn cpu() -> (Gpu, host::Module) {
+    let gpu = Gpu::cpu();
+    let module = gpu.load_module(cute_rs::KERNELS_PTX).expect("kernels load on the CPU backend");
+    (gpu, module)
+}
+
+#[test]
+fn an_out_of_bounds_view_access_names_kernel_block_thread_and_index() {
+    let (gpu, module) = cpu();
+    let n = 4 * 32;
+    let src = gpu.upload(&vec![1f32; n]).unwrap();
+    let dst = gpu.alloc::<f32>(n).unwrap();
+    let k = module.kernel("fault_tensor_out_of_bounds").unwrap();
+    let err = unsafe { gpu.launch(&k, LaunchConfig::linear(4, 32)).arg(&src).arg(&dst).arg(&(n as u32)).run() }
+        .unwrap_err();
+    let HostError::Kernel { kernel, message } = &err else { panic!("expected a kernel error, got {err}") };
+    assert_eq!(kernel, "fault_tensor_out_of_bounds");
+    assert!(message.contains("block (3,0,0), thread (31,0,0)"), "{message}");
+    assert!(message.contains("index 128 of a tensor of 128 elements"), "{message}");
+}
+
+#[test]
+fn a_missing_barrier_gives_wrong_results_in_both_deterministic_schedules() {
+    let (gpu, module) = cpu();
+    let blocks = 3;
+    let n = blocks * 64;
+    let data: Vec<u32> = (0..n as u32).map(|i| i * 7 + 1).collect();
+    let want: Vec<u32> = (0..n).map(|i| data[i / 64 * 64 + 63 - i % 64]).collect();
+    let src = gpu.upload(&data).unwrap();
+    let k = module.kernel("mirror_exchange").unwrap();
+    for schedule in [Schedule::Forward, Schedule::Reverse] {
+        for barrier in [1u32, 0] {
+            let dst = gpu.alloc::<u32>(n).unwrap();
+            unsafe {
+                gpu.launch(&k, LaunchConfig::linear(blocks as u32, 64))
+                    .schedule(schedule)
+                    .arg(&src)
+                    .arg(&dst)
+                    .arg(&barrier)
+                    .run()
+            }
+            .unwrap();
+            let got = gpu.download(&dst).unwrap();
+            let wrong = got.iter().zip(&want).filter(|(g, w)| g != w).count();
+            if barrier == 1 {
+                assert_eq!(wrong, 0, "{schedule:?}: with the barrier every value is right");
+            } else {
+                // The half of each block that runs first reads shared memory its mirror has not
+                // written yet.
+                assert!(wrong >= n / 2, "{schedule:?}: only {wrong} of {n} values wrong without the barrier");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_demo_transpose_runs_on_the_cpu_backend() {
+    let (gpu, module) = cpu();
+    let figures = cute_rs::gpu_suite::demo::cpu_demo(&gpu, &module).unwrap();
+    for f in figures {
+        println!("{}: {:.1} {}", f.what, f.value, f.unit);
+    }
+}
