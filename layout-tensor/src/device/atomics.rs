@@ -29,8 +29,9 @@
 //! - the bytes are accessed concurrently only by operations of this module (mixing with plain
 //!   accesses is a data race: their values are unspecified).
 //!
-//! On other targets than `nvptx64` the functions panic, naming the primitive (the CPU backend is
-//! issue 4).
+//! On the host (the CPU backend, [`cpu`](crate::device::cpu)) one thread of a launch runs at a time, so
+//! every operation is atomic and every order holds; loads and failed compare-exchanges count as
+//! polls that let other threads run.
 //!
 //! ```no_run
 //! use layout_tensor::device::atomics::{fetch_add, load, store, Acquire, Gpu, Relaxed, Release};
@@ -45,7 +46,7 @@
 //! ```
 
 /// The CPU backend's atomics: one logical thread runs at a time within a launch (see
-/// [`cpu`](super::cpu)), so a plain read-modify-write is atomic among the launch's threads, and
+/// [`cpu`](crate::device::cpu)), so a plain read-modify-write is atomic among the launch's threads, and
 /// every memory order holds (the scheduler's hand-over orders all accesses). Each write counts as
 /// progress for threads spinning on it; each load is a spin poll.
 #[cfg(not(target_arch = "nvptx64"))]

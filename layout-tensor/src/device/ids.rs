@@ -7,8 +7,8 @@
 //!
 //! Nothing here has a precondition: every function may be called by any thread at any time.
 //!
-//! On other targets than `nvptx64` the functions compile (kernels type-check on the host) but panic,
-//! naming the primitive: the CPU backend that gives them meaning on the host is issue 4.
+//! On the host they read the running thread of the CPU backend ([`cpu`](crate::device::cpu)), and panic
+//! outside a launch.
 //!
 //! ```no_run
 //! use layout_tensor::device::ids::{block_dim_x, block_idx_x, thread_idx_x};

@@ -31,8 +31,9 @@
 //! from `createpolicy.fractional.L2::<priority>.b64 policy, 1.0` ([`L2Policy`]; create it once and
 //! reuse it, it is a 64-bit register).
 //!
-//! On other targets than `nvptx64` the functions panic, naming the primitive (the CPU backend is
-//! issue 4).
+//! On the host (the CPU backend, [`cpu`](crate::device::cpu)) they are plain accesses with the alignment
+//! checked (a misaligned access fails the launch naming the address); cache operators and L2
+//! policies are hints with nothing to act on; volatile loads let other threads run (polling).
 //!
 //! ```no_run
 //! use layout_tensor::device::memory::{load, load_nc_with_policy, store, Cs, EvictFirst, L2Policy};

@@ -25,8 +25,9 @@
 //! Kernels using the macros need the nightly feature `asm_experimental_arch` on `nvptx64` (the
 //! assembly is expanded in the kernel's crate).
 //!
-//! On other targets than `nvptx64` the macros compile but panic when executed, naming the
-//! primitive (the CPU backend is issue 4).
+//! On the host (the CPU backend, [`cpu`]) each block gets its own shared memory,
+//! poisoned (`0xDB` bytes) before first use so that reads of unwritten memory show; shared-state
+//! addresses are offsets into it.
 
 #[cfg(not(target_arch = "nvptx64"))]
 use super::cpu;
@@ -443,7 +444,7 @@ pub const fn __shared_bytes<T, const N: usize>() -> usize {
 ///   an item, made once).
 ///
 /// Needs `#![feature(asm_experimental_arch)]` in the calling crate on `nvptx64`. On other targets
-/// it compiles but panics when executed (the CPU backend is issue 4).
+/// each block of a CPU-backend launch gets its own copy.
 ///
 /// ```no_run
 /// use layout_tensor::shared_array;
@@ -498,7 +499,7 @@ macro_rules! shared_array {
 /// Preconditions: `NAME` is unique among the shared variables of the PTX module; `T` is concrete
 /// (not a generic parameter of the enclosing function); the launch gives the bytes the kernel uses (more than 48 KiB needs the kernel's dynamic shared memory limit
 /// raised on the host). Needs `#![feature(asm_experimental_arch)]` in the calling crate on
-/// `nvptx64`; on other targets it panics when executed (the CPU backend is issue 4).
+/// `nvptx64`; on the CPU backend it is the block's dynamic shared memory (1024-byte aligned).
 ///
 /// ```no_run
 /// use layout_tensor::dynamic_shared;

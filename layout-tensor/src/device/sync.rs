@@ -13,7 +13,7 @@
 //! warp-divergent code). Violating a barrier's precondition hangs the kernel or is undefined
 //! behaviour in PTX.
 //!
-//! On the host they run on the CPU backend ([`cpu`](super::cpu)): a barrier that some thread never
+//! On the host they run on the CPU backend ([`cpu`]): a barrier that some thread never
 //! reaches fails the launch with a report naming the barrier, the block and the threads.
 
 #[cfg(not(target_arch = "nvptx64"))]

@@ -16,8 +16,9 @@
 //! Shuffled values are any [`Shuffle`] type: 32-bit `u32`/`i32`/`f32` move in one `shfl`, 64-bit
 //! `u64`/`i64`/`f64` in two (low and high words), bit-exactly.
 //!
-//! On other targets than `nvptx64` the functions panic, naming the primitive (the CPU backend is
-//! issue 4).
+//! On the host they run on the CPU backend ([`cpu`]) as warp exchanges among the lanes
+//! of `mask`: lanes that disagree on the mask, masks naming lanes the warp lacks, and lanes that
+//! never arrive fail the launch with a report.
 //!
 //! ```no_run
 //! use layout_tensor::device::warp::{reduce_sum, shuffle_idx, FULL_MASK};
