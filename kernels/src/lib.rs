@@ -16,6 +16,7 @@
 
 #[macro_use]
 mod kernel_macro;
+pub mod block_io;
 pub mod checks;
 pub mod cutile;
 pub mod cutile_sizes;

@@ -66,8 +66,10 @@
 #[cfg(not(target_arch = "nvptx64"))]
 extern crate std;
 
+pub use half;
 pub use layout;
 
+pub mod block_io;
 pub mod copy;
 pub mod device;
 pub mod fragment;

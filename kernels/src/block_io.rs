@@ -1,0 +1,76 @@
+//! Check kernels of the cooperative loads and stores (`layout_tensor::block_io`): one kernel per
+//! case of `block_io_cases.rs` (method x element type x block size x items per thread; block
+//! sizes 32 to 1024, including 48 and 96, which are not multiples of 32).
+//!
+//! Each kernel works on the tile of its block, `base = block * TILE`, with `valid = n - base`
+//! (saturating): it loads the tile guarded (offsets past `valid` become `oob`), dumps each thread's
+//! registers to `regs[(block * THREADS + t) * ITEMS + i]`, passes the block barrier that storage
+//! reuse needs, and stores the registers back guarded into `output`. A launch of three blocks with
+//! `TILE < n < 2 TILE` covers a full tile (vectorized where allowed), a partial one and an empty one.
+//! Warp cases do the same per logical warp of `THREADS` lanes in a block of 64 threads.
+
+use layout_tensor::block_io::{method, BlockLoad, WarpLoad};
+use layout_tensor::device::ids::{block_idx_x, thread_idx_x};
+use layout_tensor::device::sync::sync_threads;
+use layout_tensor::{block_storage, half, shared_array};
+
+/// Threads per block of the warp cases (several logical warps per block).
+pub const WARP_CASE_BLOCK: u32 = 64;
+
+macro_rules! block_io_cases {
+    ($($name:ident: $kind:ident, $m:ident, $t:ty, $threads:literal, $items:literal;)*) => {$(
+        block_io_cases!(@one $kind, $name, $m, $t, $threads, $items);
+    )*};
+    (@one block, $name:ident, $m:ident, $t:ty, $threads:literal, $items:literal) => {
+        kernel! {
+            #[doc = concat!("`BlockLoad<", stringify!($t), ", ", stringify!($m), ", ", $threads, ", ", $items, ">` load/store round trip (see the module docs).")]
+            pub fn $name(input: *const $t, regs: *mut $t, output: *mut $t, n: u32, oob: $t) {
+                type L = BlockLoad<$t, method::$m, $threads, $items>;
+                let storage = block_storage!($name: L);
+                let b = block_idx_x() as usize;
+                let base = b * L::TILE;
+                let valid = (n as usize).saturating_sub(base);
+                let mut items = [oob; $items];
+                L::new().load_guarded(input.wrapping_add(base), &mut items, valid, oob, storage);
+                let t = thread_idx_x() as usize;
+                let mut i = 0;
+                while i < $items {
+                    *regs.add((b * $threads + t) * $items + i) = items[i];
+                    i += 1;
+                }
+                sync_threads();
+                L::new().store_guarded(output.wrapping_add(base), &items, valid, storage);
+            }
+        }
+    };
+    (@one warp, $name:ident, $m:ident, $t:ty, $threads:literal, $items:literal) => {
+        kernel! {
+            #[doc = concat!("`WarpLoad<", stringify!($t), ", ", stringify!($m), ", ", $items, ", ", $threads, ">` load/store round trip per logical warp (see the module docs).")]
+            pub fn $name(input: *const $t, regs: *mut $t, output: *mut $t, n: u32, oob: $t) {
+                type L = WarpLoad<$t, method::$m, $items, $threads>;
+                const PER_BLOCK: usize = WARP_CASE_BLOCK as usize / $threads;
+                const STORE: usize = if L::STORAGE_LEN == 0 { 1 } else { L::STORAGE_LEN };
+                let all = shared_array!($name: [$t; STORE * PER_BLOCK], align 16);
+                let t = thread_idx_x() as usize;
+                let w = block_idx_x() as usize * PER_BLOCK + t / $threads;
+                let storage = layout_tensor::device::shared::SharedArray::<$t, STORE>::from_raw(
+                    all.as_mut_ptr().add((t / $threads) * STORE),
+                );
+                let base = w * L::TILE;
+                let valid = (n as usize).saturating_sub(base);
+                let mut items = [oob; $items];
+                L::new().load_guarded(input.wrapping_add(base), &mut items, valid, oob, storage);
+                let lane = t % $threads;
+                let mut i = 0;
+                while i < $items {
+                    *regs.add((w * $threads + lane) * $items + i) = items[i];
+                    i += 1;
+                }
+                sync_threads();
+                L::new().store_guarded(output.wrapping_add(base), &items, valid, storage);
+            }
+        }
+    };
+}
+
+include!("block_io_cases.rs");

@@ -1,0 +1,818 @@
+//! Cooperative block and warp loads and stores: rocPRIM's `block_load`/`block_store` and
+//! `warp_load`/`warp_store` (CUB's `BlockLoad`/`BlockStore`), built on layouts.
+//!
+//! A block of `THREADS` threads moves a tile of `THREADS * ITEMS` consecutive elements; each thread
+//! holds `ITEMS` of them in registers (`[T; ITEMS]`). Which elements a thread holds is an
+//! *arrangement*, a layout of the algebra from (item, thread) to the tile offset:
+//!
+//! | arrangement | layout `(item, thread) -> offset` | thread `t` holds |
+//! | --- | --- | --- |
+//! | [`blocked`] | `(I,T):(1,I)` | `t*I .. t*I + I` |
+//! | [`striped`] | `(I,T):(T,1)` | `t, t + T, t + 2T, ...` |
+//! | [`warp_striped`] | `(I,(32,W)):(32,(1,32I))` | striped within its warp's `32 I` elements |
+//!
+//! Each method is a copy between the tile in memory and one of these arrangements, through shared
+//! memory where the arrangement read from memory is not the one wanted:
+//!
+//! | method ([`method`]) | reads / writes memory as | registers hold | shared memory |
+//! | --- | --- | --- | --- |
+//! | [`Direct`](method::Direct) | blocked (uncoalesced for large `I`) | blocked | none |
+//! | [`Striped`](method::Striped) | striped (coalesced) | striped | none |
+//! | [`Vectorize`](method::Vectorize) | blocked, in vectors of up to 16 bytes | blocked | none |
+//! | [`Transpose`](method::Transpose) | striped | blocked | the tile, block barrier |
+//! | [`WarpTranspose`](method::WarpTranspose) | warp-striped | blocked | the tile, warp barriers |
+//! | [`WarpTransposeTimesliced`](method::WarpTransposeTimesliced) | warp-striped | blocked | one warp's share, warps take turns |
+//!
+//! [`Vectorize`](method::Vectorize) falls back to [`Direct`](method::Direct), exactly as the seed
+//! (rocPRIM) says, when `ITEMS` is odd, when `T` is not a primitive type
+//! ([`BlockItem::VECTORIZABLE`]), or when the input is not aligned to the vector (checked at run
+//! time, per call); guarded calls with a partial tile use the direct path too.
+//!
+//! ## Shared memory without bank conflicts
+//! The staging storage is the tile through [`padded_storage`]: offset `j` lives at `j + j / 32`
+//! (one element of padding per 32), so that both the striped writes (consecutive threads,
+//! consecutive offsets) and the blocked reads (stride `I`) of 4-byte items hit 32 different banks
+//! for every `I`. Its length is [`BlockLoad::STORAGE_LEN`], a compile-time constant: declare it
+//! with [`block_storage!`](crate::block_storage) (a [`shared_array!`](crate::shared_array)).
+//!
+//! **Reuse**: the same storage may serve several calls (or be aliased with other shared data)
+//! provided a block barrier (`sync_threads()`) separates a call from the next use of the storage,
+//! exactly as rocPRIM requires: the transposing methods end by reading the storage, and a thread
+//! that starts the next call would overwrite what a slower thread has not read yet. For the warp
+//! methods a warp barrier (`sync_warp`) between uses suffices.
+//!
+//! ## Guarded calls
+//! `load_guarded(input, items, valid, oob)` reads only tile offsets `< valid` and gives `oob` for
+//! the others; `store_guarded(output, items, valid)` writes only offsets `< valid`.
+//!
+//! ```
+//! use layout_tensor::block_io::{blocked, striped, warp_striped};
+//! assert_eq!(blocked(4, 2).unwrap().to_string(), "(2,4):(1,2)");
+//! assert_eq!(striped(4, 2).unwrap().to_string(), "(2,4):(4,1)");
+//! assert_eq!(warp_striped(64, 2).unwrap().to_string(), "(2,(32,2)):(32,(1,64))");
+//! ```
+
+use core::marker::PhantomData;
+
+use layout::{make_layout, Layout, LayoutError};
+
+use crate::device::ids;
+use crate::device::shared::SharedArray;
+use crate::device::sync;
+
+/// Element types of block loads and stores. `VECTORIZABLE`: whether [`method::Vectorize`] may
+/// move it as raw bytes in wider vectors (true for the primitive numbers; a user type implementing
+/// this trait with `false` always takes the direct path, as rocPRIM does for non-primitive types).
+///
+/// # Safety
+/// `T` is plain data: any bytes read from a `T` in memory form a valid `T`.
+///
+/// ```
+/// use layout_tensor::block_io::BlockItem;
+/// assert!(<f32 as BlockItem>::VECTORIZABLE);
+/// ```
+pub unsafe trait BlockItem: Copy {
+    /// Whether vectorized accesses may move it.
+    const VECTORIZABLE: bool;
+}
+
+macro_rules! primitive_items {
+    ($($t:ty),*) => {$(
+        // SAFETY: plain numbers.
+        unsafe impl BlockItem for $t {
+            const VECTORIZABLE: bool = true;
+        }
+    )*};
+}
+primitive_items!(u8, i8, u16, i16, u32, i32, u64, i64, f32, f64, half::bf16, half::f16);
+
+/// The cooperative methods, as marker types (the method is a compile-time parameter).
+pub mod method {
+    /// How a method moves data; see the [module docs](super).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Kind {
+        /// Blocked arrangement read/written directly.
+        Direct,
+        /// Striped arrangement read/written directly.
+        Striped,
+        /// Blocked, in vectors.
+        Vectorize,
+        /// Striped in memory, blocked in registers, through shared memory.
+        Transpose,
+        /// Warp-striped in memory, blocked in registers, through shared memory per warp.
+        WarpTranspose,
+        /// As `WarpTranspose`, with shared memory for one warp, warps taking turns.
+        WarpTransposeTimesliced,
+    }
+
+    /// A method marker.
+    ///
+    /// ```
+    /// use layout_tensor::block_io::method::{Kind, Method, Transpose};
+    /// assert_eq!(Transpose::KIND, Kind::Transpose);
+    /// ```
+    pub trait Method {
+        /// What the method does.
+        const KIND: Kind;
+        /// rocPRIM's name of it.
+        const NAME: &'static str;
+    }
+
+    macro_rules! methods {
+        ($($(#[$doc:meta])* $name:ident => $kind:ident, $rocprim:literal;)*) => {$(
+            $(#[$doc])*
+            #[derive(Debug, Clone, Copy, Default)]
+            pub struct $name;
+            impl Method for $name {
+                const KIND: Kind = Kind::$kind;
+                const NAME: &'static str = $rocprim;
+            }
+        )*};
+    }
+    methods! {
+        /// `block_load_direct`: blocked, read directly.
+        Direct => Direct, "block_load_direct";
+        /// `block_load_striped`: striped, read directly (registers hold the striped arrangement).
+        Striped => Striped, "block_load_striped";
+        /// `block_load_vectorize`: blocked, in vectors (falls back to direct; see the module docs).
+        Vectorize => Vectorize, "block_load_vectorize";
+        /// `block_load_transpose`: striped reads, transposed to blocked in shared memory.
+        Transpose => Transpose, "block_load_transpose";
+        /// `block_load_warp_transpose`: warp-striped reads, transposed per warp.
+        WarpTranspose => WarpTranspose, "block_load_warp_transpose";
+        /// CUB's `BLOCK_LOAD_WARP_TRANSPOSE_TIMESLICED`: as warp transpose, one warp's storage.
+        WarpTransposeTimesliced => WarpTransposeTimesliced, "block_load_warp_transpose_timesliced";
+    }
+}
+
+use method::{Kind, Method};
+
+/// `?` for `const fn`s (`Try` is not const on stable).
+macro_rules! tri {
+    ($e:expr) => {
+        match $e {
+            Ok(v) => v,
+            Err(e) => return Err(e),
+        }
+    };
+}
+
+/// The blocked arrangement of `threads` x `items`: `(items, threads):(1, items)`.
+///
+/// ```
+/// let l = layout_tensor::block_io::blocked(128, 4).unwrap();
+/// assert_eq!(l.call(1 + 4 * 3), 13); // item 1 of thread 3
+/// ```
+pub const fn blocked(threads: usize, items: usize) -> Result<Layout, LayoutError> {
+    make_layout(&[tri!(Layout::int(items as i64, 1)), tri!(Layout::int(threads as i64, items as i64))])
+}
+
+/// The striped arrangement: `(items, threads):(threads, 1)`.
+///
+/// ```
+/// let l = layout_tensor::block_io::striped(128, 4).unwrap();
+/// assert_eq!(l.call(1 + 4 * 3), 131); // item 1 of thread 3
+/// ```
+pub const fn striped(threads: usize, items: usize) -> Result<Layout, LayoutError> {
+    make_layout(&[tri!(Layout::int(items as i64, threads as i64)), tri!(Layout::int(threads as i64, 1))])
+}
+
+/// The warp-striped arrangement: striped within each warp's `32 * items` elements,
+/// `(items, (32, threads / 32)):(32, (1, 32 * items))`. `threads` must be a multiple of 32.
+///
+/// ```
+/// let l = layout_tensor::block_io::warp_striped(64, 2).unwrap();
+/// assert_eq!(l.call(1 + 2 * 33), 64 + 32 + 1); // item 1 of thread 33 (warp 1, lane 1)
+/// assert!(layout_tensor::block_io::warp_striped(48, 2).is_err());
+/// ```
+pub const fn warp_striped(threads: usize, items: usize) -> Result<Layout, LayoutError> {
+    if threads % 32 != 0 {
+        return Err(LayoutError::InvalidArgument {
+            op: "warp_striped",
+            condition: "the thread count must be a multiple of the warp size 32",
+            value: threads as i64,
+        });
+    }
+    let lanes = make_layout(&[
+        tri!(Layout::int(32, 1)),
+        tri!(Layout::int((threads / 32) as i64, 32 * items as i64)),
+    ]);
+    make_layout(&[tri!(Layout::int(items as i64, 32)), tri!(lanes)])
+}
+
+/// The padded staging layout of an `n`-element tile: `(32, ceil(n/32)):(1, 33)`, offset `j` at
+/// `j + j / 32`.
+///
+/// ```
+/// let l = layout_tensor::block_io::padded_storage(100).unwrap();
+/// assert_eq!(l.to_string(), "(32,4):(1,33)");
+/// assert_eq!(l.call(40), 41);
+/// ```
+pub const fn padded_storage(n: usize) -> Result<Layout, LayoutError> {
+    let rows = if n == 0 { 1 } else { n.div_ceil(32) };
+    make_layout(&[tri!(Layout::int(32, 1)), tri!(Layout::int(rows as i64, 33))])
+}
+
+
+/// The elements of staging storage a tile of `n` elements needs ([`padded_storage`]'s cosize).
+const fn padded_len(n: usize) -> usize {
+    n + n.div_ceil(32)
+}
+
+/// Unwraps a layout built from checked parameters in a `const` (the checks ran before).
+const fn must(r: Result<Layout, LayoutError>) -> Layout {
+    match r {
+        Ok(l) => l,
+        Err(_) => panic!("block_io: arrangement layout"),
+    }
+}
+
+/// The part of a cooperative group the calls need: its size, this thread's rank, its barrier.
+trait Group {
+    const THREADS: usize;
+    fn rank() -> usize;
+    fn sync();
+}
+
+/// A block of `BX x BY x BZ` threads.
+struct BlockGroup<const BX: usize, const BY: usize, const BZ: usize>;
+
+impl<const BX: usize, const BY: usize, const BZ: usize> Group for BlockGroup<BX, BY, BZ> {
+    const THREADS: usize = BX * BY * BZ;
+    #[inline(always)]
+    fn rank() -> usize {
+        let t = ids::thread_idx();
+        t.x as usize + BX * (t.y as usize + BY * t.z as usize)
+    }
+    #[inline(always)]
+    fn sync() {
+        sync::sync_threads();
+    }
+}
+
+/// A logical warp of `W` lanes (a power of two up to 32).
+struct WarpGroup<const W: usize>;
+
+impl<const W: usize> Group for WarpGroup<W> {
+    const THREADS: usize = W;
+    #[inline(always)]
+    fn rank() -> usize {
+        ids::lane_id() as usize % W
+    }
+    #[inline(always)]
+    fn sync() {
+        let lane = ids::lane_id();
+        let mask = if W == 32 { u32::MAX } else { ((1u32 << W) - 1) << (lane / W as u32 * W as u32) };
+        sync::sync_warp(mask);
+    }
+}
+
+/// The implementation shared by the block and warp front ends.
+struct Coop<T, M, G, const I: usize>(PhantomData<(T, M, G)>);
+
+impl<T: BlockItem, M: Method, G: Group, const I: usize> Coop<T, M, G, I> {
+    const TILE: usize = G::THREADS * I;
+    const CHECK: () = {
+        assert!(I >= 1, "block_io: at least one item per thread");
+        assert!(G::THREADS >= 1 && G::THREADS <= 1024, "block_io: 1 to 1024 threads");
+        if matches!(M::KIND, Kind::WarpTranspose | Kind::WarpTransposeTimesliced) {
+            assert!(
+                G::THREADS % 32 == 0,
+                "block_load_warp_transpose: the block size must be a multiple of the warp size 32"
+            );
+        }
+    };
+    const BLOCKED: Layout = must(blocked(G::THREADS, I));
+    const STRIPED: Layout = must(striped(G::THREADS, I));
+    /// The arrangement memory is read/written in.
+    const MEMORY: Layout = match M::KIND {
+        Kind::Direct | Kind::Vectorize => Self::BLOCKED,
+        Kind::Striped | Kind::Transpose => Self::STRIPED,
+        Kind::WarpTranspose | Kind::WarpTransposeTimesliced => must(warp_striped(G::THREADS, I)),
+    };
+    /// Whether registers differ from memory's arrangement (a transpose through shared memory).
+    const EXCHANGES: bool = matches!(M::KIND, Kind::Transpose | Kind::WarpTranspose | Kind::WarpTransposeTimesliced);
+    const STORAGE_LEN: usize = match M::KIND {
+        Kind::Direct | Kind::Striped | Kind::Vectorize => 0,
+        Kind::Transpose | Kind::WarpTranspose => padded_len(Self::TILE),
+        Kind::WarpTransposeTimesliced => padded_len(32 * I),
+    };
+    const PAD: Layout = must(padded_storage(Self::TILE));
+    /// Vector bytes of the vectorized path (0: none).
+    const VECTOR: usize = {
+        let bytes = I * core::mem::size_of::<T>();
+        if !matches!(M::KIND, Kind::Vectorize) || !T::VECTORIZABLE || I % 2 != 0 {
+            0
+        } else if bytes % 16 == 0 {
+            16
+        } else if bytes % 8 == 0 {
+            8
+        } else if bytes % 4 == 0 {
+            4
+        } else if bytes % 2 == 0 {
+            2
+        } else {
+            0
+        }
+    };
+
+    /// Compile-time checks of the parameters and of the storage's size.
+    #[inline(always)]
+    fn check_storage<const N: usize>() {
+        const {
+            let () = Self::CHECK;
+            assert!(N >= Self::STORAGE_LEN, "block_io: the temporary storage is smaller than the method's STORAGE_LEN");
+        }
+    }
+
+    /// Reads memory's arrangement of this thread into `items` (offsets `>= valid` get `oob`).
+    #[inline(always)]
+    unsafe fn read(input: *const T, items: &mut [T; I], rank: usize, guard: Option<(usize, T)>) {
+        if Self::VECTOR != 0 && guard.map(|(v, _)| v >= Self::TILE).unwrap_or(true) && input as usize % Self::VECTOR == 0 {
+            return vector_copy::<T, I>(input.add(rank * I) as *const u8, items.as_mut_ptr() as *mut u8, Self::VECTOR, true);
+        }
+        let mut i = 0;
+        while i < I {
+            let j = Self::MEMORY.call((i + I * rank) as i64) as usize;
+            items[i] = match guard {
+                Some((valid, oob)) if j >= valid => oob,
+                _ => *input.add(j),
+            };
+            i += 1;
+        }
+    }
+
+    /// Writes `items` as memory's arrangement of this thread (only offsets `< valid`).
+    #[inline(always)]
+    unsafe fn write(output: *mut T, items: &[T; I], rank: usize, valid: Option<usize>) {
+        if Self::VECTOR != 0 && valid.map(|v| v >= Self::TILE).unwrap_or(true) && output as usize % Self::VECTOR == 0 {
+            return vector_copy::<T, I>(items.as_ptr() as *const u8, output.add(rank * I) as *mut u8, Self::VECTOR, false);
+        }
+        let mut i = 0;
+        while i < I {
+            let j = Self::MEMORY.call((i + I * rank) as i64) as usize;
+            if valid.map(|v| j < v).unwrap_or(true) {
+                *output.add(j) = items[i];
+            }
+            i += 1;
+        }
+    }
+
+    /// Moves `items` from arrangement `from` to arrangement `to` through `storage`: each thread
+    /// writes its items where `from` puts them, and reads where `to` puts its own.
+    #[inline(always)]
+    unsafe fn exchange(items: &mut [T; I], rank: usize, storage: *mut T, from: Layout, to: Layout) {
+        match M::KIND {
+            Kind::WarpTransposeTimesliced => {
+                // One warp's tile at a time: warp `w` uses offsets relative to its `32 I`
+                // elements; the block barriers separate the turns.
+                let warp = rank / 32;
+                let base = warp * 32 * I;
+                let mut w = 0;
+                while w < G::THREADS / 32 {
+                    if w == warp {
+                        Self::stage(items, rank, storage, from, base);
+                        sync::sync_warp(u32::MAX);
+                        Self::unstage(items, rank, storage, to, base);
+                    }
+                    G::sync();
+                    w += 1;
+                }
+            }
+            Kind::WarpTranspose => {
+                // Each warp only touches its own `32 I` elements: a warp barrier suffices.
+                Self::stage(items, rank, storage, from, 0);
+                sync::sync_warp(u32::MAX);
+                Self::unstage(items, rank, storage, to, 0);
+            }
+            _ => {
+                Self::stage(items, rank, storage, from, 0);
+                G::sync();
+                Self::unstage(items, rank, storage, to, 0);
+            }
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn stage(items: &[T; I], rank: usize, storage: *mut T, from: Layout, base: usize) {
+        let mut i = 0;
+        while i < I {
+            let j = from.call((i + I * rank) as i64) as usize - base;
+            *storage.add(Self::PAD.call(j as i64) as usize) = items[i];
+            i += 1;
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn unstage(items: &mut [T; I], rank: usize, storage: *mut T, to: Layout, base: usize) {
+        let mut i = 0;
+        while i < I {
+            let j = to.call((i + I * rank) as i64) as usize - base;
+            items[i] = *storage.add(Self::PAD.call(j as i64) as usize);
+            i += 1;
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn load(input: *const T, items: &mut [T; I], guard: Option<(usize, T)>, storage: *mut T) {
+        let rank = G::rank();
+        Self::read(input, items, rank, guard);
+        if Self::EXCHANGES {
+            Self::exchange(items, rank, storage, Self::MEMORY, Self::BLOCKED);
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn store(output: *mut T, items: &[T; I], valid: Option<usize>, storage: *mut T) {
+        let rank = G::rank();
+        if Self::EXCHANGES {
+            let mut staged = *items;
+            Self::exchange(&mut staged, rank, storage, Self::BLOCKED, Self::MEMORY);
+            Self::write(output, &staged, rank, valid);
+        } else {
+            Self::write(output, items, rank, valid);
+        }
+    }
+}
+
+/// Copies the `I` items of one thread in vectors of `v` bytes between memory (aligned to `v`,
+/// checked by the caller) and registers (aligned for `T` only): `to_registers` says which side
+/// `src` is.
+#[inline(always)]
+unsafe fn vector_copy<T, const I: usize>(src: *const u8, dst: *mut u8, v: usize, to_registers: bool) {
+    macro_rules! chunks {
+        ($v:ty) => {{
+            let bytes = I * core::mem::size_of::<T>();
+            let mut k = 0;
+            while k < bytes {
+                let (s, d) = (src.add(k) as *const $v, dst.add(k) as *mut $v);
+                if to_registers {
+                    core::ptr::write_unaligned(d, core::ptr::read(s));
+                } else {
+                    core::ptr::write(d, core::ptr::read_unaligned(s));
+                }
+                k += core::mem::size_of::<$v>();
+            }
+        }};
+    }
+    #[repr(C, align(16))]
+    #[derive(Clone, Copy)]
+    struct V16([u32; 4]);
+    match v {
+        16 => chunks!(V16),
+        8 => chunks!(u64),
+        4 => chunks!(u32),
+        _ => chunks!(u16),
+    }
+}
+
+/// `block_load` and `block_store` for a block of `BX x BY x BZ` threads, `I` items each, of
+/// element `T`, by method `M` ([`method`]). A zero-sized value: all parameters are compile-time.
+///
+/// Constraints (compile-time errors): 1 to 1,024 threads; the warp-transpose methods need a
+/// multiple of 32 threads.
+///
+/// ```
+/// use layout_tensor::block_io::{method, BlockLoad};
+/// type Load = BlockLoad<f32, method::Transpose, 128, 4>;
+/// assert_eq!(Load::TILE, 512);
+/// assert_eq!(Load::STORAGE_LEN, 512 + 16);
+/// assert_eq!(BlockLoad::<f32, method::Direct, 128, 4>::STORAGE_LEN, 0);
+/// ```
+pub struct BlockLoad<T, M, const BX: usize, const I: usize, const BY: usize = 1, const BZ: usize = 1>(
+    PhantomData<(T, M)>,
+);
+
+/// `block_store`: the same type as [`BlockLoad`] (one value loads and stores).
+pub type BlockStore<T, M, const BX: usize, const I: usize, const BY: usize = 1, const BZ: usize = 1> =
+    BlockLoad<T, M, BX, I, BY, BZ>;
+
+impl<T: BlockItem, M: Method, const BX: usize, const I: usize, const BY: usize, const BZ: usize> BlockLoad<T, M, BX, I, BY, BZ> {
+    /// Elements of the block's tile, `BX * BY * BZ * I`.
+    pub const TILE: usize = Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::TILE;
+    /// Elements of temporary storage the method needs (0 for the direct methods).
+    pub const STORAGE_LEN: usize = Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::STORAGE_LEN;
+
+    /// The (zero-sized) block loader.
+    ///
+    /// ```
+    /// let _ = layout_tensor::block_io::BlockLoad::<u8, layout_tensor::block_io::method::Striped, 64, 3>::new();
+    /// ```
+    #[inline(always)]
+    pub const fn new() -> Self {
+        let () = Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::CHECK;
+        BlockLoad(PhantomData)
+    }
+
+    /// Loads the tile at `input` (`TILE` elements) into `items`, in the method's register
+    /// arrangement (blocked; striped for [`method::Striped`]).
+    ///
+    /// # Safety
+    /// Every thread of the block calls it (the transposing methods synchronize); `input` is valid
+    /// for `TILE` reads; `storage` is not in use by others (see the module docs on reuse).
+    ///
+    /// ```no_run
+    /// use layout_tensor::block_io::{method, BlockLoad};
+    /// # unsafe fn k(input: *const i32) {
+    /// let storage = layout_tensor::block_storage!(LOAD_DOC: BlockLoad<i32, method::Transpose, 128, 8>);
+    /// let mut items = [0i32; 8];
+    /// BlockLoad::<i32, method::Transpose, 128, 8>::new().load(input, &mut items, storage);
+    /// # }
+    /// ```
+    #[inline(always)]
+    pub unsafe fn load<const N: usize>(&self, input: *const T, items: &mut [T; I], storage: SharedArray<T, N>) {
+        Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::check_storage::<N>();
+        Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::load(input, items, None, storage.as_mut_ptr())
+    }
+
+    /// [`load`](Self::load) reading only tile offsets `< valid`; the others become `oob`.
+    ///
+    /// # Safety
+    /// As [`load`](Self::load), with `input` valid for `min(valid, TILE)` reads.
+    ///
+    /// ```no_run
+    /// use layout_tensor::block_io::{method, BlockLoad};
+    /// # unsafe fn k(input: *const f32, n: usize) {
+    /// let s = layout_tensor::block_storage!(GUARDED_DOC: BlockLoad<f32, method::Direct, 64, 4>);
+    /// let mut items = [0f32; 4];
+    /// BlockLoad::<f32, method::Direct, 64, 4>::new().load_guarded(input, &mut items, n, f32::NAN, s);
+    /// # }
+    /// ```
+    #[inline(always)]
+    pub unsafe fn load_guarded<const N: usize>(
+        &self,
+        input: *const T,
+        items: &mut [T; I],
+        valid: usize,
+        oob: T,
+        storage: SharedArray<T, N>,
+    ) {
+        Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::check_storage::<N>();
+        Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::load(input, items, Some((valid, oob)), storage.as_mut_ptr())
+    }
+
+    /// Stores `items` (in the method's register arrangement) to the tile at `output`.
+    ///
+    /// # Safety
+    /// As [`load`](Self::load), with `output` valid for `TILE` writes.
+    ///
+    /// ```no_run
+    /// use layout_tensor::block_io::{method, BlockStore};
+    /// # unsafe fn k(out: *mut u32) {
+    /// let s = layout_tensor::block_storage!(STORE_DOC: BlockStore<u32, method::WarpTranspose, 64, 2>);
+    /// BlockStore::<u32, method::WarpTranspose, 64, 2>::new().store(out, &[1, 2], s);
+    /// # }
+    /// ```
+    #[inline(always)]
+    pub unsafe fn store<const N: usize>(&self, output: *mut T, items: &[T; I], storage: SharedArray<T, N>) {
+        Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::check_storage::<N>();
+        Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::store(output, items, None, storage.as_mut_ptr())
+    }
+
+    /// [`store`](Self::store) writing only tile offsets `< valid`.
+    ///
+    /// # Safety
+    /// As [`store`](Self::store), with `output` valid for `min(valid, TILE)` writes.
+    ///
+    /// ```no_run
+    /// use layout_tensor::block_io::{method, BlockStore};
+    /// # unsafe fn k(out: *mut u8, n: usize) {
+    /// let s = layout_tensor::block_storage!(GSTORE_DOC: BlockStore<u8, method::Striped, 32, 7>);
+    /// BlockStore::<u8, method::Striped, 32, 7>::new().store_guarded(out, &[0; 7], n, s);
+    /// # }
+    /// ```
+    #[inline(always)]
+    pub unsafe fn store_guarded<const N: usize>(&self, output: *mut T, items: &[T; I], valid: usize, storage: SharedArray<T, N>) {
+        Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::check_storage::<N>();
+        Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::store(output, items, Some(valid), storage.as_mut_ptr())
+    }
+}
+
+impl<T: BlockItem, M: Method, const BX: usize, const I: usize, const BY: usize, const BZ: usize> Default
+    for BlockLoad<T, M, BX, I, BY, BZ>
+{
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// `warp_load` and `warp_store`: as [`BlockLoad`] for a logical warp of `W` lanes (a power of two
+/// up to 32; the warp's tile is `W * I` elements). `Transpose` and `WarpTranspose` are the same
+/// here (the group is one warp); storage is per logical warp (index it by warp).
+///
+/// ```
+/// use layout_tensor::block_io::{method, WarpLoad};
+/// assert_eq!(WarpLoad::<f64, method::Transpose, 4, 16>::TILE, 64);
+/// ```
+pub struct WarpLoad<T, M, const I: usize, const W: usize = 32>(PhantomData<(T, M)>);
+
+/// `warp_store`: the same type as [`WarpLoad`].
+pub type WarpStore<T, M, const I: usize, const W: usize = 32> = WarpLoad<T, M, I, W>;
+
+impl<T: BlockItem, M: Method, const I: usize, const W: usize> WarpLoad<T, M, I, W> {
+    const CHECK: () = assert!(W.is_power_of_two() && W <= 32, "warp_load: the logical warp size must be a power of two up to 32");
+
+    #[inline(always)]
+    fn check_storage<const N: usize>() {
+        const {
+            let () = Self::CHECK;
+            assert!(N >= Self::STORAGE_LEN, "warp_load: the temporary storage is smaller than STORAGE_LEN");
+        }
+    }
+    /// Elements of the warp's tile, `W * I`.
+    pub const TILE: usize = W * I;
+    /// Elements of temporary storage per logical warp.
+    pub const STORAGE_LEN: usize = match M::KIND {
+        Kind::Direct | Kind::Striped | Kind::Vectorize => 0,
+        _ => padded_len(W * I),
+    };
+
+    /// The (zero-sized) warp loader.
+    ///
+    /// ```
+    /// let _ = layout_tensor::block_io::WarpLoad::<i32, layout_tensor::block_io::method::Direct, 2>::new();
+    /// ```
+    #[inline(always)]
+    pub const fn new() -> Self {
+        let () = Self::CHECK;
+        WarpLoad(PhantomData)
+    }
+
+    /// Loads the warp's tile at `input` into `items` (blocked; striped for [`method::Striped`]).
+    ///
+    /// # Safety
+    /// Every lane of the logical warp calls it; `input` valid for `TILE` reads; `storage` (this
+    /// warp's) not in use by others.
+    ///
+    /// ```no_run
+    /// use layout_tensor::block_io::{method, WarpLoad};
+    /// # unsafe fn k(input: *const f32) {
+    /// let s = layout_tensor::shared_array!(WARP_DOC: [f32; 136]);
+    /// let mut items = [0f32; 4];
+    /// WarpLoad::<f32, method::Transpose, 4>::new().load(input, &mut items, s);
+    /// # }
+    /// ```
+    #[inline(always)]
+    pub unsafe fn load<const N: usize>(&self, input: *const T, items: &mut [T; I], storage: SharedArray<T, N>) {
+        Self::check_storage::<N>();
+        Coop::<T, WarpMethod<M>, WarpGroup<W>, I>::load(input, items, None, storage.as_mut_ptr())
+    }
+
+    /// [`load`](Self::load) reading only offsets `< valid`; the others become `oob`.
+    ///
+    /// # Safety
+    /// As [`load`](Self::load).
+    ///
+    /// ```no_run
+    /// # unsafe fn k(input: *const u8) {
+    /// let s = layout_tensor::shared_array!(WARPG_DOC: [u8; 1]);
+    /// let mut items = [0u8; 3];
+    /// layout_tensor::block_io::WarpLoad::<u8, layout_tensor::block_io::method::Striped, 3>::new()
+    ///     .load_guarded(input, &mut items, 50, 0, s);
+    /// # }
+    /// ```
+    #[inline(always)]
+    pub unsafe fn load_guarded<const N: usize>(&self, input: *const T, items: &mut [T; I], valid: usize, oob: T, storage: SharedArray<T, N>) {
+        Self::check_storage::<N>();
+        Coop::<T, WarpMethod<M>, WarpGroup<W>, I>::load(input, items, Some((valid, oob)), storage.as_mut_ptr())
+    }
+
+    /// Stores `items` to the warp's tile at `output`.
+    ///
+    /// # Safety
+    /// As [`load`](Self::load), for writes.
+    ///
+    /// ```no_run
+    /// # unsafe fn k(out: *mut i32) {
+    /// let s = layout_tensor::shared_array!(WARPS_DOC: [i32; 1]);
+    /// layout_tensor::block_io::WarpStore::<i32, layout_tensor::block_io::method::Direct, 2>::new().store(out, &[1, 2], s);
+    /// # }
+    /// ```
+    #[inline(always)]
+    pub unsafe fn store<const N: usize>(&self, output: *mut T, items: &[T; I], storage: SharedArray<T, N>) {
+        Self::check_storage::<N>();
+        Coop::<T, WarpMethod<M>, WarpGroup<W>, I>::store(output, items, None, storage.as_mut_ptr())
+    }
+
+    /// [`store`](Self::store) writing only offsets `< valid`.
+    ///
+    /// # Safety
+    /// As [`store`](Self::store).
+    ///
+    /// ```no_run
+    /// # unsafe fn k(out: *mut i32) {
+    /// let s = layout_tensor::shared_array!(WARPGS_DOC: [i32; 1]);
+    /// layout_tensor::block_io::WarpStore::<i32, layout_tensor::block_io::method::Direct, 2>::new().store_guarded(out, &[1, 2], 5, s);
+    /// # }
+    /// ```
+    #[inline(always)]
+    pub unsafe fn store_guarded<const N: usize>(&self, output: *mut T, items: &[T; I], valid: usize, storage: SharedArray<T, N>) {
+        Self::check_storage::<N>();
+        Coop::<T, WarpMethod<M>, WarpGroup<W>, I>::store(output, items, Some(valid), storage.as_mut_ptr())
+    }
+}
+
+impl<T: BlockItem, M: Method, const I: usize, const W: usize> Default for WarpLoad<T, M, I, W> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Within one warp, the warp-transposing methods are the plain transpose (warp barrier).
+struct WarpMethod<M>(PhantomData<M>);
+impl<M: Method> Method for WarpMethod<M> {
+    const KIND: Kind = match M::KIND {
+        Kind::WarpTranspose | Kind::WarpTransposeTimesliced => Kind::Transpose,
+        k => k,
+    };
+    const NAME: &'static str = M::NAME;
+}
+
+/// The temporary storage a cooperative load/store type needs: its element and length.
+///
+/// ```
+/// use layout_tensor::block_io::{method, BlockLoad, Storage};
+/// assert_eq!(<BlockLoad<u8, method::Transpose, 32, 1> as Storage>::STORAGE_LEN, 33);
+/// ```
+pub trait Storage {
+    /// The element type.
+    type Item;
+    /// Elements needed (0 when none).
+    const STORAGE_LEN: usize;
+}
+
+impl<T: BlockItem, M: Method, const BX: usize, const I: usize, const BY: usize, const BZ: usize> Storage
+    for BlockLoad<T, M, BX, I, BY, BZ>
+{
+    type Item = T;
+    const STORAGE_LEN: usize = Self::STORAGE_LEN;
+}
+
+impl<T: BlockItem, M: Method, const I: usize, const W: usize> Storage for WarpLoad<T, M, I, W> {
+    type Item = T;
+    const STORAGE_LEN: usize = Self::STORAGE_LEN;
+}
+
+/// Declares the temporary storage of a [`BlockLoad`]/[`BlockStore`] (or [`WarpLoad`]) type as a
+/// static shared array of exactly its `STORAGE_LEN` elements (at least one), and evaluates to its
+/// [`SharedArray`] handle. `NAME` must be unique among the module's shared variables.
+///
+/// ```no_run
+/// use layout_tensor::block_io::{method, BlockLoad};
+/// let storage = layout_tensor::block_storage!(MY_STAGE: BlockLoad<f32, method::Transpose, 256, 4>);
+/// assert_eq!(storage.len(), 1024 + 32);
+/// ```
+#[macro_export]
+macro_rules! block_storage {
+    ($name:ident : $ty:ty) => {
+        $crate::shared_array!($name: [<$ty as $crate::block_io::Storage>::Item; {
+            let n = <$ty as $crate::block_io::Storage>::STORAGE_LEN;
+            if n == 0 { 1 } else { n }
+        }], align 16)
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arrangements_are_bijections_of_the_tile() {
+        for (threads, items) in [(32, 1), (64, 3), (128, 4), (96, 7), (1024, 16)] {
+            let mut layouts = std::vec![blocked(threads, items).unwrap(), striped(threads, items).unwrap()];
+            if threads % 32 == 0 {
+                layouts.push(warp_striped(threads, items).unwrap());
+            }
+            for l in layouts {
+                let mut seen = std::vec![false; threads * items];
+                for k in 0..(threads * items) as i64 {
+                    let j = l.call(k) as usize;
+                    assert!(!seen[j], "{l}: offset {j} twice");
+                    seen[j] = true;
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn padded_storage_has_no_bank_conflicts_for_blocked_reads_and_striped_writes() {
+        for items in [1usize, 2, 3, 4, 7, 8, 16] {
+            let threads = 256;
+            let pad = padded_storage(threads * items).unwrap();
+            let (b, s) = (blocked(threads, items).unwrap(), striped(threads, items).unwrap());
+            for warp in 0..threads / 32 {
+                for i in 0..items {
+                    for l in [b, s] {
+                        let mut banks = [false; 32];
+                        for lane in 0..32 {
+                            let t = warp * 32 + lane;
+                            let bank = pad.call(l.call((i + items * t) as i64)) as usize % 32;
+                            assert!(!banks[bank], "items {items}: {l} item {i} warp {warp}: bank {bank} twice");
+                            banks[bank] = true;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
