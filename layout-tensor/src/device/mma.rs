@@ -39,7 +39,45 @@
 //!   to nearest even after each addition). The tensor cores add the products with their own
 //!   internal precision, so on sums that are not exact in `f32` the last bits may differ from an
 //!   H100's (results agree exactly whenever every partial sum is representable, e.g. small
-//!   integers); bf16 products below `f32`'s range flush to zero here.
+//!   integers). The one inexact product: two bf16 whose product leaves `f32`'s normal range (bf16
+//!   has `f32`'s exponents) is rounded here to a subnormal, zero or infinity.
+//!
+//! A warp computing `D = A B` on the host, its fragments gathered with the atom's layouts:
+//!
+//! ```
+//! use layout_tensor::device::cpu::{self, CpuKernel, CpuLaunch};
+//! use layout_tensor::device::{ids, mma::*};
+//!
+//! /// `d = a b`: `a` 16 x 16, `b` 16 x 8, `d` 16 x 8, row-major f32 (bf16-exact values).
+//! unsafe fn gemm(a: *const f32, b: *const f32, d: *mut f32) {
+//!     let atom = SM80_16X8X16_F32BF16BF16F32_TN;
+//!     let t = ids::lane_id() as i64;
+//!     // Index `m + 16 k` of A, `n + 8 k` of B, `m + 16 n` of D.
+//!     let a_at = |v: usize| { let i = atom.a.call(t + 32 * v as i64); f32_to_bf16(*a.add((i % 16 * 16 + i / 16) as usize)) };
+//!     let b_at = |v: usize| { let i = atom.b.call(t + 32 * v as i64); f32_to_bf16(*b.add((i / 8 * 8 + i % 8) as usize)) };
+//!     let fa = core::array::from_fn(|j| pack_b16x2(a_at(2 * j), a_at(2 * j + 1)));
+//!     let fb = core::array::from_fn(|j| pack_b16x2(b_at(2 * j), b_at(2 * j + 1)));
+//!     for (v, x) in mma_m16n8k16_f32_bf16(fa, fb, [0.0; 4]).into_iter().enumerate() {
+//!         let i = atom.c.call(t + 32 * v as i64);
+//!         *d.add((i % 16 * 8 + i / 16) as usize) = x;
+//!     }
+//! }
+//! unsafe fn entry(args: &[&[u8]]) {
+//!     let p = |i: usize| u64::from_le_bytes(args[i].try_into().unwrap()) as usize;
+//!     gemm(p(0) as *const f32, p(1) as *const f32, p(2) as *mut f32)
+//! }
+//!
+//! let a: Vec<f32> = (0..256).map(|i| (i % 7) as f32 - 3.0).collect();
+//! let b: Vec<f32> = (0..128).map(|i| (i % 5) as f32).collect();
+//! let mut d = vec![0f32; 128];
+//! let args = [a.as_ptr() as u64, b.as_ptr() as u64, d.as_mut_ptr() as u64].map(u64::to_le_bytes);
+//! let kernel = CpuKernel { name: "gemm", params: &[8, 8, 8], entry };
+//! cpu::launch(&kernel, &CpuLaunch::linear(1, 32), &[&args[0], &args[1], &args[2]]).unwrap();
+//! for (m, n) in (0..16).flat_map(|m| (0..8).map(move |n| (m, n))) {
+//!     let want: f32 = (0..16).map(|k| a[m * 16 + k] * b[k * 8 + n]).sum();
+//!     assert_eq!(d[m * 8 + n], want);
+//! }
+//! ```
 //!
 //! `wgmma` has no CPU implementation: a kernel that calls any `wgmma_*` instruction fails **to
 //! compile** for the host, with an error naming the primitive (see [`no_cpu`]); the layouts, the
@@ -346,7 +384,7 @@ fn cpu_ldmatrix<const N: usize>(row: *const u16, layout: Layout, what: &'static 
         let element = |v: usize| {
             let e = layout.call((lane + 32 * v) as i64) as usize;
             let (r, c) = (e % 8, e / 8);
-            (rows[8 * i + r][c / 2] >> (16 * (c % 2))) as u16
+            b16_half(rows[8 * i + r][c / 2], c % 2)
         };
         pack_b16x2(element(0), element(1))
     })
@@ -369,7 +407,7 @@ fn cpu_stmatrix<const N: usize>(row: *mut u16, regs: [u32; N], layout: Layout, w
                 let e = layout.call((t + 32 * v) as i64) as usize;
                 if e % 8 == r {
                     // SAFETY: column `e / 8 < 8` of the 16 shared bytes checked above.
-                    unsafe { row.add(e / 8).write((lanes[t][i] >> (16 * v)) as u16) };
+                    unsafe { row.add(e / 8).write(b16_half(lanes[t][i], v)) };
                 }
             }
         }
@@ -411,16 +449,23 @@ fn cpu_mma(
     })
 }
 
+/// Half `h` of a register holding two 16-bit values (0: the low half, the even value): the
+/// inverse of [`pack_b16x2`].
+#[cfg(not(target_arch = "nvptx64"))]
+fn b16_half(word: u32, h: usize) -> u16 {
+    (word >> (16 * h)) as u16
+}
+
 /// Value `v` of a fragment of bf16 pairs (value `2j` in the low half of register `j`).
 #[cfg(not(target_arch = "nvptx64"))]
 fn bf16_value(regs: &[u32], v: usize) -> f32 {
-    bf16_to_f32((regs[v / 2] >> (16 * (v % 2))) as u16)
+    bf16_to_f32(b16_half(regs[v / 2], v % 2))
 }
 
 /// Value `v` of a fragment of f16 pairs.
 #[cfg(not(target_arch = "nvptx64"))]
 fn f16_value(regs: &[u32], v: usize) -> f32 {
-    f16_to_f32((regs[v / 2] >> (16 * (v % 2))) as u16)
+    f16_to_f32(b16_half(regs[v / 2], v % 2))
 }
 
 /// Value `v` of a tf32 fragment: register `v`, its low 13 mantissa bits ignored as the tensor

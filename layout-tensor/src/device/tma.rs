@@ -670,7 +670,8 @@ pub unsafe fn fence_proxy_tensormap_acquire(desc: *const TmaDescriptor) {
 ///   CuTe's `Swizzle<B, 4, 3>` on byte addresses, `B = 1, 2, 3` for the 32, 64 and 128-byte
 ///   swizzles: the 16-byte chunk index (address bits 4..) XORed with the 128-byte row index (bits
 ///   7..) over `B` bits, as the hardware does on the shared-memory address (which is why `dst` must
-///   be aligned to the swizzle's period); then it delivers the box's bytes to the mbarrier
+///   be aligned to the swizzle's period: 256, 512 or 1024 bytes); then it delivers the box's bytes
+///   to the mbarrier
 ///   (`complete_tx`). Elements outside the tensor read as zero, or as NaN (`0x7fff`, `0x7fffffff`,
 ///   `0x7fff_ffff_ffff_ffff`: positive quiet NaNs of every float format of that size);
 /// - a store writes the box's elements that lie inside the tensor, read from the same swizzled
@@ -685,7 +686,7 @@ pub unsafe fn fence_proxy_tensormap_acquire(desc: *const TmaDescriptor) {
 /// tensor map (the magic number is missing: e.g. a map encoded by the CUDA driver), a map of
 /// another rank than the instruction's, an innermost coordinate that is not a multiple of 16
 /// bytes, a negative store coordinate, and a shared-memory box outside the block's shared memory
-/// or not 128-byte aligned.
+/// or not aligned (to 128 bytes, and to the swizzle's period).
 ///
 /// # Example
 /// ```
@@ -698,6 +699,41 @@ pub unsafe fn fence_proxy_tensormap_acquire(desc: *const TmaDescriptor) {
 /// // A descriptor made for something else is refused:
 /// let other = layout_tensor::device::tma::TmaDescriptor { bytes: [0; 128] };
 /// assert!(CpuTensorMap::decode(&other).unwrap_err().contains("not a CPU tensor map"));
+/// # Ok::<(), String>(())
+/// ```
+///
+/// A load on the CPU backend, as a kernel issues it:
+///
+/// ```
+/// use layout_tensor::device::cpu::{self, CpuKernel, CpuLaunch};
+/// use layout_tensor::device::tma::*;
+///
+/// // One thread loads the 8 x 4 box at (4, 2) of a 10 x 5 tensor of u32 (rows of 16 words, 10 of
+/// // them used) and copies it out. The box hangs over the last columns and the last row.
+/// unsafe fn entry(args: &[&[u8]]) {
+///     let p = |i: usize| u64::from_le_bytes(args[i].try_into().unwrap()) as usize;
+///     let (desc, out) = (p(0) as *const TmaDescriptor, p(1) as *mut u32);
+///     let smem = layout_tensor::shared_array!(TMA_DOC_BOX: [u32; 32], align 128);
+///     let bar = Mbarrier::new();
+///     bar.init(1);
+///     bar.arrive_expect_tx(32 * 4);
+///     tma_load_2d(smem.as_mut_ptr() as *mut u8, desc, [4, 2], &bar);
+///     bar.wait_parity(0); // the load delivered its 128 bytes
+///     for i in 0..32 {
+///         *out.add(i) = smem.read(i);
+///     }
+/// }
+/// let data: Vec<u32> = (0..80).collect();
+/// let desc = CpuTensorMap::encode(data.as_ptr() as u64, 4, &[10, 5], &[64], &[8, 4], &[1, 1], 0, false)?;
+/// let mut out = vec![7u32; 32];
+/// let args = [&desc as *const TmaDescriptor as u64, out.as_mut_ptr() as u64].map(u64::to_le_bytes);
+/// let kernel = CpuKernel { name: "tma_doc", params: &[8, 8], entry };
+/// cpu::launch(&kernel, &CpuLaunch::linear(1, 1), &[&args[0], &args[1]]).unwrap();
+/// for (r, c) in (0..4).flat_map(|r| (0..8).map(move |c| (r, c))) {
+///     let (x, y) = (4 + c, 2 + r);
+///     let want = if x < 10 && y < 5 { 16 * y + x } else { 0 }; // zero outside the tensor
+///     assert_eq!(out[8 * r + c], want as u32, "box ({c}, {r})");
+/// }
 /// # Ok::<(), String>(())
 /// ```
 #[cfg(not(target_arch = "nvptx64"))]
@@ -902,15 +938,17 @@ impl CpuTensorMap {
         }
     }
 
-    /// Bytes from the box's start that its swizzled image may touch: the swizzles permute 16-byte
-    /// chunks within 128-byte rows.
-    fn box_span(&self) -> usize {
-        let bytes = self.box_bytes() as usize;
-        if self.swizzle_bytes == 0 {
-            bytes
-        } else {
-            bytes.next_multiple_of(128)
-        }
+    /// The shared address of the box image at `ptr` for the instruction `what`, after checking it:
+    /// inside the block's shared memory with every byte its swizzled image may touch (the swizzles
+    /// permute 16-byte chunks within 128-byte rows), 128-byte aligned, and with a swizzle aligned to
+    /// its period (8 rows: 256, 512 or 1024 bytes), so that swizzling the address, as the hardware
+    /// does, is swizzling the offset in the box.
+    fn shared_box(&self, ptr: *const u8, what: &'static str) -> u32 {
+        let (bytes, align) = match self.swizzle_bytes as usize {
+            0 => (self.box_bytes() as usize, 128),
+            span => ((self.box_bytes() as usize).next_multiple_of(128), 8 * span),
+        };
+        cpu_shared_span(ptr, bytes, align, what)
     }
 
     /// The map at `desc`, for a TMA instruction `what` with `coords`, or the launch's error.
@@ -1015,7 +1053,7 @@ fn check_map(
 #[cfg(not(target_arch = "nvptx64"))]
 unsafe fn cpu_tma_load(dst: *mut u8, desc: *const TmaDescriptor, coords: &[i32], bar: &Mbarrier, what: &'static str) {
     let map = CpuTensorMap::for_instruction(desc, coords, what);
-    let base = cpu_shared_span(dst, map.box_span(), 128, what);
+    let base = map.shared_box(dst, what);
     let elem = map.elem_bytes as usize;
     // A positive quiet NaN of the element's size (all bits but the sign).
     let fill = if map.oob_nan != 0 { u64::MAX >> (65 - 8 * elem) } else { 0 }.to_le_bytes();
@@ -1038,7 +1076,7 @@ unsafe fn cpu_tma_store(desc: *const TmaDescriptor, coords: &[i32], src: *const 
     if coords.iter().any(|&c| c < 0) {
         cpu::misuse(what, format!("store coordinates {coords:?}: a store box may not hang over the low end of a mode"));
     }
-    let base = cpu_shared_span(src, map.box_span(), 128, what);
+    let base = map.shared_box(src, what);
     let elem = map.elem_bytes as usize;
     let (window, _) = cpu::shared_window();
     map.for_each_element(coords, base, |shared, global| {

@@ -334,15 +334,26 @@ struct LoadCase<'a> {
 }
 
 impl LoadCase<'_> {
+    /// A dense box.
     fn run(&self) {
-        let what = format!("{:?} box {:?} at {:?}, swizzle {}, nan {}", self.extents, self.box_dim, self.coords, self.swizzle, self.nan);
+        self.run_strided(&std::vec![1; self.extents.len()]);
+    }
+
+    /// Every `element_strides[d]`-th element of mode `d`: `ceil(box_dim[d] / element_strides[d])`
+    /// of them.
+    fn run_strided(&self, element_strides: &[u32]) {
+        let what = format!(
+            "{:?} box {:?} / {element_strides:?} at {:?}, swizzle {}, nan {}",
+            self.extents, self.box_dim, self.coords, self.swizzle, self.nan
+        );
         let n: u64 = self.extents.iter().product();
         let mut data: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(2654435761) | 1).collect();
         let strides: Vec<u64> = (1..self.extents.len()).map(|d| 4 * self.extents[..d].iter().product::<u64>()).collect();
-        let ones = std::vec![1u32; self.extents.len()];
-        let desc = CpuTensorMap::encode(ptr(&mut data), 4, self.extents, &strides, self.box_dim, &ones, self.swizzle, self.nan).unwrap();
-        let box_elems: u32 = self.box_dim.iter().product();
-        let image_bytes = (4 * box_elems as usize).next_multiple_of(128);
+        let desc = CpuTensorMap::encode(ptr(&mut data), 4, self.extents, &strides, self.box_dim, element_strides, self.swizzle, self.nan)
+            .unwrap();
+        let counts: Vec<usize> = (0..self.extents.len()).map(|d| self.box_dim[d].div_ceil(element_strides[d]) as usize).collect();
+        let box_elems: usize = counts.iter().product();
+        let image_bytes = (4 * box_elems).next_multiple_of(128);
         let mut out = std::vec![0u8; image_bytes];
         let mut coords = self.coords.to_vec();
         launch_with(
@@ -352,11 +363,11 @@ impl LoadCase<'_> {
         )
         .unwrap();
         let sw = byte_swizzle(self.swizzle);
-        for i in 0..box_elems as usize {
+        for i in 0..box_elems {
             let (mut rest, mut index, mut inside, mut scale) = (i, 0u64, true, 1u64);
             for d in 0..self.extents.len() {
-                let g = self.coords[d] as i64 + (rest % self.box_dim[d] as usize) as i64;
-                rest /= self.box_dim[d] as usize;
+                let g = self.coords[d] as i64 + ((rest % counts[d]) * element_strides[d] as usize) as i64;
+                rest /= counts[d];
                 inside &= g >= 0 && (g as u64) < self.extents[d];
                 index += g.max(0) as u64 * scale;
                 scale *= self.extents[d];
@@ -392,6 +403,12 @@ fn tma_loads_of_every_rank() {
     LoadCase { extents: &[24, 10, 9], box_dim: &[8, 4, 2], coords: &[20, -2, 8], swizzle: 32, nan: false }.run();
     LoadCase { extents: &[8, 3, 4, 5], box_dim: &[4, 2, 3, 2], coords: &[4, 2, -1, 4], swizzle: 0, nan: true }.run();
     LoadCase { extents: &[16, 2, 3, 2, 4], box_dim: &[16, 2, 2, 2, 3], coords: &[0, 1, 2, -1, 2], swizzle: 64, nan: false }.run();
+}
+
+#[test]
+fn tma_loads_with_element_strides() {
+    LoadCase { extents: &[52, 37], box_dim: &[32, 16], coords: &[8, 30], swizzle: 0, nan: false }.run_strided(&[1, 3]);
+    LoadCase { extents: &[24, 10, 9], box_dim: &[8, 5, 3], coords: &[16, -1, 7], swizzle: 0, nan: true }.run_strided(&[1, 2, 2]);
 }
 
 /// One thread copies `bytes` bytes of `image` into 1024-byte-aligned shared memory and stores the
@@ -495,6 +512,15 @@ unsafe fn tma_load_misaligned(args: &[&[u8]]) {
     tma_load_2d(smem.as_mut_ptr(), desc, [2, 0], &bar);
 }
 
+/// A TMA load with the 128-byte swizzle into shared memory aligned to 512 bytes only.
+unsafe fn tma_load_off_period(args: &[&[u8]]) {
+    let desc = arg::<TmaDescriptor>(args, 0) as *const TmaDescriptor;
+    let smem = crate::shared_array!(CPU_TC_TMA_OFF_PERIOD: [u8; 8192], align 1024);
+    let bar = Mbarrier::new();
+    bar.init(1);
+    tma_load_2d(smem.as_mut_ptr().add(512), desc, [0, 0], &bar);
+}
+
 #[test]
 fn tma_misuses_are_reported() {
     let foreign = TmaDescriptor { bytes: [0x5a; 128] };
@@ -511,6 +537,9 @@ fn tma_misuses_are_reported() {
         .unwrap_err()
         .to_string();
     assert!(m.contains("a 1-D copy with a 2-D tensor map"), "{m}");
+    let swizzled = CpuTensorMap::encode(ptr(&mut data), 4, &[64, 64], &[256], &[32, 8], &[1, 1], 128, false).unwrap();
+    let m = launch_with(tma_load_off_period, 1, &[&swizzled as *const _ as usize as u64]).unwrap_err().to_string();
+    assert!(m.contains("not 1024-byte aligned"), "{m}");
 }
 
 #[test]
