@@ -579,8 +579,9 @@ pub fn fence_proxy_async() {
 
 /// A CUDA tensor map (`CUtensorMap`) as the device sees it: 128 opaque bytes, 64-byte aligned,
 /// encoded on the host (`host::Gpu::tensor_map`, i.e. `cuTensorMapEncodeTiled`) and uploaded to
-/// global memory. For kernels running on the CPU backend the bytes are a [`CpuTensorMap`] instead. Kernels take `*const TmaDescriptor` parameters (the host passes the device
-/// buffer holding the bytes; `cudaMalloc` memory is 256-byte aligned).
+/// global memory. Kernels take `*const TmaDescriptor` parameters (the host passes the device
+/// buffer holding the bytes; `cudaMalloc` memory is 256-byte aligned). For kernels running on the
+/// CPU backend the bytes are a [`CpuTensorMap`] instead.
 ///
 /// # Example
 /// ```
@@ -646,8 +647,8 @@ pub unsafe fn fence_proxy_tensormap_acquire(desc: *const TmaDescriptor) {
 /// The CPU backend's tensor map: what the host runtime writes in a [`TmaDescriptor`] for a kernel
 /// that runs on the host, in place of the driver's opaque `CUtensorMap` (which only the copy engine
 /// can read). The same parameters as `cuTensorMapEncodeTiled` (and the host's `TensorMapParams`),
-/// in a documented `#[repr(C)]` layout of exactly 128 bytes (all little-endian integers, no
-/// padding):
+/// in a documented `#[repr(C)]` layout of exactly 128 bytes (integers in the host's byte order,
+/// little-endian on x86-64 and AArch64; no padding):
 ///
 /// | bytes | field |
 /// | --- | --- |
@@ -671,9 +672,9 @@ pub unsafe fn fence_proxy_tensormap_acquire(desc: *const TmaDescriptor) {
 ///   swizzles: the 16-byte chunk index (address bits 4..) XORed with the 128-byte row index (bits
 ///   7..) over `B` bits, as the hardware does on the shared-memory address (which is why `dst` must
 ///   be aligned to the swizzle's period: 256, 512 or 1024 bytes); then it delivers the box's bytes
-///   to the mbarrier
-///   (`complete_tx`). Elements outside the tensor read as zero, or as NaN (`0x7fff`, `0x7fffffff`,
-///   `0x7fff_ffff_ffff_ffff`: positive quiet NaNs of every float format of that size);
+///   to the mbarrier (`complete_tx`). Elements outside the tensor read as zero, or as NaN: all
+///   bits but the sign (`0x7fff`, `0x7fffffff`, `0x7fff_ffff_ffff_ffff`: NVIDIA's canonical NaNs,
+///   quiet NaNs in every float format of that size; the GPU checks only test that it is a NaN);
 /// - a store writes the box's elements that lie inside the tensor, read from the same swizzled
 ///   shared addresses; the others are dropped.
 ///
@@ -813,7 +814,16 @@ impl CpuTensorMap {
         swizzle_bytes: u32,
         oob_nan: bool,
     ) -> Result<TmaDescriptor, String> {
-        check_map(address, elem_bytes, global_dim, global_strides_bytes, box_dim, element_strides, swizzle_bytes, oob_nan)?;
+        check_map(
+            address,
+            elem_bytes,
+            global_dim,
+            global_strides_bytes,
+            box_dim,
+            element_strides,
+            swizzle_bytes,
+            oob_nan,
+        )?;
         let rank = global_dim.len();
         let mut map = CpuTensorMap {
             magic: Self::MAGIC,
@@ -1018,10 +1028,16 @@ fn check_map(
         ));
     }
     if let Some(d) = box_dim.iter().position(|&b| b == 0 || b > 256) {
-        return Err(format!("tensor map: box {box_dim:?} has extent {} in mode {d}; box extents must be 1 to 256", box_dim[d]));
+        return Err(format!(
+            "tensor map: box {box_dim:?} has extent {} in mode {d}; box extents must be 1 to 256",
+            box_dim[d]
+        ));
     }
     if let Some(d) = element_strides.iter().position(|&s| s == 0 || s > 8) {
-        return Err(format!("tensor map: element stride {} in mode {d}; element strides must be 1 to 8", element_strides[d]));
+        return Err(format!(
+            "tensor map: element stride {} in mode {d}; element strides must be 1 to 8",
+            element_strides[d]
+        ));
     }
     let inner = box_dim[0] * elem_bytes;
     if inner % 16 != 0 {
@@ -1033,14 +1049,14 @@ fn check_map(
     match swizzle_bytes {
         0 => {}
         32 | 64 | 128 if inner <= swizzle_bytes => {}
-        32 | 64 | 128 => {
-            return Err(format!(
-                "tensor map: with the {swizzle_bytes}-byte swizzle the box's inner extent must be at most {swizzle_bytes} \
+        32 | 64 | 128 => return Err(format!(
+            "tensor map: with the {swizzle_bytes}-byte swizzle the box's inner extent must be at most {swizzle_bytes} \
                  bytes, it is {} elements x {elem_bytes} bytes = {inner} bytes",
-                box_dim[0]
-            ))
+            box_dim[0]
+        )),
+        _ => {
+            return Err(format!("tensor map: a swizzle of {swizzle_bytes} bytes; TMA swizzles 0, 32, 64 or 128 bytes"))
         }
-        _ => return Err(format!("tensor map: a swizzle of {swizzle_bytes} bytes; TMA swizzles 0, 32, 64 or 128 bytes")),
     }
     if oob_nan && elem_bytes == 1 {
         return Err("tensor map: a NaN out-of-bounds fill needs a floating-point element type (2, 4 or 8 bytes)".into());

@@ -112,7 +112,11 @@ fn ldmatrix_gives_the_ptx_fragments_and_stmatrix_inverts_it() {
         // Register of matrix m: (g, 2t) low, (g, 2t + 1) high; transposed: (2t, g), (2t + 1, g).
         let plain = |m| value(m, g, 2 * t) | value(m, g, 2 * t + 1) << 16;
         let trans = |m| value(m, 2 * t, g) | value(m, 2 * t + 1, g) << 16;
-        let want: Vec<u32> = [0, 0, 1, 0, 1, 2, 3].iter().map(|&m| plain(m)).chain([0, 0, 1, 0, 1, 2, 3].iter().map(|&m| trans(m))).collect();
+        let want: Vec<u32> = [0, 0, 1, 0, 1, 2, 3]
+            .iter()
+            .map(|&m| plain(m))
+            .chain([0, 0, 1, 0, 1, 2, 3].iter().map(|&m| trans(m)))
+            .collect();
         assert_eq!(&out[14 * lane..14 * lane + 14], &want[..], "lane {lane}");
     }
     // `stmatrix` (of the same form) puts matrix i's row r at the address lane 8i + r gives, wherever
@@ -134,7 +138,10 @@ unsafe fn ldmatrix_global(args: &[&[u8]]) {
 fn ldmatrix_outside_shared_memory_is_reported() {
     let mut data = std::vec![0u16; 64];
     let m = launch_with(ldmatrix_global, 32, &[ptr(&mut data)]).unwrap_err().to_string();
-    assert!(m.contains("ldmatrix.sync.aligned.m8n8.x1.shared.b16") && m.contains("not inside the block's shared memory"), "{m}");
+    assert!(
+        m.contains("ldmatrix.sync.aligned.m8n8.x1.shared.b16") && m.contains("not inside the block's shared memory"),
+        "{m}"
+    );
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -231,7 +238,8 @@ fn mma_m16n8k16_matches_a_naive_product() {
     let d = run_mma16(1, &a, &b, &c, f32_to_f16_exact);
     for i in 0..16 {
         for j in 0..8 {
-            let exact: f64 = c[i * 8 + j] as f64 + (0..16).map(|k| a[i * 16 + k] as f64 * b[k * 8 + j] as f64).sum::<f64>();
+            let exact: f64 =
+                c[i * 8 + j] as f64 + (0..16).map(|k| a[i * 16 + k] as f64 * b[k * 8 + j] as f64).sum::<f64>();
             assert_eq!(d[i * 8 + j] as f64, exact, "d({i}, {j})");
         }
     }
@@ -262,7 +270,8 @@ fn mma_m16n8k8_tf32_ignores_the_low_mantissa_bits() {
     let mut d = std::vec![0f32; 128];
     launch_with(mma_tf32_kernel, 32, &[ptr(&mut a), ptr(&mut b), ptr(&mut c), ptr(&mut d)]).unwrap();
     let tf32 = |w: &u32| f32::from_bits(w & 0xffff_e000);
-    let want = reference_mma(&a.iter().map(tf32).collect::<Vec<_>>(), &b.iter().map(tf32).collect::<Vec<_>>(), &c, 16, 8, 8);
+    let want =
+        reference_mma(&a.iter().map(tf32).collect::<Vec<_>>(), &b.iter().map(tf32).collect::<Vec<_>>(), &c, 16, 8, 8);
     assert_eq!(d, want);
 }
 
@@ -348,10 +357,21 @@ impl LoadCase<'_> {
         );
         let n: u64 = self.extents.iter().product();
         let mut data: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(2654435761) | 1).collect();
-        let strides: Vec<u64> = (1..self.extents.len()).map(|d| 4 * self.extents[..d].iter().product::<u64>()).collect();
-        let desc = CpuTensorMap::encode(ptr(&mut data), 4, self.extents, &strides, self.box_dim, element_strides, self.swizzle, self.nan)
-            .unwrap();
-        let counts: Vec<usize> = (0..self.extents.len()).map(|d| self.box_dim[d].div_ceil(element_strides[d]) as usize).collect();
+        let strides: Vec<u64> =
+            (1..self.extents.len()).map(|d| 4 * self.extents[..d].iter().product::<u64>()).collect();
+        let desc = CpuTensorMap::encode(
+            ptr(&mut data),
+            4,
+            self.extents,
+            &strides,
+            self.box_dim,
+            element_strides,
+            self.swizzle,
+            self.nan,
+        )
+        .unwrap();
+        let counts: Vec<usize> =
+            (0..self.extents.len()).map(|d| self.box_dim[d].div_ceil(element_strides[d]) as usize).collect();
         let box_elems: usize = counts.iter().product();
         let image_bytes = (4 * box_elems).next_multiple_of(128);
         let mut out = std::vec![0u8; image_bytes];
@@ -359,7 +379,13 @@ impl LoadCase<'_> {
         launch_with(
             tma_load_kernel,
             1,
-            &[&desc as *const _ as usize as u64, ptr(&mut coords), self.extents.len() as u64, ptr(&mut out), image_bytes as u64],
+            &[
+                &desc as *const _ as usize as u64,
+                ptr(&mut coords),
+                self.extents.len() as u64,
+                ptr(&mut out),
+                image_bytes as u64,
+            ],
         )
         .unwrap();
         let sw = byte_swizzle(self.swizzle);
@@ -402,13 +428,21 @@ fn tma_loads_of_every_rank() {
     LoadCase { extents: &[100], box_dim: &[64], coords: &[60], swizzle: 0, nan: false }.run();
     LoadCase { extents: &[24, 10, 9], box_dim: &[8, 4, 2], coords: &[20, -2, 8], swizzle: 32, nan: false }.run();
     LoadCase { extents: &[8, 3, 4, 5], box_dim: &[4, 2, 3, 2], coords: &[4, 2, -1, 4], swizzle: 0, nan: true }.run();
-    LoadCase { extents: &[16, 2, 3, 2, 4], box_dim: &[16, 2, 2, 2, 3], coords: &[0, 1, 2, -1, 2], swizzle: 64, nan: false }.run();
+    LoadCase {
+        extents: &[16, 2, 3, 2, 4],
+        box_dim: &[16, 2, 2, 2, 3],
+        coords: &[0, 1, 2, -1, 2],
+        swizzle: 64,
+        nan: false,
+    }
+    .run();
 }
 
 #[test]
 fn tma_loads_with_element_strides() {
     LoadCase { extents: &[52, 37], box_dim: &[32, 16], coords: &[8, 30], swizzle: 0, nan: false }.run_strided(&[1, 3]);
-    LoadCase { extents: &[24, 10, 9], box_dim: &[8, 5, 3], coords: &[16, -1, 7], swizzle: 0, nan: true }.run_strided(&[1, 2, 2]);
+    LoadCase { extents: &[24, 10, 9], box_dim: &[8, 5, 3], coords: &[16, -1, 7], swizzle: 0, nan: true }
+        .run_strided(&[1, 2, 2]);
 }
 
 /// One thread copies `bytes` bytes of `image` into 1024-byte-aligned shared memory and stores the
@@ -533,9 +567,13 @@ fn tma_misuses_are_reported() {
     let m = launch_with(tma_load_misaligned, 1, &[&desc as *const _ as usize as u64]).unwrap_err().to_string();
     assert!(m.contains("multiple of 16 bytes"), "{m}");
     // A 1-D load through the 2-D map.
-    let m = launch_with(tma_load_kernel, 1, &[&desc as *const _ as usize as u64, ptr(&mut [0i32; 1]), 1, ptr(&mut [0u8; 1]), 1])
-        .unwrap_err()
-        .to_string();
+    let m = launch_with(
+        tma_load_kernel,
+        1,
+        &[&desc as *const _ as usize as u64, ptr(&mut [0i32; 1]), 1, ptr(&mut [0u8; 1]), 1],
+    )
+    .unwrap_err()
+    .to_string();
     assert!(m.contains("a 1-D copy with a 2-D tensor map"), "{m}");
     let swizzled = CpuTensorMap::encode(ptr(&mut data), 4, &[64, 64], &[256], &[32, 8], &[1, 1], 128, false).unwrap();
     let m = launch_with(tma_load_off_period, 1, &[&swizzled as *const _ as usize as u64]).unwrap_err().to_string();
