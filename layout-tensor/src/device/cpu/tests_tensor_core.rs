@@ -128,6 +128,45 @@ fn ldmatrix_gives_the_ptx_fragments_and_stmatrix_inverts_it() {
     }
 }
 
+/// `ldmatrix.x4` of rows that each lane overwrites right after the instruction, without a barrier:
+/// the instruction read them warp-wide before any lane went on. `out`: the x4 registers per lane.
+unsafe fn ldmatrix_then_overwrite(args: &[&[u8]]) {
+    let (input, out) = (arg::<u16>(args, 0), arg::<u32>(args, 1));
+    let src = crate::shared_array!(CPU_TC_LDM_OVERWRITE: [u16; 256], align 16);
+    let l = ids::lane_id() as usize;
+    let row = src.as_mut_ptr().add(8 * l);
+    for c in 0..8 {
+        row.add(c).write(*input.add(8 * l + c));
+    }
+    sync::sync_warp(warp::FULL_MASK);
+    let regs = ldmatrix_x4(row);
+    for c in 0..8 {
+        row.add(c).write(0xffff);
+    }
+    for (i, r) in regs.into_iter().enumerate() {
+        *out.add(4 * l + i) = r;
+    }
+}
+
+#[test]
+fn ldmatrix_reads_its_rows_at_the_instruction_in_every_schedule() {
+    let mut input: Vec<u16> = (0..256).map(|i| i as u16).collect();
+    for schedule in [Schedule::Forward, Schedule::Reverse] {
+        let mut out = std::vec![0u32; 32 * 4];
+        let k = CpuKernel { name: "ldmatrix_then_overwrite", params: &[8, 8], entry: ldmatrix_then_overwrite };
+        let args = [ptr(&mut input), ptr(&mut out)].map(u64::to_le_bytes);
+        launch(&k, &CpuLaunch::linear(1, 32).with_schedule(schedule), &[&args[0], &args[1]]).unwrap();
+        for lane in 0..32 {
+            let (g, t) = (lane / 4, lane % 4);
+            for m in 0..4 {
+                let at = 64 * m + 8 * g + 2 * t;
+                let want = input[at] as u32 | (input[at + 1] as u32) << 16;
+                assert_eq!(out[4 * lane + m], want, "{schedule:?}: lane {lane}, matrix {m}");
+            }
+        }
+    }
+}
+
 /// `ldmatrix` with an address outside shared memory.
 unsafe fn ldmatrix_global(args: &[&[u8]]) {
     let p = arg::<u16>(args, 0);
