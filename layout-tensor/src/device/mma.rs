@@ -24,9 +24,64 @@
 //! assert_eq!(coords, [(1, 2), (1, 3), (9, 2), (9, 3), (1, 10), (1, 11), (9, 10), (9, 11)]);
 //! ```
 //!
-//! On targets other than `nvptx64` the instructions are unavailable (they are warp-collective; the
-//! CPU backend will emulate them a warp at a time) and panic; the layouts, the descriptors and the
-//! number conversions work everywhere.
+//! # On the CPU backend
+//! `ldmatrix`, `stmatrix` and `mma.sync` run on the host too (`device::cpu`), with the GPU's
+//! results: each is one warp exchange (`cpu::warp_exchange`), after which every lane computes its
+//! own registers from the fragment layouts above, the same constants the GPU code documents. So
+//! the layouts are exercised by the CPU tests exactly as the hardware interprets them.
+//! - `ldmatrix`: each lane that gives a row reads its 16 bytes *when it reaches the instruction*
+//!   and deposits them, rather than its address: the warp then holds the matrices as they were when
+//!   the whole warp had arrived, even if a lane released first writes shared memory right after.
+//! - `stmatrix`: each lane deposits its registers; the lane that gave a row's address writes that
+//!   row, so a lane reading back its own row right after sees it complete.
+//! - `mma.sync`: every product of two bf16, two f16 or two tf32 values is exact in `f32`; lane `t`
+//!   computes `d = c`, then `d += a(m, k) * b(k, n)` for `k` in increasing order, in `f32` (round
+//!   to nearest even after each addition). The tensor cores add the products with their own
+//!   internal precision, so on sums that are not exact in `f32` the last bits may differ from an
+//!   H100's (results agree exactly whenever every partial sum is representable, e.g. small
+//!   integers). The one inexact product: two bf16 whose product leaves `f32`'s normal range (bf16
+//!   has `f32`'s exponents) is rounded here to a subnormal, zero or infinity.
+//!
+//! A warp computing `D = A B` on the host, its fragments gathered with the atom's layouts:
+//!
+//! ```
+//! use layout_tensor::device::cpu::{self, CpuKernel, CpuLaunch};
+//! use layout_tensor::device::{ids, mma::*};
+//!
+//! /// `d = a b`: `a` 16 x 16, `b` 16 x 8, `d` 16 x 8, row-major f32 (bf16-exact values).
+//! unsafe fn gemm(a: *const f32, b: *const f32, d: *mut f32) {
+//!     let atom = SM80_16X8X16_F32BF16BF16F32_TN;
+//!     let t = ids::lane_id() as i64;
+//!     // Index `m + 16 k` of A, `n + 8 k` of B, `m + 16 n` of D.
+//!     let a_at = |v: usize| { let i = atom.a.call(t + 32 * v as i64); f32_to_bf16(*a.add((i % 16 * 16 + i / 16) as usize)) };
+//!     let b_at = |v: usize| { let i = atom.b.call(t + 32 * v as i64); f32_to_bf16(*b.add((i / 8 * 8 + i % 8) as usize)) };
+//!     let fa = core::array::from_fn(|j| pack_b16x2(a_at(2 * j), a_at(2 * j + 1)));
+//!     let fb = core::array::from_fn(|j| pack_b16x2(b_at(2 * j), b_at(2 * j + 1)));
+//!     for (v, x) in mma_m16n8k16_f32_bf16(fa, fb, [0.0; 4]).into_iter().enumerate() {
+//!         let i = atom.c.call(t + 32 * v as i64);
+//!         *d.add((i % 16 * 8 + i / 16) as usize) = x;
+//!     }
+//! }
+//! unsafe fn entry(args: &[&[u8]]) {
+//!     let p = |i: usize| u64::from_le_bytes(args[i].try_into().unwrap()) as usize;
+//!     gemm(p(0) as *const f32, p(1) as *const f32, p(2) as *mut f32)
+//! }
+//!
+//! let a: Vec<f32> = (0..256).map(|i| (i % 7) as f32 - 3.0).collect();
+//! let b: Vec<f32> = (0..128).map(|i| (i % 5) as f32).collect();
+//! let mut d = vec![0f32; 128];
+//! let args = [a.as_ptr() as u64, b.as_ptr() as u64, d.as_mut_ptr() as u64].map(u64::to_le_bytes);
+//! let kernel = CpuKernel { name: "gemm", params: &[8, 8, 8], entry };
+//! cpu::launch(&kernel, &CpuLaunch::linear(1, 32), &[&args[0], &args[1], &args[2]]).unwrap();
+//! for (m, n) in (0..16).flat_map(|m| (0..8).map(move |n| (m, n))) {
+//!     let want: f32 = (0..16).map(|k| a[m * 16 + k] * b[k * 8 + n]).sum();
+//!     assert_eq!(d[m * 8 + n], want);
+//! }
+//! ```
+//!
+//! `wgmma` has no CPU implementation: a kernel that calls any `wgmma_*` instruction fails **to
+//! compile** for the host, with an error naming the primitive (see [`no_cpu`]); the layouts, the
+//! descriptors and the number conversions work everywhere.
 
 use layout::{make_layout, unwrap, IntTuple, Layout, LayoutError, Swizzle, SwizzledLayout};
 
@@ -310,11 +365,114 @@ pub const fn wgmma_accumulator_layout(n: i64) -> Result<Layout, LayoutError> {
 // ------------------------------------------------------------------------------------------------
 // ldmatrix / stmatrix
 
-/// Ends the kernel on a CPU target: the tensor-core instructions need a warp of a GPU.
+/// The CPU backend's `ldmatrix` (see the [module documentation](self#on-the-cpu-backend)):
+/// lanes `8i + r` (`i < N`) deposit row `r` of matrix `i`; lane `t`'s register `i` then takes
+/// matrix `i`'s elements `layout(t, 0)` and `layout(t, 1)`.
 #[cfg(not(target_arch = "nvptx64"))]
-#[cold]
-fn no_gpu(what: &str) -> ! {
-    panic!("{what} is a warp-collective GPU instruction (nvptx64); the CPU backend has none yet")
+fn cpu_ldmatrix<const N: usize>(row: *const u16, layout: Layout, what: &'static str) -> [u32; N] {
+    let lane = super::ids::lane_id() as usize;
+    let mut slot = [0; super::cpu::WARP_SLOT_WORDS];
+    if lane < 8 * N {
+        super::tma::cpu_shared_span(row as *const u8, 16, 16, what);
+        for j in 0..4 {
+            // SAFETY: 16 bytes of the block's shared memory, checked above.
+            slot[j] = unsafe { pack_b16x2(row.add(2 * j).read(), row.add(2 * j + 1).read()) };
+        }
+    }
+    let (rows, _) = super::cpu::warp_exchange(super::warp::FULL_MASK, slot, false, what);
+    core::array::from_fn(|i| {
+        let element = |v: usize| {
+            let e = layout.call((lane + 32 * v) as i64) as usize;
+            let (r, c) = (e % 8, e / 8);
+            b16_half(rows[8 * i + r][c / 2], c % 2)
+        };
+        pack_b16x2(element(0), element(1))
+    })
+}
+
+/// The CPU backend's `stmatrix`: every lane deposits its registers; lane `8i + r` (`i < N`)
+/// writes row `r` of matrix `i`, gathering each element from the lane and half that `layout`
+/// gives it.
+#[cfg(not(target_arch = "nvptx64"))]
+fn cpu_stmatrix<const N: usize>(row: *mut u16, regs: [u32; N], layout: Layout, what: &'static str) {
+    let lane = super::ids::lane_id() as usize;
+    let mut slot = [0; super::cpu::WARP_SLOT_WORDS];
+    slot[..N].copy_from_slice(&regs);
+    let (lanes, _) = super::cpu::warp_exchange(super::warp::FULL_MASK, slot, false, what);
+    if lane < 8 * N {
+        super::tma::cpu_shared_span(row as *const u8, 16, 16, what);
+        let (i, r) = (lane / 8, lane % 8);
+        for t in 0..32 {
+            for v in 0..2 {
+                let e = layout.call((t + 32 * v) as i64) as usize;
+                if e % 8 == r {
+                    // SAFETY: column `e / 8 < 8` of the 16 shared bytes checked above.
+                    unsafe { row.add(e / 8).write(b16_half(lanes[t][i], v)) };
+                }
+            }
+        }
+    }
+}
+
+/// The CPU backend's `mma.sync` for `atom`: lanes deposit `a` (words 0..4) and `b` (4..6), every
+/// lane rebuilds A and B from the fragment layouts (`value(registers, v)` decodes value `v` of a
+/// lane's registers), then computes its own D values as the
+/// [module documentation](self#on-the-cpu-backend) says.
+#[cfg(not(target_arch = "nvptx64"))]
+fn cpu_mma(
+    atom: MmaAtom,
+    value: fn(&[u32], usize) -> f32,
+    a: [u32; 4],
+    b: [u32; 2],
+    c: [f32; 4],
+    what: &'static str,
+) -> [f32; 4] {
+    let lane = super::ids::lane_id() as i64;
+    let mut slot = [0; super::cpu::WARP_SLOT_WORDS];
+    slot[..4].copy_from_slice(&a);
+    slot[4..6].copy_from_slice(&b);
+    let (lanes, _) = super::cpu::warp_exchange(super::warp::FULL_MASK, slot, false, what);
+    // A as `m + M k` and B as `n + N k`, the indices the layouts give (at most 16 x 16 and 8 x 16).
+    let (mut am, mut bm) = ([0.0f32; 256], [0.0f32; 128]);
+    for t in 0..32 {
+        for v in 0..(atom.m * atom.k / 32) {
+            am[atom.a.call(t + 32 * v) as usize] = value(&lanes[t as usize][..4], v as usize);
+        }
+        for v in 0..(atom.n * atom.k / 32) {
+            bm[atom.b.call(t + 32 * v) as usize] = value(&lanes[t as usize][4..6], v as usize);
+        }
+    }
+    core::array::from_fn(|v| {
+        let e = atom.c.call(lane + 32 * v as i64);
+        let (m, n) = (e % atom.m, e / atom.m);
+        (0..atom.k).fold(c[v], |d, k| d + am[(m + atom.m * k) as usize] * bm[(n + atom.n * k) as usize])
+    })
+}
+
+/// Half `h` of a register holding two 16-bit values (0: the low half, the even value): the
+/// inverse of [`pack_b16x2`].
+#[cfg(not(target_arch = "nvptx64"))]
+fn b16_half(word: u32, h: usize) -> u16 {
+    (word >> (16 * h)) as u16
+}
+
+/// Value `v` of a fragment of bf16 pairs (value `2j` in the low half of register `j`).
+#[cfg(not(target_arch = "nvptx64"))]
+fn bf16_value(regs: &[u32], v: usize) -> f32 {
+    bf16_to_f32(b16_half(regs[v / 2], v % 2))
+}
+
+/// Value `v` of a fragment of f16 pairs.
+#[cfg(not(target_arch = "nvptx64"))]
+fn f16_value(regs: &[u32], v: usize) -> f32 {
+    f16_to_f32(b16_half(regs[v / 2], v % 2))
+}
+
+/// Value `v` of a tf32 fragment: register `v`, its low 13 mantissa bits ignored as the tensor
+/// cores ignore them.
+#[cfg(not(target_arch = "nvptx64"))]
+fn tf32_value(regs: &[u32], v: usize) -> f32 {
+    f32::from_bits(regs[v] & !0x1fff)
 }
 
 macro_rules! ldmatrix_fns {
@@ -351,8 +509,7 @@ macro_rules! ldmatrix_fns {
             }
             #[cfg(not(target_arch = "nvptx64"))]
             {
-                let _ = row;
-                no_gpu($ptx)
+                cpu_ldmatrix::<$n>(row, $layout, $ptx)
             }
         }
     )*};
@@ -398,8 +555,7 @@ macro_rules! stmatrix_fns {
             }
             #[cfg(not(target_arch = "nvptx64"))]
             {
-                let _ = (row, regs);
-                no_gpu($ptx)
+                cpu_stmatrix::<$n>(row, regs, $layout, $ptx)
             }
         }
     )*};
@@ -418,7 +574,7 @@ stmatrix_fns! {
 // mma.sync
 
 macro_rules! mma_fns {
-    ($( $name:ident, $ptx:literal, $atom:ident, $what:literal; )*) => {$(
+    ($( $name:ident, $ptx:literal, $atom:ident, $value:ident, $what:literal; )*) => {$(
         #[doc = concat!(
             "`D = A * B + C` for one warp (`", $ptx, "`): ", $what, ".\n\n",
             "Lane `t` passes its fragments as [`", stringify!($atom), "`] lays them out: `a` holds A's ",
@@ -451,8 +607,7 @@ macro_rules! mma_fns {
             }
             #[cfg(not(target_arch = "nvptx64"))]
             {
-                let _ = (a, b, c);
-                no_gpu($ptx)
+                cpu_mma($atom, $value, a, b, c, $ptx)
             }
         }
     )*};
@@ -460,13 +615,13 @@ macro_rules! mma_fns {
 
 mma_fns! {
     mma_m16n8k16_f32_bf16, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
-        SM80_16X8X16_F32BF16BF16F32_TN,
+        SM80_16X8X16_F32BF16BF16F32_TN, bf16_value,
         "A 16x16 and B 16x8 bf16 (two per register), C and D 16x8 f32";
     mma_m16n8k16_f32_f16, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",
-        SM80_16X8X16_F32F16F16F32_TN,
+        SM80_16X8X16_F32F16F16F32_TN, f16_value,
         "A 16x16 and B 16x8 f16 (two per register), C and D 16x8 f32";
     mma_m16n8k8_f32_tf32, "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32",
-        SM80_16X8X8_F32TF32TF32F32_TN,
+        SM80_16X8X8_F32TF32TF32F32_TN, tf32_value,
         "A 16x8 and B 8x8 tf32 (`f32` bit patterns, one per register), C and D 16x8 f32";
 }
 
@@ -602,71 +757,166 @@ pub const fn wgmma_k_major_sw128(rows: i64) -> Result<SwizzledLayout, LayoutErro
     Ok(SwizzledLayout::new(unwrap!(Swizzle::new(3, 3, 3)), 0, inner))
 }
 
-/// Makes the accumulator registers and shared memory written so far visible to the following
-/// `wgmma`s (`wgmma.fence.sync.aligned`). Required before the first `wgmma` of a batch, and
-/// whenever the accumulators were touched by other instructions in between.
-///
-/// # Safety
-/// All threads of the warpgroup execute it together (sm_90a).
-///
-/// # Example
-/// ```ignore
-/// wgmma_fence();
-/// wgmma_m64n16k16_f32_bf16(&mut d, desc_a, desc_b, false);
-/// wgmma_commit_group();
-/// wgmma_wait_group::<0>();
-/// wgmma_fence_operands(&mut d);
-/// ```
-#[inline(always)]
-pub unsafe fn wgmma_fence() {
-    #[cfg(target_arch = "nvptx64")]
-    unsafe {
-        asm!("wgmma.fence.sync.aligned;", options(nostack));
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    no_gpu("wgmma.fence")
+/// Defines a GPU-only instruction wrapper: on `nvptx64` the function with `$body`; on other targets
+/// the same signature, plus an early-bound lifetime `'cpu` and the bound
+/// `&'cpu (): CpuImplementation<$marker>`, which no type satisfies. The host build of the crate
+/// stays fine (the bound mentions a generic parameter, so it is only checked where the function is
+/// called), and each call compiled for the host is an error that names `$marker` (see [`no_cpu`]).
+macro_rules! gpu_only {
+    (
+        $marker:ident;
+        $(#[$attr:meta])*
+        pub unsafe fn $name:ident $(<const $c:ident: $ct:ty>)? ($($arg:ident: $ty:ty),* $(,)?) $body:block
+    ) => {
+        $(#[$attr])*
+        #[cfg(target_arch = "nvptx64")]
+        #[inline(always)]
+        pub unsafe fn $name $(<const $c: $ct>)? ($($arg: $ty),*) $body
+
+        $(#[$attr])*
+        #[cfg(not(target_arch = "nvptx64"))]
+        #[inline(always)]
+        pub unsafe fn $name<'cpu $(, const $c: $ct)?>($($arg: $ty),*)
+        where
+            &'cpu (): no_cpu::CpuImplementation<no_cpu::$marker>,
+        {
+            let _ = ($($arg,)*);
+        }
+    };
 }
 
-/// Closes the `wgmma`s issued since the last commit into a wgmma group
-/// (`wgmma.commit_group.sync.aligned`).
+/// Why the `wgmma` instructions do not compile for the host: the CPU backend has no implementation
+/// of them (warpgroup-wide asynchronous MMAs reading shared memory through descriptors), and a
+/// kernel calling one should fail when it is built for the host, not when it runs there.
 ///
-/// # Safety
-/// All threads of the warpgroup execute it together (sm_90a).
+/// On targets other than `nvptx64` each `wgmma_*` instruction wrapper (not the layouts, the
+/// descriptors or [`wgmma_fence_operands`]) requires `&'cpu (): CpuImplementation<P>` for its
+/// marker `P`, a bound that no type satisfies; calling one is error E0277 at the call, whose
+/// message names the instruction. The wgmma kernels of `kernels/` are built for the GPU only (cargo
+/// feature `sm90a`).
 ///
-/// # Example
-/// ```ignore
-/// wgmma_commit_group();
+/// ```compile_fail,E0277
+/// // error[E0277]: `WgmmaMmaAsync` has no CPU implementation: wgmma runs only on an sm_90a GPU
+/// use layout_tensor::device::mma::{wgmma_descriptor, wgmma_m64n8k16_f32_bf16, WgmmaSwizzle};
+/// unsafe fn kernel(d: &mut [f32; 4]) {
+///     let a = wgmma_descriptor(0, 128, 256, WgmmaSwizzle::None);
+///     wgmma_m64n8k16_f32_bf16(d, a, a, false);
+/// }
 /// ```
-#[inline(always)]
-pub unsafe fn wgmma_commit_group() {
-    #[cfg(target_arch = "nvptx64")]
-    unsafe {
-        asm!("wgmma.commit_group.sync.aligned;", options(nostack));
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    no_gpu("wgmma.commit_group")
+///
+/// The fence, commit and wait fail alike:
+///
+/// ```compile_fail,E0277
+/// unsafe fn kernel() {
+///     layout_tensor::device::mma::wgmma_fence();
+/// }
+/// ```
+///
+/// ```compile_fail,E0277
+/// unsafe fn kernel() {
+///     layout_tensor::device::mma::wgmma_wait_group::<0>();
+/// }
+/// ```
+///
+/// While the rest of the module works on the host:
+///
+/// ```
+/// let mut d = [0.0f32; 4];
+/// layout_tensor::device::mma::wgmma_fence_operands(&mut d);
+/// ```
+#[cfg(not(target_arch = "nvptx64"))]
+pub mod no_cpu {
+    /// Implemented by no type: the bound of the host versions of the `wgmma` instructions, named
+    /// by their marker `P` in the error.
+    #[diagnostic::on_unimplemented(
+        message = "`{P}` has no CPU implementation: wgmma runs only on an sm_90a GPU",
+        label = "a GPU-only instruction, called in code compiled for the host",
+        note = "build the kernel for nvptx64 only (the wgmma kernels are behind the `sm90a` feature), \
+                or use `mma.sync` (`mma_m16n8k16_*`), which the CPU backend runs"
+    )]
+    pub trait CpuImplementation<P> {}
+
+    /// `wgmma.mma_async` (the `wgmma_m64n*k16_*` functions).
+    pub enum WgmmaMmaAsync {}
+    /// `wgmma.fence` ([`wgmma_fence`](super::wgmma_fence)).
+    pub enum WgmmaFence {}
+    /// `wgmma.commit_group` ([`wgmma_commit_group`](super::wgmma_commit_group)).
+    pub enum WgmmaCommitGroup {}
+    /// `wgmma.wait_group` ([`wgmma_wait_group`](super::wgmma_wait_group)).
+    pub enum WgmmaWaitGroup {}
 }
 
-/// Waits until at most `N` wgmma groups are pending (`wgmma.wait_group.sync.aligned N`). The
-/// accumulators of the completed groups may then be read: call [`wgmma_fence_operands`] on them
-/// right after, so that the compiler does not move their reads above the wait.
-///
-/// # Safety
-/// All threads of the warpgroup execute it together (sm_90a).
-///
-/// # Example
-/// ```ignore
-/// wgmma_wait_group::<0>();
-/// wgmma_fence_operands(&mut d);
-/// ```
-#[inline(always)]
-pub unsafe fn wgmma_wait_group<const N: u32>() {
-    #[cfg(target_arch = "nvptx64")]
-    unsafe {
-        asm!("wgmma.wait_group.sync.aligned {n};", n = const N, options(nostack));
+gpu_only! {
+    WgmmaFence;
+    /// Makes the accumulator registers and shared memory written so far visible to the following
+    /// `wgmma`s (`wgmma.fence.sync.aligned`). Required before the first `wgmma` of a batch, and
+    /// whenever the accumulators were touched by other instructions in between.
+    ///
+    /// GPU only: does not compile for the host ([`no_cpu`]).
+    ///
+    /// # Safety
+    /// All threads of the warpgroup execute it together (sm_90a).
+    ///
+    /// # Example
+    /// ```ignore
+    /// wgmma_fence();
+    /// wgmma_m64n16k16_f32_bf16(&mut d, desc_a, desc_b, false);
+    /// wgmma_commit_group();
+    /// wgmma_wait_group::<0>();
+    /// wgmma_fence_operands(&mut d);
+    /// ```
+    pub unsafe fn wgmma_fence() {
+        #[cfg(target_arch = "nvptx64")]
+        unsafe {
+            asm!("wgmma.fence.sync.aligned;", options(nostack));
+        }
     }
-    #[cfg(not(target_arch = "nvptx64"))]
-    no_gpu("wgmma.wait_group")
+}
+
+gpu_only! {
+    WgmmaCommitGroup;
+    /// Closes the `wgmma`s issued since the last commit into a wgmma group
+    /// (`wgmma.commit_group.sync.aligned`).
+    ///
+    /// GPU only: does not compile for the host ([`no_cpu`]).
+    ///
+    /// # Safety
+    /// All threads of the warpgroup execute it together (sm_90a).
+    ///
+    /// # Example
+    /// ```ignore
+    /// wgmma_commit_group();
+    /// ```
+    pub unsafe fn wgmma_commit_group() {
+        #[cfg(target_arch = "nvptx64")]
+        unsafe {
+            asm!("wgmma.commit_group.sync.aligned;", options(nostack));
+        }
+    }
+}
+
+gpu_only! {
+    WgmmaWaitGroup;
+    /// Waits until at most `N` wgmma groups are pending (`wgmma.wait_group.sync.aligned N`). The
+    /// accumulators of the completed groups may then be read: call [`wgmma_fence_operands`] on them
+    /// right after, so that the compiler does not move their reads above the wait.
+    ///
+    /// GPU only: does not compile for the host ([`no_cpu`]).
+    ///
+    /// # Safety
+    /// All threads of the warpgroup execute it together (sm_90a).
+    ///
+    /// # Example
+    /// ```ignore
+    /// wgmma_wait_group::<0>();
+    /// wgmma_fence_operands(&mut d);
+    /// ```
+    pub unsafe fn wgmma_wait_group<const N: u32>() {
+        #[cfg(target_arch = "nvptx64")]
+        unsafe {
+            asm!("wgmma.wait_group.sync.aligned {n};", n = const N, options(nostack));
+        }
+    }
 }
 
 /// A compiler-only fence on accumulator registers (CUTLASS's `warpgroup_fence_operand`): an empty
@@ -730,52 +980,50 @@ pub fn for_each_unrolled_mut<T, const K: usize>(d: &mut [T; K], mut f: impl FnMu
 
 macro_rules! wgmma_fns {
     ($( $name:ident, $n:literal, $regs:literal, [$first:literal $(, $i:literal)* $(,)?]; )*) => {$(
-        #[doc = concat!(
-            "`D = A * B + (scale_d ? D : 0)` for one warpgroup, asynchronously ",
-            "(`wgmma.mma_async.sync.aligned.m64n", $n, "k16.f32.bf16.bf16`, sm_90a): A 64x16 and ",
-            "B 16x", $n, " bf16, both K-major in shared memory, given by their descriptors ",
-            "([`wgmma_descriptor`]); D 64x", $n, " f32 in registers, thread `t`'s `d[v]` at ",
-            "[`wgmma_accumulator_layout`]`(", $n, ").call(t + 128 v)` (as `m + 64 n`).\n\n",
-            "`desc_b` describes B's `", $n, " x 16` (N x K, K contiguous) transpose, as a K-major ",
-            "operand. With `scale_d == false` the old `d` is ignored (no need to zero it).\n\n",
-            "# Safety\n",
-            "- all 128 threads of a warpgroup (4 consecutive warps starting at a multiple of 4) execute it ",
-            "together, after [`wgmma_fence`];\n",
-            "- the descriptors describe valid shared memory holding the operands; the threads that wrote ",
-            "it with ordinary stores called `fence_proxy_async_shared_cta` before a block barrier;\n",
-            "- `d` is read only after [`wgmma_commit_group`] and [`wgmma_wait_group`] (then ",
-            "[`wgmma_fence_operands`]); the module is built for sm_90a.\n\n",
-            "# Example\n```ignore\n",
-            "wgmma_fence();\n",
-            "for s in 0..4 { // K = 64 in 128-byte swizzled rows: k16 slice s is 32 bytes further\n",
-            "    let a = wgmma_descriptor(a_addr + 32 * s, 16, 1024, WgmmaSwizzle::B128);\n",
-            "    let b = wgmma_descriptor(b_addr + 32 * s, 16, 1024, WgmmaSwizzle::B128);\n",
-            "    ", stringify!($name), "(&mut d, a, b, s > 0);\n}\n",
-            "wgmma_commit_group();\nwgmma_wait_group::<0>();\nwgmma_fence_operands(&mut d);\n```"
-        )]
-        #[inline(always)]
-        pub unsafe fn $name(d: &mut [f32; $regs], desc_a: u64, desc_b: u64, scale_d: bool) {
-            #[cfg(target_arch = "nvptx64")]
-            unsafe {
-                asm!(
-                    "{{ .reg .pred p;",
-                    "setp.ne.b32 p, {sd}, 0;",
-                    concat!(
-                        "wgmma.mma_async.sync.aligned.m64n", $n, "k16.f32.bf16.bf16 {{{", $first, "}"
-                        $(, ", {", $i, "}")*,
-                        "}}, {da}, {db}, p, 1, 1, 0, 0; }}"
-                    ),
-                    inout(reg32) d[$first], $(inout(reg32) d[$i],)*
-                    sd = in(reg32) scale_d as u32,
-                    da = in(reg64) desc_a,
-                    db = in(reg64) desc_b,
-                    options(nostack),
-                );
-            }
-            #[cfg(not(target_arch = "nvptx64"))]
-            {
-                let _ = (d, desc_a, desc_b, scale_d);
-                no_gpu("wgmma.mma_async")
+        gpu_only! {
+            WgmmaMmaAsync;
+            #[doc = concat!(
+                "`D = A * B + (scale_d ? D : 0)` for one warpgroup, asynchronously ",
+                "(`wgmma.mma_async.sync.aligned.m64n", $n, "k16.f32.bf16.bf16`, sm_90a): A 64x16 and ",
+                "B 16x", $n, " bf16, both K-major in shared memory, given by their descriptors ",
+                "([`wgmma_descriptor`]); D 64x", $n, " f32 in registers, thread `t`'s `d[v]` at ",
+                "[`wgmma_accumulator_layout`]`(", $n, ").call(t + 128 v)` (as `m + 64 n`).\n\n",
+                "`desc_b` describes B's `", $n, " x 16` (N x K, K contiguous) transpose, as a K-major ",
+                "operand. With `scale_d == false` the old `d` is ignored (no need to zero it).\n\n",
+                "GPU only: does not compile for the host ([`no_cpu`]).\n\n",
+                "# Safety\n",
+                "- all 128 threads of a warpgroup (4 consecutive warps starting at a multiple of 4) execute it ",
+                "together, after [`wgmma_fence`];\n",
+                "- the descriptors describe valid shared memory holding the operands; the threads that wrote ",
+                "it with ordinary stores called `fence_proxy_async_shared_cta` before a block barrier;\n",
+                "- `d` is read only after [`wgmma_commit_group`] and [`wgmma_wait_group`] (then ",
+                "[`wgmma_fence_operands`]); the module is built for sm_90a.\n\n",
+                "# Example\n```ignore\n",
+                "wgmma_fence();\n",
+                "for s in 0..4 { // K = 64 in 128-byte swizzled rows: k16 slice s is 32 bytes further\n",
+                "    let a = wgmma_descriptor(a_addr + 32 * s, 16, 1024, WgmmaSwizzle::B128);\n",
+                "    let b = wgmma_descriptor(b_addr + 32 * s, 16, 1024, WgmmaSwizzle::B128);\n",
+                "    ", stringify!($name), "(&mut d, a, b, s > 0);\n}\n",
+                "wgmma_commit_group();\nwgmma_wait_group::<0>();\nwgmma_fence_operands(&mut d);\n```"
+            )]
+            pub unsafe fn $name(d: &mut [f32; $regs], desc_a: u64, desc_b: u64, scale_d: bool) {
+                #[cfg(target_arch = "nvptx64")]
+                unsafe {
+                    asm!(
+                        "{{ .reg .pred p;",
+                        "setp.ne.b32 p, {sd}, 0;",
+                        concat!(
+                            "wgmma.mma_async.sync.aligned.m64n", $n, "k16.f32.bf16.bf16 {{{", $first, "}"
+                            $(, ", {", $i, "}")*,
+                            "}}, {da}, {db}, p, 1, 1, 0, 0; }}"
+                        ),
+                        inout(reg32) d[$first], $(inout(reg32) d[$i],)*
+                        sd = in(reg32) scale_d as u32,
+                        da = in(reg64) desc_a,
+                        db = in(reg64) desc_b,
+                        options(nostack),
+                    );
+                }
             }
         }
     )*};

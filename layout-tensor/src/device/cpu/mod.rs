@@ -121,3 +121,5 @@ pub(crate) fn delinear(i: u32, dims: Dim3) -> Dim3 {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_tensor_core;
