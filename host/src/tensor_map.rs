@@ -360,6 +360,9 @@ impl Gpu {
         if !buf.ptr.is_multiple_of(16) {
             invalid!("tensor map over {global}: the buffer's address {:#x} is not 16-byte aligned", buf.ptr);
         }
+        if self.is_cpu() {
+            return encode_cpu(&p, buf.ptr);
+        }
         encode(&p, buf.ptr)
     }
 
@@ -387,6 +390,25 @@ impl Gpu {
 }
 
 /// Encodes checked parameters with `cuTensorMapEncodeTiled` for the buffer at `address`.
+/// The CPU backend's descriptor of the same map ([`CpuTensorMap`](layout_tensor::device::tma::CpuTensorMap)),
+/// read by its TMA copies.
+fn encode_cpu(p: &TensorMapParams, address: u64) -> Result<TensorMap> {
+    let swizzle = p.swizzle.span_bytes().unwrap_or(0);
+    let nan = matches!(p.fill, TmaOobFill::Nan);
+    layout_tensor::device::tma::CpuTensorMap::encode(
+        address,
+        p.data_type.size_bytes() as u32,
+        &p.global_dim,
+        &p.global_strides,
+        &p.box_dim,
+        &p.element_strides,
+        swizzle,
+        nan,
+    )
+    .map(|d| TensorMap { bytes: d.bytes })
+    .map_err(|why| crate::HostError::Invalid(format!("tensor map (CPU backend): {why}")))
+}
+
 fn encode(p: &TensorMapParams, address: u64) -> Result<TensorMap> {
     use sys::CUtensorMapDataType::*;
     let data_type = match p.data_type {
