@@ -18,8 +18,8 @@ use layout_tensor::{block_storage, half, shared_array};
 pub const WARP_CASE_BLOCK: u32 = 64;
 
 macro_rules! block_io_cases {
-    ($($name:ident: $kind:ident, $m:ident, $t:ty, $threads:literal, $items:literal;)*) => {$(
-        block_io_cases!(@one $kind, $name, $m, $t, $threads, $items);
+    ($($name:ident: $kind:ident, $m:ident, $($t:ident)::+, $threads:literal, $items:literal;)*) => {$(
+        block_io_cases!(@one $kind, $name, $m, $($t)::+, $threads, $items);
     )*};
     (@one block, $name:ident, $m:ident, $t:ty, $threads:literal, $items:literal) => {
         kernel! {

@@ -470,7 +470,13 @@ unsafe fn vector_copy<T, const I: usize>(src: *const u8, dst: *mut u8, v: usize,
 /// element `T`, by method `M` ([`method`]). A zero-sized value: all parameters are compile-time.
 ///
 /// Constraints (compile-time errors): 1 to 1,024 threads; the warp-transpose methods need a
-/// multiple of 32 threads.
+/// multiple of 32 threads:
+///
+/// ```compile_fail,E0080
+/// use layout_tensor::block_io::{method, BlockLoad};
+/// // block_load_warp_transpose: the block size must be a multiple of the warp size 32
+/// let load = BlockLoad::<i32, method::WarpTranspose, 48, 2>::new();
+/// ```
 ///
 /// ```
 /// use layout_tensor::block_io::{method, BlockLoad};

@@ -54,6 +54,7 @@ pub fn checks() -> Vec<Check> {
         mma::checks,
         runtime::checks,
         cutile::checks,
+        block_io::checks,
         triton::checks,
     ] {
         all.extend(area());
@@ -174,6 +175,7 @@ pub fn fresh_seed() -> u64 {
 }
 
 mod atomics;
+mod block_io;
 mod cp_async;
 mod cutile;
 pub mod demo;
