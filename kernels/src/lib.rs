@@ -16,6 +16,7 @@
 
 #[macro_use]
 mod kernel_macro;
+pub mod bench;
 pub mod block_io;
 pub mod checks;
 pub mod cutile;

@@ -70,6 +70,7 @@ pub use half;
 pub use layout;
 
 pub mod block_io;
+pub mod block_reduce;
 pub mod copy;
 pub mod device;
 pub mod fragment;

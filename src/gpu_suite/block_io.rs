@@ -69,7 +69,50 @@ macro_rules! block_io_cases {
 include!("../../kernels/src/block_io_cases.rs");
 
 pub fn checks() -> Vec<Check> {
-    case_checks()
+    let mut all = case_checks();
+    all.push(Check { name: "block_io/bench_kernels (6 round trips, 5 tiles)", run: check_bench_kernels });
+    all.push(Check { name: "reduce/block_reduce_sum_f32 (7 tiles)", run: |g, m| check_reduce(g, m, 7 * kernels::bench::BENCH_TILE).map(|_| ()) });
+    all
+}
+
+/// The benchmarks' round-trip kernels on a few tiles.
+fn check_bench_kernels(gpu: &Gpu, module: &Module) -> Result<(), String> {
+    let n = 5 * kernels::bench::BENCH_TILE;
+    let data: Vec<i32> = random_u32(fresh_seed(), n).into_iter().map(|x| x as i32).collect();
+    let src = gpu.upload(&data).map_err(fail("upload"))?;
+    for kernel in [
+        "bench_block_io_direct",
+        "bench_block_io_striped",
+        "bench_block_io_vectorize",
+        "bench_block_io_transpose",
+        "bench_block_io_warp_transpose",
+        "bench_block_io_warp_transpose_ts",
+    ] {
+        let mut dst = gpu.alloc::<i32>(n).map_err(fail("alloc"))?;
+        gpu.memset(&mut dst, 0xff).map_err(fail("poison"))?;
+        let k = module.kernel(kernel).map_err(fail("kernel"))?;
+        let cfg = LaunchConfig::linear(5, kernels::bench::BENCH_THREADS as u32);
+        unsafe { gpu.launch(&k, cfg).arg(&src).arg(&dst).run() }.map_err(fail("launch"))?;
+        super::expect_eq(kernel, &gpu.download(&dst).map_err(fail("download"))?, &data)?;
+    }
+    Ok(())
+}
+
+/// The benchmark's reduction on `n` elements against an f64 sum (relative error under 1e-3).
+fn check_reduce(gpu: &Gpu, module: &Module, n: usize) -> Result<f64, String> {
+    let data: Vec<f32> = random_u32(fresh_seed(), n).into_iter().map(|x| (x % 1024) as f32 / 1024.0).collect();
+    let want: f64 = data.iter().map(|&x| x as f64).sum();
+    let src = gpu.upload(&data).map_err(fail("upload"))?;
+    let mut result = gpu.alloc::<f32>(1).map_err(fail("alloc"))?;
+    gpu.memset(&mut result, 0).map_err(fail("zero"))?;
+    let k = module.kernel("bench_block_reduce_sum_f32").map_err(fail("kernel"))?;
+    let cfg = LaunchConfig::linear((n / kernels::bench::BENCH_TILE) as u32, kernels::bench::BENCH_THREADS as u32);
+    unsafe { gpu.launch(&k, cfg).arg(&src).arg(&result).run() }.map_err(fail("launch"))?;
+    let got = gpu.download(&result).map_err(fail("download"))?[0] as f64;
+    if ((got - want) / want).abs() > 1e-3 {
+        return Err(format!("block_reduce_sum over {n} floats: got {got}, expected {want} (relative error over 1e-3)"));
+    }
+    Ok(got)
 }
 
 fn run_case<T: CaseElem>(
@@ -140,4 +183,64 @@ fn run_case<T: CaseElem>(
         }
     }
     Ok(())
+}
+
+/// Elements of the benchmarks' arrays: 2^26 four-byte elements, 2^28 bytes.
+const BENCH_ELEMS: usize = 1 << 26;
+
+/// The round-trip kernels of `kernels/src/bench.rs`, one per method, and the reduction.
+pub fn benches() -> Vec<super::Bench> {
+    use super::Bench;
+    vec![
+        Bench { name: "block_io/direct 2^28 B", run: |g, m| bench_round_trip(g, m, "bench_block_io_direct") },
+        Bench { name: "block_io/striped 2^28 B", run: |g, m| bench_round_trip(g, m, "bench_block_io_striped") },
+        Bench { name: "block_io/vectorize 2^28 B", run: |g, m| bench_round_trip(g, m, "bench_block_io_vectorize") },
+        Bench { name: "block_io/transpose 2^28 B", run: |g, m| bench_round_trip(g, m, "bench_block_io_transpose") },
+        Bench {
+            name: "block_io/warp_transpose 2^28 B",
+            run: |g, m| bench_round_trip(g, m, "bench_block_io_warp_transpose"),
+        },
+        Bench {
+            name: "block_io/warp_transpose_timesliced 2^28 B",
+            run: |g, m| bench_round_trip(g, m, "bench_block_io_warp_transpose_ts"),
+        },
+        Bench { name: "reduce/block_reduce_sum f32 2^28 B", run: bench_reduce },
+    ]
+}
+
+fn tbps(bytes: usize, ms: f32) -> f64 {
+    bytes as f64 / (ms as f64 * 1e-3) / 1e12
+}
+
+fn bench_round_trip(gpu: &Gpu, module: &Module, kernel: &str) -> Result<Vec<super::Figure>, String> {
+    use super::{time_median, Figure};
+    let tile = kernels::bench::BENCH_TILE;
+    let data: Vec<i32> = random_u32(fresh_seed(), BENCH_ELEMS).into_iter().map(|x| x as i32).collect();
+    let src = gpu.upload(&data).map_err(fail("upload"))?;
+    let mut dst = gpu.alloc::<i32>(BENCH_ELEMS).map_err(fail("alloc"))?;
+    gpu.memset(&mut dst, 0xff).map_err(fail("poison"))?;
+    let k = module.kernel(kernel).map_err(fail("kernel"))?;
+    let cfg = LaunchConfig::linear((BENCH_ELEMS / tile) as u32, kernels::bench::BENCH_THREADS as u32);
+    let launch = || unsafe { gpu.launch(&k, cfg).arg(&src).arg(&dst).run() };
+    launch().map_err(fail("launch"))?;
+    super::expect_eq(kernel, &gpu.download(&dst).map_err(fail("download"))?, &data)?;
+    let ours = time_median(gpu, 3, 20, launch)?;
+    let peer = time_median(gpu, 3, 20, || gpu.copy(&src, &mut dst))?;
+    let bytes = 2 * BENCH_ELEMS * 4;
+    Ok(vec![
+        Figure { what: format!("{kernel} (i32, 256 threads x 8 items)"), value: tbps(bytes, ours), unit: "TB/s" },
+        Figure { what: "memcpy DtoD (same bytes)".into(), value: tbps(bytes, peer), unit: "TB/s" },
+        Figure { what: "round trip / memcpy".into(), value: peer as f64 / ours as f64 * 100.0, unit: "%" },
+    ])
+}
+
+fn bench_reduce(gpu: &Gpu, module: &Module) -> Result<Vec<super::Figure>, String> {
+    use super::{time_median, Figure};
+    check_reduce(gpu, module, BENCH_ELEMS)?;
+    let src = gpu.alloc::<f32>(BENCH_ELEMS).map_err(fail("alloc"))?;
+    let result = gpu.alloc::<f32>(1).map_err(fail("alloc"))?;
+    let k = module.kernel("bench_block_reduce_sum_f32").map_err(fail("kernel"))?;
+    let cfg = LaunchConfig::linear((BENCH_ELEMS / kernels::bench::BENCH_TILE) as u32, kernels::bench::BENCH_THREADS as u32);
+    let ours = time_median(gpu, 3, 20, || unsafe { gpu.launch(&k, cfg).arg(&src).arg(&result).run() })?;
+    Ok(vec![Figure { what: "block_reduce_sum_f32 (read bandwidth)".into(), value: tbps(BENCH_ELEMS * 4, ours), unit: "TB/s" }])
 }

@@ -55,6 +55,7 @@ pub fn checks() -> Vec<Check> {
         runtime::checks,
         cutile::checks,
         block_io::checks,
+        transpose::checks,
         triton::checks,
     ] {
         all.extend(area());
@@ -67,6 +68,8 @@ pub fn benches() -> Vec<Bench> {
     let mut all = demo::benches();
     all.extend(tensor_copy::benches());
     all.extend(cutile::benches());
+    all.extend(transpose::benches());
+    all.extend(block_io::benches());
     all
 }
 
@@ -186,6 +189,7 @@ mod shared;
 mod runtime;
 mod smoke;
 mod sync;
+mod transpose;
 pub mod tensor_copy;
 mod tma;
 mod triton;

@@ -320,6 +320,13 @@ pub fn ballot(mask: u32, pred: bool) -> u32 {
 /// assert_eq!(WarpReduce::combine_max(-1.0f32, 2.0f32), 2.0);
 /// ```
 pub trait WarpReduce: Shuffle {
+    /// The identity of the sum (what lanes without a value contribute).
+    ///
+    /// ```
+    /// use layout_tensor::device::warp::WarpReduce;
+    /// assert_eq!(<f32 as WarpReduce>::ZERO, 0.0);
+    /// ```
+    const ZERO: Self;
     /// `a + b` (wrapping for integers), as each step of [`reduce_sum`] computes it.
     ///
     /// ```
@@ -346,6 +353,7 @@ pub trait WarpReduce: Shuffle {
 macro_rules! warp_reduce_int {
     ($($t:ty),*) => {$(
         impl WarpReduce for $t {
+            const ZERO: Self = 0;
             #[inline(always)]
             fn combine_sum(a: Self, b: Self) -> Self { a.wrapping_add(b) }
             #[inline(always)]
@@ -360,6 +368,7 @@ warp_reduce_int!(u32, i32, u64, i64);
 macro_rules! warp_reduce_float {
     ($($t:ty),*) => {$(
         impl WarpReduce for $t {
+            const ZERO: Self = 0.0;
             #[inline(always)]
             fn combine_sum(a: Self, b: Self) -> Self { a + b }
             #[inline(always)]
