@@ -63,6 +63,9 @@
 #![cfg_attr(target_arch = "nvptx64", feature(link_llvm_intrinsics), allow(internal_features))]
 
 pub use layout;
+/// The `half` crate, whose [`half::f16`] and [`half::bf16`] are [`Element`]s (re-exported so that
+/// kernels and the host name the same types).
+pub use half;
 
 pub mod copy;
 pub mod device;

@@ -1043,6 +1043,7 @@ pub struct Checked;
 /// ```
 /// use layout_tensor::triton::Float;
 /// assert!(f64::NAN_VALUE.is_nan());
+/// assert!(half::f16::NAN_VALUE.is_nan() && half::bf16::NAN_VALUE.is_nan());
 /// ```
 pub trait Float: Element {
     /// A NaN.
@@ -1053,6 +1054,12 @@ impl Float for f32 {
 }
 impl Float for f64 {
     const NAN_VALUE: Self = f64::NAN;
+}
+impl Float for half::f16 {
+    const NAN_VALUE: Self = half::f16::NAN;
+}
+impl Float for half::bf16 {
+    const NAN_VALUE: Self = half::bf16::NAN;
 }
 
 /// A block-pointer load being built (see [`BlockPtr::load`]).
