@@ -144,6 +144,19 @@ fn assert_folded(name: &str) {
     );
 }
 
+/// Asserts that kernel `name` is free of local memory, divisions and loops, allowing forward
+/// branches (predication around accesses out of bounds, run-time alignment fallbacks); returns its
+/// body.
+fn assert_folded_but_predicated(name: &str) -> &'static str {
+    let body = kernel_body(KERNELS_PTX, name);
+    let problems: Vec<String> = folding_problems(body)
+        .into_iter()
+        .filter(|p| !p.ends_with("a branch (the kernel should be straight-line code)"))
+        .collect();
+    assert!(problems.is_empty(), "{name}:\n  {}\nits PTX body:\n{body}", problems.join("\n  "));
+    body
+}
+
 #[test]
 fn layout_index_copy_is_folded() {
     assert_folded("layout_index_copy");
@@ -214,12 +227,7 @@ fn tensor_copy_f32_is_folded() {
 /// forward around the accesses of elements out of bounds, never backward.
 #[test]
 fn tensor_copy_masked_f32_is_folded_and_predicated() {
-    let body = kernel_body(KERNELS_PTX, "tensor_copy_masked_f32");
-    let problems: Vec<String> = folding_problems(body)
-        .into_iter()
-        .filter(|p| !p.ends_with("a branch (the kernel should be straight-line code)"))
-        .collect();
-    assert!(problems.is_empty(), "tensor_copy_masked_f32:\n  {}\nits PTX body:\n{body}", problems.join("\n  "));
+    let body = assert_folded_but_predicated("tensor_copy_masked_f32");
     let (_, instructions) = parse_body(body);
     let count = |prefix: &str| instructions.iter().filter(|i| i.opcode.starts_with(prefix)).count();
     // 16 predicated loads and 16 predicated stores per thread.
@@ -246,4 +254,34 @@ fn tensor_copy_f32_costs_what_raw_pointers_cost() {
 #[test]
 fn tensor_transpose_f32_is_folded() {
     assert_folded("tensor_transpose_f32");
+}
+
+/// The Mojo seed's `copy_from_async` kernel (`kernels/src/copy_async.rs`): each lane's fragment of
+/// two 4-float vectors is two 16-byte `cp.async.cg` (full tiles: no zero-fill operand), then one
+/// `cp.async.wait_all`; no local memory, division or loop.
+#[test]
+fn mojo_copy_from_async_f32_issues_two_16_byte_copies() {
+    let body = assert_folded_but_predicated("mojo_copy_from_async_f32");
+    let (_, instructions) = parse_body(body);
+    let copies: Vec<_> = instructions.iter().filter(|i| i.opcode.starts_with("cp.async.")).map(|i| (i.opcode, i.operands)).collect();
+    assert_eq!(copies.len(), 3, "its PTX body:\n{body}");
+    for (op, args) in &copies[..2] {
+        assert_eq!(*op, "cp.async.cg.shared.global", "its PTX body:\n{body}");
+        assert!(args.ends_with(", 16"), "a whole 16-byte copy, got `{args}`");
+    }
+    assert_eq!(copies[2].0, "cp.async.wait_all");
+}
+
+/// The zero-filling staging kernel (`copy_async_zero_fill_f32`): a thread's run of 4 floats of a
+/// partial tile is one 16-byte `cp.async.cg` with a source-size operand (the zero-fill); no local
+/// memory, division or loop.
+#[test]
+fn copy_async_zero_fill_f32_copies_runs_with_zero_fill() {
+    let body = assert_folded_but_predicated("copy_async_zero_fill_f32");
+    let (_, instructions) = parse_body(body);
+    let runs = instructions
+        .iter()
+        .filter(|i| i.opcode == "cp.async.cg.shared.global" && i.operands.split(',').nth(2).map(str::trim) == Some("16") && i.operands.split(',').count() == 4)
+        .count();
+    assert_eq!(runs, 1, "its PTX body:\n{body}");
 }

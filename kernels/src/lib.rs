@@ -17,6 +17,7 @@
 #[macro_use]
 mod kernel_macro;
 pub mod checks;
+pub mod copy_async;
 pub mod cutile;
 pub mod cutile_sizes;
 pub mod demo;

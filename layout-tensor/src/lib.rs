@@ -45,6 +45,8 @@
 //!   [`TileIter`] (`tiled_iterator`, over a tensor or a raw buffer, optionally circular).
 //! * [`fragment`]: register [`Fragment`]s (`make_fragment_like`) and [`shared_tensor!`].
 //! * [`copy`]: [`copy_from`](LayoutTensor::copy_from) and [`copy_partitioned`].
+//! * [`copy_async`]: [`copy_from_async`](LayoutTensor::copy_from_async) (`cp.async` global →
+//!   shared, zero-filling outside the source's bounds) and [`async_copy_wait_all`].
 //! * [`device`]: the GPU primitives underneath.
 //!
 //! ## Alignment
@@ -68,6 +70,7 @@ pub use layout;
 pub use half;
 
 pub mod copy;
+pub mod copy_async;
 pub mod device;
 pub mod fragment;
 pub mod mask;
@@ -79,6 +82,7 @@ pub mod tile_space;
 pub mod view;
 
 pub use copy::copy_partitioned;
+pub use copy_async::{async_copy_commit_group, async_copy_wait_all, async_copy_wait_group};
 pub use fragment::Fragment;
 pub use mask::{Bounds, Clip, Full};
 pub use static_layout::{LayoutSource, Static, StaticLayout};
