@@ -47,6 +47,8 @@
 //! * [`copy`]: [`copy_from`](LayoutTensor::copy_from) and [`copy_partitioned`].
 //! * [`copy_async`]: [`copy_from_async`](LayoutTensor::copy_from_async) (`cp.async` global →
 //!   shared, zero-filling outside the source's bounds) and [`async_copy_wait_all`].
+//! * [`partition`]: thread-value partitions ([`TiledCopy`](partition::TiledCopy), CuTe's
+//!   `make_tiled_copy`) and [`distribute_swizzled`](LayoutTensor::distribute_swizzled).
 //! * [`device`]: the GPU primitives underneath.
 //!
 //! ## Alignment
@@ -74,6 +76,7 @@ pub mod copy_async;
 pub mod device;
 pub mod fragment;
 pub mod mask;
+pub mod partition;
 pub mod static_layout;
 pub mod tensor;
 pub mod tile;
