@@ -418,3 +418,19 @@ fn triton_scalar_affine_f32_stores_with_cs_and_evict_first() {
     assert_eq!(instructions[bias - 1].opcode, "bra", "{body}");
     assert!(!labels.is_empty());
 }
+
+/// The thread-value tiled copy (`tiled_copy_async_f32`: `TiledCopy<(32,8):(8,1), (4,1)>`) stages
+/// each thread's 4 values with one 16-byte `cp.async.cg` and writes another thread's 4 values
+/// with one 128-bit load and store (beside the 4-byte fallbacks for misaligned pointers, which
+/// the run-time alignment test selects): no local memory, division or loop.
+#[test]
+fn tiled_copy_async_f32_moves_values_as_16_byte_vectors() {
+    let name = "tiled_copy_async_f32";
+    let body = assert_folded_but_predicated(name);
+    assert_eq!(occurrences(name, "cp.async.cg.shared.global"), 1, "{body}");
+    let (_, instructions) = parse_body(body);
+    let wide = |op: &str| op.ends_with(".v2.b64") || op.ends_with(".v4.b32") || op.ends_with(".v4.f32");
+    let loads = instructions.iter().filter(|i| i.opcode.starts_with("ld.") && wide(i.opcode)).count();
+    let stores = instructions.iter().filter(|i| i.opcode.starts_with("st.global") && wide(i.opcode)).count();
+    assert_eq!((loads, stores), (1, 1), "{body}");
+}

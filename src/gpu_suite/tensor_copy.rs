@@ -14,6 +14,7 @@ pub fn checks() -> Vec<Check> {
         Check { name: "tensor/tensor_transpose_f32 1024x2048 (shared tile)", run: check_transpose },
         Check { name: "tensor/mojo_copy_from_async_f32 128x128 (seed example)", run: check_mojo_copy_from_async },
         Check { name: "tensor/copy_async_zero_fill_f32 98x70 (cp.async zero-fill)", run: check_copy_async_zero_fill },
+        Check { name: "tensor/tiled_copy_async_f32 1024x512 (thread-value tiled copy, cp.async)", run: check_tiled_copy_async },
     ]
 }
 
@@ -139,6 +140,21 @@ pub fn check_copy_async_zero_fill(gpu: &Gpu, module: &Module) -> Result<(), Stri
     let cfg = LaunchConfig { grid: ((out_rows / 16) as u32, (out_cols / 16) as u32, 1), block: (64, 1, 1), shared_mem_bytes: 0 };
     unsafe { gpu.launch(&k, cfg).arg(&src).arg(&dst).run() }.map_err(fail("launch"))?;
     expect_eq("cp.async zero-fill staging", &gpu.download(&dst).map_err(fail("download"))?, &want)
+}
+
+/// `tiled_copy_async_f32`: a fresh random 1024 x 512 matrix copied through shared memory by the
+/// thread-value tiled copy (output poisoned) equals its input.
+pub fn check_tiled_copy_async(gpu: &Gpu, module: &Module) -> Result<(), String> {
+    // The kernel's static layouts: `TvMatrix` (1024 x 512), tiles `TvTile` (128 x 8).
+    let (rows, cols) = (1024, 512);
+    let data = random_f32(fresh_seed(), rows * cols);
+    let src = gpu.upload(&data).map_err(fail("upload"))?;
+    let mut dst = gpu.alloc::<f32>(rows * cols).map_err(fail("alloc"))?;
+    gpu.memset(&mut dst, 0xff).map_err(fail("poison"))?;
+    let k = module.kernel("tiled_copy_async_f32").map_err(fail("kernel"))?;
+    let cfg = LaunchConfig { grid: ((rows / 128) as u32, (cols / 8) as u32, 1), block: (256, 1, 1), shared_mem_bytes: 0 };
+    unsafe { gpu.launch(&k, cfg).arg(&src).arg(&dst).run() }.map_err(fail("launch"))?;
+    expect_eq("thread-value tiled copy", &gpu.download(&dst).map_err(fail("download"))?, &data)
 }
 
 /// Bandwidth in TB/s of moving `bytes` (read + written) in `ms`.
