@@ -434,3 +434,19 @@ fn tiled_copy_async_f32_moves_values_as_16_byte_vectors() {
     let stores = instructions.iter().filter(|i| i.opcode.starts_with("st.global") && wide(i.opcode)).count();
     assert_eq!((loads, stores), (1, 1), "{body}");
 }
+
+/// The TMA box load through `LayoutTensor` (`tma_tile_load_f32`): one 2-D bulk tensor copy
+/// announced as 1024 bytes (32 x 8 f32) on the mbarrier, and the 128-byte swizzle of the read-back
+/// folded to shifts, masks and one XOR: no local memory, no division (its only loop is the
+/// mbarrier wait).
+#[test]
+fn tma_tile_load_f32_is_one_bulk_copy_and_a_folded_swizzle() {
+    let name = "tma_tile_load_f32";
+    let body = kernel_body(KERNELS_PTX, name);
+    let problems: Vec<String> = folding_problems(body).into_iter().filter(|p| !p.contains("branch")).collect();
+    assert!(problems.is_empty(), "{name}:\n  {}\n{body}", problems.join("\n  "));
+    assert_eq!(occurrences(name, "cp.async.bulk.tensor.2d.shared::cluster.global"), 1, "{body}");
+    assert_eq!(occurrences(name, "mbarrier.arrive.expect_tx"), 1, "{body}");
+    assert!(body.contains("1024;"), "the box's 1024 bytes are announced:\n{body}");
+    assert_eq!(occurrences(name, "xor.b"), 1, "{body}");
+}

@@ -24,6 +24,7 @@ pub mod demo;
 pub mod demo_layouts;
 pub mod tensor_copy;
 pub mod tensor_copy_layouts;
+pub mod tma_tile;
 pub mod triton;
 
 use layout_tensor::device::ids::global_thread_index_x;

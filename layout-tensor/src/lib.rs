@@ -49,6 +49,8 @@
 //!   shared, zero-filling outside the source's bounds) and [`async_copy_wait_all`].
 //! * [`partition`]: thread-value partitions ([`TiledCopy`](partition::TiledCopy), CuTe's
 //!   `make_tiled_copy`) and [`distribute_swizzled`](LayoutTensor::distribute_swizzled).
+//! * [`tma_copy`]: TMA box loads into shared tensors ([`load_tma`](LayoutTensor::load_tma)) and
+//!   their swizzled images ([`TmaSwizzled`](tma_copy::TmaSwizzled)).
 //! * [`device`]: the GPU primitives underneath.
 //!
 //! ## Alignment
@@ -82,6 +84,7 @@ pub mod tensor;
 pub mod tile;
 pub mod triton;
 pub mod tile_space;
+pub mod tma_copy;
 pub mod view;
 
 pub use copy::copy_partitioned;

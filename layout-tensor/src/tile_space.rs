@@ -46,8 +46,10 @@
 //! # Hints
 //! `latency` (1..=10) and `allow_tma` are accepted and recorded, and change nothing: each thread
 //! loads its tile into registers with ordinary (vector) loads. TODO: with `allow_tma` and a
-//! tile/array pair that TMA can describe, a block-cooperative path through shared memory
-//! ([`crate::device::tma`]).
+//! tile/array pair that TMA can describe, a block-cooperative path through shared memory: the
+//! box load exists ([`LayoutTensor::load_tma`](crate::LayoutTensor::load_tma), checked by
+//! [`tma_copy::check_box`](crate::tma_copy::check_box)); what is missing is a tensor map for the
+//! array, which the seed's arrays do not carry (the host must build it).
 //!
 //! # Example (the seed's 2-D "F" order load)
 //! ```

@@ -1,7 +1,7 @@
 //! The `LayoutTensor` copy kernels (`kernels/src/tensor_copy.rs`, `kernels/src/copy_async.rs`) on the
 //! GPU: verified exactly against CPU references, the copy timed next to a device-to-device `memcpy`.
 
-use host::{DeviceBuffer, Gpu, LaunchConfig, Module};
+use host::{DeviceBuffer, Gpu, LaunchConfig, Module, TmaOobFill, TmaSwizzle};
 
 use super::{expect_eq, fail, fresh_seed, random_f32, time_median, Bench, Check, Figure};
 use crate::tensor_copy_layouts::{COLS, ODD_COLS, ODD_ROWS, ROWS, THREADS, TILE_COLS, TILE_ROWS, T_COLS, T_ROWS};
@@ -15,6 +15,7 @@ pub fn checks() -> Vec<Check> {
         Check { name: "tensor/mojo_copy_from_async_f32 128x128 (seed example)", run: check_mojo_copy_from_async },
         Check { name: "tensor/copy_async_zero_fill_f32 98x70 (cp.async zero-fill)", run: check_copy_async_zero_fill },
         Check { name: "tensor/tiled_copy_async_f32 1024x512 (thread-value tiled copy, cp.async)", run: check_tiled_copy_async },
+        Check { name: "tensor/tma_tile_load_f32 197x96 (load_tma, 128-byte swizzle, zero fill)", run: check_tma_tile_load },
     ]
 }
 
@@ -155,6 +156,27 @@ pub fn check_tiled_copy_async(gpu: &Gpu, module: &Module) -> Result<(), String> 
     let cfg = LaunchConfig { grid: ((rows / 128) as u32, (cols / 8) as u32, 1), block: (256, 1, 1), shared_mem_bytes: 0 };
     unsafe { gpu.launch(&k, cfg).arg(&src).arg(&dst).run() }.map_err(fail("launch"))?;
     expect_eq("thread-value tiled copy", &gpu.download(&dst).map_err(fail("download"))?, &data)
+}
+
+/// `tma_tile_load_f32`: a fresh random 197 x 96 row-major matrix loaded by 32 x 8 TMA boxes
+/// (128-byte swizzle, zero fill) and read back through the swizzled view into a poisoned 200 x 96
+/// output: the matrix, then zeros in rows 197..200.
+pub fn check_tma_tile_load(gpu: &Gpu, module: &Module) -> Result<(), String> {
+    // The kernel's static layouts: boxes `TmaBox` (32 x 8), output `TmaOut` (200 rows of 96).
+    let (rows, cols, out_rows) = (197usize, 96usize, 200usize);
+    let data = random_f32(fresh_seed(), rows * cols);
+    let mut want = data.clone();
+    want.resize(out_rows * cols, 0.0);
+    let src = gpu.upload(&data).map_err(fail("upload"))?;
+    let global = layout::Layout::parse("(96,197):(1,96)").map_err(fail("layout"))?;
+    let map = gpu.tensor_map(&src, global, &[32, 8], TmaSwizzle::B128, TmaOobFill::Zero).map_err(fail("tensor_map"))?;
+    let desc = gpu.upload_tensor_map(&map).map_err(fail("upload_tensor_map"))?;
+    let mut out = gpu.alloc::<f32>(out_rows * cols).map_err(fail("alloc"))?;
+    gpu.memset(&mut out, 0xff).map_err(fail("poison"))?;
+    let k = module.kernel("tma_tile_load_f32").map_err(fail("kernel"))?;
+    let cfg = LaunchConfig { grid: ((cols / 32) as u32, (out_rows / 8) as u32, 1), block: (256, 1, 1), shared_mem_bytes: 0 };
+    unsafe { gpu.launch(&k, cfg).arg(&desc).arg(&out).run() }.map_err(fail("launch"))?;
+    expect_eq("TMA box load through LayoutTensor", &gpu.download(&out).map_err(fail("download"))?, &want)
 }
 
 /// Bandwidth in TB/s of moving `bytes` (read + written) in `ms`.
