@@ -259,6 +259,42 @@ impl<'a, T: Element, A: AddressSpace> LayoutTensor<'a, T, Layout, A, Full> {
     }
 }
 
+impl<'a, T: Element, A: AddressSpace> LayoutTensor<'a, T, Layout, A, Full> {
+    /// [`distribute`](LayoutTensor::distribute) (run-time thread layout) with the fragment's
+    /// origin swizzled by `sw`: the run-time form of
+    /// [`distribute_swizzled`](LayoutTensor::distribute_swizzled).
+    ///
+    /// # Errors
+    /// The errors of [`distribute`](LayoutTensor::distribute); [`LayoutError::InvalidArgument`]
+    /// when a fragment stride is not a multiple of the swizzle's period ([`swizzle_commutes`]).
+    ///
+    /// # Example
+    /// ```
+    /// use layout::{Layout, Swizzle};
+    /// use layout_tensor::LayoutTensor;
+    /// let mut v: Vec<u32> = (0..64).collect();
+    /// let t = LayoutTensor::new(&mut v, Layout::parse("(8,8):(8,1)").unwrap()).unwrap();
+    /// let sw = Swizzle::new(1, 0, 3).unwrap();
+    /// let f = t.distribute_swizzled::<2>(Layout::parse("(4,8):(8,1)").unwrap(), 9, sw).unwrap();
+    /// assert_eq!((f.get(0), f.get(1)), (8, 40));
+    /// assert!(t.distribute_swizzled::<2>(Layout::parse("(4,2):(2,1)").unwrap(), 9, sw).is_err());
+    /// ```
+    pub fn distribute_swizzled<const R: usize>(self, threads: Layout, tid: usize, sw: Swizzle) -> Result<Self, LayoutError> {
+        let plain = self.distribute::<R>(threads, tid)?;
+        if !swizzle_commutes(plain.layout, sw) {
+            return Err(LayoutError::InvalidArgument {
+                op: "distribute_swizzled",
+                condition: "every fragment stride must be a multiple of the swizzle's period 2^(B+M+|S|)",
+                value: 1 << (sw.base() + sw.bits() + sw.shift().unsigned_abs()),
+            });
+        }
+        // The origin relative to this view, swizzled, then moved to.
+        let size = core::mem::size_of::<T>() as isize;
+        let origin = (plain.byte_off - self.byte_off) / size;
+        Ok(Self::rebuild(self.ptr, self.moved(sw.apply(origin as i64)), plain.layout, Full))
+    }
+}
+
 /// Whether swizzling a fragment's origin swizzles every element of it: each stride of `fragment`
 /// (of an extent above 1) is a multiple of the swizzle's period `2^(base + bits + |shift|)`, so
 /// adding an offset of the fragment never changes, nor carries into, the bits the swizzle reads or

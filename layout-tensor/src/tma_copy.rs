@@ -212,15 +212,22 @@ impl<'a, T: Element, S: StaticLayout> LayoutTensor<'a, T, Static<S>, Shared, Ful
     /// ```
     ///
     /// # Example
-    /// ```ignore
+    /// A kernel's body (device code: `bar` initialized by one thread, then a block barrier).
+    /// ```no_run
+    /// use layout_tensor::device::ids::thread_idx_x;
+    /// use layout_tensor::device::tma::{fence_proxy_tensormap_acquire, Mbarrier, TmaDescriptor};
+    /// use layout_tensor::{shared_tensor, static_layout, tma_copy::Swizzle128B};
     /// static_layout!(Box32x8 = "(32,8):(1,32)");
+    /// # unsafe fn body(desc: *const TmaDescriptor, bar: &Mbarrier, x0: i32, y0: i32) -> f32 {
     /// let smem = shared_tensor!(BOX: f32, Box32x8, align 1024);
     /// if thread_idx_x() == 0 {
     ///     fence_proxy_tensormap_acquire(desc);
     ///     smem.load_tma::<Swizzle128B, 2>(desc, [x0, y0], bar);
     /// }
     /// bar.wait_parity(0);
-    /// let v = smem.tma_swizzled::<Swizzle128B>().at([c, r]);
+    /// let (c, r) = ((thread_idx_x() % 32) as i64, (thread_idx_x() / 32) as i64);
+    /// smem.tma_swizzled::<Swizzle128B>().at([c, r])
+    /// # }
     /// ```
     #[inline(always)]
     pub unsafe fn load_tma<M: TmaSwizzle, const R: usize>(&self, desc: *const TmaDescriptor, coords: [i32; R], bar: &Mbarrier) {

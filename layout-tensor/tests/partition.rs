@@ -126,3 +126,18 @@ fn swizzled_distribute_is_the_swizzle_of_distribute() {
     check_swizzled::<Col32, Warp, Sw<2, 0, 3>, 2>();
     check_swizzled::<Smem16, Lanes, Sw<1, 0, 1>, 2>();
 }
+
+#[test]
+fn run_time_swizzled_distribute_equals_the_static_one() {
+    let mut data = vec![0u8; 256];
+    let t = LayoutTensor::new(&mut data, Static::<Smem16>::new()).unwrap();
+    let sw = <Sw<2, 0, 3>>::SWIZZLE;
+    for tid in 0..Rows::SIZE {
+        let s = t.distribute_swizzled::<Rows, Sw<2, 0, 3>, 2>(tid);
+        let d = t.dynamic().distribute_swizzled::<2>(Rows::LAYOUT, tid, sw).unwrap();
+        assert_eq!(s.layout(), d.layout());
+        assert!((0..s.size()).all(|i| s.ptr_at(i) == d.ptr_at(i)), "thread {tid}");
+    }
+    let e = t.dynamic().distribute_swizzled::<2>(Lanes::LAYOUT, 0, sw).err().expect("Lanes' fragments have stride 4");
+    assert!(e.to_string().contains("period"), "{e}");
+}
