@@ -144,6 +144,19 @@ fn assert_folded(name: &str) {
     );
 }
 
+/// Asserts that kernel `name` is free of local memory, divisions and loops, allowing forward
+/// branches (predication around accesses out of bounds, run-time alignment fallbacks); returns its
+/// body.
+fn assert_folded_but_predicated(name: &str) -> &'static str {
+    let body = kernel_body(KERNELS_PTX, name);
+    let problems: Vec<String> = folding_problems(body)
+        .into_iter()
+        .filter(|p| !p.ends_with("a branch (the kernel should be straight-line code)"))
+        .collect();
+    assert!(problems.is_empty(), "{name}:\n  {}\nits PTX body:\n{body}", problems.join("\n  "));
+    body
+}
+
 #[test]
 fn layout_index_copy_is_folded() {
     assert_folded("layout_index_copy");
@@ -214,12 +227,7 @@ fn tensor_copy_f32_is_folded() {
 /// forward around the accesses of elements out of bounds, never backward.
 #[test]
 fn tensor_copy_masked_f32_is_folded_and_predicated() {
-    let body = kernel_body(KERNELS_PTX, "tensor_copy_masked_f32");
-    let problems: Vec<String> = folding_problems(body)
-        .into_iter()
-        .filter(|p| !p.ends_with("a branch (the kernel should be straight-line code)"))
-        .collect();
-    assert!(problems.is_empty(), "tensor_copy_masked_f32:\n  {}\nits PTX body:\n{body}", problems.join("\n  "));
+    let body = assert_folded_but_predicated("tensor_copy_masked_f32");
     let (_, instructions) = parse_body(body);
     let count = |prefix: &str| instructions.iter().filter(|i| i.opcode.starts_with(prefix)).count();
     // 16 predicated loads and 16 predicated stores per thread.
@@ -246,4 +254,199 @@ fn tensor_copy_f32_costs_what_raw_pointers_cost() {
 #[test]
 fn tensor_transpose_f32_is_folded() {
     assert_folded("tensor_transpose_f32");
+}
+
+/// The Mojo seed's `copy_from_async` kernel (`kernels/src/copy_async.rs`): each lane's fragment of
+/// two 4-float vectors is two 16-byte `cp.async.cg` (full tiles: no zero-fill operand), then one
+/// `cp.async.wait_all`; no local memory, division or loop.
+#[test]
+fn mojo_copy_from_async_f32_issues_two_16_byte_copies() {
+    let body = assert_folded_but_predicated("mojo_copy_from_async_f32");
+    let (_, instructions) = parse_body(body);
+    let copies: Vec<_> = instructions.iter().filter(|i| i.opcode.starts_with("cp.async.")).map(|i| (i.opcode, i.operands)).collect();
+    assert_eq!(copies.len(), 3, "its PTX body:\n{body}");
+    for (op, args) in &copies[..2] {
+        assert_eq!(*op, "cp.async.cg.shared.global", "its PTX body:\n{body}");
+        assert!(args.ends_with(", 16"), "a whole 16-byte copy, got `{args}`");
+    }
+    assert_eq!(copies[2].0, "cp.async.wait_all");
+}
+
+/// The zero-filling staging kernel (`copy_async_zero_fill_f32`): a thread's run of 4 floats of a
+/// partial tile is one 16-byte `cp.async.cg` with a source-size operand (the zero-fill); no local
+/// memory, division or loop.
+#[test]
+fn copy_async_zero_fill_f32_copies_runs_with_zero_fill() {
+    let body = assert_folded_but_predicated("copy_async_zero_fill_f32");
+    let (_, instructions) = parse_body(body);
+    let runs = instructions
+        .iter()
+        .filter(|i| i.opcode == "cp.async.cg.shared.global" && i.operands.split(',').nth(2).map(str::trim) == Some("16") && i.operands.split(',').count() == 4)
+        .count();
+    assert_eq!(runs, 1, "its PTX body:\n{body}");
+}
+
+/// How many times `needle` occurs in kernel `name`'s body (inline-asm instructions, which the
+/// compiler emits inside `{ ... }` scopes, included).
+fn occurrences(name: &str, needle: &str) -> usize {
+    kernel_body(KERNELS_PTX, name).matches(needle).count()
+}
+
+/// The names of a module's kernels.
+fn entry_names(ptx: &str) -> Vec<&str> {
+    entries(ptx)
+        .into_iter()
+        .filter_map(|l| l.split(".entry ").nth(1))
+        .map(|rest| rest.split('(').next().unwrap_or(rest).trim())
+        .collect()
+}
+
+/// No kernel of either module uses local memory (ptxas then reports a 0-byte stack frame): every
+/// layout, including the run-time shape and strides a Triton block pointer holds, stays in
+/// registers.
+#[test]
+fn no_kernel_uses_local_memory() {
+    for (module, ptx) in [("kernels.ptx", KERNELS_PTX), ("kernels_sm90a.ptx", cute_rs::KERNELS_SM90A_PTX)] {
+        let names = entry_names(ptx);
+        assert!(names.len() > 10, "{module}: entries not found");
+        let local: Vec<&str> = names
+            .into_iter()
+            .filter(|n| {
+                let body = kernel_body(ptx, n);
+                body.contains(".local") || body.contains("__local_depot")
+            })
+            .collect();
+        assert!(local.is_empty(), "{module}: kernels with local memory (a stack frame): {local:?}");
+    }
+}
+
+/// The cuTile seed kernels (`kernels/src/cutile.rs`: 1-D, 2-D "F", 3-D permuted and scalar loads,
+/// partial and scalar stores) keep their tile-space index math folded: no local memory, no
+/// division, no loop (branches only around out-of-bounds elements and tiles).
+#[test]
+fn cutile_seed_kernels_are_folded() {
+    for name in [
+        "cutile_seed_load_1d",
+        "cutile_seed_load_2d_f",
+        "cutile_seed_load_3d",
+        "cutile_seed_load_scalar",
+        "cutile_seed_store_partial",
+        "cutile_seed_store_scalar",
+    ] {
+        assert_folded_but_predicated(name);
+    }
+}
+
+/// The cuTile tiled copy moves each thread's tile of 4 vectors with four 128-bit loads and four
+/// 128-bit stores, no scalar global access, its only branch the tile-space bounds check.
+#[test]
+fn cutile_copy_f32_is_four_128_bit_loads_and_stores() {
+    let body = assert_folded_but_predicated("cutile_copy_f32");
+    let (_, instructions) = parse_body(body);
+    let count = |f: &dyn Fn(&str) -> bool| instructions.iter().filter(|i| f(i.opcode)).count();
+    let wide = |op: &str| op.ends_with(".v2.b64") || op.ends_with(".v4.b32");
+    assert_eq!(count(&|op| op.starts_with("ld.global") && wide(op)), 4, "{body}");
+    assert_eq!(count(&|op| op.starts_with("st.global") && wide(op)), 4, "{body}");
+    assert_eq!(count(&|op| (op.starts_with("ld.global") || op.starts_with("st.global")) && !wide(op)), 0, "{body}");
+}
+
+/// cuTile memory orders on PTX (`cutile_orders_f32`): relaxed and acquire loads are volatile, weak
+/// ones plain; acquire at device and system scope is followed by `fence.acq_rel.gpu` and
+/// `fence.acq_rel.sys`, release at device scope preceded by `fence.acq_rel.gpu`; relaxed and
+/// release stores are volatile.
+#[test]
+fn cutile_orders_emit_volatile_accesses_and_fences() {
+    let name = "cutile_orders_f32";
+    let body = kernel_body(KERNELS_PTX, name);
+    // 5 loads of the 2 in-bounds elements of tile 2: 4 ordered (volatile), 1 weak.
+    assert_eq!(occurrences(name, "ld.volatile.global.b32"), 8, "{body}");
+    assert_eq!(occurrences(name, "ld.global.b32"), 2, "{body}");
+    // Stores of 4 (tile 0, release) and 2 (tile 2, relaxed) elements.
+    assert_eq!(occurrences(name, "st.volatile.global.b32"), 6, "{body}");
+    assert_eq!(occurrences(name, "fence.acq_rel.gpu"), 2, "{body}");
+    assert_eq!(occurrences(name, "fence.acq_rel.sys"), 1, "{body}");
+    let last_gpu_fence = body.rfind("fence.acq_rel.gpu").unwrap();
+    assert!(last_gpu_fence < body.find("st.volatile.global").unwrap(), "the release fence precedes the stores:\n{body}");
+}
+
+/// Triton's masked copy (`triton_masked_copy_f32`): 4 predicated `ld.global.cg` with the L2
+/// evict-first policy of one `createpolicy`, no local memory, division or loop.
+#[test]
+fn triton_masked_copy_f32_loads_with_cg_and_evict_first() {
+    let name = "triton_masked_copy_f32";
+    let body = assert_folded_but_predicated(name);
+    assert_eq!(occurrences(name, "ld.global.cg.L2::cache_hint.b32"), 4, "{body}");
+    assert_eq!(occurrences(name, "createpolicy.fractional.L2::evict_first"), 1, "{body}");
+    assert_eq!(occurrences(name, "st.global.b32"), 4, "{body}");
+}
+
+/// Triton's block pointers (`triton_block_pad_f32`): the shape and strides are registers (no
+/// local memory: ptxas reported a 1368-byte stack frame when the pointer held a run-time
+/// `Layout`), 8 boundary-checked `ld.global.cg` and 8 stores, no division or loop.
+#[test]
+fn triton_block_pad_f32_keeps_its_block_pointer_in_registers() {
+    let name = "triton_block_pad_f32";
+    let body = assert_folded_but_predicated(name);
+    assert_eq!(occurrences(name, "ld.global.cg.b32"), 8, "{body}");
+    assert_eq!(occurrences(name, "st.global.b32"), 8, "{body}");
+}
+
+/// The seed's indirect load (`triton_ldst_indirect_07`) is straight-line code: 4 + 16 index
+/// loads, 64 gathered loads and 64 stores, no branch, local memory or division.
+#[test]
+fn triton_ldst_indirect_07_is_folded() {
+    let name = "triton_ldst_indirect_07";
+    assert_folded(name);
+    assert_eq!(occurrences(name, "ld.global.b64"), 20);
+    assert_eq!(occurrences(name, "ld.global.b32"), 64);
+    assert_eq!(occurrences(name, "st.global.b32"), 64);
+}
+
+/// Triton scalar loads and hinted stores (`triton_scalar_affine_f32`): two 0-d loads (the masked
+/// one behind a branch) and 4 data loads, then 4 predicated `st.global.cs` with the evict-first
+/// L2 policy; no local memory, division or loop.
+#[test]
+fn triton_scalar_affine_f32_stores_with_cs_and_evict_first() {
+    let name = "triton_scalar_affine_f32";
+    let body = assert_folded_but_predicated(name);
+    assert_eq!(occurrences(name, "ld.global.b32"), 6, "{body}");
+    assert_eq!(occurrences(name, "st.global.cs.L2::cache_hint.b32"), 4, "{body}");
+    assert_eq!(occurrences(name, "createpolicy.fractional.L2::evict_first"), 1, "{body}");
+    // The bias (params + 4 bytes) is read only when masked in: a guarded branch jumps over it.
+    let (labels, instructions) = parse_body(body);
+    let bias = instructions.iter().position(|i| i.opcode == "ld.global.b32" && i.operands.ends_with("+4]")).expect("the bias load");
+    assert_eq!(instructions[bias - 1].opcode, "bra", "{body}");
+    assert!(!labels.is_empty());
+}
+
+/// The thread-value tiled copy (`tiled_copy_async_f32`: `TiledCopy<(32,8):(8,1), (4,1)>`) stages
+/// each thread's 4 values with one 16-byte `cp.async.cg` and writes another thread's 4 values
+/// with one 128-bit load and store (beside the 4-byte fallbacks for misaligned pointers, which
+/// the run-time alignment test selects): no local memory, division or loop.
+#[test]
+fn tiled_copy_async_f32_moves_values_as_16_byte_vectors() {
+    let name = "tiled_copy_async_f32";
+    let body = assert_folded_but_predicated(name);
+    assert_eq!(occurrences(name, "cp.async.cg.shared.global"), 1, "{body}");
+    let (_, instructions) = parse_body(body);
+    let wide = |op: &str| op.ends_with(".v2.b64") || op.ends_with(".v4.b32") || op.ends_with(".v4.f32");
+    let loads = instructions.iter().filter(|i| i.opcode.starts_with("ld.") && wide(i.opcode)).count();
+    let stores = instructions.iter().filter(|i| i.opcode.starts_with("st.global") && wide(i.opcode)).count();
+    assert_eq!((loads, stores), (1, 1), "{body}");
+}
+
+/// The TMA box load through `LayoutTensor` (`tma_tile_load_f32`): one 2-D bulk tensor copy
+/// announced as 1024 bytes (32 x 8 f32) on the mbarrier, and the 128-byte swizzle of the read-back
+/// folded to shifts, masks and one XOR: no local memory, no division (its only loop is the
+/// mbarrier wait).
+#[test]
+fn tma_tile_load_f32_is_one_bulk_copy_and_a_folded_swizzle() {
+    let name = "tma_tile_load_f32";
+    let body = kernel_body(KERNELS_PTX, name);
+    let problems: Vec<String> = folding_problems(body).into_iter().filter(|p| !p.contains("branch")).collect();
+    assert!(problems.is_empty(), "{name}:\n  {}\n{body}", problems.join("\n  "));
+    assert_eq!(occurrences(name, "cp.async.bulk.tensor.2d.shared::cluster.global"), 1, "{body}");
+    assert_eq!(occurrences(name, "mbarrier.arrive.expect_tx"), 1, "{body}");
+    assert!(body.contains("1024;"), "the box's 1024 bytes are announced:\n{body}");
+    assert_eq!(occurrences(name, "xor.b"), 1, "{body}");
 }

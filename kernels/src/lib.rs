@@ -19,6 +19,7 @@ mod kernel_macro;
 pub mod bench;
 pub mod block_io;
 pub mod checks;
+pub mod copy_async;
 pub mod cutile;
 pub mod cutile_sizes;
 pub mod demo;
@@ -26,6 +27,7 @@ pub mod demo_layouts;
 pub mod faults;
 pub mod tensor_copy;
 pub mod tensor_copy_layouts;
+pub mod tma_tile;
 pub mod triton;
 
 use layout_tensor::device::ids::global_thread_index_x;

@@ -110,3 +110,29 @@ kernel! {
         let _ = d.store(&v, &[]);
     }
 }
+
+kernel! {
+    /// Scalar (0-d) loads and a hinted store: every thread loads `scale = load(params)` and
+    /// `bias = load(params + 1, mask=has_bias != 0, other=0.0)` (scalars), then its 4 elements
+    /// `x = load(src + offs, mask=offs < n)` as in [`triton_masked_copy_f32`], and stores
+    /// `x * scale + bias` with `store(dst + offs, ..., mask=offs < n, cache_modifier=".cs",
+    /// eviction_policy="evict_first")`: `dst` is untouched from `n` on.
+    ///
+    /// Preconditions: `src` and `dst` hold `n` floats, `params` 2 (1 when `has_bias == 0`: the
+    /// masked-out scalar is never read); block `(256,1,1)`, grid covering `n` by 1024.
+    pub fn triton_scalar_affine_f32(src: *const f32, dst: *mut f32, params: *const f32, has_bias: i32, n: i64) {
+        use layout_tensor::device::ids::thread_idx_x;
+        use layout_tensor::triton::{Cs, EvictFirst};
+        let params = LayoutTensor::<f32, _>::from_ptr(params as *mut f32, Static::<layout_tensor::triton::Scalar>::new());
+        let scale = Pointers::scalar(&params, 0).load().run_scalar();
+        let bias = Pointers::scalar(&params, 1).load().mask(has_bias != 0).other(0.0).run_scalar();
+        let first = (block_idx_x() as i64 * 256 + thread_idx_x() as i64) * 4;
+        let offs = tile_from_fn::<isize, Quad, 4, 1>(|[i]| (first + i) as isize);
+        let mask = tile_from_fn::<bool, Quad, 4, 1>(|[i]| first + i < n);
+        let src = LayoutTensor::<f32, _>::from_ptr(src as *mut f32, Static::<Quad>::new());
+        let dst = LayoutTensor::<f32, _>::from_ptr(dst, Static::<Quad>::new());
+        let x = Pointers::new(&src, offs).load().mask(mask).run();
+        let y = tile_from_fn::<f32, Quad, 4, 1>(|[i]| get(&x, [i]) * scale + bias);
+        Pointers::new(&dst, offs).store_with(y).mask(mask).cache_modifier(Cs).eviction_policy(EvictFirst).run();
+    }
+}

@@ -48,14 +48,24 @@ pub const fn contiguous_width(l: Layout, cap: i64) -> i64 {
 
 /// The vector width (elements) `copy_from` uses between two layouts of elements of `bytes` bytes:
 /// the common [`contiguous_width`] of both, capped at 16 bytes. `0` when unknown at compile time.
-const fn common_width(a: Option<Layout>, b: Option<Layout>, bytes: usize) -> i64 {
+pub(crate) const fn common_width(a: Option<Layout>, b: Option<Layout>, bytes: usize) -> i64 {
     match (a, b) {
         (Some(a), Some(b)) => width_of(a, b, bytes),
         _ => 0,
     }
 }
 
-const fn width_of(a: Layout, b: Layout, bytes: usize) -> i64 {
+/// The run width (elements) of a copy between layouts `a` and `b` of `T`s: [`common_width`],
+/// a constant when both layouts are static, else computed at run time.
+#[inline(always)]
+pub(crate) fn run_width<T, L: LayoutSource, L2: LayoutSource>(a: &L, b: &L2) -> i64 {
+    match const { common_width(L::STATIC, L2::STATIC, core::mem::size_of::<T>()) } {
+        0 => width_of(a.layout(), b.layout(), core::mem::size_of::<T>()),
+        w => w,
+    }
+}
+
+pub(crate) const fn width_of(a: Layout, b: Layout, bytes: usize) -> i64 {
     let cap = if bytes == 0 || bytes > 16 { 1 } else { (16 / bytes) as i64 };
     let wa = contiguous_width(a, cap);
     let wb = contiguous_width(b, cap);
@@ -100,10 +110,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
             }
             return;
         }
-        let w = match const { common_width(L::STATIC, L2::STATIC, core::mem::size_of::<T>()) } {
-            0 => width_of(self.layout(), src.layout(), core::mem::size_of::<T>()),
-            w => w,
-        };
+        let w = run_width::<T, L, L2>(&self.layout, &src.layout);
         let aligned = (self.as_ptr() as usize | src.as_ptr() as usize) % vector_align(w as usize * core::mem::size_of::<T>()) == 0;
         match w {
             16 if aligned => self.copy_runs::<16, _, _>(src),

@@ -45,6 +45,12 @@
 //!   [`TileIter`] (`tiled_iterator`, over a tensor or a raw buffer, optionally circular).
 //! * [`fragment`]: register [`Fragment`]s (`make_fragment_like`) and [`shared_tensor!`].
 //! * [`copy`]: [`copy_from`](LayoutTensor::copy_from) and [`copy_partitioned`].
+//! * [`copy_async`]: [`copy_from_async`](LayoutTensor::copy_from_async) (`cp.async` global →
+//!   shared, zero-filling outside the source's bounds) and [`async_copy_wait_all`].
+//! * [`partition`]: thread-value partitions ([`TiledCopy`](partition::TiledCopy), CuTe's
+//!   `make_tiled_copy`) and [`distribute_swizzled`](LayoutTensor::distribute_swizzled).
+//! * [`tma_copy`]: TMA box loads into shared tensors ([`load_tma`](LayoutTensor::load_tma)) and
+//!   their swizzled images ([`TmaSwizzled`](tma_copy::TmaSwizzled)).
 //! * [`device`]: the GPU primitives underneath.
 //!
 //! ## Alignment
@@ -68,21 +74,28 @@ extern crate std;
 
 pub use half;
 pub use layout;
+/// The `half` crate, whose [`half::f16`] and [`half::bf16`] are [`Element`]s (re-exported so that
+/// kernels and the host name the same types).
+pub use half;
 
 pub mod block_io;
 pub mod block_reduce;
 pub mod copy;
+pub mod copy_async;
 pub mod device;
 pub mod fragment;
 pub mod mask;
+pub mod partition;
 pub mod static_layout;
 pub mod tensor;
 pub mod tile;
 pub mod triton;
 pub mod tile_space;
+pub mod tma_copy;
 pub mod view;
 
 pub use copy::copy_partitioned;
+pub use copy_async::{async_copy_commit_group, async_copy_wait_all, async_copy_wait_group};
 pub use fragment::Fragment;
 pub use mask::{Bounds, Clip, Full};
 pub use static_layout::{LayoutSource, Static, StaticLayout};

@@ -8,7 +8,8 @@ use crate::mask::{Bounds, Full};
 use crate::static_layout::{LayoutSource, Modes};
 
 /// A value a tensor can hold: read and written through raw pointers; vectors ([`Vector`]) are read
-/// with one aligned access.
+/// with one aligned access. Implemented for the integers, `f32`, `f64`, [`half::f16`],
+/// [`half::bf16`] and [`Vector`]s of them.
 ///
 /// # Safety
 /// `read`/`write` must be sound for a pointer valid for `Self` and aligned as [`Element::ALIGN`].
@@ -18,6 +19,8 @@ use crate::static_layout::{LayoutSource, Modes};
 /// use layout_tensor::{Element, Vector};
 /// assert_eq!(<Vector<f32, 4>>::ALIGN, 16);
 /// assert_eq!(f32::ZERO, 0.0);
+/// assert_eq!(<Vector<half::f16, 8>>::ALIGN, 16); // eight halves: one 16-byte access
+/// assert_eq!(half::bf16::ZERO.to_bits(), 0);
 /// ```
 pub unsafe trait Element: Copy {
     /// The zero value (fragments start zeroed).
@@ -46,6 +49,9 @@ macro_rules! scalar {
     ($($t:ty = $z:expr),*) => { $(unsafe impl Element for $t { const ZERO: Self = $z; })* };
 }
 scalar!(u8 = 0, u16 = 0, u32 = 0, u64 = 0, usize = 0, i8 = 0, i16 = 0, i32 = 0, i64 = 0, isize = 0, f32 = 0.0, f64 = 0.0);
+// Half-precision floats (the `half` crate: plain 2-byte values, so reads and writes are ordinary
+// 16-bit accesses and `Vector<f16, 8>` is one 16-byte access).
+scalar!(half::f16 = half::f16::ZERO, half::bf16 = half::bf16::ZERO);
 
 /// `W` consecutive elements accessed as one (aligned) vector: the element type of a
 /// [`vectorize`](LayoutTensor::vectorize)d view. `W * size_of::<T>()` bytes, aligned to that size

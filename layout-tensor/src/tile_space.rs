@@ -46,8 +46,10 @@
 //! # Hints
 //! `latency` (1..=10) and `allow_tma` are accepted and recorded, and change nothing: each thread
 //! loads its tile into registers with ordinary (vector) loads. TODO: with `allow_tma` and a
-//! tile/array pair that TMA can describe, a block-cooperative path through shared memory
-//! ([`crate::device::tma`]).
+//! tile/array pair that TMA can describe, a block-cooperative path through shared memory: the
+//! box load exists ([`LayoutTensor::load_tma`](crate::LayoutTensor::load_tma), checked by
+//! [`tma_copy::check_box`](crate::tma_copy::check_box)); what is missing is a tensor map for the
+//! array, which the seed's arrays do not carry (the host must build it).
 //!
 //! # Example (the seed's 2-D "F" order load)
 //! ```
@@ -168,6 +170,7 @@ pub enum Padding {
 /// use layout_tensor::{tile_space::{Pad, Padding}, Vector};
 /// assert_eq!(f64::pad(Padding::PosInf), f64::INFINITY);
 /// assert_eq!(<Vector<u8, 2>>::pad(Padding::PosInf), Vector([255, 255]));
+/// assert_eq!(half::bf16::pad(Padding::NegInf), half::bf16::NEG_INFINITY);
 /// ```
 pub trait Pad: Element {
     /// The value of `mode` (`Undetermined` gives zero).
@@ -191,6 +194,25 @@ macro_rules! pad_float {
     )*};
 }
 pad_float!(f32, f64);
+
+macro_rules! pad_half {
+    ($($t:ty),*) => {$(
+        impl Pad for $t {
+            #[inline(always)]
+            fn pad(mode: Padding) -> Self {
+                match mode {
+                    Padding::Undetermined | Padding::Zero => <$t>::ZERO,
+                    Padding::Nan => <$t>::NAN,
+                    Padding::PosInf => <$t>::INFINITY,
+                    Padding::NegInf => <$t>::NEG_INFINITY,
+                    Padding::NegZero => <$t>::NEG_ZERO,
+                }
+            }
+        }
+    )*};
+}
+// `half`'s constants, not `as` casts: the float literals of `pad_float` do not convert to them.
+pad_half!(half::f16, half::bf16);
 
 macro_rules! pad_int {
     ($($t:ty),*) => {$(

@@ -6,7 +6,11 @@
 //!   example). [`Pointers::load`] is Triton's `load(pointer, mask, other, cache_modifier,
 //!   eviction_policy, volatile)` as a builder whose type states reject what the seed forbids:
 //!   `other` exists only after `mask`. [`Pointers::store`] / [`Pointers::store_masked`] are
-//!   `store(pointer, value, mask)`. Masks and `other` broadcast: a scalar or a tile ([`Broadcast`]).
+//!   `store(pointer, value, mask)`; [`Pointers::store_with`] adds the store's `cache_modifier`
+//!   ([`StoreCacheModifier`]: `.wb`, `.cg`, `.cs`, `.wt`) and `eviction_policy` ([`Store`]).
+//!   Masks and `other` broadcast: a scalar or a tile ([`Broadcast`]). A single pointer is a 0-d
+//!   tile ([`Pointers::scalar`], layout [`Scalar`]) whose loads give a scalar
+//!   ([`Load::run_scalar`]).
 //! - [`BlockPtr`] ([`make_block_ptr`]): a block of static shape `S` at run-time `offsets` in a
 //!   tensor of run-time `shape`/`strides` (a [`LayoutTensor`] with a run-time [`Layout`]), with
 //!   [`advance`](BlockPtr::advance), and loads with per-dimension
@@ -37,10 +41,15 @@
 //! ```
 
 use core::marker::PhantomData;
-use layout::{IntTuple, Layout, LayoutError};
+use layout::{Layout, LayoutError};
 
 use crate::device::memory;
 pub use crate::device::memory::{Ca, Cg, Cs, Cv, Lu};
+pub use scalar::Scalar;
+pub use store::{Store, StoreCacheModifier, Wb, Wt};
+
+mod scalar;
+mod store;
 use crate::fragment::{CompactOf, Fragment};
 use crate::mask::Full;
 use crate::static_layout::{LayoutSource, Static, StaticLayout};
@@ -487,8 +496,7 @@ impl<'a, T: Element, S: StaticLayout, const N: usize> Pointers<'a, T, S, N> {
     /// ```
     #[inline(always)]
     pub fn store(&self, value: impl Broadcast<T, S, N>) {
-        // SAFETY: the pointers are valid (constructor contracts).
-        for_each_index::<N>(|i| unsafe { T::write(self.ptr(i), value.at(i)) });
+        self.store_with(value).run()
     }
 
     /// `tl.store(pointers, value, mask)`: only the masked-in elements are written.
@@ -505,12 +513,7 @@ impl<'a, T: Element, S: StaticLayout, const N: usize> Pointers<'a, T, S, N> {
     /// ```
     #[inline(always)]
     pub fn store_masked(&self, value: impl Broadcast<T, S, N>, mask: impl Broadcast<bool, S, N>) {
-        for_each_index::<N>(|i| {
-            if mask.at(i) {
-                // SAFETY: masked-in pointers are valid (constructor contracts).
-                unsafe { T::write(self.ptr(i), value.at(i)) };
-            }
-        });
+        self.store_with(value).mask(mask).run()
     }
 }
 
@@ -531,7 +534,7 @@ pub struct NoMask;
 #[derive(Clone, Copy, Debug)]
 pub struct Masked<M>(pub M);
 
-/// The mask of a [`Load`]'s type state. Sealed.
+/// The mask of a [`Load`]'s or [`Store`]'s type state. Sealed.
 ///
 /// # Example
 /// ```
@@ -748,15 +751,17 @@ impl From<LayoutError> for TritonError {
 /// ```
 #[derive(Clone, Copy)]
 pub struct BlockPtr<'a, T, S, const N: usize, const R: usize> {
-    tensor: LayoutTensor<'a, T, Layout, Global, Full>,
-    offsets: [i64; R],
-    order: [usize; R],
+    /// The tensor's origin.
+    base: *mut T,
     /// The tensor's extent per dimension.
     ext: [i64; R],
-    /// The strides when every dimension is one leaf (then an offset is `sum g[k] * strides[k]`, as
-    /// the layout computes it, without walking the layout at run time).
-    flat: Option<[i64; R]>,
-    _s: PhantomData<S>,
+    /// The tensor's stride per dimension. Kept as `R` integers rather than a run-time `Layout`:
+    /// a layout value walked at run time lives in local memory in a kernel (a stack frame);
+    /// `R` strides stay in registers and an offset is `sum g[k] * strides[k]`.
+    strides: [i64; R],
+    offsets: [i64; R],
+    order: [usize; R],
+    _s: PhantomData<(&'a mut T, S)>,
 }
 
 /// `tl.make_block_ptr(base, shape, strides, offsets, block_shape, order)`: `block_shape` is the
@@ -785,20 +790,12 @@ pub unsafe fn make_block_ptr<'a, T: Element, S: StaticLayout, const N: usize, co
     offsets: [i64; R],
     order: [usize; R],
 ) -> Result<BlockPtr<'a, T, S, N, R>, TritonError> {
-    let l = Layout::new(IntTuple::from_slice(&shape)?, IntTuple::from_slice(&strides)?)?;
-    BlockPtr::from_parts(LayoutTensor::from_ptr(base, l), shape, Some(strides), offsets, order)
-}
-
-/// The modes' extents of a rank-`R` layout.
-fn extents<const R: usize>(l: &Layout) -> [i64; R] {
-    let m = l.modes();
-    let mut e = [0i64; R];
-    let mut k = 0;
-    while k < R {
-        e[k] = m.size[k];
-        k += 1;
+    for &e in &shape {
+        if e < 1 {
+            return Err(TritonError::Layout(LayoutError::NonPositiveShape { op: "make_block_ptr", value: e }));
+        }
     }
-    e
+    BlockPtr::from_parts(base, shape, strides, offsets, order)
 }
 
 /// One boundary check mask per dimension, from Triton's tuple of dimensions.
@@ -817,6 +814,10 @@ impl<'a, T: Element, S: StaticLayout, const N: usize, const R: usize> BlockPtr<'
     /// A block pointer into a tensor (its top-level modes are the dimensions; its layout gives
     /// the shape and strides).
     ///
+    /// # Errors
+    /// [`TritonError::Layout`] when a dimension is a nested mode (a block pointer has one stride
+    /// per dimension, as Triton's); [`TritonError::OrderNotPermutation`].
+    ///
     /// # Example
     /// ```
     /// use layout_tensor::{static_layout, LayoutTensor};
@@ -834,23 +835,20 @@ impl<'a, T: Element, S: StaticLayout, const N: usize, const R: usize> BlockPtr<'
         }
         let l = tensor.layout();
         assert!(l.rank() == R, "the tensor's rank must be R");
-        let ext = extents::<R>(&l);
-        let mut flat = None;
-        if l.shape().num_leaves() == R {
-            let mut st = [0i64; R];
-            st.copy_from_slice(l.stride().leaves());
-            flat = Some(st);
+        if l.shape().num_leaves() != R {
+            return Err(TritonError::Layout(LayoutError::InvalidArgument {
+                op: "BlockPtr::new",
+                condition: "every dimension must be a single mode (one stride per dimension)",
+                value: l.shape().num_leaves() as i64,
+            }));
         }
-        Self::from_parts(tensor, ext, flat, offsets, order)
+        let (mut ext, mut strides) = ([0i64; R], [0i64; R]);
+        ext.copy_from_slice(l.shape().leaves());
+        strides.copy_from_slice(l.stride().leaves());
+        Self::from_parts(tensor.elem_ptr(0), ext, strides, offsets, order)
     }
 
-    fn from_parts(
-        tensor: LayoutTensor<'a, T, Layout, Global, Full>,
-        ext: [i64; R],
-        flat: Option<[i64; R]>,
-        offsets: [i64; R],
-        order: [usize; R],
-    ) -> Result<Self, TritonError> {
+    fn from_parts(base: *mut T, ext: [i64; R], strides: [i64; R], offsets: [i64; R], order: [usize; R]) -> Result<Self, TritonError> {
         const {
             assert!(S::MODES.rank == R, "the block shape's rank must be the tensor's");
             assert!(S::SIZE == N, "N must be the size of the block");
@@ -862,7 +860,7 @@ impl<'a, T: Element, S: StaticLayout, const N: usize, const R: usize> BlockPtr<'
             }
             seen[o] = true;
         }
-        Ok(BlockPtr { tensor, offsets, order, ext, flat, _s: PhantomData })
+        Ok(BlockPtr { base, ext, strides, offsets, order, _s: PhantomData })
     }
 
     /// The block's offsets (its origin's coordinate in the tensor).
@@ -932,21 +930,22 @@ impl<'a, T: Element, S: StaticLayout, const N: usize, const R: usize> BlockPtr<'
         self.offset_of(self.offsets)
     }
 
-    /// The tensor layout's offset of a coordinate.
+    /// The tensor's offset of a coordinate.
     #[inline(always)]
     fn offset_of(&self, g: [i64; R]) -> isize {
-        match self.flat {
-            Some(st) => {
-                let mut o = 0i64;
-                let mut k = 0;
-                while k < R {
-                    o += g[k] * st[k];
-                    k += 1;
-                }
-                o as isize
-            }
-            None => self.tensor.offset_at(g),
+        let mut o = 0i64;
+        let mut k = 0;
+        while k < R {
+            o += g[k] * self.strides[k];
+            k += 1;
         }
+        o as isize
+    }
+
+    /// The address of a coordinate.
+    #[inline(always)]
+    fn ptr_of(&self, g: [i64; R]) -> *mut T {
+        self.base.wrapping_offset(self.offset_of(g))
     }
 
     /// Global coordinate of block element `i`, and whether it is inside the checked dimensions.
@@ -1013,7 +1012,7 @@ impl<'a, T: Element, S: StaticLayout, const N: usize, const R: usize> BlockPtr<'
             if ok {
                 // SAFETY: in bounds on the checked dimensions, in the block's memory on the others
                 // (make_block_ptr's contract).
-                unsafe { T::write(self.tensor.elem_ptr(self.offset_of(g)), frag_get(value, i)) };
+                unsafe { T::write(self.ptr_of(g), frag_get(value, i)) };
             }
         });
         Ok(())
@@ -1043,6 +1042,7 @@ pub struct Checked;
 /// ```
 /// use layout_tensor::triton::Float;
 /// assert!(f64::NAN_VALUE.is_nan());
+/// assert!(half::f16::NAN_VALUE.is_nan() && half::bf16::NAN_VALUE.is_nan());
 /// ```
 pub trait Float: Element {
     /// A NaN.
@@ -1053,6 +1053,12 @@ impl Float for f32 {
 }
 impl Float for f64 {
     const NAN_VALUE: Self = f64::NAN;
+}
+impl Float for half::f16 {
+    const NAN_VALUE: Self = half::f16::NAN;
+}
+impl Float for half::bf16 {
+    const NAN_VALUE: Self = half::bf16::NAN;
 }
 
 /// A block-pointer load being built (see [`BlockPtr::load`]).
@@ -1194,7 +1200,7 @@ impl<'p, 'a, T: Element, S: StaticLayout, const N: usize, const R: usize, St, C:
             let (g, ok) = self.ptr.element(i, &self.check, &ext);
             let v = if ok {
                 // SAFETY: make_block_ptr's contract.
-                unsafe { C::read(self.ptr.tensor.elem_ptr(self.ptr.offset_of(g)) as *const T, policy) }
+                unsafe { C::read(self.ptr.ptr_of(g) as *const T, policy) }
             } else {
                 self.pad
             };

@@ -1,8 +1,9 @@
 //! Triton semantics on the CPU: the seed's indirect load example against its torch-style reference,
 //! and properties of masked loads/stores and block pointers.
 
-use layout_tensor::triton::{get, make_block_ptr, tile_from_fn, Pointers};
+use layout_tensor::triton::{get, make_block_ptr, tile_from_fn, Cg, Cs, EvictFirst, EvictLast, EvictNormal, EvictionPolicy, NoCache, NoEviction, Pointers, StoreCacheModifier, Wb, Wt};
 use layout_tensor::{static_layout, Fragment, LayoutTensor, Static};
+use layout::Layout;
 use proptest::prelude::*;
 
 static_layout!(XTile = "4:1");
@@ -149,4 +150,48 @@ fn block_pointer_errors_are_clear() {
     assert_eq!(r.err(), Some(layout_tensor::triton::TritonError::OrderNotPermutation));
     let b = unsafe { make_block_ptr::<f32, B23, 6, 2>(x.as_mut_ptr(), [2, 2], [2, 1], [0, 0], [1, 0]) }.unwrap();
     assert_eq!(b.store(&Fragment::new(), &[2]).err(), Some(layout_tensor::triton::TritonError::BoundaryDimension(2)));
+}
+
+/// Stores every masked-in element with store cache operator `C` and eviction policy `E`.
+fn store_hinted<C: StoreCacheModifier, E: EvictionPolicy>(mask: [bool; 8], value: i32, c: C, e: E) -> [i32; 8] {
+    let mut x = [-7i32; 8];
+    let p = Pointers::<_, _, 8>::from_tensor(&LayoutTensor::new(&mut x, Static::<T8>::new()).unwrap());
+    let m = tile_from_fn::<bool, T8, 8, 1>(|[i]| mask[i as usize]);
+    p.store_with(value).mask(m).cache_modifier(c).eviction_policy(e).run();
+    x
+}
+
+proptest! {
+    /// `tl.store` with every store cache modifier and eviction policy writes exactly the
+    /// masked-in elements (the hints change caching, never the values).
+    #[test]
+    fn hinted_stores_write_exactly_the_mask(mask in prop::array::uniform8(any::<bool>()), value in any::<i32>()) {
+        let want: [i32; 8] = core::array::from_fn(|i| if mask[i] { value } else { -7 });
+        prop_assert_eq!(store_hinted(mask, value, NoCache, NoEviction), want);
+        prop_assert_eq!(store_hinted(mask, value, Wb, EvictLast), want);
+        prop_assert_eq!(store_hinted(mask, value, Cg, EvictFirst), want);
+        prop_assert_eq!(store_hinted(mask, value, Cs, EvictNormal), want);
+        prop_assert_eq!(store_hinted(mask, value, Wt, NoEviction), want);
+    }
+
+    /// Scalar (0-d) loads read the one element, or give `other` (zero without it) without reading
+    /// when masked out, even through a pointer past the end; scalar stores honour their mask.
+    #[test]
+    fn scalar_loads_and_stores(data in prop::collection::vec(any::<i64>(), 1..10), pick in 0usize..10, mask in any::<bool>(), other in any::<i64>()) {
+        let n = data.len();
+        let mut x = data.clone();
+        let t = LayoutTensor::new(&mut x, Layout::parse(&format!("{n}:1")).unwrap()).unwrap();
+        let inside = pick < n;
+        let p = unsafe { Pointers::scalar(&t, pick as isize) };
+        let m = mask && inside; // the kernel's bounds check
+        prop_assert_eq!(p.load().mask(m).other(other).run_scalar(), if m { data[pick] } else { other });
+        prop_assert_eq!(p.load().mask(m).cache_modifier(Cg).eviction_policy(EvictLast).run_scalar(), if m { data[pick] } else { 0 });
+        if inside {
+            prop_assert_eq!(p.load().volatile().run_scalar(), data[pick]);
+        }
+        p.store_with(other).mask(m).cache_modifier(Cs).run();
+        for (i, v) in x.iter().enumerate() {
+            prop_assert_eq!(*v, if m && i == pick { other } else { data[i] });
+        }
+    }
 }

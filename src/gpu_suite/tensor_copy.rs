@@ -1,7 +1,7 @@
-//! The `LayoutTensor` copy kernel (`kernels/src/tensor_copy.rs`) on the GPU: verified exactly against
-//! its input and timed next to a device-to-device `memcpy` of the same bytes.
+//! The `LayoutTensor` copy kernels (`kernels/src/tensor_copy.rs`, `kernels/src/copy_async.rs`) on the
+//! GPU: verified exactly against CPU references, the copy timed next to a device-to-device `memcpy`.
 
-use host::{DeviceBuffer, Gpu, LaunchConfig, Module};
+use host::{DeviceBuffer, Gpu, LaunchConfig, Module, TmaOobFill, TmaSwizzle};
 
 use super::{expect_eq, fail, fresh_seed, random_f32, time_median, Bench, Check, Figure};
 use crate::tensor_copy_layouts::{COLS, ODD_COLS, ODD_ROWS, ROWS, THREADS, TILE_COLS, TILE_ROWS, T_COLS, T_ROWS};
@@ -12,6 +12,10 @@ pub fn checks() -> Vec<Check> {
         Check { name: "tensor/tensor_copy_masked_f32 1000x1000 (partial tiles)", run: check_masked },
         Check { name: "tensor/tensor_copy_f32_raw 8192x8192 (raw-pointer twin)", run: check_raw },
         Check { name: "tensor/tensor_transpose_f32 1024x2048 (shared tile)", run: check_transpose },
+        Check { name: "tensor/mojo_copy_from_async_f32 128x128 (seed example)", run: check_mojo_copy_from_async },
+        Check { name: "tensor/copy_async_zero_fill_f32 98x70 (cp.async zero-fill)", run: check_copy_async_zero_fill },
+        Check { name: "tensor/tiled_copy_async_f32 1024x512 (thread-value tiled copy, cp.async)", run: check_tiled_copy_async },
+        Check { name: "tensor/tma_tile_load_f32 197x96 (load_tma, 128-byte swizzle, zero fill)", run: check_tma_tile_load },
     ]
 }
 
@@ -101,6 +105,78 @@ pub fn check_transpose(gpu: &Gpu, module: &Module) -> Result<(), String> {
     let cfg = LaunchConfig { grid: ((n / 32) as u32, (m / 32) as u32, 1), block: (THREADS, 1, 1), shared_mem_bytes: 0 };
     unsafe { gpu.launch(&k, cfg).arg(&src).arg(&dst).run() }.map_err(fail("launch"))?;
     expect_eq("tensor transpose", &gpu.download(&dst).map_err(fail("download"))?, &want)
+}
+
+/// The Mojo seed's `copy_from_async` example (`kernels/src/copy_async.rs`): the 128 x 128 tensor,
+/// filled with random data (the async copies load it; the seed starts from zeros), must end with
+/// `tensor[i] == i`, the seed's own check.
+pub fn check_mojo_copy_from_async(gpu: &Gpu, module: &Module) -> Result<(), String> {
+    let n = 128 * 128;
+    let tensor = gpu.upload(&random_f32(fresh_seed(), n)).map_err(fail("upload"))?;
+    let k = module.kernel("mojo_copy_from_async_f32").map_err(fail("kernel"))?;
+    let cfg = LaunchConfig { grid: (8, 8, 1), block: (16, 16, 1), shared_mem_bytes: 0 };
+    unsafe { gpu.launch(&k, cfg).arg(&tensor).run() }.map_err(fail("launch"))?;
+    let want: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    expect_eq("copy_from_async example", &gpu.download(&tensor).map_err(fail("download"))?, &want)
+}
+
+/// `copy_async_zero_fill_f32`: the 98 x 70 column-major matrix with leading dimension 100 (its
+/// rows 98, 99 hold a sentinel that must not be copied) staged by 16 x 16 tiles into the 112 x 80
+/// output (poisoned): equal to the input inside, zero everywhere else.
+pub fn check_copy_async_zero_fill(gpu: &Gpu, module: &Module) -> Result<(), String> {
+    // The sizes of the kernel's static layouts `StagedInput` and `StagedOutput`.
+    let (rows, cols, ld, out_rows, out_cols) = (98, 70, 100, 112, 80);
+    let mut data = random_f32(fresh_seed(), ld * cols);
+    for c in 0..cols {
+        data[c * ld + rows..(c + 1) * ld].fill(7.0);
+    }
+    let mut want = vec![0f32; out_rows * out_cols];
+    for c in 0..cols {
+        want[c * out_rows..c * out_rows + rows].copy_from_slice(&data[c * ld..c * ld + rows]);
+    }
+    let src = gpu.upload(&data).map_err(fail("upload"))?;
+    let mut dst = gpu.alloc::<f32>(out_rows * out_cols).map_err(fail("alloc"))?;
+    gpu.memset(&mut dst, 0xff).map_err(fail("poison"))?;
+    let k = module.kernel("copy_async_zero_fill_f32").map_err(fail("kernel"))?;
+    let cfg = LaunchConfig { grid: ((out_rows / 16) as u32, (out_cols / 16) as u32, 1), block: (64, 1, 1), shared_mem_bytes: 0 };
+    unsafe { gpu.launch(&k, cfg).arg(&src).arg(&dst).run() }.map_err(fail("launch"))?;
+    expect_eq("cp.async zero-fill staging", &gpu.download(&dst).map_err(fail("download"))?, &want)
+}
+
+/// `tiled_copy_async_f32`: a fresh random 1024 x 512 matrix copied through shared memory by the
+/// thread-value tiled copy (output poisoned) equals its input.
+pub fn check_tiled_copy_async(gpu: &Gpu, module: &Module) -> Result<(), String> {
+    // The kernel's static layouts: `TvMatrix` (1024 x 512), tiles `TvTile` (128 x 8).
+    let (rows, cols) = (1024, 512);
+    let data = random_f32(fresh_seed(), rows * cols);
+    let src = gpu.upload(&data).map_err(fail("upload"))?;
+    let mut dst = gpu.alloc::<f32>(rows * cols).map_err(fail("alloc"))?;
+    gpu.memset(&mut dst, 0xff).map_err(fail("poison"))?;
+    let k = module.kernel("tiled_copy_async_f32").map_err(fail("kernel"))?;
+    let cfg = LaunchConfig { grid: ((rows / 128) as u32, (cols / 8) as u32, 1), block: (256, 1, 1), shared_mem_bytes: 0 };
+    unsafe { gpu.launch(&k, cfg).arg(&src).arg(&dst).run() }.map_err(fail("launch"))?;
+    expect_eq("thread-value tiled copy", &gpu.download(&dst).map_err(fail("download"))?, &data)
+}
+
+/// `tma_tile_load_f32`: a fresh random 197 x 96 row-major matrix loaded by 32 x 8 TMA boxes
+/// (128-byte swizzle, zero fill) and read back through the swizzled view into a poisoned 200 x 96
+/// output: the matrix, then zeros in rows 197..200.
+pub fn check_tma_tile_load(gpu: &Gpu, module: &Module) -> Result<(), String> {
+    // The kernel's static layouts: boxes `TmaBox` (32 x 8), output `TmaOut` (200 rows of 96).
+    let (rows, cols, out_rows) = (197usize, 96usize, 200usize);
+    let data = random_f32(fresh_seed(), rows * cols);
+    let mut want = data.clone();
+    want.resize(out_rows * cols, 0.0);
+    let src = gpu.upload(&data).map_err(fail("upload"))?;
+    let global = layout::Layout::parse("(96,197):(1,96)").map_err(fail("layout"))?;
+    let map = gpu.tensor_map(&src, global, &[32, 8], TmaSwizzle::B128, TmaOobFill::Zero).map_err(fail("tensor_map"))?;
+    let desc = gpu.upload_tensor_map(&map).map_err(fail("upload_tensor_map"))?;
+    let mut out = gpu.alloc::<f32>(out_rows * cols).map_err(fail("alloc"))?;
+    gpu.memset(&mut out, 0xff).map_err(fail("poison"))?;
+    let k = module.kernel("tma_tile_load_f32").map_err(fail("kernel"))?;
+    let cfg = LaunchConfig { grid: ((cols / 32) as u32, (out_rows / 8) as u32, 1), block: (256, 1, 1), shared_mem_bytes: 0 };
+    unsafe { gpu.launch(&k, cfg).arg(&desc).arg(&out).run() }.map_err(fail("launch"))?;
+    expect_eq("TMA box load through LayoutTensor", &gpu.download(&out).map_err(fail("download"))?, &want)
 }
 
 /// Bandwidth in TB/s of moving `bytes` (read + written) in `ms`.

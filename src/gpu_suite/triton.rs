@@ -17,6 +17,7 @@ pub fn checks() -> Vec<Check> {
         Check { name: "triton/ldst_indirect_07 (seed indirect load, torch reference)", run: check_indirect },
         Check { name: "triton/masked_copy_f32 (mask, other, .cg, evict_first)", run: check_masked_copy },
         Check { name: "triton/block_pad_f32 (block pointers, boundary_check, NaN padding)", run: check_block_pad },
+        Check { name: "triton/scalar_affine_f32 (0-d loads, masked scalar, .cs + evict_first store)", run: check_scalar_affine },
     ]
 }
 
@@ -83,4 +84,29 @@ pub fn check_block_pad(gpu: &Gpu, module: &Module) -> Result<(), String> {
     unsafe { gpu.launch(&k, cfg).arg(&d_src).arg(&dst).arg(&r64).arg(&c64).arg(&dc64).run() }.map_err(fail("launch"))?;
     let got: Vec<u32> = gpu.download(&dst).map_err(fail("download"))?.iter().map(|v| v.to_bits()).collect();
     expect_eq("triton block pad (bits)", &got, &want)
+}
+
+/// `triton_scalar_affine_f32` over `n = 100_003` floats into a poisoned buffer with 1021 more:
+/// `src * scale + bias` below `n` (bias from the second scalar), the poison untouched beyond; then
+/// again with a one-element `params` and the bias masked out: `src * scale`.
+pub fn check_scalar_affine(gpu: &Gpu, module: &Module) -> Result<(), String> {
+    let n = 100_003usize;
+    let grid = n.div_ceil(1024);
+    let src = random_f32(fresh_seed(), n);
+    let d_src = gpu.upload(&src).map_err(fail("upload"))?;
+    let k = module.kernel("triton_scalar_affine_f32").map_err(fail("kernel"))?;
+    let cfg = LaunchConfig { grid: (grid as u32, 1, 1), block: (256, 1, 1), shared_mem_bytes: 0 };
+    let n64 = n as i64;
+    for (params, has_bias) in [(vec![1.5f32, -0.25], 1i32), (vec![-2.0f32], 0)] {
+        let bias = if has_bias != 0 { params[1] } else { 0.0 };
+        let mut want: Vec<u32> = src.iter().map(|x| (x * params[0] + bias).to_bits()).collect();
+        want.resize(grid * 1024, u32::MAX);
+        let d_params = gpu.upload(&params).map_err(fail("upload params"))?;
+        let mut dst = gpu.alloc::<f32>(grid * 1024).map_err(fail("alloc"))?;
+        gpu.memset(&mut dst, 0xff).map_err(fail("poison"))?;
+        unsafe { gpu.launch(&k, cfg).arg(&d_src).arg(&dst).arg(&d_params).arg(&has_bias).arg(&n64).run() }.map_err(fail("launch"))?;
+        let got: Vec<u32> = gpu.download(&dst).map_err(fail("download"))?.iter().map(|v| v.to_bits()).collect();
+        expect_eq(if has_bias != 0 { "scalar affine (bias)" } else { "scalar affine (bias masked out)" }, &got, &want)?;
+    }
+    Ok(())
 }
