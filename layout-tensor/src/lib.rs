@@ -72,7 +72,6 @@
 #[cfg(not(target_arch = "nvptx64"))]
 extern crate std;
 
-pub use half;
 pub use layout;
 /// The `half` crate, whose [`half::f16`] and [`half::bf16`] are [`Element`]s (re-exported so that
 /// kernels and the host name the same types).
