@@ -251,11 +251,11 @@ fn check_index(i: usize, size: usize) {
     debug_assert!(i < size, "index out of the tensor");
 }
 
-/// Offset of a per-mode coordinate (one 1-D coordinate per top-level mode).
+/// Offset of a per-mode coordinate (one 1-D coordinate per top-level mode), checked on the host
+/// (see [`out_of_bounds`]).
 #[inline(always)]
 #[track_caller]
 pub(crate) fn coord_offset(l: &Layout, m: &Modes, coord: &[i64]) -> i64 {
-    debug_assert!(coord.len() == m.rank, "a coordinate needs one entry per top-level mode");
     #[cfg(not(target_arch = "nvptx64"))]
     for (k, &c) in coord.iter().enumerate() {
         let extent: i64 = l.shape().leaves()[m.start[k]..m.start[k + 1]].iter().product();
@@ -263,6 +263,14 @@ pub(crate) fn coord_offset(l: &Layout, m: &Modes, coord: &[i64]) -> i64 {
             out_of_bounds(format_args!("coordinate {coord:?}: mode {k} has extent {extent} (layout {l})"));
         }
     }
+    coord_offset_unchecked(l, m, coord)
+}
+
+/// [`coord_offset`] without the host check, for coordinates that may lie past the layout on
+/// purpose (a masked tile past the tensor's end is empty, like a Triton program past the end).
+#[inline(always)]
+pub(crate) fn coord_offset_unchecked(l: &Layout, m: &Modes, coord: &[i64]) -> i64 {
+    debug_assert!(coord.len() == m.rank, "a coordinate needs one entry per top-level mode");
     let mut r = 0;
     let mut k = 0;
     while k < coord.len() {

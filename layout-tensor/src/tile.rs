@@ -6,7 +6,7 @@ use layout::{Layout, LayoutError};
 
 use crate::mask::{Clip, Full};
 use crate::static_layout::{divide_by_shape, LayoutSource, Modes, Static, StaticLayout, TileOf, TileRest};
-use crate::tensor::{coord_offset, AddressSpace, Element, LayoutTensor};
+use crate::tensor::{coord_offset, coord_offset_unchecked, AddressSpace, Element, LayoutTensor};
 
 /// `a` with each top-level mode `k` rounded up to a multiple of mode `k` of `tile` (same stride):
 /// the layout a partial tiling divides. A nested mode must already be a multiple.
@@ -100,7 +100,8 @@ impl<'a, T: Element, S: StaticLayout, A: AddressSpace> LayoutTensor<'a, T, Stati
         self,
         coord: [i64; R],
     ) -> LayoutTensor<'a, T, Static<TileOf<Padded<S, Tl>, Tl>>, A, Clip<R>> {
-        let off = coord_offset(&TileRest::<Padded<S, Tl>, Tl>::LAYOUT, &TileRest::<Padded<S, Tl>, Tl>::MODES, &coord);
+        // A tile past the tensor is empty (all masked): its coordinate may lie past the tile grid.
+        let off = coord_offset_unchecked(&TileRest::<Padded<S, Tl>, Tl>::LAYOUT, &TileRest::<Padded<S, Tl>, Tl>::MODES, &coord);
         let bounds = clip(&S::MODES, &Tl::MODES, &coord);
         Self::rebuild(self.ptr, self.moved(off), Static::new(), bounds)
     }
@@ -195,7 +196,7 @@ impl<'a, T: Element, A: AddressSpace> LayoutTensor<'a, T, Layout, A, Full> {
         if m.rank != R || tile.rank() != R {
             return Err(LayoutError::RankMismatch { op: "tile_masked", expected: m.rank, found: R });
         }
-        let off = coord_offset(&rest, &m, &coord);
+        let off = coord_offset_unchecked(&rest, &m, &coord);
         let bounds = clip(&Modes::of(l), &Modes::of(tile), &coord);
         Ok(Self::rebuild(self.ptr, self.moved(off), z.mode(0)?, bounds))
     }
