@@ -12,6 +12,7 @@ cargo build --release --bin gpu_suite --bin demo
 rm -rf gpu-bundle && mkdir -p gpu-bundle/ptx
 cp target/release/gpu_suite target/release/demo gpu-bundle/
 cp target/ptx/*.ptx gpu-bundle/ptx/
+cp -r bench/peers bench/report.py gpu-bundle/
 cat > gpu-bundle/run.sh <<'RUN'
 #!/usr/bin/env bash
 # Runs the whole GPU suite: checks, benchmarks, demo; optionally compute-sanitizer (SANITIZE=1).
@@ -22,6 +23,19 @@ mkdir -p "$out"
 status=0
 "$here/demo" | tee "$out/demo.txt" || status=1
 "$here/gpu_suite" --json "$out/results.json" | tee "$out/suite.txt" || status=1
+# The peers, in the same run on the same GPU: torch and Triton (Python), CUB (nvcc); then the
+# report (table, bench.json, copy_bandwidth.svg). PEERS=0 skips them.
+if [ "${PEERS:-1}" = 1 ]; then
+  python3 "$here/peers/torch_triton_peers.py" > "$out/peers.json" 2> "$out/peers.err" \
+    || { echo "torch/triton peers failed:"; tail -5 "$out/peers.err"; }
+  nvcc_bin="$(command -v nvcc || ls /usr/local/cuda*/bin/nvcc 2>/dev/null | head -1)"
+  if [ -n "$nvcc_bin" ] && "$nvcc_bin" -O3 -std=c++17 -arch=sm_90 "$here/peers/cub_peers.cu" -o "$out/cub_peers" 2> "$out/cub.err"; then
+    "$out/cub_peers" > "$out/cub.json" 2>> "$out/cub.err" || { echo "CUB peers failed:"; tail -5 "$out/cub.err"; }
+  else
+    echo "nvcc not found or the CUB peers did not compile:"; tail -5 "$out/cub.err" 2>/dev/null
+  fi
+  python3 "$here/report.py" "$out/results.json" "$out/peers.json" "$out/cub.json" "$out" | tee "$out/report.txt"
+fi
 if [ "${SANITIZE:-0}" = 1 ]; then
   san="$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)"
   if [ -z "$san" ]; then

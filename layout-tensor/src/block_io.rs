@@ -29,10 +29,12 @@
 //! time, per call); guarded calls with a partial tile use the direct path too.
 //!
 //! ## Shared memory without bank conflicts
-//! The staging storage is the tile through [`padded_storage`]: offset `j` lives at `j + j / 32`
-//! (one element of padding per 32), so that both the striped writes (consecutive threads,
-//! consecutive offsets) and the blocked reads (stride `I`) of 4-byte items hit 32 different banks
-//! for every `I`. Its length is [`BlockLoad::STORAGE_LEN`], a compile-time constant: declare it
+//! The staging storage is the tile through [`padded_storage`]: for an even `I`, offset `j` lives at
+//! `j + j / 32` (one element of padding per 32); for an odd `I` at `j` (stride `I` is then already
+//! coprime with the 32 banks, and padding would add conflicts). Both the striped writes
+//! (consecutive threads, consecutive offsets) and the blocked reads (stride `I`) of 4-byte items
+//! then hit 32 different banks, for every `I` (a unit test checks `I` = 1 to 16 for blocks of whole
+//! warps). Its length is [`BlockLoad::STORAGE_LEN`], a compile-time constant: declare it
 //! with [`block_storage!`](crate::block_storage) (a [`shared_array!`](crate::shared_array)).
 //!
 //! **Reuse**: the same storage may serve several calls (or be aliased with other shared data)
@@ -200,23 +202,30 @@ pub const fn warp_striped(threads: usize, items: usize) -> Result<Layout, Layout
     make_layout(&[tri!(Layout::int(items as i64, 32)), tri!(lanes)])
 }
 
-/// The padded staging layout of an `n`-element tile: `(32, ceil(n/32)):(1, 33)`, offset `j` at
-/// `j + j / 32`.
+/// The staging layout of an `n`-element tile of `items` per thread: for an even `items`,
+/// `(32, ceil(n/32)):(1, 33)` (offset `j` at `j + j / 32`); for an odd one, `n:1`.
 ///
 /// ```
-/// let l = layout_tensor::block_io::padded_storage(100).unwrap();
+/// let l = layout_tensor::block_io::padded_storage(100, 4).unwrap();
 /// assert_eq!(l.to_string(), "(32,4):(1,33)");
 /// assert_eq!(l.call(40), 41);
+/// assert_eq!(layout_tensor::block_io::padded_storage(99, 3).unwrap().to_string(), "99:1");
 /// ```
-pub const fn padded_storage(n: usize) -> Result<Layout, LayoutError> {
-    let rows = if n == 0 { 1 } else { n.div_ceil(32) };
-    make_layout(&[tri!(Layout::int(32, 1)), tri!(Layout::int(rows as i64, 33))])
+pub const fn padded_storage(n: usize, items: usize) -> Result<Layout, LayoutError> {
+    let n = if n == 0 { 1 } else { n };
+    if items % 2 == 1 {
+        return Layout::int(n as i64, 1);
+    }
+    make_layout(&[tri!(Layout::int(32, 1)), tri!(Layout::int(n.div_ceil(32) as i64, 33))])
 }
 
-
-/// The elements of staging storage a tile of `n` elements needs ([`padded_storage`]'s cosize).
-const fn padded_len(n: usize) -> usize {
-    n + n.div_ceil(32)
+/// The elements of staging storage a tile of `n` elements of `items` per thread needs.
+const fn padded_len(n: usize, items: usize) -> usize {
+    if items % 2 == 1 {
+        n
+    } else {
+        n + n.div_ceil(32)
+    }
 }
 
 /// Unwraps a layout built from checked parameters in a `const` (the checks ran before).
@@ -294,10 +303,10 @@ impl<T: BlockItem, M: Method, G: Group, const I: usize> Coop<T, M, G, I> {
     const EXCHANGES: bool = matches!(M::KIND, Kind::Transpose | Kind::WarpTranspose | Kind::WarpTransposeTimesliced);
     const STORAGE_LEN: usize = match M::KIND {
         Kind::Direct | Kind::Striped | Kind::Vectorize => 0,
-        Kind::Transpose | Kind::WarpTranspose => padded_len(Self::TILE),
-        Kind::WarpTransposeTimesliced => padded_len(32 * I),
+        Kind::Transpose | Kind::WarpTranspose => padded_len(Self::TILE, I),
+        Kind::WarpTransposeTimesliced => padded_len(32 * I, I),
     };
-    const PAD: Layout = must(padded_storage(Self::TILE));
+    const PAD: Layout = must(padded_storage(Self::TILE, I));
     /// Vector bytes of the vectorized path (0: none).
     const VECTOR: usize = {
         let bytes = I * core::mem::size_of::<T>();
@@ -630,7 +639,7 @@ impl<T: BlockItem, M: Method, const I: usize, const W: usize> WarpLoad<T, M, I, 
     /// Elements of temporary storage per logical warp.
     pub const STORAGE_LEN: usize = match M::KIND {
         Kind::Direct | Kind::Striped | Kind::Vectorize => 0,
-        _ => padded_len(W * I),
+        _ => padded_len(W * I, I),
     };
 
     /// The (zero-sized) warp loader.
@@ -738,7 +747,7 @@ impl<M: Method> Method for WarpMethod<M> {
 ///
 /// ```
 /// use layout_tensor::block_io::{method, BlockLoad, Storage};
-/// assert_eq!(<BlockLoad<u8, method::Transpose, 32, 1> as Storage>::STORAGE_LEN, 33);
+/// assert_eq!(<BlockLoad<u8, method::Transpose, 32, 1> as Storage>::STORAGE_LEN, 32); // odd items: no padding
 /// ```
 pub trait Storage {
     /// The element type.
@@ -804,7 +813,7 @@ mod tests {
     fn padded_storage_has_no_bank_conflicts_for_blocked_reads_and_striped_writes() {
         for items in [1usize, 2, 3, 4, 7, 8, 16] {
             let threads = 256;
-            let pad = padded_storage(threads * items).unwrap();
+            let pad = padded_storage(threads * items, items).unwrap();
             let (b, s) = (blocked(threads, items).unwrap(), striped(threads, items).unwrap());
             for warp in 0..threads / 32 {
                 for i in 0..items {

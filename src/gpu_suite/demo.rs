@@ -19,6 +19,7 @@ pub fn benches() -> Vec<Bench> {
     vec![
         Bench { name: "demo/copy 2^26 f32", run: |g, m| bench_copy(g, m, 1 << 26) },
         Bench { name: "demo/transpose 8192x8192 f32", run: |g, m| bench_transpose(g, m, 8192, 8192) },
+        Bench { name: "copy/sweep 2^20..2^28 B", run: bench_copy_sweep },
     ]
 }
 
@@ -90,6 +91,23 @@ pub fn bench_copy(gpu: &Gpu, module: &Module, n: usize) -> Result<Vec<Figure>, S
         Figure { what: "memcpy DtoD".into(), value: tbps(bytes, peer), unit: "TB/s" },
         Figure { what: "copy / memcpy".into(), value: peer as f64 / ours as f64 * 100.0, unit: "%" },
     ])
+}
+
+/// The tiled copy against memcpy for arrays of 2^20, 2^22, ..., 2^28 bytes (the bandwidth-against-
+/// size plot of the benchmark report); figures `tiled_copy_f32x4 2^k B` and `memcpy 2^k B`.
+pub fn bench_copy_sweep(gpu: &Gpu, module: &Module) -> Result<Vec<Figure>, String> {
+    let mut figures = Vec::new();
+    for log in (20..=28).step_by(2) {
+        let n = (1usize << log) / 4;
+        check_copy(gpu, module, n)?;
+        let src = gpu.upload(&random_f32(fresh_seed(), n)).map_err(fail("upload"))?;
+        let mut dst = gpu.alloc::<f32>(n).map_err(fail("alloc"))?;
+        let ours = time_median(gpu, 3, 20, || launch_copy(gpu, module, &src, &dst))?;
+        let peer = memcpy_ms(gpu, &src, &mut dst)?;
+        figures.push(Figure { what: format!("tiled_copy_f32x4 2^{log} B"), value: tbps(2 * n * 4, ours), unit: "TB/s" });
+        figures.push(Figure { what: format!("memcpy 2^{log} B"), value: tbps(2 * n * 4, peer), unit: "TB/s" });
+    }
+    Ok(figures)
 }
 
 pub fn bench_transpose(gpu: &Gpu, module: &Module, m: usize, n: usize) -> Result<Vec<Figure>, String> {
