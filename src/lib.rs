@@ -50,21 +50,13 @@ pub const KERNELS_SM90A_PTX: &str = include_str!(env!("KERNELS_SM90A_PTX"));
 
 pub mod banks;
 pub mod batch;
-/// The sizes of the cuTile-style copy kernel: the very file `kernels/` compiles
-/// (`kernels/src/cutile_sizes.rs`).
-#[path = "../kernels/src/cutile_sizes.rs"]
-pub mod cutile_sizes;
-/// The demo kernels' layouts: the very file `kernels/` compiles (`kernels/src/demo_layouts.rs`).
-#[path = "../kernels/src/demo_layouts.rs"]
-pub mod demo_layouts;
+/// The sizes of the cuTile-style copy kernel, the demo kernels' layouts and the layouts of the
+/// `LayoutTensor` copy kernel: the device crate's own modules (compiled for the host too).
+pub use kernels::{cutile_sizes, demo_layouts, tensor_copy_layouts};
 pub mod expr;
 pub mod gpu_suite;
 pub mod svg;
-/// The layouts of the `LayoutTensor` copy kernel: the very file `kernels/` compiles
-/// (`kernels/src/tensor_copy_layouts.rs`).
-#[path = "../kernels/src/tensor_copy_layouts.rs"]
-pub mod tensor_copy_layouts;
 pub mod tile;
 
-// Link the device crate compiled for the host: its kernels register with the CPU backend.
-extern crate kernels;
+// The device crate compiled for the host is linked (through the re-exports above): its kernels
+// register with the CPU backend.

@@ -6,7 +6,7 @@
 //! loads `input[b * TILE ..]` with the method, then stores the registers to the same tile of
 //! `output` with the same method (a load-store round trip, as rocPRIM's and CUB's benchmarks do).
 
-use layout::Layout;
+use crate::demo_layouts::{TRANSPOSE_SMEM, TRANSPOSE_SMEM_FLOATS};
 use layout_tensor::block_io::{method, BlockLoad};
 use layout_tensor::block_reduce::BlockReduce;
 use layout_tensor::device::atomics::{fetch_add, Gpu, Relaxed};
@@ -71,37 +71,40 @@ kernel! {
     }
 }
 
-/// The bf16 transpose's shared tile: 64 x 64 two-byte elements, rows padded to 65 so that the
-/// column reads of the store phase hit distinct banks.
-pub const TRANSPOSE_BF16_SMEM: Layout = layout::unwrap!(Layout::parse("(64,64):(65,1)"));
-
 kernel! {
-    /// `dst = src^T` for an `m x n` row-major matrix of bf16 (as `u16` bits), `m` and `n`
-    /// multiples of 64; block `(32, 8)`, grid `(n / 64, m / 64)`. Each thread moves pairs of
-    /// elements as 32-bit words in both directions; the tile is staged in shared memory through
-    /// [`TRANSPOSE_BF16_SMEM`].
+    /// `dst = src^T` for an `m x n` row-major matrix of bf16 (as `u16` bits, moved as 32-bit
+    /// pairs), `m` and `n` multiples of 64; block `(32, 8)`, grid `(n / 64, m / 64)`.
+    ///
+    /// The 64 x 64 tile is a 32 x 32 grid of 2 x 2 cells. A thread loads a cell as two pairs (rows
+    /// `2R`, `2R+1` of columns `2C`, `2C+1`), transposes it in registers into the pair of output row
+    /// `2C` and the pair of output row `2C+1`, and stages both in two 32 x 33 tiles of 32-bit words
+    /// through [`TRANSPOSE_SMEM`] (the f32 transpose's padded layout), transposing the cell grid;
+    /// after the barrier each thread writes whole 32-bit pairs of output rows. Every global access
+    /// is a coalesced 128-byte row per warp, every shared access conflict-free.
     pub fn transpose_bf16(src: *const u32, dst: *mut u32, m: u32, n: u32) {
-        let tile = shared_array!(TRANSPOSE_BF16_TILE: [u16; TRANSPOSE_BF16_SMEM.cosize() as usize], align 16);
+        let even = shared_array!(TRANSPOSE_BF16_EVEN: [u32; TRANSPOSE_SMEM_FLOATS], align 16);
+        let odd = shared_array!(TRANSPOSE_BF16_ODD: [u32; TRANSPOSE_SMEM_FLOATS], align 16);
         let (tx, ty) = (thread_idx_x() as usize, thread_idx_y() as usize);
         let (r0, c0) = (block_idx_y() as usize * 64, block_idx_x() as usize * 64);
-        let (m, n) = (m as usize, n as usize);
+        let (m2, n2) = (m as usize / 2, n as usize / 2); // row lengths in pairs
         let mut k = 0;
-        while k < 8 {
-            let r = ty + 8 * k;
-            let pair = *src.add(((r0 + r) * n + c0) / 2 + tx);
-            tile.write(TRANSPOSE_BF16_SMEM.call((r + 64 * (2 * tx)) as i64) as usize, pair as u16);
-            tile.write(TRANSPOSE_BF16_SMEM.call((r + 64 * (2 * tx + 1)) as i64) as usize, (pair >> 16) as u16);
+        while k < 4 {
+            let (row, col) = (ty + 8 * k, tx); // cell (R, C) = (row, col)
+            let a = *src.add((r0 + 2 * row) * n2 + c0 / 2 + col);
+            let b = *src.add((r0 + 2 * row + 1) * n2 + c0 / 2 + col);
+            // Output row 2C holds (x[2R][2C], x[2R+1][2C]), row 2C+1 (x[2R][2C+1], x[2R+1][2C+1]).
+            let cell = TRANSPOSE_SMEM.call((col + 32 * row) as i64) as usize;
+            even.write(cell, (a & 0xffff) | (b << 16));
+            odd.write(cell, (a >> 16) | (b & 0xffff_0000));
             k += 1;
         }
         sync_threads();
         k = 0;
-        while k < 8 {
-            // Row c of the output tile is column c of the input tile: output columns 2tx, 2tx+1
-            // are input rows 2tx, 2tx+1.
-            let c = ty + 8 * k;
-            let lo = tile.read(TRANSPOSE_BF16_SMEM.call((2 * tx + 64 * c) as i64) as usize) as u32;
-            let hi = tile.read(TRANSPOSE_BF16_SMEM.call((2 * tx + 1 + 64 * c) as i64) as usize) as u32;
-            *dst.add(((c0 + c) * m + r0) / 2 + tx) = lo | hi << 16;
+        while k < 4 {
+            let (c, r) = (ty + 8 * k, tx); // output cell row c (rows 2c, 2c+1), pair column r
+            let cell = TRANSPOSE_SMEM.call((c + 32 * r) as i64) as usize;
+            *dst.add((c0 + 2 * c) * m2 + r0 / 2 + r) = even.read(cell);
+            *dst.add((c0 + 2 * c + 1) * m2 + r0 / 2 + r) = odd.read(cell);
             k += 1;
         }
     }

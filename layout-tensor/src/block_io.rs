@@ -26,7 +26,8 @@
 //! [`Vectorize`](method::Vectorize) falls back to [`Direct`](method::Direct), exactly as the seed
 //! (rocPRIM) says, when `ITEMS` is odd, when `T` is not a primitive type
 //! ([`BlockItem::VECTORIZABLE`]), or when the input is not aligned to the vector (checked at run
-//! time, per call); guarded calls with a partial tile use the direct path too.
+//! time, per call); guarded calls with a partial tile use the direct path too. Inputs and outputs
+//! are in global memory (the vectorized path uses `ld.global`/`st.global`).
 //!
 //! ## Shared memory without bank conflicts
 //! The staging storage is the tile through [`padded_storage`]: for an even `I`, offset `j` lives at
@@ -338,7 +339,7 @@ impl<T: BlockItem, M: Method, G: Group, const I: usize> Coop<T, M, G, I> {
     #[inline(always)]
     unsafe fn read(input: *const T, items: &mut [T; I], rank: usize, guard: Option<(usize, T)>) {
         if Self::VECTOR != 0 && guard.map(|(v, _)| v >= Self::TILE).unwrap_or(true) && input as usize % Self::VECTOR == 0 {
-            return vector_copy::<T, I>(input.add(rank * I) as *const u8, items.as_mut_ptr() as *mut u8, Self::VECTOR, true);
+            return vector_copy::<T, I>(input.add(rank * I) as *mut u8, items.as_mut_ptr() as *mut u8, Self::VECTOR, true);
         }
         let mut i = 0;
         while i < I {
@@ -355,7 +356,7 @@ impl<T: BlockItem, M: Method, G: Group, const I: usize> Coop<T, M, G, I> {
     #[inline(always)]
     unsafe fn write(output: *mut T, items: &[T; I], rank: usize, valid: Option<usize>) {
         if Self::VECTOR != 0 && valid.map(|v| v >= Self::TILE).unwrap_or(true) && output as usize % Self::VECTOR == 0 {
-            return vector_copy::<T, I>(items.as_ptr() as *const u8, output.add(rank * I) as *mut u8, Self::VECTOR, false);
+            return vector_copy::<T, I>(output.add(rank * I) as *mut u8, items.as_ptr() as *mut u8, Self::VECTOR, false);
         }
         let mut i = 0;
         while i < I {
@@ -444,34 +445,40 @@ impl<T: BlockItem, M: Method, G: Group, const I: usize> Coop<T, M, G, I> {
     }
 }
 
-/// Copies the `I` items of one thread in vectors of `v` bytes between memory (aligned to `v`,
-/// checked by the caller) and registers (aligned for `T` only): `to_registers` says which side
-/// `src` is.
+/// Copies the `I` items of one thread in vectors of `v` bytes between global memory `mem` (aligned
+/// to `v`, checked by the caller) and registers `regs` (aligned for `T` only), towards the
+/// registers if `load`. The global side goes through [`memory::load`]/[`memory::store`] (single
+/// `ld/st.global.v4` etc.): plain pointer reads here would let the optimizer merge the vector path
+/// with the element-wise fallback into scalar loads.
 #[inline(always)]
-unsafe fn vector_copy<T, const I: usize>(src: *const u8, dst: *mut u8, v: usize, to_registers: bool) {
-    macro_rules! chunks {
-        ($v:ty) => {{
-            let bytes = I * core::mem::size_of::<T>();
-            let mut k = 0;
-            while k < bytes {
-                let (s, d) = (src.add(k) as *const $v, dst.add(k) as *mut $v);
-                if to_registers {
-                    core::ptr::write_unaligned(d, core::ptr::read(s));
-                } else {
-                    core::ptr::write(d, core::ptr::read_unaligned(s));
-                }
-                k += core::mem::size_of::<$v>();
+unsafe fn vector_copy<T, const I: usize>(mem: *mut u8, regs: *mut u8, v: usize, load: bool) {
+    use crate::device::memory::{self, Ca, Wb};
+    macro_rules! chunk {
+        ($m:expr, $r:expr, $w:ty) => {
+            if load {
+                core::ptr::write_unaligned($r as *mut $w, memory::load($m as *const $w, Ca))
+            } else {
+                memory::store($m as *mut $w, core::ptr::read_unaligned($r as *const $w), Wb)
             }
-        }};
+        };
     }
-    #[repr(C, align(16))]
-    #[derive(Clone, Copy)]
-    struct V16([u32; 4]);
-    match v {
-        16 => chunks!(V16),
-        8 => chunks!(u64),
-        4 => chunks!(u32),
-        _ => chunks!(u16),
+    let bytes = I * core::mem::size_of::<T>();
+    let mut k = 0;
+    while k < bytes {
+        let (m, r) = (mem.add(k), regs.add(k));
+        match v {
+            16 => chunk!(m, r, [u32; 4]),
+            8 => chunk!(m, r, [u32; 2]),
+            4 => chunk!(m, r, u32),
+            _ => {
+                if load {
+                    core::ptr::write_unaligned(r as *mut u16, core::ptr::read(m as *const u16))
+                } else {
+                    core::ptr::write(m as *mut u16, core::ptr::read_unaligned(r as *const u16))
+                }
+            }
+        }
+        k += v;
     }
 }
 

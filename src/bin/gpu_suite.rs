@@ -2,8 +2,9 @@
 //! a table printed last, and the same as JSON.
 //!
 //! ```text
-//! gpu_suite [--json FILE] [--checks-only | --benches-only]
+//! gpu_suite [--json FILE] [--checks-only | --benches-only] [--filter SUBSTRING]
 //! ```
+//! `--filter` keeps the checks and benchmarks whose name contains the substring.
 //! Exit status 0 when every check passed (benchmarks never fail the run for being slow).
 
 use std::process::ExitCode;
@@ -17,6 +18,7 @@ fn main() -> ExitCode {
     let json_path = args.iter().position(|a| a == "--json").and_then(|i| args.get(i + 1)).cloned();
     let run_checks = !args.iter().any(|a| a == "--benches-only");
     let run_benches = !args.iter().any(|a| a == "--checks-only");
+    let filter = args.iter().position(|a| a == "--filter").and_then(|i| args.get(i + 1)).cloned().unwrap_or_default();
 
     let gpu = match Gpu::new(0) {
         Ok(g) => g,
@@ -37,10 +39,10 @@ fn main() -> ExitCode {
         }
     };
 
-    let outcomes = if run_checks { gpu_suite::run_checks(&gpu, &module) } else { Vec::new() };
+    let outcomes = if run_checks { gpu_suite::run_checks_matching(&gpu, &module, &filter) } else { Vec::new() };
     let mut bench_rows: Vec<(&str, Result<Vec<Figure>, String>)> = Vec::new();
     if run_benches {
-        for b in gpu_suite::benches() {
+        for b in gpu_suite::benches().into_iter().filter(|b| b.name.contains(filter.as_str())) {
             let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (b.run)(&gpu, &module)))
                 .unwrap_or_else(|_| Err("the benchmark panicked".into()));
             bench_rows.push((b.name, r));

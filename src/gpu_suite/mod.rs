@@ -98,8 +98,14 @@ pub struct Outcome {
 /// Runs every check, printing one line per check as it finishes. On the CPU backend
 /// ([`Gpu::is_cpu`]) the [`GPU_ONLY`] checks are skipped.
 pub fn run_checks(gpu: &Gpu, module: &Module) -> Vec<Outcome> {
+    run_checks_matching(gpu, module, "")
+}
+
+/// [`run_checks`] for the checks whose name contains `filter`.
+pub fn run_checks_matching(gpu: &Gpu, module: &Module, filter: &str) -> Vec<Outcome> {
     checks()
         .into_iter()
+        .filter(|c| c.name.contains(filter))
         .map(|c| {
             if let Some(why) = gpu.is_cpu().then(|| gpu_only(c.name)).flatten() {
                 println!("skipped {} (GPU only: {why})", c.name);
