@@ -9,7 +9,7 @@
 //! `TILE < n < 2 TILE` covers a full tile (vectorized where allowed), a partial one and an empty one.
 //! Warp cases do the same per logical warp of `THREADS` lanes in a block of 64 threads.
 
-use layout_tensor::block_io::{method, BlockLoad, WarpLoad};
+use layout_tensor::block_io::{method, BlockExchange, BlockLoad, WarpLoad};
 use layout_tensor::device::ids::{block_idx_x, thread_idx_x};
 use layout_tensor::device::sync::sync_threads;
 use layout_tensor::{block_storage, half, shared_array};
@@ -74,3 +74,54 @@ macro_rules! block_io_cases {
 }
 
 include!("block_io_cases.rs");
+
+macro_rules! exchange_kernels {
+    ($($name:ident: $threads:literal, $items:literal;)*) => {$(
+        kernel! {
+            #[doc = concat!("`BlockExchange<u32, ", $threads, ", ", $items, ">` on one block: the tile loaded blocked, then exchanged ",
+                "blocked -> striped -> blocked -> warp-striped -> blocked, each arrangement written to `out[k * TILE ..]` ",
+                "where it says the elements are (every part must equal the input).")]
+            pub fn $name(input: *const u32, out: *mut u32) {
+                type X = BlockExchange<u32, $threads, $items>;
+                let s = block_storage!($name: X);
+                const TILE: usize = $threads * $items;
+                let t = thread_idx_x() as usize;
+                let (w, l) = (t / 32, t % 32);
+                let mut items = [0u32; $items];
+                BlockLoad::<u32, method::Direct, $threads, $items>::new().load(input, &mut items, s);
+                X::new().blocked_to_striped(&mut items, s);
+                let mut i = 0;
+                while i < $items {
+                    *out.add(i * $threads + t) = items[i];
+                    i += 1;
+                }
+                sync_threads();
+                X::new().striped_to_blocked(&mut items, s);
+                i = 0;
+                while i < $items {
+                    *out.add(TILE + t * $items + i) = items[i];
+                    i += 1;
+                }
+                sync_threads();
+                X::new().blocked_to_warp_striped(&mut items, s);
+                i = 0;
+                while i < $items {
+                    *out.add(2 * TILE + w * 32 * $items + i * 32 + l) = items[i];
+                    i += 1;
+                }
+                sync_threads();
+                X::new().warp_striped_to_blocked(&mut items, s);
+                i = 0;
+                while i < $items {
+                    *out.add(3 * TILE + t * $items + i) = items[i];
+                    i += 1;
+                }
+            }
+        }
+    )*};
+}
+
+exchange_kernels! {
+    block_exchange_u32_64x3: 64, 3;
+    block_exchange_u32_128x4: 128, 4;
+}

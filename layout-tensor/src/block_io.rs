@@ -618,6 +618,127 @@ impl<T: BlockItem, M: Method, const BX: usize, const I: usize, const BY: usize, 
     }
 }
 
+/// Block exchanges (rocPRIM's `block_exchange`, CUB's `BlockExchange`): rearrange the block's
+/// registers between arrangements through shared memory ([`padded_storage`]), without touching
+/// global memory. `blocked_to_striped`/`striped_to_blocked` synchronize the block;
+/// the warp-striped ones only each warp (and need a multiple of 32 threads: a compile-time error
+/// otherwise). Storage reuse needs a barrier between calls, as for [`BlockLoad`].
+///
+/// ```
+/// use layout_tensor::block_io::BlockExchange;
+/// assert_eq!(BlockExchange::<u32, 64, 4>::STORAGE_LEN, 256 + 8);
+/// ```
+pub struct BlockExchange<T, const BX: usize, const I: usize, const BY: usize = 1, const BZ: usize = 1>(PhantomData<T>);
+
+impl<T: BlockItem, const BX: usize, const I: usize, const BY: usize, const BZ: usize> BlockExchange<T, BX, I, BY, BZ> {
+    /// Elements of temporary storage the exchanges need.
+    pub const STORAGE_LEN: usize = Coop::<T, method::Transpose, BlockGroup<BX, BY, BZ>, I>::STORAGE_LEN;
+
+    /// The (zero-sized) exchanger.
+    ///
+    /// ```
+    /// let _ = layout_tensor::block_io::BlockExchange::<f32, 128, 2>::new();
+    /// ```
+    #[inline(always)]
+    pub const fn new() -> Self {
+        let () = Coop::<T, method::Transpose, BlockGroup<BX, BY, BZ>, I>::CHECK;
+        BlockExchange(PhantomData)
+    }
+
+    /// Blocked to striped: thread `t`'s item `i` becomes tile element `i * THREADS + t`.
+    ///
+    /// # Safety
+    /// Every thread of the block calls it; `storage` is not in use by others.
+    ///
+    /// ```no_run
+    /// # unsafe fn k(items: &mut [u32; 4]) {
+    /// use layout_tensor::block_io::BlockExchange;
+    /// let s = layout_tensor::block_storage!(XCHG_DOC: BlockExchange<u32, 64, 4>);
+    /// BlockExchange::<u32, 64, 4>::new().blocked_to_striped(items, s);
+    /// # }
+    /// ```
+    #[inline(always)]
+    pub unsafe fn blocked_to_striped<const N: usize>(&self, items: &mut [T; I], storage: SharedArray<T, N>) {
+        self.exchange::<method::Transpose, N>(items, storage, true)
+    }
+
+    /// Striped to blocked: the inverse of [`blocked_to_striped`](Self::blocked_to_striped).
+    ///
+    /// # Safety
+    /// As [`blocked_to_striped`](Self::blocked_to_striped).
+    ///
+    /// ```no_run
+    /// # unsafe fn k(items: &mut [u32; 4]) {
+    /// use layout_tensor::block_io::BlockExchange;
+    /// let s = layout_tensor::block_storage!(XCHG_DOC2: BlockExchange<u32, 64, 4>);
+    /// BlockExchange::<u32, 64, 4>::new().striped_to_blocked(items, s);
+    /// # }
+    /// ```
+    #[inline(always)]
+    pub unsafe fn striped_to_blocked<const N: usize>(&self, items: &mut [T; I], storage: SharedArray<T, N>) {
+        self.exchange::<method::Transpose, N>(items, storage, false)
+    }
+
+    /// Blocked to warp-striped ([`warp_striped`]), within each warp.
+    ///
+    /// # Safety
+    /// Every thread of the block calls it (only warps synchronize); `storage` not in use by others.
+    ///
+    /// ```no_run
+    /// # unsafe fn k(items: &mut [u32; 4]) {
+    /// use layout_tensor::block_io::BlockExchange;
+    /// let s = layout_tensor::block_storage!(XCHG_DOC3: BlockExchange<u32, 64, 4>);
+    /// BlockExchange::<u32, 64, 4>::new().blocked_to_warp_striped(items, s);
+    /// # }
+    /// ```
+    #[inline(always)]
+    pub unsafe fn blocked_to_warp_striped<const N: usize>(&self, items: &mut [T; I], storage: SharedArray<T, N>) {
+        self.exchange::<method::WarpTranspose, N>(items, storage, true)
+    }
+
+    /// Warp-striped to blocked: the inverse of
+    /// [`blocked_to_warp_striped`](Self::blocked_to_warp_striped).
+    ///
+    /// # Safety
+    /// As [`blocked_to_warp_striped`](Self::blocked_to_warp_striped).
+    ///
+    /// ```no_run
+    /// # unsafe fn k(items: &mut [u32; 4]) {
+    /// use layout_tensor::block_io::BlockExchange;
+    /// let s = layout_tensor::block_storage!(XCHG_DOC4: BlockExchange<u32, 64, 4>);
+    /// BlockExchange::<u32, 64, 4>::new().warp_striped_to_blocked(items, s);
+    /// # }
+    /// ```
+    #[inline(always)]
+    pub unsafe fn warp_striped_to_blocked<const N: usize>(&self, items: &mut [T; I], storage: SharedArray<T, N>) {
+        self.exchange::<method::WarpTranspose, N>(items, storage, false)
+    }
+}
+
+impl<T: BlockItem, const BX: usize, const I: usize, const BY: usize, const BZ: usize> BlockExchange<T, BX, I, BY, BZ> {
+    /// Between blocked and the arrangement `M` reads memory in (striped for `Transpose`,
+    /// warp-striped for `WarpTranspose`), with `M`'s barrier.
+    #[inline(always)]
+    unsafe fn exchange<M: Method, const N: usize>(&self, items: &mut [T; I], storage: SharedArray<T, N>, from_blocked: bool) {
+        Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::check_storage::<N>();
+        let rank = BlockGroup::<BX, BY, BZ>::rank();
+        let (blocked, other) = (Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::BLOCKED, Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::MEMORY);
+        let (from, to) = if from_blocked { (blocked, other) } else { (other, blocked) };
+        Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::exchange(items, rank, storage.as_mut_ptr(), from, to);
+    }
+}
+
+impl<T: BlockItem, const BX: usize, const I: usize, const BY: usize, const BZ: usize> Default for BlockExchange<T, BX, I, BY, BZ> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T: BlockItem, const BX: usize, const I: usize, const BY: usize, const BZ: usize> Storage for BlockExchange<T, BX, I, BY, BZ> {
+    type Item = T;
+    const STORAGE_LEN: usize = Self::STORAGE_LEN;
+}
+
 /// `warp_load` and `warp_store`: as [`BlockLoad`] for a logical warp of `W` lanes (a power of two
 /// up to 32; the warp's tile is `W * I` elements). `Transpose` and `WarpTranspose` are the same
 /// here (the group is one warp); storage is per logical warp (index it by warp).

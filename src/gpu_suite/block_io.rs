@@ -71,8 +71,27 @@ include!("../../kernels/src/block_io_cases.rs");
 pub fn checks() -> Vec<Check> {
     let mut all = case_checks();
     all.push(Check { name: "block_io/bench_kernels (6 round trips, 5 tiles)", run: check_bench_kernels });
+    all.push(Check { name: "block_io/exchange_u32_64x3", run: |g, m| check_exchange(g, m, "block_exchange_u32_64x3", 64, 3) });
+    all.push(Check { name: "block_io/exchange_u32_128x4", run: |g, m| check_exchange(g, m, "block_exchange_u32_128x4", 128, 4) });
     all.push(Check { name: "reduce/block_reduce_sum_f32 (7 tiles)", run: |g, m| check_reduce(g, m, 7 * kernels::bench::BENCH_TILE).map(|_| ()) });
     all
+}
+
+/// A `BlockExchange` kernel: the four arrangements it writes must each be the input tile.
+fn check_exchange(gpu: &Gpu, module: &Module, kernel: &str, threads: u32, items: usize) -> Result<(), String> {
+    let tile = threads as usize * items;
+    let data = random_u32(fresh_seed(), tile);
+    let src = gpu.upload(&data).map_err(fail("upload"))?;
+    let mut out = gpu.alloc::<u32>(4 * tile).map_err(fail("alloc"))?;
+    gpu.memset(&mut out, 0xff).map_err(fail("poison"))?;
+    let k = module.kernel(kernel).map_err(fail("kernel"))?;
+    unsafe { gpu.launch(&k, LaunchConfig::linear(1, threads)).arg(&src).arg(&out).run() }
+        .map_err(fail("launch"))?;
+    let got = gpu.download(&out).map_err(fail("download"))?;
+    for (k, what) in ["blocked -> striped", "striped -> blocked", "blocked -> warp-striped", "warp-striped -> blocked"].iter().enumerate() {
+        super::expect_eq(&format!("{kernel}: {what}"), &got[k * tile..(k + 1) * tile], &data)?;
+    }
+    Ok(())
 }
 
 /// The benchmarks' round-trip kernels on a few tiles.
