@@ -55,12 +55,7 @@ pub fn check_copy(gpu: &Gpu, module: &Module, n: usize) -> Result<(), String> {
 /// Transposes a fresh random `m x n` matrix (output poisoned) and compares with the CPU.
 pub fn check_transpose(gpu: &Gpu, module: &Module, m: usize, n: usize) -> Result<(), String> {
     let data = random_f32(fresh_seed(), m * n);
-    let mut want = vec![0f32; m * n];
-    for r in 0..m {
-        for c in 0..n {
-            want[c * m + r] = data[r * n + c];
-        }
-    }
+    let want = super::transposed(&data, m, n);
     let src = gpu.upload(&data).map_err(fail("upload"))?;
     let mut dst = gpu.alloc::<f32>(m * n).map_err(fail("alloc"))?;
     gpu.memset(&mut dst, 0xff).map_err(fail("poison"))?;

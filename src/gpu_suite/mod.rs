@@ -160,6 +160,12 @@ pub fn expect_eq<T: PartialEq + std::fmt::Debug>(what: &str, got: &[T], want: &[
     }
 }
 
+/// The transpose of the row-major `m x n` matrix `data` (row-major `n x m`): the CPU reference of
+/// every transpose kernel.
+pub fn transposed<T: Copy>(data: &[T], m: usize, n: usize) -> Vec<T> {
+    (0..n * m).map(|i| data[(i % m) * n + i / m]).collect()
+}
+
 /// Deterministic pseudo-random `u32`s (xorshift), fresh per seed: test data without a dependency.
 pub fn random_u32(seed: u64, n: usize) -> Vec<u32> {
     let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;

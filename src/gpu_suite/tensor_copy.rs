@@ -92,12 +92,7 @@ pub fn check_masked(gpu: &Gpu, module: &Module) -> Result<(), String> {
 pub fn check_transpose(gpu: &Gpu, module: &Module) -> Result<(), String> {
     let (m, n) = (T_ROWS, T_COLS);
     let data = random_f32(fresh_seed(), m * n);
-    let mut want = vec![0f32; m * n];
-    for r in 0..m {
-        for c in 0..n {
-            want[c * m + r] = data[r * n + c];
-        }
-    }
+    let want = super::transposed(&data, m, n);
     let src = gpu.upload(&data).map_err(fail("upload"))?;
     let mut dst = gpu.alloc::<f32>(m * n).map_err(fail("alloc"))?;
     gpu.memset(&mut dst, 0xff).map_err(fail("poison"))?;

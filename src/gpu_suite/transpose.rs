@@ -21,12 +21,7 @@ fn launch(gpu: &Gpu, module: &Module, src: &host::DeviceBuffer<u16>, dst: &host:
 
 fn check(gpu: &Gpu, module: &Module, m: usize, n: usize) -> Result<(), String> {
     let data: Vec<u16> = random_u32(fresh_seed(), m * n).into_iter().map(|x| x as u16).collect();
-    let mut want = vec![0u16; m * n];
-    for r in 0..m {
-        for c in 0..n {
-            want[c * m + r] = data[r * n + c];
-        }
-    }
+    let want = super::transposed(&data, m, n);
     let src = gpu.upload(&data).map_err(fail("upload"))?;
     let mut dst = gpu.alloc::<u16>(m * n).map_err(fail("alloc"))?;
     gpu.memset(&mut dst, 0xff).map_err(fail("poison"))?;
