@@ -1,5 +1,5 @@
 //! Block-wide reductions (CUB's `BlockReduce`, warp-reductions variant): each warp reduces with
-//! shuffles ([`warp::reduce_sum`](crate::device::warp::reduce_sum)), lane 0 of each warp writes its
+//! shuffles ([`warp::reduce_sum`]), lane 0 of each warp writes its
 //! partial to shared memory, and the first warp reduces the partials.
 //!
 //! ```

@@ -194,7 +194,7 @@ impl<'a, T: Element, S: StaticLayout> LayoutTensor<'a, T, Static<S>, Shared, Ful
     /// 16 bytes and at most `M`'s span) of rank `R`: checked at compile time.
     ///
     /// # Safety
-    /// As [`tma_load_2d`](crate::device::tma::tma_load_2d): `desc` a tiled map of rank `R` with
+    /// As [`tma_load_2d`]: `desc` a tiled map of rank `R` with
     /// box `shape(S)`, swizzle `M` and element `T`, made visible with
     /// [`fence_proxy_tensormap_acquire`](crate::device::tma::fence_proxy_tensormap_acquire);
     /// `coords[0] * size_of::<T>()` a multiple of 16; this tensor aligned to `M::ALIGN` (checked in

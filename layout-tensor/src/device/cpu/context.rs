@@ -85,38 +85,92 @@ impl CpuThread {
         CpuThread { group, worker, lt, block_idx, thread_idx, shared_base, last_poll: Cell::new(0) }
     }
     /// `threadIdx`.
+    ///
+    /// ```no_run
+    /// // Inside a kernel running on the CPU backend:
+    /// let v = layout_tensor::device::cpu::thread().thread_idx().x;
+    /// # let _ = v;
+    /// ```
     pub fn thread_idx(&self) -> Dim3 {
         self.thread_idx
     }
     /// `blockIdx`.
+    ///
+    /// ```no_run
+    /// // Inside a kernel running on the CPU backend:
+    /// let v = layout_tensor::device::cpu::thread().block_idx().x;
+    /// # let _ = v;
+    /// ```
     pub fn block_idx(&self) -> Dim3 {
         self.block_idx
     }
     /// `blockDim`.
+    ///
+    /// ```no_run
+    /// // Inside a kernel running on the CPU backend:
+    /// let v = layout_tensor::device::cpu::thread().block_dim().x;
+    /// # let _ = v;
+    /// ```
     pub fn block_dim(&self) -> Dim3 {
         self.group.cfg.block
     }
     /// `gridDim`.
+    ///
+    /// ```no_run
+    /// // Inside a kernel running on the CPU backend:
+    /// let v = layout_tensor::device::cpu::thread().grid_dim().x;
+    /// # let _ = v;
+    /// ```
     pub fn grid_dim(&self) -> Dim3 {
         self.group.cfg.grid
     }
     /// The cluster's shape in blocks.
+    ///
+    /// ```no_run
+    /// // Inside a kernel running on the CPU backend:
+    /// let v = layout_tensor::device::cpu::thread().cluster_dim().x;
+    /// # let _ = v;
+    /// ```
     pub fn cluster_dim(&self) -> Dim3 {
         self.group.cfg.cluster
     }
     /// The linear index of the thread in its block.
+    ///
+    /// ```no_run
+    /// // Inside a kernel running on the CPU backend:
+    /// let v = layout_tensor::device::cpu::thread().linear_thread();
+    /// # let _ = v;
+    /// ```
     pub fn linear_thread(&self) -> u32 {
         self.lt.1
     }
     /// The OS worker running this thread (diagnostics).
+    ///
+    /// ```no_run
+    /// // Inside a kernel running on the CPU backend:
+    /// let v = layout_tensor::device::cpu::thread().worker_index();
+    /// # let _ = v;
+    /// ```
     pub fn worker_index(&self) -> usize {
         self.worker
     }
     /// "block (x,y,z), thread (x,y,z)" of this thread, for error messages.
+    ///
+    /// ```no_run
+    /// // Inside a kernel running on the CPU backend:
+    /// let v = layout_tensor::device::cpu::thread().describe();
+    /// # let _ = v;
+    /// ```
     pub fn describe(&self) -> String {
         self.group.name_of(self.lt)
     }
     /// The kernel's name, for error messages.
+    ///
+    /// ```no_run
+    /// // Inside a kernel running on the CPU backend:
+    /// let v = layout_tensor::device::cpu::thread().kernel_name();
+    /// # let _ = v;
+    /// ```
     pub fn kernel_name(&self) -> &'static str {
         self.group.kernel.name
     }
