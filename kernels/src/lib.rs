@@ -25,6 +25,9 @@ pub mod cutile_sizes;
 pub mod demo;
 pub mod demo_layouts;
 pub mod faults;
+#[cfg(feature = "sm90a")]
+pub mod gemm_sm90;
+pub mod gemm_sm90_sizes;
 pub mod tensor_copy;
 pub mod tensor_copy_layouts;
 pub mod tma_tile;

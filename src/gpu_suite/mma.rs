@@ -145,13 +145,13 @@ fn stmatrix(gpu: &Gpu, module: &Module, variant: u32) -> Result<(), String> {
 }
 
 #[derive(Clone, Copy, Debug)]
-enum Half {
+pub(super) enum Half {
     Bf16,
     F16,
 }
 
 /// Random 16-bit floats of either sign with magnitudes in `[2^-4, 2)`, as bit patterns.
-fn random_half(seed: u64, n: usize, kind: Half) -> Vec<u16> {
+pub(super) fn random_half(seed: u64, n: usize, kind: Half) -> Vec<u16> {
     random_u32(seed, n)
         .iter()
         .map(|&r| {
@@ -173,7 +173,7 @@ fn to_f32(bits: u16, kind: Half) -> f32 {
 
 /// The f64 reference `c + a b` (`a` m x k row-major, `b` n x k row-major, `c` m x n row-major or
 /// zero) and each element's error scale `|c| + sum |a b|`.
-fn reference(a: &[f32], b: &[f32], c: Option<&[f32]>, m: usize, n: usize, k: usize) -> (Vec<f64>, Vec<f64>) {
+pub(super) fn reference(a: &[f32], b: &[f32], c: Option<&[f32]>, m: usize, n: usize, k: usize) -> (Vec<f64>, Vec<f64>) {
     let mut want = vec![0.0; m * n];
     let mut scale = vec![0.0; m * n];
     for i in 0..m {
@@ -193,7 +193,7 @@ fn reference(a: &[f32], b: &[f32], c: Option<&[f32]>, m: usize, n: usize, k: usi
 }
 
 /// Compares an m x n row-major f32 result with the reference within `2^-16 * scale`.
-fn compare_product(what: &str, got: &[f32], want: &[f64], scale: &[f64], n: usize) -> Result<(), String> {
+pub(super) fn compare_product(what: &str, got: &[f32], want: &[f64], scale: &[f64], n: usize) -> Result<(), String> {
     let tol = |i: usize| scale[i] * 2f64.powi(-16) + 1e-30;
     let bad: Vec<usize> = (0..got.len()).filter(|&i| !((got[i] as f64 - want[i]).abs() <= tol(i))).collect();
     let Some(&i) = bad.first() else { return Ok(()) };

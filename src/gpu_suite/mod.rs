@@ -56,6 +56,7 @@ pub fn checks() -> Vec<Check> {
         cutile::checks,
         block_io::checks,
         transpose::checks,
+        gemm_sm90::checks,
         triton::checks,
     ] {
         all.extend(area());
@@ -70,12 +71,16 @@ pub fn benches() -> Vec<Bench> {
     all.extend(cutile::benches());
     all.extend(transpose::benches());
     all.extend(block_io::benches());
+    all.extend(gemm_sm90::benches());
     all
 }
 
 /// Checks that cannot run on the CPU backend (name prefix, why): their kernels use instructions
 /// the host build cannot have, and do not compile for it.
-pub const GPU_ONLY: &[(&str, &str)] = &[("mma/wgmma_", "wgmma (sm_90a warpgroup MMA) has no CPU implementation")];
+pub const GPU_ONLY: &[(&str, &str)] = &[
+    ("mma/wgmma_", "wgmma (sm_90a warpgroup MMA) has no CPU implementation"),
+    ("gemm_sm90/", "the Hopper GEMM uses wgmma (sm_90a), which has no CPU implementation"),
+];
 
 /// Why the check `name` does not run on the CPU backend, if it does not.
 pub fn gpu_only(name: &str) -> Option<&'static str> {
@@ -194,6 +199,7 @@ mod block_io;
 mod cp_async;
 mod cutile;
 pub mod demo;
+mod gemm_sm90;
 mod ids;
 mod memory;
 mod mma;
