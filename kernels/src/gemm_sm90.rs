@@ -1,8 +1,9 @@
 //! The Hopper GEMM path (sm_90a, in `kernels_sm90a.ptx` only): TMA loads into 128-byte-swizzled
 //! shared tiles, `wgmma` m64n128k16 (bf16 in, f32 accumulate) from matrix descriptors, a ring of
-//! [`GEMM_SM90_STAGES`] stages with one mbarrier each. First step of the ladder: one
-//! warpgroup per 128 x 128 tile (two m64 halves), TMA prefetch of the next stages overlapping the
-//! tensor cores; no warp specialization, clusters or TMA-store epilogue yet.
+//! stages with one mbarrier each ([`GemmSm90Shape`]). First steps of the ladder: one
+//! warpgroup per 128 x 128 tile (two m64 slices), or two warpgroups per 128 x 256 tile (one m64n256
+//! slice each); TMA prefetch of the next stages overlaps the tensor cores; no warp specialization,
+//! clusters or TMA-store epilogue yet.
 //!
 //! Operands are K-major: `A` is M x K row-major and `B` is N x K row-major (the transpose of the
 //! K x N matrix multiplied), both read through tensor maps with boxes of 64 (K) x 128 rows and the
@@ -14,7 +15,7 @@
 use layout_tensor::device::ids::{block_idx_x, block_idx_y, thread_idx_x};
 use layout_tensor::device::mma::{
     for_each_unrolled_mut, wgmma_accumulator_layout, wgmma_commit_group, wgmma_descriptor, wgmma_fence,
-    wgmma_fence_operands, wgmma_m64n128k16_f32_bf16, wgmma_wait_group, WgmmaSwizzle,
+    wgmma_fence_operands, wgmma_m64n128k16_f32_bf16, wgmma_m64n256k16_f32_bf16, wgmma_wait_group, WgmmaSwizzle,
 };
 use layout_tensor::device::shared::generic_to_shared;
 use layout_tensor::device::sync::sync_threads;
@@ -23,12 +24,107 @@ use layout_tensor::{dynamic_shared, shared_array};
 
 pub use crate::gemm_sm90_sizes::*;
 
+/// The kernels' shared body for a tile `shape` whose warpgroups each own one m64 row slice of `BN`
+/// columns (`R = BN / 2` accumulators), or two if `TWO`; `mma` is the m64nBNk16 wgmma. The two
+/// slices are two named arrays (not an array of arrays): LLVM then keeps every accumulator in
+/// registers (an array of arrays went to the stack).
+///
+/// All threads wait for a stage's mbarrier, the warpgroups run their wgmmas on it, a block barrier
+/// confirms every warp has read it, and thread 0 refills it with the k-tile `stages` ahead.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn gemm_tile<const BN: u32, const R: usize, const TWO: bool>(
+    shape: GemmSm90Shape,
+    a_map: *const TmaDescriptor,
+    b_map: *const TmaDescriptor,
+    out: Epilogue,
+    k: u32,
+    smem: *mut u8,
+    bars: *mut u64,
+    mma: impl Fn(&mut [f32; R], u64, u64),
+) {
+    let bar = |s: u32| Mbarrier::from_ptr(bars.add(s as usize) as *mut u8);
+    let stage_a = |s: u32| smem.add((s * shape.stage_bytes()) as usize);
+    let stage_b = |s: u32| smem.add((s * shape.stage_bytes() + shape.bm * GEMM_SM90_BK * 2) as usize);
+    let t = thread_idx_x();
+    let (wg, lane128) = (t / 128, t % 128);
+    let (row0, col0) = (block_idx_y() * shape.bm, block_idx_x() * BN);
+    let k_tiles = k.div_ceil(GEMM_SM90_BK);
+    let load = |kt: u32, s: u32| {
+        bar(s).arrive_expect_tx(shape.stage_bytes());
+        let kx = (kt * GEMM_SM90_BK) as i32;
+        tma_load_2d(stage_a(s), a_map, [kx, row0 as i32], bar(s));
+        tma_load_2d(stage_b(s), b_map, [kx, col0 as i32], bar(s));
+    };
+    if t == 0 {
+        let mut s = 0;
+        while s < shape.stages {
+            bar(s).init(1);
+            s += 1;
+        }
+        fence_mbarrier_init();
+        fence_proxy_tensormap_acquire(a_map);
+        fence_proxy_tensormap_acquire(b_map);
+    }
+    sync_threads();
+    if t == 0 {
+        let mut kt = 0;
+        while kt < k_tiles && kt < shape.stages {
+            load(kt, kt);
+            kt += 1;
+        }
+    }
+    let slices = 1 + TWO as u32;
+    let (mut acc0, mut acc1) = ([0f32; R], [0f32; R]);
+    let mut kt = 0;
+    while kt < k_tiles {
+        let s = kt % shape.stages;
+        bar(s).wait_parity((kt / shape.stages) & 1);
+        let (a0, b0) = (generic_to_shared(stage_a(s)), generic_to_shared(stage_b(s)));
+        wgmma_fence();
+        let mut kk = 0;
+        while kk < GEMM_SM90_BK / 16 {
+            // One k16 slice is 32 bytes further inside the 128-byte swizzled rows; an m64 slice of
+            // A is 64 rows of 128 bytes further.
+            let db = wgmma_descriptor(b0 + 32 * kk, 16, 1024, WgmmaSwizzle::B128);
+            let da = |h: u32| wgmma_descriptor(a0 + 64 * (wg * slices + h) * 128 + 32 * kk, 16, 1024, WgmmaSwizzle::B128);
+            mma(&mut acc0, da(0), db);
+            if TWO {
+                mma(&mut acc1, da(1), db);
+            }
+            kk += 1;
+        }
+        wgmma_commit_group();
+        wgmma_wait_group::<0>();
+        wgmma_fence_operands(&mut acc0);
+        if TWO {
+            wgmma_fence_operands(&mut acc1);
+        }
+        // Every warp's part of the wgmmas has read stage `s` before TMA refills it.
+        sync_threads();
+        if t == 0 && kt + shape.stages < k_tiles {
+            load(kt + shape.stages, s);
+        }
+        kt += 1;
+    }
+    // The accumulator layout is (thread, value) -> m + 64 n with the two modes independent: a
+    // thread's value v sits at (row of the thread + row of v, column of the thread + column of v).
+    // The thread's part is computed once; each value's part is a constant after unrolling.
+    let acc_layout = const { layout::unwrap!(wgmma_accumulator_layout(BN as i64)) };
+    let mine = acc_layout.call(lane128 as i64) as usize;
+    let r0 = (row0 + 64 * wg * slices) as usize + mine % 64;
+    out.store(&mut acc0, r0, col0 as usize + mine / 64, acc_layout);
+    if TWO {
+        out.store(&mut acc1, r0 + 64, col0 as usize + mine / 64, acc_layout);
+    }
+}
+
 kernel! {
     /// `D = alpha * A * B^T + beta * C` for `A` M x K and `B` N x K row-major bf16 (tensor maps
     /// `a_map`, `b_map` in global memory: boxes 64 x 128, 128-byte swizzle, zero fill), `C` and `D`
-    /// M x N row-major f32 (`c` is read only when `beta != 0`). Block of 128 threads (one
-    /// warpgroup), grid `(ceil(N / 128), ceil(M / 128))`, [`GEMM_SM90_SMEM_BYTES`] of dynamic shared
-    /// memory. `K` is a multiple of 8 (16-byte rows for TMA), checked by the host.
+    /// M x N row-major f32 (`c` is read only when `beta != 0`), with [`GEMM_SM90_128X128`] tiles:
+    /// block of 128 threads, grid `(ceil(N / 128), ceil(M / 128))`, its `smem_bytes()` of dynamic
+    /// shared memory. `K` is a multiple of 8 (16-byte rows for TMA), checked by the host.
     pub fn gemm_sm90_bf16_tn(
         a_map: *const TmaDescriptor,
         b_map: *const TmaDescriptor,
@@ -40,83 +136,42 @@ kernel! {
         alpha: f32,
         beta: f32,
     ) {
+        const S: GemmSm90Shape = GEMM_SM90_128X128;
         let smem = dynamic_shared!(GEMM_SM90_RING: u8, align 1024).as_mut_ptr();
-        let bars = shared_array!(GEMM_SM90_FULL: [u64; GEMM_SM90_STAGES as usize], align 8);
-        let bar = |s: u32| Mbarrier::from_ptr(bars.as_mut_ptr().add(s as usize) as *mut u8);
-        let stage_a = |s: u32| smem.add((s * GEMM_SM90_STAGE_BYTES) as usize);
-        let stage_b = |s: u32| smem.add((s * GEMM_SM90_STAGE_BYTES + GEMM_SM90_BM * GEMM_SM90_BK * 2) as usize);
-        let t = thread_idx_x();
-        let (row0, col0) = (block_idx_y() * GEMM_SM90_BM, block_idx_x() * GEMM_SM90_BN);
-        let k_tiles = k.div_ceil(GEMM_SM90_BK);
-        let load = |kt: u32, s: u32| {
-            bar(s).arrive_expect_tx(GEMM_SM90_STAGE_BYTES);
-            let kx = (kt * GEMM_SM90_BK) as i32;
-            tma_load_2d(stage_a(s), a_map, [kx, row0 as i32], bar(s));
-            tma_load_2d(stage_b(s), b_map, [kx, col0 as i32], bar(s));
-        };
-        if t == 0 {
-            let mut s = 0;
-            while s < GEMM_SM90_STAGES {
-                bar(s).init(1);
-                s += 1;
-            }
-            fence_mbarrier_init();
-            fence_proxy_tensormap_acquire(a_map);
-            fence_proxy_tensormap_acquire(b_map);
-        }
-        sync_threads();
-        if t == 0 {
-            let mut kt = 0;
-            while kt < k_tiles && kt < GEMM_SM90_STAGES {
-                load(kt, kt);
-                kt += 1;
-            }
-        }
-        let mut top = [0f32; 64];
-        let mut bottom = [0f32; 64];
-        let mut kt = 0;
-        while kt < k_tiles {
-            let s = kt % GEMM_SM90_STAGES;
-            bar(s).wait_parity((kt / GEMM_SM90_STAGES) & 1);
-            let (a0, b0) = (generic_to_shared(stage_a(s)), generic_to_shared(stage_b(s)));
-            wgmma_fence();
-            let mut kk = 0;
-            while kk < GEMM_SM90_BK / 16 {
-                // One k16 slice is 32 bytes further inside the 128-byte swizzled rows.
-                let db = wgmma_descriptor(b0 + 32 * kk, 16, 1024, WgmmaSwizzle::B128);
-                let da_top = wgmma_descriptor(a0 + 32 * kk, 16, 1024, WgmmaSwizzle::B128);
-                let da_bottom = wgmma_descriptor(a0 + 64 * 128 + 32 * kk, 16, 1024, WgmmaSwizzle::B128);
-                wgmma_m64n128k16_f32_bf16(&mut top, da_top, db, true);
-                wgmma_m64n128k16_f32_bf16(&mut bottom, da_bottom, db, true);
-                kk += 1;
-            }
-            wgmma_commit_group();
-            wgmma_wait_group::<0>();
-            wgmma_fence_operands(&mut top);
-            wgmma_fence_operands(&mut bottom);
-            // Every warp's part of the wgmmas has read stage `s` before TMA refills it.
-            sync_threads();
-            if t == 0 && kt + GEMM_SM90_STAGES < k_tiles {
-                load(kt + GEMM_SM90_STAGES, s);
-            }
-            kt += 1;
-        }
-        // The accumulator layout is (thread, value) -> m + 64 n with the two modes independent:
-        // thread t's value v sits at (row of t + row of v, column of t + column of v). The thread's
-        // part is computed once; each value's part is a constant after unrolling.
-        let acc_layout = const { layout::unwrap!(wgmma_accumulator_layout(128)) };
-        let mine = acc_layout.call(t as i64) as usize;
-        let (m, n) = (m as usize, n as usize);
-        let full = row0 as usize + 128 <= m && col0 as usize + 128 <= n;
-        let out = Epilogue { m, n, full, alpha, beta, c, d };
-        let (r0, c0) = (row0 as usize + mine % 64, col0 as usize + mine / 64);
-        out.store(&mut top, r0, c0, acc_layout);
-        out.store(&mut bottom, r0 + 64, c0, acc_layout);
+        let bars = shared_array!(GEMM_SM90_FULL: [u64; S.stages as usize], align 8);
+        let out = Epilogue::new(m, n, S, alpha, beta, c, d);
+        gemm_tile::<128, 64, true>(S, a_map, b_map, out, k, smem, bars.as_mut_ptr(), |acc, da, db| {
+            wgmma_m64n128k16_f32_bf16(acc, da, db, true)
+        });
+    }
+}
+
+kernel! {
+    /// [`gemm_sm90_bf16_tn`] with [`GEMM_SM90_128X256`] tiles: `B` boxes of 64 x 256, block of
+    /// 256 threads (two warpgroups), grid `(ceil(N / 256), ceil(M / 128))`.
+    pub fn gemm_sm90_bf16_tn_128x256(
+        a_map: *const TmaDescriptor,
+        b_map: *const TmaDescriptor,
+        c: *const f32,
+        d: *mut f32,
+        m: u32,
+        n: u32,
+        k: u32,
+        alpha: f32,
+        beta: f32,
+    ) {
+        const S: GemmSm90Shape = GEMM_SM90_128X256;
+        let smem = dynamic_shared!(GEMM_SM90_RING_256: u8, align 1024).as_mut_ptr();
+        let bars = shared_array!(GEMM_SM90_FULL_256: [u64; S.stages as usize], align 8);
+        let out = Epilogue::new(m, n, S, alpha, beta, c, d);
+        gemm_tile::<256, 128, false>(S, a_map, b_map, out, k, smem, bars.as_mut_ptr(), |acc, da, db| {
+            wgmma_m64n256k16_f32_bf16(acc, da, db, true)
+        });
     }
 }
 
 /// Where and how the accumulators go: `D[r][c] = alpha * acc + beta * C[r][c]`, stores predicated
-/// on the matrix bounds unless the whole tile is inside (`full`).
+/// on the matrix bounds unless the whole block tile is inside (`full`).
 struct Epilogue {
     m: usize,
     n: usize,
@@ -128,10 +183,17 @@ struct Epilogue {
 }
 
 impl Epilogue {
-    /// Stores one m64n128 accumulator set whose thread part starts at row `r0`, column `c0`.
+    #[inline(always)]
+    fn new(m: u32, n: u32, shape: GemmSm90Shape, alpha: f32, beta: f32, c: *const f32, d: *mut f32) -> Epilogue {
+        let (m, n) = (m as usize, n as usize);
+        let full = ((block_idx_y() + 1) * shape.bm) as usize <= m && ((block_idx_x() + 1) * shape.bn) as usize <= n;
+        Epilogue { m, n, full, alpha, beta, c, d }
+    }
+
+    /// Stores one m64nN accumulator set whose thread part starts at row `r0`, column `c0`.
     /// Inlined with constant value indices, so the accumulators stay in registers.
     #[inline(always)]
-    unsafe fn store(&self, acc: &mut [f32; 64], r0: usize, c0: usize, acc_layout: layout::Layout) {
+    unsafe fn store<const R: usize>(&self, acc: &mut [f32; R], r0: usize, c0: usize, acc_layout: layout::Layout) {
         for_each_unrolled_mut(acc, |v, x| {
             let off = acc_layout.call(128 * v as i64) as usize;
             let (r, col) = (r0 + off % 64, c0 + off / 64);
