@@ -170,6 +170,112 @@ kernel! {
     }
 }
 
+/// The warp-specialized tile ([`GEMM_SM90_WS_128X256`]): warpgroup 0 produces (its thread 0
+/// waits for a stage to be empty, then issues its two TMA loads), warpgroups 1 and 2 consume (wait
+/// for a stage to be full, run four m64n256k16 wgmmas on their 64-row slice, release the stage).
+/// Each stage has a *full* mbarrier (one arrival: the producer's, plus the TMA bytes) and an
+/// *empty* one (one arrival per consumer warpgroup): no block-wide barrier in the main loop.
+#[inline(always)]
+unsafe fn gemm_tile_ws(
+    a_map: *const TmaDescriptor,
+    b_map: *const TmaDescriptor,
+    out: Epilogue,
+    k: u32,
+    smem: *mut u8,
+    full: *mut u64,
+    empty: *mut u64,
+) {
+    const S: GemmSm90Shape = GEMM_SM90_WS_128X256;
+    let bar = |b: *mut u64, s: u32| Mbarrier::from_ptr(b.add(s as usize) as *mut u8);
+    let stage_a = |s: u32| smem.add((s * S.stage_bytes()) as usize);
+    let stage_b = |s: u32| smem.add((s * S.stage_bytes() + S.bm * GEMM_SM90_BK * 2) as usize);
+    let t = thread_idx_x();
+    let (wg, lane128) = (t / 128, t % 128);
+    let (row0, col0) = (block_idx_y() * S.bm, block_idx_x() * S.bn);
+    let k_tiles = k.div_ceil(GEMM_SM90_BK);
+    if t == 0 {
+        let mut s = 0;
+        while s < S.stages {
+            bar(full, s).init(1);
+            bar(empty, s).init(S.warpgroups - 1);
+            s += 1;
+        }
+        fence_mbarrier_init();
+        fence_proxy_tensormap_acquire(a_map);
+        fence_proxy_tensormap_acquire(b_map);
+    }
+    sync_threads();
+    if wg == 0 {
+        if t == 0 {
+            let mut kt = 0;
+            while kt < k_tiles {
+                let s = kt % S.stages;
+                if kt >= S.stages {
+                    // The consumers released this stage's previous use.
+                    bar(empty, s).wait_parity((kt / S.stages - 1) & 1);
+                }
+                bar(full, s).arrive_expect_tx(S.stage_bytes());
+                let kx = (kt * GEMM_SM90_BK) as i32;
+                tma_load_2d(stage_a(s), a_map, [kx, row0 as i32], bar(full, s));
+                tma_load_2d(stage_b(s), b_map, [kx, col0 as i32], bar(full, s));
+                kt += 1;
+            }
+        }
+        return;
+    }
+    let slice = wg - 1;
+    let mut acc = [0f32; 128];
+    let mut kt = 0;
+    while kt < k_tiles {
+        let s = kt % S.stages;
+        bar(full, s).wait_parity((kt / S.stages) & 1);
+        let (a0, b0) = (generic_to_shared(stage_a(s)), generic_to_shared(stage_b(s)));
+        wgmma_fence();
+        let mut kk = 0;
+        while kk < GEMM_SM90_BK / 16 {
+            let da = wgmma_descriptor(a0 + 64 * slice * 128 + 32 * kk, 16, 1024, WgmmaSwizzle::B128);
+            let db = wgmma_descriptor(b0 + 32 * kk, 16, 1024, WgmmaSwizzle::B128);
+            wgmma_m64n256k16_f32_bf16(&mut acc, da, db, true);
+            kk += 1;
+        }
+        wgmma_commit_group();
+        wgmma_wait_group::<0>();
+        wgmma_fence_operands(&mut acc);
+        // This warpgroup is done with the stage (one arrival per warpgroup).
+        if lane128 == 0 {
+            bar(empty, s).arrive();
+        }
+        kt += 1;
+    }
+    let acc_layout = const { layout::unwrap!(wgmma_accumulator_layout(256)) };
+    let mine = acc_layout.call(lane128 as i64) as usize;
+    let r0 = (row0 + 64 * slice) as usize + mine % 64;
+    out.store(&mut acc, r0, col0 as usize + mine / 64, acc_layout);
+}
+
+kernel! {
+    /// [`gemm_sm90_bf16_tn`] with [`GEMM_SM90_WS_128X256`]: warp-specialized (a producer and two
+    /// consumer warpgroups), block of 384 threads, grid `(ceil(N / 256), ceil(M / 128))`.
+    pub fn gemm_sm90_bf16_tn_ws(
+        a_map: *const TmaDescriptor,
+        b_map: *const TmaDescriptor,
+        c: *const f32,
+        d: *mut f32,
+        m: u32,
+        n: u32,
+        k: u32,
+        alpha: f32,
+        beta: f32,
+    ) {
+        const S: GemmSm90Shape = GEMM_SM90_WS_128X256;
+        let smem = dynamic_shared!(GEMM_SM90_RING_WS: u8, align 1024).as_mut_ptr();
+        let full = shared_array!(GEMM_SM90_WS_FULL: [u64; S.stages as usize], align 8);
+        let empty = shared_array!(GEMM_SM90_WS_EMPTY: [u64; S.stages as usize], align 8);
+        let out = Epilogue::new(m, n, S, alpha, beta, c, d);
+        gemm_tile_ws(a_map, b_map, out, k, smem, full.as_mut_ptr(), empty.as_mut_ptr());
+    }
+}
+
 /// Where and how the accumulators go: `D[r][c] = alpha * acc + beta * C[r][c]`, stores predicated
 /// on the matrix bounds unless the whole block tile is inside (`full`).
 struct Epilogue {

@@ -37,3 +37,6 @@ impl GemmSm90Shape {
 pub const GEMM_SM90_128X128: GemmSm90Shape = GemmSm90Shape { bm: 128, bn: 128, warpgroups: 1, stages: 4 };
 /// 128 x 256 tiles, two warpgroups (one m64n256 accumulator set per thread).
 pub const GEMM_SM90_128X256: GemmSm90Shape = GemmSm90Shape { bm: 128, bn: 256, warpgroups: 2, stages: 4 };
+/// 128 x 256 tiles, warp-specialized: a producer warpgroup (one thread issues the TMA loads) and
+/// two consumer warpgroups (one m64n256 slice each), `warpgroups` counting all three.
+pub const GEMM_SM90_WS_128X256: GemmSm90Shape = GemmSm90Shape { bm: 128, bn: 256, warpgroups: 3, stages: 4 };

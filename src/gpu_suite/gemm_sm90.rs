@@ -6,7 +6,7 @@
 //! sum of the absolute products; ragged sizes exercise TMA's zero fill and the predicated epilogue.
 
 use host::{DeviceBuffer, Gpu, LaunchConfig, Module, TmaOobFill, TmaSwizzle};
-use kernels::gemm_sm90_sizes::{GemmSm90Shape, GEMM_SM90_128X128, GEMM_SM90_128X256, GEMM_SM90_BK};
+use kernels::gemm_sm90_sizes::{GemmSm90Shape, GEMM_SM90_128X128, GEMM_SM90_128X256, GEMM_SM90_BK, GEMM_SM90_WS_128X256};
 use layout::Layout;
 use layout_tensor::device::mma::bf16_to_f32;
 
@@ -14,14 +14,18 @@ use super::mma::{compare_product, random_half, reference, Half};
 use super::{fail, fresh_seed, random_f32, time_median, Bench, Check, Figure};
 
 /// The two kernels and their tile shapes.
-const KERNELS: [(&str, GemmSm90Shape); 2] =
-    [("gemm_sm90_bf16_tn", GEMM_SM90_128X128), ("gemm_sm90_bf16_tn_128x256", GEMM_SM90_128X256)];
+const KERNELS: [(&str, GemmSm90Shape); 3] = [
+    ("gemm_sm90_bf16_tn", GEMM_SM90_128X128),
+    ("gemm_sm90_bf16_tn_128x256", GEMM_SM90_128X256),
+    ("gemm_sm90_bf16_tn_ws", GEMM_SM90_WS_128X256),
+];
 
 macro_rules! both_kernels {
     ($($name:literal => $m:expr, $n:expr, $k:expr, $alpha:expr, $beta:expr;)*) => {
         vec![$(
             Check { name: concat!("gemm_sm90/128x128 bf16 ", $name), run: |g, _| check(g, KERNELS[0], $m, $n, $k, $alpha, $beta) },
             Check { name: concat!("gemm_sm90/128x256 bf16 ", $name), run: |g, _| check(g, KERNELS[1], $m, $n, $k, $alpha, $beta) },
+            Check { name: concat!("gemm_sm90/ws 128x256 bf16 ", $name), run: |g, _| check(g, KERNELS[2], $m, $n, $k, $alpha, $beta) },
         )*]
     };
 }
@@ -42,6 +46,8 @@ pub fn benches() -> Vec<Bench> {
         Bench { name: "gemm_sm90/128x256 bf16 4096^3", run: |g, _| bench(g, KERNELS[1], 4096, 4096, 4096) },
         Bench { name: "gemm_sm90/128x128 bf16 8192^3", run: |g, _| bench(g, KERNELS[0], 8192, 8192, 8192) },
         Bench { name: "gemm_sm90/128x256 bf16 8192^3", run: |g, _| bench(g, KERNELS[1], 8192, 8192, 8192) },
+        Bench { name: "gemm_sm90/ws 128x256 bf16 4096^3", run: |g, _| bench(g, KERNELS[2], 4096, 4096, 4096) },
+        Bench { name: "gemm_sm90/ws 128x256 bf16 8192^3", run: |g, _| bench(g, KERNELS[2], 8192, 8192, 8192) },
     ]
 }
 
