@@ -15,7 +15,8 @@
 use layout_tensor::device::ids::{block_idx_x, block_idx_y, thread_idx_x};
 use layout_tensor::device::mma::{
     for_each_unrolled_mut, wgmma_accumulator_layout, wgmma_commit_group, wgmma_descriptor, wgmma_fence,
-    wgmma_fence_operands, wgmma_m64n128k16_f32_bf16, wgmma_m64n256k16_f32_bf16, wgmma_wait_group, WgmmaSwizzle,
+    wgmma_fence_operands, wgmma_m64n128k16_f32_bf16, wgmma_m64n256k16_f32_bf16, wgmma_wait_group, warpgroup_reg_alloc,
+    warpgroup_reg_dealloc, WgmmaSwizzle,
 };
 use layout_tensor::device::shared::generic_to_shared;
 use layout_tensor::device::sync::sync_threads;
@@ -206,6 +207,7 @@ unsafe fn gemm_tile_ws(
     }
     sync_threads();
     if wg == 0 {
+        warpgroup_reg_dealloc::<40>();
         if t == 0 {
             let mut kt = 0;
             while kt < k_tiles {
@@ -223,6 +225,7 @@ unsafe fn gemm_tile_ws(
         }
         return;
     }
+    warpgroup_reg_alloc::<232>();
     let slice = wg - 1;
     let mut acc = [0f32; 128];
     let mut kt = 0;
@@ -254,8 +257,11 @@ unsafe fn gemm_tile_ws(
 }
 
 kernel! {
+    #![launch_bounds(384, 1)]
     /// [`gemm_sm90_bf16_tn`] with [`GEMM_SM90_WS_128X256`]: warp-specialized (a producer and two
-    /// consumer warpgroups), block of 384 threads, grid `(ceil(N / 256), ceil(M / 128))`.
+    /// consumer warpgroups, registers moved from the producer to the consumers with `setmaxnreg`:
+    /// the launch bounds fix 168 per thread at entry), block of 384 threads, grid
+    /// `(ceil(N / 256), ceil(M / 128))`.
     pub fn gemm_sm90_bf16_tn_ws(
         a_map: *const TmaDescriptor,
         b_map: *const TmaDescriptor,

@@ -27,6 +27,20 @@
 //! for them. Kernel parameters must be plain `Copy` data the driver can pass by value (pointers,
 //! integers, floats, `#[repr(C)]` structs of those).
 //!
+//! Launch bounds (CUDA's `__launch_bounds__`, which rustc lacks): an inner attribute first,
+//!
+//! ```ignore
+//! kernel! {
+//!     #![launch_bounds(384, 1)] // at most 384 threads per block, at least 1 block per SM
+//!     pub fn gemm(...) { ... }
+//! }
+//! ```
+//!
+//! emits, on `nvptx64`, a marker symbol `__cute_launch_bounds_<name>__384_1` that `tools/ptx-linker`
+//! turns into the entry's `.maxntid 384, 1, 1` and `.minnctapersm 1` directives (and drops): ptxas
+//! then knows the register budget at entry, which `setmaxnreg` needs. On the host the bounds are
+//! ignored.
+//!
 //! This is the simplest acceptable form of the `#[kernel]` seam: a `macro_rules!` macro. It lives in
 //! its own module so that it can be moved (to `layout-tensor` or a proc-macro crate) without touching
 //! the kernels written with it.
@@ -35,6 +49,23 @@
 /// on the host. See the [module docs](self).
 #[macro_export]
 macro_rules! kernel {
+    (
+        #![launch_bounds($max:literal $(, $min:literal)?)]
+        $(#[$attr:meta])*
+        $vis:vis fn $name:ident ( $($arg:ident : $ty:ty),* $(,)? ) $body:block
+    ) => {
+        $crate::kernel! { $(#[$attr])* $vis fn $name( $($arg : $ty),* ) $body }
+
+        // A marker whose *name* carries the bounds (`__cute_launch_bounds_<kernel>__<max>_<min>`),
+        // read from the IR by tools/ptx-linker and dropped there.
+        #[cfg(target_arch = "nvptx64")]
+        const _: () = {
+            #[export_name = concat!(
+                "__cute_launch_bounds_", stringify!($name), "__", stringify!($max), "_" $(, stringify!($min))?
+            )]
+            static LAUNCH_BOUNDS: u8 = 0;
+        };
+    };
     (
         $(#[$attr:meta])*
         $vis:vis fn $name:ident ( $($arg:ident : $ty:ty),* $(,)? ) $body:block

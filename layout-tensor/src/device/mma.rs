@@ -844,6 +844,9 @@ pub mod no_cpu {
     pub enum WgmmaCommitGroup {}
     /// `wgmma.wait_group` ([`wgmma_wait_group`](super::wgmma_wait_group)).
     pub enum WgmmaWaitGroup {}
+    /// `setmaxnreg` ([`warpgroup_reg_alloc`](super::warpgroup_reg_alloc),
+    /// [`warpgroup_reg_dealloc`](super::warpgroup_reg_dealloc)).
+    pub enum SetMaxNReg {}
 }
 
 gpu_only! {
@@ -869,6 +872,57 @@ gpu_only! {
         #[cfg(target_arch = "nvptx64")]
         unsafe {
             asm!("wgmma.fence.sync.aligned;", options(nostack));
+        }
+    }
+}
+
+gpu_only! {
+    SetMaxNReg;
+    /// Raises this warpgroup's registers per thread to `N` (`setmaxnreg.inc.sync.aligned.u32 N`,
+    /// CUTLASS's `warpgroup_reg_alloc`): the consumers of a warp-specialized kernel take the
+    /// registers the producer gave back. `N` is 24 to 256, a multiple of 8.
+    ///
+    /// GPU only: does not compile for the host ([`no_cpu`]). ptxas ignores it (warning C7508)
+    /// unless the kernel's register count at entry is fixed: declare launch bounds
+    /// (`kernel!`'s `#![launch_bounds(THREADS, 1)]`).
+    ///
+    /// # Safety
+    /// All threads of the warpgroup execute it together (sm_90a); the block's total stays within
+    /// the register file.
+    ///
+    /// # Example
+    /// ```ignore
+    /// warpgroup_reg_alloc::<232>();
+    /// ```
+    pub unsafe fn warpgroup_reg_alloc<const N: u32>() {
+        #[cfg(target_arch = "nvptx64")]
+        unsafe {
+            const { assert!(N >= 24 && N <= 256 && N % 8 == 0, "setmaxnreg: 24 to 256, a multiple of 8") };
+            asm!("setmaxnreg.inc.sync.aligned.u32 {n};", n = const N, options(nostack));
+        }
+    }
+}
+
+gpu_only! {
+    SetMaxNReg;
+    /// Lowers this warpgroup's registers per thread to `N` (`setmaxnreg.dec.sync.aligned.u32 N`,
+    /// CUTLASS's `warpgroup_reg_dealloc`): the producer of a warp-specialized kernel gives its
+    /// registers to the consumers. `N` is 24 to 256, a multiple of 8.
+    ///
+    /// GPU only: does not compile for the host ([`no_cpu`]); see [`warpgroup_reg_alloc`].
+    ///
+    /// # Safety
+    /// As [`warpgroup_reg_alloc`].
+    ///
+    /// # Example
+    /// ```ignore
+    /// warpgroup_reg_dealloc::<40>();
+    /// ```
+    pub unsafe fn warpgroup_reg_dealloc<const N: u32>() {
+        #[cfg(target_arch = "nvptx64")]
+        unsafe {
+            const { assert!(N >= 24 && N <= 256 && N % 8 == 0, "setmaxnreg: 24 to 256, a multiple of 8") };
+            asm!("setmaxnreg.dec.sync.aligned.u32 {n};", n = const N, options(nostack));
         }
     }
 }
