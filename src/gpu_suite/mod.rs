@@ -57,6 +57,7 @@ pub fn checks() -> Vec<Check> {
         block_io::checks,
         transpose::checks,
         triton::checks,
+        gemm::checks,
     ] {
         all.extend(area());
     }
@@ -70,6 +71,7 @@ pub fn benches() -> Vec<Bench> {
     all.extend(cutile::benches());
     all.extend(transpose::benches());
     all.extend(block_io::benches());
+    all.extend(gemm::benches());
     all
 }
 
@@ -188,6 +190,7 @@ mod block_io;
 mod cp_async;
 mod cutile;
 pub mod demo;
+mod gemm;
 mod ids;
 mod memory;
 mod mma;
