@@ -74,19 +74,53 @@ fn reference(g: &Gemm, x: &Inputs, i: usize, j: usize) -> (f64, f64) {
     (alpha * sum + beta * c, alpha.abs() * abs + (beta * c).abs())
 }
 
+/// [`reference`] for every element of D (row-major), the rows split over the host's cores: the
+/// GPU's checks near 1000^3 are billions of f64 multiply-adds. A and B are first converted to f64
+/// with K contiguous, so that each element is one contiguous dot product.
+fn reference_all(g: &Gemm, x: &Inputs) -> Vec<(f64, f64)> {
+    let (m, n, k) = (g.m, g.n, g.k);
+    let (lda, ldb) = g.lds();
+    let a: Vec<f64> = (0..m * k)
+        .map(|e| {
+            let (i, p) = (e / k, e % k);
+            bf16_to_f32(x.a[if g.a_major == Major::Row { i * lda + p } else { p * lda + i }]) as f64
+        })
+        .collect();
+    let b: Vec<f64> = (0..n * k)
+        .map(|e| {
+            let (j, p) = (e / k, e % k);
+            bf16_to_f32(x.b[if g.b_major == Major::Row { p * ldb + j } else { j * ldb + p }]) as f64
+        })
+        .collect();
+    let (alpha, beta) = (g.alpha as f64, g.beta as f64);
+    let mut out = vec![(0.0, 0.0); m * n];
+    let threads = std::thread::available_parallelism().map_or(1, |t| t.get()).min(m.max(1));
+    let rows_per = m.div_ceil(threads.max(1)).max(1);
+    std::thread::scope(|scope| {
+        for (chunk, rows) in out.chunks_mut(rows_per * n.max(1)).enumerate() {
+            let (a, b) = (&a, &b);
+            scope.spawn(move || {
+                for (e, slot) in rows.iter_mut().enumerate() {
+                    let (i, j) = (chunk * rows_per + e / n, e % n);
+                    let (ra, rb) = (&a[i * k..(i + 1) * k], &b[j * k..(j + 1) * k]);
+                    let (mut sum, mut abs) = (0f64, 0f64);
+                    for (u, v) in ra.iter().zip(rb) {
+                        sum += u * v;
+                        abs += (u * v).abs();
+                    }
+                    let c = if g.beta != 0.0 { x.c[i * n + j] as f64 } else { 0.0 };
+                    *slot = (alpha * sum + beta * c, alpha.abs() * abs + (beta * c).abs());
+                }
+            });
+        }
+    });
+    out
+}
+
 /// Compares `got` (D, row-major) with the reference at the elements `at` (all of them when
 /// `None`), naming the first failing one.
 fn compare(g: &Gemm, x: &Inputs, got: &[f64], at: Option<&[(usize, usize)]>, what: &str) -> Result<(), String> {
-    let all: Vec<(usize, usize)>;
-    let at = match at {
-        Some(at) => at,
-        None => {
-            all = (0..g.m).flat_map(|i| (0..g.n).map(move |j| (i, j))).collect();
-            &all
-        }
-    };
-    for &(i, j) in at {
-        let (want, scale) = reference(g, x, i, j);
+    let check = |i: usize, j: usize, (want, scale): (f64, f64)| {
         let v = got[i * g.n + j];
         let bound = 1e-2 * want.abs().max(1e-2 * scale);
         let err = (v - want).abs();
@@ -96,8 +130,12 @@ fn compare(g: &Gemm, x: &Inputs, got: &[f64], at: Option<&[(usize, usize)]>, wha
                  NaN = not written)"
             ));
         }
+        Ok(())
+    };
+    match at {
+        Some(at) => at.iter().try_for_each(|&(i, j)| check(i, j, reference(g, x, i, j))),
+        None => reference_all(g, x).into_iter().enumerate().try_for_each(|(e, r)| check(e / g.n, e % g.n, r)),
     }
-    Ok(())
 }
 
 /// Runs `g` on fresh inputs into a poisoned D of `O`, and checks every element.
@@ -124,9 +162,9 @@ fn run_and_check<O: GemmOutput>(gpu: &Gpu, module: &Module, g: &Gemm, to_f64: fn
 /// The sizes of the checks: small on the CPU backend, plus two near 1000^3 on a GPU.
 fn sizes(gpu: &Gpu) -> Vec<(usize, usize, usize)> {
     // 1x1x1; ragged everywhere with odd leading dimensions (element-wise staging); ragged M and N
-    // with leading dimensions multiples of 8 (16-byte cp.async with zero-filled chunks, K in two
-    // and a quarter stages); K = 0 (D = beta C).
-    let mut s = vec![(1, 1, 1), (127, 129, 65), (130, 136, 72), (17, 24, 0)];
+    // with leading dimensions multiples of 8 (16-byte cp.async with zero-filled chunks, K two
+    // stages and a quarter); K over 10 stages (the 3-buffer ring wraps around); K = 0 (D = beta C).
+    let mut s = vec![(1, 1, 1), (127, 129, 65), (130, 136, 72), (33, 40, 328), (17, 24, 0)];
     if !gpu.is_cpu() {
         s.extend([(1000, 1000, 1000), (999, 1001, 1003), (256, 128, 4096)]);
     }
@@ -205,10 +243,14 @@ fn bench_4096(gpu: &Gpu, module: &Module) -> Result<Vec<Figure>, String> {
     let ms = super::time_median(gpu, 3, 20, || g.run(gpu, module, &x.da, &x.db, None, &mut d).map_err(host_err))?;
     let mut d16 = gpu.alloc::<u16>(n * n).map_err(fail("alloc D"))?;
     let ms16 = super::time_median(gpu, 3, 20, || g.run(gpu, module, &x.da, &x.db, None, &mut d16).map_err(host_err))?;
+    // Both operands K-major (A row-, B column-major: "TN"), ldmatrix without .trans.
+    let tn = g.b_major(Major::Col);
+    let ms_tn = super::time_median(gpu, 3, 20, || tn.run(gpu, module, &x.da, &x.db, None, &mut d).map_err(host_err))?;
     let tflops = |ms: f32| g.flops() / (ms as f64 * 1e-3) / 1e12;
     Ok(vec![
         Figure { what: "mma.sync bf16 -> f32, A, B row-major".into(), value: tflops(ms), unit: "TFLOP/s" },
         Figure { what: "mma.sync bf16 -> bf16, A, B row-major".into(), value: tflops(ms16), unit: "TFLOP/s" },
+        Figure { what: "mma.sync bf16 -> f32, A row-, B column-major".into(), value: tflops(ms_tn), unit: "TFLOP/s" },
         Figure { what: "time (f32 output)".into(), value: ms as f64, unit: "ms" },
     ])
 }
