@@ -63,8 +63,14 @@ def main():
     row("block reduce sum f32 2^28 B", mine, "cub BlockReduce", peers.get("cub block_reduce_sum_f32"), 1.00)
     row("block reduce sum f32 2^28 B", mine, "torch sum", peers.get("torch sum f32 2^28 B"), None)
 
+    # GEMM (TFLOP/s, not TB/s): the acceptance is 0.90x cuBLAS; torch.matmul writes bf16.
+    row("gemm bf16 4096^3 TFLOP/s (mma.sync, bf16 out)", our("gemm/bf16 4096^3 (mma.sync)", "mma.sync bf16 -> bf16, A, B row-major"),
+        "torch matmul", peers.get("torch gemm bf16 4096^3"), 0.90)
+    row("gemm bf16 4096^3 TFLOP/s (mma.sync, f32 out)", our("gemm/bf16 4096^3 (mma.sync)", "mma.sync bf16 -> f32, A, B row-major"),
+        "torch matmul", peers.get("torch gemm bf16 4096^3"), None)
+
     device = ours_doc.get("device") or peers_doc.get("device") or cub_doc.get("device")
-    print(f"\nbenchmarks on {device} (TB/s; ratio = ours / peer)")
+    print(f"\nbenchmarks on {device} (TB/s unless the subject says; ratio = ours / peer)")
     print(f"{'subject':<46} {'ours':>7} {'peer':<18} {'peer':>7} {'ratio':>6} {'target':>7}")
     fmt = lambda v, p=3: "-" if v is None else f"{v:.{p}f}"
     for r in rows:

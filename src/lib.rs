@@ -54,6 +54,7 @@ pub mod batch;
 /// `LayoutTensor` copy kernel: the device crate's own modules (compiled for the host too).
 pub use kernels::{cutile_sizes, demo_layouts, tensor_copy_layouts};
 pub mod expr;
+pub mod gemm;
 pub mod gpu_suite;
 pub mod svg;
 pub mod tile;

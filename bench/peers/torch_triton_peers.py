@@ -1,6 +1,6 @@
-"""The torch and Triton peers of the suite's benchmarks (copy, transpose f32/bf16, sum), timed
+"""The torch and Triton peers of the suite's benchmarks (copy, transpose f32/bf16, sum, bf16 GEMM), timed
 with CUDA events (3 warm-ups, median of 20) on the first GPU. Prints JSON on stdout:
-{"device": ..., "figures": [{"what": ..., "value": ..., "unit": "TB/s"}, ...]}.
+{"device": ..., "figures": [{"what": ..., "value": ..., "unit": "TB/s" (GEMM: "TFLOP/s")}, ...]}.
 Each peer's result is checked against torch's before it is timed."""
 import json
 import statistics
@@ -72,6 +72,13 @@ def main():
     x = torch.rand(1 << 26, device="cuda")
     ms = median_ms(lambda: x.sum())
     fig("torch sum f32 2^28 B", x.numel() * 4 / (ms * 1e-3) / 1e12)
+    # GEMM bf16 4096^3 (cuBLAS through torch.matmul, f32 accumulation, bf16 output), TFLOP/s.
+    n = 4096
+    a = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
+    c = torch.empty(n, n, device="cuda", dtype=torch.bfloat16)
+    ms = median_ms(lambda: torch.matmul(a, b, out=c))
+    figures.append({"what": "torch gemm bf16 4096^3", "value": 2 * n ** 3 / (ms * 1e-3) / 1e12, "unit": "TFLOP/s"})
     json.dump({"device": torch.cuda.get_device_name(0), "torch": torch.__version__,
                "triton": triton.__version__, "figures": figures}, sys.stdout, indent=1)
 

@@ -25,6 +25,7 @@ pub mod cutile_sizes;
 pub mod demo;
 pub mod demo_layouts;
 pub mod faults;
+pub mod gemm;
 #[cfg(feature = "sm90a")]
 pub mod gemm_sm90;
 pub mod gemm_sm90_sizes;

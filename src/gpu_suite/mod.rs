@@ -58,6 +58,7 @@ pub fn checks() -> Vec<Check> {
         transpose::checks,
         gemm_sm90::checks,
         triton::checks,
+        gemm::checks,
     ] {
         all.extend(area());
     }
@@ -71,6 +72,7 @@ pub fn benches() -> Vec<Bench> {
     all.extend(cutile::benches());
     all.extend(transpose::benches());
     all.extend(block_io::benches());
+    all.extend(gemm::benches());
     all.extend(gemm_sm90::benches());
     all
 }
@@ -199,6 +201,7 @@ mod block_io;
 mod cp_async;
 mod cutile;
 pub mod demo;
+mod gemm;
 mod gemm_sm90;
 mod ids;
 mod memory;

@@ -1,0 +1,370 @@
+//! Tensor-core GEMM with `mma.sync` (sm_80+; also runs on the CPU backend):
+//! `D = alpha * A * B + beta * C`, bf16 A and B, f32 accumulation, f32 or bf16 D.
+//!
+//! The host API is `cute_rs::gemm`; these are its kernels, one per combination of
+//! - A row-major (`M x K`, K contiguous: "K-major") or column-major (M contiguous),
+//! - B row-major (`K x N`, N contiguous) or column-major (K contiguous: "K-major"),
+//! - 16-byte `cp.async` staging (`_v16`: both leading dimensions multiples of 8 elements and
+//!   16-byte aligned bases) or element-wise staging (any leading dimension),
+//! - f32 or bf16 (`_obf16`) output.
+//!
+//! # The kernel
+//! A block of [`THREADS`] (8 warps) computes a [`BM`] x [`BN`] tile of D, stepping through K by
+//! [`BK`]. Each k-step's A and B tiles are staged in shared memory by `cp.async` (16-byte chunks,
+//! zero-filled past the matrix edges, so partial tiles need no other special case) in a ring of
+//! [`STAGES`] buffers: while the warps multiply tile `t`, tiles `t + 1 .. t + STAGES - 1` are in
+//! flight. The element-wise variant writes the same ring synchronously (its commit groups are
+//! empty), so one pipeline serves both.
+//!
+//! Shared-memory tiles keep the global orientation of their operand (so that a 16-byte chunk of
+//! global memory is a 16-byte chunk of shared memory) and are swizzled layouts of the algebra
+//! ([`SMEM_K_MAJOR`], [`SMEM_MN_MAJOR`]), chosen so that the 8 rows an `ldmatrix` phase reads fall
+//! in 8 different 16-byte bank groups. Fragments come from `ldmatrix` (`.trans` for M/N-major
+//! tiles), the lanes pointed at the rows named by the `*_ROWS` layouts below, which give exactly
+//! the `mma.sync.m16n8k16` A and B fragments
+//! ([`SM80_16X8X16_F32BF16BF16F32_TN`](layout_tensor::device::mma::SM80_16X8X16_F32BF16BF16F32_TN)).
+//! Warps are arranged 2 (M) x 4 (N); each owns a 64 x 32 piece of the tile, i.e. 4 x 4
+//! m16n8 accumulators (64 f32 registers per thread). The epilogue writes each accumulator value
+//! through the atom's C layout ([`MMA_16X8_C`]), predicated on the matrix edges.
+//!
+//! Launch: grid `(ceil(N / BN), ceil(M / BM))`, block [`THREADS`], no dynamic shared memory.
+//!
+//! # Measured (H100 80GB HBM3, 2026-11-22, `bench/results/2026-11-22-h100-gemm`)
+//! 4096^3, A and B row-major: 241 TFLOP/s (f32 out), 244 (bf16 out), against 745 for cuBLAS
+//! (`torch.matmul`) in the same run: 0.33x. ptxas: 124-157 registers, 0 bytes of stack, no
+//! spills, so one block (8 warps) per SM. Tried and not kept: K steps of 64 with a 4-stage ring in
+//! 128 KiB of dynamic shared memory (221 TFLOP/s: up to 204 registers). The SASS (`cuobjdump`)
+//! shows where the rest goes: the loop over the two k16 steps of a stage is not unrolled, so each
+//! step recomputes its 6 `ldmatrix` addresses (about 50 integer instructions) and waits on them
+//! before its 16 HMMA; staging a stage costs about 180 instructions for 8 `cp.async`. Next for
+//! this path: unroll the k16 steps with fragments double-buffered, hoist the swizzled addresses,
+//! cap registers at 128 for 2 blocks per SM. The way to cuBLAS is the sm_90a path of issue 8
+//! (wgmma + TMA, warp specialization).
+//! Parameters: `(a, b, c, d, m, n, k, lda, ldb, alpha, beta)`; C and D are row-major `M x N`
+//! (leading dimension `n`); C is read only when `beta != 0`.
+
+use layout::{make_swizzled, unwrap, Layout, Swizzle, SwizzledLayout};
+use layout_tensor::device::cp_async::{commit_group, cp_async_cg_zfill, wait_group};
+use layout_tensor::device::ids::{block_idx_x, block_idx_y, thread_idx_x};
+use layout_tensor::device::mma::{
+    f32_to_bf16, for_each_unrolled_mut, ldmatrix_x4, ldmatrix_x4_trans, mma_m16n8k16_f32_bf16, LDMATRIX_X4_A_ROWS, MMA_16X8_C,
+};
+use layout_tensor::device::sync::sync_threads;
+use layout_tensor::shared_array;
+
+/// Rows (M) of a block's D tile.
+pub const BM: u32 = 128;
+/// Columns (N) of a block's D tile.
+pub const BN: u32 = 128;
+/// K per pipeline stage (two k16 steps of `mma.sync`).
+pub const BK: u32 = 32;
+/// Shared-memory stages of the `cp.async` ring. 3 stages of (A + B) = 48 KiB, the most static
+/// shared memory a block may have.
+pub const STAGES: u32 = 3;
+/// Threads per block: 8 warps, 2 along M x 4 along N.
+pub const THREADS: u32 = 256;
+
+/// Elements of one operand tile (128 x 32 bf16 = 8 KiB).
+const TILE_ELEMS: usize = (BM * BK) as usize;
+/// Bytes of the whole ring: STAGES x (A tile + B tile).
+const SMEM_BYTES: usize = STAGES as usize * 2 * TILE_ELEMS * 2;
+
+/// A K-major operand tile in shared memory, `(outer, k) -> element offset`, indexed
+/// `outer + 128 * k` (outer = m for A, n for B): rows of 32 bf16 (64 bytes) with
+/// `Sw<2,3,3>`, which XORs the 16-byte chunk index (offset bits 3-4) with bits 1-2 of the row. The
+/// 8 consecutive rows an `ldmatrix` phase reads at one chunk then hit 8 different 16-byte bank
+/// groups (the unswizzled tile has 4-way conflicts: rows two apart share a bank group).
+///
+/// # Example
+/// ```
+/// use kernels::gemm::SMEM_K_MAJOR;
+/// // Row 2, chunk 0 moves to chunk 1: offset 2 * 32 + 8.
+/// assert_eq!(SMEM_K_MAJOR.call(2), 72);
+/// ```
+pub const SMEM_K_MAJOR: SwizzledLayout =
+    make_swizzled(unwrap!(Swizzle::new(2, 3, 3)), unwrap!(Layout::parse("(128,32):(32,1)")));
+
+/// An M/N-major operand tile in shared memory, `(outer, k) -> element offset`, indexed
+/// `outer + 128 * k`: rows of 128 bf16 (256 bytes) along the outer dimension, one per k, with
+/// `Sw<3,3,4>` XORing the low 3 bits of the 16-byte chunk index with `k mod 8`. An
+/// `ldmatrix.trans` phase reads 8 consecutive k at one chunk: 8 different bank groups (unswizzled:
+/// all 8 in one, 8-way conflicts).
+///
+/// # Example
+/// ```
+/// use kernels::gemm::SMEM_MN_MAJOR;
+/// // (outer 0, k 1): row 1 starts at 128, chunk 0 moves to chunk 1.
+/// assert_eq!(SMEM_MN_MAJOR.call(128), 136);
+/// ```
+pub const SMEM_MN_MAJOR: SwizzledLayout =
+    make_swizzled(unwrap!(Swizzle::new(3, 3, 4)), unwrap!(Layout::parse("(128,32):(1,128)")));
+
+/// `lane -> m + 16 * k`: where each lane points `ldmatrix.x4.trans` in a 16 x 16 M-major A tile
+/// (stored as rows of k) so that the 4 registers are the m16n8k16 A fragment: matrix `q = lane / 8`
+/// covers m `8 (q % 2) ..`, k `8 (q / 2) ..`, and lane `8q + r` gives row `k = r` of it.
+/// [`LDMATRIX_X4_A_ROWS`] is the K-major (non-transposed) twin.
+///
+/// # Example
+/// ```
+/// use kernels::gemm::LDMATRIX_X4_TRANS_A_ROWS;
+/// assert_eq!(LDMATRIX_X4_TRANS_A_ROWS.call(9), 8 + 16 * 1);   // matrix 1, k 1: (m 8, k 1)
+/// assert_eq!(LDMATRIX_X4_TRANS_A_ROWS.call(17), 0 + 16 * 9);  // matrix 2, k 9: (m 0, k 9)
+/// ```
+pub const LDMATRIX_X4_TRANS_A_ROWS: Layout = unwrap!(Layout::parse("(8,2,2):(16,8,128)"));
+
+/// `lane -> n + 16 * k`: where each lane points `ldmatrix.x4` in a 16 (N) x 16 (K) K-major B tile
+/// so that registers 0, 1 are the m16n8k16 B fragment of columns `0..8` and registers 2, 3 that of
+/// columns `8..16`: matrix `q` covers n `8 (q / 2) ..`, k `8 (q % 2) ..`, lane `8q + r` row `n = r`.
+///
+/// # Example
+/// ```
+/// use kernels::gemm::LDMATRIX_X4_B_ROWS;
+/// assert_eq!(LDMATRIX_X4_B_ROWS.call(9), 1 + 16 * 8);  // matrix 1: (n 1, k 8)
+/// assert_eq!(LDMATRIX_X4_B_ROWS.call(17), 9);          // matrix 2: (n 9, k 0)
+/// ```
+pub const LDMATRIX_X4_B_ROWS: Layout = unwrap!(Layout::parse("(8,2,2):(1,128,8)"));
+
+/// `lane -> n + 16 * k`: [`LDMATRIX_X4_B_ROWS`] for an N-major B tile (rows of k) read by
+/// `ldmatrix.x4.trans`: matrix `q` covers n `8 (q / 2) ..`, k `8 (q % 2) ..`, lane `8q + r` gives
+/// row `k = r` of it.
+///
+/// # Example
+/// ```
+/// use kernels::gemm::LDMATRIX_X4_TRANS_B_ROWS;
+/// assert_eq!(LDMATRIX_X4_TRANS_B_ROWS.call(9), 16 * 9);       // matrix 1: (n 0, k 9)
+/// assert_eq!(LDMATRIX_X4_TRANS_B_ROWS.call(17), 8 + 16 * 1);  // matrix 2: (n 8, k 1)
+/// ```
+pub const LDMATRIX_X4_TRANS_B_ROWS: Layout = unwrap!(Layout::parse("(8,2,2):(16,128,8)"));
+
+/// The shared-memory layout of an operand tile.
+#[inline(always)]
+const fn smem_layout(k_major: bool) -> SwizzledLayout {
+    if k_major {
+        SMEM_K_MAJOR
+    } else {
+        SMEM_MN_MAJOR
+    }
+}
+
+/// One operand (A or B) as the kernel sees it: `outer` is M for A and N for B.
+#[derive(Clone, Copy)]
+struct Operand {
+    /// Its first element.
+    ptr: *const u16,
+    /// Elements between consecutive rows (K-major: between outer indices; else between k).
+    ld: usize,
+    /// Extent along outer (M or N).
+    outer: u32,
+    /// The block's first outer index.
+    outer0: u32,
+}
+
+/// Stages the operand's `(outer0 .. outer0 + 128) x (k0 .. k0 + 32)` tile into `tile`, thread `t`
+/// taking 16-byte chunks `t` and `t + 256` of the 512. Elements past the matrix are zeros (so they
+/// add nothing to the products). `VEC`: `cp.async` 16-byte copies (zero-filled past the edge,
+/// byte-exact), else plain element loads and shared stores.
+#[inline(always)]
+unsafe fn stage_tile<const K_MAJOR: bool, const VEC: bool>(op: Operand, k0: u32, k: u32, t: u32, tile: *mut u16) {
+    let layout = const { smem_layout(K_MAJOR) };
+    let mut i = 0;
+    while i < 2 {
+        let c = t + THREADS * i;
+        // (outer, k) of the chunk's first element in the tile; the chunk runs along the
+        // contiguous dimension (k when K-major, else outer).
+        let (o, kk) = if K_MAJOR { (c / 4, 8 * (c % 4)) } else { (8 * (c % 16), c / 16) };
+        let (go, gk) = (op.outer0 + o, k0 + kk);
+        let valid = if K_MAJOR {
+            if go < op.outer && gk < k { (k - gk).min(8) } else { 0 }
+        } else if gk < k && go < op.outer {
+            (op.outer - go).min(8)
+        } else {
+            0
+        };
+        // Only formed (wrapping: it may lie past the matrix) and read below when `valid > 0`.
+        let src = op.ptr.wrapping_add(if K_MAJOR { go as usize * op.ld + gk as usize } else { gk as usize * op.ld + go as usize });
+        let dst = tile.add(layout.call(o as i64 + BM as i64 * kk as i64) as usize);
+        if VEC {
+            // Nothing is read when `valid` is 0, but the address must still be valid: the base.
+            cp_async_cg_zfill::<16>(dst as *mut u8, if valid > 0 { src } else { op.ptr } as *const u8, 2 * valid);
+        } else {
+            let mut e = 0;
+            while e < 8 {
+                *dst.add(e as usize) = if e < valid { *src.add(e as usize) } else { 0 };
+                e += 1;
+            }
+        }
+        i += 1;
+    }
+}
+
+/// The A fragment of the 16 x 16 piece `(m0.., k0..)` of an A tile, by `ldmatrix`.
+#[inline(always)]
+unsafe fn load_a<const K_MAJOR: bool>(tile: *const u16, lane: u32, m0: u32, k0: u32) -> [u32; 4] {
+    let layout = const { smem_layout(K_MAJOR) };
+    let rows = if K_MAJOR { LDMATRIX_X4_A_ROWS } else { LDMATRIX_X4_TRANS_A_ROWS };
+    let i = rows.call(lane as i64);
+    let at = tile.add(layout.call(m0 as i64 + i % 16 + BM as i64 * (k0 as i64 + i / 16)) as usize);
+    if K_MAJOR { ldmatrix_x4(at) } else { ldmatrix_x4_trans(at) }
+}
+
+/// The B fragments of the 16 (N) x 16 (K) piece `(n0.., k0..)` of a B tile, by `ldmatrix`:
+/// columns `n0..n0 + 8` (registers 0, 1) and `n0 + 8..n0 + 16` (registers 2, 3).
+#[inline(always)]
+unsafe fn load_b<const K_MAJOR: bool>(tile: *const u16, lane: u32, n0: u32, k0: u32) -> [u32; 4] {
+    let layout = const { smem_layout(K_MAJOR) };
+    let rows = if K_MAJOR { LDMATRIX_X4_B_ROWS } else { LDMATRIX_X4_TRANS_B_ROWS };
+    let i = rows.call(lane as i64);
+    let at = tile.add(layout.call(n0 as i64 + i % 16 + BN as i64 * (k0 as i64 + i / 16)) as usize);
+    if K_MAJOR { ldmatrix_x4(at) } else { ldmatrix_x4_trans(at) }
+}
+
+/// How the epilogue writes one D element.
+trait Output: Copy {
+    /// Writes `value` at `d[i]`.
+    unsafe fn store(d: *mut Self, i: usize, value: f32);
+}
+impl Output for f32 {
+    #[inline(always)]
+    unsafe fn store(d: *mut f32, i: usize, value: f32) {
+        *d.add(i) = value;
+    }
+}
+/// bf16 bits, rounded to nearest even.
+impl Output for u16 {
+    #[inline(always)]
+    unsafe fn store(d: *mut u16, i: usize, value: f32) {
+        *d.add(i) = f32_to_bf16(value);
+    }
+}
+
+/// The whole kernel (see the module docs), for A K-major or not, B K-major or not, 16-byte
+/// `cp.async` staging or not, D of element type `O`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn gemm<const A_K: bool, const B_K: bool, const VEC: bool, O: Output>(
+    a: *const u16,
+    b: *const u16,
+    c: *const f32,
+    d: *mut O,
+    m: u32,
+    n: u32,
+    k: u32,
+    lda: u32,
+    ldb: u32,
+    alpha: f32,
+    beta: f32,
+) {
+    let smem = shared_array!(GEMM_MMA_SYNC_RING: [u8; SMEM_BYTES], align 128).as_mut_ptr() as *mut u16;
+    let t = thread_idx_x();
+    let (lane, warp) = (t % 32, t / 32);
+    // Warp (wm, wn) owns rows wm * 64 .. +64 and columns wn * 32 .. +32 of the block tile.
+    let (wm, wn) = (warp % 2, warp / 2);
+    let (bm0, bn0) = (block_idx_y() * BM, block_idx_x() * BN);
+    let opa = Operand { ptr: a, ld: lda as usize, outer: m, outer0: bm0 };
+    let opb = Operand { ptr: b, ld: ldb as usize, outer: n, outer0: bn0 };
+    let a_tile = |s: u32| smem.add(s as usize * 2 * TILE_ELEMS);
+    let b_tile = |s: u32| smem.add((s as usize * 2 + 1) * TILE_ELEMS);
+    let k_tiles = k.div_ceil(BK);
+
+    // Prologue: the first STAGES - 1 tiles in flight, one commit group each (empty past K).
+    let mut s = 0;
+    while s < STAGES - 1 {
+        if s < k_tiles {
+            stage_tile::<A_K, VEC>(opa, s * BK, k, t, a_tile(s));
+            stage_tile::<B_K, VEC>(opb, s * BK, k, t, b_tile(s));
+        }
+        commit_group();
+        s += 1;
+    }
+
+    let mut acc = [[0f32; 4]; 16];
+    let mut kt = 0;
+    while kt < k_tiles {
+        // Tile kt's group is complete (at most STAGES - 2 younger ones pending); the barrier makes
+        // every thread's copies visible and ends every warp's reads of the stage refilled below
+        // (the one multiplied in iteration kt - 1).
+        wait_group::<{ STAGES - 2 }>();
+        sync_threads();
+        let next = kt + STAGES - 1;
+        if next < k_tiles {
+            stage_tile::<A_K, VEC>(opa, next * BK, k, t, a_tile(next % STAGES));
+            stage_tile::<B_K, VEC>(opb, next * BK, k, t, b_tile(next % STAGES));
+        }
+        commit_group();
+
+        let (at, bt) = (a_tile(kt % STAGES) as *const u16, b_tile(kt % STAGES) as *const u16);
+        let mut ks = 0;
+        while ks < BK {
+            let fa = [0u32, 1, 2, 3].map(|i| load_a::<A_K>(at, lane, wm * 64 + 16 * i, ks));
+            let fb01 = load_b::<B_K>(bt, lane, wn * 32, ks);
+            let fb23 = load_b::<B_K>(bt, lane, wn * 32 + 16, ks);
+            let fb = [[fb01[0], fb01[1]], [fb01[2], fb01[3]], [fb23[0], fb23[1]], [fb23[2], fb23[3]]];
+            // Constant indices only (literal, unrolled): the accumulators stay in registers.
+            for_each_unrolled_mut(&mut acc, |ij, c| *c = mma_m16n8k16_f32_bf16(fa[ij / 4], fb[ij % 4], *c));
+            ks += 16;
+        }
+        kt += 1;
+    }
+    // No copy may still target shared memory when the block exits (the last groups are empty,
+    // but a block's shared memory is reused by the next block on the SM).
+    wait_group::<0>();
+
+    // Epilogue: D = alpha * acc + beta * C, through the C fragment layout, edges predicated.
+    // A loop with a run-time index into `acc` would move it to local memory (a stack frame):
+    // every index is a literal here.
+    for_each_unrolled_mut(&mut acc, |ij, frag| {
+        let (i, j) = (ij as u32 / 4, ij as u32 % 4);
+        for_each_unrolled_mut(frag, |v, x| {
+            let e = MMA_16X8_C.call((lane + 32 * v as u32) as i64) as u32;
+            let row = bm0 + wm * 64 + 16 * i + e % 16;
+            let col = bn0 + wn * 32 + 8 * j + e / 16;
+            if row < m && col < n {
+                let at = row as usize * n as usize + col as usize;
+                let mut y = alpha * *x;
+                if beta != 0.0 {
+                    y += beta * *c.add(at);
+                }
+                O::store(d, at, y);
+            }
+        });
+    });
+}
+
+macro_rules! gemm_kernels {
+    ($($name:ident: $a_k:literal, $b_k:literal, $vec:literal, $out:ty;)*) => {$(
+        kernel! {
+            #[doc = concat!(
+                "`D = alpha * A * B + beta * C` with `mma.sync` (see the [module docs](self)): A ",
+                "K-major: ", stringify!($a_k), ", B K-major: ", stringify!($b_k), ", 16-byte cp.async: ",
+                stringify!($vec), ", D of `", stringify!($out), "`."
+            )]
+            pub fn $name(
+                a: *const u16, b: *const u16, c: *const f32, d: *mut $out,
+                m: u32, n: u32, k: u32, lda: u32, ldb: u32, alpha: f32, beta: f32
+            ) {
+                gemm::<$a_k, $b_k, $vec, $out>(a, b, c, d, m, n, k, lda, ldb, alpha, beta);
+            }
+        }
+    )*};
+}
+
+// Names: `a{r,c}` A row-/column-major, `b{r,c}` B row-/column-major (A row-major and B
+// column-major are the K-major ones).
+gemm_kernels! {
+    gemm_bf16_ar_br: true, false, false, f32;
+    gemm_bf16_ar_bc: true, true, false, f32;
+    gemm_bf16_ac_br: false, false, false, f32;
+    gemm_bf16_ac_bc: false, true, false, f32;
+    gemm_bf16_ar_br_v16: true, false, true, f32;
+    gemm_bf16_ar_bc_v16: true, true, true, f32;
+    gemm_bf16_ac_br_v16: false, false, true, f32;
+    gemm_bf16_ac_bc_v16: false, true, true, f32;
+    gemm_bf16_ar_br_obf16: true, false, false, u16;
+    gemm_bf16_ar_bc_obf16: true, true, false, u16;
+    gemm_bf16_ac_br_obf16: false, false, false, u16;
+    gemm_bf16_ac_bc_obf16: false, true, false, u16;
+    gemm_bf16_ar_br_v16_obf16: true, false, true, u16;
+    gemm_bf16_ar_bc_v16_obf16: true, true, true, u16;
+    gemm_bf16_ac_br_v16_obf16: false, false, true, u16;
+    gemm_bf16_ac_bc_v16_obf16: false, true, true, u16;
+}

@@ -1,0 +1,358 @@
+//! GEMM on the GPU (or the CPU backend): `D = alpha * A * B + beta * C` with bf16 A and B, f32
+//! accumulation on the tensor cores (`mma.sync.m16n8k16`, sm_80+), and f32 or bf16 D.
+//!
+//! - A is `M x K`, B is `K x N`, each row- or column-major ([`Major`]), packed (leading dimension
+//!   `K` or `M` for A, `N` or `K` for B); C and D are row-major `M x N`.
+//! - Any `M`, `N`, `K`: partial tiles are handled by the kernel (zero-filled staging, predicated
+//!   stores). `K = 0` gives `D = beta * C`; `M = 0` or `N = 0` launches nothing.
+//! - It runs on the [`Gpu`]'s default stream, asynchronously (like any launch: a download or
+//!   [`Gpu::synchronize`] waits for it). On the CPU backend ([`Gpu::cpu`]) the same kernels run on
+//!   the host, one GPU thread at a time: use small sizes there.
+//!
+//! The kernels are in `kernels/src/gemm.rs` (module [`kernels::gemm`]): 128 x 128 block tiles, a
+//! 3-stage `cp.async` ring of swizzled shared-memory tiles, `ldmatrix` fragments. When both leading
+//! dimensions are multiples of 8 elements and A and B start 16-byte aligned, tiles are staged with
+//! 16-byte `cp.async` copies; otherwise element by element (correct for any shape, slower).
+//!
+//! # Example
+//! ```
+//! use cute_rs::gemm::{Gemm, Major};
+//! use layout_tensor::device::mma::{bf16_to_f32, f32_to_bf16};
+//!
+//! let gpu = host::Gpu::cpu(); // or host::Gpu::new(0)? on a machine with a GPU
+//! let module = gpu.load_module(cute_rs::KERNELS_PTX)?;
+//! // A = [[1, 2], [3, 4]] (row-major), B = identity (column-major), C = all ones.
+//! let a = gpu.upload(&[1.0f32, 2.0, 3.0, 4.0].map(f32_to_bf16))?;
+//! let b = gpu.upload(&[1.0f32, 0.0, 0.0, 1.0].map(f32_to_bf16))?;
+//! let c = gpu.upload(&[1.0f32; 4])?;
+//! let mut d = gpu.alloc::<f32>(4)?;
+//! Gemm::new(2, 2, 2).b_major(Major::Col).alpha(2.0).beta(-1.0).run(&gpu, &module, &a, &b, Some(&c), &mut d)?;
+//! assert_eq!(gpu.download(&d)?, [1.0, 3.0, 5.0, 7.0]);
+//! # let _ = bf16_to_f32(0);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::fmt;
+
+use host::{DeviceBuffer, DeviceElem, Gpu, HostError, KernelArg, LaunchConfig, Module};
+use kernels::gemm::{BM, BN, THREADS};
+
+/// How a matrix is stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Major {
+    /// Row-major: consecutive elements of a row are adjacent (leading dimension = columns).
+    Row,
+    /// Column-major: consecutive elements of a column are adjacent (leading dimension = rows).
+    Col,
+}
+
+/// A GEMM problem: shapes, storage orders and scalars; [`Gemm::run`] launches it.
+///
+/// Defaults: A and B row-major, `alpha = 1`, `beta = 0`.
+///
+/// # Example
+/// ```
+/// use cute_rs::gemm::{Gemm, Major};
+/// let g = Gemm::new(128, 256, 64).a_major(Major::Col).alpha(0.5);
+/// assert_eq!((g.m, g.n, g.k, g.a_major, g.b_major, g.alpha, g.beta), (128, 256, 64, Major::Col, Major::Row, 0.5, 0.0));
+/// assert_eq!(g.flops(), 2.0 * 128.0 * 256.0 * 64.0);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Gemm {
+    /// Rows of A, C and D.
+    pub m: usize,
+    /// Columns of B, C and D.
+    pub n: usize,
+    /// Columns of A, rows of B.
+    pub k: usize,
+    /// Storage of A (`M x K`).
+    pub a_major: Major,
+    /// Storage of B (`K x N`).
+    pub b_major: Major,
+    /// Scale of `A * B`.
+    pub alpha: f32,
+    /// Scale of C (C is not read when 0).
+    pub beta: f32,
+}
+
+/// Why a [`Gemm`] was not launched, or failed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum GemmError {
+    /// A buffer's length is not the one its shape needs.
+    Shape {
+        /// Which operand (`"A"`, `"B"`, `"C"`, `"D"`).
+        operand: &'static str,
+        /// Its shape as the problem says (`"M x K = 4 x 8"`).
+        shape: String,
+        /// Elements that shape needs.
+        expected: usize,
+        /// Elements the buffer has.
+        got: usize,
+    },
+    /// `beta != 0` but no C was given.
+    MissingC {
+        /// The beta.
+        beta: f32,
+    },
+    /// A dimension exceeds what the kernels index (32-bit extents, grid limits).
+    TooLarge(String),
+    /// The launch (or finding the kernel) failed.
+    Host(HostError),
+}
+
+impl fmt::Display for GemmError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GemmError::Shape { operand, shape, expected, got } => {
+                write!(f, "gemm: {operand} is {shape}, {expected} elements, but its buffer has {got}")
+            }
+            GemmError::MissingC { beta } => write!(f, "gemm: beta = {beta} but no C was given"),
+            GemmError::TooLarge(why) => write!(f, "gemm: too large: {why}"),
+            GemmError::Host(e) => write!(f, "gemm: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for GemmError {}
+
+impl From<HostError> for GemmError {
+    fn from(e: HostError) -> GemmError {
+        GemmError::Host(e)
+    }
+}
+
+/// An element type D can have: `f32`, or `u16` holding bf16 bits (rounded to nearest even).
+///
+/// # Example
+/// ```
+/// use cute_rs::gemm::GemmOutput;
+/// assert_eq!(<u16 as GemmOutput>::KERNEL_SUFFIX, "_obf16");
+/// ```
+pub trait GemmOutput: DeviceElem {
+    /// Appended to the kernel name.
+    const KERNEL_SUFFIX: &'static str;
+}
+impl GemmOutput for f32 {
+    const KERNEL_SUFFIX: &'static str = "";
+}
+impl GemmOutput for u16 {
+    const KERNEL_SUFFIX: &'static str = "_obf16";
+}
+
+impl Gemm {
+    /// An `M x N x K` problem, A and B row-major, `alpha = 1`, `beta = 0`.
+    ///
+    /// # Example
+    /// ```
+    /// let g = cute_rs::gemm::Gemm::new(1, 2, 3);
+    /// assert_eq!((g.alpha, g.beta), (1.0, 0.0));
+    /// ```
+    pub fn new(m: usize, n: usize, k: usize) -> Gemm {
+        Gemm { m, n, k, a_major: Major::Row, b_major: Major::Row, alpha: 1.0, beta: 0.0 }
+    }
+
+    /// The same problem with A stored `major`.
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs::gemm::{Gemm, Major};
+    /// assert_eq!(Gemm::new(1, 1, 1).a_major(Major::Col).a_major, Major::Col);
+    /// ```
+    pub fn a_major(self, major: Major) -> Gemm {
+        Gemm { a_major: major, ..self }
+    }
+
+    /// The same problem with B stored `major`.
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs::gemm::{Gemm, Major};
+    /// assert_eq!(Gemm::new(1, 1, 1).b_major(Major::Col).b_major, Major::Col);
+    /// ```
+    pub fn b_major(self, major: Major) -> Gemm {
+        Gemm { b_major: major, ..self }
+    }
+
+    /// The same problem with `alpha`.
+    ///
+    /// # Example
+    /// ```
+    /// assert_eq!(cute_rs::gemm::Gemm::new(1, 1, 1).alpha(2.0).alpha, 2.0);
+    /// ```
+    pub fn alpha(self, alpha: f32) -> Gemm {
+        Gemm { alpha, ..self }
+    }
+
+    /// The same problem with `beta`.
+    ///
+    /// # Example
+    /// ```
+    /// assert_eq!(cute_rs::gemm::Gemm::new(1, 1, 1).beta(0.5).beta, 0.5);
+    /// ```
+    pub fn beta(self, beta: f32) -> Gemm {
+        Gemm { beta, ..self }
+    }
+
+    /// Floating-point operations of `A * B` (`2 M N K`), for TFLOP/s figures.
+    ///
+    /// # Example
+    /// ```
+    /// assert_eq!(cute_rs::gemm::Gemm::new(2, 3, 4).flops(), 48.0);
+    /// ```
+    pub fn flops(&self) -> f64 {
+        2.0 * self.m as f64 * self.n as f64 * self.k as f64
+    }
+
+    /// Leading dimensions of A and B (elements between consecutive rows, or columns).
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs::gemm::{Gemm, Major};
+    /// assert_eq!(Gemm::new(5, 6, 7).lds(), (7, 6));
+    /// assert_eq!(Gemm::new(5, 6, 7).a_major(Major::Col).b_major(Major::Col).lds(), (5, 7));
+    /// ```
+    pub fn lds(&self) -> (usize, usize) {
+        let lda = if self.a_major == Major::Row { self.k } else { self.m };
+        let ldb = if self.b_major == Major::Row { self.n } else { self.k };
+        (lda, ldb)
+    }
+
+    /// The name of the kernel [`run`](Gemm::run) launches for output `O`, given whether A and B
+    /// can be staged by 16-byte copies (`vec16`).
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs::gemm::{Gemm, Major};
+    /// assert_eq!(Gemm::new(8, 8, 8).b_major(Major::Col).kernel_name::<f32>(true), "gemm_bf16_ar_bc_v16");
+    /// assert_eq!(Gemm::new(8, 8, 8).kernel_name::<u16>(false), "gemm_bf16_ar_br_obf16");
+    /// ```
+    pub fn kernel_name<O: GemmOutput>(&self, vec16: bool) -> String {
+        let major = |m: Major| if m == Major::Row { "r" } else { "c" };
+        format!(
+            "gemm_bf16_a{}_b{}{}{}",
+            major(self.a_major),
+            major(self.b_major),
+            if vec16 { "_v16" } else { "" },
+            O::KERNEL_SUFFIX
+        )
+    }
+
+    /// Checks the buffers against the problem (lengths, C present when `beta != 0`, sizes the
+    /// kernels can index) without launching anything.
+    ///
+    /// # Errors
+    /// [`GemmError::Shape`], [`GemmError::MissingC`], [`GemmError::TooLarge`].
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs::gemm::{Gemm, GemmError};
+    /// let gpu = host::Gpu::cpu();
+    /// let (a, b) = (gpu.alloc::<u16>(6)?, gpu.alloc::<u16>(12)?);
+    /// let d = gpu.alloc::<f32>(8)?;
+    /// assert!(Gemm::new(2, 4, 3).validate(&a, &b, None, &d).is_ok());
+    /// let e = Gemm::new(2, 4, 4).validate(&a, &b, None, &d).unwrap_err();
+    /// assert_eq!(e.to_string(), "gemm: A is M x K = 2 x 4, 8 elements, but its buffer has 6");
+    /// assert_eq!(Gemm::new(2, 4, 3).beta(1.0).validate(&a, &b, None, &d), Err(GemmError::MissingC { beta: 1.0 }));
+    /// # Ok::<(), host::HostError>(())
+    /// ```
+    pub fn validate<O: GemmOutput>(
+        &self,
+        a: &DeviceBuffer<u16>,
+        b: &DeviceBuffer<u16>,
+        c: Option<&DeviceBuffer<f32>>,
+        d: &DeviceBuffer<O>,
+    ) -> Result<(), GemmError> {
+        let (m, n, k) = (self.m, self.n, self.k);
+        let check = |operand, rows, cols, rn, cn, got: usize| {
+            let expected = rows * cols;
+            if expected != got {
+                return Err(GemmError::Shape {
+                    operand,
+                    shape: format!("{rn} x {cn} = {rows} x {cols}"),
+                    expected,
+                    got,
+                });
+            }
+            Ok(())
+        };
+        check("A", m, k, "M", "K", a.len())?;
+        check("B", k, n, "K", "N", b.len())?;
+        check("D", m, n, "M", "N", d.len())?;
+        match c {
+            Some(c) => check("C", m, n, "M", "N", c.len())?,
+            None if self.beta != 0.0 => return Err(GemmError::MissingC { beta: self.beta }),
+            None => {}
+        }
+        // 32-bit extents in the kernels; the grid's y dimension (M tiles) is at most 65535.
+        for (name, x) in [("M", m), ("N", n), ("K", k)] {
+            if x > i32::MAX as usize {
+                return Err(GemmError::TooLarge(format!("{name} = {x} exceeds 2^31 - 1")));
+            }
+        }
+        if m.div_ceil(BM as usize) > 65535 {
+            return Err(GemmError::TooLarge(format!("M = {m} needs more than 65535 blocks of {BM} rows")));
+        }
+        Ok(())
+    }
+
+    /// Launches `D = alpha * A * B + beta * C` on `gpu`'s default stream, with the kernels of
+    /// `module` (load [`KERNELS_PTX`](crate::KERNELS_PTX) with [`Gpu::load_module`]).
+    ///
+    /// `a` holds A (`M x K`) and `b` B (`K x N`) as bf16 bit patterns, stored as
+    /// [`a_major`](Gemm::a_major) / [`b_major`](Gemm::b_major) say; `c` (read only when
+    /// `beta != 0`) and `d` are row-major `M x N`. `c` must not be `d` (Rust's borrows see to it).
+    ///
+    /// # Errors
+    /// Those of [`validate`](Gemm::validate), then [`GemmError::Host`] if the kernel is missing
+    /// from `module` or the launch fails.
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs::gemm::Gemm;
+    /// use layout_tensor::device::mma::f32_to_bf16;
+    /// let gpu = host::Gpu::cpu();
+    /// let module = gpu.load_module(cute_rs::KERNELS_PTX)?;
+    /// // 1 x 3 times 3 x 1: a dot product.
+    /// let a = gpu.upload(&[1.0f32, 2.0, 3.0].map(f32_to_bf16))?;
+    /// let b = gpu.upload(&[4.0f32, 5.0, 6.0].map(f32_to_bf16))?;
+    /// let mut d = gpu.alloc::<f32>(1)?;
+    /// Gemm::new(1, 1, 3).run(&gpu, &module, &a, &b, None, &mut d)?;
+    /// assert_eq!(gpu.download(&d)?, [32.0]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn run<O: GemmOutput>(
+        &self,
+        gpu: &Gpu,
+        module: &Module,
+        a: &DeviceBuffer<u16>,
+        b: &DeviceBuffer<u16>,
+        c: Option<&DeviceBuffer<f32>>,
+        d: &mut DeviceBuffer<O>,
+    ) -> Result<(), GemmError> {
+        self.validate(a, b, c, d)?;
+        if self.m == 0 || self.n == 0 {
+            return Ok(());
+        }
+        let (lda, ldb) = self.lds();
+        // 16-byte cp.async needs every chunk of 8 elements 16-byte aligned in global memory.
+        let vec16 = lda % 8 == 0 && ldb % 8 == 0 && a.device_ptr() % 16 == 0 && b.device_ptr() % 16 == 0;
+        let kernel = module.kernel(&self.kernel_name::<O>(vec16))?;
+        let cfg = LaunchConfig {
+            grid: (self.n.div_ceil(BN as usize) as u32, self.m.div_ceil(BM as usize) as u32, 1),
+            block: (THREADS, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let (m, n, k, lda, ldb) = (self.m as u32, self.n as u32, self.k as u32, lda as u32, ldb as u32);
+        let (alpha, beta) = (self.alpha, self.beta);
+        // Without C (beta = 0) the kernel never reads its pointer: pass D's, a valid address.
+        let c_arg: &dyn KernelArg = match c {
+            Some(c) => c,
+            None => &*d,
+        };
+        let launch = gpu.launch(&kernel, cfg).arg(a).arg(b).arg(c_arg).arg(&*d);
+        // SAFETY: the buffers hold the elements the shapes need (validated above); the kernel
+        // reads A, B (and C when beta != 0) within them and writes D within it.
+        unsafe { launch.arg(&m).arg(&n).arg(&k).arg(&lda).arg(&ldb).arg(&alpha).arg(&beta).run() }?;
+        Ok(())
+    }
+}

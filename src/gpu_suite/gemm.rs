@@ -1,0 +1,264 @@
+//! GPU checks and benchmark of the GEMM ([`crate::gemm`], kernels in `kernels/src/gemm.rs`).
+//!
+//! Each check runs one A/B storage combination over a list of ragged sizes, on fresh random bf16
+//! data in `[-1, 1)`, with random `alpha`, `beta` and C, D poisoned with NaN first (an element the
+//! kernel does not write shows as NaN). The reference is computed in f64 from the same bf16 values.
+//! An element passes when `|got - want| <= 1e-2 * max(|want|, 1e-2 * scale)`, `scale` being
+//! `|alpha| sum_k |a b| + |beta c|`: a relative error under 1e-2, except where the sum cancels to
+//! almost nothing (there the f32 rounding of the terms, about `2^-24 scale`, is what is left).
+//! The products of bf16 values are exact in f32, so real errors are far below the bound; a wrong
+//! index or a missed tile is not.
+//!
+//! On the CPU backend (one GPU thread at a time) the sizes stay small; the GPU adds
+//! 1000 x 1000 x 1000 (16-byte staging) and 999 x 1001 x 1003 (element-wise staging).
+
+use host::{DeviceBuffer, Gpu, Module};
+use layout_tensor::device::mma::{bf16_to_f32, f32_to_bf16};
+
+use super::{fail, fresh_seed, random_f32, random_u32, Bench, Check, Figure};
+use crate::gemm::{Gemm, GemmOutput, Major};
+
+pub fn checks() -> Vec<Check> {
+    use Major::{Col, Row};
+    vec![
+        Check { name: "gemm/bf16 A row-major, B row-major", run: |g, m| check_majors(g, m, Row, Row) },
+        Check { name: "gemm/bf16 A row-major, B column-major", run: |g, m| check_majors(g, m, Row, Col) },
+        Check { name: "gemm/bf16 A column-major, B row-major", run: |g, m| check_majors(g, m, Col, Row) },
+        Check { name: "gemm/bf16 A column-major, B column-major", run: |g, m| check_majors(g, m, Col, Col) },
+        Check { name: "gemm/bf16 output bf16, beta 0 (no C)", run: check_bf16_output },
+        Check { name: "gemm/shape errors", run: check_errors },
+    ]
+}
+
+pub fn benches() -> Vec<Bench> {
+    vec![Bench { name: "gemm/bf16 4096^3 (mma.sync)", run: bench_4096 }]
+}
+
+/// A problem's inputs on the host (bf16 bits) and on the device.
+struct Inputs {
+    a: Vec<u16>,
+    b: Vec<u16>,
+    c: Vec<f32>,
+    da: DeviceBuffer<u16>,
+    db: DeviceBuffer<u16>,
+    dc: DeviceBuffer<f32>,
+}
+
+fn random_bf16(seed: u64, n: usize) -> Vec<u16> {
+    random_f32(seed, n).into_iter().map(f32_to_bf16).collect()
+}
+
+fn inputs(gpu: &Gpu, g: &Gemm, seed: u64) -> Result<Inputs, String> {
+    let (a, b) = (random_bf16(seed, g.m * g.k), random_bf16(seed ^ 0x5555, g.k * g.n));
+    let c = random_f32(seed ^ 0xaaaa, g.m * g.n);
+    let da = gpu.upload(&a).map_err(fail("upload A"))?;
+    let db = gpu.upload(&b).map_err(fail("upload B"))?;
+    let dc = gpu.upload(&c).map_err(fail("upload C"))?;
+    Ok(Inputs { a, b, c, da, db, dc })
+}
+
+/// `(want, scale)` for D's element `(i, j)`, in f64 (see the module docs), from the bf16 inputs
+/// stored as the problem says; `c` when `beta != 0`.
+fn reference(g: &Gemm, x: &Inputs, i: usize, j: usize) -> (f64, f64) {
+    let (lda, ldb) = g.lds();
+    let (mut sum, mut abs) = (0f64, 0f64);
+    for p in 0..g.k {
+        let a = x.a[if g.a_major == Major::Row { i * lda + p } else { p * lda + i }];
+        let b = x.b[if g.b_major == Major::Row { p * ldb + j } else { j * ldb + p }];
+        let t = bf16_to_f32(a) as f64 * bf16_to_f32(b) as f64;
+        sum += t;
+        abs += t.abs();
+    }
+    let c = if g.beta != 0.0 { x.c[i * g.n + j] as f64 } else { 0.0 };
+    let (alpha, beta) = (g.alpha as f64, g.beta as f64);
+    (alpha * sum + beta * c, alpha.abs() * abs + (beta * c).abs())
+}
+
+/// [`reference`] for every element of D (row-major), the rows split over the host's cores: the
+/// GPU's checks near 1000^3 are billions of f64 multiply-adds. A and B are first converted to f64
+/// with K contiguous, so that each element is one contiguous dot product.
+fn reference_all(g: &Gemm, x: &Inputs) -> Vec<(f64, f64)> {
+    let (m, n, k) = (g.m, g.n, g.k);
+    let (lda, ldb) = g.lds();
+    let a: Vec<f64> = (0..m * k)
+        .map(|e| {
+            let (i, p) = (e / k, e % k);
+            bf16_to_f32(x.a[if g.a_major == Major::Row { i * lda + p } else { p * lda + i }]) as f64
+        })
+        .collect();
+    let b: Vec<f64> = (0..n * k)
+        .map(|e| {
+            let (j, p) = (e / k, e % k);
+            bf16_to_f32(x.b[if g.b_major == Major::Row { p * ldb + j } else { j * ldb + p }]) as f64
+        })
+        .collect();
+    let (alpha, beta) = (g.alpha as f64, g.beta as f64);
+    let mut out = vec![(0.0, 0.0); m * n];
+    let threads = std::thread::available_parallelism().map_or(1, |t| t.get()).min(m.max(1));
+    let rows_per = m.div_ceil(threads.max(1)).max(1);
+    std::thread::scope(|scope| {
+        for (chunk, rows) in out.chunks_mut(rows_per * n.max(1)).enumerate() {
+            let (a, b) = (&a, &b);
+            scope.spawn(move || {
+                for (e, slot) in rows.iter_mut().enumerate() {
+                    let (i, j) = (chunk * rows_per + e / n, e % n);
+                    let (ra, rb) = (&a[i * k..(i + 1) * k], &b[j * k..(j + 1) * k]);
+                    let (mut sum, mut abs) = (0f64, 0f64);
+                    for (u, v) in ra.iter().zip(rb) {
+                        sum += u * v;
+                        abs += (u * v).abs();
+                    }
+                    let c = if g.beta != 0.0 { x.c[i * n + j] as f64 } else { 0.0 };
+                    *slot = (alpha * sum + beta * c, alpha.abs() * abs + (beta * c).abs());
+                }
+            });
+        }
+    });
+    out
+}
+
+/// Compares `got` (D, row-major) with the reference at the elements `at` (all of them when
+/// `None`), naming the first failing one.
+fn compare(g: &Gemm, x: &Inputs, got: &[f64], at: Option<&[(usize, usize)]>, what: &str) -> Result<(), String> {
+    let check = |i: usize, j: usize, (want, scale): (f64, f64)| {
+        let v = got[i * g.n + j];
+        let bound = 1e-2 * want.abs().max(1e-2 * scale);
+        let err = (v - want).abs();
+        if !(err <= bound) {
+            return Err(format!(
+                "{what}: D[{i}][{j}] = {v}, expected {want} (error {err:.3e} over the bound {bound:.3e}; \
+                 NaN = not written)"
+            ));
+        }
+        Ok(())
+    };
+    match at {
+        Some(at) => at.iter().try_for_each(|&(i, j)| check(i, j, reference(g, x, i, j))),
+        None => reference_all(g, x).into_iter().enumerate().try_for_each(|(e, r)| check(e / g.n, e % g.n, r)),
+    }
+}
+
+/// Runs `g` on fresh inputs into a poisoned D of `O`, and checks every element.
+fn run_and_check<O: GemmOutput>(gpu: &Gpu, module: &Module, g: &Gemm, to_f64: fn(O) -> f64) -> Result<(), String> {
+    let seed = fresh_seed();
+    let x = inputs(gpu, g, seed)?;
+    let mut d = gpu.alloc::<O>(g.m * g.n).map_err(fail("alloc D"))?;
+    gpu.memset(&mut d, 0xff).map_err(fail("poison D"))?;
+    let c = (g.beta != 0.0).then_some(&x.dc);
+    g.run(gpu, module, &x.da, &x.db, c, &mut d).map_err(|e| e.to_string())?;
+    let got: Vec<f64> = gpu.download(&d).map_err(fail("download D"))?.into_iter().map(to_f64).collect();
+    let what = format!(
+        "{} x {} x {}, alpha {}, beta {}, kernel {} (seed {seed})",
+        g.m,
+        g.n,
+        g.k,
+        g.alpha,
+        g.beta,
+        g.kernel_name::<O>(g.lds().0 % 8 == 0 && g.lds().1 % 8 == 0)
+    );
+    compare(g, &x, &got, None, &what)
+}
+
+/// The sizes of the checks: small on the CPU backend, plus two near 1000^3 on a GPU.
+fn sizes(gpu: &Gpu) -> Vec<(usize, usize, usize)> {
+    // 1x1x1; ragged everywhere with odd leading dimensions (element-wise staging); ragged M and N
+    // with leading dimensions multiples of 8 (16-byte cp.async with zero-filled chunks, K two
+    // stages and a quarter); K over 10 stages (the 3-buffer ring wraps around); K = 0 (D = beta C).
+    let mut s = vec![(1, 1, 1), (127, 129, 65), (130, 136, 72), (33, 40, 328), (17, 24, 0)];
+    if !gpu.is_cpu() {
+        s.extend([(1000, 1000, 1000), (999, 1001, 1003), (256, 128, 4096)]);
+    }
+    s
+}
+
+fn check_majors(gpu: &Gpu, module: &Module, a: Major, b: Major) -> Result<(), String> {
+    let r = random_u32(fresh_seed(), 2);
+    for (m, n, k) in sizes(gpu) {
+        // alpha in [0.5, 1.5), beta in [-1, 1) and never 0 here (C is read).
+        let alpha = 0.5 + (r[0] % 1000) as f32 / 1000.0;
+        let beta = -1.0 + (r[1] % 1000) as f32 / 500.0 + 1e-3;
+        let g = Gemm::new(m, n, k).a_major(a).b_major(b).alpha(alpha).beta(beta);
+        run_and_check::<f32>(gpu, module, &g, |x| x as f64)?;
+    }
+    Ok(())
+}
+
+/// bf16 output (rounded to nearest even: relative error at most 2^-9), no C, every combination.
+fn check_bf16_output(gpu: &Gpu, module: &Module) -> Result<(), String> {
+    let (m, n, k) = if gpu.is_cpu() { (65, 72, 40) } else { (515, 520, 300) };
+    for a in [Major::Row, Major::Col] {
+        for b in [Major::Row, Major::Col] {
+            let g = Gemm::new(m, n, k).a_major(a).b_major(b).alpha(1.25);
+            run_and_check::<u16>(gpu, module, &g, |x| bf16_to_f32(x) as f64)?;
+        }
+    }
+    Ok(())
+}
+
+/// Mismatched buffers are refused with the operand and shape named, before any launch.
+fn check_errors(gpu: &Gpu, module: &Module) -> Result<(), String> {
+    let a = gpu.alloc::<u16>(6).map_err(fail("alloc"))?;
+    let b = gpu.alloc::<u16>(12).map_err(fail("alloc"))?;
+    let c = gpu.alloc::<f32>(7).map_err(fail("alloc"))?;
+    let mut d = gpu.alloc::<f32>(8).map_err(fail("alloc"))?;
+    let expect = |r: Result<(), crate::gemm::GemmError>, want: &str| match r {
+        Err(e) if e.to_string() == want => Ok(()),
+        other => Err(format!("expected the error `{want}`, got {other:?}")),
+    };
+    expect(
+        Gemm::new(2, 4, 3).run(gpu, module, &b, &b, None, &mut d),
+        "gemm: A is M x K = 2 x 3, 6 elements, but its buffer has 12",
+    )?;
+    expect(
+        Gemm::new(2, 4, 3).run(gpu, module, &a, &a, None, &mut d),
+        "gemm: B is K x N = 3 x 4, 12 elements, but its buffer has 6",
+    )?;
+    expect(
+        Gemm::new(2, 4, 3).beta(2.0).run(gpu, module, &a, &b, Some(&c), &mut d),
+        "gemm: C is M x N = 2 x 4, 8 elements, but its buffer has 7",
+    )?;
+    expect(Gemm::new(2, 4, 3).beta(2.0).run(gpu, module, &a, &b, None, &mut d), "gemm: beta = 2 but no C was given")?;
+    let mut d_small = gpu.alloc::<f32>(4).map_err(fail("alloc"))?;
+    expect(
+        Gemm::new(2, 4, 3).run(gpu, module, &a, &b, None, &mut d_small),
+        "gemm: D is M x N = 2 x 4, 8 elements, but its buffer has 4",
+    )
+}
+
+/// 4096^3, A and B row-major (what `torch.matmul` of two contiguous bf16 matrices computes),
+/// f32 and bf16 output; 64 sampled elements checked against f64 first. The peer (cuBLAS through
+/// `torch.matmul`) is measured by `bench/peers/torch_triton_peers.py` in the same run.
+fn bench_4096(gpu: &Gpu, module: &Module) -> Result<Vec<Figure>, String> {
+    let n = 4096;
+    let g = Gemm::new(n, n, n);
+    let seed = fresh_seed();
+    let x = inputs(gpu, &g, seed)?;
+    let mut d = gpu.alloc::<f32>(n * n).map_err(fail("alloc D"))?;
+    gpu.memset(&mut d, 0xff).map_err(fail("poison D"))?;
+    g.run(gpu, module, &x.da, &x.db, None, &mut d).map_err(|e| e.to_string())?;
+    let got: Vec<f64> = gpu.download(&d).map_err(fail("download D"))?.into_iter().map(|v| v as f64).collect();
+    let r = random_u32(seed, 128);
+    let at: Vec<(usize, usize)> = r.chunks(2).map(|p| (p[0] as usize % n, p[1] as usize % n)).collect();
+    compare(&g, &x, &got, Some(&at), "4096^3 (sampled)")?;
+    let ms = super::time_median(gpu, 3, 20, || g.run(gpu, module, &x.da, &x.db, None, &mut d).map_err(host_err))?;
+    let mut d16 = gpu.alloc::<u16>(n * n).map_err(fail("alloc D"))?;
+    let ms16 = super::time_median(gpu, 3, 20, || g.run(gpu, module, &x.da, &x.db, None, &mut d16).map_err(host_err))?;
+    // Both operands K-major (A row-, B column-major: "TN"), ldmatrix without .trans.
+    let tn = g.b_major(Major::Col);
+    let ms_tn = super::time_median(gpu, 3, 20, || tn.run(gpu, module, &x.da, &x.db, None, &mut d).map_err(host_err))?;
+    let tflops = |ms: f32| g.flops() / (ms as f64 * 1e-3) / 1e12;
+    Ok(vec![
+        Figure { what: "mma.sync bf16 -> f32, A, B row-major".into(), value: tflops(ms), unit: "TFLOP/s" },
+        Figure { what: "mma.sync bf16 -> bf16, A, B row-major".into(), value: tflops(ms16), unit: "TFLOP/s" },
+        Figure { what: "mma.sync bf16 -> f32, A row-, B column-major".into(), value: tflops(ms_tn), unit: "TFLOP/s" },
+        Figure { what: "time (f32 output)".into(), value: ms as f64, unit: "ms" },
+    ])
+}
+
+/// `time_median` takes host errors: a GEMM's launch errors are host errors once validated.
+fn host_err(e: crate::gemm::GemmError) -> host::HostError {
+    match e {
+        crate::gemm::GemmError::Host(h) => h,
+        other => host::HostError::Invalid(other.to_string()),
+    }
+}
