@@ -66,6 +66,11 @@ def main():
     # GEMM (TFLOP/s, not TB/s): the acceptance is 0.90x cuBLAS; torch.matmul writes bf16.
     row("gemm bf16 4096^3 TFLOP/s (mma.sync, bf16 out)", our("gemm/bf16 4096^3 (mma.sync)", "mma.sync bf16 -> bf16, A, B row-major"),
         "torch matmul", peers.get("torch gemm bf16 4096^3"), 0.90)
+    for kernel, bench in [("wgmma 128x128, 1 warpgroup", "gemm_sm90/128x128 bf16 4096^3"),
+                          ("wgmma 128x256, 2 warpgroups", "gemm_sm90/128x256 bf16 4096^3"),
+                          ("wgmma 128x256, warp-specialized", "gemm_sm90/ws 128x256 bf16 4096^3")]:
+        row(f"gemm bf16 4096^3 TFLOP/s ({kernel}, f32 out)", our(bench), "torch matmul",
+            peers.get("torch gemm bf16 4096^3"), 0.90)
     row("gemm bf16 4096^3 TFLOP/s (mma.sync, f32 out)", our("gemm/bf16 4096^3 (mma.sync)", "mma.sync bf16 -> f32, A, B row-major"),
         "torch matmul", peers.get("torch gemm bf16 4096^3"), None)
 
