@@ -34,7 +34,7 @@
 
 use std::fmt;
 
-use host::{DeviceBuffer, DeviceElem, Gpu, HostError, KernelArg, LaunchConfig, Module};
+use host::{DeviceBuffer, DeviceElem, Gpu, HostError, KernelArg, LaunchConfig, Module, TmaOobFill, TmaSwizzle};
 use kernels::gemm::{BM, BN, THREADS};
 
 /// How a matrix is stored.
@@ -96,6 +96,8 @@ pub enum GemmError {
     },
     /// A dimension exceeds what the kernels index (32-bit extents, grid limits).
     TooLarge(String),
+    /// The Hopper path ([`Gemm::run_sm90`]) does not take this problem (the condition is named).
+    Unsupported(String),
     /// The launch (or finding the kernel) failed.
     Host(HostError),
 }
@@ -108,6 +110,7 @@ impl fmt::Display for GemmError {
             }
             GemmError::MissingC { beta } => write!(f, "gemm: beta = {beta} but no C was given"),
             GemmError::TooLarge(why) => write!(f, "gemm: too large: {why}"),
+            GemmError::Unsupported(why) => write!(f, "gemm: not on the Hopper path: {why}"),
             GemmError::Host(e) => write!(f, "gemm: {e}"),
         }
     }
@@ -353,6 +356,84 @@ impl Gemm {
         // SAFETY: the buffers hold the elements the shapes need (validated above); the kernel
         // reads A, B (and C when beta != 0) within them and writes D within it.
         unsafe { launch.arg(&m).arg(&n).arg(&k).arg(&lda).arg(&ldb).arg(&alpha).arg(&beta).run() }?;
+        Ok(())
+    }
+
+    /// The Hopper path: `D = alpha * A * B + beta * C` with the warp-specialized TMA + wgmma kernel
+    /// (`gemm_sm90_bf16_tn_ws` of [`KERNELS_SM90A_PTX`](crate::KERNELS_SM90A_PTX), 128 x 256 tiles),
+    /// f32 D. Load the module once with [`Gpu::load_module`] and reuse it.
+    ///
+    /// # Errors
+    /// Those of [`validate`](Gemm::validate); [`GemmError::Unsupported`] naming the condition unless
+    /// A is row-major and B column-major (both K-major), `K` is a non-zero multiple of 8 (TMA needs
+    /// 16-byte rows) and A and B are 16-byte aligned, or on the CPU backend (wgmma is GPU-only);
+    /// [`GemmError::Host`] for the tensor maps and the launch.
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs::gemm::{Gemm, GemmError, Major};
+    /// let gpu = host::Gpu::cpu();
+    /// let module = gpu.load_module(cute_rs::KERNELS_SM90A_PTX)?;
+    /// let (a, b) = (gpu.alloc::<u16>(16 * 8)?, gpu.alloc::<u16>(8 * 16)?);
+    /// let mut d = gpu.alloc::<f32>(16 * 16)?;
+    /// // B row-major (N-major) is not the Hopper kernel's operand order:
+    /// let e = Gemm::new(16, 16, 8).run_sm90(&gpu, &module, &a, &b, None, &mut d).unwrap_err();
+    /// assert!(e.to_string().contains("column-major"), "{e}");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn run_sm90(
+        &self,
+        gpu: &Gpu,
+        sm90a: &Module,
+        a: &DeviceBuffer<u16>,
+        b: &DeviceBuffer<u16>,
+        c: Option<&DeviceBuffer<f32>>,
+        d: &mut DeviceBuffer<f32>,
+    ) -> Result<(), GemmError> {
+        use kernels::gemm_sm90_sizes::{GEMM_SM90_BK, GEMM_SM90_WS_128X256 as SHAPE};
+        self.validate(a, b, c, d)?;
+        let unsupported = |why: &str| Err(GemmError::Unsupported(why.to_string()));
+        if self.a_major != Major::Row || self.b_major != Major::Col {
+            return unsupported("A must be row-major and B column-major (both K-major, as wgmma reads them)");
+        }
+        if self.k == 0 || self.k % 8 != 0 {
+            return unsupported(&format!("K = {} must be a non-zero multiple of 8 (TMA needs 16-byte rows)", self.k));
+        }
+        if a.device_ptr() % 16 != 0 || b.device_ptr() % 16 != 0 {
+            return unsupported("A and B must be 16-byte aligned (TMA)");
+        }
+        if gpu.is_cpu() {
+            return unsupported("the CPU backend has no wgmma");
+        }
+        if self.m == 0 || self.n == 0 {
+            return Ok(());
+        }
+        // Both operands as K-major row blocks: A is M rows of K, B (column-major K x N) N rows of K.
+        let map = |buf: &DeviceBuffer<u16>, rows: usize, box_rows: u32| -> Result<DeviceBuffer<u8>, GemmError> {
+            let global = layout::Layout::parse(&format!("({},{rows}):(1,{})", self.k, self.k))
+                .map_err(|e| GemmError::TooLarge(e.to_string()))?;
+            let tm = gpu.tensor_map(buf, global, &[GEMM_SM90_BK, box_rows], TmaSwizzle::B128, TmaOobFill::Zero)?;
+            Ok(gpu.upload_tensor_map(&tm)?)
+        };
+        let (a_map, b_map) = (map(a, self.m, SHAPE.bm)?, map(b, self.n, SHAPE.bn)?);
+        let kernel = sm90a.kernel("gemm_sm90_bf16_tn_ws")?;
+        let cfg = LaunchConfig {
+            grid: (self.n.div_ceil(SHAPE.bn as usize) as u32, self.m.div_ceil(SHAPE.bm as usize) as u32, 1),
+            block: (SHAPE.threads(), 1, 1),
+            shared_mem_bytes: SHAPE.smem_bytes(),
+        };
+        let (m, n, k) = (self.m as u32, self.n as u32, self.k as u32);
+        let (alpha, beta) = (self.alpha, self.beta);
+        let c_arg: &dyn KernelArg = match c {
+            Some(c) => c,
+            None => &*d,
+        };
+        let launch = gpu.launch(&kernel, cfg).arg(&a_map).arg(&b_map).arg(c_arg).arg(&*d);
+        // SAFETY: validated shapes; the tensor maps cover exactly A and B; the kernel writes D
+        // within M x N and reads C only when beta != 0.
+        unsafe { launch.arg(&m).arg(&n).arg(&k).arg(&alpha).arg(&beta).run() }?;
+        // The maps must outlive the kernel's reads of them.
+        gpu.synchronize()?;
         Ok(())
     }
 }

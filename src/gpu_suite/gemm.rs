@@ -27,6 +27,7 @@ pub fn checks() -> Vec<Check> {
         Check { name: "gemm/bf16 A column-major, B column-major", run: |g, m| check_majors(g, m, Col, Col) },
         Check { name: "gemm/bf16 output bf16, beta 0 (no C)", run: check_bf16_output },
         Check { name: "gemm/shape errors", run: check_errors },
+        Check { name: "gemm/hopper run_sm90 (TMA + wgmma, A row-, B column-major)", run: check_sm90 },
     ]
 }
 
@@ -260,5 +261,29 @@ fn host_err(e: crate::gemm::GemmError) -> host::HostError {
     match e {
         crate::gemm::GemmError::Host(h) => h,
         other => host::HostError::Invalid(other.to_string()),
+    }
+}
+
+/// [`Gemm::run_sm90`] (the Hopper kernel behind the API) against the reference, ragged and
+/// alpha/beta problems, and its refusal of a K TMA cannot read.
+fn check_sm90(gpu: &Gpu, _: &Module) -> Result<(), String> {
+    let sm90a = gpu.load_module(crate::KERNELS_SM90A_PTX).map_err(fail("loading the sm_90a module"))?;
+    for (m, n, k, alpha, beta) in [(127, 129, 72, 1.0, 0.0), (1000, 1000, 1000, 1.5, -0.5), (200, 300, 8, 1.0, 0.0)] {
+        let g = Gemm::new(m, n, k).b_major(Major::Col).alpha(alpha).beta(beta);
+        let seed = fresh_seed();
+        let x = inputs(gpu, &g, seed)?;
+        let mut d = gpu.alloc::<f32>(m * n).map_err(fail("alloc D"))?;
+        gpu.memset(&mut d, 0xff).map_err(fail("poison D"))?;
+        let c = (beta != 0.0).then_some(&x.dc);
+        g.run_sm90(gpu, &sm90a, &x.da, &x.db, c, &mut d).map_err(|e| e.to_string())?;
+        let got: Vec<f64> = gpu.download(&d).map_err(fail("download D"))?.into_iter().map(f64::from).collect();
+        compare(&g, &x, &got, None, &format!("run_sm90 {m} x {n} x {k}, alpha {alpha}, beta {beta} (seed {seed})"))?;
+    }
+    let g = Gemm::new(16, 16, 12).b_major(Major::Col);
+    let x = inputs(gpu, &g, 1)?;
+    let mut d = gpu.alloc::<f32>(256).map_err(fail("alloc D"))?;
+    match g.run_sm90(gpu, &sm90a, &x.da, &x.db, None, &mut d) {
+        Err(crate::gemm::GemmError::Unsupported(why)) if why.contains("multiple of 8") => Ok(()),
+        other => Err(format!("run_sm90 with K = 12: expected Unsupported (multiple of 8), got {other:?}")),
     }
 }

@@ -82,6 +82,7 @@ pub fn benches() -> Vec<Bench> {
 pub const GPU_ONLY: &[(&str, &str)] = &[
     ("mma/wgmma_", "wgmma (sm_90a warpgroup MMA) has no CPU implementation"),
     ("gemm_sm90/", "the Hopper GEMM uses wgmma (sm_90a), which has no CPU implementation"),
+    ("gemm/hopper", "the Hopper GEMM uses wgmma (sm_90a), which has no CPU implementation"),
 ];
 
 /// Why the check `name` does not run on the CPU backend, if it does not.
