@@ -120,55 +120,49 @@ unsafe fn gemm_tile<const BN: u32, const R: usize, const TWO: bool>(
     }
 }
 
-kernel! {
+/// The non-specialized kernels: one entry each, the same parameters, a tile shape, its ring, and
+/// the wgmma of its width.
+macro_rules! gemm_sm90_kernels {
+    ($(
+        $(#[$attr:meta])*
+        $name:ident: $shape:ident, $ring:ident, $full:ident, <$bn:literal, $r:literal, $two:literal>, $mma:ident;
+    )*) => {$(
+        kernel! {
+            $(#[$attr])*
+            pub fn $name(
+                a_map: *const TmaDescriptor,
+                b_map: *const TmaDescriptor,
+                c: *const f32,
+                d: *mut f32,
+                m: u32,
+                n: u32,
+                k: u32,
+                alpha: f32,
+                beta: f32,
+            ) {
+                const S: GemmSm90Shape = $shape;
+                let smem = dynamic_shared!($ring: u8, align 1024).as_mut_ptr();
+                let bars = shared_array!($full: [u64; S.stages as usize], align 8);
+                let out = Epilogue::new(m, n, S, alpha, beta, c, d);
+                gemm_tile::<$bn, $r, $two>(S, a_map, b_map, out, k, smem, bars.as_mut_ptr(), |acc, da, db| {
+                    $mma(acc, da, db, true)
+                });
+            }
+        }
+    )*};
+}
+
+gemm_sm90_kernels! {
     /// `D = alpha * A * B^T + beta * C` for `A` M x K and `B` N x K row-major bf16 (tensor maps
     /// `a_map`, `b_map` in global memory: boxes 64 x 128, 128-byte swizzle, zero fill), `C` and `D`
     /// M x N row-major f32 (`c` is read only when `beta != 0`), with [`GEMM_SM90_128X128`] tiles:
     /// block of 128 threads, grid `(ceil(N / 128), ceil(M / 128))`, its `smem_bytes()` of dynamic
     /// shared memory. `K` is a multiple of 8 (16-byte rows for TMA), checked by the host.
-    pub fn gemm_sm90_bf16_tn(
-        a_map: *const TmaDescriptor,
-        b_map: *const TmaDescriptor,
-        c: *const f32,
-        d: *mut f32,
-        m: u32,
-        n: u32,
-        k: u32,
-        alpha: f32,
-        beta: f32,
-    ) {
-        const S: GemmSm90Shape = GEMM_SM90_128X128;
-        let smem = dynamic_shared!(GEMM_SM90_RING: u8, align 1024).as_mut_ptr();
-        let bars = shared_array!(GEMM_SM90_FULL: [u64; S.stages as usize], align 8);
-        let out = Epilogue::new(m, n, S, alpha, beta, c, d);
-        gemm_tile::<128, 64, true>(S, a_map, b_map, out, k, smem, bars.as_mut_ptr(), |acc, da, db| {
-            wgmma_m64n128k16_f32_bf16(acc, da, db, true)
-        });
-    }
-}
-
-kernel! {
+    gemm_sm90_bf16_tn: GEMM_SM90_128X128, GEMM_SM90_RING, GEMM_SM90_FULL, <128, 64, true>, wgmma_m64n128k16_f32_bf16;
     /// [`gemm_sm90_bf16_tn`] with [`GEMM_SM90_128X256`] tiles: `B` boxes of 64 x 256, block of
     /// 256 threads (two warpgroups), grid `(ceil(N / 256), ceil(M / 128))`.
-    pub fn gemm_sm90_bf16_tn_128x256(
-        a_map: *const TmaDescriptor,
-        b_map: *const TmaDescriptor,
-        c: *const f32,
-        d: *mut f32,
-        m: u32,
-        n: u32,
-        k: u32,
-        alpha: f32,
-        beta: f32,
-    ) {
-        const S: GemmSm90Shape = GEMM_SM90_128X256;
-        let smem = dynamic_shared!(GEMM_SM90_RING_256: u8, align 1024).as_mut_ptr();
-        let bars = shared_array!(GEMM_SM90_FULL_256: [u64; S.stages as usize], align 8);
-        let out = Epilogue::new(m, n, S, alpha, beta, c, d);
-        gemm_tile::<256, 128, false>(S, a_map, b_map, out, k, smem, bars.as_mut_ptr(), |acc, da, db| {
-            wgmma_m64n256k16_f32_bf16(acc, da, db, true)
-        });
-    }
+    gemm_sm90_bf16_tn_128x256: GEMM_SM90_128X256, GEMM_SM90_RING_256, GEMM_SM90_FULL_256, <256, 128, false>,
+        wgmma_m64n256k16_f32_bf16;
 }
 
 /// The warp-specialized tile ([`GEMM_SM90_WS_128X256`]): warpgroup 0 produces (its thread 0
