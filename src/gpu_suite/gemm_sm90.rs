@@ -51,10 +51,11 @@ pub fn benches() -> Vec<Bench> {
     ]
 }
 
-/// The operands on the GPU with their tensor maps (boxes of 64 K x 128 rows, 128-byte swizzle).
+/// The operands on the GPU with their tensor maps (boxes of 64 K x the tile's rows, 128-byte
+/// swizzle). The buffers are only held: the maps point into them.
 struct Operands {
-    a: DeviceBuffer<u16>,
-    b: DeviceBuffer<u16>,
+    _a: DeviceBuffer<u16>,
+    _b: DeviceBuffer<u16>,
     a_map: DeviceBuffer<u8>,
     b_map: DeviceBuffer<u8>,
 }
@@ -71,7 +72,7 @@ fn operands(gpu: &Gpu, shape: GemmSm90Shape, a: &[u16], b: &[u16], m: usize, n: 
     };
     let a_map = map(&a, m, shape.bm)?;
     let b_map = map(&b, n, shape.bn)?;
-    Ok(Operands { a, b, a_map, b_map })
+    Ok(Operands { _a: a, _b: b, a_map, b_map })
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -92,7 +93,6 @@ fn launch(
         block: (shape.threads(), 1, 1),
         shared_mem_bytes: shape.smem_bytes(),
     };
-    let _ = (&ops.a, &ops.b);
     unsafe {
         gpu.launch(&kernel, cfg)
             .arg(&ops.a_map)

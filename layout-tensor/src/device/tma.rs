@@ -404,14 +404,7 @@ impl Mbarrier {
             done != 0
         }
         #[cfg(not(target_arch = "nvptx64"))]
-        unsafe {
-            let done = cpu_state::parity(*self.state.get()) != (parity & 1);
-            // A failed wait is a poll: other threads of the CPU backend run meanwhile.
-            if !done && super::cpu::in_kernel() {
-                super::cpu::spin_poll(self.state.get() as usize);
-            }
-            done
-        }
+        self.cpu_phase_done(parity)
     }
 
     /// [`Mbarrier::try_wait_parity`] without suspending: answers at once
@@ -450,14 +443,19 @@ impl Mbarrier {
             done != 0
         }
         #[cfg(not(target_arch = "nvptx64"))]
-        unsafe {
-            let done = cpu_state::parity(*self.state.get()) != (parity & 1);
-            // A failed wait is a poll: other threads of the CPU backend run meanwhile.
-            if !done && super::cpu::in_kernel() {
-                super::cpu::spin_poll(self.state.get() as usize);
-            }
-            done
+        self.cpu_phase_done(parity)
+    }
+
+    /// The CPU backend's test of both waits: whether the phase of parity `parity & 1` is
+    /// complete; a `false` is a poll, so that the other threads run meanwhile.
+    #[cfg(not(target_arch = "nvptx64"))]
+    fn cpu_phase_done(&self, parity: u32) -> bool {
+        // SAFETY: the state is this barrier's own word; one CPU-backend thread runs at a time.
+        let done = cpu_state::parity(unsafe { *self.state.get() }) != (parity & 1);
+        if !done && super::cpu::in_kernel() {
+            super::cpu::spin_poll(self.state.get() as usize);
         }
+        done
     }
 
     /// Waits until the phase of parity `parity & 1` is complete: [`Mbarrier::try_wait_parity`] in

@@ -337,7 +337,7 @@ pub fn launch(kernel: &CpuKernel, cfg: &CpuLaunch, args: &[&[u8]]) -> Result<(),
 
 fn check_shape(cfg: &CpuLaunch) -> Result<(), String> {
     let (g, b, c) = (cfg.grid, cfg.block, cfg.cluster);
-    if g.product() == 0 || g.x == 0 || g.y == 0 || g.z == 0 {
+    if g.x == 0 || g.y == 0 || g.z == 0 {
         return Err(format!("grid ({},{},{}) has a zero extent", g.x, g.y, g.z));
     }
     if b.x == 0 || b.y == 0 || b.z == 0 {
