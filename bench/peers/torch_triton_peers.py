@@ -72,16 +72,28 @@ def main():
     x = torch.rand(1 << 26, device="cuda")
     ms = median_ms(lambda: x.sum())
     fig("torch sum f32 2^28 B", x.numel() * 4 / (ms * 1e-3) / 1e12)
-    # GEMM bf16 4096^3 (cuBLAS through torch.matmul, f32 accumulation, bf16 output), TFLOP/s.
-    n = 4096
-    a = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
-    b = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
-    c = torch.empty(n, n, device="cuda", dtype=torch.bfloat16)
-    ms = median_ms(lambda: torch.matmul(a, b, out=c))
-    figures.append({"what": "torch gemm bf16 4096^3", "value": 2 * n ** 3 / (ms * 1e-3) / 1e12, "unit": "TFLOP/s"})
+    gemm_peers(figures)
     json.dump({"device": torch.cuda.get_device_name(0), "torch": torch.__version__,
                "triton": triton.__version__, "figures": figures}, sys.stdout, indent=1)
 
 
-if __name__ == "__main__":
+def gemm_peers(figures):
+    """cuBLAS through torch.matmul: bf16 in, f32 accumulation, bf16 out (TFLOP/s), at the sizes of
+    the GEMM benches (M x N x K; A row-major, B column-major like ours: the layout cuBLAS is fastest on
+    and torch picks for `a @ b.t()`)."""
+    for m, n, k in [(4096, 4096, 4096), (8192, 8192, 8192), (8192, 8192, 1024), (4096, 14336, 4096)]:
+        a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+        b = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
+        c = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
+        ms = median_ms(lambda: torch.matmul(a, b.t(), out=c))
+        name = f"{m}^3" if m == n == k else f"{m}x{n}x{k}"
+        figures.append({"what": f"torch gemm bf16 {name}", "value": 2 * m * n * k / (ms * 1e-3) / 1e12, "unit": "TFLOP/s"})
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["gemm"]:
+    # Only the GEMM peers (a quick run next to `gpu_suite --filter gemm`).
+    figures = []
+    gemm_peers(figures)
+    json.dump({"device": torch.cuda.get_device_name(0), "figures": figures}, sys.stdout, indent=1)
+elif __name__ == "__main__":
     main()

@@ -411,6 +411,58 @@ impl Kernel {
         }
     }
 
+    /// How many clusters of `cluster` blocks of `block` threads with `shared_mem_bytes` of
+    /// dynamic shared memory can run at once on the device (`cuOccupancyMaxActiveClusters`): the
+    /// grid of a persistent kernel launched in clusters. It can be less than the SM count divided
+    /// by the cluster size, since a cluster's blocks must share a GPC. On the CPU backend: the
+    /// multiprocessors of its properties divided by the cluster size.
+    ///
+    /// # Errors
+    /// [`HostError::Cuda`](crate::HostError::Cuda) naming the call when the driver refuses the
+    /// configuration (for example more shared memory than a block can have).
+    ///
+    /// # Example
+    /// ```no_run
+    /// # let gpu = host::Gpu::new(0)?;
+    /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/kernels.ptx").unwrap())?;
+    /// let k = module.kernel("cluster_ids")?;
+    /// let clusters = k.max_active_clusters((128, 1, 1), 0, (2, 1, 1))?;
+    /// assert!(clusters >= 1);
+    /// # Ok::<(), host::HostError>(())
+    /// ```
+    pub fn max_active_clusters(&self, block: (u32, u32, u32), shared_mem_bytes: u32, cluster: (u32, u32, u32)) -> Result<u32> {
+        let size = (cluster.0 * cluster.1 * cluster.2).max(1);
+        if self.cpu.is_some() {
+            return Ok((crate::cpu::properties().multiprocessors / size).max(1));
+        }
+        self.ensure_dynamic_shared(shared_mem_bytes)?;
+        self.module.ctx.bind()?;
+        // SAFETY: an all-zero attribute is valid plain data; the fields are set below.
+        let mut attr: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+        attr.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+        attr.value.clusterDim.x = cluster.0;
+        attr.value.clusterDim.y = cluster.1;
+        attr.value.clusterDim.z = cluster.2;
+        let config = sys::CUlaunchConfig {
+            gridDimX: cluster.0,
+            gridDimY: cluster.1,
+            gridDimZ: cluster.2,
+            blockDimX: block.0,
+            blockDimY: block.1,
+            blockDimZ: block.2,
+            sharedMemBytes: shared_mem_bytes,
+            hStream: std::ptr::null_mut(),
+            attrs: &mut attr,
+            numAttrs: 1,
+        };
+        let mut clusters: std::ffi::c_int = 0;
+        // SAFETY: valid function handle; `config` and `attr` outlive the call.
+        unsafe { sys::cuOccupancyMaxActiveClusters(&mut clusters, self.func, &config) }
+            .result()
+            .map_err(|e| cuda_err("cuOccupancyMaxActiveClusters", Some(&self.name), e))?;
+        Ok(clusters.max(0) as u32)
+    }
+
     /// Raises the kernel's dynamic shared memory limit to `bytes` if it is lower.
     pub(crate) fn ensure_dynamic_shared(&self, bytes: u32) -> Result<()> {
         // The CPU backend has no per-kernel limit to raise (its launch checks the block's).

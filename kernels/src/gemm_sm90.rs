@@ -12,15 +12,19 @@
 //! columns of a box are zero-filled by TMA, so partial tiles need no special mainloop; the
 //! epilogue predicates its stores.
 
-use layout_tensor::device::ids::{block_idx_x, block_idx_y, thread_idx_x};
+use layout_tensor::device::cluster::{cluster_sync, mbarrier_arrive_cluster, tma_load_2d_multicast};
+use layout_tensor::device::ids::{block_idx_x, block_idx_y, block_rank_in_cluster, grid_dim_x, thread_idx_x};
 use layout_tensor::device::mma::{
-    for_each_unrolled_mut, wgmma_accumulator_layout, wgmma_commit_group, wgmma_descriptor, wgmma_fence,
+    f32_to_bf16, f32x2_to_bf16x2, for_each_unrolled_mut, stmatrix_x4, wgmma_k_major_sw128, wgmma_accumulator_layout, wgmma_commit_group, wgmma_descriptor, wgmma_fence,
     wgmma_fence_operands, wgmma_m64n128k16_f32_bf16, wgmma_m64n256k16_f32_bf16, wgmma_wait_group, warpgroup_reg_alloc,
     warpgroup_reg_dealloc, WgmmaSwizzle,
 };
 use layout_tensor::device::shared::generic_to_shared;
-use layout_tensor::device::sync::sync_threads;
-use layout_tensor::device::tma::{fence_mbarrier_init, fence_proxy_tensormap_acquire, tma_load_2d, Mbarrier, TmaDescriptor};
+use layout_tensor::device::sync::{sync_threads, NamedBarrier};
+use layout_tensor::device::tma::{
+    bulk_commit_group, bulk_wait_group, bulk_wait_group_read, fence_mbarrier_init, fence_proxy_async_shared_cta,
+    fence_proxy_tensormap_acquire, tma_load_2d, tma_store_2d, Mbarrier, TmaDescriptor,
+};
 use layout_tensor::{dynamic_shared, shared_array};
 
 pub use crate::gemm_sm90_sizes::*;
@@ -38,7 +42,7 @@ unsafe fn gemm_tile<const BN: u32, const R: usize, const TWO: bool>(
     shape: GemmSm90Shape,
     a_map: *const TmaDescriptor,
     b_map: *const TmaDescriptor,
-    out: Epilogue,
+    out: Epilogue<f32>,
     k: u32,
     smem: *mut u8,
     bars: *mut u64,
@@ -114,9 +118,10 @@ unsafe fn gemm_tile<const BN: u32, const R: usize, const TWO: bool>(
     let acc_layout = const { layout::unwrap!(wgmma_accumulator_layout(BN as i64)) };
     let mine = acc_layout.call(lane128 as i64) as usize;
     let r0 = (row0 + 64 * wg * slices) as usize + mine % 64;
-    out.store(&mut acc0, r0, col0 as usize + mine / 64, acc_layout);
+    let full = out.inside(row0, col0, shape.bm, BN);
+    out.store(&mut acc0, r0, col0 as usize + mine / 64, acc_layout, full);
     if TWO {
-        out.store(&mut acc1, r0 + 64, col0 as usize + mine / 64, acc_layout);
+        out.store(&mut acc1, r0 + 64, col0 as usize + mine / 64, acc_layout, full);
     }
 }
 
@@ -143,7 +148,7 @@ macro_rules! gemm_sm90_kernels {
                 const S: GemmSm90Shape = $shape;
                 let smem = dynamic_shared!($ring: u8, align 1024).as_mut_ptr();
                 let bars = shared_array!($full: [u64; S.stages as usize], align 8);
-                let out = Epilogue::new(m, n, S, alpha, beta, c, d);
+                let out = Epilogue::new(m, n, alpha, beta, c, d);
                 gemm_tile::<$bn, $r, $two>(S, a_map, b_map, out, k, smem, bars.as_mut_ptr(), |acc, da, db| {
                     $mma(acc, da, db, true)
                 });
@@ -174,7 +179,7 @@ gemm_sm90_kernels! {
 unsafe fn gemm_tile_ws(
     a_map: *const TmaDescriptor,
     b_map: *const TmaDescriptor,
-    out: Epilogue,
+    out: Epilogue<f32>,
     k: u32,
     smem: *mut u8,
     full: *mut u64,
@@ -247,7 +252,7 @@ unsafe fn gemm_tile_ws(
     let acc_layout = const { layout::unwrap!(wgmma_accumulator_layout(256)) };
     let mine = acc_layout.call(lane128 as i64) as usize;
     let r0 = (row0 + 64 * slice) as usize + mine % 64;
-    out.store(&mut acc, r0, col0 as usize + mine / 64, acc_layout);
+    out.store(&mut acc, r0, col0 as usize + mine / 64, acc_layout, out.inside(row0, col0, S.bm, S.bn));
 }
 
 kernel! {
@@ -271,45 +276,471 @@ kernel! {
         let smem = dynamic_shared!(GEMM_SM90_RING_WS: u8, align 1024).as_mut_ptr();
         let full = shared_array!(GEMM_SM90_WS_FULL: [u64; S.stages as usize], align 8);
         let empty = shared_array!(GEMM_SM90_WS_EMPTY: [u64; S.stages as usize], align 8);
-        let out = Epilogue::new(m, n, S, alpha, beta, c, d);
+        let out = Epilogue::new(m, n, alpha, beta, c, d);
         gemm_tile_ws(a_map, b_map, out, k, smem, full.as_mut_ptr(), empty.as_mut_ptr());
     }
 }
 
-/// Where and how the accumulators go: `D[r][c] = alpha * acc + beta * C[r][c]`, stores predicated
-/// on the matrix bounds unless the whole block tile is inside (`full`).
-struct Epilogue {
+/// The wgmma m64n256 accumulator layout, (thread, value) -> m + 64 n.
+const ACC_256: layout::Layout = layout::unwrap!(wgmma_accumulator_layout(256));
+
+/// Whether each even value `v` of `layout`'s `values` and `v + 1` are neighbours in a row (the
+/// epilogue stores them together).
+const fn pairs_are_neighbours(layout: layout::Layout, values: i64) -> bool {
+    let mut v = 0;
+    while v < values {
+        if layout.call(128 * (v + 1)) != layout.call(128 * v) + 64 {
+            return false;
+        }
+        v += 2;
+    }
+    true
+}
+const _: () = assert!(pairs_are_neighbours(ACC_256, 128), "wgmma accumulator pairs must be row neighbours");
+
+/// The persistent warp-specialized kernel ([`GEMM_SM90_P_128X256`]) for clusters of `CM` blocks
+/// along M (1 or 2), D of element type `O`.
+///
+/// The blocks of a cluster work on `CM` vertically adjacent 128 x 256 tiles together (a cluster
+/// tile), and the clusters of the grid walk the cluster tiles in [`TileOrder`] (cluster `i` takes
+/// tiles `i`, `i + clusters`, ...). Per stage each block's producer loads its own A box (128 rows)
+/// and `1 / CM` of the B box shared by the cluster, multicast to every block; each block's full
+/// barrier so expects the whole stage's bytes, and its empty barrier one arrival per consumer
+/// warpgroup of every block (all of them write into the stage). The stage counter `it` runs on
+/// across tiles, so the producer fills the next tile's stages while the consumers store the last.
+/// The first wgmma of a tile ignores the old accumulators (`scale_d = false`) instead of zeroing
+/// them.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn gemm_tile_persistent<O: Output, const CM: u32, const TMA_OUT: bool>(
+    a_map: *const TmaDescriptor,
+    b_map: *const TmaDescriptor,
+    d_map: *const TmaDescriptor,
+    out: Epilogue<O>,
+    m: u32,
+    n: u32,
+    k: u32,
+) {
+    const S: GemmSm90Shape = GEMM_SM90_P_128X256;
+    // Declared once (the declarations depend on no generic parameter), used by every entry.
+    let smem = dynamic_shared!(GEMM_SM90_RING_P: u8, align 1024).as_mut_ptr();
+    let full = shared_array!(GEMM_SM90_P_FULL: [u64; S.stages as usize], align 8).as_mut_ptr();
+    let empty = shared_array!(GEMM_SM90_P_EMPTY: [u64; S.stages as usize], align 8).as_mut_ptr();
+    let bar = |b: *mut u64, s: u32| Mbarrier::from_ptr(b.add(s as usize) as *mut u8);
+    let stage_a = |s: u32| smem.add((s * S.stage_bytes()) as usize);
+    let stage_b = |s: u32| smem.add((s * S.stage_bytes() + S.bm * GEMM_SM90_BK * 2) as usize);
+    let t = thread_idx_x();
+    let (wg, lane128) = (t / 128, t % 128);
+    let rank = if CM > 1 { block_rank_in_cluster() } else { 0 };
+    let (cluster, clusters) = (block_idx_x() / CM, grid_dim_x() / CM);
+    let order = TileOrder::new(m, n, S.bm * CM, S.bn, GEMM_SM90_GROUP);
+    // A block's tile origin for the cluster tile `tile`.
+    let origin = |tile: u32| {
+        let (tm, tn) = order.tile(tile);
+        ((tm * CM + rank) * S.bm, tn * S.bn)
+    };
+    let k_tiles = k.div_ceil(GEMM_SM90_BK);
+    if t == 0 {
+        let mut s = 0;
+        while s < S.stages {
+            bar(full, s).init(1);
+            bar(empty, s).init((S.warpgroups - 1) * CM);
+            s += 1;
+        }
+        fence_mbarrier_init();
+        fence_proxy_tensormap_acquire(a_map);
+        fence_proxy_tensormap_acquire(b_map);
+        if TMA_OUT {
+            fence_proxy_tensormap_acquire(d_map);
+        }
+    }
+    // The other blocks multicast into this block's stages and arrive on its barriers.
+    if CM > 1 {
+        cluster_sync();
+    } else {
+        sync_threads();
+    }
+    if wg == 0 {
+        warpgroup_reg_dealloc::<40>();
+        if t == 0 {
+            let mut it = 0;
+            let mut tile = cluster;
+            while tile < order.count() {
+                let (row0, col0) = origin(tile);
+                let mut kt = 0;
+                while kt < k_tiles {
+                    let s = it % S.stages;
+                    if it >= S.stages {
+                        // Every consumer warpgroup of the cluster released the stage's last use.
+                        bar(empty, s).wait_parity((it / S.stages - 1) & 1);
+                    }
+                    bar(full, s).arrive_expect_tx(S.stage_bytes());
+                    let kx = (kt * GEMM_SM90_BK) as i32;
+                    tma_load_2d(stage_a(s), a_map, [kx, row0 as i32], bar(full, s));
+                    if CM == 1 {
+                        tma_load_2d(stage_b(s), b_map, [kx, col0 as i32], bar(full, s));
+                    } else {
+                        // This block's share of B: rows `rank * bn / CM ..` of the cluster's box.
+                        let part = S.bn / CM;
+                        let dst = stage_b(s).add((rank * part * GEMM_SM90_BK * 2) as usize);
+                        let mask = ((1u32 << CM) - 1) as u16;
+                        tma_load_2d_multicast(dst, b_map, [kx, (col0 + rank * part) as i32], bar(full, s), mask);
+                    }
+                    it += 1;
+                    kt += 1;
+                }
+                tile += clusters;
+            }
+        }
+    } else {
+        warpgroup_reg_alloc::<232>();
+        let slice = wg - 1;
+        let mine = ACC_256.call(lane128 as i64) as usize;
+        let mut acc = [0f32; 128];
+        let mut it = 0;
+        let mut tile = cluster;
+        while tile < order.count() {
+            let (row0, col0) = origin(tile);
+            let mut kt = 0;
+            while kt < k_tiles {
+                let s = it % S.stages;
+                bar(full, s).wait_parity((it / S.stages) & 1);
+                let (a0, b0) = (generic_to_shared(stage_a(s)), generic_to_shared(stage_b(s)));
+                wgmma_fence();
+                let mut kk = 0;
+                while kk < GEMM_SM90_BK / 16 {
+                    let da = wgmma_descriptor(a0 + 64 * slice * 128 + 32 * kk, 16, 1024, WgmmaSwizzle::B128);
+                    let db = wgmma_descriptor(b0 + 32 * kk, 16, 1024, WgmmaSwizzle::B128);
+                    wgmma_m64n256k16_f32_bf16(&mut acc, da, db, kt > 0 || kk > 0);
+                    kk += 1;
+                }
+                wgmma_commit_group();
+                wgmma_wait_group::<0>();
+                wgmma_fence_operands(&mut acc);
+                if lane128 == 0 {
+                    if CM == 1 {
+                        bar(empty, s).arrive();
+                    } else {
+                        let mut r = 0;
+                        while r < CM {
+                            mbarrier_arrive_cluster(bar(empty, s), r);
+                            r += 1;
+                        }
+                    }
+                }
+                it += 1;
+                kt += 1;
+            }
+            if k_tiles == 0 {
+                for_each_unrolled_mut(&mut acc, |_, x| *x = 0.0);
+            }
+            let r0 = (row0 + 64 * slice) as usize + mine % 64;
+            let full = out.inside(row0, col0, S.bm, S.bn);
+            if TMA_OUT {
+                const { assert!(!TMA_OUT || O::B16, "the TMA-store epilogue stores 16-bit elements") };
+                out.scale(&mut acc, r0, col0 as usize + mine / 64, ACC_256, full);
+                let staging = smem.add((S.smem_bytes() + slice * GEMM_SM90_EPILOGUE_BYTES / 2) as usize) as *mut u16;
+                store_tile_tma::<O>(&acc, d_map, row0 + 64 * slice, col0, staging, lane128, slice);
+            } else {
+                out.store(&mut acc, r0, col0 as usize + mine / 64, ACC_256, full);
+            }
+            tile += clusters;
+        }
+        if TMA_OUT && lane128 == 0 {
+            // The staging buffers must outlive the stores' reads (and the block).
+            bulk_wait_group::<0>();
+        }
+    }
+    // No block may exit while another can still arrive on its barriers.
+    if CM > 1 {
+        cluster_sync();
+    }
+}
+
+/// The staging tile of the TMA-store epilogue: 64 rows of 64 16-bit elements (128 bytes) with the
+/// 128-byte swizzle, as a TMA store with that swizzle reads its 64 x 64 box; `(row, col)` is at
+/// element `STAGE_OUT.call(row + 64 col)`.
+const STAGE_OUT: layout::SwizzledLayout = layout::unwrap!(wgmma_k_major_sw128(64));
+
+/// Whether the m64n256 accumulator layout is the `stmatrix` fragment the TMA-store epilogue
+/// assumes: thread `t` of warp `w` holds rows `16 w + (t % 32) / 4` (values `4j`, `4j + 1`) and
+/// `+ 8` (values `4j + 2`, `4j + 3`) of the 8-column block `j`, columns `8j + 2 (t % 4)`, `+ 1`.
+const fn accumulators_are_stmatrix_fragments(layout: layout::Layout) -> bool {
+    let mut t = 0;
+    while t < 128 {
+        let mut j = 0;
+        while j < 32 {
+            let row = 16 * (t / 32) + (t % 32) / 4;
+            let col = 8 * j + 2 * (t % 4);
+            let mut v = 0;
+            while v < 4 {
+                let want = row + 8 * (v / 2) + 64 * (col + v % 2);
+                if layout.call(t + 128 * (4 * j + v)) != want {
+                    return false;
+                }
+                v += 1;
+            }
+            j += 1;
+        }
+        t += 1;
+    }
+    true
+}
+const _: () = assert!(accumulators_are_stmatrix_fragments(ACC_256), "the epilogue's stmatrix fragments");
+
+/// The stmatrix + TMA-store epilogue of one consumer warpgroup: its 64 x 256 slice (scaled values
+/// in `acc`) goes to D at `(row0, col0)` as four 64 x 64 boxes, each written to a swizzled staging
+/// buffer with `stmatrix` (its 8 x 8 fragments are the accumulator's, converted to bf16) and
+/// stored by one thread with a TMA store, which clips rows and columns outside D. Two buffers
+/// alternate: before a buffer is rewritten, the store that read it two boxes ago has finished
+/// reading (`cp.async.bulk.wait_group.read 1`), and the stores of the last boxes drain while the
+/// warpgroup goes on to its next tile.
+#[inline(always)]
+unsafe fn store_tile_tma<O: Output>(
+    acc: &[f32; 128],
+    d_map: *const TmaDescriptor,
+    row0: u32,
+    col0: u32,
+    staging: *mut u16,
+    lane128: u32,
+    slice: u32,
+) {
+    let sync = || {
+        if slice == 0 {
+            NamedBarrier::<1, 128>::new().sync()
+        } else {
+            NamedBarrier::<2, 128>::new().sync()
+        }
+    };
+    let (warp, lane) = (lane128 / 32, lane128 % 32);
+    // This lane gives the address of row `lane % 8` of matrix `lane / 8`: the upper or lower 8
+    // rows (`lane / 8 % 2`) of the warp's 16, in the even or odd 8-column block (`lane / 16`).
+    let row = 16 * warp + 8 * (lane / 8 % 2) + lane % 8;
+    let pack = |v: usize| O::pack2(acc[v], acc[v + 1]);
+    // Every accumulator index must be a constant (a run-time index puts `acc` on the stack), so
+    // the boxes and their 8 x 16 column pairs are spelled out.
+    macro_rules! stage_box {
+        ($c:literal: $($j:literal)*) => {{
+            let buf = staging.add($c % 2 * 64 * 64);
+            if lane128 == 0 {
+                bulk_wait_group_read::<1>();
+            }
+            sync();
+            $(
+                // Blocks j and j + 1 of the 32 8-column blocks: this lane's matrix is block
+                // `j + lane / 16`, upper or lower half.
+                let regs = [pack(4 * $j), pack(4 * $j + 2), pack(4 * $j + 4), pack(4 * $j + 6)];
+                let col = 8 * ($j % 8 + lane / 16);
+                stmatrix_x4(buf.add(STAGE_OUT.call((row + 64 * col) as i64) as usize), regs);
+            )*
+            fence_proxy_async_shared_cta();
+            sync();
+            if lane128 == 0 {
+                tma_store_2d(d_map, [(col0 + 64 * $c) as i32, row0 as i32], buf as *const u8);
+                bulk_commit_group();
+            }
+        }};
+    }
+    stage_box!(0: 0 2 4 6);
+    stage_box!(1: 8 10 12 14);
+    stage_box!(2: 16 18 20 22);
+    stage_box!(3: 24 26 28 30);
+}
+
+/// The persistent kernels: one entry per cluster size, output type and epilogue (direct stores,
+/// or `tma`: stmatrix + TMA store through the tensor map `d_map`, an extra parameter).
+macro_rules! gemm_sm90_persistent_kernels {
+    ($(
+        $(#[$attr:meta])*
+        $name:ident: $cm:literal, $out:ty $(, $tma:ident)?;
+    )*) => {$(
+        gemm_sm90_persistent_kernels!(@entry $(#[$attr])* $name, $cm, $out, [$($tma)?]);
+    )*};
+    (@entry $(#[$attr:meta])* $name:ident, $cm:literal, $out:ty, []) => {
+        kernel! {
+            #![launch_bounds(384, 1)]
+            $(#[$attr])*
+            pub fn $name(
+                a_map: *const TmaDescriptor,
+                b_map: *const TmaDescriptor,
+                c: *const f32,
+                d: *mut $out,
+                m: u32,
+                n: u32,
+                k: u32,
+                alpha: f32,
+                beta: f32,
+            ) {
+                let out = Epilogue::new(m, n, alpha, beta, c, d);
+                gemm_tile_persistent::<$out, $cm, false>(a_map, b_map, a_map, out, m, n, k);
+            }
+        }
+    };
+    (@entry $(#[$attr:meta])* $name:ident, $cm:literal, $out:ty, [tma]) => {
+        kernel! {
+            #![launch_bounds(384, 1)]
+            $(#[$attr])*
+            pub fn $name(
+                a_map: *const TmaDescriptor,
+                b_map: *const TmaDescriptor,
+                d_map: *const TmaDescriptor,
+                c: *const f32,
+                d: *mut $out,
+                m: u32,
+                n: u32,
+                k: u32,
+                alpha: f32,
+                beta: f32,
+            ) {
+                let out = Epilogue::new(m, n, alpha, beta, c, d);
+                gemm_tile_persistent::<$out, $cm, true>(a_map, b_map, d_map, out, m, n, k);
+            }
+        }
+    };
+}
+
+gemm_sm90_persistent_kernels! {
+    /// [`gemm_sm90_bf16_tn_ws`] made persistent ([`GEMM_SM90_P_128X256`]): grid of at most one
+    /// block per SM, each looping over tiles in [`TileOrder`]; f32 D.
+    gemm_sm90_bf16_tn_p: 1, f32;
+    /// [`gemm_sm90_bf16_tn_p`] with bf16 D (`u16` bits).
+    gemm_sm90_bf16_tn_p_obf16: 1, u16;
+    /// [`gemm_sm90_bf16_tn_p`] in clusters of 2 blocks along M sharing B (each loads half of the
+    /// 256-row B box, multicast to both: the B tensor map's box is 64 x 128): launch with cluster
+    /// `(2, 1, 1)` and an even grid.
+    gemm_sm90_bf16_tn_pc2: 2, f32;
+    /// [`gemm_sm90_bf16_tn_pc2`] with bf16 D (`u16` bits).
+    gemm_sm90_bf16_tn_pc2_obf16: 2, u16;
+    /// [`gemm_sm90_bf16_tn_p_obf16`] with the stmatrix + TMA-store epilogue: `d_map` is D's tensor
+    /// map (bf16, boxes of 64 x 64, 128-byte swizzle; `N` a multiple of 8), and the launch has
+    /// [`GEMM_SM90_EPILOGUE_BYTES`] more dynamic shared memory.
+    gemm_sm90_bf16_tn_p_obf16_tma: 1, u16, tma;
+    /// [`gemm_sm90_bf16_tn_p_obf16_tma`] in clusters of 2 (see [`gemm_sm90_bf16_tn_pc2`]).
+    gemm_sm90_bf16_tn_pc2_obf16_tma: 2, u16, tma;
+}
+
+/// How the epilogue writes D's elements: `f32`, or `u16` holding bf16 bits (rounded to nearest
+/// even).
+pub trait Output: Copy {
+    /// A 16-bit type (the TMA-store epilogue packs pairs with [`pack2`](Output::pack2)).
+    const B16: bool;
+    /// `x0, x1` converted and packed into 32 bits, `x0` low (16-bit types only).
+    fn pack2(x0: f32, x1: f32) -> u32;
+    /// Writes `x` at `d[at]`.
+    unsafe fn put(d: *mut Self, at: usize, x: f32);
+    /// Writes `x0, x1` at `d[at], d[at + 1]` in one store; `at` is even.
+    unsafe fn put2(d: *mut Self, at: usize, x0: f32, x1: f32);
+}
+
+/// Two f32 as one 8-byte aligned store (`st.global.v2.f32`).
+#[repr(C, align(8))]
+struct F32x2(f32, f32);
+
+impl Output for f32 {
+    const B16: bool = false;
+    #[inline(always)]
+    fn pack2(_: f32, _: f32) -> u32 {
+        0
+    }
+    #[inline(always)]
+    unsafe fn put(d: *mut f32, at: usize, x: f32) {
+        *d.add(at) = x;
+    }
+    #[inline(always)]
+    unsafe fn put2(d: *mut f32, at: usize, x0: f32, x1: f32) {
+        *(d.add(at) as *mut F32x2) = F32x2(x0, x1);
+    }
+}
+
+impl Output for u16 {
+    const B16: bool = true;
+    #[inline(always)]
+    fn pack2(x0: f32, x1: f32) -> u32 {
+        f32x2_to_bf16x2(x0, x1)
+    }
+    #[inline(always)]
+    unsafe fn put(d: *mut u16, at: usize, x: f32) {
+        *d.add(at) = f32_to_bf16(x);
+    }
+    #[inline(always)]
+    unsafe fn put2(d: *mut u16, at: usize, x0: f32, x1: f32) {
+        *(d.add(at) as *mut u32) = f32x2_to_bf16x2(x0, x1);
+    }
+}
+
+/// Where and how the accumulators go: `D[r][c] = alpha * acc + beta * C[r][c]` (C is f32, read
+/// only when `beta != 0`), stores predicated on the matrix bounds unless the whole tile is inside.
+struct Epilogue<O> {
     m: usize,
     n: usize,
-    full: bool,
     alpha: f32,
     beta: f32,
     c: *const f32,
-    d: *mut f32,
+    d: *mut O,
 }
 
-impl Epilogue {
+impl<O: Output> Epilogue<O> {
     #[inline(always)]
-    fn new(m: u32, n: u32, shape: GemmSm90Shape, alpha: f32, beta: f32, c: *const f32, d: *mut f32) -> Epilogue {
-        let (m, n) = (m as usize, n as usize);
-        let full = ((block_idx_y() + 1) * shape.bm) as usize <= m && ((block_idx_x() + 1) * shape.bn) as usize <= n;
-        Epilogue { m, n, full, alpha, beta, c, d }
+    fn new(m: u32, n: u32, alpha: f32, beta: f32, c: *const f32, d: *mut O) -> Epilogue<O> {
+        Epilogue { m: m as usize, n: n as usize, alpha, beta, c, d }
     }
 
-    /// Stores one m64nN accumulator set whose thread part starts at row `r0`, column `c0`.
-    /// Inlined with constant value indices, so the accumulators stay in registers.
+    /// Whether the `bm x bn` tile at `(row0, col0)` lies inside D.
     #[inline(always)]
-    unsafe fn store<const R: usize>(&self, acc: &mut [f32; R], r0: usize, c0: usize, acc_layout: layout::Layout) {
+    fn inside(&self, row0: u32, col0: u32, bm: u32, bn: u32) -> bool {
+        (row0 + bm) as usize <= self.m && (col0 + bn) as usize <= self.n
+    }
+
+    #[inline(always)]
+    unsafe fn value(&self, at: usize, x: f32) -> f32 {
+        let mut out = self.alpha * x;
+        if self.beta != 0.0 {
+            out += self.beta * *self.c.add(at);
+        }
+        out
+    }
+
+    /// `acc = alpha * acc + beta * C` in place for the m64nN accumulator set whose thread part
+    /// starts at row `r0`, column `c0` (C read inside D's bounds only); nothing when `alpha = 1`
+    /// and `beta = 0`.
+    #[inline(always)]
+    unsafe fn scale<const R: usize>(&self, acc: &mut [f32; R], r0: usize, c0: usize, acc_layout: layout::Layout, full: bool) {
+        if self.alpha == 1.0 && self.beta == 0.0 {
+            return;
+        }
         for_each_unrolled_mut(acc, |v, x| {
             let off = acc_layout.call(128 * v as i64) as usize;
             let (r, col) = (r0 + off % 64, c0 + off / 64);
-            if self.full || (r < self.m && col < self.n) {
-                let at = r * self.n + col;
-                let mut out = self.alpha * *x;
-                if self.beta != 0.0 {
-                    out += self.beta * *self.c.add(at);
+            // Outside D (clipped by the store) C must not be read.
+            *x = if full || (r < self.m && col < self.n) { self.value(r * self.n + col, *x) } else { 0.0 };
+        });
+    }
+
+    /// Stores one m64nN accumulator set whose thread part starts at row `r0`, column `c0`
+    /// (`full`: the whole tile is inside D). Inlined with constant value indices, so the
+    /// accumulators stay in registers. Values `2j` and `2j + 1` are neighbours in a row: they go
+    /// in one store when D's rows keep pairs aligned (`N` even).
+    #[inline(always)]
+    unsafe fn store<const R: usize>(&self, acc: &mut [f32; R], r0: usize, c0: usize, acc_layout: layout::Layout, full: bool) {
+        let pairs = self.n % 2 == 0;
+        let mut even = 0.0;
+        for_each_unrolled_mut(acc, |v, x| {
+            if v % 2 == 0 {
+                even = *x;
+                return;
+            }
+            let off = acc_layout.call(128 * (v - 1) as i64) as usize;
+            let (r, col) = (r0 + off % 64, c0 + off / 64);
+            let at = r * self.n + col;
+            if pairs && (full || (r < self.m && col + 1 < self.n)) {
+                O::put2(self.d, at, self.value(at, even), self.value(at + 1, *x));
+            } else if full || r < self.m {
+                if col < self.n {
+                    O::put(self.d, at, self.value(at, even));
                 }
-                *self.d.add(at) = out;
+                if col + 1 < self.n {
+                    O::put(self.d, at + 1, self.value(at + 1, *x));
+                }
             }
         });
     }

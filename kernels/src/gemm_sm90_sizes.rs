@@ -40,3 +40,70 @@ pub const GEMM_SM90_128X256: GemmSm90Shape = GemmSm90Shape { bm: 128, bn: 256, w
 /// 128 x 256 tiles, warp-specialized: a producer warpgroup (one thread issues the TMA loads) and
 /// two consumer warpgroups (one m64n256 slice each), `warpgroups` counting all three.
 pub const GEMM_SM90_WS_128X256: GemmSm90Shape = GemmSm90Shape { bm: 128, bn: 256, warpgroups: 3, stages: 4 };
+/// The persistent kernels' tile: 128 x 256, warp-specialized like [`GEMM_SM90_WS_128X256`]; each
+/// block loops over tiles (a grid of at most one block per SM), so the producer loads the next
+/// tile's first stages while the consumers store the last one.
+pub const GEMM_SM90_P_128X256: GemmSm90Shape = GemmSm90Shape { bm: 128, bn: 256, warpgroups: 3, stages: 4 };
+
+/// Dynamic shared memory the stmatrix + TMA-store epilogue adds after the ring: two 64 x 64 bf16
+/// staging buffers per consumer warpgroup.
+pub const GEMM_SM90_EPILOGUE_BYTES: u32 = 2 * 2 * 64 * 64 * 2;
+
+/// Cluster rows per band of [`TileOrder`]: tiles are walked column by column inside bands of this
+/// many cluster rows, so the blocks running at the same time share A rows and B columns in L2.
+pub const GEMM_SM90_GROUP: u32 = 8;
+
+/// The order in which the persistent kernels visit output tiles: tile `t` of [`count`] is at
+/// cluster row and tile column [`tile(t)`]; cluster rows of `bm` output rows are grouped into
+/// bands of `group`, each band walked column by column (a band's last, shorter one too).
+///
+/// Every `(row, column)` of the `tiles_m x tiles_n` grid is visited once: tiles `t` and `t + 1`
+/// share a column (and so B's columns) unless a band's column changes, and the tiles a grid of
+/// blocks works on at once span at most `group` rows of A.
+///
+/// [`count`]: TileOrder::count
+/// [`tile(t)`]: TileOrder::tile
+///
+/// # Example
+/// ```
+/// use kernels::gemm_sm90_sizes::TileOrder;
+/// // 3 x 2 tiles in bands of 2 rows: (0,0) (1,0) (0,1) (1,1), then the last band (2,0) (2,1)
+/// let o = TileOrder::new(3 * 128, 2 * 256, 128, 256, 2);
+/// assert_eq!(o.count(), 6);
+/// assert_eq!((0..6).map(|t| o.tile(t)).collect::<Vec<_>>(), [(0, 0), (1, 0), (0, 1), (1, 1), (2, 0), (2, 1)]);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TileOrder {
+    /// Tile rows (of `bm` output rows).
+    pub tiles_m: u32,
+    /// Tile columns (of `bn` output columns).
+    pub tiles_n: u32,
+    /// Rows per band, at least 1.
+    pub group: u32,
+}
+
+impl TileOrder {
+    /// The order of the tiles of `bm x bn` covering an `m x n` output, bands of `group` rows
+    /// (0 counts as 1).
+    #[inline(always)]
+    pub const fn new(m: u32, n: u32, bm: u32, bn: u32, group: u32) -> TileOrder {
+        TileOrder { tiles_m: m.div_ceil(bm), tiles_n: n.div_ceil(bn), group: if group == 0 { 1 } else { group } }
+    }
+
+    /// Tiles in all.
+    #[inline(always)]
+    pub const fn count(&self) -> u32 {
+        self.tiles_m * self.tiles_n
+    }
+
+    /// The (row, column) of tile `t < count()`.
+    #[inline(always)]
+    pub const fn tile(&self, t: u32) -> (u32, u32) {
+        let band = self.group * self.tiles_n;
+        let first = t / band * self.group;
+        let rest = self.tiles_m - first;
+        let rows = if rest < self.group { rest } else { self.group };
+        let i = t - t / band * band;
+        (first + i % rows, i / rows)
+    }
+}

@@ -166,6 +166,35 @@ pub const fn f16_to_f32(bits: u16) -> f32 {
     f32::from_bits(sign | magnitude)
 }
 
+/// Rounds `lo` and `hi` to bf16 (to nearest even) and packs them as [`pack_b16x2`] does: one
+/// `cvt.rn.bf16x2.f32` on the GPU (sm_80+), [`f32_to_bf16`] twice on the host. Epilogues storing
+/// bf16 pairs use it: the software rounding costs a dozen integer instructions per value.
+/// (A NaN becomes some bf16 NaN, not necessarily the same bits on both.)
+///
+/// # Example
+/// ```
+/// use layout_tensor::device::mma::{f32x2_to_bf16x2, pack_b16x2, f32_to_bf16};
+/// assert_eq!(f32x2_to_bf16x2(1.0, -2.5), pack_b16x2(f32_to_bf16(1.0), f32_to_bf16(-2.5)));
+/// assert_eq!(f32x2_to_bf16x2(1.0 + 1.0 / 256.0, 0.0), 0x3f80); // a tie: rounds to even
+/// ```
+#[inline(always)]
+pub fn f32x2_to_bf16x2(lo: f32, hi: f32) -> u32 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let r: u32;
+        // SAFETY: a conversion; reads no memory.
+        unsafe {
+            asm!("cvt.rn.bf16x2.f32 {r}, {hi}, {lo};", r = out(reg32) r, hi = in(reg32) hi, lo = in(reg32) lo,
+                 options(pure, nomem, nostack, preserves_flags));
+        }
+        r
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        pack_b16x2(f32_to_bf16(lo), f32_to_bf16(hi))
+    }
+}
+
 /// Packs two 16-bit values into one 32-bit register as the tensor-core instructions expect:
 /// `lo` (the even value) in bits 0..16, `hi` in bits 16..32.
 ///
@@ -757,34 +786,6 @@ pub const fn wgmma_k_major_sw128(rows: i64) -> Result<SwizzledLayout, LayoutErro
     Ok(SwizzledLayout::new(unwrap!(Swizzle::new(3, 3, 3)), 0, inner))
 }
 
-/// Defines a GPU-only instruction wrapper: on `nvptx64` the function with `$body`; on other targets
-/// the same signature, plus an early-bound lifetime `'cpu` and the bound
-/// `&'cpu (): CpuImplementation<$marker>`, which no type satisfies. The host build of the crate
-/// stays fine (the bound mentions a generic parameter, so it is only checked where the function is
-/// called), and each call compiled for the host is an error that names `$marker` (see [`no_cpu`]).
-macro_rules! gpu_only {
-    (
-        $marker:ident;
-        $(#[$attr:meta])*
-        pub unsafe fn $name:ident $(<const $c:ident: $ct:ty>)? ($($arg:ident: $ty:ty),* $(,)?) $body:block
-    ) => {
-        $(#[$attr])*
-        #[cfg(target_arch = "nvptx64")]
-        #[inline(always)]
-        pub unsafe fn $name $(<const $c: $ct>)? ($($arg: $ty),*) $body
-
-        $(#[$attr])*
-        #[cfg(not(target_arch = "nvptx64"))]
-        #[inline(always)]
-        pub unsafe fn $name<'cpu $(, const $c: $ct)?>($($arg: $ty),*)
-        where
-            &'cpu (): no_cpu::CpuImplementation<no_cpu::$marker>,
-        {
-            let _ = ($($arg,)*);
-        }
-    };
-}
-
 /// Why the `wgmma` instructions do not compile for the host: the CPU backend has no implementation
 /// of them (warpgroup-wide asynchronous MMAs reading shared memory through descriptors), and a
 /// kernel calling one should fail when it is built for the host, not when it runs there.
@@ -796,7 +797,7 @@ macro_rules! gpu_only {
 /// feature `sm90a`).
 ///
 /// ```compile_fail,E0277
-/// // error[E0277]: `WgmmaMmaAsync` has no CPU implementation: wgmma runs only on an sm_90a GPU
+/// // error[E0277]: `WgmmaMmaAsync` has no CPU implementation: it runs only on an sm_90 GPU
 /// use layout_tensor::device::mma::{wgmma_descriptor, wgmma_m64n8k16_f32_bf16, WgmmaSwizzle};
 /// unsafe fn kernel(d: &mut [f32; 4]) {
 ///     let a = wgmma_descriptor(0, 128, 256, WgmmaSwizzle::None);
@@ -829,7 +830,7 @@ pub mod no_cpu {
     /// Implemented by no type: the bound of the host versions of the `wgmma` instructions, named
     /// by their marker `P` in the error.
     #[diagnostic::on_unimplemented(
-        message = "`{P}` has no CPU implementation: wgmma runs only on an sm_90a GPU",
+        message = "`{P}` has no CPU implementation: it runs only on an sm_90 GPU",
         label = "a GPU-only instruction, called in code compiled for the host",
         note = "build the kernel for nvptx64 only (the wgmma kernels are behind the `sm90a` feature), \
                 or use `mma.sync` (`mma_m16n8k16_*`), which the CPU backend runs"
@@ -847,6 +848,14 @@ pub mod no_cpu {
     /// `setmaxnreg` ([`warpgroup_reg_alloc`](super::warpgroup_reg_alloc),
     /// [`warpgroup_reg_dealloc`](super::warpgroup_reg_dealloc)).
     pub enum SetMaxNReg {}
+    /// `barrier.cluster` ([`cluster_sync`](crate::device::cluster::cluster_sync)).
+    pub enum ClusterBarrier {}
+    /// `mbarrier.arrive` on another block's barrier
+    /// ([`mbarrier_arrive_cluster`](crate::device::cluster::mbarrier_arrive_cluster)).
+    pub enum MbarrierArriveCluster {}
+    /// `cp.async.bulk.tensor ... .multicast::cluster`
+    /// ([`tma_load_2d_multicast`](crate::device::cluster::tma_load_2d_multicast)).
+    pub enum TmaMulticast {}
 }
 
 gpu_only! {
