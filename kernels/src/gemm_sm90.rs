@@ -15,7 +15,8 @@
 use layout_tensor::device::cluster::{cluster_sync, mbarrier_arrive_cluster, tma_load_2d_multicast};
 use layout_tensor::device::ids::{block_idx_x, block_idx_y, block_rank_in_cluster, grid_dim_x, thread_idx_x};
 use layout_tensor::device::mma::{
-    f32_to_bf16, f32x2_to_bf16x2, for_each_unrolled_mut, stmatrix_x4, wgmma_k_major_sw128, wgmma_accumulator_layout, wgmma_commit_group, wgmma_descriptor, wgmma_fence,
+    f32_to_bf16, f32x2_to_bf16x2, f32x2_to_f16x2, for_each_unrolled_mut, stmatrix_x4, wgmma_k_major_sw128,
+    wgmma_m64n256k16_f32, wgmma_accumulator_layout, wgmma_commit_group, wgmma_descriptor, wgmma_fence,
     wgmma_fence_operands, wgmma_m64n128k16_f32_bf16, wgmma_m64n256k16_f32_bf16, wgmma_wait_group, warpgroup_reg_alloc,
     warpgroup_reg_dealloc, WgmmaSwizzle,
 };
@@ -25,6 +26,7 @@ use layout_tensor::device::tma::{
     bulk_commit_group, bulk_wait_group, bulk_wait_group_read, fence_mbarrier_init, fence_proxy_async_shared_cta,
     fence_proxy_tensormap_acquire, tma_load_2d, tma_store_2d, Mbarrier, TmaDescriptor,
 };
+use layout_tensor::half::f16;
 use layout_tensor::{dynamic_shared, shared_array};
 
 pub use crate::gemm_sm90_sizes::*;
@@ -298,6 +300,10 @@ const fn pairs_are_neighbours(layout: layout::Layout, values: i64) -> bool {
 }
 const _: () = assert!(pairs_are_neighbours(ACC_256, 128), "wgmma accumulator pairs must be row neighbours");
 
+/// Bytes of a 64 x 64 box of an MN-major operand (64 M or N elements per 128-byte row, a row per
+/// k): the distance between the M (N) blocks of an MN-major operand's tile.
+const MN_BOX_BYTES: u32 = 64 * 64 * 2;
+
 /// The persistent warp-specialized kernel ([`GEMM_SM90_P_128X256`]) for clusters of `CM` blocks
 /// along M (1 or 2), D of element type `O`.
 ///
@@ -312,7 +318,14 @@ const _: () = assert!(pairs_are_neighbours(ACC_256, 128), "wgmma accumulator pai
 /// them.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn gemm_tile_persistent<O: Output, const CM: u32, const TMA_OUT: bool>(
+unsafe fn gemm_tile_persistent<
+    O: Output,
+    const CM: u32,
+    const TMA_OUT: bool,
+    const F16: bool,
+    const A_MN: bool,
+    const B_MN: bool,
+>(
     a_map: *const TmaDescriptor,
     b_map: *const TmaDescriptor,
     d_map: *const TmaDescriptor,
@@ -376,15 +389,37 @@ unsafe fn gemm_tile_persistent<O: Output, const CM: u32, const TMA_OUT: bool>(
                     }
                     bar(full, s).arrive_expect_tx(S.stage_bytes());
                     let kx = (kt * GEMM_SM90_BK) as i32;
-                    tma_load_2d(stage_a(s), a_map, [kx, row0 as i32], bar(full, s));
-                    if CM == 1 {
-                        tma_load_2d(stage_b(s), b_map, [kx, col0 as i32], bar(full, s));
+                    if A_MN {
+                        // M-major A: boxes of 64 M x 64 K, one per m64 slice.
+                        let mut i = 0;
+                        while i < S.bm / 64 {
+                            let dst = stage_a(s).add((i * MN_BOX_BYTES) as usize);
+                            tma_load_2d(dst, a_map, [(row0 + 64 * i) as i32, kx], bar(full, s));
+                            i += 1;
+                        }
                     } else {
-                        // This block's share of B: rows `rank * bn / CM ..` of the cluster's box.
-                        let part = S.bn / CM;
-                        let dst = stage_b(s).add((rank * part * GEMM_SM90_BK * 2) as usize);
-                        let mask = ((1u32 << CM) - 1) as u16;
-                        tma_load_2d_multicast(dst, b_map, [kx, (col0 + rank * part) as i32], bar(full, s), mask);
+                        tma_load_2d(stage_a(s), a_map, [kx, row0 as i32], bar(full, s));
+                    }
+                    // This block's share of B (all of it without a cluster), multicast to the
+                    // cluster: rows `rank * bn / CM ..` of the cluster's B tile.
+                    let part = S.bn / CM;
+                    let mask = ((1u32 << CM) - 1) as u16;
+                    let load_b = |dst: *mut u8, coords: [i32; 2]| {
+                        if CM == 1 {
+                            tma_load_2d(dst, b_map, coords, bar(full, s));
+                        } else {
+                            tma_load_2d_multicast(dst, b_map, coords, bar(full, s), mask);
+                        }
+                    };
+                    if B_MN {
+                        // N-major B: boxes of 64 N x 64 K.
+                        let mut i = rank * part / 64;
+                        while i < (rank + 1) * part / 64 {
+                            load_b(stage_b(s).add((i * MN_BOX_BYTES) as usize), [(col0 + 64 * i) as i32, kx]);
+                            i += 1;
+                        }
+                    } else {
+                        load_b(stage_b(s).add((rank * part * GEMM_SM90_BK * 2) as usize), [kx, (col0 + rank * part) as i32]);
                     }
                     it += 1;
                     kt += 1;
@@ -409,9 +444,19 @@ unsafe fn gemm_tile_persistent<O: Output, const CM: u32, const TMA_OUT: bool>(
                 wgmma_fence();
                 let mut kk = 0;
                 while kk < GEMM_SM90_BK / 16 {
-                    let da = wgmma_descriptor(a0 + 64 * slice * 128 + 32 * kk, 16, 1024, WgmmaSwizzle::B128);
-                    let db = wgmma_descriptor(b0 + 32 * kk, 16, 1024, WgmmaSwizzle::B128);
-                    wgmma_m64n256k16_f32_bf16(&mut acc, da, db, kt > 0 || kk > 0);
+                    let da = if A_MN {
+                        // Slice = one M box; a k16 step is two 8-row k groups (1024 bytes each).
+                        wgmma_descriptor(a0 + MN_BOX_BYTES * slice + 2048 * kk, MN_BOX_BYTES, 1024, WgmmaSwizzle::B128)
+                    } else {
+                        // A k16 step is 32 bytes further inside the 128-byte rows; a slice 64 rows.
+                        wgmma_descriptor(a0 + 64 * slice * 128 + 32 * kk, 16, 1024, WgmmaSwizzle::B128)
+                    };
+                    let db = if B_MN {
+                        wgmma_descriptor(b0 + 2048 * kk, MN_BOX_BYTES, 1024, WgmmaSwizzle::B128)
+                    } else {
+                        wgmma_descriptor(b0 + 32 * kk, 16, 1024, WgmmaSwizzle::B128)
+                    };
+                    wgmma_m64n256k16_f32::<F16, A_MN, B_MN>(&mut acc, da, db, kt > 0 || kk > 0);
                     kk += 1;
                 }
                 wgmma_commit_group();
@@ -572,7 +617,7 @@ macro_rules! gemm_sm90_persistent_kernels {
                 beta: f32,
             ) {
                 let out = Epilogue::new(m, n, alpha, beta, c, d);
-                gemm_tile_persistent::<$out, $cm, false>(a_map, b_map, a_map, out, m, n, k);
+                gemm_tile_persistent::<$out, $cm, false, false, false, false>(a_map, b_map, a_map, out, m, n, k);
             }
         }
     };
@@ -593,7 +638,7 @@ macro_rules! gemm_sm90_persistent_kernels {
                 beta: f32,
             ) {
                 let out = Epilogue::new(m, n, alpha, beta, c, d);
-                gemm_tile_persistent::<$out, $cm, true>(a_map, b_map, d_map, out, m, n, k);
+                gemm_tile_persistent::<$out, $cm, true, false, false, false>(a_map, b_map, d_map, out, m, n, k);
             }
         }
     };
@@ -617,6 +662,64 @@ gemm_sm90_persistent_kernels! {
     gemm_sm90_bf16_tn_p_obf16_tma: 1, u16, tma;
     /// [`gemm_sm90_bf16_tn_p_obf16_tma`] in clusters of 2 (see [`gemm_sm90_bf16_tn_pc2`]).
     gemm_sm90_bf16_tn_pc2_obf16_tma: 2, u16, tma;
+}
+
+/// The entries of the GEMM API's Hopper path (`cute_rs::gemm::Gemm::run_sm90`): the persistent
+/// kernel without clusters for each input type (`bf16`, `f16`), storage order of A (`ar`
+/// row-major = K-major, `ac` column-major = M-major) and B (`br` row-major = N-major, `bc`
+/// column-major = K-major) and D (`of32`: direct stores; `obf16`, `of16`: the stmatrix +
+/// TMA-store epilogue). All take the same parameters: the tensor maps of A, B (boxes of 64 K x
+/// 128 / 256 rows when K-major, 64 x 64 when MN-major; 128-byte swizzle) and D (16-bit D only;
+/// boxes of 64 x 64, 128-byte swizzle), C (f32), D, M, N, K, alpha, beta.
+macro_rules! gemm_sm90_api_kernels {
+    ($($name:ident: $out:ty, $tma:literal, $f16:literal, $a_mn:literal, $b_mn:literal;)*) => {$(
+        kernel! {
+            #![launch_bounds(384, 1)]
+            /// A Hopper GEMM entry of the API (see [`gemm_sm90_api_kernels`]).
+            pub fn $name(
+                a_map: *const TmaDescriptor,
+                b_map: *const TmaDescriptor,
+                d_map: *const TmaDescriptor,
+                c: *const f32,
+                d: *mut $out,
+                m: u32,
+                n: u32,
+                k: u32,
+                alpha: f32,
+                beta: f32,
+            ) {
+                let out = Epilogue::new(m, n, alpha, beta, c, d);
+                gemm_tile_persistent::<$out, 1, $tma, $f16, $a_mn, $b_mn>(a_map, b_map, d_map, out, m, n, k);
+            }
+        }
+    )*};
+}
+
+gemm_sm90_api_kernels! {
+    gemm_sm90_bf16_ar_br_of32: f32, false, false, false, true;
+    gemm_sm90_bf16_ar_br_obf16: u16, true, false, false, true;
+    gemm_sm90_bf16_ar_br_of16: f16, true, false, false, true;
+    gemm_sm90_bf16_ar_bc_of32: f32, false, false, false, false;
+    gemm_sm90_bf16_ar_bc_obf16: u16, true, false, false, false;
+    gemm_sm90_bf16_ar_bc_of16: f16, true, false, false, false;
+    gemm_sm90_bf16_ac_br_of32: f32, false, false, true, true;
+    gemm_sm90_bf16_ac_br_obf16: u16, true, false, true, true;
+    gemm_sm90_bf16_ac_br_of16: f16, true, false, true, true;
+    gemm_sm90_bf16_ac_bc_of32: f32, false, false, true, false;
+    gemm_sm90_bf16_ac_bc_obf16: u16, true, false, true, false;
+    gemm_sm90_bf16_ac_bc_of16: f16, true, false, true, false;
+    gemm_sm90_f16_ar_br_of32: f32, false, true, false, true;
+    gemm_sm90_f16_ar_br_obf16: u16, true, true, false, true;
+    gemm_sm90_f16_ar_br_of16: f16, true, true, false, true;
+    gemm_sm90_f16_ar_bc_of32: f32, false, true, false, false;
+    gemm_sm90_f16_ar_bc_obf16: u16, true, true, false, false;
+    gemm_sm90_f16_ar_bc_of16: f16, true, true, false, false;
+    gemm_sm90_f16_ac_br_of32: f32, false, true, true, true;
+    gemm_sm90_f16_ac_br_obf16: u16, true, true, true, true;
+    gemm_sm90_f16_ac_br_of16: f16, true, true, true, true;
+    gemm_sm90_f16_ac_bc_of32: f32, false, true, true, false;
+    gemm_sm90_f16_ac_bc_obf16: u16, true, true, true, false;
+    gemm_sm90_f16_ac_bc_of16: f16, true, true, true, false;
 }
 
 /// How the epilogue writes D's elements: `f32`, or `u16` holding bf16 bits (rounded to nearest
@@ -668,6 +771,22 @@ impl Output for u16 {
     }
 }
 
+impl Output for f16 {
+    const B16: bool = true;
+    #[inline(always)]
+    fn pack2(x0: f32, x1: f32) -> u32 {
+        f32x2_to_f16x2(x0, x1)
+    }
+    #[inline(always)]
+    unsafe fn put(d: *mut f16, at: usize, x: f32) {
+        *d.add(at) = f16::from_f32(x);
+    }
+    #[inline(always)]
+    unsafe fn put2(d: *mut f16, at: usize, x0: f32, x1: f32) {
+        *(d.add(at) as *mut u32) = f32x2_to_f16x2(x0, x1);
+    }
+}
+
 /// Where and how the accumulators go: `D[r][c] = alpha * acc + beta * C[r][c]` (C is f32, read
 /// only when `beta != 0`), stores predicated on the matrix bounds unless the whole tile is inside.
 struct Epilogue<O> {
@@ -711,8 +830,11 @@ impl<O: Output> Epilogue<O> {
         for_each_unrolled_mut(acc, |v, x| {
             let off = acc_layout.call(128 * v as i64) as usize;
             let (r, col) = (r0 + off % 64, c0 + off / 64);
+            *x *= self.alpha;
             // Outside D (clipped by the store) C must not be read.
-            *x = if full || (r < self.m && col < self.n) { self.value(r * self.n + col, *x) } else { 0.0 };
+            if self.beta != 0.0 && (full || (r < self.m && col < self.n)) {
+                *x += self.beta * *self.c.add(r * self.n + col);
+            }
         });
     }
 

@@ -11,7 +11,9 @@ use kernels::gemm_sm90_sizes::{
     GEMM_SM90_WS_128X256,
 };
 use layout::Layout;
-use layout_tensor::device::mma::bf16_to_f32;
+use layout_tensor::device::mma::{bf16_to_f32, f16_to_f32};
+
+use crate::gemm_hopper::{HopperGemm, HopperOut};
 
 use super::mma::{compare_product, random_half, reference, Half};
 use super::{fail, fresh_seed, random_f32, time_median, Bench, Check, Figure};
@@ -87,7 +89,15 @@ pub fn checks() -> Vec<Check> {
         Check { name: "gemm_sm90/persistent bf16-out 129x257x40 (odd N)", run: |g, _| check(g, KERNELS[4], 129, 257, 40, 1.0, 0.0) },
         Check { name: "gemm_sm90/cluster2 bf16-out 129x257x40 (odd N)", run: |g, _| check(g, KERNELS[6], 129, 257, 40, 1.0, 0.0) },
     ];
-    odd_n.into_iter().chain(every_kernel! {
+    let api = [
+        Check { name: "gemm_sm90/api bf16 -> f32, every storage order", run: |g, _| check_api(g, false, HopperOut::F32) },
+        Check { name: "gemm_sm90/api bf16 -> bf16, every storage order", run: |g, _| check_api(g, false, HopperOut::Bf16) },
+        Check { name: "gemm_sm90/api bf16 -> f16, every storage order", run: |g, _| check_api(g, false, HopperOut::F16) },
+        Check { name: "gemm_sm90/api f16 -> f32, every storage order", run: |g, _| check_api(g, true, HopperOut::F32) },
+        Check { name: "gemm_sm90/api f16 -> bf16, every storage order", run: |g, _| check_api(g, true, HopperOut::Bf16) },
+        Check { name: "gemm_sm90/api f16 -> f16, every storage order", run: |g, _| check_api(g, true, HopperOut::F16) },
+    ];
+    odd_n.into_iter().chain(api).chain(every_kernel! {
         "128x128x64" => 128, 128, 64, 1.0, 0.0;
         "256x512x512 (ring wraps)" => 256, 512, 512, 1.0, 0.0;
         "200x136x72 (partial tiles)" => 200, 136, 72, 1.0, 0.0;
@@ -120,7 +130,38 @@ pub fn benches() -> Vec<Bench> {
         7 "persistent bf16-out tma-store": 4096 x 4096 x 4096, 8192 x 8192 x 8192, 8192 x 8192 x 1024, 4096 x 14336 x 4096;
         8 "cluster2 bf16-out tma-store": 4096 x 4096 x 4096, 8192 x 8192 x 8192, 8192 x 8192 x 1024, 4096 x 14336 x 4096;
     }
+    macro_rules! api {
+        ($($name:literal: $a_col:literal, $b_row:literal;)*) => {$(
+            benches.push(Bench {
+                name: concat!("gemm_sm90/api bf16 ", $name, " -> bf16 4096x4096x4096"),
+                run: |g, _| bench_api(g, $a_col, $b_row, 4096),
+            });
+        )*};
+    }
+    api! {
+        "A row, B col": false, false;
+        "A row, B row": false, true;
+        "A col, B col": true, false;
+        "A col, B row": true, true;
+    }
     benches
+}
+
+/// The API entry for bf16 in and out with the given storage orders, `size`^3.
+fn bench_api(gpu: &Gpu, a_col: bool, b_row: bool, size: usize) -> Result<Vec<Figure>, String> {
+    let module = gpu.load_module(crate::KERNELS_SM90A_PTX).map_err(fail("loading the sm_90a module"))?;
+    let p = HopperGemm { m: size, n: size, k: size, f16: false, a_col, b_row, out: HopperOut::Bf16, alpha: 1.0, beta: 0.0 };
+    let seed = fresh_seed();
+    let a = gpu.upload(&random_half(seed, size * size, Half::Bf16)).map_err(fail("upload"))?;
+    let b = gpu.upload(&random_half(seed ^ 0xb, size * size, Half::Bf16)).map_err(fail("upload"))?;
+    let d = gpu.alloc::<u16>(size * size).map_err(fail("alloc"))?;
+    let maps = p.maps(gpu, &a, &b, &d).map_err(fail("tensor maps"))?;
+    let ms = time_median(gpu, 3, 20, || unsafe { p.launch_with(gpu, &module, None, &maps, None, &d) })?;
+    Ok(vec![Figure {
+        what: format!("{} {size}^3 (persistent, TMA-store epilogue)", p.kernel_name()),
+        value: 2.0 * (size as f64).powi(3) / (ms as f64 * 1e-3) / 1e12,
+        unit: "TFLOP/s",
+    }])
 }
 
 /// The operands on the GPU with their tensor maps (boxes of 64 K x the rows one block loads,
@@ -284,4 +325,54 @@ fn bench(gpu: &Gpu, kernel: Kernel, m: usize, n: usize, k: usize) -> Result<Vec<
         value: 2.0 * m as f64 * n as f64 * k as f64 / (ms as f64 * 1e-3) / 1e12,
         unit: "TFLOP/s",
     }])
+}
+
+/// The API entries of one input and output type, for the four storage orders of A and B, on
+/// ragged sizes (multiples of 8 as TMA needs), with alpha and beta, against the f64 reference.
+fn check_api(gpu: &Gpu, f16: bool, out: HopperOut) -> Result<(), String> {
+    let module = gpu.load_module(crate::KERNELS_SM90A_PTX).map_err(fail("loading the sm_90a module"))?;
+    let kind = if f16 { Half::F16 } else { Half::Bf16 };
+    let to_f32 = |v: &[u16]| -> Vec<f32> { v.iter().map(|&x| if f16 { f16_to_f32(x) } else { bf16_to_f32(x) }).collect() };
+    for (m, n, k, alpha, beta) in [(200, 136, 72, 1.0, 0.0), (264, 520, 136, 1.5, -0.5), (1000, 1000, 1000, 1.0, 0.0)] {
+        for (a_col, b_row) in [(false, false), (false, true), (true, false), (true, true)] {
+            let p = HopperGemm { m, n, k, f16, a_col, b_row, out, alpha, beta };
+            let seed = fresh_seed();
+            let (a, b, c) = (random_half(seed, m * k, kind), random_half(seed ^ 0xb, k * n, kind), random_f32(seed ^ 0xc, m * n));
+            // The reference wants A as M x K and B as N x K, row-major.
+            let (af, bf) = (to_f32(&a), to_f32(&b));
+            let a_rows: Vec<f32> = (0..m * k).map(|i| if a_col { af[i % k * m + i / k] } else { af[i] }).collect();
+            let b_rows: Vec<f32> = (0..n * k).map(|i| if b_row { bf[i % k * n + i / k] } else { bf[i] }).collect();
+            let (ga, gb) = (gpu.upload(&a).map_err(fail("upload"))?, gpu.upload(&b).map_err(fail("upload"))?);
+            let gc = gpu.upload(&c).map_err(fail("upload"))?;
+            let what = format!("{} {m}x{n}x{k} alpha {alpha} beta {beta} (seed {seed})", p.kernel_name());
+            if let Some(why) = p.unsupported() {
+                return Err(format!("{what}: unexpectedly unsupported: {why}"));
+            }
+            let got: Vec<f32> = if out == HopperOut::F32 {
+                let mut d = gpu.alloc::<f32>(m * n).map_err(fail("alloc"))?;
+                gpu.memset(&mut d, 0xff).map_err(fail("poison"))?;
+                unsafe { p.launch(gpu, &module, None, &ga, &gb, Some(&gc), &d) }.map_err(fail("launch"))?;
+                gpu.download(&d).map_err(fail("download"))?
+            } else {
+                let mut d = gpu.alloc::<u16>(m * n).map_err(fail("alloc"))?;
+                gpu.memset(&mut d, 0xff).map_err(fail("poison"))?;
+                unsafe { p.launch(gpu, &module, None, &ga, &gb, Some(&gc), &d) }.map_err(fail("launch"))?;
+                let bits = gpu.download(&d).map_err(fail("download"))?;
+                bits.into_iter().map(|x| if out == HopperOut::F16 { f16_to_f32(x) } else { bf16_to_f32(x) }).collect()
+            };
+            let (mut want, mut scale) = reference(&a_rows, &b_rows, None, m, n, k);
+            for i in 0..m * n {
+                want[i] = alpha as f64 * want[i] + beta as f64 * c[i] as f64;
+                scale[i] = (alpha as f64).abs() * scale[i] + (beta as f64 * c[i] as f64).abs();
+                // Rounding to a 16-bit D: 2^-9 (bf16) or 2^-12 (f16) of the value.
+                scale[i] += match out {
+                    HopperOut::F32 => 0.0,
+                    HopperOut::Bf16 => want[i].abs() * 2f64.powi(8),
+                    HopperOut::F16 => want[i].abs() * 2f64.powi(5),
+                };
+            }
+            compare_product(&what, &got, &want, &scale, n)?;
+        }
+    }
+    Ok(())
 }

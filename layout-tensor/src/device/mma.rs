@@ -195,6 +195,32 @@ pub fn f32x2_to_bf16x2(lo: f32, hi: f32) -> u32 {
     }
 }
 
+/// Rounds `lo` and `hi` to f16 (to nearest even) and packs them as [`pack_b16x2`] does: one
+/// `cvt.rn.f16x2.f32` on the GPU, `half`'s conversion on the host.
+///
+/// # Example
+/// ```
+/// use layout_tensor::device::mma::f32x2_to_f16x2;
+/// assert_eq!(f32x2_to_f16x2(1.0, -2.5), 0xc100_3c00);
+/// ```
+#[inline(always)]
+pub fn f32x2_to_f16x2(lo: f32, hi: f32) -> u32 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let r: u32;
+        // SAFETY: a conversion; reads no memory.
+        unsafe {
+            asm!("cvt.rn.f16x2.f32 {r}, {hi}, {lo};", r = out(reg32) r, hi = in(reg32) hi, lo = in(reg32) lo,
+                 options(pure, nomem, nostack, preserves_flags));
+        }
+        r
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        pack_b16x2(half::f16::from_f32(lo).to_bits(), half::f16::from_f32(hi).to_bits())
+    }
+}
+
 /// Packs two 16-bit values into one 32-bit register as the tensor-core instructions expect:
 /// `lo` (the even value) in bits 0..16, `hi` in bits 16..32.
 ///
@@ -1042,7 +1068,7 @@ pub fn for_each_unrolled_mut<T, const K: usize>(d: &mut [T; K], mut f: impl FnMu
 }
 
 macro_rules! wgmma_fns {
-    ($( $name:ident, $n:literal, $regs:literal, [$first:literal $(, $i:literal)* $(,)?]; )*) => {$(
+    ($( $name:ident, $general:ident, $n:literal, $regs:literal, [$first:literal $(, $i:literal)* $(,)?]; )*) => {$(
         gpu_only! {
             WgmmaMmaAsync;
             #[doc = concat!(
@@ -1052,7 +1078,8 @@ macro_rules! wgmma_fns {
                 "([`wgmma_descriptor`]); D 64x", $n, " f32 in registers, thread `t`'s `d[v]` at ",
                 "[`wgmma_accumulator_layout`]`(", $n, ").call(t + 128 v)` (as `m + 64 n`).\n\n",
                 "`desc_b` describes B's `", $n, " x 16` (N x K, K contiguous) transpose, as a K-major ",
-                "operand. With `scale_d == false` the old `d` is ignored (no need to zero it).\n\n",
+                "operand. With `scale_d == false` the old `d` is ignored (no need to zero it). [`",
+                stringify!($general), "`] also takes f16 and M- or N-major operands.\n\n",
                 "GPU only: does not compile for the host ([`no_cpu`]).\n\n",
                 "# Safety\n",
                 "- all 128 threads of a warpgroup (4 consecutive warps starting at a multiple of 4) execute it ",
@@ -1070,22 +1097,62 @@ macro_rules! wgmma_fns {
                 "wgmma_commit_group();\nwgmma_wait_group::<0>();\nwgmma_fence_operands(&mut d);\n```"
             )]
             pub unsafe fn $name(d: &mut [f32; $regs], desc_a: u64, desc_b: u64, scale_d: bool) {
-                #[cfg(target_arch = "nvptx64")]
+                unsafe { $general::<false, false, false>(d, desc_a, desc_b, scale_d) }
+            }
+        }
+
+        gpu_only! {
+            WgmmaMmaAsync;
+            #[doc = concat!(
+                "[`", stringify!($name), "`] for f16 or bf16 inputs and either storage order of each ",
+                "operand (`wgmma.mma_async.sync.aligned.m64n", $n, "k16.f32.{bf16,f16}.{bf16,f16}` with ",
+                "`imm-trans-a = A_MN`, `imm-trans-b = B_MN`).\n\n",
+                "- `F16`: A and B are f16 (else bf16); D is f32 either way.\n",
+                "- `A_MN`: A is M-major in shared memory (64 M-contiguous elements per 128-byte row, a row ",
+                "per k), else K-major. `B_MN`: B is N-major, else K-major. An MN-major operand's ",
+                "descriptor gives the byte distance between 64-element M (N) blocks as the leading byte ",
+                "offset and between 8-row k groups as the stride byte offset (with the 128-byte swizzle; ",
+                "see CuTe's `make_gmma_desc<Major::MN>`).\n\n",
+                "GPU only: does not compile for the host ([`no_cpu`]).\n\n",
+                "# Safety\n",
+                "Those of [`", stringify!($name), "`].\n\n",
+                "# Example\n```ignore\n",
+                "// B row-major (N-major): 4 boxes of 64 N x 64 K, 8 KiB apart; k16 slice s is 2 k groups further\n",
+                "let b = wgmma_descriptor(b_addr + 2048 * s, 8192, 1024, WgmmaSwizzle::B128);\n",
+                stringify!($general), "::<false, false, true>(&mut d, a, b, s > 0);\n```"
+            )]
+            pub unsafe fn $general<const F16: bool, const A_MN: bool, const B_MN: bool>(
+                d: &mut [f32; $regs],
+                desc_a: u64,
+                desc_b: u64,
+                scale_d: bool,
+            ) {
+                macro_rules! mma {
+                    ($ty:literal) => {
+                        asm!(
+                            "{{ .reg .pred p;",
+                            "setp.ne.b32 p, {sd}, 0;",
+                            concat!(
+                                "wgmma.mma_async.sync.aligned.m64n", $n, "k16.f32.", $ty, ".", $ty, " {{{", $first, "}"
+                                $(, ", {", $i, "}")*,
+                                "}}, {da}, {db}, p, 1, 1, {ta}, {tb}; }}"
+                            ),
+                            inout(reg32) d[$first], $(inout(reg32) d[$i],)*
+                            sd = in(reg32) scale_d as u32,
+                            da = in(reg64) desc_a,
+                            db = in(reg64) desc_b,
+                            ta = const A_MN as u32,
+                            tb = const B_MN as u32,
+                            options(nostack),
+                        )
+                    };
+                }
                 unsafe {
-                    asm!(
-                        "{{ .reg .pred p;",
-                        "setp.ne.b32 p, {sd}, 0;",
-                        concat!(
-                            "wgmma.mma_async.sync.aligned.m64n", $n, "k16.f32.bf16.bf16 {{{", $first, "}"
-                            $(, ", {", $i, "}")*,
-                            "}}, {da}, {db}, p, 1, 1, 0, 0; }}"
-                        ),
-                        inout(reg32) d[$first], $(inout(reg32) d[$i],)*
-                        sd = in(reg32) scale_d as u32,
-                        da = in(reg64) desc_a,
-                        db = in(reg64) desc_b,
-                        options(nostack),
-                    );
+                    if F16 {
+                        mma!("f16")
+                    } else {
+                        mma!("bf16")
+                    }
                 }
             }
         }
@@ -1093,19 +1160,19 @@ macro_rules! wgmma_fns {
 }
 
 wgmma_fns! {
-    wgmma_m64n8k16_f32_bf16, 8, 4, [0, 1, 2, 3];
-    wgmma_m64n16k16_f32_bf16, 16, 8, [0, 1, 2, 3, 4, 5, 6, 7];
-    wgmma_m64n32k16_f32_bf16, 32, 16, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
-    wgmma_m64n64k16_f32_bf16, 64, 32, [
+    wgmma_m64n8k16_f32_bf16, wgmma_m64n8k16_f32, 8, 4, [0, 1, 2, 3];
+    wgmma_m64n16k16_f32_bf16, wgmma_m64n16k16_f32, 16, 8, [0, 1, 2, 3, 4, 5, 6, 7];
+    wgmma_m64n32k16_f32_bf16, wgmma_m64n32k16_f32, 32, 16, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
+    wgmma_m64n64k16_f32_bf16, wgmma_m64n64k16_f32, 64, 32, [
         0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23,
         24, 25, 26, 27, 28, 29, 30, 31
     ];
-    wgmma_m64n128k16_f32_bf16, 128, 64, [
+    wgmma_m64n128k16_f32_bf16, wgmma_m64n128k16_f32, 128, 64, [
         0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23,
         24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47,
         48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63
     ];
-    wgmma_m64n256k16_f32_bf16, 256, 128, [
+    wgmma_m64n256k16_f32_bf16, wgmma_m64n256k16_f32, 256, 128, [
         0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23,
         24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47,
         48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70, 71,

@@ -12,17 +12,17 @@ macro_rules! gpu_only {
     (
         $marker:ident;
         $(#[$attr:meta])*
-        pub unsafe fn $name:ident $(<const $c:ident: $ct:ty>)? ($($arg:ident: $ty:ty),* $(,)?) $body:block
+        pub unsafe fn $name:ident $(<$(const $c:ident: $ct:ty),+>)? ($($arg:ident: $ty:ty),* $(,)?) $body:block
     ) => {
         $(#[$attr])*
         #[cfg(target_arch = "nvptx64")]
         #[inline(always)]
-        pub unsafe fn $name $(<const $c: $ct>)? ($($arg: $ty),*) $body
+        pub unsafe fn $name $(<$(const $c: $ct),+>)? ($($arg: $ty),*) $body
 
         $(#[$attr])*
         #[cfg(not(target_arch = "nvptx64"))]
         #[inline(always)]
-        pub unsafe fn $name<'cpu $(, const $c: $ct)?>($($arg: $ty),*)
+        pub unsafe fn $name<'cpu $($(, const $c: $ct)+)?>($($arg: $ty),*)
         where
             &'cpu (): no_cpu::CpuImplementation<no_cpu::$marker>,
         {

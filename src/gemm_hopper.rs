@@ -1,0 +1,220 @@
+//! The Hopper path's host side: which sm_90a GEMM entry takes a problem, what it cannot take (each
+//! condition named), the tensor maps of A, B and D, the persistent launch. Used by the GEMM API
+//! ([`crate::gemm`]) and by the GPU checks.
+//!
+//! The entries (`kernels/src/gemm_sm90.rs`, `gemm_sm90_api_kernels!`) are named
+//! `gemm_sm90_{bf16|f16}_a{r|c}_b{r|c}_o{f32|bf16|f16}`: input type, storage of A (`M x K`) and B
+//! (`K x N`), element type of D. A K-major operand (A row-major, B column-major) is read in boxes
+//! of 64 K x the tile's rows, an MN-major one in boxes of 64 M (N) x 64 K, all with the 128-byte
+//! swizzle wgmma reads; a 16-bit D is written by TMA stores of 64 x 64 boxes.
+
+use host::{DeviceBuffer, DeviceElem, Gpu, KernelArg, LaunchConfig, Module, Stream, TmaOobFill, TmaSwizzle};
+use kernels::gemm_sm90_sizes::{GEMM_SM90_BK, GEMM_SM90_EPILOGUE_BYTES, GEMM_SM90_P_128X256 as SHAPE};
+
+/// The element type of D on the Hopper path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum HopperOut {
+    F32,
+    Bf16,
+    F16,
+}
+
+/// A problem as the Hopper entries see it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct HopperGemm {
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    /// f16 inputs (else bf16).
+    pub f16: bool,
+    /// A column-major (M-major), else row-major (K-major).
+    pub a_col: bool,
+    /// B row-major (N-major), else column-major (K-major).
+    pub b_row: bool,
+    pub out: HopperOut,
+    pub alpha: f32,
+    pub beta: f32,
+}
+
+impl HopperGemm {
+    /// The entry's name.
+    pub fn kernel_name(&self) -> String {
+        format!(
+            "gemm_sm90_{}_a{}_b{}_o{}",
+            if self.f16 { "f16" } else { "bf16" },
+            if self.a_col { "c" } else { "r" },
+            if self.b_row { "r" } else { "c" },
+            match self.out {
+                HopperOut::F32 => "f32",
+                HopperOut::Bf16 => "bf16",
+                HopperOut::F16 => "f16",
+            }
+        )
+    }
+
+    /// Why the entries cannot take this problem, if they cannot: TMA needs 16-byte rows, so the
+    /// contiguous extent of each operand (K for a K-major one, M or N for an MN-major one, N for a
+    /// 16-bit D) is a multiple of 8 elements; the extents fit the tensor maps' 32-bit sizes.
+    pub fn unsupported(&self) -> Option<String> {
+        let rows = |what: &str, name: &str, x: usize| {
+            (x % 8 != 0).then(|| format!("{what}: {name} = {x} is not a multiple of 8 (TMA needs 16-byte rows)"))
+        };
+        if self.k == 0 {
+            return Some("K = 0 (nothing to multiply: D = beta * C)".to_string());
+        }
+        let a = if self.a_col { rows("A column-major", "M", self.m) } else { rows("A row-major", "K", self.k) };
+        let b = if self.b_row { rows("B row-major", "N", self.n) } else { rows("B column-major", "K", self.k) };
+        let d = if self.out == HopperOut::F32 { None } else { rows("16-bit D", "N", self.n) };
+        a.or(b).or(d).or_else(|| {
+            [("M", self.m), ("N", self.n), ("K", self.k)]
+                .into_iter()
+                .find(|&(_, x)| x > i32::MAX as usize)
+                .map(|(name, x)| format!("{name} = {x} exceeds 2^31 - 1"))
+        })
+    }
+
+    /// Dynamic shared memory of a launch.
+    fn smem_bytes(&self) -> u32 {
+        SHAPE.smem_bytes() + if self.out == HopperOut::F32 { 0 } else { GEMM_SM90_EPILOGUE_BYTES }
+    }
+
+    /// The persistent grid: one block per SM, at most one per tile.
+    fn launch_config(&self, gpu: &Gpu) -> LaunchConfig {
+        let tiles = self.m.div_ceil(SHAPE.bm as usize) * self.n.div_ceil(SHAPE.bn as usize);
+        let blocks = tiles.min(gpu.properties().multiprocessors as usize).max(1) as u32;
+        LaunchConfig { grid: (blocks, 1, 1), block: (SHAPE.threads(), 1, 1), shared_mem_bytes: self.smem_bytes() }
+    }
+
+    /// The tensor maps of A, B and (16-bit) D, in device memory.
+    pub fn maps<I: DeviceElem, O: DeviceElem>(
+        &self,
+        gpu: &Gpu,
+        a: &DeviceBuffer<I>,
+        b: &DeviceBuffer<I>,
+        d: &DeviceBuffer<O>,
+    ) -> host::Result<HopperMaps> {
+        let (m, n, k) = (self.m, self.n, self.k);
+        let map = |buf: &dyn MapSource, inner: usize, outer: usize, box_shape: [u32; 2]| -> host::Result<DeviceBuffer<u8>> {
+            let global = layout::Layout::parse(&format!("({inner},{outer}):(1,{inner})"))
+                .map_err(|e| host::HostError::Invalid(e.to_string()))?;
+            buf.tensor_map(gpu, global, &box_shape)
+        };
+        // K-major: rows of K; MN-major: rows of M (N), one per k.
+        let a_map = if self.a_col { map(a, m, k, [64, 64])? } else { map(a, k, m, [GEMM_SM90_BK, SHAPE.bm])? };
+        let b_map = if self.b_row { map(b, n, k, [64, 64])? } else { map(b, k, n, [GEMM_SM90_BK, SHAPE.bn])? };
+        let d_map = if self.out == HopperOut::F32 { None } else { Some(map(d, n, m, [64, 64])?) };
+        Ok(HopperMaps { a_map, b_map, d_map })
+    }
+
+    /// Launches `D = alpha * A * B + beta * C` with the tensor maps `maps` of its A, B and D on
+    /// `stream` (the default stream if `None`), without waiting.
+    ///
+    /// # Safety
+    /// `maps` are this problem's maps ([`maps`](Self::maps)) of buffers holding its operands (A:
+    /// M x K, B: K x N in their storage orders; `c`, read when `beta != 0`, and `d`: M x N
+    /// row-major, of the entry's element types), 16-byte aligned, alive until the kernel ends;
+    /// [`unsupported`](Self::unsupported) is `None`.
+    pub unsafe fn launch_with<O: DeviceElem>(
+        &self,
+        gpu: &Gpu,
+        sm90a: &Module,
+        stream: Option<&Stream>,
+        maps: &HopperMaps,
+        c: Option<&DeviceBuffer<f32>>,
+        d: &DeviceBuffer<O>,
+    ) -> host::Result<()> {
+        let kernel = sm90a.kernel(&self.kernel_name())?;
+        let cfg = self.launch_config(gpu);
+        let (m, n, k) = (self.m as u32, self.n as u32, self.k as u32);
+        // Unused pointers get a valid address: A's map for a missing D map, D for a missing C.
+        let c_arg: &dyn KernelArg = match c {
+            Some(c) => c,
+            None => d,
+        };
+        let launch = match stream {
+            Some(s) => gpu.launch_on(s, &kernel, cfg),
+            None => gpu.launch(&kernel, cfg),
+        };
+        let d_map = maps.d_map.as_ref().unwrap_or(&maps.a_map);
+        let launch = launch.arg(&maps.a_map).arg(&maps.b_map).arg(d_map).arg(c_arg).arg(d);
+        // SAFETY: the caller's preconditions; the maps cover exactly A, B and D.
+        unsafe { launch.arg(&m).arg(&n).arg(&k).arg(&self.alpha).arg(&self.beta).run() }
+    }
+
+    /// [`maps`](Self::maps), [`launch_with`](Self::launch_with), then waits for the kernel (the
+    /// maps are freed on return).
+    ///
+    /// # Safety
+    /// Those of [`launch_with`](Self::launch_with) for the buffers.
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn launch<I: DeviceElem, O: DeviceElem>(
+        &self,
+        gpu: &Gpu,
+        sm90a: &Module,
+        stream: Option<&Stream>,
+        a: &DeviceBuffer<I>,
+        b: &DeviceBuffer<I>,
+        c: Option<&DeviceBuffer<f32>>,
+        d: &DeviceBuffer<O>,
+    ) -> host::Result<()> {
+        let maps = self.maps(gpu, a, b, d)?;
+        // SAFETY: forwarded; the maps live until the kernel has ended (synchronized below).
+        unsafe { self.launch_with(gpu, sm90a, stream, &maps, c, d)? };
+        match stream {
+            Some(s) => s.synchronize(),
+            None => gpu.synchronize(),
+        }
+    }
+}
+
+/// The tensor maps of one problem's A, B and D (none for an f32 D), in device memory.
+pub(crate) struct HopperMaps {
+    a_map: DeviceBuffer<u8>,
+    b_map: DeviceBuffer<u8>,
+    d_map: Option<DeviceBuffer<u8>>,
+}
+
+/// A buffer a tensor map can be made of (so that A, B and D of different element types share
+/// one map closure).
+trait MapSource {
+    fn tensor_map(&self, gpu: &Gpu, global: layout::Layout, box_shape: &[u32]) -> host::Result<DeviceBuffer<u8>>;
+}
+
+impl<T: DeviceElem> MapSource for DeviceBuffer<T> {
+    fn tensor_map(&self, gpu: &Gpu, global: layout::Layout, box_shape: &[u32]) -> host::Result<DeviceBuffer<u8>> {
+        let tm = gpu.tensor_map(self, global, box_shape, TmaSwizzle::B128, TmaOobFill::Zero)?;
+        gpu.upload_tensor_map(&tm)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn problem(m: usize, n: usize, k: usize, a_col: bool, b_row: bool, out: HopperOut) -> HopperGemm {
+        HopperGemm { m, n, k, f16: false, a_col, b_row, out, alpha: 1.0, beta: 0.0 }
+    }
+
+    #[test]
+    fn names_follow_storage_and_types() {
+        let p = problem(8, 8, 8, true, true, HopperOut::F16);
+        assert_eq!(p.kernel_name(), "gemm_sm90_bf16_ac_br_of16");
+        assert_eq!(HopperGemm { f16: true, ..problem(8, 8, 8, false, false, HopperOut::F32) }.kernel_name(), "gemm_sm90_f16_ar_bc_of32");
+    }
+
+    #[test]
+    fn each_tma_row_condition_is_named() {
+        assert_eq!(problem(8, 8, 8, false, false, HopperOut::F32).unsupported(), None);
+        let e = problem(8, 8, 12, false, false, HopperOut::F32).unsupported().unwrap();
+        assert_eq!(e, "A row-major: K = 12 is not a multiple of 8 (TMA needs 16-byte rows)");
+        let e = problem(12, 8, 8, true, false, HopperOut::F32).unsupported().unwrap();
+        assert!(e.starts_with("A column-major: M = 12"), "{e}");
+        let e = problem(8, 12, 8, false, true, HopperOut::F32).unsupported().unwrap();
+        assert!(e.starts_with("B row-major: N = 12"), "{e}");
+        // f32 D takes any N; a 16-bit one needs 16-byte rows too.
+        assert_eq!(problem(8, 12, 8, false, false, HopperOut::F32).unsupported(), None);
+        let e = problem(8, 12, 8, false, false, HopperOut::Bf16).unsupported().unwrap();
+        assert!(e.starts_with("16-bit D: N = 12"), "{e}");
+        assert!(problem(8, 8, 0, false, false, HopperOut::F32).unsupported().unwrap().starts_with("K = 0"));
+    }
+}
