@@ -73,6 +73,12 @@ def main():
             peers.get("torch gemm bf16 4096^3"), 0.90)
     row("gemm bf16 4096^3 TFLOP/s (mma.sync, f32 out)", our("gemm/bf16 4096^3 (mma.sync)", "mma.sync bf16 -> f32, A, B row-major"),
         "torch matmul", peers.get("torch gemm bf16 4096^3"), None)
+    # f32 GEMM: FFMA against cuBLAS sgemm (torch.matmul, TF32 off; acceptance 0.80x), and the tf32
+    # tensor-core kernel against cuBLAS with TF32 on (no target).
+    row("sgemm f32 4096^3 TFLOP/s (FFMA)", our("sgemm/f32 4096^3 (ffma)", "FFMA, A, B row-major"),
+        "torch sgemm", peers.get("torch sgemm f32 4096^3"), 0.80)
+    row("sgemm tf32 4096^3 TFLOP/s (mma.sync)", our("sgemm/tf32 4096^3", "tf32 mma.sync, A, B row-major"),
+        "torch tf32", peers.get("torch sgemm tf32 4096^3"), None)
 
     device = ours_doc.get("device") or peers_doc.get("device") or cub_doc.get("device")
     print(f"\nbenchmarks on {device} (TB/s unless the subject says; ratio = ours / peer)")

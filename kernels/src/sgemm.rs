@@ -38,6 +38,16 @@
 //!   staged.
 //!
 //! Launch: grid `(ceil(N / BN), ceil(M / BM))`, block [`THREADS`], no dynamic shared memory.
+//!
+//! # Measured (H100 80GB HBM3, 2026-11-22, `bench/results/2026-11-22-h100-sgemm`)
+//! 4096^3, A and B row-major: FFMA 43.5 TFLOP/s (44.4 with A column-major: no transposing
+//! stores) against 51.0 for cuBLAS sgemm (`torch.matmul`, TF32 off) in the same run: 0.85x. tf32:
+//! 79.3 TFLOP/s against 377.6 for cuBLAS with TF32 on (wgmma): 0.21x. ptxas (sm_90): FFMA 127-128
+//! registers under launch bounds (256, 2), tf32 194-213 under (256, 1), 0 bytes of stack, no
+//! spills. The FFMA inner loop is 4 `LDS.128` and 64 `FFMA` per k (SASS). The tf32 kernel has one
+//! block of 8 warps per SM and a barrier every 16 k; next for it: K-major shared tiles read by
+//! `ldmatrix` (a b16 8x8 matrix is a 8x4 tf32 one), longer k-steps in dynamic shared memory, or
+//! the Hopper path (wgmma tf32).
 //! Parameters: `(a, b, c, d, m, n, k, lda, ldb, alpha, beta)`; C and D are row-major `M x N`
 //! (leading dimension `n`); C is read only when `beta != 0`.
 
