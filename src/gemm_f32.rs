@@ -4,10 +4,11 @@
 //! A (`M x K`) and B (`K x N`), each row- or column-major as the [`Gemm`] says, and row-major f32 C
 //! and D, for any `M`, `N`, `K`; the problem and its validation are those of [`Gemm::run`].
 //!
-//! The kernels are in `kernels/src/sgemm.rs` (module [`kernels::sgemm`]): 128 x 128 block tiles,
-//! double-buffered shared tiles filled by register prefetch, 128-bit global loads when both leading
-//! dimensions are multiples of 4 elements and A and B start 16-byte aligned (element-wise loads
-//! otherwise: correct for any shape, slower).
+//! The kernels are in `kernels/src/sgemm.rs` (module [`kernels::sgemm`]): 128 x 128 block tiles;
+//! for FFMA double-buffered shared tiles filled by register prefetch, for tf32 a 4-stage `cp.async`
+//! ring in 80 KiB of dynamic shared memory; 16-byte global accesses when both leading dimensions
+//! are multiples of 4 elements and A and B start 16-byte aligned (element-wise otherwise: correct
+//! for any shape, slower).
 //!
 //! # Example
 //! ```
@@ -30,7 +31,7 @@
 //! ```
 
 use host::{DeviceBuffer, Gpu, KernelArg, LaunchConfig, Module};
-use kernels::sgemm::{BM, BN, THREADS};
+use kernels::sgemm::{BM, BN, TF32_SMEM_BYTES, THREADS};
 
 use crate::gemm::{Gemm, GemmError, Major};
 
@@ -180,12 +181,13 @@ impl Gemm {
         }
         let (lda, ldb) = self.lds();
         // 128-bit loads need every aligned group of 4 elements along a row 16-byte aligned.
-        let vec4 = lda % 4 == 0 && ldb % 4 == 0 && a.device_ptr() % 16 == 0 && b.device_ptr() % 16 == 0;
+        let vec4 = lda % 4 == 0 && ldb % 4 == 0 && a.device_ptr().is_multiple_of(16) && b.device_ptr().is_multiple_of(16);
         let kernel = module.kernel(&self.f32_kernel_name(math, vec4))?;
         let cfg = LaunchConfig {
             grid: (self.n.div_ceil(BN as usize) as u32, self.m.div_ceil(BM as usize) as u32, 1),
             block: (THREADS, 1, 1),
-            shared_mem_bytes: 0,
+            // The tf32 kernels' cp.async ring is dynamic shared memory (over the static 48 KiB).
+            shared_mem_bytes: if math == F32Math::Tf32 { TF32_SMEM_BYTES } else { 0 },
         };
         let (m, n, k, lda, ldb) = (self.m as u32, self.n as u32, self.k as u32, lda as u32, ldb as u32);
         let (alpha, beta) = (self.alpha, self.beta);
