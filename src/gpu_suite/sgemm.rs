@@ -165,8 +165,9 @@ fn run_and_check(gpu: &Gpu, module: &Module, g: &Gemm, math: F32Math) -> Result<
 fn check_majors(gpu: &Gpu, module: &Module, math: F32Math, a: Major, b: Major) -> Result<(), String> {
     // 1x1x1 (beta 0, no C); ragged everywhere with odd leading dimensions (element-wise loads);
     // ragged M and N, K a few k-steps and a bit, leading dimensions multiples of 4 (128-bit loads,
-    // partial tiles); K over 12 k-steps (the buffers go round; 5 k-steps of the tf32 ring of 4 on the CPU backend); K = 0 (D = beta C). The
-    // CPU backend's model of `mma.sync` is slow: one block of each kind for tf32 there.
+    // partial tiles); K over 12 k-steps (the buffers go round); K = 0 (D = beta C). The CPU
+    // backend's model of `mma.sync` is slow: one block of each kind for tf32 there, K = 72 going
+    // round the 4-stage ring once.
     let mut sizes = match (math, gpu.is_cpu()) {
         (F32Math::Tf32, true) => vec![(1, 1, 1), (17, 9, 72), (20, 12, 36), (17, 24, 0)],
         _ => vec![(1, 1, 1), (127, 129, 65), (128, 132, 36), (33, 40, 100), (17, 24, 0)],
