@@ -82,6 +82,12 @@ def main():
         for kernel, label in steps[-2:]:
             row(f"gemm bf16 {shape} TFLOP/s (wgmma {kernel})", our(f"gemm_sm90/{label} bf16 {shape}"),
                 "torch matmul", peers.get(f"torch gemm bf16 {shape}"), None)
+    # f32 GEMM: FFMA against cuBLAS sgemm (torch.matmul, TF32 off; acceptance 0.80x), and the tf32
+    # tensor-core kernel against cuBLAS with TF32 on (no target).
+    row("sgemm f32 4096^3 TFLOP/s (FFMA)", our("sgemm/f32 4096^3 (ffma)", "FFMA, A, B row-major"),
+        "torch sgemm", peers.get("torch sgemm f32 4096^3"), 0.80)
+    row("sgemm tf32 4096^3 TFLOP/s (mma.sync)", our("sgemm/tf32 4096^3", "tf32 mma.sync, A, B row-major"),
+        "torch tf32", peers.get("torch sgemm tf32 4096^3"), None)
 
     device = ours_doc.get("device") or peers_doc.get("device") or cub_doc.get("device")
     print(f"\nbenchmarks on {device} (TB/s unless the subject says; ratio = ours / peer)")

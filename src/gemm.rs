@@ -243,6 +243,9 @@ impl Gemm {
     /// Checks the buffers against the problem (lengths, C present when `beta != 0`, sizes the
     /// kernels can index) without launching anything.
     ///
+    /// A and B are bf16 bits for [`run`](Gemm::run), f32 for
+    /// [`run_f32`](Gemm::run_f32) / [`run_tf32`](Gemm::run_tf32).
+    ///
     /// # Errors
     /// [`GemmError::Shape`], [`GemmError::MissingC`], [`GemmError::TooLarge`].
     ///
@@ -258,10 +261,10 @@ impl Gemm {
     /// assert_eq!(Gemm::new(2, 4, 3).beta(1.0).validate(&a, &b, None, &d), Err(GemmError::MissingC { beta: 1.0 }));
     /// # Ok::<(), host::HostError>(())
     /// ```
-    pub fn validate<O: GemmOutput>(
+    pub fn validate<T: DeviceElem, O: GemmOutput>(
         &self,
-        a: &DeviceBuffer<u16>,
-        b: &DeviceBuffer<u16>,
+        a: &DeviceBuffer<T>,
+        b: &DeviceBuffer<T>,
         c: Option<&DeviceBuffer<f32>>,
         d: &DeviceBuffer<O>,
     ) -> Result<(), GemmError> {

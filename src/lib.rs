@@ -55,6 +55,7 @@ pub mod batch;
 pub use kernels::{cutile_sizes, demo_layouts, tensor_copy_layouts};
 pub mod expr;
 pub mod gemm;
+pub mod gemm_f32;
 mod gemm_hopper;
 pub mod gpu_suite;
 pub mod svg;

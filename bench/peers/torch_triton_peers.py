@@ -1,4 +1,5 @@
-"""The torch and Triton peers of the suite's benchmarks (copy, transpose f32/bf16, sum, bf16 GEMM), timed
+"""The torch and Triton peers of the suite's benchmarks (copy, transpose f32/bf16, sum, bf16 GEMM, f32 and
+tf32 GEMM), timed
 with CUDA events (3 warm-ups, median of 20) on the first GPU. Prints JSON on stdout:
 {"device": ..., "figures": [{"what": ..., "value": ..., "unit": "TB/s" (GEMM: "TFLOP/s")}, ...]}.
 Each peer's result is checked against torch's before it is timed."""
@@ -38,6 +39,25 @@ def triton_transpose(x, y, bm, bn, warps):
     transpose_kernel[(m // bm, n // bn)](x, y, m, n, BM=bm, BN=bn, num_warps=warps)
 
 
+def sgemm_figures():
+    """f32 GEMM 4096^3 (cuBLAS through torch.matmul, f32 in and out), TFLOP/s: with TF32 off (FFMA
+    sgemm, the peer of our FFMA kernel) and on (tensor cores, the peer of our tf32 kernel)."""
+    n = 4096
+    a = torch.randn(n, n, device="cuda")
+    b = torch.randn(n, n, device="cuda")
+    c = torch.empty(n, n, device="cuda")
+    figures = []
+    saved = torch.backends.cuda.matmul.allow_tf32
+    try:
+        for tf32, what in [(False, "torch sgemm f32 4096^3"), (True, "torch sgemm tf32 4096^3")]:
+            torch.backends.cuda.matmul.allow_tf32 = tf32
+            ms = median_ms(lambda: torch.matmul(a, b, out=c))
+            figures.append({"what": what, "value": 2 * n ** 3 / (ms * 1e-3) / 1e12, "unit": "TFLOP/s"})
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = saved
+    return figures
+
+
 def main():
     figures = []
 
@@ -73,6 +93,7 @@ def main():
     ms = median_ms(lambda: x.sum())
     fig("torch sum f32 2^28 B", x.numel() * 4 / (ms * 1e-3) / 1e12)
     gemm_peers(figures)
+    figures.extend(sgemm_figures())
     json.dump({"device": torch.cuda.get_device_name(0), "torch": torch.__version__,
                "triton": triton.__version__, "figures": figures}, sys.stdout, indent=1)
 
@@ -102,6 +123,7 @@ if __name__ == "__main__" and sys.argv[1:] == ["gemm"]:
     # Only the GEMM peers (a quick run next to `gpu_suite --filter gemm`).
     figures = []
     gemm_peers(figures)
+    figures.extend(sgemm_figures())
     json.dump({"device": torch.cuda.get_device_name(0), "figures": figures}, sys.stdout, indent=1)
 elif __name__ == "__main__":
     main()

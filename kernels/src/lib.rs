@@ -29,6 +29,7 @@ pub mod gemm;
 #[cfg(feature = "sm90a")]
 pub mod gemm_sm90;
 pub mod gemm_sm90_sizes;
+pub mod sgemm;
 pub mod tensor_copy;
 pub mod tensor_copy_layouts;
 pub mod tma_tile;

@@ -257,7 +257,7 @@ fn bench_4096(gpu: &Gpu, module: &Module) -> Result<Vec<Figure>, String> {
 }
 
 /// `time_median` takes host errors: a GEMM's launch errors are host errors once validated.
-fn host_err(e: crate::gemm::GemmError) -> host::HostError {
+pub(super) fn host_err(e: crate::gemm::GemmError) -> host::HostError {
     match e {
         crate::gemm::GemmError::Host(h) => h,
         other => host::HostError::Invalid(other.to_string()),

@@ -59,6 +59,7 @@ pub fn checks() -> Vec<Check> {
         gemm_sm90::checks,
         triton::checks,
         gemm::checks,
+        sgemm::checks,
     ] {
         all.extend(area());
     }
@@ -74,15 +75,17 @@ pub fn benches() -> Vec<Bench> {
     all.extend(block_io::benches());
     all.extend(gemm::benches());
     all.extend(gemm_sm90::benches());
+    all.extend(sgemm::benches());
     all
 }
 
 /// Checks that cannot run on the CPU backend (name prefix, why): their kernels use instructions
-/// the host build cannot have, and do not compile for it.
+/// the host build cannot have, and do not compile for it, or their sizes are beyond it.
 pub const GPU_ONLY: &[(&str, &str)] = &[
     ("mma/wgmma_", "wgmma (sm_90a warpgroup MMA) has no CPU implementation"),
     ("gemm_sm90/", "the Hopper GEMM uses wgmma (sm_90a), which has no CPU implementation"),
     ("gemm/hopper", "the Hopper GEMM uses wgmma (sm_90a), which has no CPU implementation"),
+    ("sgemm/large", "4095 x 4097 x 1000 is hours on the CPU backend (one GPU thread at a time); the small sizes run there"),
 ];
 
 /// Why the check `name` does not run on the CPU backend, if it does not.
@@ -209,6 +212,7 @@ mod memory;
 mod mma;
 mod shared;
 mod runtime;
+mod sgemm;
 mod smoke;
 mod sync;
 mod transpose;

@@ -1,0 +1,681 @@
+//! f32 GEMM: `D = alpha * A * B + beta * C` with f32 A, B, C and D, on the CUDA cores (FFMA, exact
+//! f32 arithmetic) or on the tensor cores (`mma.sync.m16n8k8` tf32: inputs rounded to tf32, f32
+//! accumulation).
+//!
+//! The host API is `cute_rs::gemm::Gemm::run_f32` / `run_tf32`; these are its kernels, one per
+//! combination of
+//! - A row-major (`M x K`, K contiguous: "K-major") or column-major (M contiguous),
+//! - B row-major (`K x N`, N contiguous) or column-major (K contiguous: "K-major"),
+//! - 16-byte global accesses (`_v4`: both leading dimensions multiples of 4 elements and 16-byte
+//!   aligned bases, so that every aligned group of 4 elements along the contiguous dimension is
+//!   either wholly inside the matrix or wholly outside) or element-wise ones (any shape).
+//!
+//! # The kernels
+//! A block of [`THREADS`] threads (8 warps) computes a [`BM`] x [`BN`] tile of D, stepping
+//! through K by [`FFMA_BK`] or [`TF32_BK`]. Elements past the matrix edges are staged as zeros
+//! (they add nothing), and the epilogue's stores are predicated, so partial tiles need no other
+//! special case. Shared-memory rows are padded so that the accesses named below hit distinct banks.
+//!
+//! FFMA (`sgemm_f32_*`, launch bounds 256 x 2 blocks per SM):
+//! - Both operand tiles sit in shared memory *K-outermost*, as rows of 128 elements along M (for
+//!   A) or N (for B), one row per k ([`FFMA_SMEM`]): the inner loop then reads the 4 consecutive M
+//!   (or N) values a thread needs as one 128-bit `ld.shared`. A K-major operand is transposed on
+//!   its way there (loaded as 4 consecutive k, stored as 4 rows, 16 banks apart with the padding).
+//! - Shared memory holds two k-steps ("double buffering"), and each thread *prefetches* the next
+//!   k-step's global elements into registers before computing the current one, storing them to
+//!   the other buffer after: one barrier per k-step.
+//! - The 256 threads form a 16 x 16 grid; thread `(tm, tn)` owns the 8 x 8 outputs at rows
+//!   `4 tm + {0..4}` and `64 + 4 tm + {0..4}`, columns likewise with `tn` ([`ffma_thread_tile`]),
+//!   64 accumulators in registers. Per k it reads two 128-bit A values and two B values and issues
+//!   64 FFMA. A warp covers 4 `tm` x 8 `tn`, so each 8-lane phase of a 128-bit shared load reads
+//!   either one A address (a broadcast) or 32 consecutive B words: no bank conflicts.
+//!
+//! tf32 (`sgemm_tf32_*`, launch bounds 256 x 1):
+//! - Tiles keep their global orientation in shared memory ([`TF32_SMEM_K_MAJOR`],
+//!   [`TF32_SMEM_MN_MAJOR`]), so that `cp.async` copies them without registers: a ring of
+//!   [`TF32_STAGES`] k-steps in [`TF32_SMEM_BYTES`] of dynamic shared memory, three in flight while
+//!   one is multiplied (one block of 8 warps per SM: global latency needs the depth).
+//! - 8 warps, 2 (M) x 4 (N), each owning 64 x 32 of the tile as 4 x 4 m16n8 accumulators;
+//!   fragments are read from the shared tiles through the atom's A and B layouts
+//!   ([`SM80_16X8X8_F32TF32TF32F32_TN`]) and rounded to tf32 there (to nearest, ties away from
+//!   zero: [`round_to_tf32`]); the accumulators are written through its C layout.
+//!
+//! Launch: grid `(ceil(N / BN), ceil(M / BM))`, block [`THREADS`], dynamic shared memory 0 (FFMA)
+//! or [`TF32_SMEM_BYTES`] (tf32). Parameters: `(a, b, c, d, m, n, k, lda, ldb, alpha, beta)`; C
+//! and D are row-major `M x N` (leading dimension `n`); C is read only when `beta != 0`.
+//!
+//! # Measured (H100 80GB HBM3, 2026-11-22, `bench/results/2026-11-22-h100-sgemm`)
+//! 4096^3, A and B row-major, against cuBLAS through `torch.matmul` in the same session: FFMA
+//! 42.3 TFLOP/s (44.6 with A column-major: no transposing stores) against 50.9 for sgemm (TF32
+//! off): 0.83x (0.85x, 43.5 against 51.0, in an earlier run of the same kernel). tf32 91.2 TFLOP/s
+//! against 372.0 for cuBLAS with TF32 on (wgmma): 0.25x; with register prefetch into two
+//! K-outermost buffers, as FFMA, it was 79.3 (one block per SM does not hide the global latency
+//! behind two k8 steps: hence the ring). ptxas (sm_90): FFMA 127-128 registers, tf32 164-214, 0
+//! bytes of stack, no spills. The FFMA inner loop is 4 `LDS.128` and 64 `FFMA` per k (SASS).
+//! Tried and not kept: FFMA k-steps of 16 (the accumulators went to a 288-byte stack frame); tf32
+//! k-steps of 32 in a 3-stage ring (236-255 registers, spills). Next for tf32: `ldmatrix` on
+//! K-major tiles (a b16 8x8 matrix is an 8x4 tf32 one), or the Hopper path (wgmma tf32).
+
+use layout::{unwrap, Layout};
+use layout_tensor::device::cp_async::{commit_group, cp_async_ca_zfill, cp_async_cg_zfill, wait_group};
+use layout_tensor::device::ids::{block_idx_x, block_idx_y, thread_idx_x};
+use layout_tensor::device::memory::{load_nc, Ca};
+use layout_tensor::device::mma::{for_each_unrolled_mut, mma_m16n8k8_f32_tf32, SM80_16X8X8_F32TF32TF32F32_TN, MMA_16X8_C};
+use layout_tensor::device::sync::sync_threads;
+use layout_tensor::device::shared::generic_to_shared;
+use layout_tensor::{dynamic_shared, shared_array};
+
+/// Rows (M) of a block's D tile.
+pub const BM: u32 = 128;
+/// Columns (N) of a block's D tile.
+pub const BN: u32 = 128;
+/// Threads per block (8 warps).
+pub const THREADS: u32 = 256;
+/// K per k-step of the FFMA kernels: one 128-bit chunk of A and one of B per thread and step.
+pub const FFMA_BK: u32 = 8;
+/// K per k-step of the tf32 kernels (two m16n8k8 steps; two 16-byte chunks of A and of B per
+/// thread). 32 has ptxas keep four steps' fragments in registers: 236-255 of them, and spills.
+pub const TF32_BK: u32 = 16;
+/// Shared-memory stages of the tf32 kernels' `cp.async` ring: while the warps multiply one k-step,
+/// the next three are in flight.
+pub const TF32_STAGES: u32 = 4;
+
+/// An FFMA operand tile in shared memory, `(outer, k) -> element offset` (outer = m for A, n for
+/// B): 8 rows of 128 elements, padded to 132 so that the 4 rows a transposing thread writes
+/// (`k .. k + 4`) and the next thread's (`k + 4 ..`, same outer) fall 16 banks apart.
+///
+/// # Example
+/// ```
+/// use kernels::sgemm::FFMA_SMEM;
+/// assert_eq!(FFMA_SMEM.call(5 + 128 * 3), 5 + 132 * 3); // (outer 5, k 3)
+/// assert_eq!(FFMA_SMEM.cosize(), 132 * 7 + 128);
+/// ```
+pub const FFMA_SMEM: Layout = unwrap!(Layout::parse("(128,8):(1,132)"));
+
+/// A K-major tf32 operand tile in shared memory (A row-major, B column-major: global rows of k),
+/// `(outer, k) -> element offset`: 128 rows of 16 k, padded to 20 so that a fragment load (lane
+/// `4g + t` reading outer `g`, k `t`) touches banks `20g + t mod 32`: all 32 distinct. Rows of 80
+/// bytes: 16-byte `cp.async` chunks stay aligned.
+///
+/// # Example
+/// ```
+/// use kernels::sgemm::TF32_SMEM_K_MAJOR;
+/// assert_eq!(TF32_SMEM_K_MAJOR.call(7 + 128 * 3), 20 * 7 + 3); // (outer 7, k 3)
+/// let mut banks: Vec<i64> = (0..32).map(|l| TF32_SMEM_K_MAJOR.call(l / 4 + 128 * (l % 4)) % 32).collect();
+/// banks.sort();
+/// assert_eq!(banks, (0..32).collect::<Vec<i64>>());
+/// ```
+pub const TF32_SMEM_K_MAJOR: Layout = unwrap!(Layout::parse("(128,16):(20,1)"));
+
+/// An M/N-major tf32 operand tile in shared memory (A column-major, B row-major: global rows of
+/// outer), `(outer, k) -> element offset`: 16 rows of 128, padded to 136 (banks `8t + g` for a
+/// fragment load).
+///
+/// # Example
+/// ```
+/// use kernels::sgemm::TF32_SMEM_MN_MAJOR;
+/// assert_eq!(TF32_SMEM_MN_MAJOR.call(7 + 128 * 3) % 32, 7 + 8 * 3); // bank of (outer 7, k 3)
+/// ```
+pub const TF32_SMEM_MN_MAJOR: Layout = unwrap!(Layout::parse("(128,16):(1,136)"));
+
+/// Elements of one tf32 operand tile: the larger of the two layouts' extents (128 x 20).
+const TF32_TILE: usize = 128 * 20;
+const _: () = assert!(TF32_SMEM_K_MAJOR.cosize() as usize <= TF32_TILE && TF32_SMEM_MN_MAJOR.cosize() as usize <= TF32_TILE);
+
+/// Dynamic shared memory of the tf32 kernels, bytes: [`TF32_STAGES`] x (A tile + B tile), 80 KiB
+/// (above the 48 KiB of static shared memory: the host raises the kernel's limit at launch).
+///
+/// # Example
+/// ```
+/// assert_eq!(kernels::sgemm::TF32_SMEM_BYTES, 4 * 2 * 128 * 20 * 4);
+/// ```
+pub const TF32_SMEM_BYTES: u32 = TF32_STAGES * 2 * TF32_TILE as u32 * 4;
+
+/// Elements of one staged FFMA k-step (A and B tiles): 2 x 8 rows of 132.
+const FFMA_STAGE: usize = 2 * FFMA_SMEM.cosize() as usize;
+
+/// `thread -> (tm, tn)` of the FFMA kernels, as `tm + 16 tn`: lane `l` of warp `w` is
+/// `tm = 4 (w / 2) + l / 8`, `tn = 8 (w % 2) + l % 8`. Thread `(tm, tn)` computes D's rows
+/// `4 tm + {0..4}`, `64 + 4 tm + {0..4}` and columns `4 tn + {0..4}`, `64 + 4 tn + {0..4}` of the
+/// block tile.
+///
+/// # Example
+/// ```
+/// use kernels::sgemm::ffma_thread_tile;
+/// assert_eq!(ffma_thread_tile.call(9), 1 + 16 * 1);          // warp 0, lane 9: tm 1, tn 1
+/// assert_eq!(ffma_thread_tile.call(32 + 7), 0 + 16 * 15);    // warp 1, lane 7: tm 0, tn 15
+/// assert_eq!(ffma_thread_tile.call(255), 15 + 16 * 15);
+/// ```
+#[allow(non_upper_case_globals)]
+pub const ffma_thread_tile: Layout = unwrap!(Layout::parse("((8,4),(2,4)):((16,1),(128,4))"));
+
+/// `x` rounded to tf32 (10 explicit mantissa bits, the low 13 bits of the `f32` cleared): to
+/// nearest, ties away from zero, as PTX's `cvt.rna.tf32.f32`. NaN and infinities are returned
+/// unchanged; a value within half a tf32 ulp of `f32::MAX` rounds to infinity.
+///
+/// # Example
+/// ```
+/// use kernels::sgemm::round_to_tf32;
+/// assert_eq!(round_to_tf32(1.0 + 1.0 / 4096.0), 1.0);          // below half an ulp (2^-11)
+/// assert_eq!(round_to_tf32(1.0 + 1.0 / 2048.0), 1.0 + 1.0 / 1024.0); // a tie: away from zero
+/// assert_eq!(round_to_tf32(-1.0 - 1.0 / 2048.0), -1.0 - 1.0 / 1024.0);
+/// assert!(round_to_tf32(f32::NAN).is_nan());
+/// ```
+#[inline(always)]
+pub const fn round_to_tf32(x: f32) -> f32 {
+    let bits = x.to_bits();
+    if bits & 0x7f80_0000 == 0x7f80_0000 {
+        return x;
+    }
+    // Sign and magnitude: adding half an ulp to the magnitude bits rounds ties away from zero.
+    f32::from_bits(bits.wrapping_add(0x1000) & !0x1fff)
+}
+
+/// `ld.shared.v4.f32` at the shared-window address `addr` (16-byte aligned).
+#[inline(always)]
+unsafe fn lds4(addr: u32) -> [f32; 4] {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let (x, y, z, w): (f32, f32, f32, f32);
+        // `readonly`, not `nomem`: it must not move across the barriers that order the tile's
+        // writes (their asm clobbers memory).
+        core::arch::asm!(
+            "ld.shared.v4.f32 {{{x}, {y}, {z}, {w}}}, [{a}];",
+            a = in(reg32) addr, x = out(reg32) x, y = out(reg32) y, z = out(reg32) z, w = out(reg32) w,
+            options(pure, readonly, nostack, preserves_flags)
+        );
+        [x, y, z, w]
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        layout_tensor::device::shared::shared_to_generic::<[f32; 4]>(addr).read()
+    }
+}
+
+/// `ld.shared.b32` at the shared-window address `addr`.
+#[inline(always)]
+unsafe fn lds(addr: u32) -> u32 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let x: u32;
+        core::arch::asm!(
+            "ld.shared.b32 {x}, [{a}];",
+            a = in(reg32) addr, x = out(reg32) x,
+            options(pure, readonly, nostack, preserves_flags)
+        );
+        x
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        layout_tensor::device::shared::shared_to_generic::<u32>(addr).read()
+    }
+}
+
+/// `st.shared.f32` at the shared-window address `addr`.
+#[inline(always)]
+unsafe fn sts(addr: u32, v: f32) {
+    #[cfg(target_arch = "nvptx64")]
+    core::arch::asm!("st.shared.f32 [{a}], {v};", a = in(reg32) addr, v = in(reg32) v, options(nostack, preserves_flags));
+    #[cfg(not(target_arch = "nvptx64"))]
+    layout_tensor::device::shared::shared_to_generic::<f32>(addr).write(v)
+}
+
+/// `st.shared.v4.f32` at the shared-window address `addr` (16-byte aligned).
+#[inline(always)]
+unsafe fn sts4(addr: u32, v: [f32; 4]) {
+    #[cfg(target_arch = "nvptx64")]
+    core::arch::asm!(
+        "st.shared.v4.f32 [{a}], {{{x}, {y}, {z}, {w}}};",
+        a = in(reg32) addr, x = in(reg32) v[0], y = in(reg32) v[1], z = in(reg32) v[2], w = in(reg32) v[3],
+        options(nostack, preserves_flags)
+    );
+    #[cfg(not(target_arch = "nvptx64"))]
+    layout_tensor::device::shared::shared_to_generic::<[f32; 4]>(addr).write(v)
+}
+
+/// `a * b + c` rounded once (`fma.rn.f32`: one FFMA). LLVM emits the product and the sum as
+/// separate `mul.rn`/`add.rn` otherwise, which ptxas may not fuse. On the host (the CPU backend,
+/// `no_std` here, without `mul_add`) it rounds twice: the results differ by at most an ulp.
+#[inline(always)]
+fn fma(a: f32, b: f32, c: f32) -> f32 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let d: f32;
+        // SAFETY: arithmetic on registers only.
+        unsafe {
+            core::arch::asm!(
+                "fma.rn.f32 {d}, {a}, {b}, {c};",
+                d = out(reg32) d, a = in(reg32) a, b = in(reg32) b, c = in(reg32) c,
+                options(pure, nomem, nostack, preserves_flags)
+            );
+        }
+        d
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        a * b + c
+    }
+}
+
+/// One operand (A or B) as the kernels see it: `outer` is M for A and N for B.
+#[derive(Clone, Copy)]
+struct Operand {
+    /// Its first element.
+    ptr: *const f32,
+    /// Elements between consecutive rows (K-major: between outer indices; else between k).
+    ld: usize,
+    /// Extent along outer (M or N).
+    outer: u32,
+    /// The block's first outer index.
+    outer0: u32,
+}
+
+impl Operand {
+    /// `(outer, k)` in the block's tile of thread `t`'s chunk `c` (of `CHUNKS`): 4 elements along
+    /// the contiguous dimension, k when `K_MAJOR`, else outer. The `CHUNKS * THREADS` chunks cover
+    /// the 128 x `8 CHUNKS` tile, consecutive threads on consecutive chunks (coalesced).
+    #[inline(always)]
+    const fn chunk<const K_MAJOR: bool, const CHUNKS: usize>(t: u32, c: u32) -> (u32, u32) {
+        let (q, chunks) = (t + THREADS * c, CHUNKS as u32);
+        // K-major: 2 CHUNKS chunks per row of BK = 8 CHUNKS k; else 32 chunks per row of 128.
+        if K_MAJOR {
+            (q / (2 * chunks), 4 * (q % (2 * chunks)))
+        } else {
+            (4 * (q % 32), q / 32)
+        }
+    }
+
+    /// Thread `t`'s chunks of the k-step starting at `k0`, from global memory, zeros past the
+    /// edges. `VEC`: one 128-bit load per chunk (the chunk is wholly inside or wholly outside, see
+    /// the module docs), else element-wise loads.
+    #[inline(always)]
+    unsafe fn fetch<const K_MAJOR: bool, const VEC: bool, const CHUNKS: usize>(
+        self,
+        k0: u32,
+        k: u32,
+        t: u32,
+    ) -> [[f32; 4]; CHUNKS] {
+        let mut regs = [[0f32; 4]; CHUNKS];
+        for_each_unrolled_mut(&mut regs, |c, chunk| {
+            let (o, kk) = Self::chunk::<K_MAJOR, CHUNKS>(t, c as u32);
+            let (go, gk) = (self.outer0 + o, k0 + kk);
+            let at = |e: u32| {
+                let (eo, ek) = if K_MAJOR { (go, gk + e) } else { (go + e, gk) };
+                // Only dereferenced when inside the matrix; wrapping: it may lie past it.
+                let p = self.ptr.wrapping_add(if K_MAJOR { eo as usize * self.ld + ek as usize } else { ek as usize * self.ld + eo as usize });
+                (eo < self.outer && ek < k, p)
+            };
+            if VEC {
+                let (inside, p) = at(0);
+                if inside {
+                    *chunk = load_nc(p as *const [f32; 4], Ca);
+                }
+            } else {
+                for_each_unrolled_mut(chunk, |e, x| {
+                    let (inside, p) = at(e as u32);
+                    if inside {
+                        *x = load_nc(p, Ca);
+                    }
+                });
+            }
+        });
+        regs
+    }
+
+    /// Stores chunks fetched by [`fetch`](Operand::fetch) into the FFMA shared tile at `tile`
+    /// (shared-window address, laid out by [`FFMA_SMEM`]). K-major chunks are transposed (4
+    /// scalar stores into 4 rows), M/N-major ones stored as one 128-bit value.
+    #[inline(always)]
+    unsafe fn stage<const K_MAJOR: bool, const CHUNKS: usize>(
+        regs: [[f32; 4]; CHUNKS],
+        tile: u32,
+        t: u32,
+    ) {
+        let mut regs = regs;
+        for_each_unrolled_mut(&mut regs, |c, chunk| {
+            let (o, kk) = Self::chunk::<K_MAJOR, CHUNKS>(t, c as u32);
+            let at = |o: u32, kk: u32| tile + 4 * FFMA_SMEM.call(o as i64 + 128 * kk as i64) as u32;
+            if K_MAJOR {
+                for_each_unrolled_mut(chunk, |e, x| sts(at(o, kk + e as u32), *x));
+            } else {
+                sts4(at(o, kk), *chunk);
+            }
+        });
+    }
+}
+
+/// The FFMA kernels' k-loop (see the module docs): stages k-steps of [`FFMA_BK`] into the two
+/// shared buffers at `smem` (shared-window address; [`FFMA_STAGE`] elements each: the A tile, then
+/// the B tile) with register prefetch, and calls `compute(a_tile, b_tile)` (shared-window
+/// addresses) once per k-step, every k-step's tiles complete.
+#[inline(always)]
+unsafe fn ffma_k_loop<const A_K: bool, const B_K: bool, const VEC: bool>(
+    opa: Operand,
+    opb: Operand,
+    k: u32,
+    smem: u32,
+    mut compute: impl FnMut(u32, u32),
+) {
+    const CHUNKS: usize = (FFMA_BK / 8) as usize;
+    let t = thread_idx_x();
+    let b_off = 4 * FFMA_SMEM.cosize() as u32;
+    let k_steps = k.div_ceil(FFMA_BK);
+    let buffer = |s: u32| smem + 4 * FFMA_STAGE as u32 * (s % 2);
+    if k_steps == 0 {
+        return;
+    }
+    let (mut ra, mut rb) = (opa.fetch::<A_K, VEC, CHUNKS>(0, k, t), opb.fetch::<B_K, VEC, CHUNKS>(0, k, t));
+    Operand::stage::<A_K, CHUNKS>(ra, buffer(0), t);
+    Operand::stage::<B_K, CHUNKS>(rb, buffer(0) + b_off, t);
+    sync_threads();
+    let mut ks = 0;
+    while ks < k_steps {
+        let more = ks + 1 < k_steps;
+        if more {
+            ra = opa.fetch::<A_K, VEC, CHUNKS>((ks + 1) * FFMA_BK, k, t);
+            rb = opb.fetch::<B_K, VEC, CHUNKS>((ks + 1) * FFMA_BK, k, t);
+        }
+        compute(buffer(ks), buffer(ks) + b_off);
+        if more {
+            // The other buffer's last readers (step ks - 1) passed the barrier ending that step.
+            Operand::stage::<A_K, CHUNKS>(ra, buffer(ks + 1), t);
+            Operand::stage::<B_K, CHUNKS>(rb, buffer(ks + 1) + b_off, t);
+        }
+        // Step ks + 1's tiles complete; every read of step ks's done before it is overwritten.
+        sync_threads();
+        ks += 1;
+    }
+}
+
+/// `alpha * acc + beta * C` for D's element `(row, col)` (in bounds), C read only when `beta != 0`.
+#[inline(always)]
+unsafe fn epilogue_value(acc: f32, c: *const f32, at: usize, alpha: f32, beta: f32) -> f32 {
+    let y = alpha * acc;
+    if beta != 0.0 {
+        y + beta * *c.add(at)
+    } else {
+        y
+    }
+}
+
+/// The FFMA kernel (see the module docs) for A K-major or not, B K-major or not, 128-bit loads or
+/// not.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn sgemm_ffma<const A_K: bool, const B_K: bool, const VEC: bool>(
+    a: *const f32,
+    b: *const f32,
+    c: *const f32,
+    d: *mut f32,
+    m: u32,
+    n: u32,
+    k: u32,
+    lda: u32,
+    ldb: u32,
+    alpha: f32,
+    beta: f32,
+) {
+    let smem = shared_array!(SGEMM_FFMA_TILES: [f32; 2 * FFMA_STAGE], align 16).shared_addr();
+    let t = thread_idx_x();
+    let tile = ffma_thread_tile.call(t as i64) as u32;
+    let (tm, tn) = (tile % 16, tile / 16);
+    let (bm0, bn0) = (block_idx_y() * BM, block_idx_x() * BN);
+    let opa = Operand { ptr: a, ld: lda as usize, outer: m, outer0: bm0 };
+    let opb = Operand { ptr: b, ld: ldb as usize, outer: n, outer0: bn0 };
+
+    // acc[i][j]: row 4 tm + i % 4 + 64 (i / 4), column 4 tn + j % 4 + 64 (j / 4). Indexed only
+    // with literals (unrolled): the accumulators stay in registers.
+    let mut acc = [[0f32; 8]; 8];
+    ffma_k_loop::<A_K, B_K, VEC>(opa, opb, k, smem, |at, bt| {
+        let mut kk = [(); FFMA_BK as usize];
+        for_each_unrolled_mut(&mut kk, |kk, _| {
+            let row = |tile: u32, x: u32| tile + 4 * FFMA_SMEM.call(4 * x as i64 + 128 * kk as i64) as u32;
+            let (a0, a1) = (lds4(row(at, tm)), lds4(row(at, tm + 16)));
+            let (b0, b1) = (lds4(row(bt, tn)), lds4(row(bt, tn + 16)));
+            let fa = [a0[0], a0[1], a0[2], a0[3], a1[0], a1[1], a1[2], a1[3]];
+            let fb = [b0[0], b0[1], b0[2], b0[3], b1[0], b1[1], b1[2], b1[3]];
+            for_each_unrolled_mut(&mut acc, |i, accrow| {
+                for_each_unrolled_mut(accrow, |j, x| *x = fma(fa[i], fb[j], *x));
+            });
+        });
+    });
+
+    // 128-bit stores (and C loads) when every row starts 16-byte aligned.
+    let vec_out = n % 4 == 0 && d as usize % 16 == 0 && (beta == 0.0 || c as usize % 16 == 0);
+    for_each_unrolled_mut(&mut acc, |i, accrow| {
+        let row = bm0 + 4 * tm + i as u32 % 4 + 64 * (i as u32 / 4);
+        if row >= m {
+            return;
+        }
+        let mut half = [0u32; 2];
+        for_each_unrolled_mut(&mut half, |h, _| {
+            let col0 = bn0 + 4 * tn + 64 * h as u32;
+            let base = row as usize * n as usize + col0 as usize;
+            let vals = [accrow[4 * h], accrow[4 * h + 1], accrow[4 * h + 2], accrow[4 * h + 3]];
+            if vec_out && col0 < n {
+                let old = if beta != 0.0 { load_nc(c.add(base) as *const [f32; 4], Ca) } else { [0.0; 4] };
+                let mut out = [0f32; 4];
+                for_each_unrolled_mut(&mut out, |e, y| *y = alpha * vals[e] + beta * old[e]);
+                layout_tensor::device::memory::store(d.add(base) as *mut [f32; 4], out, layout_tensor::device::memory::Wb);
+            } else {
+                let mut e4 = [(); 4];
+                for_each_unrolled_mut(&mut e4, |e, _| {
+                    if col0 + (e as u32) < n {
+                        *d.add(base + e) = epilogue_value(vals[e], c, base + e, alpha, beta);
+                    }
+                });
+            }
+        });
+    });
+}
+
+/// The tf32 shared-memory layout of an operand tile.
+#[inline(always)]
+const fn tf32_smem(k_major: bool) -> Layout {
+    if k_major {
+        TF32_SMEM_K_MAJOR
+    } else {
+        TF32_SMEM_MN_MAJOR
+    }
+}
+
+/// Starts the `cp.async` copies of thread `t`'s chunks of the operand's tf32 k-step at `k0` into
+/// `tile` (generic address of a [`tf32_smem`] tile), zero-filled past the edges. `VEC`: one 16-byte
+/// copy per chunk (wholly inside or outside, see the module docs), else four 4-byte copies.
+#[inline(always)]
+unsafe fn stage_tf32<const K_MAJOR: bool, const VEC: bool>(op: Operand, k0: u32, k: u32, t: u32, tile: *mut f32) {
+    const CHUNKS: usize = (TF32_BK / 8) as usize;
+    let layout = const { tf32_smem(K_MAJOR) };
+    let mut chunks = [(); CHUNKS];
+    for_each_unrolled_mut(&mut chunks, |c, _| {
+        let (o, kk) = Operand::chunk::<K_MAJOR, CHUNKS>(t, c as u32);
+        let (go, gk) = (op.outer0 + o, k0 + kk);
+        let mut elems = [(); 4];
+        for_each_unrolled_mut(&mut elems, |e, _| {
+            if e > 0 && VEC {
+                return;
+            }
+            let (eo, ek, eo_s, ek_s) = if K_MAJOR { (go, gk + e as u32, o, kk + e as u32) } else { (go + e as u32, gk, o + e as u32, kk) };
+            let inside = eo < op.outer && ek < k;
+            // Nothing is read past the matrix, but the address must be valid: the base then.
+            let src = if inside {
+                op.ptr.add(if K_MAJOR { eo as usize * op.ld + ek as usize } else { ek as usize * op.ld + eo as usize })
+            } else {
+                op.ptr
+            };
+            let dst = tile.add(layout.call(eo_s as i64 + 128 * ek_s as i64) as usize) as *mut u8;
+            if VEC {
+                cp_async_cg_zfill::<16>(dst, src as *const u8, if inside { 16 } else { 0 });
+            } else {
+                cp_async_ca_zfill::<4>(dst, src as *const u8, if inside { 4 } else { 0 });
+            }
+        });
+    });
+}
+
+/// The bits of `x` rounded to tf32, as [`round_to_tf32`] (one `cvt.rna.tf32.f32` on the GPU).
+#[inline(always)]
+fn tf32_bits(x: f32) -> u32 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let r: u32;
+        // SAFETY: a conversion on registers.
+        unsafe {
+            core::arch::asm!(
+                "cvt.rna.tf32.f32 {r}, {x};",
+                r = out(reg32) r, x = in(reg32) x,
+                options(pure, nomem, nostack, preserves_flags)
+            );
+        }
+        r
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        round_to_tf32(x).to_bits()
+    }
+}
+
+/// The tf32 tensor-core kernel (see the module docs) for A K-major or not, B K-major or not,
+/// 16-byte `cp.async` or not.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn sgemm_tf32<const A_K: bool, const B_K: bool, const VEC: bool>(
+    a: *const f32,
+    b: *const f32,
+    c: *const f32,
+    d: *mut f32,
+    m: u32,
+    n: u32,
+    k: u32,
+    lda: u32,
+    ldb: u32,
+    alpha: f32,
+    beta: f32,
+) {
+    const MMA: layout_tensor::device::mma::MmaAtom = SM80_16X8X8_F32TF32TF32F32_TN;
+    let ring = dynamic_shared!(SGEMM_TF32_RING: f32, align 16).as_mut_ptr();
+    let t = thread_idx_x();
+    let (lane, warp) = (t % 32, t / 32);
+    // Warp (wm, wn) owns rows 64 wm .. + 64 and columns 32 wn .. + 32 of the block tile.
+    let (wm, wn) = (warp % 2, warp / 2);
+    let (bm0, bn0) = (block_idx_y() * BM, block_idx_x() * BN);
+    let opa = Operand { ptr: a, ld: lda as usize, outer: m, outer0: bm0 };
+    let opb = Operand { ptr: b, ld: ldb as usize, outer: n, outer0: bn0 };
+    let a_tile = |s: u32| ring.add(s as usize * 2 * TF32_TILE);
+    let b_tile = |s: u32| ring.add((s as usize * 2 + 1) * TF32_TILE);
+    let k_steps = k.div_ceil(TF32_BK);
+
+    // Prologue: the first STAGES - 1 k-steps in flight, one commit group each (empty past K).
+    let mut s = 0;
+    while s < TF32_STAGES - 1 {
+        if s < k_steps {
+            stage_tf32::<A_K, VEC>(opa, s * TF32_BK, k, t, a_tile(s));
+            stage_tf32::<B_K, VEC>(opb, s * TF32_BK, k, t, b_tile(s));
+        }
+        commit_group();
+        s += 1;
+    }
+
+    // acc[4 i + j]: the m16n8 tile at rows 64 wm + 16 i, columns 32 wn + 8 j.
+    let mut acc = [[0f32; 4]; 16];
+    let mut ks = 0;
+    while ks < k_steps {
+        // Step ks's group is complete (at most STAGES - 2 younger ones pending); the barrier makes
+        // every thread's copies visible and ends every warp's reads of the stage refilled below
+        // (the one multiplied in step ks - 1).
+        wait_group::<{ TF32_STAGES - 2 }>();
+        sync_threads();
+        let next = ks + TF32_STAGES - 1;
+        if next < k_steps {
+            stage_tf32::<A_K, VEC>(opa, next * TF32_BK, k, t, a_tile(next % TF32_STAGES));
+            stage_tf32::<B_K, VEC>(opb, next * TF32_BK, k, t, b_tile(next % TF32_STAGES));
+        }
+        commit_group();
+
+        let (at, bt) = (generic_to_shared(a_tile(ks % TF32_STAGES)), generic_to_shared(b_tile(ks % TF32_STAGES)));
+        let mut steps = [(); (TF32_BK / 8) as usize];
+        for_each_unrolled_mut(&mut steps, |s, _| {
+            let k0 = 8 * s as i64;
+            // Fragment element `e` (`outer + size * k`, of the atom's layouts) of the piece at
+            // `outer0`, rounded to tf32.
+            let word = |tile: u32, layout: Layout, outer0: u32, size: i64, e: i64| {
+                tf32_bits(f32::from_bits(lds(tile + 4 * layout.call(outer0 as i64 + e % size + 128 * (k0 + e / size)) as u32)))
+            };
+            let mut fa = [[0u32; 4]; 4];
+            for_each_unrolled_mut(&mut fa, |i, frag| {
+                for_each_unrolled_mut(frag, |v, x| {
+                    let e = MMA.a.call((lane + 32 * v as u32) as i64);
+                    *x = word(at, const { tf32_smem(A_K) }, 64 * wm + 16 * i as u32, MMA.m, e);
+                });
+            });
+            let mut fb = [[0u32; 2]; 4];
+            for_each_unrolled_mut(&mut fb, |j, frag| {
+                for_each_unrolled_mut(frag, |v, x| {
+                    let e = MMA.b.call((lane + 32 * v as u32) as i64);
+                    *x = word(bt, const { tf32_smem(B_K) }, 32 * wn + 8 * j as u32, MMA.n, e);
+                });
+            });
+            for_each_unrolled_mut(&mut acc, |ij, x| *x = mma_m16n8k8_f32_tf32(fa[ij / 4], fb[ij % 4], *x));
+        });
+        ks += 1;
+    }
+    // No copy may still target shared memory when the block exits (the last groups are empty,
+    // but a block's shared memory is reused by the next block on the SM).
+    wait_group::<0>();
+
+    // Each value through the atom's C layout, predicated on the edges.
+    for_each_unrolled_mut(&mut acc, |ij, frag| {
+        let (i, j) = (ij as u32 / 4, ij as u32 % 4);
+        for_each_unrolled_mut(frag, |v, x| {
+            let e = MMA_16X8_C.call((lane + 32 * v as u32) as i64) as u32;
+            let row = bm0 + 64 * wm + 16 * i + e % 16;
+            let col = bn0 + 32 * wn + 8 * j + e / 16;
+            if row < m && col < n {
+                let at = row as usize * n as usize + col as usize;
+                *d.add(at) = epilogue_value(*x, c, at, alpha, beta);
+            }
+        });
+    });
+}
+
+macro_rules! sgemm_kernels {
+    ($($name:ident: $body:ident, $blocks:literal, $what:literal, $a_k:literal, $b_k:literal, $vec:literal;)*) => {$(
+        kernel! {
+            #![launch_bounds(256, $blocks)]
+            #[doc = concat!(
+                "`D = alpha * A * B + beta * C`, f32, ", $what, " (see the [module docs](self)): A ",
+                "K-major: ", stringify!($a_k), ", B K-major: ", stringify!($b_k), ", 128-bit loads: ",
+                stringify!($vec), "."
+            )]
+            pub fn $name(
+                a: *const f32, b: *const f32, c: *const f32, d: *mut f32,
+                m: u32, n: u32, k: u32, lda: u32, ldb: u32, alpha: f32, beta: f32
+            ) {
+                $body::<$a_k, $b_k, $vec>(a, b, c, d, m, n, k, lda, ldb, alpha, beta);
+            }
+        }
+    )*};
+}
+
+// Names: `a{r,c}` A row-/column-major, `b{r,c}` B row-/column-major (A row-major and B
+// column-major are the K-major ones); `_v4`: 128-bit loads. Launch bounds: 2 blocks per SM for
+// FFMA (128 registers: 64 accumulators, 16 operands, 8 prefetched, addresses; no spills); 1 for
+// tf32, whose 64 accumulators and 24 fragment registers per k8 step spill at 128.
+sgemm_kernels! {
+    sgemm_f32_ar_br: sgemm_ffma, 2, "FFMA", true, false, false;
+    sgemm_f32_ar_bc: sgemm_ffma, 2, "FFMA", true, true, false;
+    sgemm_f32_ac_br: sgemm_ffma, 2, "FFMA", false, false, false;
+    sgemm_f32_ac_bc: sgemm_ffma, 2, "FFMA", false, true, false;
+    sgemm_f32_ar_br_v4: sgemm_ffma, 2, "FFMA", true, false, true;
+    sgemm_f32_ar_bc_v4: sgemm_ffma, 2, "FFMA", true, true, true;
+    sgemm_f32_ac_br_v4: sgemm_ffma, 2, "FFMA", false, false, true;
+    sgemm_f32_ac_bc_v4: sgemm_ffma, 2, "FFMA", false, true, true;
+    sgemm_tf32_ar_br: sgemm_tf32, 1, "tf32 tensor cores", true, false, false;
+    sgemm_tf32_ar_bc: sgemm_tf32, 1, "tf32 tensor cores", true, true, false;
+    sgemm_tf32_ac_br: sgemm_tf32, 1, "tf32 tensor cores", false, false, false;
+    sgemm_tf32_ac_bc: sgemm_tf32, 1, "tf32 tensor cores", false, true, false;
+    sgemm_tf32_ar_br_v4: sgemm_tf32, 1, "tf32 tensor cores", true, false, true;
+    sgemm_tf32_ar_bc_v4: sgemm_tf32, 1, "tf32 tensor cores", true, true, true;
+    sgemm_tf32_ac_br_v4: sgemm_tf32, 1, "tf32 tensor cores", false, false, true;
+    sgemm_tf32_ac_bc_v4: sgemm_tf32, 1, "tf32 tensor cores", false, true, true;
+}

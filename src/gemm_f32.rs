@@ -1,0 +1,205 @@
+//! f32 GEMM on the GPU (or the CPU backend): [`Gemm::run_f32`] on the CUDA cores (FFMA, f32
+//! arithmetic throughout) and [`Gemm::run_tf32`] on the tensor cores (`mma.sync.m16n8k8` tf32:
+//! A and B rounded to tf32, f32 accumulation). Both compute `D = alpha * A * B + beta * C` with f32
+//! A (`M x K`) and B (`K x N`), each row- or column-major as the [`Gemm`] says, and row-major f32 C
+//! and D, for any `M`, `N`, `K`; the problem and its validation are those of [`Gemm::run`].
+//!
+//! The kernels are in `kernels/src/sgemm.rs` (module [`kernels::sgemm`]): 128 x 128 block tiles;
+//! for FFMA double-buffered shared tiles filled by register prefetch, for tf32 a 4-stage `cp.async`
+//! ring in 80 KiB of dynamic shared memory; 16-byte global accesses when both leading dimensions
+//! are multiples of 4 elements and A and B start 16-byte aligned (element-wise otherwise: correct
+//! for any shape, slower).
+//!
+//! # Example
+//! ```
+//! use cute_rs::gemm::{Gemm, Major};
+//!
+//! let gpu = host::Gpu::cpu(); // or host::Gpu::new(0)? on a machine with a GPU
+//! let module = gpu.load_module(cute_rs::KERNELS_PTX)?;
+//! // A = [[1, 2], [3, 4]] (row-major), B = [[1, 0], [0.5, 1]] stored column-major, C = all ones.
+//! let a = gpu.upload(&[1.0f32, 2.0, 3.0, 4.0])?;
+//! let b = gpu.upload(&[1.0f32, 0.5, 0.0, 1.0])?;
+//! let c = gpu.upload(&[1.0f32; 4])?;
+//! let mut d = gpu.alloc::<f32>(4)?;
+//! let g = Gemm::new(2, 2, 2).b_major(Major::Col).alpha(2.0).beta(-1.0);
+//! g.run_f32(&gpu, &module, &a, &b, Some(&c), &mut d)?;
+//! assert_eq!(gpu.download(&d)?, [3.0, 3.0, 9.0, 7.0]);
+//! // These values are exact in tf32 too.
+//! g.run_tf32(&gpu, &module, &a, &b, Some(&c), &mut d)?;
+//! assert_eq!(gpu.download(&d)?, [3.0, 3.0, 9.0, 7.0]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use host::{DeviceBuffer, Gpu, KernelArg, LaunchConfig, Module};
+use kernels::sgemm::{BM, BN, TF32_SMEM_BYTES, THREADS};
+
+use crate::gemm::{Gemm, GemmError, Major};
+
+/// The arithmetic of an f32 GEMM.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum F32Math {
+    /// f32 fused multiply-adds on the CUDA cores ([`Gemm::run_f32`]).
+    Ffma,
+    /// tf32 tensor-core products, f32 accumulation ([`Gemm::run_tf32`]).
+    Tf32,
+}
+
+impl Gemm {
+    /// The name of the kernel [`run_f32`](Gemm::run_f32) (`F32Math::Ffma`) or
+    /// [`run_tf32`](Gemm::run_tf32) (`F32Math::Tf32`) launches, given whether A and B can be read
+    /// by 128-bit loads (`vec4`).
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs::gemm::{Gemm, Major};
+    /// use cute_rs::gemm_f32::F32Math;
+    /// let g = Gemm::new(8, 8, 8).a_major(Major::Col);
+    /// assert_eq!(g.f32_kernel_name(F32Math::Ffma, true), "sgemm_f32_ac_br_v4");
+    /// assert_eq!(g.f32_kernel_name(F32Math::Tf32, false), "sgemm_tf32_ac_br");
+    /// ```
+    pub fn f32_kernel_name(&self, math: F32Math, vec4: bool) -> String {
+        let major = |m: Major| if m == Major::Row { "r" } else { "c" };
+        format!(
+            "sgemm_{}_a{}_b{}{}",
+            if math == F32Math::Ffma { "f32" } else { "tf32" },
+            major(self.a_major),
+            major(self.b_major),
+            if vec4 { "_v4" } else { "" }
+        )
+    }
+
+    /// Launches `D = alpha * A * B + beta * C` in f32 on the CUDA cores (FFMA) on `gpu`'s default
+    /// stream, with the kernels of `module` (load [`KERNELS_PTX`](crate::KERNELS_PTX) with
+    /// [`Gpu::load_module`]).
+    ///
+    /// `a` holds A (`M x K`) and `b` B (`K x N`), stored as [`a_major`](Gemm::a_major) /
+    /// [`b_major`](Gemm::b_major) say; `c` (read only when `beta != 0`) and `d` are row-major
+    /// `M x N`. `K = 0` gives `D = beta * C`; `M = 0` or `N = 0` launches nothing.
+    ///
+    /// # Errors
+    /// Those of [`validate`](Gemm::validate) ([`GemmError::Shape`] naming the operand and its
+    /// shape, [`GemmError::MissingC`], [`GemmError::TooLarge`]), then [`GemmError::Host`] if the
+    /// kernel is missing from `module` or the launch fails.
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs::gemm::Gemm;
+    /// let gpu = host::Gpu::cpu();
+    /// let module = gpu.load_module(cute_rs::KERNELS_PTX)?;
+    /// // 1 x 3 times 3 x 1: a dot product.
+    /// let a = gpu.upload(&[1.0f32, 2.0, 3.0])?;
+    /// let b = gpu.upload(&[4.0f32, 5.0, 6.0])?;
+    /// let mut d = gpu.alloc::<f32>(1)?;
+    /// Gemm::new(1, 1, 3).run_f32(&gpu, &module, &a, &b, None, &mut d)?;
+    /// assert_eq!(gpu.download(&d)?, [32.0]);
+    /// // A 2 x 3 buffer for a 1 x 3 A is refused, naming A's shape:
+    /// let a2 = gpu.upload(&[0.0f32; 6])?;
+    /// let e = Gemm::new(1, 1, 3).run_f32(&gpu, &module, &a2, &b, None, &mut d).unwrap_err();
+    /// assert_eq!(e.to_string(), "gemm: A is M x K = 1 x 3, 3 elements, but its buffer has 6");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn run_f32(
+        &self,
+        gpu: &Gpu,
+        module: &Module,
+        a: &DeviceBuffer<f32>,
+        b: &DeviceBuffer<f32>,
+        c: Option<&DeviceBuffer<f32>>,
+        d: &mut DeviceBuffer<f32>,
+    ) -> Result<(), GemmError> {
+        self.run_f32_math(F32Math::Ffma, gpu, module, a, b, c, d)
+    }
+
+    /// [`run_f32`](Gemm::run_f32) on the tensor cores: each element of A and B is rounded to tf32
+    /// (10 mantissa bits, to nearest, ties away from zero:
+    /// [`round_to_tf32`](kernels::sgemm::round_to_tf32)) and the products, exact in f32, are summed
+    /// in f32 by `mma.sync.m16n8k8` (sm_80+; the CPU backend models it). The relative error of each
+    /// product is up to about `2^-10`: use it where that is acceptable.
+    ///
+    /// # Errors
+    /// Those of [`run_f32`](Gemm::run_f32).
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs::gemm::Gemm;
+    /// use kernels::sgemm::round_to_tf32;
+    /// let gpu = host::Gpu::cpu();
+    /// let module = gpu.load_module(cute_rs::KERNELS_PTX)?;
+    /// let x = 1.0f32 + 1.0 / 4096.0; // not a tf32 value: rounds to 1
+    /// let (a, b) = (gpu.upload(&[x])?, gpu.upload(&[3.0f32])?);
+    /// let mut d = gpu.alloc::<f32>(1)?;
+    /// Gemm::new(1, 1, 1).run_tf32(&gpu, &module, &a, &b, None, &mut d)?;
+    /// assert_eq!(gpu.download(&d)?, [round_to_tf32(x) * 3.0]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn run_tf32(
+        &self,
+        gpu: &Gpu,
+        module: &Module,
+        a: &DeviceBuffer<f32>,
+        b: &DeviceBuffer<f32>,
+        c: Option<&DeviceBuffer<f32>>,
+        d: &mut DeviceBuffer<f32>,
+    ) -> Result<(), GemmError> {
+        self.run_f32_math(F32Math::Tf32, gpu, module, a, b, c, d)
+    }
+
+    /// [`run_f32`](Gemm::run_f32) or [`run_tf32`](Gemm::run_tf32), as `math` says.
+    ///
+    /// # Errors
+    /// Those of [`run_f32`](Gemm::run_f32).
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs::gemm::Gemm;
+    /// use cute_rs::gemm_f32::F32Math;
+    /// let gpu = host::Gpu::cpu();
+    /// let module = gpu.load_module(cute_rs::KERNELS_PTX)?;
+    /// let (a, b) = (gpu.upload(&[2.0f32])?, gpu.upload(&[3.0f32])?);
+    /// let mut d = gpu.alloc::<f32>(1)?;
+    /// Gemm::new(1, 1, 1).run_f32_math(F32Math::Tf32, &gpu, &module, &a, &b, None, &mut d)?;
+    /// assert_eq!(gpu.download(&d)?, [6.0]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[allow(clippy::too_many_arguments)]
+    pub fn run_f32_math(
+        &self,
+        math: F32Math,
+        gpu: &Gpu,
+        module: &Module,
+        a: &DeviceBuffer<f32>,
+        b: &DeviceBuffer<f32>,
+        c: Option<&DeviceBuffer<f32>>,
+        d: &mut DeviceBuffer<f32>,
+    ) -> Result<(), GemmError> {
+        // The same problem, buffers and limits as the bf16 path: the grid is (N tiles, M tiles) of
+        // 128 x 128 there and here.
+        const { assert!(BM == kernels::gemm::BM && BN == kernels::gemm::BN) };
+        self.validate(a, b, c, d)?;
+        if self.m == 0 || self.n == 0 {
+            return Ok(());
+        }
+        let (lda, ldb) = self.lds();
+        // 128-bit loads need every aligned group of 4 elements along a row 16-byte aligned.
+        let vec4 = lda % 4 == 0 && ldb % 4 == 0 && a.device_ptr().is_multiple_of(16) && b.device_ptr().is_multiple_of(16);
+        let kernel = module.kernel(&self.f32_kernel_name(math, vec4))?;
+        let cfg = LaunchConfig {
+            grid: (self.n.div_ceil(BN as usize) as u32, self.m.div_ceil(BM as usize) as u32, 1),
+            block: (THREADS, 1, 1),
+            // The tf32 kernels' cp.async ring is dynamic shared memory (over the static 48 KiB).
+            shared_mem_bytes: if math == F32Math::Tf32 { TF32_SMEM_BYTES } else { 0 },
+        };
+        let (m, n, k, lda, ldb) = (self.m as u32, self.n as u32, self.k as u32, lda as u32, ldb as u32);
+        let (alpha, beta) = (self.alpha, self.beta);
+        // Without C (beta = 0) the kernel never reads its pointer: pass D's, a valid address.
+        let c_arg: &dyn KernelArg = match c {
+            Some(c) => c,
+            None => &*d,
+        };
+        let launch = gpu.launch(&kernel, cfg).arg(a).arg(b).arg(c_arg).arg(&*d);
+        // SAFETY: the buffers hold the elements the shapes need (validated above); the kernel
+        // reads A, B (and C when beta != 0) within them and writes D within it.
+        unsafe { launch.arg(&m).arg(&n).arg(&k).arg(&lda).arg(&ldb).arg(&alpha).arg(&beta).run() }?;
+        Ok(())
+    }
+}
