@@ -8,8 +8,8 @@
 //!   stores). `K = 0` gives `D = beta * C`; `M = 0` or `N = 0` launches nothing.
 //! - [`Gemm::run`] launches on the [`Gpu`]'s default stream, asynchronously (like any launch: a
 //!   download or [`Gpu::synchronize`] waits for it); [`Gemm::run_on`] on a [`Stream`] of yours
-//!   (see there for the ordering with the default stream). On the CPU backend ([`Gpu::cpu`]) the same kernels run on
-//!   the host, one GPU thread at a time: use small sizes there.
+//!   (see there for the ordering with the default stream). On the CPU backend ([`Gpu::cpu`]) the
+//!   same kernels run on the host, one GPU thread at a time: use small sizes there.
 //!
 //! The kernels are in `kernels/src/gemm.rs` (module [`kernels::gemm`]): 128 x 128 block tiles, a
 //! 3-stage `cp.async` ring of swizzled shared-memory tiles, `ldmatrix` fragments. When both leading
@@ -32,7 +32,8 @@
 //! assert_eq!(gpu.download(&d)?, [1.0, 3.0, 5.0, 7.0]);
 //!
 //! // The same with f16 operands and an f16 D: the element types pick the kernel.
-//! let (a, b) = (gpu.upload(&[1.0f32, 2.0, 3.0, 4.0].map(f16::from_f32))?, gpu.upload(&[1.0f32, 0.0, 0.0, 1.0].map(f16::from_f32))?);
+//! let a = gpu.upload(&[1.0f32, 2.0, 3.0, 4.0].map(f16::from_f32))?;
+//! let b = gpu.upload(&[1.0f32, 0.0, 0.0, 1.0].map(f16::from_f32))?;
 //! let mut d = gpu.alloc::<f16>(4)?;
 //! Gemm::new(2, 2, 2).b_major(Major::Col).alpha(2.0).beta(-1.0).run(&gpu, &module, &a, &b, Some(&c), &mut d)?;
 //! assert_eq!(gpu.download(&d)?, [1.0f32, 3.0, 5.0, 7.0].map(f16::from_f32));
@@ -41,7 +42,9 @@
 
 use std::fmt;
 
-use host::{DeviceBuffer, DeviceElem, Gpu, HostError, KernelArg, Launch, LaunchConfig, Module, Stream, TmaOobFill, TmaSwizzle};
+use host::{
+    DeviceBuffer, DeviceElem, Gpu, HostError, KernelArg, Launch, LaunchConfig, Module, Stream, TmaOobFill, TmaSwizzle,
+};
 use kernels::gemm::{BM, BN, THREADS};
 use layout_tensor::device::mma::bf16_to_f32;
 use layout_tensor::half::{bf16, f16};

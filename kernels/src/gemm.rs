@@ -372,7 +372,9 @@ macro_rules! gemm_kernels {
                 a: *const $in, b: *const $in, c: *const f32, d: *mut $out,
                 m: u32, n: u32, k: u32, lda: u32, ldb: u32, alpha: f32, beta: f32
             ) {
-                gemm::<$in, $a_k, $b_k, $vec, $out>(a as *const u16, b as *const u16, c, d, m, n, k, lda, ldb, alpha, beta);
+                // A and B as 16-bit bits: only the `mma` reads them as numbers.
+                let (a, b) = (a as *const u16, b as *const u16);
+                gemm::<$in, $a_k, $b_k, $vec, $out>(a, b, c, d, m, n, k, lda, ldb, alpha, beta);
             }
         }
     )*};

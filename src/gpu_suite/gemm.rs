@@ -163,7 +163,13 @@ fn reference_all<I: Input>(g: &Gemm, x: &Inputs<I>) -> Vec<(f64, f64)> {
 
 /// Compares `got` (D, row-major) with the reference at the elements `at` (all of them when
 /// `None`), naming the first failing one.
-fn compare<I: Input>(g: &Gemm, x: &Inputs<I>, got: &[f64], at: Option<&[(usize, usize)]>, what: &str) -> Result<(), String> {
+fn compare<I: Input>(
+    g: &Gemm,
+    x: &Inputs<I>,
+    got: &[f64],
+    at: Option<&[(usize, usize)]>,
+    what: &str,
+) -> Result<(), String> {
     let check = |i: usize, j: usize, (want, scale): (f64, f64)| {
         let v = got[i * g.n + j];
         let bound = 1e-2 * want.abs().max(1e-2 * scale);
@@ -354,7 +360,13 @@ fn check_errors(gpu: &Gpu, module: &Module) -> Result<(), String> {
 /// computes), f32 and `I` output, and A row-, B column-major (both K-major: `ldmatrix` without
 /// `.trans`) into f32; 64 sampled elements checked against f64 first. The peer (cuBLAS through
 /// `torch.matmul`) is measured by `bench/peers/torch_triton_peers.py` in the same run.
-fn bench_mma_sync<I: Input + GemmOutput>(gpu: &Gpu, module: &Module, m: usize, n: usize, k: usize) -> Result<Vec<Figure>, String> {
+fn bench_mma_sync<I: Input + GemmOutput>(
+    gpu: &Gpu,
+    module: &Module,
+    m: usize,
+    n: usize,
+    k: usize,
+) -> Result<Vec<Figure>, String> {
     let g = Gemm::new(m, n, k);
     let seed = fresh_seed();
     let x = inputs::<I>(gpu, &g, seed)?;
