@@ -1,13 +1,15 @@
-//! GEMM on the GPU (or the CPU backend): `D = alpha * A * B + beta * C` with bf16 A and B, f32
-//! accumulation on the tensor cores (`mma.sync.m16n8k16`, sm_80+), and f32 or bf16 D.
+//! GEMM on the GPU (or the CPU backend): `D = alpha * A * B + beta * C` with bf16 or f16 A and B
+//! ([`GemmInput`]), f32 accumulation on the tensor cores (`mma.sync.m16n8k16`, sm_80+), and f32,
+//! bf16 or f16 D ([`GemmOutput`]).
 //!
 //! - A is `M x K`, B is `K x N`, each row- or column-major ([`Major`]), packed (leading dimension
 //!   `K` or `M` for A, `N` or `K` for B); C and D are row-major `M x N`.
 //! - Any `M`, `N`, `K`: partial tiles are handled by the kernel (zero-filled staging, predicated
 //!   stores). `K = 0` gives `D = beta * C`; `M = 0` or `N = 0` launches nothing.
-//! - It runs on the [`Gpu`]'s default stream, asynchronously (like any launch: a download or
-//!   [`Gpu::synchronize`] waits for it). On the CPU backend ([`Gpu::cpu`]) the same kernels run on
-//!   the host, one GPU thread at a time: use small sizes there.
+//! - [`Gemm::run`] launches on the [`Gpu`]'s default stream, asynchronously (like any launch: a
+//!   download or [`Gpu::synchronize`] waits for it); [`Gemm::run_on`] on a [`Stream`] of yours
+//!   (see there for the ordering with the default stream). On the CPU backend ([`Gpu::cpu`]) the
+//!   same kernels run on the host, one GPU thread at a time: use small sizes there.
 //!
 //! The kernels are in `kernels/src/gemm.rs` (module [`kernels::gemm`]): 128 x 128 block tiles, a
 //! 3-stage `cp.async` ring of swizzled shared-memory tiles, `ldmatrix` fragments. When both leading
@@ -17,25 +19,35 @@
 //! # Example
 //! ```
 //! use cute_rs::gemm::{Gemm, Major};
-//! use layout_tensor::device::mma::{bf16_to_f32, f32_to_bf16};
+//! use layout_tensor::half::{bf16, f16};
 //!
 //! let gpu = host::Gpu::cpu(); // or host::Gpu::new(0)? on a machine with a GPU
 //! let module = gpu.load_module(cute_rs::KERNELS_PTX)?;
 //! // A = [[1, 2], [3, 4]] (row-major), B = identity (column-major), C = all ones.
-//! let a = gpu.upload(&[1.0f32, 2.0, 3.0, 4.0].map(f32_to_bf16))?;
-//! let b = gpu.upload(&[1.0f32, 0.0, 0.0, 1.0].map(f32_to_bf16))?;
+//! let a = gpu.upload(&[1.0f32, 2.0, 3.0, 4.0].map(bf16::from_f32))?;
+//! let b = gpu.upload(&[1.0f32, 0.0, 0.0, 1.0].map(bf16::from_f32))?;
 //! let c = gpu.upload(&[1.0f32; 4])?;
 //! let mut d = gpu.alloc::<f32>(4)?;
 //! Gemm::new(2, 2, 2).b_major(Major::Col).alpha(2.0).beta(-1.0).run(&gpu, &module, &a, &b, Some(&c), &mut d)?;
 //! assert_eq!(gpu.download(&d)?, [1.0, 3.0, 5.0, 7.0]);
-//! # let _ = bf16_to_f32(0);
+//!
+//! // The same with f16 operands and an f16 D: the element types pick the kernel.
+//! let a = gpu.upload(&[1.0f32, 2.0, 3.0, 4.0].map(f16::from_f32))?;
+//! let b = gpu.upload(&[1.0f32, 0.0, 0.0, 1.0].map(f16::from_f32))?;
+//! let mut d = gpu.alloc::<f16>(4)?;
+//! Gemm::new(2, 2, 2).b_major(Major::Col).alpha(2.0).beta(-1.0).run(&gpu, &module, &a, &b, Some(&c), &mut d)?;
+//! assert_eq!(gpu.download(&d)?, [1.0f32, 3.0, 5.0, 7.0].map(f16::from_f32));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 use std::fmt;
 
-use host::{DeviceBuffer, DeviceElem, Gpu, HostError, KernelArg, LaunchConfig, Module, TmaOobFill, TmaSwizzle};
+use host::{
+    DeviceBuffer, DeviceElem, Gpu, HostError, KernelArg, Launch, LaunchConfig, Module, Stream, TmaOobFill, TmaSwizzle,
+};
 use kernels::gemm::{BM, BN, THREADS};
+use layout_tensor::device::mma::bf16_to_f32;
+use layout_tensor::half::{bf16, f16};
 
 /// How a matrix is stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -124,22 +136,87 @@ impl From<HostError> for GemmError {
     }
 }
 
-/// An element type D can have: `f32`, or `u16` holding bf16 bits (rounded to nearest even).
+/// An element type A and B can have: [`bf16`] or [`f16`] (the `half` crate's, re-exported as
+/// `layout_tensor::half`), or `u16` holding bf16 bit patterns (as
+/// [`f32_to_bf16`](layout_tensor::device::mma::f32_to_bf16) makes them; the same kernels as
+/// [`bf16`]). A and B have the same type: `mma.sync` multiplies bf16 by bf16 or f16 by f16.
+///
+/// # Example
+/// ```
+/// use cute_rs::gemm::GemmInput;
+/// use layout_tensor::half::{bf16, f16};
+/// assert_eq!((bf16::KERNEL_NAME, f16::KERNEL_NAME, <u16 as GemmInput>::KERNEL_NAME), ("bf16", "f16", "bf16"));
+/// assert_eq!(f16::from_f32(0.5).value(), 0.5);
+/// assert_eq!(GemmInput::value(0x3fc0u16), 1.5); // bf16 bits
+/// ```
+pub trait GemmInput: DeviceElem {
+    /// The input type's part of the kernel name (`gemm_<this>_...`).
+    const KERNEL_NAME: &'static str;
+    /// The element's value (exact).
+    fn value(self) -> f32;
+}
+impl GemmInput for bf16 {
+    const KERNEL_NAME: &'static str = "bf16";
+    fn value(self) -> f32 {
+        self.to_f32()
+    }
+}
+impl GemmInput for f16 {
+    const KERNEL_NAME: &'static str = "f16";
+    fn value(self) -> f32 {
+        self.to_f32()
+    }
+}
+/// bf16 bit patterns.
+impl GemmInput for u16 {
+    const KERNEL_NAME: &'static str = "bf16";
+    fn value(self) -> f32 {
+        bf16_to_f32(self)
+    }
+}
+
+/// An element type D can have: `f32`, [`bf16`] or [`f16`] (rounded to nearest even from the f32
+/// result; f16 overflows to infinity past 65504), or `u16` holding bf16 bits (the same kernels as
+/// [`bf16`]).
 ///
 /// # Example
 /// ```
 /// use cute_rs::gemm::GemmOutput;
+/// use layout_tensor::half::{bf16, f16};
+/// assert_eq!((<f32 as GemmOutput>::KERNEL_SUFFIX, bf16::KERNEL_SUFFIX, f16::KERNEL_SUFFIX), ("", "_obf16", "_of16"));
 /// assert_eq!(<u16 as GemmOutput>::KERNEL_SUFFIX, "_obf16");
+/// assert_eq!(GemmOutput::value(f16::from_f32(-2.0)), -2.0);
 /// ```
 pub trait GemmOutput: DeviceElem {
     /// Appended to the kernel name.
     const KERNEL_SUFFIX: &'static str;
+    /// The element's value (exact), for checking results.
+    fn value(self) -> f32;
 }
 impl GemmOutput for f32 {
     const KERNEL_SUFFIX: &'static str = "";
+    fn value(self) -> f32 {
+        self
+    }
 }
+impl GemmOutput for bf16 {
+    const KERNEL_SUFFIX: &'static str = "_obf16";
+    fn value(self) -> f32 {
+        self.to_f32()
+    }
+}
+impl GemmOutput for f16 {
+    const KERNEL_SUFFIX: &'static str = "_of16";
+    fn value(self) -> f32 {
+        self.to_f32()
+    }
+}
+/// bf16 bit patterns.
 impl GemmOutput for u16 {
     const KERNEL_SUFFIX: &'static str = "_obf16";
+    fn value(self) -> f32 {
+        bf16_to_f32(self)
+    }
 }
 
 impl Gemm {
@@ -220,19 +297,22 @@ impl Gemm {
         (lda, ldb)
     }
 
-    /// The name of the kernel [`run`](Gemm::run) launches for output `O`, given whether A and B
-    /// can be staged by 16-byte copies (`vec16`).
+    /// The name of the kernel [`run`](Gemm::run) launches for inputs `I` and output `O`, given
+    /// whether A and B can be staged by 16-byte copies (`vec16`).
     ///
     /// # Example
     /// ```
     /// use cute_rs::gemm::{Gemm, Major};
-    /// assert_eq!(Gemm::new(8, 8, 8).b_major(Major::Col).kernel_name::<f32>(true), "gemm_bf16_ar_bc_v16");
-    /// assert_eq!(Gemm::new(8, 8, 8).kernel_name::<u16>(false), "gemm_bf16_ar_br_obf16");
+    /// use layout_tensor::half::{bf16, f16};
+    /// assert_eq!(Gemm::new(8, 8, 8).b_major(Major::Col).kernel_name::<bf16, f32>(true), "gemm_bf16_ar_bc_v16");
+    /// assert_eq!(Gemm::new(8, 8, 8).kernel_name::<u16, u16>(false), "gemm_bf16_ar_br_obf16");
+    /// assert_eq!(Gemm::new(8, 8, 8).a_major(Major::Col).kernel_name::<f16, f16>(true), "gemm_f16_ac_br_v16_of16");
     /// ```
-    pub fn kernel_name<O: GemmOutput>(&self, vec16: bool) -> String {
+    pub fn kernel_name<I: GemmInput, O: GemmOutput>(&self, vec16: bool) -> String {
         let major = |m: Major| if m == Major::Row { "r" } else { "c" };
         format!(
-            "gemm_bf16_a{}_b{}{}{}",
+            "gemm_{}_a{}_b{}{}{}",
+            I::KERNEL_NAME,
             major(self.a_major),
             major(self.b_major),
             if vec16 { "_v16" } else { "" },
@@ -252,8 +332,9 @@ impl Gemm {
     /// # Example
     /// ```
     /// use cute_rs::gemm::{Gemm, GemmError};
+    /// use layout_tensor::half::f16;
     /// let gpu = host::Gpu::cpu();
-    /// let (a, b) = (gpu.alloc::<u16>(6)?, gpu.alloc::<u16>(12)?);
+    /// let (a, b) = (gpu.alloc::<f16>(6)?, gpu.alloc::<f16>(12)?);
     /// let d = gpu.alloc::<f32>(8)?;
     /// assert!(Gemm::new(2, 4, 3).validate(&a, &b, None, &d).is_ok());
     /// let e = Gemm::new(2, 4, 4).validate(&a, &b, None, &d).unwrap_err();
@@ -304,9 +385,10 @@ impl Gemm {
     /// Launches `D = alpha * A * B + beta * C` on `gpu`'s default stream, with the kernels of
     /// `module` (load [`KERNELS_PTX`](crate::KERNELS_PTX) with [`Gpu::load_module`]).
     ///
-    /// `a` holds A (`M x K`) and `b` B (`K x N`) as bf16 bit patterns, stored as
-    /// [`a_major`](Gemm::a_major) / [`b_major`](Gemm::b_major) say; `c` (read only when
-    /// `beta != 0`) and `d` are row-major `M x N`. `c` must not be `d` (Rust's borrows see to it).
+    /// `a` holds A (`M x K`) and `b` B (`K x N`), both bf16 or both f16 ([`GemmInput`]), stored as
+    /// [`a_major`](Gemm::a_major) / [`b_major`](Gemm::b_major) say; `c` (f32, read only when
+    /// `beta != 0`) and `d` (f32, bf16 or f16: [`GemmOutput`]) are row-major `M x N`. `c` must not
+    /// be `d` (Rust's borrows see to it).
     ///
     /// # Errors
     /// Those of [`validate`](Gemm::validate), then [`GemmError::Host`] if the kernel is missing
@@ -315,23 +397,84 @@ impl Gemm {
     /// # Example
     /// ```
     /// use cute_rs::gemm::Gemm;
-    /// use layout_tensor::device::mma::f32_to_bf16;
+    /// use layout_tensor::half::{bf16, f16};
     /// let gpu = host::Gpu::cpu();
     /// let module = gpu.load_module(cute_rs::KERNELS_PTX)?;
     /// // 1 x 3 times 3 x 1: a dot product.
-    /// let a = gpu.upload(&[1.0f32, 2.0, 3.0].map(f32_to_bf16))?;
-    /// let b = gpu.upload(&[4.0f32, 5.0, 6.0].map(f32_to_bf16))?;
+    /// let a = gpu.upload(&[1.0f32, 2.0, 3.0].map(bf16::from_f32))?;
+    /// let b = gpu.upload(&[4.0f32, 5.0, 6.0].map(bf16::from_f32))?;
     /// let mut d = gpu.alloc::<f32>(1)?;
     /// Gemm::new(1, 1, 3).run(&gpu, &module, &a, &b, None, &mut d)?;
     /// assert_eq!(gpu.download(&d)?, [32.0]);
+    /// // f16 inputs, bf16 output.
+    /// let a = gpu.upload(&[0.5f32, 0.25, 2.0].map(f16::from_f32))?;
+    /// let mut d = gpu.alloc::<bf16>(1)?;
+    /// Gemm::new(1, 1, 3).run(&gpu, &module, &a, &a, None, &mut d)?;
+    /// assert_eq!(gpu.download(&d)?, [bf16::from_f32(4.3125)]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn run<O: GemmOutput>(
+    pub fn run<I: GemmInput, O: GemmOutput>(
         &self,
         gpu: &Gpu,
         module: &Module,
-        a: &DeviceBuffer<u16>,
-        b: &DeviceBuffer<u16>,
+        a: &DeviceBuffer<I>,
+        b: &DeviceBuffer<I>,
+        c: Option<&DeviceBuffer<f32>>,
+        d: &mut DeviceBuffer<O>,
+    ) -> Result<(), GemmError> {
+        self.launch(gpu, None, module, a, b, c, d)
+    }
+
+    /// [`run`](Gemm::run) on `stream` instead of the GPU's default stream (as
+    /// [`Gpu::launch_on`]): GEMMs on different streams may overlap.
+    ///
+    /// The streams of [`Gpu::create_stream`] do not wait for the default stream, nor it for them:
+    /// - [`Gpu::upload`] and [`Gpu::write`] return once their copy is done, but [`Gpu::memset`],
+    ///   [`Gpu::copy`] and launches on the default stream are asynchronous: if they prepared A, B,
+    ///   C or D, call [`Gpu::synchronize`] before `run_on`;
+    /// - [`Gpu::download`] waits for the default stream only: call [`Stream::synchronize`] before
+    ///   reading D (or before anything on the default stream uses it).
+    ///
+    /// # Errors
+    /// Those of [`run`](Gemm::run).
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs::gemm::Gemm;
+    /// use layout_tensor::half::f16;
+    /// let gpu = host::Gpu::cpu(); // on the CPU backend a stream orders nothing more: all is synchronous
+    /// let module = gpu.load_module(cute_rs::KERNELS_PTX)?;
+    /// let stream = gpu.create_stream()?;
+    /// let a = gpu.upload(&[1.0f32, 2.0, 3.0].map(f16::from_f32))?;
+    /// let mut d = gpu.alloc::<f16>(1)?;
+    /// Gemm::new(1, 1, 3).run_on(&gpu, &stream, &module, &a, &a, None, &mut d)?;
+    /// stream.synchronize()?;
+    /// assert_eq!(gpu.download(&d)?, [f16::from_f32(14.0)]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[allow(clippy::too_many_arguments)]
+    pub fn run_on<I: GemmInput, O: GemmOutput>(
+        &self,
+        gpu: &Gpu,
+        stream: &Stream,
+        module: &Module,
+        a: &DeviceBuffer<I>,
+        b: &DeviceBuffer<I>,
+        c: Option<&DeviceBuffer<f32>>,
+        d: &mut DeviceBuffer<O>,
+    ) -> Result<(), GemmError> {
+        self.launch(gpu, Some(stream), module, a, b, c, d)
+    }
+
+    /// [`run`](Gemm::run) and [`run_on`](Gemm::run_on): on `stream`, or the default one.
+    #[allow(clippy::too_many_arguments)]
+    fn launch<I: GemmInput, O: GemmOutput>(
+        &self,
+        gpu: &Gpu,
+        stream: Option<&Stream>,
+        module: &Module,
+        a: &DeviceBuffer<I>,
+        b: &DeviceBuffer<I>,
         c: Option<&DeviceBuffer<f32>>,
         d: &mut DeviceBuffer<O>,
     ) -> Result<(), GemmError> {
@@ -342,7 +485,7 @@ impl Gemm {
         let (lda, ldb) = self.lds();
         // 16-byte cp.async needs every chunk of 8 elements 16-byte aligned in global memory.
         let vec16 = lda % 8 == 0 && ldb % 8 == 0 && a.device_ptr() % 16 == 0 && b.device_ptr() % 16 == 0;
-        let kernel = module.kernel(&self.kernel_name::<O>(vec16))?;
+        let kernel = module.kernel(&self.kernel_name::<I, O>(vec16))?;
         let cfg = LaunchConfig {
             grid: (self.n.div_ceil(BN as usize) as u32, self.m.div_ceil(BM as usize) as u32, 1),
             block: (THREADS, 1, 1),
@@ -355,7 +498,7 @@ impl Gemm {
             Some(c) => c,
             None => &*d,
         };
-        let launch = gpu.launch(&kernel, cfg).arg(a).arg(b).arg(c_arg).arg(&*d);
+        let launch = on(gpu, stream, &kernel, cfg).arg(a).arg(b).arg(c_arg).arg(&*d);
         // SAFETY: the buffers hold the elements the shapes need (validated above); the kernel
         // reads A, B (and C when beta != 0) within them and writes D within it.
         unsafe { launch.arg(&m).arg(&n).arg(&k).arg(&lda).arg(&ldb).arg(&alpha).arg(&beta).run() }?;
@@ -387,6 +530,57 @@ impl Gemm {
     pub fn run_sm90(
         &self,
         gpu: &Gpu,
+        sm90a: &Module,
+        a: &DeviceBuffer<u16>,
+        b: &DeviceBuffer<u16>,
+        c: Option<&DeviceBuffer<f32>>,
+        d: &mut DeviceBuffer<f32>,
+    ) -> Result<(), GemmError> {
+        self.sm90(gpu, None, sm90a, a, b, c, d)
+    }
+
+    /// [`run_sm90`](Gemm::run_sm90) on `stream` instead of the GPU's default stream; the ordering
+    /// with the default stream is as for [`run_on`](Gemm::run_on). Like `run_sm90` it returns once
+    /// the kernel is done (it waits for `stream`: the kernel reads tensor maps made for the call).
+    ///
+    /// # Errors
+    /// Those of [`run_sm90`](Gemm::run_sm90).
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs::gemm::{Gemm, GemmError};
+    /// let gpu = host::Gpu::cpu();
+    /// let module = gpu.load_module(cute_rs::KERNELS_SM90A_PTX)?;
+    /// let stream = gpu.create_stream()?;
+    /// let (a, b) = (gpu.alloc::<u16>(16 * 8)?, gpu.alloc::<u16>(8 * 16)?);
+    /// let mut d = gpu.alloc::<f32>(16 * 16)?;
+    /// let g = Gemm::new(16, 16, 8).b_major(cute_rs::gemm::Major::Col);
+    /// // Valid operands, but the CPU backend cannot run wgmma:
+    /// let e = g.run_sm90_on(&gpu, &stream, &module, &a, &b, None, &mut d).unwrap_err();
+    /// assert!(matches!(e, GemmError::Unsupported(ref why) if why.contains("CPU backend")), "{e}");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[allow(clippy::too_many_arguments)]
+    pub fn run_sm90_on(
+        &self,
+        gpu: &Gpu,
+        stream: &Stream,
+        sm90a: &Module,
+        a: &DeviceBuffer<u16>,
+        b: &DeviceBuffer<u16>,
+        c: Option<&DeviceBuffer<f32>>,
+        d: &mut DeviceBuffer<f32>,
+    ) -> Result<(), GemmError> {
+        self.sm90(gpu, Some(stream), sm90a, a, b, c, d)
+    }
+
+    /// [`run_sm90`](Gemm::run_sm90) and [`run_sm90_on`](Gemm::run_sm90_on): on `stream`, or the
+    /// default one.
+    #[allow(clippy::too_many_arguments)]
+    fn sm90(
+        &self,
+        gpu: &Gpu,
+        stream: Option<&Stream>,
         sm90a: &Module,
         a: &DeviceBuffer<u16>,
         b: &DeviceBuffer<u16>,
@@ -431,12 +625,23 @@ impl Gemm {
             Some(c) => c,
             None => &*d,
         };
-        let launch = gpu.launch(&kernel, cfg).arg(&a_map).arg(&b_map).arg(c_arg).arg(&*d);
+        let launch = on(gpu, stream, &kernel, cfg).arg(&a_map).arg(&b_map).arg(c_arg).arg(&*d);
         // SAFETY: validated shapes; the tensor maps cover exactly A and B; the kernel writes D
         // within M x N and reads C only when beta != 0.
         unsafe { launch.arg(&m).arg(&n).arg(&k).arg(&alpha).arg(&beta).run() }?;
         // The maps must outlive the kernel's reads of them.
-        gpu.synchronize()?;
+        match stream {
+            Some(s) => s.synchronize()?,
+            None => gpu.synchronize()?,
+        }
         Ok(())
+    }
+}
+
+/// A launch of `kernel` on `stream`, or on the GPU's default stream.
+fn on<'a>(gpu: &'a Gpu, stream: Option<&'a Stream>, kernel: &'a host::Kernel, cfg: LaunchConfig) -> Launch<'a> {
+    match stream {
+        Some(s) => gpu.launch_on(s, kernel, cfg),
+        None => gpu.launch(kernel, cfg),
     }
 }

@@ -75,6 +75,9 @@ impl TmaDataType {
 /// assert_eq!(<u8 as DeviceElem>::NAME, "u8");
 /// // Signed 8- and 16-bit integers are copied by TMA as unsigned (the bits are the same).
 /// assert_eq!(i16::TMA_DATA_TYPE, host::TmaDataType::U16);
+/// // The `half` crate's 16-bit floats (`layout_tensor::half`):
+/// assert_eq!(<layout_tensor::half::bf16 as DeviceElem>::NAME, "bf16");
+/// assert_eq!(layout_tensor::half::f16::TMA_DATA_TYPE, host::TmaDataType::F16);
 /// ```
 pub trait DeviceElem: Copy + Default + Send + Sync + 'static {
     /// The element type a TMA descriptor of this type uses.
@@ -94,6 +97,17 @@ macro_rules! device_elem {
 
 device_elem!(u8 => U8, i8 => U8, u16 => U16, i16 => U16, u32 => U32, i32 => I32, u64 => U64, i64 => I64,
     f32 => F32, f64 => F64);
+
+// The 16-bit floats of the `half` crate (re-exported by `layout_tensor`, whose kernels take them):
+// plain 2-byte values, every bit pattern valid. Named by their usual short names.
+impl DeviceElem for layout_tensor::half::bf16 {
+    const TMA_DATA_TYPE: TmaDataType = TmaDataType::BF16;
+    const NAME: &'static str = "bf16";
+}
+impl DeviceElem for layout_tensor::half::f16 {
+    const TMA_DATA_TYPE: TmaDataType = TmaDataType::F16;
+    const NAME: &'static str = "f16";
+}
 
 /// Element types of host tensors: conversions for sequences, random fills and comparisons.
 ///

@@ -1,12 +1,14 @@
 //! Tensor-core GEMM with `mma.sync` (sm_80+; also runs on the CPU backend):
-//! `D = alpha * A * B + beta * C`, bf16 A and B, f32 accumulation, f32 or bf16 D.
+//! `D = alpha * A * B + beta * C`, bf16 or f16 A and B, f32 accumulation, f32, bf16 or f16 D.
 //!
 //! The host API is `cute_rs::gemm`; these are its kernels, one per combination of
+//! - bf16 (`gemm_bf16_*`) or f16 (`gemm_f16_*`) A and B: the same kernel but for the `mma.sync`
+//!   instruction (both are 16-bit elements, staged and loaded alike),
 //! - A row-major (`M x K`, K contiguous: "K-major") or column-major (M contiguous),
 //! - B row-major (`K x N`, N contiguous) or column-major (K contiguous: "K-major"),
 //! - 16-byte `cp.async` staging (`_v16`: both leading dimensions multiples of 8 elements and
 //!   16-byte aligned bases) or element-wise staging (any leading dimension),
-//! - f32 or bf16 (`_obf16`) output.
+//! - f32, bf16 (`_obf16`) or f16 (`_of16`) output.
 //!
 //! # The kernel
 //! A block of [`THREADS`] (8 warps) computes a [`BM`] x [`BN`] tile of D, stepping through K by
@@ -22,7 +24,8 @@
 //! in 8 different 16-byte bank groups. Fragments come from `ldmatrix` (`.trans` for M/N-major
 //! tiles), the lanes pointed at the rows named by the `*_ROWS` layouts below, which give exactly
 //! the `mma.sync.m16n8k16` A and B fragments
-//! ([`SM80_16X8X16_F32BF16BF16F32_TN`](layout_tensor::device::mma::SM80_16X8X16_F32BF16BF16F32_TN)).
+//! ([`SM80_16X8X16_F32BF16BF16F32_TN`](layout_tensor::device::mma::SM80_16X8X16_F32BF16BF16F32_TN),
+//! the same for f16).
 //! Warps are arranged 2 (M) x 4 (N); each owns a 64 x 32 piece of the tile, i.e. 4 x 4
 //! m16n8 accumulators (64 f32 registers per thread). The epilogue writes each accumulator value
 //! through the atom's C layout ([`MMA_16X8_C`]), predicated on the matrix edges.
@@ -47,10 +50,11 @@ use layout::{make_swizzled, unwrap, Layout, Swizzle, SwizzledLayout};
 use layout_tensor::device::cp_async::{commit_group, cp_async_cg_zfill, wait_group};
 use layout_tensor::device::ids::{block_idx_x, block_idx_y, thread_idx_x};
 use layout_tensor::device::mma::{
-    f32_to_bf16, for_each_unrolled_mut, ldmatrix_x4, ldmatrix_x4_trans, mma_m16n8k16_f32_bf16, LDMATRIX_X4_A_ROWS, MMA_16X8_C,
+    f32_to_bf16, f32_to_f16, for_each_unrolled_mut, ldmatrix_x4, ldmatrix_x4_trans, mma_m16n8k16_f32_bf16,
+    mma_m16n8k16_f32_f16, LDMATRIX_X4_A_ROWS, MMA_16X8_C,
 };
 use layout_tensor::device::sync::sync_threads;
-use layout_tensor::shared_array;
+use layout_tensor::{half, shared_array};
 
 /// Rows (M) of a block's D tile.
 pub const BM: u32 = 128;
@@ -218,6 +222,25 @@ unsafe fn load_b<const K_MAJOR: bool>(tile: *const u16, lane: u32, n0: u32, k0: 
     if K_MAJOR { ldmatrix_x4(at) } else { ldmatrix_x4_trans(at) }
 }
 
+/// The element type of A and B: which `mma.sync` multiplies them. Everything else (staging,
+/// swizzles, `ldmatrix`) only moves 16-bit values, so the kernels see A and B as `u16` bits.
+trait Input: Copy {
+    /// `D = A * B + C` on one m16n8k16 fragment (see `mma_m16n8k16_f32_bf16`).
+    unsafe fn mma(a: [u32; 4], b: [u32; 2], c: [f32; 4]) -> [f32; 4];
+}
+impl Input for half::bf16 {
+    #[inline(always)]
+    unsafe fn mma(a: [u32; 4], b: [u32; 2], c: [f32; 4]) -> [f32; 4] {
+        mma_m16n8k16_f32_bf16(a, b, c)
+    }
+}
+impl Input for half::f16 {
+    #[inline(always)]
+    unsafe fn mma(a: [u32; 4], b: [u32; 2], c: [f32; 4]) -> [f32; 4] {
+        mma_m16n8k16_f32_f16(a, b, c)
+    }
+}
+
 /// How the epilogue writes one D element.
 trait Output: Copy {
     /// Writes `value` at `d[i]`.
@@ -229,19 +252,26 @@ impl Output for f32 {
         *d.add(i) = value;
     }
 }
-/// bf16 bits, rounded to nearest even.
-impl Output for u16 {
+/// Rounded to nearest even.
+impl Output for half::bf16 {
     #[inline(always)]
-    unsafe fn store(d: *mut u16, i: usize, value: f32) {
-        *d.add(i) = f32_to_bf16(value);
+    unsafe fn store(d: *mut half::bf16, i: usize, value: f32) {
+        *d.add(i) = half::bf16::from_bits(f32_to_bf16(value));
+    }
+}
+/// Rounded to nearest even (`cvt.rn.f16.f32`), infinity past 65504.
+impl Output for half::f16 {
+    #[inline(always)]
+    unsafe fn store(d: *mut half::f16, i: usize, value: f32) {
+        *d.add(i) = half::f16::from_bits(f32_to_f16(value));
     }
 }
 
-/// The whole kernel (see the module docs), for A K-major or not, B K-major or not, 16-byte
-/// `cp.async` staging or not, D of element type `O`.
+/// The whole kernel (see the module docs), for A and B of element type `I` (as bits), A K-major or
+/// not, B K-major or not, 16-byte `cp.async` staging or not, D of element type `O`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn gemm<const A_K: bool, const B_K: bool, const VEC: bool, O: Output>(
+unsafe fn gemm<I: Input, const A_K: bool, const B_K: bool, const VEC: bool, O: Output>(
     a: *const u16,
     b: *const u16,
     c: *const f32,
@@ -300,7 +330,7 @@ unsafe fn gemm<const A_K: bool, const B_K: bool, const VEC: bool, O: Output>(
             let fb23 = load_b::<B_K>(bt, lane, wn * 32 + 16, ks);
             let fb = [[fb01[0], fb01[1]], [fb01[2], fb01[3]], [fb23[0], fb23[1]], [fb23[2], fb23[3]]];
             // Constant indices only (literal, unrolled): the accumulators stay in registers.
-            for_each_unrolled_mut(&mut acc, |ij, c| *c = mma_m16n8k16_f32_bf16(fa[ij / 4], fb[ij % 4], *c));
+            for_each_unrolled_mut(&mut acc, |ij, c| *c = I::mma(fa[ij / 4], fb[ij % 4], *c));
             ks += 16;
         }
         kt += 1;
@@ -331,40 +361,75 @@ unsafe fn gemm<const A_K: bool, const B_K: bool, const VEC: bool, O: Output>(
 }
 
 macro_rules! gemm_kernels {
-    ($($name:ident: $a_k:literal, $b_k:literal, $vec:literal, $out:ty;)*) => {$(
+    ($($name:ident: $in:ty, $a_k:literal, $b_k:literal, $vec:literal, $out:ty;)*) => {$(
         kernel! {
             #[doc = concat!(
-                "`D = alpha * A * B + beta * C` with `mma.sync` (see the [module docs](self)): A ",
-                "K-major: ", stringify!($a_k), ", B K-major: ", stringify!($b_k), ", 16-byte cp.async: ",
-                stringify!($vec), ", D of `", stringify!($out), "`."
+                "`D = alpha * A * B + beta * C` with `mma.sync` (see the [module docs](self)): A and B of `",
+                stringify!($in), "`, A K-major: ", stringify!($a_k), ", B K-major: ", stringify!($b_k),
+                ", 16-byte cp.async: ", stringify!($vec), ", D of `", stringify!($out), "`."
             )]
             pub fn $name(
-                a: *const u16, b: *const u16, c: *const f32, d: *mut $out,
+                a: *const $in, b: *const $in, c: *const f32, d: *mut $out,
                 m: u32, n: u32, k: u32, lda: u32, ldb: u32, alpha: f32, beta: f32
             ) {
-                gemm::<$a_k, $b_k, $vec, $out>(a, b, c, d, m, n, k, lda, ldb, alpha, beta);
+                // A and B as 16-bit bits: only the `mma` reads them as numbers.
+                let (a, b) = (a as *const u16, b as *const u16);
+                gemm::<$in, $a_k, $b_k, $vec, $out>(a, b, c, d, m, n, k, lda, ldb, alpha, beta);
             }
         }
     )*};
 }
 
-// Names: `a{r,c}` A row-/column-major, `b{r,c}` B row-/column-major (A row-major and B
-// column-major are the K-major ones).
+// Names: `gemm_{bf16,f16}` the input type, `a{r,c}` A row-/column-major, `b{r,c}` B row-/column-
+// major (A row-major and B column-major are the K-major ones), `_v16` 16-byte staging, `_o{bf16,f16}`
+// the output type when not f32. `cute_rs::gemm::Gemm::kernel_name` builds the same names.
 gemm_kernels! {
-    gemm_bf16_ar_br: true, false, false, f32;
-    gemm_bf16_ar_bc: true, true, false, f32;
-    gemm_bf16_ac_br: false, false, false, f32;
-    gemm_bf16_ac_bc: false, true, false, f32;
-    gemm_bf16_ar_br_v16: true, false, true, f32;
-    gemm_bf16_ar_bc_v16: true, true, true, f32;
-    gemm_bf16_ac_br_v16: false, false, true, f32;
-    gemm_bf16_ac_bc_v16: false, true, true, f32;
-    gemm_bf16_ar_br_obf16: true, false, false, u16;
-    gemm_bf16_ar_bc_obf16: true, true, false, u16;
-    gemm_bf16_ac_br_obf16: false, false, false, u16;
-    gemm_bf16_ac_bc_obf16: false, true, false, u16;
-    gemm_bf16_ar_br_v16_obf16: true, false, true, u16;
-    gemm_bf16_ar_bc_v16_obf16: true, true, true, u16;
-    gemm_bf16_ac_br_v16_obf16: false, false, true, u16;
-    gemm_bf16_ac_bc_v16_obf16: false, true, true, u16;
+    gemm_bf16_ar_br: half::bf16, true, false, false, f32;
+    gemm_bf16_ar_bc: half::bf16, true, true, false, f32;
+    gemm_bf16_ac_br: half::bf16, false, false, false, f32;
+    gemm_bf16_ac_bc: half::bf16, false, true, false, f32;
+    gemm_bf16_ar_br_v16: half::bf16, true, false, true, f32;
+    gemm_bf16_ar_bc_v16: half::bf16, true, true, true, f32;
+    gemm_bf16_ac_br_v16: half::bf16, false, false, true, f32;
+    gemm_bf16_ac_bc_v16: half::bf16, false, true, true, f32;
+    gemm_bf16_ar_br_obf16: half::bf16, true, false, false, half::bf16;
+    gemm_bf16_ar_bc_obf16: half::bf16, true, true, false, half::bf16;
+    gemm_bf16_ac_br_obf16: half::bf16, false, false, false, half::bf16;
+    gemm_bf16_ac_bc_obf16: half::bf16, false, true, false, half::bf16;
+    gemm_bf16_ar_br_v16_obf16: half::bf16, true, false, true, half::bf16;
+    gemm_bf16_ar_bc_v16_obf16: half::bf16, true, true, true, half::bf16;
+    gemm_bf16_ac_br_v16_obf16: half::bf16, false, false, true, half::bf16;
+    gemm_bf16_ac_bc_v16_obf16: half::bf16, false, true, true, half::bf16;
+    gemm_bf16_ar_br_of16: half::bf16, true, false, false, half::f16;
+    gemm_bf16_ar_bc_of16: half::bf16, true, true, false, half::f16;
+    gemm_bf16_ac_br_of16: half::bf16, false, false, false, half::f16;
+    gemm_bf16_ac_bc_of16: half::bf16, false, true, false, half::f16;
+    gemm_bf16_ar_br_v16_of16: half::bf16, true, false, true, half::f16;
+    gemm_bf16_ar_bc_v16_of16: half::bf16, true, true, true, half::f16;
+    gemm_bf16_ac_br_v16_of16: half::bf16, false, false, true, half::f16;
+    gemm_bf16_ac_bc_v16_of16: half::bf16, false, true, true, half::f16;
+    gemm_f16_ar_br: half::f16, true, false, false, f32;
+    gemm_f16_ar_bc: half::f16, true, true, false, f32;
+    gemm_f16_ac_br: half::f16, false, false, false, f32;
+    gemm_f16_ac_bc: half::f16, false, true, false, f32;
+    gemm_f16_ar_br_v16: half::f16, true, false, true, f32;
+    gemm_f16_ar_bc_v16: half::f16, true, true, true, f32;
+    gemm_f16_ac_br_v16: half::f16, false, false, true, f32;
+    gemm_f16_ac_bc_v16: half::f16, false, true, true, f32;
+    gemm_f16_ar_br_obf16: half::f16, true, false, false, half::bf16;
+    gemm_f16_ar_bc_obf16: half::f16, true, true, false, half::bf16;
+    gemm_f16_ac_br_obf16: half::f16, false, false, false, half::bf16;
+    gemm_f16_ac_bc_obf16: half::f16, false, true, false, half::bf16;
+    gemm_f16_ar_br_v16_obf16: half::f16, true, false, true, half::bf16;
+    gemm_f16_ar_bc_v16_obf16: half::f16, true, true, true, half::bf16;
+    gemm_f16_ac_br_v16_obf16: half::f16, false, false, true, half::bf16;
+    gemm_f16_ac_bc_v16_obf16: half::f16, false, true, true, half::bf16;
+    gemm_f16_ar_br_of16: half::f16, true, false, false, half::f16;
+    gemm_f16_ar_bc_of16: half::f16, true, true, false, half::f16;
+    gemm_f16_ac_br_of16: half::f16, false, false, false, half::f16;
+    gemm_f16_ac_bc_of16: half::f16, false, true, false, half::f16;
+    gemm_f16_ar_br_v16_of16: half::f16, true, false, true, half::f16;
+    gemm_f16_ar_bc_v16_of16: half::f16, true, true, true, half::f16;
+    gemm_f16_ac_br_v16_of16: half::f16, false, false, true, half::f16;
+    gemm_f16_ac_bc_v16_of16: half::f16, false, true, true, half::f16;
 }

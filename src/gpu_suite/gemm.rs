@@ -1,22 +1,25 @@
 //! GPU checks and benchmark of the GEMM ([`crate::gemm`], kernels in `kernels/src/gemm.rs`).
 //!
-//! Each check runs one A/B storage combination over a list of ragged sizes, on fresh random bf16
-//! data in `[-1, 1)`, with random `alpha`, `beta` and C, D poisoned with NaN first (an element the
-//! kernel does not write shows as NaN). The reference is computed in f64 from the same bf16 values.
-//! An element passes when `|got - want| <= 1e-2 * max(|want|, 1e-2 * scale)`, `scale` being
-//! `|alpha| sum_k |a b| + |beta c|`: a relative error under 1e-2, except where the sum cancels to
-//! almost nothing (there the f32 rounding of the terms, about `2^-24 scale`, is what is left).
-//! The products of bf16 values are exact in f32, so real errors are far below the bound; a wrong
-//! index or a missed tile is not.
+//! Each check runs A/B storage combinations over a list of ragged sizes, on fresh random bf16 or
+//! f16 data in `[-1, 1)`, with random `alpha`, `beta` and C, D poisoned with NaN first (an element
+//! the kernel does not write shows as NaN). The reference is computed in f64 from the same 16-bit
+//! values. An element passes when `|got - want| <= 1e-2 * max(|want|, 1e-2 * scale)`, `scale`
+//! being `|alpha| sum_k |a b| + |beta c|`: a relative error under 1e-2, except where the sum
+//! cancels to almost nothing (there the f32 rounding of the terms, about `2^-24 scale`, is what is
+//! left). The products of bf16 or f16 values are exact in f32, so real errors are far below the
+//! bound (a 16-bit D adds its rounding: 2^-9 for bf16, 2^-11 for f16); a wrong index, a missed
+//! tile or a wrong `mma` type is not.
 //!
 //! On the CPU backend (one GPU thread at a time) the sizes stay small; the GPU adds
-//! 1000 x 1000 x 1000 (16-byte staging) and 999 x 1001 x 1003 (element-wise staging).
+//! 1000 x 1000 x 1000 (16-byte staging), 999 x 1001 x 1003 (element-wise staging) and, for f16,
+//! 4095 x 4097 x 1000.
 
 use host::{DeviceBuffer, Gpu, Module};
-use layout_tensor::device::mma::{bf16_to_f32, f32_to_bf16};
+use layout_tensor::device::mma::f32_to_bf16;
+use layout_tensor::half::{bf16, f16};
 
 use super::{fail, fresh_seed, random_f32, random_u32, Bench, Check, Figure};
-use crate::gemm::{Gemm, GemmOutput, Major};
+use crate::gemm::{Gemm, GemmInput, GemmOutput, Major};
 
 pub fn checks() -> Vec<Check> {
     use Major::{Col, Row};
@@ -26,31 +29,71 @@ pub fn checks() -> Vec<Check> {
         Check { name: "gemm/bf16 A column-major, B row-major", run: |g, m| check_majors(g, m, Col, Row) },
         Check { name: "gemm/bf16 A column-major, B column-major", run: |g, m| check_majors(g, m, Col, Col) },
         Check { name: "gemm/bf16 output bf16, beta 0 (no C)", run: check_bf16_output },
+        Check { name: "gemm/f16 output f32, every A/B order", run: check_f16::<f32> },
+        Check { name: "gemm/f16 output bf16, every A/B order", run: check_f16::<bf16> },
+        Check { name: "gemm/f16 output f16, every A/B order", run: check_f16::<f16> },
+        Check { name: "gemm/bf16 output f16, every A/B order", run: check_bf16_to_f16 },
+        Check { name: "gemm/f16 on a non-default stream (run_on)", run: check_stream },
+        Check { name: "gemm/f16 4095 x 4097 x 1000, output f16, every A/B order", run: check_f16_large },
         Check { name: "gemm/shape errors", run: check_errors },
         Check { name: "gemm/hopper run_sm90 (TMA + wgmma, A row-, B column-major)", run: check_sm90 },
     ]
 }
 
 pub fn benches() -> Vec<Bench> {
-    vec![Bench { name: "gemm/bf16 4096^3 (mma.sync)", run: bench_4096 }]
+    vec![
+        Bench { name: "gemm/bf16 4096^3 (mma.sync)", run: |g, m| bench_mma_sync::<bf16>(g, m, 4096, 4096, 4096) },
+        Bench { name: "gemm/f16 4096^3 (mma.sync)", run: |g, m| bench_mma_sync::<f16>(g, m, 4096, 4096, 4096) },
+        // Model shapes: a projection of 8192 tokens with K = 1024, and an MLP up-projection
+        // (4096 tokens, hidden 4096 -> 14336).
+        Bench {
+            name: "gemm/bf16 8192x8192x1024 (mma.sync)",
+            run: |g, m| bench_mma_sync::<bf16>(g, m, 8192, 8192, 1024),
+        },
+        Bench {
+            name: "gemm/bf16 4096x14336x4096 (mma.sync)",
+            run: |g, m| bench_mma_sync::<bf16>(g, m, 4096, 14336, 4096),
+        },
+    ]
 }
 
-/// A problem's inputs on the host (bf16 bits) and on the device.
-struct Inputs {
-    a: Vec<u16>,
-    b: Vec<u16>,
+/// An input element type of the checks: [`GemmInput`] plus rounding a random `f32` to it.
+trait Input: GemmInput {
+    fn from_f32(x: f32) -> Self;
+}
+impl Input for bf16 {
+    fn from_f32(x: f32) -> bf16 {
+        bf16::from_f32(x)
+    }
+}
+impl Input for f16 {
+    fn from_f32(x: f32) -> f16 {
+        f16::from_f32(x)
+    }
+}
+/// bf16 bits, what [`Gemm::run_sm90`] takes.
+impl Input for u16 {
+    fn from_f32(x: f32) -> u16 {
+        f32_to_bf16(x)
+    }
+}
+
+/// A problem's inputs on the host and on the device.
+struct Inputs<I: Input> {
+    a: Vec<I>,
+    b: Vec<I>,
     c: Vec<f32>,
-    da: DeviceBuffer<u16>,
-    db: DeviceBuffer<u16>,
+    da: DeviceBuffer<I>,
+    db: DeviceBuffer<I>,
     dc: DeviceBuffer<f32>,
 }
 
-fn random_bf16(seed: u64, n: usize) -> Vec<u16> {
-    random_f32(seed, n).into_iter().map(f32_to_bf16).collect()
+fn random_input<I: Input>(seed: u64, n: usize) -> Vec<I> {
+    random_f32(seed, n).into_iter().map(I::from_f32).collect()
 }
 
-fn inputs(gpu: &Gpu, g: &Gemm, seed: u64) -> Result<Inputs, String> {
-    let (a, b) = (random_bf16(seed, g.m * g.k), random_bf16(seed ^ 0x5555, g.k * g.n));
+fn inputs<I: Input>(gpu: &Gpu, g: &Gemm, seed: u64) -> Result<Inputs<I>, String> {
+    let (a, b) = (random_input(seed, g.m * g.k), random_input(seed ^ 0x5555, g.k * g.n));
     let c = random_f32(seed ^ 0xaaaa, g.m * g.n);
     let da = gpu.upload(&a).map_err(fail("upload A"))?;
     let db = gpu.upload(&b).map_err(fail("upload B"))?;
@@ -60,13 +103,13 @@ fn inputs(gpu: &Gpu, g: &Gemm, seed: u64) -> Result<Inputs, String> {
 
 /// `(want, scale)` for D's element `(i, j)`, in f64 (see the module docs), from the bf16 inputs
 /// stored as the problem says; `c` when `beta != 0`.
-fn reference(g: &Gemm, x: &Inputs, i: usize, j: usize) -> (f64, f64) {
+fn reference<I: Input>(g: &Gemm, x: &Inputs<I>, i: usize, j: usize) -> (f64, f64) {
     let (lda, ldb) = g.lds();
     let (mut sum, mut abs) = (0f64, 0f64);
     for p in 0..g.k {
         let a = x.a[if g.a_major == Major::Row { i * lda + p } else { p * lda + i }];
         let b = x.b[if g.b_major == Major::Row { p * ldb + j } else { j * ldb + p }];
-        let t = bf16_to_f32(a) as f64 * bf16_to_f32(b) as f64;
+        let t = a.value() as f64 * b.value() as f64;
         sum += t;
         abs += t.abs();
     }
@@ -78,19 +121,19 @@ fn reference(g: &Gemm, x: &Inputs, i: usize, j: usize) -> (f64, f64) {
 /// [`reference`] for every element of D (row-major), the rows split over the host's cores: the
 /// GPU's checks near 1000^3 are billions of f64 multiply-adds. A and B are first converted to f64
 /// with K contiguous, so that each element is one contiguous dot product.
-fn reference_all(g: &Gemm, x: &Inputs) -> Vec<(f64, f64)> {
+fn reference_all<I: Input>(g: &Gemm, x: &Inputs<I>) -> Vec<(f64, f64)> {
     let (m, n, k) = (g.m, g.n, g.k);
     let (lda, ldb) = g.lds();
     let a: Vec<f64> = (0..m * k)
         .map(|e| {
             let (i, p) = (e / k, e % k);
-            bf16_to_f32(x.a[if g.a_major == Major::Row { i * lda + p } else { p * lda + i }]) as f64
+            x.a[if g.a_major == Major::Row { i * lda + p } else { p * lda + i }].value() as f64
         })
         .collect();
     let b: Vec<f64> = (0..n * k)
         .map(|e| {
             let (j, p) = (e / k, e % k);
-            bf16_to_f32(x.b[if g.b_major == Major::Row { p * ldb + j } else { j * ldb + p }]) as f64
+            x.b[if g.b_major == Major::Row { p * ldb + j } else { j * ldb + p }].value() as f64
         })
         .collect();
     let (alpha, beta) = (g.alpha as f64, g.beta as f64);
@@ -120,7 +163,13 @@ fn reference_all(g: &Gemm, x: &Inputs) -> Vec<(f64, f64)> {
 
 /// Compares `got` (D, row-major) with the reference at the elements `at` (all of them when
 /// `None`), naming the first failing one.
-fn compare(g: &Gemm, x: &Inputs, got: &[f64], at: Option<&[(usize, usize)]>, what: &str) -> Result<(), String> {
+fn compare<I: Input>(
+    g: &Gemm,
+    x: &Inputs<I>,
+    got: &[f64],
+    at: Option<&[(usize, usize)]>,
+    what: &str,
+) -> Result<(), String> {
     let check = |i: usize, j: usize, (want, scale): (f64, f64)| {
         let v = got[i * g.n + j];
         let bound = 1e-2 * want.abs().max(1e-2 * scale);
@@ -139,15 +188,30 @@ fn compare(g: &Gemm, x: &Inputs, got: &[f64], at: Option<&[(usize, usize)]>, wha
     }
 }
 
-/// Runs `g` on fresh inputs into a poisoned D of `O`, and checks every element.
-fn run_and_check<O: GemmOutput>(gpu: &Gpu, module: &Module, g: &Gemm, to_f64: fn(O) -> f64) -> Result<(), String> {
+/// Runs `g` on fresh inputs of `I` into a poisoned D of `O` (on `stream` when given, else the
+/// default stream), and checks every element.
+fn run_and_check<I: Input, O: GemmOutput>(
+    gpu: &Gpu,
+    module: &Module,
+    g: &Gemm,
+    stream: Option<&host::Stream>,
+) -> Result<(), String> {
     let seed = fresh_seed();
-    let x = inputs(gpu, g, seed)?;
+    let x = inputs::<I>(gpu, g, seed)?;
     let mut d = gpu.alloc::<O>(g.m * g.n).map_err(fail("alloc D"))?;
     gpu.memset(&mut d, 0xff).map_err(fail("poison D"))?;
     let c = (g.beta != 0.0).then_some(&x.dc);
-    g.run(gpu, module, &x.da, &x.db, c, &mut d).map_err(|e| e.to_string())?;
-    let got: Vec<f64> = gpu.download(&d).map_err(fail("download D"))?.into_iter().map(to_f64).collect();
+    match stream {
+        Some(s) => {
+            // The poisoning (default stream) must be done before the GEMM on the other stream
+            // writes D, and the GEMM before the download (default stream) reads it.
+            gpu.synchronize().map_err(fail("synchronize the default stream"))?;
+            g.run_on(gpu, s, module, &x.da, &x.db, c, &mut d).map_err(|e| e.to_string())?;
+            s.synchronize().map_err(fail("synchronize the GEMM's stream"))?;
+        }
+        None => g.run(gpu, module, &x.da, &x.db, c, &mut d).map_err(|e| e.to_string())?,
+    }
+    let got: Vec<f64> = gpu.download(&d).map_err(fail("download D"))?.into_iter().map(|v| v.value() as f64).collect();
     let what = format!(
         "{} x {} x {}, alpha {}, beta {}, kernel {} (seed {seed})",
         g.m,
@@ -155,7 +219,7 @@ fn run_and_check<O: GemmOutput>(gpu: &Gpu, module: &Module, g: &Gemm, to_f64: fn
         g.k,
         g.alpha,
         g.beta,
-        g.kernel_name::<O>(g.lds().0 % 8 == 0 && g.lds().1 % 8 == 0)
+        g.kernel_name::<I, O>(g.lds().0 % 8 == 0 && g.lds().1 % 8 == 0)
     );
     compare(g, &x, &got, None, &what)
 }
@@ -172,14 +236,21 @@ fn sizes(gpu: &Gpu) -> Vec<(usize, usize, usize)> {
     s
 }
 
-fn check_majors(gpu: &Gpu, module: &Module, a: Major, b: Major) -> Result<(), String> {
+/// Random `alpha` in `[0.5, 1.5)` and `beta` in `[-1, 1)`, never 0 (C is read).
+fn random_scalars() -> (f32, f32) {
     let r = random_u32(fresh_seed(), 2);
+    (0.5 + (r[0] % 1000) as f32 / 1000.0, -1.0 + (r[1] % 1000) as f32 / 500.0 + 1e-3)
+}
+
+/// The four storage orders of A and B.
+const ORDERS: [(Major, Major); 4] =
+    [(Major::Row, Major::Row), (Major::Row, Major::Col), (Major::Col, Major::Row), (Major::Col, Major::Col)];
+
+fn check_majors(gpu: &Gpu, module: &Module, a: Major, b: Major) -> Result<(), String> {
+    let (alpha, beta) = random_scalars();
     for (m, n, k) in sizes(gpu) {
-        // alpha in [0.5, 1.5), beta in [-1, 1) and never 0 here (C is read).
-        let alpha = 0.5 + (r[0] % 1000) as f32 / 1000.0;
-        let beta = -1.0 + (r[1] % 1000) as f32 / 500.0 + 1e-3;
         let g = Gemm::new(m, n, k).a_major(a).b_major(b).alpha(alpha).beta(beta);
-        run_and_check::<f32>(gpu, module, &g, |x| x as f64)?;
+        run_and_check::<bf16, f32>(gpu, module, &g, None)?;
     }
     Ok(())
 }
@@ -187,11 +258,70 @@ fn check_majors(gpu: &Gpu, module: &Module, a: Major, b: Major) -> Result<(), St
 /// bf16 output (rounded to nearest even: relative error at most 2^-9), no C, every combination.
 fn check_bf16_output(gpu: &Gpu, module: &Module) -> Result<(), String> {
     let (m, n, k) = if gpu.is_cpu() { (65, 72, 40) } else { (515, 520, 300) };
-    for a in [Major::Row, Major::Col] {
-        for b in [Major::Row, Major::Col] {
-            let g = Gemm::new(m, n, k).a_major(a).b_major(b).alpha(1.25);
-            run_and_check::<u16>(gpu, module, &g, |x| bf16_to_f32(x) as f64)?;
+    for (a, b) in ORDERS {
+        let g = Gemm::new(m, n, k).a_major(a).b_major(b).alpha(1.25);
+        run_and_check::<bf16, bf16>(gpu, module, &g, None)?;
+    }
+    Ok(())
+}
+
+/// f16 A and B into D of `O`, every storage order, C read: 1x1x1 and ragged with odd leading
+/// dimensions (element-wise staging); on a GPU also ragged with leading dimensions multiples of 8
+/// (16-byte staging), 999 x 1001 x 1003 and 1000^3. The CPU backend skips the 16-byte staging:
+/// it is the bf16 kernels' (checked there by [`check_majors`]), only the `mma` differs, and each
+/// 128 x 128 x 32 block step costs it about 0.1 s.
+fn check_f16<O: GemmOutput>(gpu: &Gpu, module: &Module) -> Result<(), String> {
+    let mut s = vec![(1, 1, 1), (127, 129, 65)];
+    if !gpu.is_cpu() {
+        s.extend([(130, 136, 72), (999, 1001, 1003), (1000, 1000, 1000)]);
+    }
+    let (alpha, beta) = random_scalars();
+    for (a, b) in ORDERS {
+        for &(m, n, k) in &s {
+            let g = Gemm::new(m, n, k).a_major(a).b_major(b).alpha(alpha).beta(beta);
+            run_and_check::<f16, O>(gpu, module, &g, None)?;
         }
+    }
+    Ok(())
+}
+
+/// bf16 A and B into an f16 D (the one input/output pair the other checks leave out): one block
+/// with partial K steps and leading dimensions multiples of 8; on a GPU every storage order and
+/// ragged sizes (on the CPU backend, the pieces of this kernel are checked by the others).
+fn check_bf16_to_f16(gpu: &Gpu, module: &Module) -> Result<(), String> {
+    let (alpha, beta) = random_scalars();
+    let (orders, sizes): (&[_], &[_]) = if gpu.is_cpu() {
+        (&ORDERS[..1], &[(24, 16, 40)])
+    } else {
+        (&ORDERS, &[(24, 16, 40), (127, 129, 65), (130, 136, 72)])
+    };
+    for &(a, b) in orders {
+        for &(m, n, k) in sizes {
+            let g = Gemm::new(m, n, k).a_major(a).b_major(b).alpha(alpha).beta(beta);
+            run_and_check::<bf16, f16>(gpu, module, &g, None)?;
+        }
+    }
+    Ok(())
+}
+
+/// [`Gemm::run_on`]: one launch on a stream of our own (f16 in and out, ragged, C read).
+fn check_stream(gpu: &Gpu, module: &Module) -> Result<(), String> {
+    let stream = gpu.create_stream().map_err(fail("create a stream"))?;
+    let (alpha, beta) = random_scalars();
+    let (m, n, k) = if gpu.is_cpu() { (24, 16, 40) } else { (1000, 1000, 1000) };
+    let g = Gemm::new(m, n, k).b_major(Major::Col).alpha(alpha).beta(beta);
+    run_and_check::<f16, f16>(gpu, module, &g, Some(&stream))
+}
+
+/// A GPU-size f16 problem, ragged in M and N, every storage order (A column-major has an odd
+/// leading dimension: element-wise staging; A row-major with B either way: 16-byte staging).
+/// GPU only: about 1.7 * 10^10 multiply-adds per order, years for the CPU backend's one thread at
+/// a time; there the same kernels are checked by [`check_f16`] on small sizes.
+fn check_f16_large(gpu: &Gpu, module: &Module) -> Result<(), String> {
+    let (alpha, beta) = random_scalars();
+    for (a, b) in ORDERS {
+        let g = Gemm::new(4095, 4097, 1000).a_major(a).b_major(b).alpha(alpha).beta(beta);
+        run_and_check::<f16, f16>(gpu, module, &g, None)?;
     }
     Ok(())
 }
@@ -226,32 +356,38 @@ fn check_errors(gpu: &Gpu, module: &Module) -> Result<(), String> {
     )
 }
 
-/// 4096^3, A and B row-major (what `torch.matmul` of two contiguous bf16 matrices computes),
-/// f32 and bf16 output; 64 sampled elements checked against f64 first. The peer (cuBLAS through
+/// `M x N x K` of `I`, A and B row-major (what `torch.matmul` of two contiguous matrices
+/// computes), f32 and `I` output, and A row-, B column-major (both K-major: `ldmatrix` without
+/// `.trans`) into f32; 64 sampled elements checked against f64 first. The peer (cuBLAS through
 /// `torch.matmul`) is measured by `bench/peers/torch_triton_peers.py` in the same run.
-fn bench_4096(gpu: &Gpu, module: &Module) -> Result<Vec<Figure>, String> {
-    let n = 4096;
-    let g = Gemm::new(n, n, n);
+fn bench_mma_sync<I: Input + GemmOutput>(
+    gpu: &Gpu,
+    module: &Module,
+    m: usize,
+    n: usize,
+    k: usize,
+) -> Result<Vec<Figure>, String> {
+    let g = Gemm::new(m, n, k);
     let seed = fresh_seed();
-    let x = inputs(gpu, &g, seed)?;
-    let mut d = gpu.alloc::<f32>(n * n).map_err(fail("alloc D"))?;
+    let x = inputs::<I>(gpu, &g, seed)?;
+    let mut d = gpu.alloc::<f32>(m * n).map_err(fail("alloc D"))?;
     gpu.memset(&mut d, 0xff).map_err(fail("poison D"))?;
     g.run(gpu, module, &x.da, &x.db, None, &mut d).map_err(|e| e.to_string())?;
     let got: Vec<f64> = gpu.download(&d).map_err(fail("download D"))?.into_iter().map(|v| v as f64).collect();
     let r = random_u32(seed, 128);
-    let at: Vec<(usize, usize)> = r.chunks(2).map(|p| (p[0] as usize % n, p[1] as usize % n)).collect();
-    compare(&g, &x, &got, Some(&at), "4096^3 (sampled)")?;
+    let at: Vec<(usize, usize)> = r.chunks(2).map(|p| (p[0] as usize % m, p[1] as usize % n)).collect();
+    compare(&g, &x, &got, Some(&at), &format!("{m} x {n} x {k} (sampled)"))?;
     let ms = super::time_median(gpu, 3, 20, || g.run(gpu, module, &x.da, &x.db, None, &mut d).map_err(host_err))?;
-    let mut d16 = gpu.alloc::<u16>(n * n).map_err(fail("alloc D"))?;
+    let mut d16 = gpu.alloc::<I>(m * n).map_err(fail("alloc D"))?;
     let ms16 = super::time_median(gpu, 3, 20, || g.run(gpu, module, &x.da, &x.db, None, &mut d16).map_err(host_err))?;
-    // Both operands K-major (A row-, B column-major: "TN"), ldmatrix without .trans.
     let tn = g.b_major(Major::Col);
     let ms_tn = super::time_median(gpu, 3, 20, || tn.run(gpu, module, &x.da, &x.db, None, &mut d).map_err(host_err))?;
     let tflops = |ms: f32| g.flops() / (ms as f64 * 1e-3) / 1e12;
+    let t = I::KERNEL_NAME;
     Ok(vec![
-        Figure { what: "mma.sync bf16 -> f32, A, B row-major".into(), value: tflops(ms), unit: "TFLOP/s" },
-        Figure { what: "mma.sync bf16 -> bf16, A, B row-major".into(), value: tflops(ms16), unit: "TFLOP/s" },
-        Figure { what: "mma.sync bf16 -> f32, A row-, B column-major".into(), value: tflops(ms_tn), unit: "TFLOP/s" },
+        Figure { what: format!("mma.sync {t} -> f32, A, B row-major"), value: tflops(ms), unit: "TFLOP/s" },
+        Figure { what: format!("mma.sync {t} -> {t}, A, B row-major"), value: tflops(ms16), unit: "TFLOP/s" },
+        Figure { what: format!("mma.sync {t} -> f32, A row-, B column-major"), value: tflops(ms_tn), unit: "TFLOP/s" },
         Figure { what: "time (f32 output)".into(), value: ms as f64, unit: "ms" },
     ])
 }
@@ -271,7 +407,7 @@ fn check_sm90(gpu: &Gpu, _: &Module) -> Result<(), String> {
     for (m, n, k, alpha, beta) in [(127, 129, 72, 1.0, 0.0), (1000, 1000, 1000, 1.5, -0.5), (200, 300, 8, 1.0, 0.0)] {
         let g = Gemm::new(m, n, k).b_major(Major::Col).alpha(alpha).beta(beta);
         let seed = fresh_seed();
-        let x = inputs(gpu, &g, seed)?;
+        let x = inputs::<u16>(gpu, &g, seed)?;
         let mut d = gpu.alloc::<f32>(m * n).map_err(fail("alloc D"))?;
         gpu.memset(&mut d, 0xff).map_err(fail("poison D"))?;
         let c = (beta != 0.0).then_some(&x.dc);
@@ -280,7 +416,7 @@ fn check_sm90(gpu: &Gpu, _: &Module) -> Result<(), String> {
         compare(&g, &x, &got, None, &format!("run_sm90 {m} x {n} x {k}, alpha {alpha}, beta {beta} (seed {seed})"))?;
     }
     let g = Gemm::new(16, 16, 12).b_major(Major::Col);
-    let x = inputs(gpu, &g, 1)?;
+    let x = inputs::<u16>(gpu, &g, 1)?;
     let mut d = gpu.alloc::<f32>(256).map_err(fail("alloc D"))?;
     match g.run_sm90(gpu, &sm90a, &x.da, &x.db, None, &mut d) {
         Err(crate::gemm::GemmError::Unsupported(why)) if why.contains("multiple of 8") => Ok(()),

@@ -221,6 +221,37 @@ pub fn f32x2_to_f16x2(lo: f32, hi: f32) -> u32 {
     }
 }
 
+/// The f16 bit pattern nearest to `x` (round to nearest, ties to even; beyond the largest f16,
+/// 65504, rounds to infinity; subnormals kept; NaN stays a NaN).
+///
+/// On the GPU it is one `cvt.rn.f16.f32` (a software conversion would cost a dozen integer
+/// instructions and branches for subnormals and overflow per value in a GEMM epilogue); on the
+/// host, the `half` crate's conversion, which rounds the same way.
+///
+/// # Example
+/// ```
+/// use layout_tensor::device::mma::{f16_to_f32, f32_to_f16};
+/// assert_eq!(f32_to_f16(1.5), 0x3e00);
+/// assert_eq!(f16_to_f32(f32_to_f16(1.0 + 1.0 / 2048.0)), 1.0); // a tie: rounds to even
+/// assert_eq!(f32_to_f16(65520.0), 0x7c00); // half-way past 65504: infinity
+/// assert_eq!(f32_to_f16(2f32.powi(-24)), 0x0001); // the smallest subnormal
+/// assert!(f16_to_f32(f32_to_f16(f32::NAN)).is_nan());
+/// ```
+#[inline(always)]
+pub fn f32_to_f16(x: f32) -> u16 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let h: u16;
+        // SAFETY: a register-only conversion.
+        unsafe { asm!("cvt.rn.f16.f32 {h}, {x};", h = out(reg16) h, x = in(reg32) x, options(pure, nomem, nostack)) };
+        h
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        half::f16::from_f32(x).to_bits()
+    }
+}
+
 /// Packs two 16-bit values into one 32-bit register as the tensor-core instructions expect:
 /// `lo` (the even value) in bits 0..16, `hi` in bits 16..32.
 ///
@@ -1344,5 +1375,35 @@ mod tests {
             assert_eq!(f16_to_f32(bits | 0x8000) as f64, -want, "{bits:#x}");
         }
         assert!(f16_to_f32(0x7e00).is_nan());
+    }
+
+    /// `f32_to_f16` (host implementation) against an independent rounding in f64: the nearest f16
+    /// (ties to even) of values around every f16's neighbourhood, subnormals and overflow included.
+    #[test]
+    fn f32_to_f16_rounds_to_nearest_even() {
+        // Every non-negative finite f16, exact.
+        for bits in 0..0x7c00u16 {
+            assert_eq!(f32_to_f16(f16_to_f32(bits)), bits, "{bits:#x}");
+            assert_eq!(f32_to_f16(-f16_to_f32(bits)), bits | 0x8000, "-{bits:#x}");
+        }
+        // Between consecutive f16 a and b: below the midpoint to a, above to b, at it to the even.
+        for bits in 0..0x7bffu16 {
+            let (a, b) = (f16_to_f32(bits) as f64, f16_to_f32(bits + 1) as f64);
+            let mid = (a + b) / 2.0; // exact in f32: f16 has 11 significant bits
+            let step = (b - a) / 8.0;
+            assert_eq!(f32_to_f16((mid - step) as f32), bits, "below the midpoint after {bits:#x}");
+            assert_eq!(f32_to_f16((mid + step) as f32), bits + 1, "above the midpoint after {bits:#x}");
+            let even = if bits % 2 == 0 { bits } else { bits + 1 };
+            assert_eq!(f32_to_f16(mid as f32), even, "the midpoint after {bits:#x}");
+        }
+        // Past the largest finite f16 (65504, next would be 65536): infinity from the midpoint on.
+        assert_eq!(f32_to_f16(65519.0), 0x7bff);
+        assert_eq!(f32_to_f16(65520.0), 0x7c00);
+        assert_eq!(f32_to_f16(-1e10), 0xfc00);
+        assert_eq!(f32_to_f16(f32::INFINITY), 0x7c00);
+        // Below half the smallest subnormal: zero (a tie with zero rounds to the even zero).
+        assert_eq!(f32_to_f16(2f32.powi(-25)), 0);
+        assert_eq!(f32_to_f16(2f32.powi(-25) * 1.5), 1);
+        assert!(f16_to_f32(f32_to_f16(f32::NAN)).is_nan());
     }
 }
