@@ -42,12 +42,12 @@
 
 use std::fmt;
 
-use host::{
-    DeviceBuffer, DeviceElem, Gpu, HostError, KernelArg, Launch, LaunchConfig, Module, Stream, TmaOobFill, TmaSwizzle,
-};
+use host::{DeviceBuffer, DeviceElem, Gpu, HostError, KernelArg, Launch, LaunchConfig, Module, Stream};
 use kernels::gemm::{BM, BN, THREADS};
 use layout_tensor::device::mma::bf16_to_f32;
 use layout_tensor::half::{bf16, f16};
+
+use crate::gemm_hopper::{HopperGemm, HopperOut};
 
 /// How a matrix is stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -505,36 +505,40 @@ impl Gemm {
         Ok(())
     }
 
-    /// The Hopper path: `D = alpha * A * B + beta * C` with the warp-specialized TMA + wgmma kernel
-    /// (`gemm_sm90_bf16_tn_ws` of [`KERNELS_SM90A_PTX`](crate::KERNELS_SM90A_PTX), 128 x 256 tiles),
-    /// f32 D. Load the module once with [`Gpu::load_module`] and reuse it.
+    /// The Hopper path: `D = alpha * A * B + beta * C` with the persistent warp-specialized TMA +
+    /// wgmma kernels of [`KERNELS_SM90A_PTX`](crate::KERNELS_SM90A_PTX) (128 x 256 tiles, a producer
+    /// and two consumer warpgroups, a 4-stage ring, 16-bit D stored through `stmatrix` and TMA):
+    /// bf16 or f16 A and B in either storage order, f32, bf16 or f16 D, on `gpu`'s default stream.
+    /// Load the module once with [`Gpu::load_module`] and reuse it. It returns once the kernel is
+    /// done (the kernel reads tensor maps made for the call).
     ///
     /// # Errors
-    /// Those of [`validate`](Gemm::validate); [`GemmError::Unsupported`] naming the condition unless
-    /// A is row-major and B column-major (both K-major), `K` is a non-zero multiple of 8 (TMA needs
-    /// 16-byte rows) and A and B are 16-byte aligned, or on the CPU backend (wgmma is GPU-only);
-    /// [`GemmError::Host`] for the tensor maps and the launch.
+    /// Those of [`validate`](Gemm::validate); [`GemmError::Unsupported`] naming the condition when
+    /// TMA cannot read an operand (each operand's contiguous extent, and N for a 16-bit D, must be
+    /// a multiple of 8 elements: 16-byte rows; buffers 16-byte aligned), when `K = 0`, or on the CPU
+    /// backend (wgmma is GPU-only); [`GemmError::Host`] for the tensor maps and the launch.
+    /// [`run_auto`](Gemm::run_auto) falls back to the portable kernels in those cases.
     ///
     /// # Example
     /// ```
-    /// use cute_rs::gemm::{Gemm, GemmError, Major};
+    /// use cute_rs::gemm::{Gemm, GemmError};
     /// let gpu = host::Gpu::cpu();
     /// let module = gpu.load_module(cute_rs::KERNELS_SM90A_PTX)?;
-    /// let (a, b) = (gpu.alloc::<u16>(16 * 8)?, gpu.alloc::<u16>(8 * 16)?);
+    /// let (a, b) = (gpu.alloc::<u16>(16 * 12)?, gpu.alloc::<u16>(12 * 16)?);
     /// let mut d = gpu.alloc::<f32>(16 * 16)?;
-    /// // B row-major (N-major) is not the Hopper kernel's operand order:
-    /// let e = Gemm::new(16, 16, 8).run_sm90(&gpu, &module, &a, &b, None, &mut d).unwrap_err();
-    /// assert!(e.to_string().contains("column-major"), "{e}");
+    /// // K = 12: A's rows (row-major, K contiguous) are 24 bytes, not a multiple of 16.
+    /// let e = Gemm::new(16, 16, 12).run_sm90(&gpu, &module, &a, &b, None, &mut d).unwrap_err();
+    /// assert!(e.to_string().contains("K = 12 is not a multiple of 8"), "{e}");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn run_sm90(
+    pub fn run_sm90<I: GemmInput, O: GemmOutput>(
         &self,
         gpu: &Gpu,
         sm90a: &Module,
-        a: &DeviceBuffer<u16>,
-        b: &DeviceBuffer<u16>,
+        a: &DeviceBuffer<I>,
+        b: &DeviceBuffer<I>,
         c: Option<&DeviceBuffer<f32>>,
-        d: &mut DeviceBuffer<f32>,
+        d: &mut DeviceBuffer<O>,
     ) -> Result<(), GemmError> {
         self.sm90(gpu, None, sm90a, a, b, c, d)
     }
@@ -561,84 +565,184 @@ impl Gemm {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[allow(clippy::too_many_arguments)]
-    pub fn run_sm90_on(
+    pub fn run_sm90_on<I: GemmInput, O: GemmOutput>(
         &self,
         gpu: &Gpu,
         stream: &Stream,
         sm90a: &Module,
-        a: &DeviceBuffer<u16>,
-        b: &DeviceBuffer<u16>,
+        a: &DeviceBuffer<I>,
+        b: &DeviceBuffer<I>,
         c: Option<&DeviceBuffer<f32>>,
-        d: &mut DeviceBuffer<f32>,
+        d: &mut DeviceBuffer<O>,
     ) -> Result<(), GemmError> {
         self.sm90(gpu, Some(stream), sm90a, a, b, c, d)
+    }
+
+    /// The Hopper path's view of this problem for inputs `I` and D `O`.
+    fn hopper<I: GemmInput, O: GemmOutput>(&self) -> HopperGemm {
+        let out = match O::KERNEL_SUFFIX {
+            "" => HopperOut::F32,
+            "_of16" => HopperOut::F16,
+            _ => HopperOut::Bf16,
+        };
+        HopperGemm {
+            m: self.m,
+            n: self.n,
+            k: self.k,
+            f16: I::KERNEL_NAME == "f16",
+            a_col: self.a_major == Major::Col,
+            b_row: self.b_major == Major::Row,
+            out,
+            alpha: self.alpha,
+            beta: self.beta,
+        }
+    }
+
+    /// Why the Hopper path cannot take this problem with these buffers (see
+    /// [`run_sm90`](Gemm::run_sm90)), if it cannot; `None` when it can.
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs::gemm::{Gemm, Major};
+    /// let gpu = host::Gpu::cpu();
+    /// let (a, b) = (gpu.alloc::<u16>(64 * 64)?, gpu.alloc::<u16>(64 * 64)?);
+    /// let d = gpu.alloc::<f32>(64 * 64)?;
+    /// let why = Gemm::new(64, 64, 64).a_major(Major::Col).sm90_unsupported(&gpu, &a, &b, &d).unwrap();
+    /// assert!(why.contains("CPU backend"), "{why}");
+    /// # Ok::<(), host::HostError>(())
+    /// ```
+    pub fn sm90_unsupported<I: GemmInput, O: GemmOutput>(
+        &self,
+        gpu: &Gpu,
+        a: &DeviceBuffer<I>,
+        b: &DeviceBuffer<I>,
+        d: &DeviceBuffer<O>,
+    ) -> Option<String> {
+        if let Some(why) = self.hopper::<I, O>().unsupported() {
+            return Some(why);
+        }
+        if [a.device_ptr(), b.device_ptr(), d.device_ptr()].iter().any(|p| p % 16 != 0) {
+            return Some("A, B and D must be 16-byte aligned (TMA)".to_string());
+        }
+        if gpu.is_cpu() {
+            return Some("the CPU backend has no wgmma".to_string());
+        }
+        let (major, minor) = gpu.properties().compute_capability;
+        if (major, minor) != (9, 0) {
+            return Some(format!("wgmma needs an sm_90 GPU (this one is sm_{major}{minor})"));
+        }
+        None
     }
 
     /// [`run_sm90`](Gemm::run_sm90) and [`run_sm90_on`](Gemm::run_sm90_on): on `stream`, or the
     /// default one.
     #[allow(clippy::too_many_arguments)]
-    fn sm90(
+    fn sm90<I: GemmInput, O: GemmOutput>(
         &self,
         gpu: &Gpu,
         stream: Option<&Stream>,
         sm90a: &Module,
-        a: &DeviceBuffer<u16>,
-        b: &DeviceBuffer<u16>,
+        a: &DeviceBuffer<I>,
+        b: &DeviceBuffer<I>,
         c: Option<&DeviceBuffer<f32>>,
-        d: &mut DeviceBuffer<f32>,
+        d: &mut DeviceBuffer<O>,
     ) -> Result<(), GemmError> {
-        use kernels::gemm_sm90_sizes::{GEMM_SM90_BK, GEMM_SM90_WS_128X256 as SHAPE};
         self.validate(a, b, c, d)?;
-        let unsupported = |why: &str| Err(GemmError::Unsupported(why.to_string()));
-        if self.a_major != Major::Row || self.b_major != Major::Col {
-            return unsupported("A must be row-major and B column-major (both K-major, as wgmma reads them)");
-        }
-        if self.k == 0 || self.k % 8 != 0 {
-            return unsupported(&format!("K = {} must be a non-zero multiple of 8 (TMA needs 16-byte rows)", self.k));
-        }
-        if a.device_ptr() % 16 != 0 || b.device_ptr() % 16 != 0 {
-            return unsupported("A and B must be 16-byte aligned (TMA)");
-        }
-        if gpu.is_cpu() {
-            return unsupported("the CPU backend has no wgmma");
+        if let Some(why) = self.sm90_unsupported(gpu, a, b, d) {
+            return Err(GemmError::Unsupported(why));
         }
         if self.m == 0 || self.n == 0 {
             return Ok(());
         }
-        // Both operands as K-major row blocks: A is M rows of K, B (column-major K x N) N rows of K.
-        let map = |buf: &DeviceBuffer<u16>, rows: usize, box_rows: u32| -> Result<DeviceBuffer<u8>, GemmError> {
-            let global = layout::Layout::parse(&format!("({},{rows}):(1,{})", self.k, self.k))
-                .map_err(|e| GemmError::TooLarge(e.to_string()))?;
-            let tm = gpu.tensor_map(buf, global, &[GEMM_SM90_BK, box_rows], TmaSwizzle::B128, TmaOobFill::Zero)?;
-            Ok(gpu.upload_tensor_map(&tm)?)
-        };
-        let (a_map, b_map) = (map(a, self.m, SHAPE.bm)?, map(b, self.n, SHAPE.bn)?);
-        let kernel = sm90a.kernel("gemm_sm90_bf16_tn_ws")?;
-        let cfg = LaunchConfig {
-            grid: (self.n.div_ceil(SHAPE.bn as usize) as u32, self.m.div_ceil(SHAPE.bm as usize) as u32, 1),
-            block: (SHAPE.threads(), 1, 1),
-            shared_mem_bytes: SHAPE.smem_bytes(),
-        };
-        let (m, n, k) = (self.m as u32, self.n as u32, self.k as u32);
-        let (alpha, beta) = (self.alpha, self.beta);
-        let c_arg: &dyn KernelArg = match c {
-            Some(c) => c,
-            None => &*d,
-        };
-        let launch = on(gpu, stream, &kernel, cfg).arg(&a_map).arg(&b_map).arg(c_arg).arg(&*d);
-        // SAFETY: validated shapes; the tensor maps cover exactly A and B; the kernel writes D
-        // within M x N and reads C only when beta != 0.
-        unsafe { launch.arg(&m).arg(&n).arg(&k).arg(&alpha).arg(&beta).run() }?;
-        // The maps must outlive the kernel's reads of them.
-        match stream {
-            Some(s) => s.synchronize()?,
-            None => gpu.synchronize()?,
-        }
+        // SAFETY: validated shapes and alignment, a supported problem; `launch` waits for the
+        // kernel before the tensor maps are freed.
+        unsafe { self.hopper::<I, O>().launch(gpu, sm90a, stream, a, b, c, &*d) }?;
         Ok(())
+    }
+
+    /// `D = alpha * A * B + beta * C` on the fastest path that takes the problem: the Hopper
+    /// kernels ([`run_sm90`](Gemm::run_sm90)) when `modules` has the sm_90a module and
+    /// [`sm90_unsupported`](Gemm::sm90_unsupported) finds nothing against it, else the portable
+    /// `mma.sync` kernels ([`run`](Gemm::run), any shape, also on the CPU backend). Returns the
+    /// path taken.
+    ///
+    /// # Errors
+    /// Those of [`run`](Gemm::run) and [`run_sm90`](Gemm::run_sm90).
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs::gemm::{Gemm, GemmModules, GemmPath};
+    /// use layout_tensor::half::bf16;
+    /// let gpu = host::Gpu::cpu();
+    /// let modules = GemmModules::load(&gpu)?;
+    /// let a = gpu.upload(&[1.0f32, 2.0, 3.0].map(bf16::from_f32))?;
+    /// let b = gpu.upload(&[4.0f32, 5.0, 6.0].map(bf16::from_f32))?;
+    /// let mut d = gpu.alloc::<f32>(1)?;
+    /// let path = Gemm::new(1, 1, 3).run_auto(&gpu, &modules, &a, &b, None, &mut d)?;
+    /// assert_eq!((path, gpu.download(&d)?[0]), (GemmPath::MmaSync, 32.0)); // no wgmma on the CPU
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn run_auto<I: GemmInput, O: GemmOutput>(
+        &self,
+        gpu: &Gpu,
+        modules: &GemmModules,
+        a: &DeviceBuffer<I>,
+        b: &DeviceBuffer<I>,
+        c: Option<&DeviceBuffer<f32>>,
+        d: &mut DeviceBuffer<O>,
+    ) -> Result<GemmPath, GemmError> {
+        match &modules.sm90a {
+            Some(sm90a) if self.sm90_unsupported(gpu, a, b, d).is_none() => {
+                self.run_sm90(gpu, sm90a, a, b, c, d)?;
+                Ok(GemmPath::Sm90)
+            }
+            _ => {
+                self.run(gpu, &modules.portable, a, b, c, d)?;
+                Ok(GemmPath::MmaSync)
+            }
+        }
     }
 }
 
-/// A launch of `kernel` on `stream`, or on the GPU's default stream.
+/// The kernel modules [`Gemm::run_auto`] chooses from.
+pub struct GemmModules {
+    /// [`KERNELS_PTX`](crate::KERNELS_PTX): the portable `mma.sync` kernels.
+    pub portable: Module,
+    /// [`KERNELS_SM90A_PTX`](crate::KERNELS_SM90A_PTX) on an sm_90 GPU, else `None`.
+    pub sm90a: Option<Module>,
+}
+
+impl GemmModules {
+    /// Loads the portable module, and the sm_90a one when `gpu` is an sm_90 GPU (not the CPU
+    /// backend).
+    ///
+    /// # Errors
+    /// [`HostError`] when a module does not load.
+    ///
+    /// # Example
+    /// ```
+    /// let gpu = host::Gpu::cpu();
+    /// let modules = cute_rs::gemm::GemmModules::load(&gpu)?;
+    /// assert!(modules.sm90a.is_none());
+    /// # Ok::<(), host::HostError>(())
+    /// ```
+    pub fn load(gpu: &Gpu) -> Result<GemmModules, HostError> {
+        let portable = gpu.load_module(crate::KERNELS_PTX)?;
+        let hopper = !gpu.is_cpu() && gpu.properties().compute_capability == (9, 0);
+        let sm90a = if hopper { Some(gpu.load_module(crate::KERNELS_SM90A_PTX)?) } else { None };
+        Ok(GemmModules { portable, sm90a })
+    }
+}
+
+/// The kernels [`Gemm::run_auto`] ran.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GemmPath {
+    /// The Hopper kernels (TMA + wgmma, sm_90a).
+    Sm90,
+    /// The portable `mma.sync` kernels.
+    MmaSync,
+}
+
 fn on<'a>(gpu: &'a Gpu, stream: Option<&'a Stream>, kernel: &'a host::Kernel, cfg: LaunchConfig) -> Launch<'a> {
     match stream {
         Some(s) => gpu.launch_on(s, kernel, cfg),

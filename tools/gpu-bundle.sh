@@ -51,4 +51,9 @@ exit $status
 RUN
 chmod +x gpu-bundle/run.sh
 du -sh gpu-bundle
-echo "bundle ready: copy gpu-bundle/ to a GPU machine and run: bash gpu-bundle/run.sh"
+# The same, packed (a fraction of the size: the binaries embed the PTX and the host-compiled
+# kernels), for transfers with a size limit; unpack with `tar xzf gpu-bundle.tgz`.
+mkdir -p target/carry
+tar czf target/carry/gpu-bundle.tgz gpu-bundle
+du -sh target/carry/gpu-bundle.tgz
+echo "bundle ready: copy gpu-bundle/ (or target/carry/gpu-bundle.tgz) to a GPU machine and run: bash gpu-bundle/run.sh"

@@ -36,7 +36,7 @@ pub fn checks() -> Vec<Check> {
         Check { name: "gemm/f16 on a non-default stream (run_on)", run: check_stream },
         Check { name: "gemm/f16 4095 x 4097 x 1000, output f16, every A/B order", run: check_f16_large },
         Check { name: "gemm/shape errors", run: check_errors },
-        Check { name: "gemm/hopper run_sm90 (TMA + wgmma, A row-, B column-major)", run: check_sm90 },
+        Check { name: "gemm/hopper run_auto and run_sm90 (TMA + wgmma, every storage order, f16 on a stream)", run: check_sm90 },
     ]
 }
 
@@ -403,22 +403,44 @@ pub(super) fn host_err(e: crate::gemm::GemmError) -> host::HostError {
 /// [`Gemm::run_sm90`] (the Hopper kernel behind the API) against the reference, ragged and
 /// alpha/beta problems, and its refusal of a K TMA cannot read.
 fn check_sm90(gpu: &Gpu, _: &Module) -> Result<(), String> {
-    let sm90a = gpu.load_module(crate::KERNELS_SM90A_PTX).map_err(fail("loading the sm_90a module"))?;
-    for (m, n, k, alpha, beta) in [(127, 129, 72, 1.0, 0.0), (1000, 1000, 1000, 1.5, -0.5), (200, 300, 8, 1.0, 0.0)] {
-        let g = Gemm::new(m, n, k).b_major(Major::Col).alpha(alpha).beta(beta);
-        let seed = fresh_seed();
-        let x = inputs::<u16>(gpu, &g, seed)?;
-        let mut d = gpu.alloc::<f32>(m * n).map_err(fail("alloc D"))?;
-        gpu.memset(&mut d, 0xff).map_err(fail("poison D"))?;
-        let c = (beta != 0.0).then_some(&x.dc);
-        g.run_sm90(gpu, &sm90a, &x.da, &x.db, c, &mut d).map_err(|e| e.to_string())?;
-        let got: Vec<f64> = gpu.download(&d).map_err(fail("download D"))?.into_iter().map(f64::from).collect();
-        compare(&g, &x, &got, None, &format!("run_sm90 {m} x {n} x {k}, alpha {alpha}, beta {beta} (seed {seed})"))?;
+    use crate::gemm::{GemmModules, GemmPath};
+    let modules = GemmModules::load(gpu).map_err(fail("loading the modules"))?;
+    let sm90a = modules.sm90a.as_ref().ok_or("not an sm_90 GPU: no Hopper path")?;
+    // `run_auto` takes the Hopper path exactly when `sm90_unsupported` finds nothing against it
+    // (here: N = 129 is not a multiple of 8 for a row-major B), and is right either way.
+    for (m, n, k, alpha, beta) in [(136, 129, 72, 1.0, 0.0), (1000, 1000, 1000, 1.5, -0.5), (200, 304, 8, 1.0, 0.0)] {
+        for (am, bm) in [(Major::Row, Major::Col), (Major::Row, Major::Row), (Major::Col, Major::Col), (Major::Col, Major::Row)] {
+            let g = Gemm::new(m, n, k).a_major(am).b_major(bm).alpha(alpha).beta(beta);
+            let seed = fresh_seed();
+            let x = inputs::<bf16>(gpu, &g, seed)?;
+            let mut d = gpu.alloc::<f32>(m * n).map_err(fail("alloc D"))?;
+            gpu.memset(&mut d, 0xff).map_err(fail("poison D"))?;
+            let c = (beta != 0.0).then_some(&x.dc);
+            let want = if g.sm90_unsupported(gpu, &x.da, &x.db, &d).is_none() { GemmPath::Sm90 } else { GemmPath::MmaSync };
+            let path = g.run_auto(gpu, &modules, &x.da, &x.db, c, &mut d).map_err(|e| e.to_string())?;
+            let what = format!("run_auto {m} x {n} x {k}, A {am:?}, B {bm:?}, alpha {alpha}, beta {beta} (seed {seed})");
+            if path != want {
+                return Err(format!("{what}: took {path:?}, expected {want:?}"));
+            }
+            let got: Vec<f64> = gpu.download(&d).map_err(fail("download D"))?.into_iter().map(f64::from).collect();
+            compare(&g, &x, &got, None, &what)?;
+        }
     }
+    // f16 in and out on a stream of ours.
+    let stream = gpu.create_stream().map_err(fail("create stream"))?;
+    let g = Gemm::new(264, 520, 136).a_major(Major::Col).alpha(0.5).beta(2.0);
+    let seed = fresh_seed();
+    let x = inputs::<f16>(gpu, &g, seed)?;
+    let mut d = gpu.alloc::<f16>(g.m * g.n).map_err(fail("alloc D"))?;
+    gpu.memset(&mut d, 0xff).map_err(fail("poison D"))?;
+    gpu.synchronize().map_err(fail("synchronize the default stream"))?;
+    g.run_sm90_on(gpu, &stream, sm90a, &x.da, &x.db, Some(&x.dc), &mut d).map_err(|e| e.to_string())?;
+    let got: Vec<f64> = gpu.download(&d).map_err(fail("download D"))?.into_iter().map(|v| v.to_f64()).collect();
+    compare(&g, &x, &got, None, &format!("run_sm90_on f16 -> f16 264 x 520 x 136 (seed {seed})"))?;
     let g = Gemm::new(16, 16, 12).b_major(Major::Col);
     let x = inputs::<u16>(gpu, &g, 1)?;
     let mut d = gpu.alloc::<f32>(256).map_err(fail("alloc D"))?;
-    match g.run_sm90(gpu, &sm90a, &x.da, &x.db, None, &mut d) {
+    match g.run_sm90(gpu, sm90a, &x.da, &x.db, None, &mut d) {
         Err(crate::gemm::GemmError::Unsupported(why)) if why.contains("multiple of 8") => Ok(()),
         other => Err(format!("run_sm90 with K = 12: expected Unsupported (multiple of 8), got {other:?}")),
     }
