@@ -47,13 +47,12 @@
 //! (leading dimension `n`); C is read only when `beta != 0`.
 
 use layout::{make_swizzled, unwrap, Layout, Swizzle, SwizzledLayout};
-use layout_tensor::device::cp_async::{commit_group, cp_async_cg_zfill, wait_group};
+use layout_tensor::device::cp_async::{cp_async_cg_zfill, cp_async_pipeline};
 use layout_tensor::device::ids::{block_idx_x, block_idx_y, thread_idx_x};
 use layout_tensor::device::mma::{
     f32_to_bf16, f32_to_f16, for_each_unrolled_mut, ldmatrix_x4, ldmatrix_x4_trans, mma_m16n8k16_f32_bf16,
     mma_m16n8k16_f32_f16, LDMATRIX_X4_A_ROWS, MMA_16X8_C,
 };
-use layout_tensor::device::sync::sync_threads;
 use layout_tensor::{half, shared_array};
 
 /// Rows (M) of a block's D tile.
@@ -267,6 +266,32 @@ impl Output for half::f16 {
     }
 }
 
+/// Visits a warp's 64 x 32 block of accumulators, `acc[4 i + j]` the m16n8 tile at rows
+/// `row0 + 16 i` and columns `col0 + 8 j`, through the MMA atom's C layout: `f(row, col, value)`
+/// for each of the lane's values. Every index into `acc` is a constant after unrolling (a run-time
+/// one would move the accumulators to local memory).
+#[inline(always)]
+pub(crate) fn for_each_accumulator(acc: &mut [[f32; 4]; 16], lane: u32, row0: u32, col0: u32, mut f: impl FnMut(u32, u32, f32)) {
+    for_each_unrolled_mut(acc, |ij, frag| {
+        let (i, j) = (ij as u32 / 4, ij as u32 % 4);
+        for_each_unrolled_mut(frag, |v, x| {
+            let e = MMA_16X8_C.call((lane + 32 * v as u32) as i64) as u32;
+            f(row0 + 16 * i + e % 16, col0 + 8 * j + e / 16, *x);
+        });
+    });
+}
+
+/// `alpha * acc + beta * C[at]`, C read only when `beta != 0`.
+#[inline(always)]
+pub(crate) unsafe fn epilogue_value(acc: f32, c: *const f32, at: usize, alpha: f32, beta: f32) -> f32 {
+    let y = alpha * acc;
+    if beta != 0.0 {
+        y + beta * *c.add(at)
+    } else {
+        y
+    }
+}
+
 /// The whole kernel (see the module docs), for A and B of element type `I` (as bits), A K-major or
 /// not, B K-major or not, 16-byte `cp.async` staging or not, D of element type `O`.
 #[inline(always)]
@@ -296,33 +321,13 @@ unsafe fn gemm<I: Input, const A_K: bool, const B_K: bool, const VEC: bool, O: O
     let b_tile = |s: u32| smem.add((s as usize * 2 + 1) * TILE_ELEMS);
     let k_tiles = k.div_ceil(BK);
 
-    // Prologue: the first STAGES - 1 tiles in flight, one commit group each (empty past K).
-    let mut s = 0;
-    while s < STAGES - 1 {
-        if s < k_tiles {
-            stage_tile::<A_K, VEC>(opa, s * BK, k, t, a_tile(s));
-            stage_tile::<B_K, VEC>(opb, s * BK, k, t, b_tile(s));
-        }
-        commit_group();
-        s += 1;
-    }
-
     let mut acc = [[0f32; 4]; 16];
-    let mut kt = 0;
-    while kt < k_tiles {
-        // Tile kt's group is complete (at most STAGES - 2 younger ones pending); the barrier makes
-        // every thread's copies visible and ends every warp's reads of the stage refilled below
-        // (the one multiplied in iteration kt - 1).
-        wait_group::<{ STAGES - 2 }>();
-        sync_threads();
-        let next = kt + STAGES - 1;
-        if next < k_tiles {
-            stage_tile::<A_K, VEC>(opa, next * BK, k, t, a_tile(next % STAGES));
-            stage_tile::<B_K, VEC>(opb, next * BK, k, t, b_tile(next % STAGES));
-        }
-        commit_group();
-
-        let (at, bt) = (a_tile(kt % STAGES) as *const u16, b_tile(kt % STAGES) as *const u16);
+    let load = |kt: u32, slot: u32| {
+        stage_tile::<A_K, VEC>(opa, kt * BK, k, t, a_tile(slot));
+        stage_tile::<B_K, VEC>(opb, kt * BK, k, t, b_tile(slot));
+    };
+    cp_async_pipeline::<{ STAGES - 2 }>(k_tiles, load, |_, slot| {
+        let (at, bt) = (a_tile(slot) as *const u16, b_tile(slot) as *const u16);
         let mut ks = 0;
         while ks < BK {
             let fa = [0u32, 1, 2, 3].map(|i| load_a::<A_K>(at, lane, wm * 64 + 16 * i, ks));
@@ -333,30 +338,14 @@ unsafe fn gemm<I: Input, const A_K: bool, const B_K: bool, const VEC: bool, O: O
             for_each_unrolled_mut(&mut acc, |ij, c| *c = I::mma(fa[ij / 4], fb[ij % 4], *c));
             ks += 16;
         }
-        kt += 1;
-    }
-    // No copy may still target shared memory when the block exits (the last groups are empty,
-    // but a block's shared memory is reused by the next block on the SM).
-    wait_group::<0>();
+    });
 
     // Epilogue: D = alpha * acc + beta * C, through the C fragment layout, edges predicated.
-    // A loop with a run-time index into `acc` would move it to local memory (a stack frame):
-    // every index is a literal here.
-    for_each_unrolled_mut(&mut acc, |ij, frag| {
-        let (i, j) = (ij as u32 / 4, ij as u32 % 4);
-        for_each_unrolled_mut(frag, |v, x| {
-            let e = MMA_16X8_C.call((lane + 32 * v as u32) as i64) as u32;
-            let row = bm0 + wm * 64 + 16 * i + e % 16;
-            let col = bn0 + wn * 32 + 8 * j + e / 16;
-            if row < m && col < n {
-                let at = row as usize * n as usize + col as usize;
-                let mut y = alpha * *x;
-                if beta != 0.0 {
-                    y += beta * *c.add(at);
-                }
-                O::store(d, at, y);
-            }
-        });
+    for_each_accumulator(&mut acc, lane, bm0 + wm * 64, bn0 + wn * 32, |row, col, x| {
+        if row < m && col < n {
+            let at = row as usize * n as usize + col as usize;
+            O::store(d, at, epilogue_value(x, c, at, alpha, beta));
+        }
     });
 }
 

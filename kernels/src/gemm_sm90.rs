@@ -592,36 +592,15 @@ unsafe fn store_tile_tma<O: Output>(
     stage_box!(3: 24 26 28 30);
 }
 
-/// The persistent kernels: one entry per cluster size, output type and epilogue (direct stores,
-/// or `tma`: stmatrix + TMA store through the tensor map `d_map`, an extra parameter).
+/// The persistent kernels: one entry per output type, cluster size, epilogue (`TMA_OUT`: stmatrix
+/// + TMA store through `d_map`; otherwise direct stores, `d_map` unused), input type and operand
+/// majors. All take the same parameters: the tensor maps of A, B and D, C (f32), D, M, N, K, alpha,
+/// beta.
 macro_rules! gemm_sm90_persistent_kernels {
     ($(
         $(#[$attr:meta])*
-        $name:ident: $cm:literal, $out:ty $(, $tma:ident)?;
+        $name:ident: $out:ty, $cm:literal, $tma:literal, $f16:literal, $a_mn:literal, $b_mn:literal;
     )*) => {$(
-        gemm_sm90_persistent_kernels!(@entry $(#[$attr])* $name, $cm, $out, [$($tma)?]);
-    )*};
-    (@entry $(#[$attr:meta])* $name:ident, $cm:literal, $out:ty, []) => {
-        kernel! {
-            #![launch_bounds(384, 1)]
-            $(#[$attr])*
-            pub fn $name(
-                a_map: *const TmaDescriptor,
-                b_map: *const TmaDescriptor,
-                c: *const f32,
-                d: *mut $out,
-                m: u32,
-                n: u32,
-                k: u32,
-                alpha: f32,
-                beta: f32,
-            ) {
-                let out = Epilogue::new(m, n, alpha, beta, c, d);
-                gemm_tile_persistent::<$out, $cm, false, false, false, false>(a_map, b_map, a_map, out, m, n, k);
-            }
-        }
-    };
-    (@entry $(#[$attr:meta])* $name:ident, $cm:literal, $out:ty, [tma]) => {
         kernel! {
             #![launch_bounds(384, 1)]
             $(#[$attr])*
@@ -638,88 +617,112 @@ macro_rules! gemm_sm90_persistent_kernels {
                 beta: f32,
             ) {
                 let out = Epilogue::new(m, n, alpha, beta, c, d);
-                gemm_tile_persistent::<$out, $cm, true, false, false, false>(a_map, b_map, d_map, out, m, n, k);
+                gemm_tile_persistent::<$out, $cm, $tma, $f16, $a_mn, $b_mn>(a_map, b_map, d_map, out, m, n, k);
             }
         }
-    };
+    )*};
 }
 
 gemm_sm90_persistent_kernels! {
     /// [`gemm_sm90_bf16_tn_ws`] made persistent ([`GEMM_SM90_P_128X256`]): grid of at most one
-    /// block per SM, each looping over tiles in [`TileOrder`]; f32 D.
-    gemm_sm90_bf16_tn_p: 1, f32;
-    /// [`gemm_sm90_bf16_tn_p`] with bf16 D (`u16` bits).
-    gemm_sm90_bf16_tn_p_obf16: 1, u16;
+    /// block per SM, each looping over tiles in [`TileOrder`]; f32 D (`d_map` unused).
+    gemm_sm90_bf16_tn_p: f32, 1, false, false, false, false;
+    /// [`gemm_sm90_bf16_tn_p`] with bf16 D (`u16` bits), stored directly.
+    gemm_sm90_bf16_tn_p_obf16: u16, 1, false, false, false, false;
     /// [`gemm_sm90_bf16_tn_p`] in clusters of 2 blocks along M sharing B (each loads half of the
     /// 256-row B box, multicast to both: the B tensor map's box is 64 x 128): launch with cluster
     /// `(2, 1, 1)` and an even grid.
-    gemm_sm90_bf16_tn_pc2: 2, f32;
-    /// [`gemm_sm90_bf16_tn_pc2`] with bf16 D (`u16` bits).
-    gemm_sm90_bf16_tn_pc2_obf16: 2, u16;
+    gemm_sm90_bf16_tn_pc2: f32, 2, false, false, false, false;
+    /// [`gemm_sm90_bf16_tn_pc2`] with bf16 D (`u16` bits), stored directly.
+    gemm_sm90_bf16_tn_pc2_obf16: u16, 2, false, false, false, false;
     /// [`gemm_sm90_bf16_tn_p_obf16`] with the stmatrix + TMA-store epilogue: `d_map` is D's tensor
     /// map (bf16, boxes of 64 x 64, 128-byte swizzle; `N` a multiple of 8), and the launch has
     /// [`GEMM_SM90_EPILOGUE_BYTES`] more dynamic shared memory.
-    gemm_sm90_bf16_tn_p_obf16_tma: 1, u16, tma;
+    gemm_sm90_bf16_tn_p_obf16_tma: u16, 1, true, false, false, false;
     /// [`gemm_sm90_bf16_tn_p_obf16_tma`] in clusters of 2 (see [`gemm_sm90_bf16_tn_pc2`]).
-    gemm_sm90_bf16_tn_pc2_obf16_tma: 2, u16, tma;
+    gemm_sm90_bf16_tn_pc2_obf16_tma: u16, 2, true, false, false, false;
 }
 
-/// The entries of the GEMM API's Hopper path (`cute_rs::gemm::Gemm::run_sm90`): the persistent
-/// kernel without clusters for each input type (`bf16`, `f16`), storage order of A (`ar`
-/// row-major = K-major, `ac` column-major = M-major) and B (`br` row-major = N-major, `bc`
-/// column-major = K-major) and D (`of32`: direct stores; `obf16`, `of16`: the stmatrix +
-/// TMA-store epilogue). All take the same parameters: the tensor maps of A, B (boxes of 64 K x
-/// 128 / 256 rows when K-major, 64 x 64 when MN-major; 128-byte swizzle) and D (16-bit D only;
-/// boxes of 64 x 64, 128-byte swizzle), C (f32), D, M, N, K, alpha, beta.
-macro_rules! gemm_sm90_api_kernels {
-    ($($name:ident: $out:ty, $tma:literal, $f16:literal, $a_mn:literal, $b_mn:literal;)*) => {$(
-        kernel! {
-            #![launch_bounds(384, 1)]
-            /// A Hopper GEMM entry of the API (see [`gemm_sm90_api_kernels`]).
-            pub fn $name(
-                a_map: *const TmaDescriptor,
-                b_map: *const TmaDescriptor,
-                d_map: *const TmaDescriptor,
-                c: *const f32,
-                d: *mut $out,
-                m: u32,
-                n: u32,
-                k: u32,
-                alpha: f32,
-                beta: f32,
-            ) {
-                let out = Epilogue::new(m, n, alpha, beta, c, d);
-                gemm_tile_persistent::<$out, 1, $tma, $f16, $a_mn, $b_mn>(a_map, b_map, d_map, out, m, n, k);
-            }
-        }
-    )*};
-}
-
-gemm_sm90_api_kernels! {
-    gemm_sm90_bf16_ar_br_of32: f32, false, false, false, true;
-    gemm_sm90_bf16_ar_br_obf16: u16, true, false, false, true;
-    gemm_sm90_bf16_ar_br_of16: f16, true, false, false, true;
-    gemm_sm90_bf16_ar_bc_of32: f32, false, false, false, false;
-    gemm_sm90_bf16_ar_bc_obf16: u16, true, false, false, false;
-    gemm_sm90_bf16_ar_bc_of16: f16, true, false, false, false;
-    gemm_sm90_bf16_ac_br_of32: f32, false, false, true, true;
-    gemm_sm90_bf16_ac_br_obf16: u16, true, false, true, true;
-    gemm_sm90_bf16_ac_br_of16: f16, true, false, true, true;
-    gemm_sm90_bf16_ac_bc_of32: f32, false, false, true, false;
-    gemm_sm90_bf16_ac_bc_obf16: u16, true, false, true, false;
-    gemm_sm90_bf16_ac_bc_of16: f16, true, false, true, false;
-    gemm_sm90_f16_ar_br_of32: f32, false, true, false, true;
-    gemm_sm90_f16_ar_br_obf16: u16, true, true, false, true;
-    gemm_sm90_f16_ar_br_of16: f16, true, true, false, true;
-    gemm_sm90_f16_ar_bc_of32: f32, false, true, false, false;
-    gemm_sm90_f16_ar_bc_obf16: u16, true, true, false, false;
-    gemm_sm90_f16_ar_bc_of16: f16, true, true, false, false;
-    gemm_sm90_f16_ac_br_of32: f32, false, true, true, true;
-    gemm_sm90_f16_ac_br_obf16: u16, true, true, true, true;
-    gemm_sm90_f16_ac_br_of16: f16, true, true, true, true;
-    gemm_sm90_f16_ac_bc_of32: f32, false, true, true, false;
-    gemm_sm90_f16_ac_bc_obf16: u16, true, true, true, false;
-    gemm_sm90_f16_ac_bc_of16: f16, true, true, true, false;
+// The entries of the GEMM API's Hopper path (`cute_rs::gemm::Gemm::run_sm90`): the persistent
+// kernel without clusters for each input type (`bf16`, `f16`), storage order of A (`ar`
+// row-major = K-major, `ac` column-major = M-major) and B (`br` row-major = N-major, `bc`
+// column-major = K-major) and D (`of32`: direct stores; `obf16`, `of16`: the stmatrix +
+// TMA-store epilogue). All take the same parameters: the tensor maps of A, B (boxes of 64 K x
+// 128 / 256 rows when K-major, 64 x 64 when MN-major; 128-byte swizzle) and D (16-bit D only;
+// boxes of 64 x 64, 128-byte swizzle), C (f32), D, M, N, K, alpha, beta.
+gemm_sm90_persistent_kernels! {
+    /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
+    /// says (see the comment above the list).
+    gemm_sm90_bf16_ar_br_of32: f32, 1, false, false, false, true;
+    /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
+    /// says (see the comment above the list).
+    gemm_sm90_bf16_ar_br_obf16: u16, 1, true, false, false, true;
+    /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
+    /// says (see the comment above the list).
+    gemm_sm90_bf16_ar_br_of16: f16, 1, true, false, false, true;
+    /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
+    /// says (see the comment above the list).
+    gemm_sm90_bf16_ar_bc_of32: f32, 1, false, false, false, false;
+    /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
+    /// says (see the comment above the list).
+    gemm_sm90_bf16_ar_bc_obf16: u16, 1, true, false, false, false;
+    /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
+    /// says (see the comment above the list).
+    gemm_sm90_bf16_ar_bc_of16: f16, 1, true, false, false, false;
+    /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
+    /// says (see the comment above the list).
+    gemm_sm90_bf16_ac_br_of32: f32, 1, false, false, true, true;
+    /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
+    /// says (see the comment above the list).
+    gemm_sm90_bf16_ac_br_obf16: u16, 1, true, false, true, true;
+    /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
+    /// says (see the comment above the list).
+    gemm_sm90_bf16_ac_br_of16: f16, 1, true, false, true, true;
+    /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
+    /// says (see the comment above the list).
+    gemm_sm90_bf16_ac_bc_of32: f32, 1, false, false, true, false;
+    /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
+    /// says (see the comment above the list).
+    gemm_sm90_bf16_ac_bc_obf16: u16, 1, true, false, true, false;
+    /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
+    /// says (see the comment above the list).
+    gemm_sm90_bf16_ac_bc_of16: f16, 1, true, false, true, false;
+    /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
+    /// says (see the comment above the list).
+    gemm_sm90_f16_ar_br_of32: f32, 1, false, true, false, true;
+    /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
+    /// says (see the comment above the list).
+    gemm_sm90_f16_ar_br_obf16: u16, 1, true, true, false, true;
+    /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
+    /// says (see the comment above the list).
+    gemm_sm90_f16_ar_br_of16: f16, 1, true, true, false, true;
+    /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
+    /// says (see the comment above the list).
+    gemm_sm90_f16_ar_bc_of32: f32, 1, false, true, false, false;
+    /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
+    /// says (see the comment above the list).
+    gemm_sm90_f16_ar_bc_obf16: u16, 1, true, true, false, false;
+    /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
+    /// says (see the comment above the list).
+    gemm_sm90_f16_ar_bc_of16: f16, 1, true, true, false, false;
+    /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
+    /// says (see the comment above the list).
+    gemm_sm90_f16_ac_br_of32: f32, 1, false, true, true, true;
+    /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
+    /// says (see the comment above the list).
+    gemm_sm90_f16_ac_br_obf16: u16, 1, true, true, true, true;
+    /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
+    /// says (see the comment above the list).
+    gemm_sm90_f16_ac_br_of16: f16, 1, true, true, true, true;
+    /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
+    /// says (see the comment above the list).
+    gemm_sm90_f16_ac_bc_of32: f32, 1, false, true, true, false;
+    /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
+    /// says (see the comment above the list).
+    gemm_sm90_f16_ac_bc_obf16: u16, 1, true, true, true, false;
+    /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
+    /// says (see the comment above the list).
+    gemm_sm90_f16_ac_bc_of16: f16, 1, true, true, true, false;
 }
 
 /// How the epilogue writes D's elements: `f32`, or `u16` holding bf16 bits (rounded to nearest

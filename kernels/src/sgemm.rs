@@ -57,10 +57,12 @@
 //! K-major tiles (a b16 8x8 matrix is an 8x4 tf32 one), or the Hopper path (wgmma tf32).
 
 use layout::{unwrap, Layout};
-use layout_tensor::device::cp_async::{commit_group, cp_async_ca_zfill, cp_async_cg_zfill, wait_group};
+use layout_tensor::device::cp_async::{cp_async_ca_zfill, cp_async_cg_zfill, cp_async_pipeline};
 use layout_tensor::device::ids::{block_idx_x, block_idx_y, thread_idx_x};
 use layout_tensor::device::memory::{load_nc, Ca};
-use layout_tensor::device::mma::{for_each_unrolled_mut, mma_m16n8k8_f32_tf32, SM80_16X8X8_F32TF32TF32F32_TN, MMA_16X8_C};
+use layout_tensor::device::mma::{for_each_unrolled_mut, mma_m16n8k8_f32_tf32, SM80_16X8X8_F32TF32TF32F32_TN};
+
+use crate::gemm::{epilogue_value, for_each_accumulator};
 use layout_tensor::device::sync::sync_threads;
 use layout_tensor::device::shared::generic_to_shared;
 use layout_tensor::{dynamic_shared, shared_array};
@@ -387,16 +389,6 @@ unsafe fn ffma_k_loop<const A_K: bool, const B_K: bool, const VEC: bool>(
     }
 }
 
-/// `alpha * acc + beta * C` for D's element `(row, col)` (in bounds), C read only when `beta != 0`.
-#[inline(always)]
-unsafe fn epilogue_value(acc: f32, c: *const f32, at: usize, alpha: f32, beta: f32) -> f32 {
-    let y = alpha * acc;
-    if beta != 0.0 {
-        y + beta * *c.add(at)
-    } else {
-        y
-    }
-}
 
 /// The FFMA kernel (see the module docs) for A K-major or not, B K-major or not, 128-bit loads or
 /// not.
@@ -565,34 +557,14 @@ unsafe fn sgemm_tf32<const A_K: bool, const B_K: bool, const VEC: bool>(
     let b_tile = |s: u32| ring.add((s as usize * 2 + 1) * TF32_TILE);
     let k_steps = k.div_ceil(TF32_BK);
 
-    // Prologue: the first STAGES - 1 k-steps in flight, one commit group each (empty past K).
-    let mut s = 0;
-    while s < TF32_STAGES - 1 {
-        if s < k_steps {
-            stage_tf32::<A_K, VEC>(opa, s * TF32_BK, k, t, a_tile(s));
-            stage_tf32::<B_K, VEC>(opb, s * TF32_BK, k, t, b_tile(s));
-        }
-        commit_group();
-        s += 1;
-    }
-
     // acc[4 i + j]: the m16n8 tile at rows 64 wm + 16 i, columns 32 wn + 8 j.
     let mut acc = [[0f32; 4]; 16];
-    let mut ks = 0;
-    while ks < k_steps {
-        // Step ks's group is complete (at most STAGES - 2 younger ones pending); the barrier makes
-        // every thread's copies visible and ends every warp's reads of the stage refilled below
-        // (the one multiplied in step ks - 1).
-        wait_group::<{ TF32_STAGES - 2 }>();
-        sync_threads();
-        let next = ks + TF32_STAGES - 1;
-        if next < k_steps {
-            stage_tf32::<A_K, VEC>(opa, next * TF32_BK, k, t, a_tile(next % TF32_STAGES));
-            stage_tf32::<B_K, VEC>(opb, next * TF32_BK, k, t, b_tile(next % TF32_STAGES));
-        }
-        commit_group();
-
-        let (at, bt) = (generic_to_shared(a_tile(ks % TF32_STAGES)), generic_to_shared(b_tile(ks % TF32_STAGES)));
+    let load = |ks: u32, slot: u32| {
+        stage_tf32::<A_K, VEC>(opa, ks * TF32_BK, k, t, a_tile(slot));
+        stage_tf32::<B_K, VEC>(opb, ks * TF32_BK, k, t, b_tile(slot));
+    };
+    cp_async_pipeline::<{ TF32_STAGES - 2 }>(k_steps, load, |_, slot| {
+        let (at, bt) = (generic_to_shared(a_tile(slot)), generic_to_shared(b_tile(slot)));
         let mut steps = [(); (TF32_BK / 8) as usize];
         for_each_unrolled_mut(&mut steps, |s, _| {
             let k0 = 8 * s as i64;
@@ -617,24 +589,14 @@ unsafe fn sgemm_tf32<const A_K: bool, const B_K: bool, const VEC: bool>(
             });
             for_each_unrolled_mut(&mut acc, |ij, x| *x = mma_m16n8k8_f32_tf32(fa[ij / 4], fb[ij % 4], *x));
         });
-        ks += 1;
-    }
-    // No copy may still target shared memory when the block exits (the last groups are empty,
-    // but a block's shared memory is reused by the next block on the SM).
-    wait_group::<0>();
+    });
 
     // Each value through the atom's C layout, predicated on the edges.
-    for_each_unrolled_mut(&mut acc, |ij, frag| {
-        let (i, j) = (ij as u32 / 4, ij as u32 % 4);
-        for_each_unrolled_mut(frag, |v, x| {
-            let e = MMA_16X8_C.call((lane + 32 * v as u32) as i64) as u32;
-            let row = bm0 + 64 * wm + 16 * i + e % 16;
-            let col = bn0 + 32 * wn + 8 * j + e / 16;
-            if row < m && col < n {
-                let at = row as usize * n as usize + col as usize;
-                *d.add(at) = epilogue_value(*x, c, at, alpha, beta);
-            }
-        });
+    for_each_accumulator(&mut acc, lane, bm0 + 64 * wm, bn0 + 32 * wn, |row, col, x| {
+        if row < m && col < n {
+            let at = row as usize * n as usize + col as usize;
+            *d.add(at) = epilogue_value(x, c, at, alpha, beta);
+        }
     });
 }
 

@@ -426,6 +426,18 @@ fn check_sm90(gpu: &Gpu, _: &Module) -> Result<(), String> {
             compare(&g, &x, &got, None, &what)?;
         }
     }
+    // The large ragged size (K-major operands, f32 D: TMA takes it; tiles cut on both edges).
+    let g = Gemm::new(4095, 4097, 1000).b_major(Major::Col);
+    let seed = fresh_seed();
+    let x = inputs::<bf16>(gpu, &g, seed)?;
+    let mut d = gpu.alloc::<f32>(g.m * g.n).map_err(fail("alloc D"))?;
+    gpu.memset(&mut d, 0xff).map_err(fail("poison D"))?;
+    let path = g.run_auto(gpu, &modules, &x.da, &x.db, None, &mut d).map_err(|e| e.to_string())?;
+    if path != GemmPath::Sm90 {
+        return Err(format!("run_auto 4095 x 4097 x 1000 took {path:?}, expected the Hopper path"));
+    }
+    let got: Vec<f64> = gpu.download(&d).map_err(fail("download D"))?.into_iter().map(f64::from).collect();
+    compare(&g, &x, &got, None, &format!("run_auto 4095 x 4097 x 1000 (seed {seed})"))?;
     // f16 in and out on a stream of ours.
     let stream = gpu.create_stream().map_err(fail("create stream"))?;
     let g = Gemm::new(264, 520, 136).a_major(Major::Col).alpha(0.5).beta(2.0);

@@ -243,8 +243,9 @@ fn launch<O: DeviceElem>(
         launch = launch.cluster((kernel.cluster, 1, 1));
     }
     launch = launch.arg(&ops.a_map).arg(&ops.b_map);
-    if let Some(d_map) = d_map {
-        launch = launch.arg(d_map);
+    // The persistent kernels take D's tensor map (A's stands in when they store directly).
+    if kernel.cluster > 0 {
+        launch = launch.arg(d_map.unwrap_or(&ops.a_map));
     }
     unsafe {
         launch

@@ -280,6 +280,60 @@ pub fn wait_all() {
     }
 }
 
+/// A block's multistage `cp.async` main loop over `steps` steps (CUTLASS's multistage mainloop):
+/// a ring of `PENDING + 2` shared-memory slots, `PENDING + 1` steps in flight while one is
+/// computed.
+///
+/// `load(step, slot)` issues this thread's `cp.async` copies of `step` into `slot` (every thread
+/// of the block calls it with the same arguments); `compute(step, slot)` reads `slot` once every
+/// thread's copies of `step` have landed. Each `load` is committed as one group (an empty group
+/// past the last step), `wait_group::<PENDING>` and a block barrier precede each `compute` (the
+/// barrier also ends every warp's reads of the slot the next `load` refills: the one computed
+/// in the previous step), and no copy is left in flight on return (the block's shared memory
+/// may be reused by the next block on the SM).
+///
+/// Preconditions: every thread of the block calls it with the same `steps` (it has block
+/// barriers); `load` copies only into `slot`.
+///
+/// # Example
+/// ```no_run
+/// use layout_tensor::device::cp_async::{cp_async_ca, cp_async_pipeline};
+/// // In a kernel of 256 threads: 8 steps of 1024 floats through a ring of 3 slots, each thread
+/// // copying and then summing its 16 bytes of a step.
+/// # let (src, ring, t) = (std::ptr::null::<f32>(), std::ptr::null_mut::<f32>(), 0usize);
+/// let mut sum = 0.0;
+/// cp_async_pipeline::<1>(8, |step, slot| unsafe {
+///     let (dst, from) = (ring.add(1024 * slot as usize + 4 * t), src.add(1024 * step as usize + 4 * t));
+///     cp_async_ca::<16>(dst as *mut u8, from as *const u8)
+/// }, |_, slot| sum += unsafe { *ring.add(1024 * slot as usize + 4 * t) });
+/// ```
+#[inline(always)]
+pub fn cp_async_pipeline<const PENDING: u32>(steps: u32, mut load: impl FnMut(u32, u32), mut compute: impl FnMut(u32, u32)) {
+    let slots = PENDING + 2;
+    let mut s = 0;
+    while s < slots - 1 {
+        if s < steps {
+            load(s, s);
+        }
+        commit_group();
+        s += 1;
+    }
+    let mut step = 0;
+    while step < steps {
+        // Step `step`'s group has landed (at most PENDING younger ones pending).
+        wait_group::<PENDING>();
+        crate::device::sync::sync_threads();
+        let next = step + slots - 1;
+        if next < steps {
+            load(next, next % slots);
+        }
+        commit_group();
+        compute(step, step % slots);
+        step += 1;
+    }
+    wait_group::<0>();
+}
+
 /// The CPU semantics of a zero-filling copy: `src_bytes` bytes copied, the rest of `bytes` zeroed.
 #[cfg(not(target_arch = "nvptx64"))]
 #[inline(always)]
