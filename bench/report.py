@@ -88,6 +88,8 @@ def main():
         "torch sgemm", peers.get("torch sgemm f32 4096^3"), 0.80)
     row("sgemm tf32 4096^3 TFLOP/s (mma.sync)", our("sgemm/tf32 4096^3", "tf32 mma.sync, A, B row-major"),
         "torch tf32", peers.get("torch sgemm tf32 4096^3"), None)
+    row("sgemm tf32 4096^3 TFLOP/s (wgmma, Hopper path)", our("gemm_sm90/tf32 4096x4096x4096 (wgmma)"),
+        "torch tf32", peers.get("torch sgemm tf32 4096^3"), None)
 
     device = ours_doc.get("device") or peers_doc.get("device") or cub_doc.get("device")
     print(f"\nbenchmarks on {device} (TB/s unless the subject says; ratio = ours / peer)")

@@ -47,7 +47,7 @@ use kernels::gemm::{BM, BN, THREADS};
 use layout_tensor::device::mma::bf16_to_f32;
 use layout_tensor::half::{bf16, f16};
 
-use crate::gemm_hopper::{HopperGemm, HopperOut};
+use crate::gemm_hopper::{HopperGemm, HopperIn, HopperOut};
 
 /// How a matrix is stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -589,7 +589,7 @@ impl Gemm {
             m: self.m,
             n: self.n,
             k: self.k,
-            f16: I::KERNEL_NAME == "f16",
+            input: if I::KERNEL_NAME == "f16" { HopperIn::F16 } else { HopperIn::Bf16 },
             a_col: self.a_major == Major::Col,
             b_row: self.b_major == Major::Row,
             out,
@@ -618,20 +618,7 @@ impl Gemm {
         b: &DeviceBuffer<I>,
         d: &DeviceBuffer<O>,
     ) -> Option<String> {
-        if let Some(why) = self.hopper::<I, O>().unsupported() {
-            return Some(why);
-        }
-        if [a.device_ptr(), b.device_ptr(), d.device_ptr()].iter().any(|p| p % 16 != 0) {
-            return Some("A, B and D must be 16-byte aligned (TMA)".to_string());
-        }
-        if gpu.is_cpu() {
-            return Some("the CPU backend has no wgmma".to_string());
-        }
-        let (major, minor) = gpu.properties().compute_capability;
-        if (major, minor) != (9, 0) {
-            return Some(format!("wgmma needs an sm_90 GPU (this one is sm_{major}{minor})"));
-        }
-        None
+        hopper_unsupported(&self.hopper::<I, O>(), gpu, [a.device_ptr(), b.device_ptr(), d.device_ptr()])
     }
 
     /// [`run_sm90`](Gemm::run_sm90) and [`run_sm90_on`](Gemm::run_sm90_on): on `stream`, or the
@@ -648,16 +635,7 @@ impl Gemm {
         d: &mut DeviceBuffer<O>,
     ) -> Result<(), GemmError> {
         self.validate(a, b, c, d)?;
-        if let Some(why) = self.sm90_unsupported(gpu, a, b, d) {
-            return Err(GemmError::Unsupported(why));
-        }
-        if self.m == 0 || self.n == 0 {
-            return Ok(());
-        }
-        // SAFETY: validated shapes and alignment, a supported problem; `launch` waits for the
-        // kernel before the tensor maps are freed.
-        unsafe { self.hopper::<I, O>().launch(gpu, sm90a, stream, a, b, c, &*d) }?;
-        Ok(())
+        run_hopper(&self.hopper::<I, O>(), gpu, stream, sm90a, a, b, c, d)
     }
 
     /// `D = alpha * A * B + beta * C` on the fastest path that takes the problem: the Hopper
@@ -741,6 +719,48 @@ pub enum GemmPath {
     Sm90,
     /// The portable `mma.sync` kernels.
     MmaSync,
+}
+
+/// Why the Hopper entry of `h` cannot run with buffers at `ptrs` (A, B, D) on `gpu`, if it cannot.
+pub(crate) fn hopper_unsupported(h: &HopperGemm, gpu: &Gpu, ptrs: [u64; 3]) -> Option<String> {
+    if let Some(why) = h.unsupported() {
+        return Some(why);
+    }
+    if ptrs.iter().any(|p| p % 16 != 0) {
+        return Some("A, B and D must be 16-byte aligned (TMA)".to_string());
+    }
+    if gpu.is_cpu() {
+        return Some("the CPU backend has no wgmma".to_string());
+    }
+    let (major, minor) = gpu.properties().compute_capability;
+    if (major, minor) != (9, 0) {
+        return Some(format!("wgmma needs an sm_90 GPU (this one is sm_{major}{minor})"));
+    }
+    None
+}
+
+/// Runs the Hopper entry of `h` on validated buffers, or says why it cannot.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn run_hopper<I: DeviceElem, O: DeviceElem>(
+    h: &HopperGemm,
+    gpu: &Gpu,
+    stream: Option<&Stream>,
+    sm90a: &Module,
+    a: &DeviceBuffer<I>,
+    b: &DeviceBuffer<I>,
+    c: Option<&DeviceBuffer<f32>>,
+    d: &DeviceBuffer<O>,
+) -> Result<(), GemmError> {
+    if let Some(why) = hopper_unsupported(h, gpu, [a.device_ptr(), b.device_ptr(), d.device_ptr()]) {
+        return Err(GemmError::Unsupported(why));
+    }
+    if h.m == 0 || h.n == 0 {
+        return Ok(());
+    }
+    // SAFETY: validated shapes and alignment, a supported problem; `launch` waits for the kernel
+    // before the tensor maps are freed.
+    unsafe { h.launch(gpu, sm90a, stream, a, b, c, d) }?;
+    Ok(())
 }
 
 fn on<'a>(gpu: &'a Gpu, stream: Option<&'a Stream>, kernel: &'a host::Kernel, cfg: LaunchConfig) -> Launch<'a> {

@@ -33,7 +33,8 @@
 use host::{DeviceBuffer, Gpu, KernelArg, LaunchConfig, Module};
 use kernels::sgemm::{BM, BN, TF32_SMEM_BYTES, THREADS};
 
-use crate::gemm::{Gemm, GemmError, Major};
+use crate::gemm::{run_hopper, Gemm, GemmError, Major};
+use crate::gemm_hopper::{HopperGemm, HopperIn, HopperOut};
 
 /// The arithmetic of an f32 GEMM.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -142,6 +143,54 @@ impl Gemm {
         d: &mut DeviceBuffer<f32>,
     ) -> Result<(), GemmError> {
         self.run_f32_math(F32Math::Tf32, gpu, module, a, b, c, d)
+    }
+
+    /// [`run_tf32`](Gemm::run_tf32) on the Hopper path (the persistent TMA + wgmma kernel of
+    /// [`KERNELS_SM90A_PTX`](crate::KERNELS_SM90A_PTX), `wgmma ... k8.f32.tf32.tf32`): A row-major and
+    /// B column-major (wgmma reads tf32 operands K-major only), K a multiple of 4 (16-byte TMA
+    /// rows). The tensor cores use the tf32 part of each f32 (the low 13 mantissa bits are
+    /// ignored, not rounded: a product's relative error is under `2^-9`) and sum in f32. Returns
+    /// once the kernel is done.
+    ///
+    /// # Errors
+    /// Those of [`run_f32`](Gemm::run_f32); [`GemmError::Unsupported`] naming the condition for
+    /// other storage orders, a K that TMA cannot read, unaligned buffers, the CPU backend or a GPU
+    /// other than sm_90 (use [`run_tf32`](Gemm::run_tf32) there).
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs::gemm::{Gemm, GemmError, Major};
+    /// let gpu = host::Gpu::cpu();
+    /// let module = gpu.load_module(cute_rs::KERNELS_SM90A_PTX)?;
+    /// let (a, b) = (gpu.alloc::<f32>(64)?, gpu.alloc::<f32>(64)?);
+    /// let mut d = gpu.alloc::<f32>(64)?;
+    /// // B row-major would have to be read N-major: not for tf32.
+    /// let e = Gemm::new(8, 8, 8).run_tf32_sm90(&gpu, &module, &a, &b, None, &mut d).unwrap_err();
+    /// assert!(e.to_string().contains("K-major only"), "{e}");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn run_tf32_sm90(
+        &self,
+        gpu: &Gpu,
+        sm90a: &Module,
+        a: &DeviceBuffer<f32>,
+        b: &DeviceBuffer<f32>,
+        c: Option<&DeviceBuffer<f32>>,
+        d: &mut DeviceBuffer<f32>,
+    ) -> Result<(), GemmError> {
+        self.validate(a, b, c, d)?;
+        let h = HopperGemm {
+            m: self.m,
+            n: self.n,
+            k: self.k,
+            input: HopperIn::Tf32,
+            a_col: self.a_major == Major::Col,
+            b_row: self.b_major == Major::Row,
+            out: HopperOut::F32,
+            alpha: self.alpha,
+            beta: self.beta,
+        };
+        run_hopper(&h, gpu, None, sm90a, a, b, c, d)
     }
 
     /// [`run_f32`](Gemm::run_f32) or [`run_tf32`](Gemm::run_tf32), as `math` says.

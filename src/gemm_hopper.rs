@@ -11,6 +11,25 @@
 use host::{DeviceBuffer, DeviceElem, Gpu, KernelArg, LaunchConfig, Module, Stream, TmaOobFill, TmaSwizzle};
 use kernels::gemm_sm90_sizes::{GEMM_SM90_BK, GEMM_SM90_EPILOGUE_BYTES, GEMM_SM90_P_128X256 as SHAPE};
 
+/// The element type of A and B on the Hopper path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum HopperIn {
+    Bf16,
+    F16,
+    /// f32 in memory, multiplied as tf32 (K-major operands and f32 D only).
+    Tf32,
+}
+
+impl HopperIn {
+    fn bytes(self) -> usize {
+        if self == HopperIn::Tf32 {
+            4
+        } else {
+            2
+        }
+    }
+}
+
 /// The element type of D on the Hopper path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum HopperOut {
@@ -25,8 +44,7 @@ pub(crate) struct HopperGemm {
     pub m: usize,
     pub n: usize,
     pub k: usize,
-    /// f16 inputs (else bf16).
-    pub f16: bool,
+    pub input: HopperIn,
     /// A column-major (M-major), else row-major (K-major).
     pub a_col: bool,
     /// B row-major (N-major), else column-major (K-major).
@@ -41,7 +59,11 @@ impl HopperGemm {
     pub fn kernel_name(&self) -> String {
         format!(
             "gemm_sm90_{}_a{}_b{}_o{}",
-            if self.f16 { "f16" } else { "bf16" },
+            match self.input {
+                HopperIn::Bf16 => "bf16",
+                HopperIn::F16 => "f16",
+                HopperIn::Tf32 => "tf32",
+            },
             if self.a_col { "c" } else { "r" },
             if self.b_row { "r" } else { "c" },
             match self.out {
@@ -54,17 +76,23 @@ impl HopperGemm {
 
     /// Why the entries cannot take this problem, if they cannot: TMA needs 16-byte rows, so the
     /// contiguous extent of each operand (K for a K-major one, M or N for an MN-major one, N for a
-    /// 16-bit D) is a multiple of 8 elements; the extents fit the tensor maps' 32-bit sizes.
+    /// 16-bit D) is a multiple of 8 elements (4 for tf32); tf32 operands are K-major (wgmma has
+    /// no transpose for them) and D f32; the extents fit the tensor maps' 32-bit sizes.
     pub fn unsupported(&self) -> Option<String> {
-        let rows = |what: &str, name: &str, x: usize| {
-            (x % 8 != 0).then(|| format!("{what}: {name} = {x} is not a multiple of 8 (TMA needs 16-byte rows)"))
+        let per_row = 16 / self.input.bytes();
+        let rows = |what: &str, name: &str, x: usize, per_row: usize| {
+            (x % per_row != 0)
+                .then(|| format!("{what}: {name} = {x} is not a multiple of {per_row} (TMA needs 16-byte rows)"))
         };
         if self.k == 0 {
             return Some("K = 0 (nothing to multiply: D = beta * C)".to_string());
         }
-        let a = if self.a_col { rows("A column-major", "M", self.m) } else { rows("A row-major", "K", self.k) };
-        let b = if self.b_row { rows("B row-major", "N", self.n) } else { rows("B column-major", "K", self.k) };
-        let d = if self.out == HopperOut::F32 { None } else { rows("16-bit D", "N", self.n) };
+        if self.input == HopperIn::Tf32 && (self.a_col || self.b_row || self.out != HopperOut::F32) {
+            return Some("tf32: wgmma reads tf32 operands K-major only (A row-major, B column-major), into an f32 D".to_string());
+        }
+        let a = if self.a_col { rows("A column-major", "M", self.m, per_row) } else { rows("A row-major", "K", self.k, per_row) };
+        let b = if self.b_row { rows("B row-major", "N", self.n, per_row) } else { rows("B column-major", "K", self.k, per_row) };
+        let d = if self.out == HopperOut::F32 { None } else { rows("16-bit D", "N", self.n, 8) };
         a.or(b).or(d).or_else(|| {
             [("M", self.m), ("N", self.n), ("K", self.k)]
                 .into_iter()
@@ -99,9 +127,11 @@ impl HopperGemm {
                 .map_err(|e| host::HostError::Invalid(e.to_string()))?;
             buf.tensor_map(gpu, global, &box_shape)
         };
-        // K-major: rows of K; MN-major: rows of M (N), one per k.
-        let a_map = if self.a_col { map(a, m, k, [64, 64])? } else { map(a, k, m, [GEMM_SM90_BK, SHAPE.bm])? };
-        let b_map = if self.b_row { map(b, n, k, [64, 64])? } else { map(b, k, n, [GEMM_SM90_BK, SHAPE.bn])? };
+        // K-major: rows of K (a 128-byte box row: 64 16-bit or 32 tf32 elements); MN-major: rows
+        // of M (N), one per k.
+        let bk = GEMM_SM90_BK * 2 / self.input.bytes() as u32;
+        let a_map = if self.a_col { map(a, m, k, [64, 64])? } else { map(a, k, m, [bk, SHAPE.bm])? };
+        let b_map = if self.b_row { map(b, n, k, [64, 64])? } else { map(b, k, n, [bk, SHAPE.bn])? };
         let d_map = if self.out == HopperOut::F32 { None } else { Some(map(d, n, m, [64, 64])?) };
         Ok(HopperMaps { a_map, b_map, d_map })
     }
@@ -192,14 +222,15 @@ mod tests {
     use super::*;
 
     fn problem(m: usize, n: usize, k: usize, a_col: bool, b_row: bool, out: HopperOut) -> HopperGemm {
-        HopperGemm { m, n, k, f16: false, a_col, b_row, out, alpha: 1.0, beta: 0.0 }
+        HopperGemm { m, n, k, input: HopperIn::Bf16, a_col, b_row, out, alpha: 1.0, beta: 0.0 }
     }
 
     #[test]
     fn names_follow_storage_and_types() {
         let p = problem(8, 8, 8, true, true, HopperOut::F16);
         assert_eq!(p.kernel_name(), "gemm_sm90_bf16_ac_br_of16");
-        assert_eq!(HopperGemm { f16: true, ..problem(8, 8, 8, false, false, HopperOut::F32) }.kernel_name(), "gemm_sm90_f16_ar_bc_of32");
+        assert_eq!(HopperGemm { input: HopperIn::F16, ..problem(8, 8, 8, false, false, HopperOut::F32) }.kernel_name(), "gemm_sm90_f16_ar_bc_of32");
+        assert_eq!(HopperGemm { input: HopperIn::Tf32, ..problem(8, 8, 8, false, false, HopperOut::F32) }.kernel_name(), "gemm_sm90_tf32_ar_bc_of32");
     }
 
     #[test]
@@ -216,5 +247,13 @@ mod tests {
         let e = problem(8, 12, 8, false, false, HopperOut::Bf16).unsupported().unwrap();
         assert!(e.starts_with("16-bit D: N = 12"), "{e}");
         assert!(problem(8, 8, 0, false, false, HopperOut::F32).unsupported().unwrap().starts_with("K = 0"));
+        // tf32: 16-byte rows are 4 elements; K-major operands and an f32 D only.
+        let tf32 = |m, n, k, a_col, b_row, out| HopperGemm { input: HopperIn::Tf32, ..problem(m, n, k, a_col, b_row, out) };
+        assert_eq!(tf32(8, 8, 12, false, false, HopperOut::F32).unsupported(), None);
+        let e = tf32(8, 8, 6, false, false, HopperOut::F32).unsupported().unwrap();
+        assert_eq!(e, "A row-major: K = 6 is not a multiple of 4 (TMA needs 16-byte rows)");
+        for (a_col, b_row, out) in [(true, false, HopperOut::F32), (false, true, HopperOut::F32), (false, false, HopperOut::Bf16)] {
+            assert!(tf32(8, 8, 8, a_col, b_row, out).unsupported().unwrap().starts_with("tf32: "));
+        }
     }
 }

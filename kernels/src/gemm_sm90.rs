@@ -16,7 +16,7 @@ use layout_tensor::device::cluster::{cluster_sync, mbarrier_arrive_cluster, tma_
 use layout_tensor::device::ids::{block_idx_x, block_idx_y, block_rank_in_cluster, grid_dim_x, thread_idx_x};
 use layout_tensor::device::mma::{
     f32_to_bf16, f32x2_to_bf16x2, f32x2_to_f16x2, for_each_unrolled_mut, stmatrix_x4, wgmma_k_major_sw128,
-    wgmma_m64n256k16_f32, wgmma_accumulator_layout, wgmma_commit_group, wgmma_descriptor, wgmma_fence,
+    wgmma_m64n256k16_f32, wgmma_m64n256k8_f32_tf32, wgmma_accumulator_layout, wgmma_commit_group, wgmma_descriptor, wgmma_fence,
     wgmma_fence_operands, wgmma_m64n128k16_f32_bf16, wgmma_m64n256k16_f32_bf16, wgmma_wait_group, warpgroup_reg_alloc,
     warpgroup_reg_dealloc, WgmmaSwizzle,
 };
@@ -323,6 +323,7 @@ unsafe fn gemm_tile_persistent<
     const CM: u32,
     const TMA_OUT: bool,
     const F16: bool,
+    const TF32: bool,
     const A_MN: bool,
     const B_MN: bool,
 >(
@@ -352,7 +353,10 @@ unsafe fn gemm_tile_persistent<
         let (tm, tn) = order.tile(tile);
         ((tm * CM + rank) * S.bm, tn * S.bn)
     };
-    let k_tiles = k.div_ceil(GEMM_SM90_BK);
+    // K per stage: a 128-byte row of 16-bit elements (64) or of tf32 ones (32).
+    const { assert!(!TF32 || !(A_MN || B_MN || F16), "wgmma reads tf32 operands K-major only") };
+    let bk = if TF32 { GEMM_SM90_BK / 2 } else { GEMM_SM90_BK };
+    let k_tiles = k.div_ceil(bk);
     if t == 0 {
         let mut s = 0;
         while s < S.stages {
@@ -388,7 +392,7 @@ unsafe fn gemm_tile_persistent<
                         bar(empty, s).wait_parity((it / S.stages - 1) & 1);
                     }
                     bar(full, s).arrive_expect_tx(S.stage_bytes());
-                    let kx = (kt * GEMM_SM90_BK) as i32;
+                    let kx = (kt * bk) as i32;
                     if A_MN {
                         // M-major A: boxes of 64 M x 64 K, one per m64 slice.
                         let mut i = 0;
@@ -456,7 +460,12 @@ unsafe fn gemm_tile_persistent<
                     } else {
                         wgmma_descriptor(b0 + 32 * kk, 16, 1024, WgmmaSwizzle::B128)
                     };
-                    wgmma_m64n256k16_f32::<F16, A_MN, B_MN>(&mut acc, da, db, kt > 0 || kk > 0);
+                    // The k16 (k8 for tf32) step is 32 bytes either way.
+                    if TF32 {
+                        wgmma_m64n256k8_f32_tf32(&mut acc, da, db, kt > 0 || kk > 0);
+                    } else {
+                        wgmma_m64n256k16_f32::<F16, A_MN, B_MN>(&mut acc, da, db, kt > 0 || kk > 0);
+                    }
                     kk += 1;
                 }
                 wgmma_commit_group();
@@ -599,7 +608,7 @@ unsafe fn store_tile_tma<O: Output>(
 macro_rules! gemm_sm90_persistent_kernels {
     ($(
         $(#[$attr:meta])*
-        $name:ident: $out:ty, $cm:literal, $tma:literal, $f16:literal, $a_mn:literal, $b_mn:literal;
+        $name:ident: $out:ty, $cm:literal, $tma:literal, $f16:literal, $tf32:literal, $a_mn:literal, $b_mn:literal;
     )*) => {$(
         kernel! {
             #![launch_bounds(384, 1)]
@@ -617,7 +626,7 @@ macro_rules! gemm_sm90_persistent_kernels {
                 beta: f32,
             ) {
                 let out = Epilogue::new(m, n, alpha, beta, c, d);
-                gemm_tile_persistent::<$out, $cm, $tma, $f16, $a_mn, $b_mn>(a_map, b_map, d_map, out, m, n, k);
+                gemm_tile_persistent::<$out, $cm, $tma, $f16, $tf32, $a_mn, $b_mn>(a_map, b_map, d_map, out, m, n, k);
             }
         }
     )*};
@@ -626,21 +635,21 @@ macro_rules! gemm_sm90_persistent_kernels {
 gemm_sm90_persistent_kernels! {
     /// [`gemm_sm90_bf16_tn_ws`] made persistent ([`GEMM_SM90_P_128X256`]): grid of at most one
     /// block per SM, each looping over tiles in [`TileOrder`]; f32 D (`d_map` unused).
-    gemm_sm90_bf16_tn_p: f32, 1, false, false, false, false;
+    gemm_sm90_bf16_tn_p: f32, 1, false, false, false, false, false;
     /// [`gemm_sm90_bf16_tn_p`] with bf16 D (`u16` bits), stored directly.
-    gemm_sm90_bf16_tn_p_obf16: u16, 1, false, false, false, false;
+    gemm_sm90_bf16_tn_p_obf16: u16, 1, false, false, false, false, false;
     /// [`gemm_sm90_bf16_tn_p`] in clusters of 2 blocks along M sharing B (each loads half of the
     /// 256-row B box, multicast to both: the B tensor map's box is 64 x 128): launch with cluster
     /// `(2, 1, 1)` and an even grid.
-    gemm_sm90_bf16_tn_pc2: f32, 2, false, false, false, false;
+    gemm_sm90_bf16_tn_pc2: f32, 2, false, false, false, false, false;
     /// [`gemm_sm90_bf16_tn_pc2`] with bf16 D (`u16` bits), stored directly.
-    gemm_sm90_bf16_tn_pc2_obf16: u16, 2, false, false, false, false;
+    gemm_sm90_bf16_tn_pc2_obf16: u16, 2, false, false, false, false, false;
     /// [`gemm_sm90_bf16_tn_p_obf16`] with the stmatrix + TMA-store epilogue: `d_map` is D's tensor
     /// map (bf16, boxes of 64 x 64, 128-byte swizzle; `N` a multiple of 8), and the launch has
     /// [`GEMM_SM90_EPILOGUE_BYTES`] more dynamic shared memory.
-    gemm_sm90_bf16_tn_p_obf16_tma: u16, 1, true, false, false, false;
+    gemm_sm90_bf16_tn_p_obf16_tma: u16, 1, true, false, false, false, false;
     /// [`gemm_sm90_bf16_tn_p_obf16_tma`] in clusters of 2 (see [`gemm_sm90_bf16_tn_pc2`]).
-    gemm_sm90_bf16_tn_pc2_obf16_tma: u16, 2, true, false, false, false;
+    gemm_sm90_bf16_tn_pc2_obf16_tma: u16, 2, true, false, false, false, false;
 }
 
 // The entries of the GEMM API's Hopper path (`cute_rs::gemm::Gemm::run_sm90`): the persistent
@@ -653,76 +662,79 @@ gemm_sm90_persistent_kernels! {
 gemm_sm90_persistent_kernels! {
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_bf16_ar_br_of32: f32, 1, false, false, false, true;
+    gemm_sm90_bf16_ar_br_of32: f32, 1, false, false, false, false, true;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_bf16_ar_br_obf16: u16, 1, true, false, false, true;
+    gemm_sm90_bf16_ar_br_obf16: u16, 1, true, false, false, false, true;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_bf16_ar_br_of16: f16, 1, true, false, false, true;
+    gemm_sm90_bf16_ar_br_of16: f16, 1, true, false, false, false, true;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_bf16_ar_bc_of32: f32, 1, false, false, false, false;
+    gemm_sm90_bf16_ar_bc_of32: f32, 1, false, false, false, false, false;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_bf16_ar_bc_obf16: u16, 1, true, false, false, false;
+    gemm_sm90_bf16_ar_bc_obf16: u16, 1, true, false, false, false, false;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_bf16_ar_bc_of16: f16, 1, true, false, false, false;
+    gemm_sm90_bf16_ar_bc_of16: f16, 1, true, false, false, false, false;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_bf16_ac_br_of32: f32, 1, false, false, true, true;
+    gemm_sm90_bf16_ac_br_of32: f32, 1, false, false, false, true, true;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_bf16_ac_br_obf16: u16, 1, true, false, true, true;
+    gemm_sm90_bf16_ac_br_obf16: u16, 1, true, false, false, true, true;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_bf16_ac_br_of16: f16, 1, true, false, true, true;
+    gemm_sm90_bf16_ac_br_of16: f16, 1, true, false, false, true, true;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_bf16_ac_bc_of32: f32, 1, false, false, true, false;
+    gemm_sm90_bf16_ac_bc_of32: f32, 1, false, false, false, true, false;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_bf16_ac_bc_obf16: u16, 1, true, false, true, false;
+    gemm_sm90_bf16_ac_bc_obf16: u16, 1, true, false, false, true, false;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_bf16_ac_bc_of16: f16, 1, true, false, true, false;
+    gemm_sm90_bf16_ac_bc_of16: f16, 1, true, false, false, true, false;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_f16_ar_br_of32: f32, 1, false, true, false, true;
+    gemm_sm90_f16_ar_br_of32: f32, 1, false, true, false, false, true;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_f16_ar_br_obf16: u16, 1, true, true, false, true;
+    gemm_sm90_f16_ar_br_obf16: u16, 1, true, true, false, false, true;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_f16_ar_br_of16: f16, 1, true, true, false, true;
+    gemm_sm90_f16_ar_br_of16: f16, 1, true, true, false, false, true;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_f16_ar_bc_of32: f32, 1, false, true, false, false;
+    gemm_sm90_f16_ar_bc_of32: f32, 1, false, true, false, false, false;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_f16_ar_bc_obf16: u16, 1, true, true, false, false;
+    gemm_sm90_f16_ar_bc_obf16: u16, 1, true, true, false, false, false;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_f16_ar_bc_of16: f16, 1, true, true, false, false;
+    gemm_sm90_f16_ar_bc_of16: f16, 1, true, true, false, false, false;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_f16_ac_br_of32: f32, 1, false, true, true, true;
+    gemm_sm90_f16_ac_br_of32: f32, 1, false, true, false, true, true;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_f16_ac_br_obf16: u16, 1, true, true, true, true;
+    gemm_sm90_f16_ac_br_obf16: u16, 1, true, true, false, true, true;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_f16_ac_br_of16: f16, 1, true, true, true, true;
+    gemm_sm90_f16_ac_br_of16: f16, 1, true, true, false, true, true;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_f16_ac_bc_of32: f32, 1, false, true, true, false;
+    gemm_sm90_f16_ac_bc_of32: f32, 1, false, true, false, true, false;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_f16_ac_bc_obf16: u16, 1, true, true, true, false;
+    gemm_sm90_f16_ac_bc_obf16: u16, 1, true, true, false, true, false;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_f16_ac_bc_of16: f16, 1, true, true, true, false;
+    gemm_sm90_f16_ac_bc_of16: f16, 1, true, true, false, true, false;
+    /// The tf32 entry of `Gemm::run_tf32_sm90`: f32 A row-major and B column-major (K-major:
+    /// boxes of 32 K x 128 / 256 rows), their tf32 part multiplied, f32 D.
+    gemm_sm90_tf32_ar_bc_of32: f32, 1, false, false, true, false, false;
 }
 
 /// How the epilogue writes D's elements: `f32`, or `u16` holding bf16 bits (rounded to nearest

@@ -13,7 +13,8 @@ use kernels::gemm_sm90_sizes::{
 use layout::Layout;
 use layout_tensor::device::mma::{bf16_to_f32, f16_to_f32};
 
-use crate::gemm_hopper::{HopperGemm, HopperOut};
+use crate::gemm::Gemm;
+use crate::gemm_hopper::{HopperGemm, HopperIn, HopperOut};
 
 use super::mma::{compare_product, random_half, reference, Half};
 use super::{fail, fresh_seed, random_f32, time_median, Bench, Check, Figure};
@@ -96,6 +97,7 @@ pub fn checks() -> Vec<Check> {
         Check { name: "gemm_sm90/api f16 -> f32, every storage order", run: |g, _| check_api(g, true, HopperOut::F32) },
         Check { name: "gemm_sm90/api f16 -> bf16, every storage order", run: |g, _| check_api(g, true, HopperOut::Bf16) },
         Check { name: "gemm_sm90/api f16 -> f16, every storage order", run: |g, _| check_api(g, true, HopperOut::F16) },
+        Check { name: "gemm_sm90/tf32 run_tf32_sm90 (A row-, B column-major)", run: check_tf32 },
     ];
     odd_n.into_iter().chain(api).chain(every_kernel! {
         "128x128x64" => 128, 128, 64, 1.0, 0.0;
@@ -138,6 +140,7 @@ pub fn benches() -> Vec<Bench> {
             });
         )*};
     }
+    benches.push(Bench { name: "gemm_sm90/tf32 4096x4096x4096 (wgmma)", run: |g, _| bench_tf32(g, 4096) });
     api! {
         "A row, B col": false, false;
         "A row, B row": false, true;
@@ -150,15 +153,40 @@ pub fn benches() -> Vec<Bench> {
 /// The API entry for bf16 in and out with the given storage orders, `size`^3.
 fn bench_api(gpu: &Gpu, a_col: bool, b_row: bool, size: usize) -> Result<Vec<Figure>, String> {
     let module = gpu.load_module(crate::KERNELS_SM90A_PTX).map_err(fail("loading the sm_90a module"))?;
-    let p = HopperGemm { m: size, n: size, k: size, f16: false, a_col, b_row, out: HopperOut::Bf16, alpha: 1.0, beta: 0.0 };
+    let p = HopperGemm { m: size, n: size, k: size, input: HopperIn::Bf16, a_col, b_row, out: HopperOut::Bf16, alpha: 1.0, beta: 0.0 };
     let seed = fresh_seed();
     let a = gpu.upload(&random_half(seed, size * size, Half::Bf16)).map_err(fail("upload"))?;
     let b = gpu.upload(&random_half(seed ^ 0xb, size * size, Half::Bf16)).map_err(fail("upload"))?;
     let d = gpu.alloc::<u16>(size * size).map_err(fail("alloc"))?;
-    let maps = p.maps(gpu, &a, &b, &d).map_err(fail("tensor maps"))?;
-    let ms = time_median(gpu, 3, 20, || unsafe { p.launch_with(gpu, &module, None, &maps, None, &d) })?;
+    bench_hopper(gpu, &module, &p, &a, &b, &d)
+}
+
+/// The tf32 entry (f32 A row-major, B column-major, f32 D), `size`^3.
+fn bench_tf32(gpu: &Gpu, size: usize) -> Result<Vec<Figure>, String> {
+    let module = gpu.load_module(crate::KERNELS_SM90A_PTX).map_err(fail("loading the sm_90a module"))?;
+    let n = size;
+    let p = HopperGemm { m: n, n, k: n, input: HopperIn::Tf32, a_col: false, b_row: false, out: HopperOut::F32, alpha: 1.0, beta: 0.0 };
+    let seed = fresh_seed();
+    let a = gpu.upload(&random_f32(seed, n * n)).map_err(fail("upload"))?;
+    let b = gpu.upload(&random_f32(seed ^ 0xb, n * n)).map_err(fail("upload"))?;
+    let d = gpu.alloc::<f32>(n * n).map_err(fail("alloc"))?;
+    bench_hopper(gpu, &module, &p, &a, &b, &d)
+}
+
+/// Times the Hopper entry of `p` (tensor maps made once).
+fn bench_hopper<I: DeviceElem, O: DeviceElem>(
+    gpu: &Gpu,
+    module: &Module,
+    p: &HopperGemm,
+    a: &DeviceBuffer<I>,
+    b: &DeviceBuffer<I>,
+    d: &DeviceBuffer<O>,
+) -> Result<Vec<Figure>, String> {
+    let size = p.m;
+    let maps = p.maps(gpu, a, b, d).map_err(fail("tensor maps"))?;
+    let ms = time_median(gpu, 3, 20, || unsafe { p.launch_with(gpu, module, None, &maps, None, d) })?;
     Ok(vec![Figure {
-        what: format!("{} {size}^3 (persistent, TMA-store epilogue)", p.kernel_name()),
+        what: format!("{} {size}^3 (persistent)", p.kernel_name()),
         value: 2.0 * (size as f64).powi(3) / (ms as f64 * 1e-3) / 1e12,
         unit: "TFLOP/s",
     }])
@@ -336,7 +364,8 @@ fn check_api(gpu: &Gpu, f16: bool, out: HopperOut) -> Result<(), String> {
     let to_f32 = |v: &[u16]| -> Vec<f32> { v.iter().map(|&x| if f16 { f16_to_f32(x) } else { bf16_to_f32(x) }).collect() };
     for (m, n, k, alpha, beta) in [(200, 136, 72, 1.0, 0.0), (264, 520, 136, 1.5, -0.5), (1000, 1000, 1000, 1.0, 0.0)] {
         for (a_col, b_row) in [(false, false), (false, true), (true, false), (true, true)] {
-            let p = HopperGemm { m, n, k, f16, a_col, b_row, out, alpha, beta };
+            let input = if f16 { HopperIn::F16 } else { HopperIn::Bf16 };
+            let p = HopperGemm { m, n, k, input, a_col, b_row, out, alpha, beta };
             let seed = fresh_seed();
             let (a, b, c) = (random_half(seed, m * k, kind), random_half(seed ^ 0xb, k * n, kind), random_f32(seed ^ 0xc, m * n));
             // The reference wants A as M x K and B as N x K, row-major.
@@ -374,6 +403,36 @@ fn check_api(gpu: &Gpu, f16: bool, out: HopperOut) -> Result<(), String> {
             }
             compare_product(&what, &got, &want, &scale, n)?;
         }
+    }
+    Ok(())
+}
+
+/// `Gemm::run_tf32_sm90` on f32 operands against the f64 reference of the f32 values: the tensor
+/// cores drop each input's low 13 mantissa bits, so a product is off by less than `2^-9` of
+/// itself and a sum by less than `2^-9` of the sum of its products' magnitudes.
+fn check_tf32(gpu: &Gpu, _: &Module) -> Result<(), String> {
+    use crate::gemm::Major;
+    let module = gpu.load_module(crate::KERNELS_SM90A_PTX).map_err(fail("loading the sm_90a module"))?;
+    for (m, n, k, alpha, beta) in [(200, 136, 72, 1.0, 0.0), (264, 520, 132, 1.5, -0.5), (1000, 1000, 1000, 1.0, 0.0), (4095, 4097, 1000, 1.0, 0.0)] {
+        let seed = fresh_seed();
+        let (a, b, c) = (random_f32(seed, m * k), random_f32(seed ^ 0xb, n * k), random_f32(seed ^ 0xc, m * n));
+        let (ga, gb, gc) = (
+            gpu.upload(&a).map_err(fail("upload"))?,
+            gpu.upload(&b).map_err(fail("upload"))?,
+            gpu.upload(&c).map_err(fail("upload"))?,
+        );
+        let mut d = gpu.alloc::<f32>(m * n).map_err(fail("alloc"))?;
+        gpu.memset(&mut d, 0xff).map_err(fail("poison"))?;
+        let g = Gemm::new(m, n, k).b_major(Major::Col).alpha(alpha).beta(beta);
+        g.run_tf32_sm90(gpu, &module, &ga, &gb, (beta != 0.0).then_some(&gc), &mut d).map_err(|e| e.to_string())?;
+        let got = gpu.download(&d).map_err(fail("download"))?;
+        let (mut want, mut scale) = reference(&a, &b, None, m, n, k);
+        for i in 0..m * n {
+            want[i] = alpha as f64 * want[i] + beta as f64 * c[i] as f64;
+            // compare_product allows 2^-16 of the scale: 2^-9 of the products' is 2^7 of it.
+            scale[i] = (alpha as f64).abs() * scale[i] * 2f64.powi(7) + (beta as f64 * c[i] as f64).abs();
+        }
+        compare_product(&format!("run_tf32_sm90 {m}x{n}x{k} alpha {alpha} beta {beta} (seed {seed})"), &got, &want, &scale, n)?;
     }
     Ok(())
 }
