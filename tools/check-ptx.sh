@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Checks every PTX module in target/ptx/ with NVIDIA's ptxas (no GPU needed):
 #   ptxas -arch=<arch> -v <module>
-# and fails if ptxas reports an error or if any function spills registers (nonzero "spill stores" or
-# "spill loads"). Prints ptxas's per-kernel report (registers, stack frame, spills).
+# and fails if ptxas reports an error, if any function spills registers (nonzero "spill stores" or
+# "spill loads"), if a GEMM kernel (gemm_*, sgemm_*) has a stack frame, or if ptxas warns about a
+# C75xx performance loss (wgmma serialized, warpgroup.wait injected, setmaxnreg ignored). Prints
+# ptxas's per-kernel report (registers, stack frame, spills).
 #
 # <arch> is the module's own `.target` (sm_90 for the default build), or CHECK_PTX_ARCH if set.
 # An architecture-specific module (`.target sm_90a`, e.g. kernels_sm90a.ptx with the wgmma kernels)
@@ -65,9 +67,21 @@ for ptx in "${modules[@]}"; do
             <<<"$report" >&2
         failed=1
     fi
+    frames="$(awk '/Function properties for (s?gemm)/ { fn = $NF }
+                   /bytes stack frame/ && fn != "" { if ($1 != 0) print "  " fn ": " $0; fn = "" }' <<<"$report")"
+    if [[ -n "$frames" ]]; then
+        echo "check-ptx: FAIL: GEMM kernels with a stack frame in $ptx:" >&2
+        echo "$frames" >&2
+        failed=1
+    fi
+    if grep -qE '\(C75[0-9][0-9]\)' <<<"$report"; then
+        echo "check-ptx: FAIL: ptxas performance warnings in $ptx:" >&2
+        grep -E '\(C75[0-9][0-9]\)' <<<"$report" >&2
+        failed=1
+    fi
 done
 
 if ((failed)); then
     exit 1
 fi
-echo "check-ptx: OK (${#modules[@]} module(s), no errors, no spills)"
+echo "check-ptx: OK (${#modules[@]} module(s), no errors, no spills, no GEMM stack frames, no C75xx warnings)"
