@@ -1,16 +1,28 @@
 //! The Hopper GEMM path (sm_90a, in `kernels_sm90a.ptx` only): TMA loads into 128-byte-swizzled
-//! shared tiles, `wgmma` m64n128k16 (bf16 in, f32 accumulate) from matrix descriptors, a ring of
-//! stages with one mbarrier each ([`GemmSm90Shape`]). First steps of the issue's ladder: one
-//! warpgroup per 128 x 128 tile (two m64 slices), or two warpgroups per 128 x 256 tile (one m64n256
-//! slice each); TMA prefetch of the next stages overlaps the tensor cores; no warp specialization,
-//! clusters or TMA-store epilogue yet.
+//! shared tiles, `wgmma` from matrix descriptors (bf16/f16 in k16 steps, tf32 in k8 steps, f32
+//! accumulators), rings of stages with mbarriers ([`GemmSm90Shape`]). The kernels are the steps of
+//! the issue's ladder, each kept as an entry so that its speed can be measured:
 //!
-//! Operands are K-major: `A` is M x K row-major and `B` is N x K row-major (the transpose of the
-//! K x N matrix multiplied), both read through tensor maps with boxes of 64 (K) x 128 rows and the
-//! 128-byte swizzle, which is exactly the canonical K-major SW128 layout wgmma reads
-//! (`wgmma_k_major_sw128`: 8 rows of 128 bytes per 1024-byte atom). Out-of-bounds rows and
-//! columns of a box are zero-filled by TMA, so partial tiles need no special mainloop; the
-//! epilogue predicates its stores.
+//! 1. one warpgroup per 128 x 128 tile (two m64 slices), all threads waiting on one full barrier
+//!    per stage ([`gemm_sm90_bf16_tn`]); two warpgroups per 128 x 256 tile (one m64n256 slice
+//!    each, [`gemm_sm90_bf16_tn_128x256`]);
+//! 2. warp specialization: a producer warpgroup (one thread issues the TMA loads) and two consumer
+//!    warpgroups with full/empty barriers per stage, registers moved with `setmaxnreg` under
+//!    launch bounds ([`gemm_sm90_bf16_tn_ws`]);
+//! 3. persistent blocks walking the tiles in [`TileOrder`], the producer running ahead across
+//!    tiles ([`gemm_sm90_bf16_tn_p`]); clusters of two blocks along M sharing B through TMA
+//!    multicast, each consumer warpgroup releasing a stage on both blocks
+//!    ([`gemm_sm90_bf16_tn_pc2`]);
+//! 4. the stmatrix + TMA-store epilogue for a 16-bit D (`_tma` entries), which the API's entries
+//!    (`gemm_sm90_{bf16,f16}_a{r,c}_b{r,c}_o{f32,bf16,f16}`, `gemm_sm90_tf32_ar_bc_of32`) use.
+//!
+//! A K-major operand (`A` row-major, `B` column-major: B's N x K transpose row-major) is read in
+//! boxes of one 128-byte row of K (64 16-bit or 32 tf32 elements) x the tile's rows, which with the
+//! 128-byte swizzle is exactly the canonical K-major SW128 layout wgmma reads
+//! (`wgmma_k_major_sw128`: 8 rows of 128 bytes per 1024-byte atom); an M- or N-major one in boxes
+//! of 64 M (N) x 64 K, the canonical MN-major layout, read with wgmma's transpose. Out-of-bounds
+//! rows and columns of a box are zero-filled by TMA, so partial tiles need no special main loop;
+//! direct-store epilogues predicate their stores, TMA stores clip at D's bounds.
 
 use layout_tensor::device::cluster::{cluster_sync, mbarrier_arrive_cluster, tma_load_2d_multicast};
 use layout_tensor::device::ids::{block_idx_x, block_idx_y, block_rank_in_cluster, grid_dim_x, thread_idx_x};
