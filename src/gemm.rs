@@ -726,7 +726,7 @@ pub(crate) fn hopper_unsupported(h: &HopperGemm, gpu: &Gpu, ptrs: [u64; 3]) -> O
     if let Some(why) = h.unsupported() {
         return Some(why);
     }
-    if ptrs.iter().any(|p| p % 16 != 0) {
+    if ptrs.iter().any(|p| !p.is_multiple_of(16)) {
         return Some("A, B and D must be 16-byte aligned (TMA)".to_string());
     }
     if gpu.is_cpu() {

@@ -81,7 +81,7 @@ impl HopperGemm {
     pub fn unsupported(&self) -> Option<String> {
         let per_row = 16 / self.input.bytes();
         let rows = |what: &str, name: &str, x: usize, per_row: usize| {
-            (x % per_row != 0)
+            (!x.is_multiple_of(per_row))
                 .then(|| format!("{what}: {name} = {x} is not a multiple of {per_row} (TMA needs 16-byte rows)"))
         };
         if self.k == 0 {

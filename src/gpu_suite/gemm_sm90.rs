@@ -67,19 +67,17 @@ const LABELS: [&str; 9] = [
 
 macro_rules! every_kernel {
     ($($name:literal => $m:expr, $n:expr, $k:expr, $alpha:expr, $beta:expr;)*) => {{
-        let mut checks = Vec::new();
-        $(
-            checks.push(Check { name: concat!("gemm_sm90/128x128 bf16 ", $name), run: |g, _| check(g, KERNELS[0], $m, $n, $k, $alpha, $beta) });
-            checks.push(Check { name: concat!("gemm_sm90/128x256 bf16 ", $name), run: |g, _| check(g, KERNELS[1], $m, $n, $k, $alpha, $beta) });
-            checks.push(Check { name: concat!("gemm_sm90/ws 128x256 bf16 ", $name), run: |g, _| check(g, KERNELS[2], $m, $n, $k, $alpha, $beta) });
-            checks.push(Check { name: concat!("gemm_sm90/persistent bf16 ", $name), run: |g, _| check(g, KERNELS[3], $m, $n, $k, $alpha, $beta) });
-            checks.push(Check { name: concat!("gemm_sm90/persistent bf16-out ", $name), run: |g, _| check(g, KERNELS[4], $m, $n, $k, $alpha, $beta) });
-            checks.push(Check { name: concat!("gemm_sm90/cluster2 bf16 ", $name), run: |g, _| check(g, KERNELS[5], $m, $n, $k, $alpha, $beta) });
-            checks.push(Check { name: concat!("gemm_sm90/cluster2 bf16-out ", $name), run: |g, _| check(g, KERNELS[6], $m, $n, $k, $alpha, $beta) });
-            checks.push(Check { name: concat!("gemm_sm90/persistent bf16-out tma-store ", $name), run: |g, _| check(g, KERNELS[7], $m, $n, $k, $alpha, $beta) });
-            checks.push(Check { name: concat!("gemm_sm90/cluster2 bf16-out tma-store ", $name), run: |g, _| check(g, KERNELS[8], $m, $n, $k, $alpha, $beta) });
-        )*
-        checks
+        vec![$(
+            Check { name: concat!("gemm_sm90/128x128 bf16 ", $name), run: |g, _| check(g, KERNELS[0], $m, $n, $k, $alpha, $beta) },
+            Check { name: concat!("gemm_sm90/128x256 bf16 ", $name), run: |g, _| check(g, KERNELS[1], $m, $n, $k, $alpha, $beta) },
+            Check { name: concat!("gemm_sm90/ws 128x256 bf16 ", $name), run: |g, _| check(g, KERNELS[2], $m, $n, $k, $alpha, $beta) },
+            Check { name: concat!("gemm_sm90/persistent bf16 ", $name), run: |g, _| check(g, KERNELS[3], $m, $n, $k, $alpha, $beta) },
+            Check { name: concat!("gemm_sm90/persistent bf16-out ", $name), run: |g, _| check(g, KERNELS[4], $m, $n, $k, $alpha, $beta) },
+            Check { name: concat!("gemm_sm90/cluster2 bf16 ", $name), run: |g, _| check(g, KERNELS[5], $m, $n, $k, $alpha, $beta) },
+            Check { name: concat!("gemm_sm90/cluster2 bf16-out ", $name), run: |g, _| check(g, KERNELS[6], $m, $n, $k, $alpha, $beta) },
+            Check { name: concat!("gemm_sm90/persistent bf16-out tma-store ", $name), run: |g, _| check(g, KERNELS[7], $m, $n, $k, $alpha, $beta) },
+            Check { name: concat!("gemm_sm90/cluster2 bf16-out tma-store ", $name), run: |g, _| check(g, KERNELS[8], $m, $n, $k, $alpha, $beta) },
+        )*]
     }};
 }
 
@@ -311,17 +309,38 @@ fn check(gpu: &Gpu, kernel: Kernel, m: usize, n: usize, k: usize, alpha: f32, be
         gpu.download(&d).map_err(fail("download"))?
     };
     let f = |v: &[u16]| v.iter().map(|&x| bf16_to_f32(x)).collect::<Vec<f32>>();
-    let (mut want, mut scale) = reference(&f(&a), &f(&b), None, m, n, k);
+    let what = format!("{} {m}x{n}x{k} alpha {alpha} beta {beta} (seed {seed})", kernel.name);
+    let out = if kernel.bf16_out { HopperOut::Bf16 } else { HopperOut::F32 };
+    check_d(&what, &got, (&f(&a), &f(&b), &c), (m, n, k), (alpha, beta), 1.0, out)
+}
+
+/// Compares `got` with `alpha * A * B^T + beta * C` computed in f64 (A M x K, B N x K, C M x N,
+/// row-major): within 2^-16 (times `product_slack`) of the sum of the products' magnitudes, plus
+/// the rounding of a 16-bit D (2^-8 of the value for bf16, 2^-11 for f16: twice the half ulp).
+#[allow(clippy::type_complexity)]
+fn check_d(
+    what: &str,
+    got: &[f32],
+    (a, b, c): (&[f32], &[f32], &[f32]),
+    (m, n, k): (usize, usize, usize),
+    (alpha, beta): (f32, f32),
+    product_slack: f64,
+    out: HopperOut,
+) -> Result<(), String> {
+    let rounding = match out {
+        HopperOut::F32 => 0.0,
+        HopperOut::Bf16 => 2f64.powi(-8),
+        HopperOut::F16 => 2f64.powi(-11),
+    };
+    let (mut want, mut scale) = reference(a, b, None, m, n, k);
     for i in 0..m * n {
         want[i] = alpha as f64 * want[i] + beta as f64 * c[i] as f64;
-        scale[i] = (alpha as f64).abs() * scale[i] + (beta as f64 * c[i] as f64).abs();
-        if kernel.bf16_out {
-            // Rounding to bf16 adds up to 2^-9 of the value: the tolerance (2^-16 of the scale)
-            // grows by 2^-8 of it.
-            scale[i] += want[i].abs() * 2f64.powi(8);
-        }
+        // compare_product allows 2^-16 of `scale`.
+        scale[i] = (alpha as f64).abs() * scale[i] * product_slack
+            + (beta as f64 * c[i] as f64).abs()
+            + want[i].abs() * rounding * 2f64.powi(16);
     }
-    compare_product(&format!("{} {m}x{n}x{k} alpha {alpha} beta {beta} (seed {seed})", kernel.name), &got, &want, &scale, n)
+    compare_product(what, got, &want, &scale, n)
 }
 
 fn bench(gpu: &Gpu, kernel: Kernel, m: usize, n: usize, k: usize) -> Result<Vec<Figure>, String> {
@@ -390,18 +409,7 @@ fn check_api(gpu: &Gpu, f16: bool, out: HopperOut) -> Result<(), String> {
                 let bits = gpu.download(&d).map_err(fail("download"))?;
                 bits.into_iter().map(|x| if out == HopperOut::F16 { f16_to_f32(x) } else { bf16_to_f32(x) }).collect()
             };
-            let (mut want, mut scale) = reference(&a_rows, &b_rows, None, m, n, k);
-            for i in 0..m * n {
-                want[i] = alpha as f64 * want[i] + beta as f64 * c[i] as f64;
-                scale[i] = (alpha as f64).abs() * scale[i] + (beta as f64 * c[i] as f64).abs();
-                // Rounding to a 16-bit D: 2^-9 (bf16) or 2^-12 (f16) of the value.
-                scale[i] += match out {
-                    HopperOut::F32 => 0.0,
-                    HopperOut::Bf16 => want[i].abs() * 2f64.powi(8),
-                    HopperOut::F16 => want[i].abs() * 2f64.powi(5),
-                };
-            }
-            compare_product(&what, &got, &want, &scale, n)?;
+            check_d(&what, &got, (&a_rows, &b_rows, &c), (m, n, k), (alpha, beta), 1.0, out)?;
         }
     }
     Ok(())
@@ -426,13 +434,9 @@ fn check_tf32(gpu: &Gpu, _: &Module) -> Result<(), String> {
         let g = Gemm::new(m, n, k).b_major(Major::Col).alpha(alpha).beta(beta);
         g.run_tf32_sm90(gpu, &module, &ga, &gb, (beta != 0.0).then_some(&gc), &mut d).map_err(|e| e.to_string())?;
         let got = gpu.download(&d).map_err(fail("download"))?;
-        let (mut want, mut scale) = reference(&a, &b, None, m, n, k);
-        for i in 0..m * n {
-            want[i] = alpha as f64 * want[i] + beta as f64 * c[i] as f64;
-            // compare_product allows 2^-16 of the scale: 2^-9 of the products' is 2^7 of it.
-            scale[i] = (alpha as f64).abs() * scale[i] * 2f64.powi(7) + (beta as f64 * c[i] as f64).abs();
-        }
-        compare_product(&format!("run_tf32_sm90 {m}x{n}x{k} alpha {alpha} beta {beta} (seed {seed})"), &got, &want, &scale, n)?;
+        let what = format!("run_tf32_sm90 {m}x{n}x{k} alpha {alpha} beta {beta} (seed {seed})");
+        // 2^-9 of the products' magnitudes is 2^7 times the base 2^-16.
+        check_d(&what, &got, (&a, &b, &c), (m, n, k), (alpha, beta), 2f64.powi(7), HopperOut::F32)?;
     }
     Ok(())
 }
