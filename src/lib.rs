@@ -8,7 +8,7 @@
 /// The PTX module holding every kernel of the `kernels/` crate.
 ///
 /// Built by this package's `build.rs`: the nightly toolchain compiles `kernels/` for
-/// `nvptx64-nvidia-cuda` (`-Zbuild-std=core`, linked by `tools/ptx-linker`), and the module is
+/// `nvptx64-nvidia-cuda` (`-Zbuild-std=core`, linked by `cute-rs-build`'s linker), and the module is
 /// copied to `target/ptx/kernels.ptx`, whose path the build script passes as `KERNELS_PTX`. Load it
 /// with the CUDA driver (e.g. cudarc's `load_module`) and launch kernels by their Rust names,
 /// e.g. `vector_copy`.

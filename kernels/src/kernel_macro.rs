@@ -36,7 +36,7 @@
 //! }
 //! ```
 //!
-//! emits, on `nvptx64`, a marker symbol `__cute_launch_bounds_<name>__384_1` that `tools/ptx-linker`
+//! emits, on `nvptx64`, a marker symbol `__cute_launch_bounds_<name>__384_1` that the PTX linker of `cute-rs-build`
 //! turns into the entry's `.maxntid 384, 1, 1` and `.minnctapersm 1` directives (and drops): ptxas
 //! then knows the register budget at entry, which `setmaxnreg` needs. On the host the bounds are
 //! ignored.
@@ -57,7 +57,7 @@ macro_rules! kernel {
         $crate::kernel! { $(#[$attr])* $vis fn $name( $($arg : $ty),* ) $body }
 
         // A marker whose *name* carries the bounds (`__cute_launch_bounds_<kernel>__<max>_<min>`),
-        // read from the IR by tools/ptx-linker and dropped there.
+        // read from the IR by the PTX linker of `cute-rs-build` and dropped there.
         #[cfg(target_arch = "nvptx64")]
         const _: () = {
             #[export_name = concat!(

@@ -1,7 +1,7 @@
 //! Device code of cute-rs: the GPU kernels, compiled to one PTX module.
 //!
 //! The root package's `build.rs` builds this crate with the nightly toolchain for
-//! `nvptx64-nvidia-cuda` (`-Zbuild-std=core`, linked by `tools/ptx-linker`) and embeds the PTX as
+//! `nvptx64-nvidia-cuda` (`-Zbuild-std=core`, linked by `cute-rs-build`'s linker) and embeds the PTX as
 //! `cute_rs::KERNELS_PTX`. Each kernel is written with [`kernel!`], which gives it the PTX kernel
 //! calling convention and an unmangled name on the GPU (the name the host launches it by).
 //!

@@ -1,0 +1,303 @@
+//! `cute-ptx-linker`: the linker rustc calls for the `nvptx64-nvidia-cuda` target.
+//!
+//! This file is a complete program (standard library only). [`Builder`](crate::Builder) compiles
+//! it once with the host's `rustc` and hands it to the nested device build as the target's linker;
+//! the library also includes it as a module, so that its text-processing parts are unit-tested.
+//!
+//! rustc's nvptx64 target expects `llvm-bitcode-linker` (a rustup component that is not
+//! distributed for every host) and calls it as
+//!
+//! ```text
+//! <linker> --export-symbol K1 --export-symbol K2 ... <crate>.rcgu.o lib*.rlib -L <dir> ...
+//!          --target nvptx64-nvidia-cuda --target-cpu sm_90 --target-feature=+ptx83 -o k.ptx -O3
+//! ```
+//!
+//! Every object and rlib holds LLVM bitcode. The program does the same job with the LLVM tools of
+//! the nightly toolchain's `llvm-tools` component:
+//! 1. `llvm-link` links every bitcode object (archive members included) into one module;
+//! 2. `opt` runs the whole-module pipeline, then internalizes everything but the kernels and drops
+//!    dead code;
+//! 3. `llc` emits PTX for the requested `--target-cpu` and `--target-feature`s;
+//! 4. launch bounds: each marker global `__cute_launch_bounds_<kernel>__<max>_<min>` (emitted by
+//!    `#[kernel(launch_bounds(max, min))]`, read from the linked IR, dropped by step 2) becomes
+//!    `.maxntid max, 1, 1` (and `.minnctapersm min` when `min > 0`) on that kernel's entry: rustc
+//!    has no attribute for them, and ptxas needs them to know a kernel's register budget.
+//!
+//! The kernels kept are the exported symbols plus every function with the `ptx_kernel` calling
+//! convention.
+//!
+//! Environment: `CUTE_LLVM_BIN` names the directory of `llvm-link`, `opt`, `llc` and `llvm-dis`
+//! (the builder sets it); `CUTE_PTX_KEEP_IR=1` also writes the optimized IR next to the output
+//! (`<output>.opt.ll`).
+#![allow(dead_code)]
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+/// The prefix of the launch-bound marker symbols.
+pub const LAUNCH_BOUNDS_PREFIX: &str = "__cute_launch_bounds_";
+
+/// What rustc asked the linker to do.
+#[derive(Debug, Default, PartialEq)]
+pub struct Invocation {
+    pub inputs: Vec<String>,
+    pub exports: Vec<String>,
+    pub dirs: Vec<String>,
+    pub out: Option<String>,
+    pub cpu: Option<String>,
+    pub features: Vec<String>,
+    pub opt_level: String,
+    pub triple: String,
+    /// Options this linker does not know (reported as warnings, then ignored).
+    pub unknown: Vec<String>,
+}
+
+/// Parses rustc's linker command line (without the program name).
+pub fn parse_args(args: &[String]) -> Invocation {
+    let mut inv = Invocation { opt_level: "3".into(), triple: "nvptx64-nvidia-cuda".into(), ..Default::default() };
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        // `--flag value` and `--flag=value` both appear.
+        let mut take = |flag: &str| -> Option<String> {
+            if arg == flag {
+                it.next().cloned()
+            } else {
+                arg.strip_prefix(flag).and_then(|rest| rest.strip_prefix('=')).map(str::to_owned)
+            }
+        };
+        if let Some(v) = take("--export-symbol") {
+            inv.exports.push(v);
+        } else if let Some(v) = take("--target-cpu") {
+            inv.cpu = Some(v);
+        } else if let Some(v) = take("--target-feature") {
+            inv.features.push(v);
+        } else if let Some(v) = take("--target") {
+            inv.triple = v;
+        } else if arg == "-L" {
+            inv.dirs.extend(it.next().cloned());
+        } else if let Some(dir) = arg.strip_prefix("-L") {
+            inv.dirs.push(dir.to_owned());
+        } else if arg == "-o" {
+            inv.out = it.next().cloned();
+        } else if let Some(level) = arg.strip_prefix("-O") {
+            inv.opt_level = level.to_owned();
+        } else if arg == "--debug" {
+        } else if arg.starts_with('-') {
+            inv.unknown.push(arg.clone());
+        } else {
+            inv.inputs.push(arg.clone());
+        }
+    }
+    inv
+}
+
+/// The names of the functions defined with the `ptx_kernel` calling convention in textual IR.
+pub fn ptx_kernels_in_ir(ir: &str) -> Vec<String> {
+    ir.lines()
+        .filter(|l| l.starts_with("define ") && l.contains("ptx_kernel "))
+        .filter_map(|l| ir_symbol_after(l, '@'))
+        .collect()
+}
+
+/// The symbol following the first `sigil` on `line`, quoted (`@"a b"`) or not (`@name(`).
+fn ir_symbol_after(line: &str, sigil: char) -> Option<String> {
+    let rest = &line[line.find(sigil)? + 1..];
+    if let Some(quoted) = rest.strip_prefix('"') {
+        return quoted.split('"').next().map(str::to_owned);
+    }
+    let end = rest.find(|c: char| c == '(' || c == ' ' || c == ',').unwrap_or(rest.len());
+    Some(rest[..end].to_owned())
+}
+
+/// Launch bounds `(max threads, min blocks per SM)` by kernel, from the marker globals of textual IR.
+pub fn launch_bounds_in_ir(ir: &str) -> BTreeMap<String, (u32, u32)> {
+    let mut bounds = BTreeMap::new();
+    for line in ir.lines().filter(|l| l.starts_with('@')) {
+        let Some(symbol) = ir_symbol_after(line, '@') else { continue };
+        if let Some((kernel, b)) = parse_launch_bounds_marker(&symbol) {
+            bounds.insert(kernel, b);
+        }
+    }
+    bounds
+}
+
+/// `__cute_launch_bounds_<kernel>__<max>_<min>` (or `..._<max>_` without a minimum) as
+/// `(kernel, (max, min))`.
+pub fn parse_launch_bounds_marker(symbol: &str) -> Option<(String, (u32, u32))> {
+    let rest = symbol.strip_prefix(LAUNCH_BOUNDS_PREFIX)?;
+    let (kernel, numbers) = rest.rsplit_once("__")?;
+    let (max, min) = numbers.split_once('_')?;
+    let max = max.parse().ok()?;
+    let min = if min.is_empty() { 0 } else { min.parse().ok()? };
+    Some((kernel.to_owned(), (max, min)))
+}
+
+/// Adds `.maxntid` (and `.minnctapersm`) to the entries of `ptx` named in `bounds`, after each
+/// entry's parameter list, and drops any line mentioning a marker.
+///
+/// # Errors
+/// The kernels of `bounds` that `ptx` has no entry for.
+pub fn apply_launch_bounds(ptx: &str, bounds: &BTreeMap<String, (u32, u32)>) -> Result<String, Vec<String>> {
+    let mut out = String::with_capacity(ptx.len() + 64 * bounds.len());
+    let mut pending: Option<&str> = None;
+    let mut applied = BTreeSet::new();
+    for line in ptx.lines() {
+        if line.contains(LAUNCH_BOUNDS_PREFIX) {
+            continue;
+        }
+        out.push_str(line);
+        out.push('\n');
+        if let Some(rest) = line.strip_prefix(".visible .entry ").or_else(|| line.strip_prefix(".entry ")) {
+            let name = rest.split('(').next().unwrap_or("").trim();
+            pending = bounds.get_key_value(name).map(|(k, _)| k.as_str());
+        } else if let Some(name) = pending.filter(|_| line.starts_with(')')) {
+            let (max, min) = bounds[name];
+            out.push_str(&format!(".maxntid {max}, 1, 1\n"));
+            if min > 0 {
+                out.push_str(&format!(".minnctapersm {min}\n"));
+            }
+            applied.insert(name);
+            pending = None;
+        }
+    }
+    let missing: Vec<_> = bounds.keys().filter(|k| !applied.contains(k.as_str())).cloned().collect();
+    if missing.is_empty() {
+        Ok(out)
+    } else {
+        Err(missing)
+    }
+}
+
+fn run(cmd: &mut Command) -> Result<Vec<u8>, String> {
+    let shown = format!("{cmd:?}");
+    let out = cmd.output().map_err(|e| format!("cannot run {shown}: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "{shown} failed ({}):\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim_end()
+        ));
+    }
+    Ok(out.stdout)
+}
+
+fn llvm_dis(bin: &Path, bitcode: &Path) -> Result<String, String> {
+    let ir = run(Command::new(bin.join("llvm-dis")).arg(bitcode).args(["-o", "-"]))?;
+    String::from_utf8(ir).map_err(|e| format!("llvm-dis printed invalid UTF-8: {e}"))
+}
+
+fn llvm_bin() -> Result<PathBuf, String> {
+    if let Some(dir) = std::env::var_os("CUTE_LLVM_BIN").filter(|d| !d.is_empty()) {
+        return Ok(PathBuf::from(dir));
+    }
+    let text = |args: &[&str]| -> Result<String, String> {
+        Ok(String::from_utf8_lossy(&run(Command::new("rustc").args(args))?).trim().to_owned())
+    };
+    let sysroot = text(&["--print", "sysroot"])?;
+    let verbose = text(&["-vV"])?;
+    let host = verbose.lines().find_map(|l| l.strip_prefix("host: ")).ok_or("`rustc -vV` printed no host")?;
+    Ok(Path::new(&sysroot).join("lib/rustlib").join(host).join("bin"))
+}
+
+/// Links, optimizes and compiles rustc's bitcode to PTX.
+fn link(inv: &Invocation) -> Result<(), String> {
+    for flag in &inv.unknown {
+        eprintln!("cute-ptx-linker: warning: ignoring unknown option '{flag}'");
+    }
+    let out = inv.out.as_deref().ok_or("no output file (-o) given")?;
+    if inv.inputs.is_empty() {
+        return Err("no input files given".into());
+    }
+    if inv.triple != "nvptx64-nvidia-cuda" {
+        return Err(format!("unsupported target '{}' (only nvptx64-nvidia-cuda)", inv.triple));
+    }
+    // rustc gives some inputs relative to an -L directory.
+    let inputs = inv
+        .inputs
+        .iter()
+        .map(|f| {
+            std::iter::once(PathBuf::from(f))
+                .chain(inv.dirs.iter().map(|d| Path::new(d).join(f)))
+                .find(|p| p.exists())
+                .ok_or_else(|| format!("input '{f}' not found"))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let bin = llvm_bin()?;
+    for tool in ["llvm-link", "opt", "llc", "llvm-dis"] {
+        if !bin.join(tool).is_file() {
+            return Err(format!(
+                "'{}' not found: install it with 'rustup component add llvm-tools --toolchain nightly'",
+                bin.join(tool).display()
+            ));
+        }
+    }
+    let (pipeline, llc_opt) = match inv.opt_level.as_str() {
+        l @ ("0" | "1" | "2" | "3") => (format!("default<O{l}>"), format!("-O{l}")),
+        l @ ("s" | "z") => (format!("default<O{l}>"), "-O2".to_owned()),
+        l => return Err(format!("unsupported optimization level -O{l}")),
+    };
+
+    let work = std::env::temp_dir().join(format!("cute-ptx-linker.{}", std::process::id()));
+    std::fs::create_dir_all(&work).map_err(|e| format!("cannot create {}: {e}", work.display()))?;
+    let result = (|| {
+        let linked = work.join("linked.bc");
+        run(Command::new(bin.join("llvm-link")).arg("--ignore-non-bitcode").args(&inputs).arg("-o").arg(&linked))?;
+        let ir = llvm_dis(&bin, &linked)?;
+
+        // Launch-bound markers are exported too, but only read from the IR: never kept.
+        let kernels: BTreeSet<String> = inv
+            .exports
+            .iter()
+            .filter(|s| !s.starts_with(LAUNCH_BOUNDS_PREFIX))
+            .cloned()
+            .chain(ptx_kernels_in_ir(&ir))
+            .collect();
+        if kernels.is_empty() {
+            return Err("no kernels found (no exported symbol, no ptx_kernel function)".to_owned());
+        }
+        let kernel_list = work.join("kernels.txt");
+        let list: String = kernels.iter().map(|k| format!("{k}\n")).collect();
+        std::fs::write(&kernel_list, list).map_err(|e| format!("cannot write {}: {e}", kernel_list.display()))?;
+
+        let optimized = work.join("opt.bc");
+        run(Command::new(bin.join("opt"))
+            .arg(&linked)
+            .arg("-o")
+            .arg(&optimized)
+            .arg(format!("--internalize-public-api-file={}", kernel_list.display()))
+            .arg(format!("--passes={pipeline},internalize,globaldce")))?;
+        if std::env::var("CUTE_PTX_KEEP_IR").as_deref() == Ok("1") {
+            run(Command::new(bin.join("llvm-dis")).arg(&optimized).arg("-o").arg(format!("{out}.opt.ll")))?;
+        }
+
+        let mut llc = Command::new(bin.join("llc"));
+        llc.args(["-mtriple=nvptx64-nvidia-cuda", &llc_opt]);
+        if let Some(cpu) = &inv.cpu {
+            llc.arg(format!("-mcpu={cpu}"));
+        }
+        if !inv.features.is_empty() {
+            llc.arg(format!("-mattr={}", inv.features.join(",")));
+        }
+        let ptx_file = work.join("out.ptx");
+        run(llc.arg(&optimized).arg("-o").arg(&ptx_file))?;
+        let ptx = std::fs::read_to_string(&ptx_file).map_err(|e| format!("cannot read llc's PTX: {e}"))?;
+        let ptx = apply_launch_bounds(&ptx, &launch_bounds_in_ir(&ir))
+            .map_err(|missing| format!("launch bounds for unknown kernel(s): {}", missing.join(", ")))?;
+        std::fs::write(out, ptx).map_err(|e| format!("cannot write {out}: {e}"))
+    })();
+    let _ = std::fs::remove_dir_all(&work);
+    result
+}
+
+/// The program's entry point (not called when this file is a module of the library).
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match link(&parse_args(&args)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("cute-ptx-linker: error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
