@@ -38,7 +38,7 @@ fn main() -> Result<(), Error> {
         }
     };
     let modules = [
-        (Builder::new("kernels").arch(&arch), "KERNELS_PTX", "CUTE_KERNELS_PTX"),
+        (Builder::new("kernels").arch(&arch).module("kernels"), "KERNELS_PTX", "CUTE_KERNELS_PTX"),
         (
             Builder::new("kernels").arch("sm_90a").features(&["sm90a"]).module("kernels_sm90a"),
             "KERNELS_SM90A_PTX",

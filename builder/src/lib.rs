@@ -487,7 +487,8 @@ pub struct Running {
 impl Running {
     /// Waits for the build, writes the module's files, runs `ptxas`, and prints the cargo
     /// directives: `cargo:rustc-env=CUTE_PTX_<module>=<ptx>`, `CUTE_CUBIN_<module>=<cubin>` (an
-    /// empty file when there is no cubin, so that `include_bytes!` always finds one), the
+    /// empty file when there is no cubin, so that `include_bytes!` always finds one),
+    /// `CUTE_ARCH_<module>=<arch>`, the
     /// [`export_as`](Builder::export_as) names, and `rerun-if-changed` for the device sources.
     ///
     /// # Errors
@@ -554,6 +555,7 @@ impl Running {
         };
         println!("cargo:rustc-env=CUTE_PTX_{}={}", self.module, ptx_path.display());
         println!("cargo:rustc-env=CUTE_CUBIN_{}={}", self.module, cubin_path.display());
+        println!("cargo:rustc-env=CUTE_ARCH_{}={}", self.module, self.arch);
         for name in &self.export_as {
             println!("cargo:rustc-env={name}={}", ptx_path.display());
         }

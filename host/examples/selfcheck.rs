@@ -5,7 +5,7 @@
 //!
 //! `cargo run --release -p host --example selfcheck`; without a GPU it says it skipped.
 
-use host::{
+use cute_rs_host::{
     DeviceBuffer, Gpu, HostError, HostTensor, LaunchConfig, Module, TmaOobFill, TmaSwizzle, Tolerance,
 };
 use layout::Layout;
@@ -145,7 +145,7 @@ fn e<E: std::fmt::Display>(what: &'static str) -> impl Fn(E) -> String {
     move |err| format!("{what}: {err}")
 }
 
-fn expect_invalid<T: std::fmt::Debug>(r: host::Result<T>, needle: &str) -> Check {
+fn expect_invalid<T: std::fmt::Debug>(r: cute_rs_host::Result<T>, needle: &str) -> Check {
     match r {
         Err(HostError::Invalid(m)) if m.contains(needle) => {
             println!("        (Invalid: {m})");
@@ -270,7 +270,7 @@ fn clusters(gpu: &Gpu, m: &Module) -> Check {
 }
 
 /// Loads one box at (c0, c1) through `map` and returns the shared-memory image as f32.
-fn tma_box(gpu: &Gpu, m: &Module, map: &host::TensorMap, c: (i32, i32), nbytes: u32) -> Result<Vec<f32>, String> {
+fn tma_box(gpu: &Gpu, m: &Module, map: &cute_rs_host::TensorMap, c: (i32, i32), nbytes: u32) -> Result<Vec<f32>, String> {
     let k = m.kernel("tma_load_2d").map_err(e("kernel"))?;
     let desc = gpu.upload_tensor_map(map).map_err(e("upload map"))?;
     let mut out: DeviceBuffer<f32> = gpu.alloc((nbytes / 4) as usize).map_err(e("alloc"))?;

@@ -18,11 +18,11 @@ use crate::DeviceElem;
 ///
 /// # Example
 /// ```no_run
-/// let gpu = host::Gpu::new(0)?;
+/// let gpu = cute_rs_host::Gpu::new(0)?;
 /// let buf = gpu.upload(&[1.0f32, 2.0, 3.0])?;
 /// assert_eq!(buf.len(), 3);
 /// assert_eq!(gpu.download(&buf)?, vec![1.0, 2.0, 3.0]);
-/// # Ok::<(), host::HostError>(())
+/// # Ok::<(), cute_rs_host::HostError>(())
 /// ```
 pub struct DeviceBuffer<T: DeviceElem> {
     pub(crate) ptr: sys::CUdeviceptr,
@@ -36,9 +36,9 @@ impl<T: DeviceElem> DeviceBuffer<T> {
     ///
     /// # Example
     /// ```no_run
-    /// let gpu = host::Gpu::new(0)?;
+    /// let gpu = cute_rs_host::Gpu::new(0)?;
     /// assert_eq!(gpu.alloc::<u32>(1000)?.len(), 1000);
-    /// # Ok::<(), host::HostError>(())
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn len(&self) -> usize {
         self.len
@@ -48,9 +48,9 @@ impl<T: DeviceElem> DeviceBuffer<T> {
     ///
     /// # Example
     /// ```no_run
-    /// let gpu = host::Gpu::new(0)?;
+    /// let gpu = cute_rs_host::Gpu::new(0)?;
     /// assert!(gpu.alloc::<u32>(0)?.is_empty());
-    /// # Ok::<(), host::HostError>(())
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn is_empty(&self) -> bool {
         self.len == 0
@@ -60,9 +60,9 @@ impl<T: DeviceElem> DeviceBuffer<T> {
     ///
     /// # Example
     /// ```no_run
-    /// let gpu = host::Gpu::new(0)?;
+    /// let gpu = cute_rs_host::Gpu::new(0)?;
     /// assert_eq!(gpu.alloc::<f64>(10)?.size_bytes(), 80);
-    /// # Ok::<(), host::HostError>(())
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn size_bytes(&self) -> usize {
         self.len * std::mem::size_of::<T>()
@@ -75,12 +75,12 @@ impl<T: DeviceElem> DeviceBuffer<T> {
     ///
     /// # Example
     /// ```no_run
-    /// let gpu = host::Gpu::new(0)?;
+    /// let gpu = cute_rs_host::Gpu::new(0)?;
     /// let buf = gpu.alloc::<f32>(256)?;
     /// assert_eq!(buf.device_ptr() % 256, 0);
     /// let second_half: u64 = buf.device_ptr() + 128 * 4;
     /// # let _ = second_half;
-    /// # Ok::<(), host::HostError>(())
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn device_ptr(&self) -> u64 {
         self.ptr

@@ -1,7 +1,7 @@
 //! The CPU backend of the host runtime: a [`Gpu`](crate::Gpu) made by [`Gpu::cpu`](crate::Gpu::cpu)
 //! keeps its "device" memory in host allocations and runs kernels with
 //! [`layout_tensor::device::cpu::launch`], the kernels being the device crate compiled for the host
-//! (registered by its `kernel!` macro). Everything else (modules, launch validation, copies,
+//! (registered by its `#[kernel]` attribute). Everything else (modules, launch validation, copies,
 //! timing) goes through the same API as on a GPU.
 
 use std::alloc::Layout as AllocLayout;
@@ -71,17 +71,23 @@ pub(crate) fn attributes() -> KernelAttributes {
     }
 }
 
-/// The registered host build of kernel `name` of a module whose PTX lists `entries`.
-pub(crate) fn kernel(name: &str, entries: &[String]) -> Result<&'static CpuKernel> {
+/// The registered host build of kernel `name` of a module whose PTX lists `entries`, built from
+/// `device_crate` when known.
+pub(crate) fn kernel(name: &str, entries: &[String], device_crate: Option<&str>) -> Result<&'static CpuKernel> {
     if !entries.iter().any(|e| e == name) {
         invalid!("kernel `{name}` is not in the module; the module's kernels: {}", entries.join(", "));
     }
     match cpu::find_kernel(name) {
         Some(k) => Ok(k),
-        None => invalid!(
-            "kernel `{name}` is in the module's PTX but was not compiled for the host, so the CPU backend cannot run it \
-             (kernels using GPU-only instructions such as wgmma are built for sm_90a only)"
-        ),
+        None => {
+            let krate = device_crate.unwrap_or("my_kernels");
+            invalid!(
+                "kernel `{name}` is in the module's PTX but no crate linked into this program registered it for the CPU \
+                 backend. Its device crate must be linked into the host program: load the module with \
+                 `cute_rs_host::module!({krate})`, or add `use {krate} as _;` (and depend on the device crate in the \
+                 host's Cargo.toml). Kernels that use GPU-only instructions such as wgmma are not registered at all."
+            )
+        }
     }
 }
 

@@ -7,7 +7,7 @@ use std::fmt;
 ///
 /// # Example
 /// ```
-/// use host::{DeviceElem, TmaDataType};
+/// use cute_rs_host::{DeviceElem, TmaDataType};
 /// assert_eq!(f32::TMA_DATA_TYPE, TmaDataType::F32);
 /// assert!(TmaDataType::F32.is_float());
 /// assert_eq!(TmaDataType::U16.size_bytes(), 2);
@@ -41,7 +41,7 @@ impl TmaDataType {
     ///
     /// # Example
     /// ```
-    /// assert_eq!(host::TmaDataType::BF16.size_bytes(), 2);
+    /// assert_eq!(cute_rs_host::TmaDataType::BF16.size_bytes(), 2);
     /// ```
     pub const fn size_bytes(self) -> usize {
         match self {
@@ -56,8 +56,8 @@ impl TmaDataType {
     ///
     /// # Example
     /// ```
-    /// assert!(host::TmaDataType::F16.is_float());
-    /// assert!(!host::TmaDataType::I32.is_float());
+    /// assert!(cute_rs_host::TmaDataType::F16.is_float());
+    /// assert!(!cute_rs_host::TmaDataType::I32.is_float());
     /// ```
     pub const fn is_float(self) -> bool {
         matches!(self, TmaDataType::F16 | TmaDataType::F32 | TmaDataType::F64 | TmaDataType::BF16)
@@ -71,13 +71,13 @@ impl TmaDataType {
 ///
 /// # Example
 /// ```
-/// use host::DeviceElem;
+/// use cute_rs_host::DeviceElem;
 /// assert_eq!(<u8 as DeviceElem>::NAME, "u8");
 /// // Signed 8- and 16-bit integers are copied by TMA as unsigned (the bits are the same).
-/// assert_eq!(i16::TMA_DATA_TYPE, host::TmaDataType::U16);
+/// assert_eq!(i16::TMA_DATA_TYPE, cute_rs_host::TmaDataType::U16);
 /// // The `half` crate's 16-bit floats (`layout_tensor::half`):
 /// assert_eq!(<layout_tensor::half::bf16 as DeviceElem>::NAME, "bf16");
-/// assert_eq!(layout_tensor::half::f16::TMA_DATA_TYPE, host::TmaDataType::F16);
+/// assert_eq!(layout_tensor::half::f16::TMA_DATA_TYPE, cute_rs_host::TmaDataType::F16);
 /// ```
 pub trait DeviceElem: Copy + Default + Send + Sync + 'static {
     /// The element type a TMA descriptor of this type uses.
@@ -113,7 +113,7 @@ impl DeviceElem for layout_tensor::half::f16 {
 ///
 /// # Example
 /// ```
-/// use host::Numeric;
+/// use cute_rs_host::Numeric;
 /// assert_eq!(<u8 as Numeric>::from_f64(300.0), 255); // saturating
 /// assert_eq!(<i32 as Numeric>::from_f64(-2.7), -2); // towards zero
 /// assert_eq!(2.5f32.to_f64(), 2.5);

@@ -8,7 +8,7 @@ use cudarc::driver::result::DriverError;
 ///
 /// # Example
 /// ```
-/// use host::HostError;
+/// use cute_rs_host::HostError;
 /// let e = HostError::Cuda {
 ///     call: "cuLaunchKernel".into(),
 ///     kernel: Some("vector_copy".into()),
@@ -69,8 +69,8 @@ impl std::error::Error for HostError {}
 ///
 /// # Example
 /// ```
-/// fn check(n: usize) -> host::Result<usize> {
-///     if n == 0 { Err(host::HostError::Invalid("n must be positive".into())) } else { Ok(n) }
+/// fn check(n: usize) -> cute_rs_host::Result<usize> {
+///     if n == 0 { Err(cute_rs_host::HostError::Invalid("n must be positive".into())) } else { Ok(n) }
 /// }
 /// assert!(check(0).is_err());
 /// ```

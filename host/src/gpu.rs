@@ -14,11 +14,11 @@ use crate::{DeviceBuffer, DeviceElem, HostError, Kernel, Launch, LaunchConfig, M
 ///
 /// # Example
 /// ```no_run
-/// let gpu = host::Gpu::new(0)?;
+/// let gpu = cute_rs_host::Gpu::new(0)?;
 /// let p = gpu.properties();
 /// println!("{} (sm_{}{}), {} SMs, {} GiB", p.name, p.compute_capability.0, p.compute_capability.1,
 ///     p.multiprocessors, p.global_memory_bytes >> 30);
-/// # Ok::<(), host::HostError>(())
+/// # Ok::<(), cute_rs_host::HostError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DeviceProperties {
@@ -60,7 +60,7 @@ impl DeviceProperties {
     ///
     /// # Example
     /// ```
-    /// let p = host::DeviceProperties::sm90_example();
+    /// let p = cute_rs_host::DeviceProperties::sm90_example();
     /// assert_eq!(p.compute_capability, (9, 0));
     /// assert_eq!(p.max_shared_memory_per_block_optin, 227 * 1024);
     /// ```
@@ -192,14 +192,14 @@ impl Drop for StreamInner {
 ///
 /// # Example
 /// ```no_run
-/// # let gpu = host::Gpu::new(0)?;
+/// # let gpu = cute_rs_host::Gpu::new(0)?;
 /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/kernels.ptx").unwrap())?;
 /// # let k = module.kernel("vector_copy")?;
 /// # let (a, b) = (gpu.alloc::<f32>(256)?, gpu.alloc::<f32>(256)?);
 /// let side = gpu.create_stream()?;
-/// unsafe { gpu.launch_on(&side, &k, host::LaunchConfig::linear(1, 256)).arg(&a).arg(&b).run()? };
+/// unsafe { gpu.launch_on(&side, &k, cute_rs_host::LaunchConfig::linear(1, 256)).arg(&a).arg(&b).run()? };
 /// side.synchronize()?;
-/// # Ok::<(), host::HostError>(())
+/// # Ok::<(), cute_rs_host::HostError>(())
 /// ```
 pub struct Stream {
     inner: StreamInner,
@@ -216,9 +216,9 @@ impl Stream {
     ///
     /// # Example
     /// ```no_run
-    /// let gpu = host::Gpu::new(0)?;
+    /// let gpu = cute_rs_host::Gpu::new(0)?;
     /// gpu.create_stream()?.synchronize()?;
-    /// # Ok::<(), host::HostError>(())
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn synchronize(&self) -> Result<()> {
         self.inner.synchronize()
@@ -252,9 +252,9 @@ impl Drop for Event {
 ///
 /// # Example
 /// ```
-/// match host::Gpu::new(0) {
+/// match cute_rs_host::Gpu::new(0) {
 ///     Ok(gpu) => println!("running on {}", gpu.properties().name),
-///     Err(host::HostError::NoGpu(why)) => println!("GPU tests skipped: {why}"),
+///     Err(cute_rs_host::HostError::NoGpu(why)) => println!("GPU tests skipped: {why}"),
 ///     Err(e) => panic!("{e}"),
 /// }
 /// ```
@@ -279,10 +279,10 @@ impl Gpu {
     ///
     /// # Example
     /// ```
-    /// if let Err(host::HostError::NoGpu(why)) = host::Gpu::new(0) {
+    /// if let Err(cute_rs_host::HostError::NoGpu(why)) = cute_rs_host::Gpu::new(0) {
     ///     println!("no GPU: {why}");
     /// }
-    /// assert!(matches!(host::Gpu::new(1 << 20), Err(host::HostError::NoGpu(_))));
+    /// assert!(matches!(cute_rs_host::Gpu::new(1 << 20), Err(cute_rs_host::HostError::NoGpu(_))));
     /// ```
     pub fn new(ordinal: usize) -> Result<Gpu> {
         let ctx = Arc::new(Context::new(ordinal)?);
@@ -296,7 +296,7 @@ impl Gpu {
     /// errors as a GPU. Always available.
     ///
     /// ```
-    /// let cpu = host::Gpu::cpu();
+    /// let cpu = cute_rs_host::Gpu::cpu();
     /// assert!(cpu.is_cpu());
     /// let buf = cpu.upload(&[1u32, 2, 3]).unwrap();
     /// assert_eq!(cpu.download(&buf).unwrap(), [1, 2, 3]);
@@ -311,7 +311,7 @@ impl Gpu {
     /// GPU" (a broken driver) are returned.
     ///
     /// ```
-    /// let backend = host::Gpu::gpu_or_cpu().unwrap();
+    /// let backend = cute_rs_host::Gpu::gpu_or_cpu().unwrap();
     /// println!("running on {}", backend.properties().name);
     /// ```
     pub fn gpu_or_cpu() -> Result<Gpu> {
@@ -324,7 +324,7 @@ impl Gpu {
     /// Whether this is the CPU backend.
     ///
     /// ```
-    /// assert!(host::Gpu::cpu().is_cpu());
+    /// assert!(cute_rs_host::Gpu::cpu().is_cpu());
     /// ```
     pub fn is_cpu(&self) -> bool {
         self.ctx.cpu
@@ -334,9 +334,9 @@ impl Gpu {
     ///
     /// # Example
     /// ```no_run
-    /// let gpu = host::Gpu::new(0)?;
+    /// let gpu = cute_rs_host::Gpu::new(0)?;
     /// assert!(gpu.properties().compute_capability >= (9, 0), "TMA needs sm_90");
-    /// # Ok::<(), host::HostError>(())
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn properties(&self) -> &DeviceProperties {
         &self.props
@@ -353,10 +353,10 @@ impl Gpu {
     ///
     /// # Example
     /// ```no_run
-    /// let gpu = host::Gpu::new(0)?;
+    /// let gpu = cute_rs_host::Gpu::new(0)?;
     /// let mut out = gpu.alloc::<f32>(1 << 20)?;
     /// gpu.memset(&mut out, 0xff)?; // poison: NaN everywhere
-    /// # Ok::<(), host::HostError>(())
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn alloc<T: DeviceElem>(&self, len: usize) -> Result<DeviceBuffer<T>> {
         let bytes = Self::bytes_of::<T>(len)?;
@@ -382,10 +382,10 @@ impl Gpu {
     ///
     /// # Example
     /// ```no_run
-    /// let gpu = host::Gpu::new(0)?;
+    /// let gpu = cute_rs_host::Gpu::new(0)?;
     /// let buf = gpu.upload(&[1u32, 2, 3])?;
     /// assert_eq!(gpu.download(&buf)?, [1, 2, 3]);
-    /// # Ok::<(), host::HostError>(())
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn upload<T: DeviceElem>(&self, data: &[T]) -> Result<DeviceBuffer<T>> {
         let mut buf = self.alloc(data.len())?;
@@ -398,11 +398,11 @@ impl Gpu {
     ///
     /// # Example
     /// ```no_run
-    /// let gpu = host::Gpu::new(0)?;
+    /// let gpu = cute_rs_host::Gpu::new(0)?;
     /// let mut buf = gpu.alloc::<i32>(3)?;
     /// gpu.write(&mut buf, &[4, 5, 6])?;
     /// assert!(gpu.write(&mut buf, &[1, 2]).is_err());
-    /// # Ok::<(), host::HostError>(())
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn write<T: DeviceElem>(&self, buf: &mut DeviceBuffer<T>, data: &[T]) -> Result<()> {
         if buf.len != data.len() {
@@ -428,10 +428,10 @@ impl Gpu {
     ///
     /// # Example
     /// ```no_run
-    /// let gpu = host::Gpu::new(0)?;
+    /// let gpu = cute_rs_host::Gpu::new(0)?;
     /// let buf = gpu.upload(&[0.5f64; 4])?;
     /// assert_eq!(gpu.download(&buf)?, vec![0.5; 4]);
-    /// # Ok::<(), host::HostError>(())
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn download<T: DeviceElem>(&self, buf: &DeviceBuffer<T>) -> Result<Vec<T>> {
         self.same_context(&buf.ctx, "download")?;
@@ -459,11 +459,11 @@ impl Gpu {
     ///
     /// # Example
     /// ```no_run
-    /// let gpu = host::Gpu::new(0)?;
+    /// let gpu = cute_rs_host::Gpu::new(0)?;
     /// let mut buf = gpu.alloc::<u32>(2)?;
     /// gpu.memset(&mut buf, 0xab)?;
     /// assert_eq!(gpu.download(&buf)?, [0xabab_abab; 2]);
-    /// # Ok::<(), host::HostError>(())
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn memset<T: DeviceElem>(&self, buf: &mut DeviceBuffer<T>, byte: u8) -> Result<()> {
         self.same_context(&buf.ctx, "memset")?;
@@ -487,12 +487,12 @@ impl Gpu {
     ///
     /// # Example
     /// ```no_run
-    /// let gpu = host::Gpu::new(0)?;
+    /// let gpu = cute_rs_host::Gpu::new(0)?;
     /// let src = gpu.upload(&[1u8, 2, 3])?;
     /// let mut dst = gpu.alloc::<u8>(3)?;
     /// gpu.copy(&src, &mut dst)?;
     /// assert_eq!(gpu.download(&dst)?, [1, 2, 3]);
-    /// # Ok::<(), host::HostError>(())
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn copy<T: DeviceElem>(&self, src: &DeviceBuffer<T>, dst: &mut DeviceBuffer<T>) -> Result<()> {
         if src.len != dst.len {
@@ -521,14 +521,41 @@ impl Gpu {
     ///
     /// # Example
     /// ```no_run
-    /// let gpu = host::Gpu::new(0)?;
+    /// let gpu = cute_rs_host::Gpu::new(0)?;
     /// let ptx = std::fs::read_to_string("target/ptx/kernels.ptx").expect("built by cargo build");
     /// let module = gpu.load_module(&ptx)?;
     /// # let _ = module;
-    /// # Ok::<(), host::HostError>(())
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn load_module(&self, ptx: &str) -> Result<Module> {
         Module::load(&self.ctx, ptx)
+    }
+
+    /// Loads a device crate's module as `cute-rs-build` left it ([`module!`](crate::module)): its
+    /// cubin when it was built for this GPU (no JIT compilation), else its PTX; on the CPU backend,
+    /// the host build of the same kernels.
+    ///
+    /// # Errors
+    /// As [`load_module`](Gpu::load_module).
+    ///
+    /// # Example
+    /// ```
+    /// let cpu = cute_rs_host::Gpu::cpu();
+    /// let source = cute_rs_host::ModuleSource {
+    ///     device_crate: "my_kernels",
+    ///     arch: "sm_90",
+    ///     ptx: ".version 8.3\n.target sm_90\n.address_size 64\n.visible .entry noop() { ret; }\n",
+    ///     cubin: &[],
+    /// };
+    /// let module = cpu.load(source)?;
+    /// assert_eq!(module.kernel_names(), ["noop"]);
+    /// // Not in this program's host build: the error says which crate to link.
+    /// let e = module.kernel("noop").unwrap_err().to_string();
+    /// assert!(e.contains("use my_kernels as _"), "{e}");
+    /// # Ok::<(), cute_rs_host::HostError>(())
+    /// ```
+    pub fn load(&self, source: crate::ModuleSource) -> Result<Module> {
+        Module::load_source(&self.ctx, &source, self.props.compute_capability)
     }
 
     /// Starts a launch of `kernel` with `cfg`; the configuration is validated against the device.
@@ -537,15 +564,15 @@ impl Gpu {
     ///
     /// # Example
     /// ```no_run
-    /// # let gpu = host::Gpu::new(0)?;
+    /// # let gpu = cute_rs_host::Gpu::new(0)?;
     /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/kernels.ptx").unwrap())?;
     /// # let k = module.kernel("vector_copy")?;
     /// # let (a, b) = (gpu.alloc::<f32>(256)?, gpu.alloc::<f32>(256)?);
-    /// unsafe { gpu.launch(&k, host::LaunchConfig::linear(1, 256)).arg(&a).arg(&b).run()? };
+    /// unsafe { gpu.launch(&k, cute_rs_host::LaunchConfig::linear(1, 256)).arg(&a).arg(&b).run()? };
     /// // Rejected before reaching CUDA:
-    /// let err = unsafe { gpu.launch(&k, host::LaunchConfig::linear(1, 4096)).arg(&a).arg(&b).run() };
-    /// assert!(matches!(err, Err(host::HostError::Invalid(_))));
-    /// # Ok::<(), host::HostError>(())
+    /// let err = unsafe { gpu.launch(&k, cute_rs_host::LaunchConfig::linear(1, 4096)).arg(&a).arg(&b).run() };
+    /// assert!(matches!(err, Err(cute_rs_host::HostError::Invalid(_))));
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn launch<'a>(&'a self, kernel: &'a Kernel, cfg: LaunchConfig) -> Launch<'a> {
         Launch::new(self, &self.stream, kernel, cfg)
@@ -555,14 +582,14 @@ impl Gpu {
     ///
     /// # Example
     /// ```no_run
-    /// # let gpu = host::Gpu::new(0)?;
+    /// # let gpu = cute_rs_host::Gpu::new(0)?;
     /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/kernels.ptx").unwrap())?;
     /// # let k = module.kernel("vector_copy")?;
     /// # let (a, b) = (gpu.alloc::<f32>(256)?, gpu.alloc::<f32>(256)?);
     /// let s = gpu.create_stream()?;
-    /// unsafe { gpu.launch_on(&s, &k, host::LaunchConfig::linear(1, 256)).arg(&a).arg(&b).run()? };
+    /// unsafe { gpu.launch_on(&s, &k, cute_rs_host::LaunchConfig::linear(1, 256)).arg(&a).arg(&b).run()? };
     /// s.synchronize()?;
-    /// # Ok::<(), host::HostError>(())
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn launch_on<'a>(&'a self, stream: &'a Stream, kernel: &'a Kernel, cfg: LaunchConfig) -> Launch<'a> {
         Launch::new(self, &stream.inner, kernel, cfg)
@@ -572,10 +599,10 @@ impl Gpu {
     ///
     /// # Example
     /// ```no_run
-    /// let gpu = host::Gpu::new(0)?;
+    /// let gpu = cute_rs_host::Gpu::new(0)?;
     /// let s = gpu.create_stream()?;
     /// s.synchronize()?;
-    /// # Ok::<(), host::HostError>(())
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn create_stream(&self) -> Result<Stream> {
         Ok(Stream { inner: StreamInner::new(&self.ctx)? })
@@ -587,9 +614,9 @@ impl Gpu {
     ///
     /// # Example
     /// ```no_run
-    /// let gpu = host::Gpu::new(0)?;
+    /// let gpu = cute_rs_host::Gpu::new(0)?;
     /// gpu.synchronize()?;
-    /// # Ok::<(), host::HostError>(())
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn synchronize(&self) -> Result<()> {
         self.stream.synchronize()
@@ -602,12 +629,12 @@ impl Gpu {
     ///
     /// # Example
     /// ```no_run
-    /// let gpu = host::Gpu::new(0)?;
+    /// let gpu = cute_rs_host::Gpu::new(0)?;
     /// let src = gpu.alloc::<u8>(1 << 28)?;
     /// let mut dst = gpu.alloc::<u8>(1 << 28)?;
     /// let ms = gpu.time_ms(|| gpu.copy(&src, &mut dst))?;
     /// println!("{:.2} TB/s", 2.0 * (1u64 << 28) as f64 / (ms as f64 * 1e-3) / 1e12);
-    /// # Ok::<(), host::HostError>(())
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn time_ms(&self, f: impl FnOnce() -> Result<()>) -> Result<f32> {
         if self.ctx.cpu {

@@ -15,8 +15,8 @@ use crate::{DeviceBuffer, Gpu, Numeric, Result};
 ///
 /// # Example
 /// ```
-/// let mut a = host::Rng::new(42);
-/// let mut b = host::Rng::new(42);
+/// let mut a = cute_rs_host::Rng::new(42);
+/// let mut b = cute_rs_host::Rng::new(42);
 /// assert_eq!(a.next_u64(), b.next_u64());
 /// let x = a.next_f64();
 /// assert!((0.0..1.0).contains(&x));
@@ -31,7 +31,7 @@ impl Rng {
     ///
     /// # Example
     /// ```
-    /// let r = host::Rng::new(7);
+    /// let r = cute_rs_host::Rng::new(7);
     /// # let _ = r;
     /// ```
     pub fn new(seed: u64) -> Rng {
@@ -42,7 +42,7 @@ impl Rng {
     ///
     /// # Example
     /// ```
-    /// let mut r = host::Rng::new(1);
+    /// let mut r = cute_rs_host::Rng::new(1);
     /// assert_ne!(r.next_u64(), r.next_u64());
     /// ```
     pub fn next_u64(&mut self) -> u64 {
@@ -57,7 +57,7 @@ impl Rng {
     ///
     /// # Example
     /// ```
-    /// let mut r = host::Rng::new(3);
+    /// let mut r = cute_rs_host::Rng::new(3);
     /// assert!((0..1000).map(|_| r.next_f64()).all(|x| (0.0..1.0).contains(&x)));
     /// ```
     pub fn next_f64(&mut self) -> f64 {
@@ -70,7 +70,7 @@ impl Rng {
 ///
 /// # Example
 /// ```
-/// use host::Tolerance;
+/// use cute_rs_host::Tolerance;
 /// let t = Tolerance::new(1e-6, 1e-5);
 /// assert!(t.accepts(100.0005, 100.0));
 /// assert!(!t.accepts(100.01, 100.0));
@@ -92,7 +92,7 @@ impl Tolerance {
     ///
     /// # Example
     /// ```
-    /// let t = host::Tolerance::new(0.0, 1e-3);
+    /// let t = cute_rs_host::Tolerance::new(0.0, 1e-3);
     /// assert!(t.accepts(1000.5, 1000.0));
     /// ```
     pub const fn new(abs: f64, rel: f64) -> Tolerance {
@@ -103,7 +103,7 @@ impl Tolerance {
     ///
     /// # Example
     /// ```
-    /// assert!(host::Tolerance::new(0.5, 0.0).accepts(1.4, 1.0));
+    /// assert!(cute_rs_host::Tolerance::new(0.5, 0.0).accepts(1.4, 1.0));
     /// ```
     pub fn accepts(&self, got: f64, expected: f64) -> bool {
         got == expected
@@ -120,13 +120,13 @@ impl Tolerance {
 ///
 /// # Example
 /// ```
-/// use host::{HostTensor, Tolerance};
+/// use cute_rs_host::{HostTensor, Tolerance};
 /// use layout::Layout;
 /// let want = HostTensor::<i32>::from_vec(Layout::parse("(2,2):(1,2)").unwrap(), vec![1, 2, 3, 4])?;
 /// let got = HostTensor::<i32>::from_vec(Layout::parse("(2,2):(1,2)").unwrap(), vec![1, 2, 3, 5])?;
 /// let e = got.compare(&want, Tolerance::EXACT).unwrap_err();
 /// assert_eq!(e.to_string(), "at (1,1) (element 3): got 5, expected 4; 1 of 4 elements differ");
-/// # Ok::<(), host::HostError>(())
+/// # Ok::<(), cute_rs_host::HostError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub enum CompareError {
@@ -183,7 +183,7 @@ impl std::error::Error for CompareError {}
 ///
 /// # Example
 /// ```
-/// use host::{HostTensor, Tolerance};
+/// use cute_rs_host::{HostTensor, Tolerance};
 /// use layout::Layout;
 /// // A 3 x 4 row-major matrix: mode 0 = rows (stride 4), mode 1 = columns (stride 1).
 /// let mut a = HostTensor::<f32>::new(Layout::parse("(3,4):(4,1)").unwrap())?;
@@ -195,7 +195,7 @@ impl std::error::Error for CompareError {}
 /// b.fill_with(|c| a[[c[0], c[1]]]);
 /// assert!(b.compare(&a, Tolerance::EXACT).is_ok());
 /// println!("{a}");
-/// # Ok::<(), host::HostError>(())
+/// # Ok::<(), cute_rs_host::HostError>(())
 /// ```
 #[derive(Clone, PartialEq)]
 pub struct HostTensor<T: Numeric> {
@@ -220,10 +220,10 @@ impl<T: Numeric> HostTensor<T> {
     ///
     /// # Example
     /// ```
-    /// let t = host::HostTensor::<u8>::new(layout::Layout::parse("(4,8):(8,1)").unwrap())?;
+    /// let t = cute_rs_host::HostTensor::<u8>::new(layout::Layout::parse("(4,8):(8,1)").unwrap())?;
     /// assert_eq!(t.data().len(), 32);
     /// assert!(t.data().iter().all(|&v| v == 0));
-    /// # Ok::<(), host::HostError>(())
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn new(layout: Layout) -> Result<HostTensor<T>> {
         let n = Self::storage_len(layout)?;
@@ -234,10 +234,10 @@ impl<T: Numeric> HostTensor<T> {
     ///
     /// # Example
     /// ```
-    /// let t = host::HostTensor::from_vec(layout::Layout::parse("(2,3):(3,1)").unwrap(), vec![0, 1, 2, 3, 4, 5])?;
+    /// let t = cute_rs_host::HostTensor::from_vec(layout::Layout::parse("(2,3):(3,1)").unwrap(), vec![0, 1, 2, 3, 4, 5])?;
     /// assert_eq!(t[[1, 0]], 3);
-    /// assert!(host::HostTensor::from_vec(layout::Layout::parse("(2,3):(3,1)").unwrap(), vec![0; 5]).is_err());
-    /// # Ok::<(), host::HostError>(())
+    /// assert!(cute_rs_host::HostTensor::from_vec(layout::Layout::parse("(2,3):(3,1)").unwrap(), vec![0; 5]).is_err());
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn from_vec(layout: Layout, data: Vec<T>) -> Result<HostTensor<T>> {
         let n = Self::storage_len(layout)?;
@@ -260,8 +260,8 @@ impl<T: Numeric> HostTensor<T> {
     /// # Example
     /// ```
     /// let l = layout::Layout::parse("(4,4):(1,4)").unwrap();
-    /// assert_eq!(host::HostTensor::<f64>::new(l)?.layout(), l);
-    /// # Ok::<(), host::HostError>(())
+    /// assert_eq!(cute_rs_host::HostTensor::<f64>::new(l)?.layout(), l);
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn layout(&self) -> Layout {
         self.layout
@@ -271,9 +271,9 @@ impl<T: Numeric> HostTensor<T> {
     ///
     /// # Example
     /// ```
-    /// let t = host::HostTensor::<f64>::new(layout::Layout::parse("(4,(2,2)):(4,(1,2))").unwrap())?;
+    /// let t = cute_rs_host::HostTensor::<f64>::new(layout::Layout::parse("(4,(2,2)):(4,(1,2))").unwrap())?;
     /// assert_eq!(t.shape().to_string(), "(4,(2,2))");
-    /// # Ok::<(), host::HostError>(())
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn shape(&self) -> IntTuple {
         self.layout.shape()
@@ -283,10 +283,10 @@ impl<T: Numeric> HostTensor<T> {
     ///
     /// # Example
     /// ```
-    /// let t = host::HostTensor::<f64>::new(layout::Layout::parse("(4,4):(1,8)").unwrap())?;
+    /// let t = cute_rs_host::HostTensor::<f64>::new(layout::Layout::parse("(4,4):(1,8)").unwrap())?;
     /// assert_eq!(t.size(), 16);
     /// assert_eq!(t.data().len(), 28); // padded rows
-    /// # Ok::<(), host::HostError>(())
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn size(&self) -> usize {
         self.layout.size() as usize
@@ -296,9 +296,9 @@ impl<T: Numeric> HostTensor<T> {
     ///
     /// # Example
     /// ```
-    /// let t = host::HostTensor::from_vec(layout::Layout::parse("4:1").unwrap(), vec![1, 2, 3, 4])?;
+    /// let t = cute_rs_host::HostTensor::from_vec(layout::Layout::parse("4:1").unwrap(), vec![1, 2, 3, 4])?;
     /// assert_eq!(t.data(), [1, 2, 3, 4]);
-    /// # Ok::<(), host::HostError>(())
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn data(&self) -> &[T] {
         &self.data
@@ -308,10 +308,10 @@ impl<T: Numeric> HostTensor<T> {
     ///
     /// # Example
     /// ```
-    /// let mut t = host::HostTensor::<i32>::new(layout::Layout::parse("4:1").unwrap())?;
+    /// let mut t = cute_rs_host::HostTensor::<i32>::new(layout::Layout::parse("4:1").unwrap())?;
     /// t.data_mut()[3] = 9;
     /// assert_eq!(t[[3]], 9);
-    /// # Ok::<(), host::HostError>(())
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn data_mut(&mut self) -> &mut [T] {
         &mut self.data
@@ -321,9 +321,9 @@ impl<T: Numeric> HostTensor<T> {
     ///
     /// # Example
     /// ```
-    /// let t = host::HostTensor::<i32>::new(layout::Layout::parse("2:1").unwrap())?;
+    /// let t = cute_rs_host::HostTensor::<i32>::new(layout::Layout::parse("2:1").unwrap())?;
     /// assert_eq!(t.into_vec(), vec![0, 0]);
-    /// # Ok::<(), host::HostError>(())
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn into_vec(self) -> Vec<T> {
         self.data
@@ -337,11 +337,11 @@ impl<T: Numeric> HostTensor<T> {
     ///
     /// # Example
     /// ```
-    /// let t = host::HostTensor::<f32>::new(layout::Layout::parse("(4,(2,3)):(6,(1,2))").unwrap())?;
+    /// let t = cute_rs_host::HostTensor::<f32>::new(layout::Layout::parse("(4,(2,3)):(6,(1,2))").unwrap())?;
     /// assert_eq!(t.offset(&[1, 5])?, 6 + 5);
     /// assert!(t.offset(&[4, 0]).is_err());
     /// assert!(t.offset(&[1]).is_err());
-    /// # Ok::<(), host::HostError>(())
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn offset(&self, coord: &[i64]) -> Result<usize> {
         if coord.len() != self.modes.len() {
@@ -367,9 +367,9 @@ impl<T: Numeric> HostTensor<T> {
     ///
     /// # Example
     /// ```
-    /// let t = host::HostTensor::from_vec(layout::Layout::parse("(2,2):(2,1)").unwrap(), vec![1, 2, 3, 4])?;
+    /// let t = cute_rs_host::HostTensor::from_vec(layout::Layout::parse("(2,2):(2,1)").unwrap(), vec![1, 2, 3, 4])?;
     /// assert_eq!(t.get(&[0, 1])?, 2);
-    /// # Ok::<(), host::HostError>(())
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn get(&self, coord: &[i64]) -> Result<T> {
         Ok(self.data[self.offset(coord)?])
@@ -379,10 +379,10 @@ impl<T: Numeric> HostTensor<T> {
     ///
     /// # Example
     /// ```
-    /// let mut t = host::HostTensor::<u16>::new(layout::Layout::parse("(2,2):(2,1)").unwrap())?;
+    /// let mut t = cute_rs_host::HostTensor::<u16>::new(layout::Layout::parse("(2,2):(2,1)").unwrap())?;
     /// t.set(&[1, 0], 7)?;
     /// assert_eq!(t.data(), [0, 0, 7, 0]);
-    /// # Ok::<(), host::HostError>(())
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn set(&mut self, coord: &[i64], value: T) -> Result<()> {
         let o = self.offset(coord)?;
@@ -394,9 +394,9 @@ impl<T: Numeric> HostTensor<T> {
     ///
     /// # Example
     /// ```
-    /// let t = host::HostTensor::<f32>::new(layout::Layout::parse("(3,4):(4,1)").unwrap())?;
+    /// let t = cute_rs_host::HostTensor::<f32>::new(layout::Layout::parse("(3,4):(4,1)").unwrap())?;
     /// assert_eq!(t.coord(7), [1, 2]);
-    /// # Ok::<(), host::HostError>(())
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn coord(&self, i: usize) -> Vec<i64> {
         let mut rest = i as i64;
@@ -414,9 +414,9 @@ impl<T: Numeric> HostTensor<T> {
     ///
     /// # Example
     /// ```
-    /// let t = host::HostTensor::from_vec(layout::Layout::parse("(2,2):(2,1)").unwrap(), vec![1, 2, 3, 4])?;
+    /// let t = cute_rs_host::HostTensor::from_vec(layout::Layout::parse("(2,2):(2,1)").unwrap(), vec![1, 2, 3, 4])?;
     /// assert_eq!(t.at_index(1), 3); // coordinate (1, 0)
-    /// # Ok::<(), host::HostError>(())
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn at_index(&self, i: usize) -> T {
         self.data[self.layout.call(i as i64) as usize]
@@ -426,10 +426,10 @@ impl<T: Numeric> HostTensor<T> {
     ///
     /// # Example
     /// ```
-    /// let mut t = host::HostTensor::<i64>::new(layout::Layout::parse("(3,3):(3,1)").unwrap())?;
+    /// let mut t = cute_rs_host::HostTensor::<i64>::new(layout::Layout::parse("(3,3):(3,1)").unwrap())?;
     /// t.fill_with(|c| 10 * c[0] + c[1]);
     /// assert_eq!(t[[2, 1]], 21);
-    /// # Ok::<(), host::HostError>(())
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn fill_with(&mut self, mut f: impl FnMut(&[i64]) -> T) {
         for i in 0..self.size() {
@@ -443,10 +443,10 @@ impl<T: Numeric> HostTensor<T> {
     ///
     /// # Example
     /// ```
-    /// let mut t = host::HostTensor::<f32>::new(layout::Layout::parse("(2,3):(3,1)").unwrap())?;
+    /// let mut t = cute_rs_host::HostTensor::<f32>::new(layout::Layout::parse("(2,3):(3,1)").unwrap())?;
     /// t.fill_sequence(1.0, 0.5);
     /// assert_eq!(t.data(), [1.0, 2.0, 3.0, 1.5, 2.5, 3.5]);
-    /// # Ok::<(), host::HostError>(())
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn fill_sequence(&mut self, start: f64, step: f64) {
         for i in 0..self.size() {
@@ -460,12 +460,12 @@ impl<T: Numeric> HostTensor<T> {
     /// # Example
     /// ```
     /// let l = layout::Layout::parse("(8,8):(8,1)").unwrap();
-    /// let (mut a, mut b) = (host::HostTensor::<f32>::new(l)?, host::HostTensor::<f32>::new(l)?);
+    /// let (mut a, mut b) = (cute_rs_host::HostTensor::<f32>::new(l)?, cute_rs_host::HostTensor::<f32>::new(l)?);
     /// a.fill_random(5);
     /// b.fill_random(5);
     /// assert_eq!(a.data(), b.data());
     /// assert!(a.data().iter().all(|v| (-1.0..1.0).contains(v)));
-    /// # Ok::<(), host::HostError>(())
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn fill_random(&mut self, seed: u64) {
         let mut rng = Rng::new(seed);
@@ -479,10 +479,10 @@ impl<T: Numeric> HostTensor<T> {
     ///
     /// # Example
     /// ```
-    /// let mut t = host::HostTensor::<i32>::new(layout::Layout::parse("100:1").unwrap())?;
+    /// let mut t = cute_rs_host::HostTensor::<i32>::new(layout::Layout::parse("100:1").unwrap())?;
     /// t.fill_random_range(1, -3.0, 3.0);
     /// assert!(t.data().iter().all(|v| (-3..3).contains(v)));
-    /// # Ok::<(), host::HostError>(())
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn fill_random_range(&mut self, seed: u64, lo: f64, hi: f64) {
         let mut rng = Rng::new(seed);
@@ -502,14 +502,14 @@ impl<T: Numeric> HostTensor<T> {
     ///
     /// # Example
     /// ```
-    /// use host::{HostTensor, Tolerance};
+    /// use cute_rs_host::{HostTensor, Tolerance};
     /// let l = layout::Layout::parse("(2,2):(1,2)").unwrap();
     /// let got = HostTensor::from_vec(l, vec![1.0f32, 2.0, 3.0, 4.0001])?;
     /// let want = HostTensor::from_vec(l, vec![1.0f32, 2.0, 3.0, 4.0])?;
     /// assert!(got.compare(&want, Tolerance::new(1e-3, 0.0)).is_ok());
     /// let e = got.compare(&want, Tolerance::EXACT).unwrap_err();
-    /// assert!(matches!(e, host::CompareError::Values { index: 3, .. }));
-    /// # Ok::<(), host::HostError>(())
+    /// assert!(matches!(e, cute_rs_host::CompareError::Values { index: 3, .. }));
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn compare(&self, expected: &HostTensor<T>, tol: Tolerance) -> std::result::Result<(), CompareError> {
         if self.modes != expected.modes {
@@ -625,10 +625,10 @@ impl<T: Numeric> HostTensor<T> {
 ///
 /// # Example
 /// ```
-/// let mut t = host::HostTensor::<i32>::new(layout::Layout::parse("(2,3):(3,1)").unwrap())?;
+/// let mut t = cute_rs_host::HostTensor::<i32>::new(layout::Layout::parse("(2,3):(3,1)").unwrap())?;
 /// t.fill_sequence(0.0, 1.0);
 /// assert_eq!(t.to_string(), "HostTensor<i32> (2,3):(3,1)\n   0 1 2\n0: 0 2 4\n1: 1 3 5\n");
-/// # Ok::<(), host::HostError>(())
+/// # Ok::<(), cute_rs_host::HostError>(())
 /// ```
 impl<T: Numeric> fmt::Display for HostTensor<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -680,12 +680,12 @@ impl Gpu {
     ///
     /// # Example
     /// ```no_run
-    /// let gpu = host::Gpu::new(0)?;
-    /// let mut a = host::HostTensor::<f32>::new(layout::Layout::parse("(64,64):(64,1)").unwrap())?;
+    /// let gpu = cute_rs_host::Gpu::new(0)?;
+    /// let mut a = cute_rs_host::HostTensor::<f32>::new(layout::Layout::parse("(64,64):(64,1)").unwrap())?;
     /// a.fill_random(1);
     /// let buf = gpu.upload_tensor(&a)?;
     /// assert_eq!(buf.len(), 4096);
-    /// # Ok::<(), host::HostError>(())
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn upload_tensor<T: Numeric>(&self, t: &HostTensor<T>) -> Result<DeviceBuffer<T>> {
         self.upload(t.data())
@@ -695,14 +695,14 @@ impl Gpu {
     ///
     /// # Example
     /// ```no_run
-    /// let gpu = host::Gpu::new(0)?;
+    /// let gpu = cute_rs_host::Gpu::new(0)?;
     /// let l = layout::Layout::parse("(64,64):(64,1)").unwrap();
-    /// let mut want = host::HostTensor::<f32>::new(l)?;
+    /// let mut want = cute_rs_host::HostTensor::<f32>::new(l)?;
     /// want.fill_random(1);
     /// let buf = gpu.upload_tensor(&want)?;
     /// let got = gpu.download_tensor(&buf, l)?;
-    /// got.compare(&want, host::Tolerance::EXACT).map_err(|e| host::HostError::Invalid(e.to_string()))?;
-    /// # Ok::<(), host::HostError>(())
+    /// got.compare(&want, cute_rs_host::Tolerance::EXACT).map_err(|e| cute_rs_host::HostError::Invalid(e.to_string()))?;
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn download_tensor<T: Numeric>(&self, buf: &DeviceBuffer<T>, layout: Layout) -> Result<HostTensor<T>> {
         HostTensor::from_vec(layout, self.download(buf)?)

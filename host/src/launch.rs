@@ -14,7 +14,7 @@ use crate::{DeviceBuffer, DeviceElem, DeviceProperties, Gpu, Kernel, Result, Ten
 ///
 /// # Example
 /// ```
-/// use host::LaunchConfig;
+/// use cute_rs_host::LaunchConfig;
 /// let cfg = LaunchConfig { grid: (64, 64, 1), block: (32, 8, 1), shared_mem_bytes: 32 * 33 * 4 };
 /// assert_eq!(cfg.threads_per_block(), 256);
 /// assert_eq!(cfg.blocks(), 4096);
@@ -35,7 +35,7 @@ impl LaunchConfig {
     ///
     /// # Example
     /// ```
-    /// let cfg = host::LaunchConfig::linear(4096, 256);
+    /// let cfg = cute_rs_host::LaunchConfig::linear(4096, 256);
     /// assert_eq!((cfg.grid, cfg.block, cfg.shared_mem_bytes), ((4096, 1, 1), (256, 1, 1), 0));
     /// ```
     pub fn linear(blocks: u32, threads: u32) -> LaunchConfig {
@@ -47,7 +47,7 @@ impl LaunchConfig {
     ///
     /// # Example
     /// ```
-    /// let cfg = host::LaunchConfig::for_items(1000, 256);
+    /// let cfg = cute_rs_host::LaunchConfig::for_items(1000, 256);
     /// assert_eq!(cfg.grid, (4, 1, 1));
     /// ```
     pub fn for_items(n: usize, threads: u32) -> LaunchConfig {
@@ -59,7 +59,7 @@ impl LaunchConfig {
     ///
     /// # Example
     /// ```
-    /// let cfg = host::LaunchConfig::linear(132, 128).with_shared_mem(100 * 1024);
+    /// let cfg = cute_rs_host::LaunchConfig::linear(132, 128).with_shared_mem(100 * 1024);
     /// assert_eq!(cfg.shared_mem_bytes, 102400);
     /// ```
     pub fn with_shared_mem(self, bytes: u32) -> LaunchConfig {
@@ -70,7 +70,7 @@ impl LaunchConfig {
     ///
     /// # Example
     /// ```
-    /// assert_eq!(host::LaunchConfig::linear(1, 96).threads_per_block(), 96);
+    /// assert_eq!(cute_rs_host::LaunchConfig::linear(1, 96).threads_per_block(), 96);
     /// ```
     pub fn threads_per_block(&self) -> u64 {
         self.block.0 as u64 * self.block.1 as u64 * self.block.2 as u64
@@ -80,7 +80,7 @@ impl LaunchConfig {
     ///
     /// # Example
     /// ```
-    /// assert_eq!(host::LaunchConfig::linear(10, 96).blocks(), 10);
+    /// assert_eq!(cute_rs_host::LaunchConfig::linear(10, 96).blocks(), 10);
     /// ```
     pub fn blocks(&self) -> u64 {
         self.grid.0 as u64 * self.grid.1 as u64 * self.grid.2 as u64
@@ -91,7 +91,7 @@ impl LaunchConfig {
 ///
 /// # Example
 /// ```
-/// let k = host::KernelLimits { name: "k".into(), max_threads_per_block: 1024, registers: 32,
+/// let k = cute_rs_host::KernelLimits { name: "k".into(), max_threads_per_block: 1024, registers: 32,
 ///     static_shared_bytes: 0 };
 /// assert_eq!(k.name, "k");
 /// ```
@@ -111,13 +111,13 @@ pub struct KernelLimits {
 ///
 /// # Example
 /// ```
-/// use host::{validate_launch, DeviceProperties, KernelLimits, LaunchConfig};
+/// use cute_rs_host::{validate_launch, DeviceProperties, KernelLimits, LaunchConfig};
 /// let props = DeviceProperties::sm90_example();
 /// let k = KernelLimits { name: "k".into(), max_threads_per_block: 1024, registers: 32, static_shared_bytes: 0 };
 /// let plan = validate_launch(&props, &k, &LaunchConfig::linear(1, 128).with_shared_mem(64 << 10), None)?;
 /// assert!(plan.needs_shared_opt_in);
 /// assert_eq!(plan.total_shared_bytes, 65536);
-/// # Ok::<(), host::HostError>(())
+/// # Ok::<(), cute_rs_host::HostError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LaunchPlan {
@@ -143,7 +143,7 @@ fn dims(d: (u32, u32, u32)) -> [(char, u32); 3] {
 ///
 /// # Example
 /// ```
-/// use host::{validate, DeviceProperties, LaunchConfig};
+/// use cute_rs_host::{validate, DeviceProperties, LaunchConfig};
 /// let props = DeviceProperties::sm90_example();
 /// assert!(validate(&props, &LaunchConfig::linear(1 << 20, 256)).is_ok());
 /// let cfg = LaunchConfig { grid: (1, 1, 1), block: (32, 32, 2), shared_mem_bytes: 0 };
@@ -211,7 +211,7 @@ pub fn validate(props: &DeviceProperties, cfg: &LaunchConfig) -> Result<()> {
 ///
 /// # Example
 /// ```
-/// use host::{validate_launch, DeviceProperties, KernelLimits, LaunchConfig};
+/// use cute_rs_host::{validate_launch, DeviceProperties, KernelLimits, LaunchConfig};
 /// let props = DeviceProperties::sm90_example();
 /// let k = KernelLimits { name: "gemm".into(), max_threads_per_block: 384, registers: 168,
 ///     static_shared_bytes: 1024 };
@@ -310,7 +310,7 @@ pub const MAX_CLUSTER_BLOCKS: u32 = 8;
 ///
 /// # Example
 /// ```
-/// use host::KernelArg;
+/// use cute_rs_host::KernelArg;
 /// let n = 7u32;
 /// assert_eq!(n.param_size(), 4);
 /// assert_eq!(unsafe { *(n.param_ptr() as *const u32) }, 7);
@@ -375,7 +375,7 @@ struct Arg {
 ///
 /// # Example
 /// ```no_run
-/// use host::{Gpu, LaunchConfig};
+/// use cute_rs_host::{Gpu, LaunchConfig};
 /// let gpu = Gpu::new(0)?;
 /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/kernels.ptx").unwrap())?;
 /// let k = module.kernel("vector_copy")?;
@@ -383,7 +383,7 @@ struct Arg {
 /// let output = gpu.alloc::<f32>(1 << 20)?;
 /// unsafe { gpu.launch(&k, LaunchConfig::linear(4096, 256)).arg(&input).arg(&output).run()? };
 /// gpu.synchronize()?;
-/// # Ok::<(), host::HostError>(())
+/// # Ok::<(), cute_rs_host::HostError>(())
 /// ```
 pub struct Launch<'a> {
     pub(crate) gpu: &'a Gpu,
@@ -405,14 +405,14 @@ impl<'a> Launch<'a> {
     ///
     /// # Example
     /// ```no_run
-    /// # let gpu = host::Gpu::new(0)?;
+    /// # let gpu = cute_rs_host::Gpu::new(0)?;
     /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/kernels.ptx").unwrap())?;
     /// # let k = module.kernel("scale")?;
     /// let data = gpu.upload(&[1.0f32; 1024])?;
     /// let (n, factor) = (1024u32, 2.5f32);
-    /// let launch = gpu.launch(&k, host::LaunchConfig::linear(4, 256)).arg(&data).arg(&n).arg(&factor);
+    /// let launch = gpu.launch(&k, cute_rs_host::LaunchConfig::linear(4, 256)).arg(&data).arg(&n).arg(&factor);
     /// unsafe { launch.run()? };
-    /// # Ok::<(), host::HostError>(())
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn arg<A: KernelArg + ?Sized>(mut self, a: &'a A) -> Self {
         self.args.push(Arg { ptr: a.param_ptr(), size: a.param_size(), what: a.param_type() });
@@ -425,12 +425,12 @@ impl<'a> Launch<'a> {
     ///
     /// # Example
     /// ```no_run
-    /// # let gpu = host::Gpu::new(0)?;
+    /// # let gpu = cute_rs_host::Gpu::new(0)?;
     /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/kernels.ptx").unwrap())?;
     /// # let k = module.kernel("cluster_ids")?;
     /// let out = gpu.alloc::<u32>(8 * 128)?;
-    /// unsafe { gpu.launch(&k, host::LaunchConfig::linear(8, 128)).cluster((2, 1, 1)).arg(&out).run()? };
-    /// # Ok::<(), host::HostError>(())
+    /// unsafe { gpu.launch(&k, cute_rs_host::LaunchConfig::linear(8, 128)).cluster((2, 1, 1)).arg(&out).run()? };
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn cluster(mut self, dims: (u32, u32, u32)) -> Self {
         self.cluster = Some(dims);
@@ -441,8 +441,8 @@ impl<'a> Launch<'a> {
     /// deterministic: running a kernel under both exposes a missing barrier); ignored on a GPU.
     ///
     /// ```no_run
-    /// # fn f(gpu: &host::Gpu, k: &host::Kernel) -> host::Result<()> {
-    /// unsafe { gpu.launch(k, host::LaunchConfig::linear(1, 64)).schedule(host::Schedule::Reverse).run() }
+    /// # fn f(gpu: &cute_rs_host::Gpu, k: &cute_rs_host::Kernel) -> cute_rs_host::Result<()> {
+    /// unsafe { gpu.launch(k, cute_rs_host::LaunchConfig::linear(1, 64)).schedule(cute_rs_host::Schedule::Reverse).run() }
     /// # }
     /// ```
     pub fn schedule(mut self, schedule: crate::Schedule) -> Self {
@@ -456,13 +456,13 @@ impl<'a> Launch<'a> {
     ///
     /// # Example
     /// ```no_run
-    /// # let gpu = host::Gpu::new(0)?;
+    /// # let gpu = cute_rs_host::Gpu::new(0)?;
     /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/kernels.ptx").unwrap())?;
     /// # let k = module.kernel("vector_copy")?;
     /// let input = gpu.alloc::<f32>(256)?;
     /// // One argument missing:
-    /// assert!(gpu.launch(&k, host::LaunchConfig::linear(1, 256)).arg(&input).check().is_err());
-    /// # Ok::<(), host::HostError>(())
+    /// assert!(gpu.launch(&k, cute_rs_host::LaunchConfig::linear(1, 256)).arg(&input).check().is_err());
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn check(&self) -> Result<LaunchPlan> {
         let k = self.kernel;
@@ -515,14 +515,14 @@ impl<'a> Launch<'a> {
     ///
     /// # Example
     /// ```no_run
-    /// # let gpu = host::Gpu::new(0)?;
+    /// # let gpu = cute_rs_host::Gpu::new(0)?;
     /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/kernels.ptx").unwrap())?;
     /// # let k = module.kernel("transpose")?;
     /// # let (input, output) = (gpu.alloc::<f32>(1 << 20)?, gpu.alloc::<f32>(1 << 20)?);
-    /// let cfg = host::LaunchConfig { grid: (32, 32, 1), block: (32, 8, 1), shared_mem_bytes: 32 * 33 * 4 };
+    /// let cfg = cute_rs_host::LaunchConfig { grid: (32, 32, 1), block: (32, 8, 1), shared_mem_bytes: 32 * 33 * 4 };
     /// unsafe { gpu.launch(&k, cfg).arg(&input).arg(&output).run()? };
     /// gpu.synchronize()?;
-    /// # Ok::<(), host::HostError>(())
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub unsafe fn run(self) -> Result<()> {
         self.check()?;

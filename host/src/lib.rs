@@ -22,7 +22,7 @@
 //!
 //! # Example
 //! ```no_run
-//! use host::{Gpu, HostError, HostTensor, LaunchConfig, Tolerance};
+//! use cute_rs_host::{Gpu, HostError, HostTensor, LaunchConfig, Tolerance};
 //! use layout::Layout;
 //!
 //! let gpu = match Gpu::new(0) {
@@ -67,7 +67,7 @@ pub use gpu::{DeviceProperties, Gpu, Stream};
 pub use host_tensor::{CompareError, HostTensor, Rng, Tolerance};
 pub use launch::{validate, validate_launch, KernelArg, KernelLimits, Launch, LaunchConfig, LaunchPlan, MAX_CLUSTER_BLOCKS};
 pub use layout_tensor::device::cpu::Schedule;
-pub use module::{ptx_entry_names, Kernel, KernelAttributes, Module};
+pub use module::{ptx_entry_names, Kernel, KernelAttributes, Module, ModuleSource};
 pub use tensor_map::{
     tensor_map_params, TensorMap, TensorMapParams, TmaOobFill, TmaSwizzle, TMA_MAX_BOX_DIM, TMA_MAX_GLOBAL_DIM,
     TMA_MAX_RANK, TMA_MAX_STRIDE_BYTES,

@@ -35,16 +35,18 @@ impl Drop for ModuleInner {
 ///
 /// # Example
 /// ```no_run
-/// let gpu = host::Gpu::new(0)?;
+/// let gpu = cute_rs_host::Gpu::new(0)?;
 /// let module = gpu.load_module(".version 8.3\n.target sm_90\n.address_size 64\n\
 ///     .visible .entry noop() { ret; }\n")?;
 /// assert_eq!(module.kernel_names(), ["noop"]);
 /// let noop = module.kernel("noop")?;
 /// # let _ = noop;
-/// # Ok::<(), host::HostError>(())
+/// # Ok::<(), cute_rs_host::HostError>(())
 /// ```
 pub struct Module {
     inner: Arc<ModuleInner>,
+    /// The device crate the module was built from, when known (for the CPU backend's errors).
+    device_crate: Option<&'static str>,
     entries: Vec<String>,
     /// The number of `.param`s of each entry, in the order of `entries`.
     param_counts: Vec<usize>,
@@ -54,13 +56,13 @@ pub struct Module {
 ///
 /// # Example
 /// ```no_run
-/// # let gpu = host::Gpu::new(0)?;
+/// # let gpu = cute_rs_host::Gpu::new(0)?;
 /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/kernels.ptx").unwrap())?;
 /// let k = module.kernel("vector_copy")?;
 /// let a = k.attributes();
 /// assert_eq!(a.local_bytes, 0, "{} spills to local memory", k.name());
 /// println!("{} registers, {} B static shared memory", a.registers, a.static_shared_bytes);
-/// # Ok::<(), host::HostError>(())
+/// # Ok::<(), cute_rs_host::HostError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct KernelAttributes {
@@ -88,12 +90,12 @@ pub struct KernelAttributes {
 ///
 /// # Example
 /// ```no_run
-/// # let gpu = host::Gpu::new(0)?;
+/// # let gpu = cute_rs_host::Gpu::new(0)?;
 /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/kernels.ptx").unwrap())?;
 /// let k = module.kernel("vector_copy")?;
 /// assert_eq!(k.name(), "vector_copy");
 /// assert_eq!(k.param_sizes(), Some(&[8usize, 8][..])); // two pointers
-/// # Ok::<(), host::HostError>(())
+/// # Ok::<(), cute_rs_host::HostError>(())
 /// ```
 pub struct Kernel {
     pub(crate) func: sys::CUfunction,
@@ -131,7 +133,7 @@ impl std::fmt::Debug for Kernel {
 /// # Example
 /// ```
 /// let ptx = ".visible .entry copy(\n.param .u64 a\n)\n{ ret; }\n.entry scale (\n)\n{ ret; }";
-/// assert_eq!(host::ptx_entry_names(ptx), ["copy", "scale"]);
+/// assert_eq!(cute_rs_host::ptx_entry_names(ptx), ["copy", "scale"]);
 /// ```
 pub fn ptx_entry_names(ptx: &str) -> Vec<String> {
     let mut names = Vec::new();
@@ -187,21 +189,127 @@ fn ptx_param_counts(ptx: &str) -> Vec<usize> {
     counts
 }
 
+/// A device crate's module as `cute-rs-build` left it: the PTX, and the cubin `ptxas` made of it
+/// when one was available. Made by [`module!`](crate::module); loaded by [`Gpu::load`](crate::Gpu::load).
+///
+/// # Example
+/// ```
+/// let source = cute_rs_host::ModuleSource {
+///     device_crate: "my_kernels",
+///     arch: "sm_90",
+///     ptx: ".version 8.3\n.target sm_90\n.address_size 64\n.visible .entry noop() { ret; }\n",
+///     cubin: &[],
+/// };
+/// assert!(!source.has_cubin());
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct ModuleSource {
+    /// The device crate's library name (`my_kernels`).
+    pub device_crate: &'static str,
+    /// The architecture the module was built for (`sm_90`, `sm_90a`).
+    pub arch: &'static str,
+    /// The PTX module: what the kernels' parameter checks read, and what the driver compiles when
+    /// the cubin cannot be used.
+    pub ptx: &'static str,
+    /// The module compiled by `ptxas` for [`arch`](Self::arch); empty when there was no `ptxas`.
+    pub cubin: &'static [u8],
+}
+
+impl ModuleSource {
+    /// Whether a cubin came with the PTX.
+    ///
+    /// # Example
+    /// ```
+    /// let s = cute_rs_host::ModuleSource { device_crate: "k", arch: "sm_90", ptx: "", cubin: &[] };
+    /// assert!(!s.has_cubin());
+    /// ```
+    pub fn has_cubin(&self) -> bool {
+        !self.cubin.is_empty()
+    }
+
+    /// Whether the cubin runs on a device of compute capability `cc` as is: built for that very
+    /// architecture (`sm_90` and `sm_90a` for (9, 0)).
+    ///
+    /// # Example
+    /// ```
+    /// let s = cute_rs_host::ModuleSource { device_crate: "k", arch: "sm_90a", ptx: "", cubin: &[1] };
+    /// assert!(s.cubin_runs_on((9, 0)));
+    /// assert!(!s.cubin_runs_on((10, 0)));
+    /// ```
+    pub fn cubin_runs_on(&self, cc: (u32, u32)) -> bool {
+        let number = self.arch.strip_prefix("sm_").map(|a| a.trim_end_matches(['a', 'f']));
+        self.has_cubin() && number == Some(format!("{}{}", cc.0, cc.1).as_str())
+    }
+}
+
+/// The module a device crate's build left, for [`Gpu::load`](crate::Gpu::load): `module!(my_kernels)`
+/// for the module `cute_rs_build::Builder::new(..)` built from the crate `my_kernels`, or
+/// `module!(my_kernels, "my_kernels_sm90a")` for one given its own name with `.module(..)`.
+///
+/// It also links the device crate into the program (`use my_kernels as _`): on the CPU backend the
+/// kernels run from that crate's host build.
+///
+/// # Example
+/// ```ignore
+/// let gpu = cute_rs_host::Gpu::gpu_or_cpu()?;
+/// let module = gpu.load(cute_rs_host::module!(my_kernels))?;
+/// let kernel = module.kernel("softmax_rows")?;
+/// ```
+#[macro_export]
+macro_rules! module {
+    ($device_crate:ident) => {
+        $crate::module!($device_crate, stringify!($device_crate))
+    };
+    ($device_crate:ident, $module:expr) => {{
+        #[allow(unused_imports)]
+        use $device_crate as _;
+        $crate::ModuleSource {
+            device_crate: stringify!($device_crate),
+            arch: env!(concat!("CUTE_ARCH_", $module)),
+            ptx: include_str!(env!(concat!("CUTE_PTX_", $module))),
+            cubin: include_bytes!(env!(concat!("CUTE_CUBIN_", $module))),
+        }
+    }};
+}
+
 impl Module {
+    /// Loads `source`: its cubin when it was built for this device, else its PTX (compiled by the
+    /// driver); on the CPU backend, the kernels of its device crate's host build.
+    pub(crate) fn load_source(ctx: &Arc<Context>, source: &ModuleSource, cc: (u32, u32)) -> Result<Module> {
+        // A cubin the driver refuses (a newer ptxas than the driver, say) still leaves the PTX.
+        let from_cubin = if source.cubin_runs_on(cc) { Module::load_image(ctx, source.ptx, Some(source.cubin)).ok() } else { None };
+        let mut module = match from_cubin {
+            Some(m) => m,
+            None => Module::load_image(ctx, source.ptx, None)?,
+        };
+        module.device_crate = Some(source.device_crate);
+        Ok(module)
+    }
+
     /// Loads `ptx` (JIT-compiled by the driver), with ptxas' error log in the error.
     pub(crate) fn load(ctx: &Arc<Context>, ptx: &str) -> Result<Module> {
+        Module::load_image(ctx, ptx, None)
+    }
+
+    /// Loads `cubin` when given, else `ptx`; the kernels' names and parameters are read from `ptx`.
+    fn load_image(ctx: &Arc<Context>, ptx: &str, cubin: Option<&[u8]>) -> Result<Module> {
         if ctx.cpu {
             // The CPU backend runs the host build of the same kernels: the PTX only says which
             // kernels the module has.
             return Ok(Module {
                 inner: Arc::new(ModuleInner { module: std::ptr::null_mut(), ctx: ctx.clone() }),
+                device_crate: None,
                 entries: ptx_entry_names(ptx),
                 param_counts: Vec::new(),
             });
         }
-        let image = match CString::new(ptx) {
+        let text = match CString::new(ptx) {
             Ok(c) => c,
             Err(e) => invalid!("the PTX holds a NUL byte at offset {}: PTX is text", e.nul_position()),
+        };
+        let image: *const c_void = match cubin {
+            Some(cubin) => cubin.as_ptr() as *const c_void,
+            None => text.as_ptr() as *const c_void,
         };
         ctx.bind()?;
         let mut log = vec![0u8; 1 << 16];
@@ -212,7 +320,7 @@ impl Module {
         let r = unsafe {
             sys::cuModuleLoadDataEx(
                 module.as_mut_ptr(),
-                image.as_ptr() as *const c_void,
+                image,
                 options.len() as u32,
                 options.as_mut_ptr(),
                 values.as_mut_ptr(),
@@ -241,7 +349,7 @@ impl Module {
         if param_counts.len() != entries.len() {
             param_counts.clear();
         }
-        Ok(Module { inner: Arc::new(ModuleInner { module, ctx: ctx.clone() }), entries, param_counts })
+        Ok(Module { inner: Arc::new(ModuleInner { module, ctx: ctx.clone() }), device_crate: None, entries, param_counts })
     }
 
     /// The kernel named `name` (its Rust name in `kernels/`).
@@ -252,16 +360,16 @@ impl Module {
     ///
     /// # Example
     /// ```no_run
-    /// # let gpu = host::Gpu::new(0)?;
+    /// # let gpu = cute_rs_host::Gpu::new(0)?;
     /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/kernels.ptx").unwrap())?;
     /// let copy = module.kernel("vector_copy")?;
     /// assert!(module.kernel("no_such_kernel").is_err());
     /// # let _ = copy;
-    /// # Ok::<(), host::HostError>(())
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn kernel(&self, name: &str) -> Result<Kernel> {
         if self.inner.ctx.cpu {
-            let k = crate::cpu::kernel(name, &self.entries)?;
+            let k = crate::cpu::kernel(name, &self.entries, self.device_crate)?;
             return Ok(Kernel {
                 func: std::ptr::null_mut(),
                 name: name.to_string(),
@@ -323,10 +431,10 @@ impl Module {
     ///
     /// # Example
     /// ```no_run
-    /// # let gpu = host::Gpu::new(0)?;
+    /// # let gpu = cute_rs_host::Gpu::new(0)?;
     /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/kernels.ptx").unwrap())?;
     /// assert!(module.kernel_names().iter().any(|k| k == "vector_copy"));
-    /// # Ok::<(), host::HostError>(())
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn kernel_names(&self) -> &[String] {
         &self.entries
@@ -354,10 +462,10 @@ impl Kernel {
     ///
     /// # Example
     /// ```no_run
-    /// # let gpu = host::Gpu::new(0)?;
+    /// # let gpu = cute_rs_host::Gpu::new(0)?;
     /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/kernels.ptx").unwrap())?;
     /// assert_eq!(module.kernel("vector_copy")?.name(), "vector_copy");
-    /// # Ok::<(), host::HostError>(())
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn name(&self) -> &str {
         &self.name
@@ -367,11 +475,11 @@ impl Kernel {
     ///
     /// # Example
     /// ```no_run
-    /// # let gpu = host::Gpu::new(0)?;
+    /// # let gpu = cute_rs_host::Gpu::new(0)?;
     /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/kernels.ptx").unwrap())?;
     /// let k = module.kernel("vector_copy")?;
     /// assert!(k.attributes().max_threads_per_block >= 256);
-    /// # Ok::<(), host::HostError>(())
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn attributes(&self) -> &KernelAttributes {
         &self.attributes
@@ -382,11 +490,11 @@ impl Kernel {
     ///
     /// # Example
     /// ```no_run
-    /// # let gpu = host::Gpu::new(0)?;
+    /// # let gpu = cute_rs_host::Gpu::new(0)?;
     /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/kernels.ptx").unwrap())?;
     /// let k = module.kernel("vector_copy")?;
     /// assert_eq!(k.param_sizes().map(|p| p.len()), Some(2));
-    /// # Ok::<(), host::HostError>(())
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn param_sizes(&self) -> Option<&[usize]> {
         self.params.as_deref()
@@ -396,11 +504,11 @@ impl Kernel {
     ///
     /// # Example
     /// ```no_run
-    /// # let gpu = host::Gpu::new(0)?;
+    /// # let gpu = cute_rs_host::Gpu::new(0)?;
     /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/kernels.ptx").unwrap())?;
     /// let limits = module.kernel("vector_copy")?.limits();
     /// assert_eq!(limits.name, "vector_copy");
-    /// # Ok::<(), host::HostError>(())
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn limits(&self) -> crate::KernelLimits {
         crate::KernelLimits {
@@ -423,12 +531,12 @@ impl Kernel {
     ///
     /// # Example
     /// ```no_run
-    /// # let gpu = host::Gpu::new(0)?;
+    /// # let gpu = cute_rs_host::Gpu::new(0)?;
     /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/kernels.ptx").unwrap())?;
     /// let k = module.kernel("cluster_ids")?;
     /// let clusters = k.max_active_clusters((128, 1, 1), 0, (2, 1, 1))?;
     /// assert!(clusters >= 1);
-    /// # Ok::<(), host::HostError>(())
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn max_active_clusters(&self, block: (u32, u32, u32), shared_mem_bytes: u32, cluster: (u32, u32, u32)) -> Result<u32> {
         let size = (cluster.0 * cluster.1 * cluster.2).max(1);

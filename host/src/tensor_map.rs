@@ -22,7 +22,7 @@ use crate::{DeviceBuffer, DeviceElem, Gpu, Result, TmaDataType};
 ///
 /// # Example
 /// ```no_run
-/// use host::{Gpu, TmaOobFill, TmaSwizzle};
+/// use cute_rs_host::{Gpu, TmaOobFill, TmaSwizzle};
 /// use layout::Layout;
 /// let gpu = Gpu::new(0)?;
 /// let a = gpu.alloc::<f32>(1024 * 512)?;
@@ -31,7 +31,7 @@ use crate::{DeviceBuffer, DeviceElem, Gpu, Result, TmaDataType};
 /// let map = gpu.tensor_map(&a, global, &[32, 64], TmaSwizzle::B128, TmaOobFill::Zero)?;
 /// let map_in_global_memory = gpu.upload_tensor_map(&map)?;
 /// # let _ = map_in_global_memory;
-/// # Ok::<(), host::HostError>(())
+/// # Ok::<(), cute_rs_host::HostError>(())
 /// ```
 #[derive(Clone, Copy)]
 #[repr(C, align(64))]
@@ -55,8 +55,8 @@ impl fmt::Debug for TensorMap {
 ///
 /// # Example
 /// ```
-/// assert_eq!(host::TmaSwizzle::B128.span_bytes(), Some(128));
-/// assert_eq!(host::TmaSwizzle::None.span_bytes(), None);
+/// assert_eq!(cute_rs_host::TmaSwizzle::B128.span_bytes(), Some(128));
+/// assert_eq!(cute_rs_host::TmaSwizzle::None.span_bytes(), None);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TmaSwizzle {
@@ -75,7 +75,7 @@ impl TmaSwizzle {
     ///
     /// # Example
     /// ```
-    /// assert_eq!(host::TmaSwizzle::B32.span_bytes(), Some(32));
+    /// assert_eq!(cute_rs_host::TmaSwizzle::B32.span_bytes(), Some(32));
     /// ```
     pub fn span_bytes(self) -> Option<u32> {
         match self {
@@ -91,8 +91,8 @@ impl TmaSwizzle {
 ///
 /// # Example
 /// ```
-/// let fill = host::TmaOobFill::Nan; // only for floating-point element types
-/// assert_ne!(fill, host::TmaOobFill::Zero);
+/// let fill = cute_rs_host::TmaOobFill::Nan; // only for floating-point element types
+/// assert_ne!(fill, cute_rs_host::TmaOobFill::Zero);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TmaOobFill {
@@ -115,7 +115,7 @@ pub const TMA_MAX_RANK: usize = 5;
 ///
 /// # Example
 /// ```
-/// use host::{tensor_map_params, TmaDataType, TmaOobFill, TmaSwizzle};
+/// use cute_rs_host::{tensor_map_params, TmaDataType, TmaOobFill, TmaSwizzle};
 /// let global = layout::Layout::parse("(512,1024):(1,512)").unwrap();
 /// let p = tensor_map_params::<f32>(global, &[32, 64], TmaSwizzle::B128, TmaOobFill::Zero, 512 * 1024)?;
 /// assert_eq!(p.data_type, TmaDataType::F32);
@@ -123,7 +123,7 @@ pub const TMA_MAX_RANK: usize = 5;
 /// assert_eq!(p.global_strides, [2048]); // bytes, modes 1..
 /// assert_eq!(p.box_dim, [32, 64]);
 /// assert_eq!(p.box_bytes(), 32 * 64 * 4);
-/// # Ok::<(), host::HostError>(())
+/// # Ok::<(), cute_rs_host::HostError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TensorMapParams {
@@ -148,11 +148,11 @@ impl TensorMapParams {
     ///
     /// # Example
     /// ```
-    /// # use host::{tensor_map_params, TmaOobFill, TmaSwizzle};
+    /// # use cute_rs_host::{tensor_map_params, TmaOobFill, TmaSwizzle};
     /// let p = tensor_map_params::<u8>(layout::Layout::parse("(64,8,4):(1,64,512)").unwrap(), &[64, 8, 1],
     ///     TmaSwizzle::None, TmaOobFill::Zero, 2048)?;
     /// assert_eq!(p.rank(), 3);
-    /// # Ok::<(), host::HostError>(())
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn rank(&self) -> usize {
         self.global_dim.len()
@@ -163,11 +163,11 @@ impl TensorMapParams {
     ///
     /// # Example
     /// ```
-    /// # use host::{tensor_map_params, TmaOobFill, TmaSwizzle};
+    /// # use cute_rs_host::{tensor_map_params, TmaOobFill, TmaSwizzle};
     /// let p = tensor_map_params::<u16>(layout::Layout::parse("(64,64):(1,64)").unwrap(), &[64, 16],
     ///     TmaSwizzle::B128, TmaOobFill::Zero, 4096)?;
     /// assert_eq!(p.box_bytes(), 64 * 16 * 2);
-    /// # Ok::<(), host::HostError>(())
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn box_bytes(&self) -> u64 {
         self.box_dim.iter().map(|&b| b as u64).product::<u64>() * self.data_type.size_bytes() as u64
@@ -191,7 +191,7 @@ impl TensorMapParams {
 ///
 /// # Example
 /// ```
-/// use host::{tensor_map_params, TmaOobFill, TmaSwizzle};
+/// use cute_rs_host::{tensor_map_params, TmaOobFill, TmaSwizzle};
 /// use layout::Layout;
 /// // Rows of 99 f32 (396 bytes) are not 16-byte aligned: rejected.
 /// let err = tensor_map_params::<f32>(Layout::parse("(99,64):(1,99)").unwrap(), &[32, 8],
@@ -336,14 +336,14 @@ impl Gpu {
     ///
     /// # Example
     /// ```no_run
-    /// use host::{Gpu, TmaOobFill, TmaSwizzle};
+    /// use cute_rs_host::{Gpu, TmaOobFill, TmaSwizzle};
     /// let gpu = Gpu::new(0)?;
     /// let x = gpu.alloc::<f32>(1000 * 96)?;
     /// // 1000 rows of 96 floats: boxes of 32 x 32, NaN past the last row.
     /// let global = layout::Layout::parse("(96,1000):(1,96)").unwrap();
     /// let map = gpu.tensor_map(&x, global, &[32, 32], TmaSwizzle::B128, TmaOobFill::Nan)?;
     /// # let _ = map;
-    /// # Ok::<(), host::HostError>(())
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn tensor_map<T: DeviceElem>(
         &self,
@@ -371,7 +371,7 @@ impl Gpu {
     ///
     /// # Example
     /// ```no_run
-    /// # use host::{Gpu, TmaOobFill, TmaSwizzle};
+    /// # use cute_rs_host::{Gpu, TmaOobFill, TmaSwizzle};
     /// # let gpu = Gpu::new(0)?;
     /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/kernels.ptx").unwrap())?;
     /// # let k = module.kernel("tma_load_2d")?;
@@ -380,9 +380,9 @@ impl Gpu {
     /// let map = gpu.tensor_map(&x, layout::Layout::parse("(64,64):(1,64)").unwrap(), &[32, 32],
     ///     TmaSwizzle::B128, TmaOobFill::Zero)?;
     /// let map_buf = gpu.upload_tensor_map(&map)?;
-    /// let cfg = host::LaunchConfig::linear(4, 128).with_shared_mem(32 * 32 * 4 + 1024);
+    /// let cfg = cute_rs_host::LaunchConfig::linear(4, 128).with_shared_mem(32 * 32 * 4 + 1024);
     /// unsafe { gpu.launch(&k, cfg).arg(&map_buf).arg(&out).run()? };
-    /// # Ok::<(), host::HostError>(())
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn upload_tensor_map(&self, map: &TensorMap) -> Result<DeviceBuffer<u8>> {
         self.upload(&map.bytes)

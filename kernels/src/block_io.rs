@@ -9,6 +9,7 @@
 //! `TILE < n < 2 TILE` covers a full tile (vectorized where allowed), a partial one and an empty one.
 //! Warp cases do the same per logical warp of `THREADS` lanes in a block of 64 threads.
 
+use layout_tensor::kernel;
 use layout_tensor::block_io::{method, BlockExchange, BlockLoad, WarpLoad};
 use layout_tensor::device::ids::{block_idx_x, thread_idx_x};
 use layout_tensor::device::sync::sync_threads;
@@ -22,53 +23,51 @@ macro_rules! block_io_cases {
         block_io_cases!(@one $kind, $name, $m, $($t)::+, $threads, $items);
     )*};
     (@one block, $name:ident, $m:ident, $t:ty, $threads:literal, $items:literal) => {
-        kernel! {
-            #[doc = concat!("`BlockLoad<", stringify!($t), ", ", stringify!($m), ", ", $threads, ", ", $items, ">` load/store round trip (see the module docs).")]
-            pub fn $name(input: *const $t, regs: *mut $t, output: *mut $t, n: u32, oob: $t) {
-                type L = BlockLoad<$t, method::$m, $threads, $items>;
-                let storage = block_storage!($name: L);
-                let b = block_idx_x() as usize;
-                let base = b * L::TILE;
-                let valid = (n as usize).saturating_sub(base);
-                let mut items = [oob; $items];
-                L::new().load_guarded(input.wrapping_add(base), &mut items, valid, oob, storage);
-                let t = thread_idx_x() as usize;
-                let mut i = 0;
-                while i < $items {
-                    *regs.add((b * $threads + t) * $items + i) = items[i];
-                    i += 1;
-                }
-                sync_threads();
-                L::new().store_guarded(output.wrapping_add(base), &items, valid, storage);
+        #[doc = concat!("`BlockLoad<", stringify!($t), ", ", stringify!($m), ", ", $threads, ", ", $items, ">` load/store round trip (see the module docs).")]
+        #[kernel]
+        pub fn $name(input: *const $t, regs: *mut $t, output: *mut $t, n: u32, oob: $t) {
+            type L = BlockLoad<$t, method::$m, $threads, $items>;
+            let storage = block_storage!($name: L);
+            let b = block_idx_x() as usize;
+            let base = b * L::TILE;
+            let valid = (n as usize).saturating_sub(base);
+            let mut items = [oob; $items];
+            L::new().load_guarded(input.wrapping_add(base), &mut items, valid, oob, storage);
+            let t = thread_idx_x() as usize;
+            let mut i = 0;
+            while i < $items {
+                *regs.add((b * $threads + t) * $items + i) = items[i];
+                i += 1;
             }
+            sync_threads();
+            L::new().store_guarded(output.wrapping_add(base), &items, valid, storage);
         }
     };
     (@one warp, $name:ident, $m:ident, $t:ty, $threads:literal, $items:literal) => {
-        kernel! {
-            #[doc = concat!("`WarpLoad<", stringify!($t), ", ", stringify!($m), ", ", $items, ", ", $threads, ">` load/store round trip per logical warp (see the module docs).")]
-            pub fn $name(input: *const $t, regs: *mut $t, output: *mut $t, n: u32, oob: $t) {
-                type L = WarpLoad<$t, method::$m, $items, $threads>;
-                const PER_BLOCK: usize = WARP_CASE_BLOCK as usize / $threads;
-                const STORE: usize = if L::STORAGE_LEN == 0 { 1 } else { L::STORAGE_LEN };
-                let all = shared_array!($name: [$t; STORE * PER_BLOCK], align 16);
-                let t = thread_idx_x() as usize;
-                let w = block_idx_x() as usize * PER_BLOCK + t / $threads;
-                let storage = layout_tensor::device::shared::SharedArray::<$t, STORE>::from_raw(
-                    all.as_mut_ptr().add((t / $threads) * STORE),
-                );
-                let base = w * L::TILE;
-                let valid = (n as usize).saturating_sub(base);
-                let mut items = [oob; $items];
-                L::new().load_guarded(input.wrapping_add(base), &mut items, valid, oob, storage);
-                let lane = t % $threads;
-                let mut i = 0;
-                while i < $items {
-                    *regs.add((w * $threads + lane) * $items + i) = items[i];
-                    i += 1;
-                }
-                sync_threads();
-                L::new().store_guarded(output.wrapping_add(base), &items, valid, storage);
+        #[doc = concat!("`WarpLoad<", stringify!($t), ", ", stringify!($m), ", ", $items, ", ", $threads, ">` load/store round trip per logical warp (see the module docs).")]
+        #[kernel]
+        pub fn $name(input: *const $t, regs: *mut $t, output: *mut $t, n: u32, oob: $t) {
+            type L = WarpLoad<$t, method::$m, $items, $threads>;
+            const PER_BLOCK: usize = WARP_CASE_BLOCK as usize / $threads;
+            const STORE: usize = if L::STORAGE_LEN == 0 { 1 } else { L::STORAGE_LEN };
+            let all = shared_array!($name: [$t; STORE * PER_BLOCK], align 16);
+            let t = thread_idx_x() as usize;
+            let w = block_idx_x() as usize * PER_BLOCK + t / $threads;
+            let storage = layout_tensor::device::shared::SharedArray::<$t, STORE>::from_raw(
+                all.as_mut_ptr().add((t / $threads) * STORE),
+            );
+            let base = w * L::TILE;
+            let valid = (n as usize).saturating_sub(base);
+            let mut items = [oob; $items];
+            L::new().load_guarded(input.wrapping_add(base), &mut items, valid, oob, storage);
+            let lane = t % $threads;
+            let mut i = 0;
+            while i < $items {
+                *regs.add((w * $threads + lane) * $items + i) = items[i];
+                i += 1;
             }
+            sync_threads();
+            L::new().store_guarded(output.wrapping_add(base), &items, valid, storage);
         }
     };
 }
@@ -77,45 +76,44 @@ include!("block_io_cases.rs");
 
 macro_rules! exchange_kernels {
     ($($name:ident: $threads:literal, $items:literal;)*) => {$(
-        kernel! {
-            #[doc = concat!("`BlockExchange<u32, ", $threads, ", ", $items, ">` on one block: the tile loaded blocked, then exchanged ",
-                "blocked -> striped -> blocked -> warp-striped -> blocked, each arrangement written to `out[k * TILE ..]` ",
-                "where it says the elements are (every part must equal the input).")]
-            pub fn $name(input: *const u32, out: *mut u32) {
-                type X = BlockExchange<u32, $threads, $items>;
-                let s = block_storage!($name: X);
-                const TILE: usize = $threads * $items;
-                let t = thread_idx_x() as usize;
-                let (w, l) = (t / 32, t % 32);
-                let mut items = [0u32; $items];
-                BlockLoad::<u32, method::Direct, $threads, $items>::new().load(input, &mut items, s);
-                X::new().blocked_to_striped(&mut items, s);
-                let mut i = 0;
-                while i < $items {
-                    *out.add(i * $threads + t) = items[i];
-                    i += 1;
-                }
-                sync_threads();
-                X::new().striped_to_blocked(&mut items, s);
-                i = 0;
-                while i < $items {
-                    *out.add(TILE + t * $items + i) = items[i];
-                    i += 1;
-                }
-                sync_threads();
-                X::new().blocked_to_warp_striped(&mut items, s);
-                i = 0;
-                while i < $items {
-                    *out.add(2 * TILE + w * 32 * $items + i * 32 + l) = items[i];
-                    i += 1;
-                }
-                sync_threads();
-                X::new().warp_striped_to_blocked(&mut items, s);
-                i = 0;
-                while i < $items {
-                    *out.add(3 * TILE + t * $items + i) = items[i];
-                    i += 1;
-                }
+        #[doc = concat!("`BlockExchange<u32, ", $threads, ", ", $items, ">` on one block: the tile loaded blocked, then exchanged ",
+            "blocked -> striped -> blocked -> warp-striped -> blocked, each arrangement written to `out[k * TILE ..]` ",
+            "where it says the elements are (every part must equal the input).")]
+        #[kernel]
+        pub fn $name(input: *const u32, out: *mut u32) {
+            type X = BlockExchange<u32, $threads, $items>;
+            let s = block_storage!($name: X);
+            const TILE: usize = $threads * $items;
+            let t = thread_idx_x() as usize;
+            let (w, l) = (t / 32, t % 32);
+            let mut items = [0u32; $items];
+            BlockLoad::<u32, method::Direct, $threads, $items>::new().load(input, &mut items, s);
+            X::new().blocked_to_striped(&mut items, s);
+            let mut i = 0;
+            while i < $items {
+                *out.add(i * $threads + t) = items[i];
+                i += 1;
+            }
+            sync_threads();
+            X::new().striped_to_blocked(&mut items, s);
+            i = 0;
+            while i < $items {
+                *out.add(TILE + t * $items + i) = items[i];
+                i += 1;
+            }
+            sync_threads();
+            X::new().blocked_to_warp_striped(&mut items, s);
+            i = 0;
+            while i < $items {
+                *out.add(2 * TILE + w * 32 * $items + i * 32 + l) = items[i];
+                i += 1;
+            }
+            sync_threads();
+            X::new().warp_striped_to_blocked(&mut items, s);
+            i = 0;
+            while i < $items {
+                *out.add(3 * TILE + t * $items + i) = items[i];
+                i += 1;
             }
         }
     )*};

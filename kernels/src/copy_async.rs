@@ -1,6 +1,7 @@
 //! `LayoutTensor::copy_from_async` kernels: the Mojo seed's `copy_from_async` example, and a partial
 //! tile staged through shared memory with zero-fill.
 
+use layout_tensor::kernel;
 use layout_tensor::device::ids::{block_idx_x, block_idx_y, lane_id, thread_idx_x, thread_idx_y, warp_id};
 use layout_tensor::device::sync::sync_threads;
 use layout_tensor::{async_copy_wait_all, shared_tensor, static_layout, LayoutTensor, Static};
@@ -35,71 +36,69 @@ static_layout!(
     pub Run = "(4,1)"
 );
 
-kernel! {
-    /// Mojo's `copy_from_async_example` kernel: block `(x, y)` takes the 16 x 16 tile `(x, y)` of
-    /// the 128 x 128 row-major `tensor`, each lane of each warp copies its fragment of 4-float
-    /// vectors (`vectorize` then `distribute` over 8 x 4 lanes) into a shared tile with
-    /// `copy_from_async`, waits; every thread then writes `global_idx.x * 128 + global_idx.y` at
-    /// its `[thread_idx.x, thread_idx.y]` of the shared tile, and the fragments are copied back.
-    /// Afterwards `tensor[i] == i` for every `i`.
-    ///
-    /// Two departures from the seed, for a race-free kernel: the seed partitions by lane id, so all
-    /// 8 warps copy the same tile; here warp 0 alone copies (same result, no location written by
-    /// several warps at once); and a barrier follows the wait, so that the copies have landed
-    /// before other threads overwrite the shared tile.
-    ///
-    /// Preconditions: `tensor` holds 128 * 128 floats, 16-byte aligned; block `(16,16,1)`, grid
-    /// `(8,8,1)`.
-    pub fn mojo_copy_from_async_f32(tensor: *mut f32) {
-        let tensor = LayoutTensor::<f32, _>::from_ptr(tensor, Static::<MojoInput>::new());
-        let (bx, by) = (block_idx_x(), block_idx_y());
-        let (tx, ty) = (thread_idx_x(), thread_idx_y());
-        let global_tile = tensor.tile::<MojoTile, 2>([bx as i64, by as i64]);
-        let shared_tile = shared_tensor!(MOJO_COPY_ASYNC_TILE: f32, MojoTile, align 16);
-        let lane = lane_id() as usize;
-        let global_fragment = global_tile.vectorize::<4>().distribute::<MojoLanes, 2>(lane);
-        let shared_fragment = shared_tile.vectorize::<4>().distribute::<MojoLanes, 2>(lane);
-        let copier = warp_id() == 0;
-        if copier {
-            shared_fragment.copy_from_async(&global_fragment);
-            async_copy_wait_all();
-        }
-        sync_threads();
-        let (gx, gy) = (bx * 16 + tx, by * 16 + ty);
-        if gx < 128 && gy < 128 {
-            shared_tile.set_at([tx as i64, ty as i64], (gx * 128 + gy) as f32);
-        }
-        sync_threads();
-        if copier {
-            global_fragment.copy_from(&shared_fragment);
-        }
+/// Mojo's `copy_from_async_example` kernel: block `(x, y)` takes the 16 x 16 tile `(x, y)` of
+/// the 128 x 128 row-major `tensor`, each lane of each warp copies its fragment of 4-float
+/// vectors (`vectorize` then `distribute` over 8 x 4 lanes) into a shared tile with
+/// `copy_from_async`, waits; every thread then writes `global_idx.x * 128 + global_idx.y` at
+/// its `[thread_idx.x, thread_idx.y]` of the shared tile, and the fragments are copied back.
+/// Afterwards `tensor[i] == i` for every `i`.
+///
+/// Two departures from the seed, for a race-free kernel: the seed partitions by lane id, so all
+/// 8 warps copy the same tile; here warp 0 alone copies (same result, no location written by
+/// several warps at once); and a barrier follows the wait, so that the copies have landed
+/// before other threads overwrite the shared tile.
+///
+/// Preconditions: `tensor` holds 128 * 128 floats, 16-byte aligned; block `(16,16,1)`, grid
+/// `(8,8,1)`.
+#[kernel]
+pub fn mojo_copy_from_async_f32(tensor: *mut f32) {
+    let tensor = LayoutTensor::<f32, _>::from_ptr(tensor, Static::<MojoInput>::new());
+    let (bx, by) = (block_idx_x(), block_idx_y());
+    let (tx, ty) = (thread_idx_x(), thread_idx_y());
+    let global_tile = tensor.tile::<MojoTile, 2>([bx as i64, by as i64]);
+    let shared_tile = shared_tensor!(MOJO_COPY_ASYNC_TILE: f32, MojoTile, align 16);
+    let lane = lane_id() as usize;
+    let global_fragment = global_tile.vectorize::<4>().distribute::<MojoLanes, 2>(lane);
+    let shared_fragment = shared_tile.vectorize::<4>().distribute::<MojoLanes, 2>(lane);
+    let copier = warp_id() == 0;
+    if copier {
+        shared_fragment.copy_from_async(&global_fragment);
+        async_copy_wait_all();
+    }
+    sync_threads();
+    let (gx, gy) = (bx * 16 + tx, by * 16 + ty);
+    if gx < 128 && gy < 128 {
+        shared_tile.set_at([tx as i64, ty as i64], (gx * 128 + gy) as f32);
+    }
+    sync_threads();
+    if copier {
+        global_fragment.copy_from(&shared_fragment);
     }
 }
 
-kernel! {
-    /// Stages [`StagedInput`] through shared memory by 16 x 16 tiles into [`StagedOutput`]: block
-    /// `(x, y)` loads tile `(x, y)` with `copy_from_async`, thread `t` one run of 4 rows
-    /// (`tile_masked` by [`Run`]s: a 16-byte `cp.async` reading only the rows inside the matrix and
-    /// zero-filling the others), then writes the shared tile out. The output is the input padded
-    /// with zeros; the memory between rows 98 and 100 of each column is never read into it.
-    ///
-    /// Preconditions: `src` holds 100 * 70 floats, `dst` 112 * 80, both 16-byte aligned; block
-    /// `(64,1,1)`, grid `(7,5,1)`.
-    pub fn copy_async_zero_fill_f32(src: *const f32, dst: *mut f32) {
-        let src = LayoutTensor::<f32, _>::from_ptr(src as *mut f32, Static::<StagedInput>::new());
-        let dst = LayoutTensor::<f32, _>::from_ptr(dst, Static::<StagedOutput>::new());
-        let tile = shared_tensor!(COPY_ASYNC_ZERO_FILL_TILE: f32, StagedTile, align 16);
-        let t = thread_idx_x() as i64;
-        let (r, c) = (t % 4, t / 4); // run r of column c of the block's tile
-        let (row, col) = (block_idx_x() as i64 * 4 + r, block_idx_y() as i64 * 16 + c);
-        tile.tile::<Run, 2>([r, c]).copy_from_async(&src.tile_masked::<Run, 2>([row, col]));
-        async_copy_wait_all();
-        sync_threads();
-        // Another thread's run: the data crossed threads through shared memory.
-        let (r2, c2) = ((t + 1) % 4, t / 4);
-        let (row2, col2) = (block_idx_x() as i64 * 4 + r2, block_idx_y() as i64 * 16 + c2);
-        dst.tile::<Run, 2>([row2, col2]).copy_from(&tile.tile::<Run, 2>([r2, c2]));
-    }
+/// Stages [`StagedInput`] through shared memory by 16 x 16 tiles into [`StagedOutput`]: block
+/// `(x, y)` loads tile `(x, y)` with `copy_from_async`, thread `t` one run of 4 rows
+/// (`tile_masked` by [`Run`]s: a 16-byte `cp.async` reading only the rows inside the matrix and
+/// zero-filling the others), then writes the shared tile out. The output is the input padded
+/// with zeros; the memory between rows 98 and 100 of each column is never read into it.
+///
+/// Preconditions: `src` holds 100 * 70 floats, `dst` 112 * 80, both 16-byte aligned; block
+/// `(64,1,1)`, grid `(7,5,1)`.
+#[kernel]
+pub fn copy_async_zero_fill_f32(src: *const f32, dst: *mut f32) {
+    let src = LayoutTensor::<f32, _>::from_ptr(src as *mut f32, Static::<StagedInput>::new());
+    let dst = LayoutTensor::<f32, _>::from_ptr(dst, Static::<StagedOutput>::new());
+    let tile = shared_tensor!(COPY_ASYNC_ZERO_FILL_TILE: f32, StagedTile, align 16);
+    let t = thread_idx_x() as i64;
+    let (r, c) = (t % 4, t / 4); // run r of column c of the block's tile
+    let (row, col) = (block_idx_x() as i64 * 4 + r, block_idx_y() as i64 * 16 + c);
+    tile.tile::<Run, 2>([r, c]).copy_from_async(&src.tile_masked::<Run, 2>([row, col]));
+    async_copy_wait_all();
+    sync_threads();
+    // Another thread's run: the data crossed threads through shared memory.
+    let (r2, c2) = ((t + 1) % 4, t / 4);
+    let (row2, col2) = (block_idx_x() as i64 * 4 + r2, block_idx_y() as i64 * 16 + c2);
+    dst.tile::<Run, 2>([row2, col2]).copy_from(&tile.tile::<Run, 2>([r2, c2]));
 }
 
 static_layout!(
@@ -123,24 +122,23 @@ static_layout!(
 /// 128 x 8 tile.
 pub type TvCopy = layout_tensor::partition::TiledCopy<TvThreads, TvValues>;
 
-kernel! {
-    /// `dst = src` for the [`TvMatrix`] f32 matrices through shared memory with a thread-value
-    /// tiled copy ([`TvCopy`], CuTe's `make_tiled_copy`): block `(x, y)` stages tile `(x, y)`
-    /// with `copy_from_async` of each thread's 4 x 1 values (one 16-byte `cp.async`), waits,
-    /// synchronizes, and thread `t` writes out the values of thread `(t + 37) % 256` (the data
-    /// crosses threads through shared memory).
-    ///
-    /// Preconditions: `src`, `dst` 16-byte aligned, 1024 * 512 floats; block `(256,1,1)`, grid
-    /// `(8,64,1)`.
-    pub fn tiled_copy_async_f32(src: *const f32, dst: *mut f32) {
-        let src = LayoutTensor::<f32, _>::from_ptr(src as *mut f32, Static::<TvMatrix>::new());
-        let dst = LayoutTensor::<f32, _>::from_ptr(dst, Static::<TvMatrix>::new());
-        let smem = shared_tensor!(TILED_COPY_ASYNC_TILE: f32, TvTile, align 16);
-        let tile = [block_idx_x() as i64, block_idx_y() as i64];
-        let t = thread_idx_x() as usize;
-        TvCopy::partition(smem, t).copy_from_async(&TvCopy::partition(src.tile::<TvTile, 2>(tile), t));
-        async_copy_wait_all();
-        sync_threads();
-        TvCopy::copy(&dst.tile::<TvTile, 2>(tile), &smem, (t + 37) % 256);
-    }
+/// `dst = src` for the [`TvMatrix`] f32 matrices through shared memory with a thread-value
+/// tiled copy ([`TvCopy`], CuTe's `make_tiled_copy`): block `(x, y)` stages tile `(x, y)`
+/// with `copy_from_async` of each thread's 4 x 1 values (one 16-byte `cp.async`), waits,
+/// synchronizes, and thread `t` writes out the values of thread `(t + 37) % 256` (the data
+/// crosses threads through shared memory).
+///
+/// Preconditions: `src`, `dst` 16-byte aligned, 1024 * 512 floats; block `(256,1,1)`, grid
+/// `(8,64,1)`.
+#[kernel]
+pub fn tiled_copy_async_f32(src: *const f32, dst: *mut f32) {
+    let src = LayoutTensor::<f32, _>::from_ptr(src as *mut f32, Static::<TvMatrix>::new());
+    let dst = LayoutTensor::<f32, _>::from_ptr(dst, Static::<TvMatrix>::new());
+    let smem = shared_tensor!(TILED_COPY_ASYNC_TILE: f32, TvTile, align 16);
+    let tile = [block_idx_x() as i64, block_idx_y() as i64];
+    let t = thread_idx_x() as usize;
+    TvCopy::partition(smem, t).copy_from_async(&TvCopy::partition(src.tile::<TvTile, 2>(tile), t));
+    async_copy_wait_all();
+    sync_threads();
+    TvCopy::copy(&dst.tile::<TvTile, 2>(tile), &smem, (t + 37) % 256);
 }

@@ -2,6 +2,7 @@
 //! (each run by one thread, the seed's `ct.launch(stream, (1,), ...)`: a tile is a register
 //! fragment of the thread), a memory-order exercise and a tiled load/store copy.
 
+use layout_tensor::kernel;
 use layout_tensor::device::ids::{block_idx_x, thread_idx_x};
 use layout_tensor::tile_space::{load_scalar, store_scalar, LoadOptions, MemoryOrder, MemoryScope, Order, Padding, StoreOptions};
 use layout_tensor::{static_layout, Fragment, LayoutTensor, Static, Vector};
@@ -61,123 +62,115 @@ unsafe fn put<T: Copy, const N: usize>(out: *mut T, k: usize, v: [T; N]) {
     }
 }
 
-kernel! {
-    /// The seed's 1-D loads: `out[0..12]` = tiles 0, 1 (undetermined padding: whole tiles) and 2
-    /// (zero padding) of `x` = `arange(10)` with tile shape 4 (`[0..4], [4..8], [8, 9, 0, 0]`).
-    ///
-    /// Preconditions: `x` holds 10 values, `out` 12; one thread.
-    pub fn cutile_seed_load_1d(x: *const i64, out: *mut i64) {
-        let s = LayoutTensor::<i64, _>::from_ptr(x as *mut i64, Static::<X10>::new()).tile_space::<T4, 1>(Order::C);
-        put(out, 0, s.load::<4>([0], LoadOptions::default()).data);
-        put(out, 4, s.load::<4>([1], LoadOptions::default()).data);
-        put(out, 8, s.load::<4>([2], LoadOptions::default().padding(Padding::Zero)).data);
+/// The seed's 1-D loads: `out[0..12]` = tiles 0, 1 (undetermined padding: whole tiles) and 2
+/// (zero padding) of `x` = `arange(10)` with tile shape 4 (`[0..4], [4..8], [8, 9, 0, 0]`).
+///
+/// Preconditions: `x` holds 10 values, `out` 12; one thread.
+#[kernel]
+pub fn cutile_seed_load_1d(x: *const i64, out: *mut i64) {
+    let s = LayoutTensor::<i64, _>::from_ptr(x as *mut i64, Static::<X10>::new()).tile_space::<T4, 1>(Order::C);
+    put(out, 0, s.load::<4>([0], LoadOptions::default()).data);
+    put(out, 4, s.load::<4>([1], LoadOptions::default()).data);
+    put(out, 8, s.load::<4>([2], LoadOptions::default().padding(Padding::Zero)).data);
+}
+
+/// The seed's 2-D loads in "F" order: `out[4i..4i+4]` = tile `(i, 0)` of shape `(1, 4)` of
+/// `arange(16).reshape(4, 4)` (column `i`).
+///
+/// Preconditions: `x` holds 16 values, `out` 16; one thread.
+#[kernel]
+pub fn cutile_seed_load_2d_f(x: *const i64, out: *mut i64) {
+    let s = LayoutTensor::<i64, _>::from_ptr(x as *mut i64, Static::<X4x4>::new()).tile_space::<T1x4, 2>(Order::F);
+    let mut i = 0;
+    while i < 4 {
+        put(out, 4 * i, s.load::<4>([i as i64, 0], LoadOptions::default()).data);
+        i += 1;
     }
 }
 
-kernel! {
-    /// The seed's 2-D loads in "F" order: `out[4i..4i+4]` = tile `(i, 0)` of shape `(1, 4)` of
-    /// `arange(16).reshape(4, 4)` (column `i`).
-    ///
-    /// Preconditions: `x` holds 16 values, `out` 16; one thread.
-    pub fn cutile_seed_load_2d_f(x: *const i64, out: *mut i64) {
-        let s = LayoutTensor::<i64, _>::from_ptr(x as *mut i64, Static::<X4x4>::new()).tile_space::<T1x4, 2>(Order::F);
-        let mut i = 0;
-        while i < 4 {
-            put(out, 4 * i, s.load::<4>([i as i64, 0], LoadOptions::default()).data);
-            i += 1;
-        }
+/// The seed's 3-D loads with order `(0, 2, 1)`: `out[0..4]`, `out[4..8]` = tiles `(0,0,0)` and
+/// `(1,0,0)` of shape `(1, 2, 2)` of `arange(8).reshape(2, 2, 2)`, row-major.
+///
+/// Preconditions: `x` holds 8 values, `out` 8; one thread.
+#[kernel]
+pub fn cutile_seed_load_3d(x: *const i64, out: *mut i64) {
+    let s = LayoutTensor::<i64, _>::from_ptr(x as *mut i64, Static::<X2x2x2>::new()).tile_space::<T1x2x2, 3>(Order::Perm([0, 2, 1]));
+    put(out, 0, s.load::<4>([0, 0, 0], LoadOptions::default()).data);
+    put(out, 4, s.load::<4>([1, 0, 0], LoadOptions::default()).data);
+}
+
+/// The seed's scalar (0-d tile) loads: `out[i] = load(x, (i,), shape=())` for `i < 10`.
+///
+/// Preconditions: `x` holds 10 values, `out` 10; one thread.
+#[kernel]
+pub fn cutile_seed_load_scalar(x: *const i64, out: *mut i64) {
+    let a = LayoutTensor::<i64, _>::from_ptr(x as *mut i64, Static::<X10>::new());
+    let mut i = 0;
+    while i < 10 {
+        *out.add(i) = load_scalar(&a, [i as i64], Order::C, LoadOptions::default());
+        i += 1;
     }
 }
 
-kernel! {
-    /// The seed's 3-D loads with order `(0, 2, 1)`: `out[0..4]`, `out[4..8]` = tiles `(0,0,0)` and
-    /// `(1,0,0)` of shape `(1, 2, 2)` of `arange(8).reshape(2, 2, 2)`, row-major.
-    ///
-    /// Preconditions: `x` holds 8 values, `out` 8; one thread.
-    pub fn cutile_seed_load_3d(x: *const i64, out: *mut i64) {
-        let s = LayoutTensor::<i64, _>::from_ptr(x as *mut i64, Static::<X2x2x2>::new()).tile_space::<T1x2x2, 3>(Order::Perm([0, 2, 1]));
-        put(out, 0, s.load::<4>([0, 0, 0], LoadOptions::default()).data);
-        put(out, 4, s.load::<4>([1, 0, 0], LoadOptions::default()).data);
-    }
+/// The seed's partial out-of-bounds store: tile `ones(4)` at index 0, `2 * ones(4)` at index 1
+/// of a 6-element array (the last two elements of the second tile are dropped).
+///
+/// Preconditions: `x` holds 6 values (what follows is never written); one thread.
+#[kernel]
+pub fn cutile_seed_store_partial(x: *mut i32) {
+    let s = LayoutTensor::<i32, _>::from_ptr(x, Static::<X6>::new()).tile_space::<T4, 1>(Order::C);
+    let mut tile = Fragment::<i32, T4, 4>::new();
+    tile.data = [1; 4];
+    s.store([0], &tile, StoreOptions::default());
+    tile.data = [2; 4];
+    s.store([1], &tile, StoreOptions::default());
 }
 
-kernel! {
-    /// The seed's scalar (0-d tile) loads: `out[i] = load(x, (i,), shape=())` for `i < 10`.
-    ///
-    /// Preconditions: `x` holds 10 values, `out` 10; one thread.
-    pub fn cutile_seed_load_scalar(x: *const i64, out: *mut i64) {
-        let a = LayoutTensor::<i64, _>::from_ptr(x as *mut i64, Static::<X10>::new());
-        let mut i = 0;
-        while i < 10 {
-            *out.add(i) = load_scalar(&a, [i as i64], Order::C, LoadOptions::default());
-            i += 1;
-        }
-    }
+/// The seed's scalar broadcast stores: `store(x, (i, j), tile=2i+j)` into a 2 x 2 array.
+///
+/// Preconditions: `x` holds 4 values; one thread.
+#[kernel]
+pub fn cutile_seed_store_scalar(x: *mut i32) {
+    let a = LayoutTensor::<i32, _>::from_ptr(x, Static::<X2x2>::new());
+    store_scalar(&a, [0, 0], 0, Order::C, StoreOptions::default());
+    store_scalar(&a, [0, 1], 1, Order::C, StoreOptions::default());
+    store_scalar(&a, [1, 0], 2, Order::C, StoreOptions::default());
+    store_scalar(&a, [1, 1], 3, Order::C, StoreOptions::default());
 }
 
-kernel! {
-    /// The seed's partial out-of-bounds store: tile `ones(4)` at index 0, `2 * ones(4)` at index 1
-    /// of a 6-element array (the last two elements of the second tile are dropped).
-    ///
-    /// Preconditions: `x` holds 6 values (what follows is never written); one thread.
-    pub fn cutile_seed_store_partial(x: *mut i32) {
-        let s = LayoutTensor::<i32, _>::from_ptr(x, Static::<X6>::new()).tile_space::<T4, 1>(Order::C);
-        let mut tile = Fragment::<i32, T4, 4>::new();
-        tile.data = [1; 4];
-        s.store([0], &tile, StoreOptions::default());
-        tile.data = [2; 4];
-        s.store([1], &tile, StoreOptions::default());
-    }
+/// Memory orders and padding modes: loads tile 2 of `x` (10 floats, tile 4) with every padding
+/// mode (`out[4k..4k+4]`, k = zero, NaN, +inf, -inf, -0) — relaxed/block, acquire/device,
+/// acquire/system, weak, relaxed/device — then stores `-1` tiles with release/device at tile 0
+/// and relaxed/block at tile 2 of `x`.
+///
+/// Preconditions: `x` holds 10 floats, `out` 20; one thread.
+#[kernel]
+pub fn cutile_orders_f32(x: *mut f32, out: *mut f32) {
+    let s = LayoutTensor::<f32, _>::from_ptr(x, Static::<X10>::new()).tile_space::<T4, 1>(Order::C);
+    let o = LoadOptions::default();
+    put(out, 0, s.load::<4>([2], o.padding(Padding::Zero).memory(MemoryOrder::Relaxed, MemoryScope::Block)).data);
+    put(out, 4, s.load::<4>([2], o.padding(Padding::Nan).memory(MemoryOrder::Acquire, MemoryScope::Device)).data);
+    put(out, 8, s.load::<4>([2], o.padding(Padding::PosInf).memory(MemoryOrder::Acquire, MemoryScope::System)).data);
+    put(out, 12, s.load::<4>([2], o.padding(Padding::NegInf)).data);
+    put(out, 16, s.load::<4>([2], o.padding(Padding::NegZero).memory(MemoryOrder::Relaxed, MemoryScope::Device)).data);
+    let mut t = Fragment::<f32, T4, 4>::new();
+    t.data = [-1.0; 4];
+    s.store([0], &t, StoreOptions::default().memory(MemoryOrder::Release, MemoryScope::Device));
+    s.store([2], &t, StoreOptions::default().memory(MemoryOrder::Relaxed, MemoryScope::Block));
 }
 
-kernel! {
-    /// The seed's scalar broadcast stores: `store(x, (i, j), tile=2i+j)` into a 2 x 2 array.
-    ///
-    /// Preconditions: `x` holds 4 values; one thread.
-    pub fn cutile_seed_store_scalar(x: *mut i32) {
-        let a = LayoutTensor::<i32, _>::from_ptr(x, Static::<X2x2>::new());
-        store_scalar(&a, [0, 0], 0, Order::C, StoreOptions::default());
-        store_scalar(&a, [0, 1], 1, Order::C, StoreOptions::default());
-        store_scalar(&a, [1, 0], 2, Order::C, StoreOptions::default());
-        store_scalar(&a, [1, 1], 3, Order::C, StoreOptions::default());
-    }
-}
-
-kernel! {
-    /// Memory orders and padding modes: loads tile 2 of `x` (10 floats, tile 4) with every padding
-    /// mode (`out[4k..4k+4]`, k = zero, NaN, +inf, -inf, -0) — relaxed/block, acquire/device,
-    /// acquire/system, weak, relaxed/device — then stores `-1` tiles with release/device at tile 0
-    /// and relaxed/block at tile 2 of `x`.
-    ///
-    /// Preconditions: `x` holds 10 floats, `out` 20; one thread.
-    pub fn cutile_orders_f32(x: *mut f32, out: *mut f32) {
-        let s = LayoutTensor::<f32, _>::from_ptr(x, Static::<X10>::new()).tile_space::<T4, 1>(Order::C);
-        let o = LoadOptions::default();
-        put(out, 0, s.load::<4>([2], o.padding(Padding::Zero).memory(MemoryOrder::Relaxed, MemoryScope::Block)).data);
-        put(out, 4, s.load::<4>([2], o.padding(Padding::Nan).memory(MemoryOrder::Acquire, MemoryScope::Device)).data);
-        put(out, 8, s.load::<4>([2], o.padding(Padding::PosInf).memory(MemoryOrder::Acquire, MemoryScope::System)).data);
-        put(out, 12, s.load::<4>([2], o.padding(Padding::NegInf)).data);
-        put(out, 16, s.load::<4>([2], o.padding(Padding::NegZero).memory(MemoryOrder::Relaxed, MemoryScope::Device)).data);
-        let mut t = Fragment::<f32, T4, 4>::new();
-        t.data = [-1.0; 4];
-        s.store([0], &t, StoreOptions::default().memory(MemoryOrder::Release, MemoryScope::Device));
-        s.store([2], &t, StoreOptions::default().memory(MemoryOrder::Relaxed, MemoryScope::Block));
-    }
-}
-
-kernel! {
-    /// cuTile-style tiled copy `dst = src` of [`COPY_VECTORS`] vectors of 4 floats: thread `t` of
-    /// block `b` loads tile `(t, b)` of shape `(1, 4)` of the [`CopyArray`] view (a register
-    /// fragment of 4 vectors), then stores it at the same index of `dst`.
-    ///
-    /// Preconditions: `src`, `dst` 16-byte aligned, `4 * COPY_VECTORS` floats; block `(256,1,1)`,
-    /// grid `(COPY_VECTORS / (256 * 4), 1, 1)`.
-    pub fn cutile_copy_f32(src: *const Vector<f32, 4>, dst: *mut Vector<f32, 4>) {
-        let s = LayoutTensor::<Vector<f32, 4>, _>::from_ptr(src as *mut Vector<f32, 4>, Static::<CopyArray>::new())
-            .tile_space::<CopyTile, 2>(Order::C);
-        let d = LayoutTensor::<Vector<f32, 4>, _>::from_ptr(dst, Static::<CopyArray>::new()).tile_space::<CopyTile, 2>(Order::C);
-        let index = [thread_idx_x() as i64, block_idx_x() as i64];
-        let tile = s.load::<4>(index, LoadOptions::default());
-        d.store(index, &tile, StoreOptions::default());
-    }
+/// cuTile-style tiled copy `dst = src` of [`COPY_VECTORS`] vectors of 4 floats: thread `t` of
+/// block `b` loads tile `(t, b)` of shape `(1, 4)` of the [`CopyArray`] view (a register
+/// fragment of 4 vectors), then stores it at the same index of `dst`.
+///
+/// Preconditions: `src`, `dst` 16-byte aligned, `4 * COPY_VECTORS` floats; block `(256,1,1)`,
+/// grid `(COPY_VECTORS / (256 * 4), 1, 1)`.
+#[kernel]
+pub fn cutile_copy_f32(src: *const Vector<f32, 4>, dst: *mut Vector<f32, 4>) {
+    let s = LayoutTensor::<Vector<f32, 4>, _>::from_ptr(src as *mut Vector<f32, 4>, Static::<CopyArray>::new())
+        .tile_space::<CopyTile, 2>(Order::C);
+    let d = LayoutTensor::<Vector<f32, 4>, _>::from_ptr(dst, Static::<CopyArray>::new()).tile_space::<CopyTile, 2>(Order::C);
+    let index = [thread_idx_x() as i64, block_idx_x() as i64];
+    let tile = s.load::<4>(index, LoadOptions::default());
+    d.store(index, &tile, StoreOptions::default());
 }

@@ -2,6 +2,7 @@
 //! out-of-bounds access through a tensor view, and a shared-memory exchange with and without its
 //! barrier. They are valid PTX too; nothing on the GPU launches them with bad arguments.
 
+use layout_tensor::kernel;
 use layout::Layout;
 use layout_tensor::device::ids::{block_idx_x, thread_idx_x};
 use layout_tensor::device::sync::sync_threads;
@@ -10,30 +11,28 @@ use layout_tensor::{shared_array, LayoutTensor};
 /// Threads per block of [`mirror_exchange`].
 pub const MIRROR_THREADS: u32 = 64;
 
-kernel! {
-    /// `dst[g] = src[g + 1]` through a 1-D tensor view of `n` elements, `g` the global thread
-    /// index: the last thread of the grid reads index `n`, one past the end, which the CPU backend
-    /// reports with the kernel, block, thread and index.
-    pub fn fault_tensor_out_of_bounds(src: *const f32, dst: *mut f32, n: u32) {
-        let Ok(layout) = Layout::int(n as i64, 1) else { return };
-        let view = |p: *mut f32| LayoutTensor::<f32, Layout>::from_ptr(p, layout);
-        let (src, dst) = (view(src as *mut f32), view(dst));
-        let g = (block_idx_x() * 32 + thread_idx_x()) as usize;
-        dst.set(g, src.get(g + 1));
-    }
+/// `dst[g] = src[g + 1]` through a 1-D tensor view of `n` elements, `g` the global thread
+/// index: the last thread of the grid reads index `n`, one past the end, which the CPU backend
+/// reports with the kernel, block, thread and index.
+#[kernel]
+pub fn fault_tensor_out_of_bounds(src: *const f32, dst: *mut f32, n: u32) {
+    let Ok(layout) = Layout::int(n as i64, 1) else { return };
+    let view = |p: *mut f32| LayoutTensor::<f32, Layout>::from_ptr(p, layout);
+    let (src, dst) = (view(src as *mut f32), view(dst));
+    let g = (block_idx_x() * 32 + thread_idx_x()) as usize;
+    dst.set(g, src.get(g + 1));
 }
 
-kernel! {
-    /// Each block of [`MIRROR_THREADS`] threads `t` writes `src[b * 64 + t]` to shared memory and
-    /// reads back its mirror image `63 - t` into `dst`; with `barrier == 0` the barrier between the
-    /// write and the read is missing (a race: a thread may read before its mirror has written).
-    pub fn mirror_exchange(src: *const u32, dst: *mut u32, barrier: u32) {
-        let s = shared_array!(FAULTS_MIRROR: [u32; 64]);
-        let (t, b) = (thread_idx_x() as usize, block_idx_x() as usize);
-        s.write(t, *src.add(b * 64 + t));
-        if barrier != 0 {
-            sync_threads();
-        }
-        *dst.add(b * 64 + t) = s.read(63 - t);
+/// Each block of [`MIRROR_THREADS`] threads `t` writes `src[b * 64 + t]` to shared memory and
+/// reads back its mirror image `63 - t` into `dst`; with `barrier == 0` the barrier between the
+/// write and the read is missing (a race: a thread may read before its mirror has written).
+#[kernel]
+pub fn mirror_exchange(src: *const u32, dst: *mut u32, barrier: u32) {
+    let s = shared_array!(FAULTS_MIRROR: [u32; 64]);
+    let (t, b) = (thread_idx_x() as usize, block_idx_x() as usize);
+    s.write(t, *src.add(b * 64 + t));
+    if barrier != 0 {
+        sync_threads();
     }
+    *dst.add(b * 64 + t) = s.read(63 - t);
 }

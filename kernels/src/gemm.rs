@@ -46,6 +46,7 @@
 //! Parameters: `(a, b, c, d, m, n, k, lda, ldb, alpha, beta)`; C and D are row-major `M x N`
 //! (leading dimension `n`); C is read only when `beta != 0`.
 
+use layout_tensor::kernel;
 use layout::{make_swizzled, unwrap, Layout, Swizzle, SwizzledLayout};
 use layout_tensor::device::cp_async::{cp_async_cg_zfill, cp_async_pipeline};
 use layout_tensor::device::ids::{block_idx_x, block_idx_y, thread_idx_x};
@@ -351,20 +352,19 @@ unsafe fn gemm<I: Input, const A_K: bool, const B_K: bool, const VEC: bool, O: O
 
 macro_rules! gemm_kernels {
     ($($name:ident: $in:ty, $a_k:literal, $b_k:literal, $vec:literal, $out:ty;)*) => {$(
-        kernel! {
-            #[doc = concat!(
-                "`D = alpha * A * B + beta * C` with `mma.sync` (see the [module docs](self)): A and B of `",
-                stringify!($in), "`, A K-major: ", stringify!($a_k), ", B K-major: ", stringify!($b_k),
-                ", 16-byte cp.async: ", stringify!($vec), ", D of `", stringify!($out), "`."
-            )]
-            pub fn $name(
-                a: *const $in, b: *const $in, c: *const f32, d: *mut $out,
-                m: u32, n: u32, k: u32, lda: u32, ldb: u32, alpha: f32, beta: f32
-            ) {
-                // A and B as 16-bit bits: only the `mma` reads them as numbers.
-                let (a, b) = (a as *const u16, b as *const u16);
-                gemm::<$in, $a_k, $b_k, $vec, $out>(a, b, c, d, m, n, k, lda, ldb, alpha, beta);
-            }
+        #[doc = concat!(
+            "`D = alpha * A * B + beta * C` with `mma.sync` (see the [module docs](self)): A and B of `",
+            stringify!($in), "`, A K-major: ", stringify!($a_k), ", B K-major: ", stringify!($b_k),
+            ", 16-byte cp.async: ", stringify!($vec), ", D of `", stringify!($out), "`."
+        )]
+        #[kernel]
+        pub fn $name(
+            a: *const $in, b: *const $in, c: *const f32, d: *mut $out,
+            m: u32, n: u32, k: u32, lda: u32, ldb: u32, alpha: f32, beta: f32
+        ) {
+            // A and B as 16-bit bits: only the `mma` reads them as numbers.
+            let (a, b) = (a as *const u16, b as *const u16);
+            gemm::<$in, $a_k, $b_k, $vec, $out>(a, b, c, d, m, n, k, lda, ldb, alpha, beta);
         }
     )*};
 }

@@ -24,6 +24,7 @@
 //! rows and columns of a box are zero-filled by TMA, so partial tiles need no special main loop;
 //! direct-store epilogues predicate their stores, TMA stores clip at D's bounds.
 
+use layout_tensor::kernel;
 use layout_tensor::device::cluster::{cluster_sync, mbarrier_arrive_cluster, tma_load_2d_multicast};
 use layout_tensor::device::ids::{block_idx_x, block_idx_y, block_rank_in_cluster, grid_dim_x, thread_idx_x};
 use layout_tensor::device::mma::{
@@ -146,27 +147,26 @@ macro_rules! gemm_sm90_kernels {
         $(#[$attr:meta])*
         $name:ident: $shape:ident, $ring:ident, $full:ident, <$bn:literal, $r:literal, $two:literal>, $mma:ident;
     )*) => {$(
-        kernel! {
-            $(#[$attr])*
-            pub fn $name(
-                a_map: *const TmaDescriptor,
-                b_map: *const TmaDescriptor,
-                c: *const f32,
-                d: *mut f32,
-                m: u32,
-                n: u32,
-                k: u32,
-                alpha: f32,
-                beta: f32,
-            ) {
-                const S: GemmSm90Shape = $shape;
-                let smem = dynamic_shared!($ring: u8, align 1024).as_mut_ptr();
-                let bars = shared_array!($full: [u64; S.stages as usize], align 8);
-                let out = Epilogue::new(m, n, alpha, beta, c, d);
-                gemm_tile::<$bn, $r, $two>(S, a_map, b_map, out, k, smem, bars.as_mut_ptr(), |acc, da, db| {
-                    $mma(acc, da, db, true)
-                });
-            }
+        $(#[$attr])*
+        #[kernel]
+        pub fn $name(
+            a_map: *const TmaDescriptor,
+            b_map: *const TmaDescriptor,
+            c: *const f32,
+            d: *mut f32,
+            m: u32,
+            n: u32,
+            k: u32,
+            alpha: f32,
+            beta: f32,
+        ) {
+            const S: GemmSm90Shape = $shape;
+            let smem = dynamic_shared!($ring: u8, align 1024).as_mut_ptr();
+            let bars = shared_array!($full: [u64; S.stages as usize], align 8);
+            let out = Epilogue::new(m, n, alpha, beta, c, d);
+            gemm_tile::<$bn, $r, $two>(S, a_map, b_map, out, k, smem, bars.as_mut_ptr(), |acc, da, db| {
+                $mma(acc, da, db, true)
+            });
         }
     )*};
 }
@@ -269,30 +269,28 @@ unsafe fn gemm_tile_ws(
     out.store(&mut acc, r0, col0 as usize + mine / 64, acc_layout, out.inside(row0, col0, S.bm, S.bn));
 }
 
-kernel! {
-    #![launch_bounds(384, 1)]
-    /// [`gemm_sm90_bf16_tn`] with [`GEMM_SM90_WS_128X256`]: warp-specialized (a producer and two
-    /// consumer warpgroups, registers moved from the producer to the consumers with `setmaxnreg`:
-    /// the launch bounds fix 168 per thread at entry), block of 384 threads, grid
-    /// `(ceil(N / 256), ceil(M / 128))`.
-    pub fn gemm_sm90_bf16_tn_ws(
-        a_map: *const TmaDescriptor,
-        b_map: *const TmaDescriptor,
-        c: *const f32,
-        d: *mut f32,
-        m: u32,
-        n: u32,
-        k: u32,
-        alpha: f32,
-        beta: f32,
-    ) {
-        const S: GemmSm90Shape = GEMM_SM90_WS_128X256;
-        let smem = dynamic_shared!(GEMM_SM90_RING_WS: u8, align 1024).as_mut_ptr();
-        let full = shared_array!(GEMM_SM90_WS_FULL: [u64; S.stages as usize], align 8);
-        let empty = shared_array!(GEMM_SM90_WS_EMPTY: [u64; S.stages as usize], align 8);
-        let out = Epilogue::new(m, n, alpha, beta, c, d);
-        gemm_tile_ws(a_map, b_map, out, k, smem, full.as_mut_ptr(), empty.as_mut_ptr());
-    }
+/// [`gemm_sm90_bf16_tn`] with [`GEMM_SM90_WS_128X256`]: warp-specialized (a producer and two
+/// consumer warpgroups, registers moved from the producer to the consumers with `setmaxnreg`:
+/// the launch bounds fix 168 per thread at entry), block of 384 threads, grid
+/// `(ceil(N / 256), ceil(M / 128))`.
+#[kernel(launch_bounds(384, 1))]
+pub fn gemm_sm90_bf16_tn_ws(
+    a_map: *const TmaDescriptor,
+    b_map: *const TmaDescriptor,
+    c: *const f32,
+    d: *mut f32,
+    m: u32,
+    n: u32,
+    k: u32,
+    alpha: f32,
+    beta: f32,
+) {
+    const S: GemmSm90Shape = GEMM_SM90_WS_128X256;
+    let smem = dynamic_shared!(GEMM_SM90_RING_WS: u8, align 1024).as_mut_ptr();
+    let full = shared_array!(GEMM_SM90_WS_FULL: [u64; S.stages as usize], align 8);
+    let empty = shared_array!(GEMM_SM90_WS_EMPTY: [u64; S.stages as usize], align 8);
+    let out = Epilogue::new(m, n, alpha, beta, c, d);
+    gemm_tile_ws(a_map, b_map, out, k, smem, full.as_mut_ptr(), empty.as_mut_ptr());
 }
 
 /// The wgmma m64n256 accumulator layout, (thread, value) -> m + 64 n.
@@ -622,24 +620,22 @@ macro_rules! gemm_sm90_persistent_kernels {
         $(#[$attr:meta])*
         $name:ident: $out:ty, $cm:literal, $tma:literal, $f16:literal, $tf32:literal, $a_mn:literal, $b_mn:literal;
     )*) => {$(
-        kernel! {
-            #![launch_bounds(384, 1)]
-            $(#[$attr])*
-            pub fn $name(
-                a_map: *const TmaDescriptor,
-                b_map: *const TmaDescriptor,
-                d_map: *const TmaDescriptor,
-                c: *const f32,
-                d: *mut $out,
-                m: u32,
-                n: u32,
-                k: u32,
-                alpha: f32,
-                beta: f32,
-            ) {
-                let out = Epilogue::new(m, n, alpha, beta, c, d);
-                gemm_tile_persistent::<$out, $cm, $tma, $f16, $tf32, $a_mn, $b_mn>(a_map, b_map, d_map, out, m, n, k);
-            }
+        $(#[$attr])*
+        #[kernel(launch_bounds(384, 1))]
+        pub fn $name(
+            a_map: *const TmaDescriptor,
+            b_map: *const TmaDescriptor,
+            d_map: *const TmaDescriptor,
+            c: *const f32,
+            d: *mut $out,
+            m: u32,
+            n: u32,
+            k: u32,
+            alpha: f32,
+            beta: f32,
+        ) {
+            let out = Epilogue::new(m, n, alpha, beta, c, d);
+            gemm_tile_persistent::<$out, $cm, $tma, $f16, $tf32, $a_mn, $b_mn>(a_map, b_map, d_map, out, m, n, k);
         }
     )*};
 }

@@ -2,20 +2,19 @@
 //!
 //! The root package's `build.rs` builds this crate with the nightly toolchain for
 //! `nvptx64-nvidia-cuda` (`-Zbuild-std=core`, linked by `cute-rs-build`'s linker) and embeds the PTX as
-//! `cute_rs::KERNELS_PTX`. Each kernel is written with [`kernel!`], which gives it the PTX kernel
-//! calling convention and an unmangled name on the GPU (the name the host launches it by).
+//! `cute_rs::KERNELS_PTX`. Each kernel is written with [`#[kernel]`](kernel), which gives it the PTX
+//! kernel calling convention and an unmangled name on the GPU (the name the host launches it by),
+//! and registers it for the CPU backend on the host.
 //!
 //! Layouts used by kernels are `const` items computed by the `layout` algebra at compile time, so
 //! that evaluating them in a kernel folds to a few integer operations; `tests/ptx_folding.rs` (root
 //! package) checks that on the emitted PTX.
 #![no_std]
-// `abi_ptx`: `extern "ptx-kernel"` (through `kernel!`); `stdarch_nvptx`: `core::arch::nvptx`;
-// `asm_experimental_arch`: inline PTX (`asm!`, `global_asm!` for shared-memory arrays).
-// Add `link_llvm_intrinsics` with the first `llvm.nvvm.*` intrinsic.
-#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, stdarch_nvptx, asm_experimental_arch))]
+// `asm_experimental_arch`: the f32 GEMM's shared-memory accesses in inline PTX (`sgemm`).
+#![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch))]
 
-#[macro_use]
-mod kernel_macro;
+use layout_tensor::kernel;
+
 pub mod bench;
 pub mod block_io;
 pub mod checks;
@@ -51,30 +50,28 @@ const DIVIDED_8X32: Layout = layout::unwrap!(layout::logical_divide(
 /// The number of elements [`DIVIDED_8X32`] maps (256), a power of two.
 const DIVIDED_8X32_SIZE: u64 = DIVIDED_8X32.size() as u64;
 
-kernel! {
-    /// `dst[t] = src[t]` for the grid's thread index `t` (the grid covers the arrays exactly).
-    ///
-    /// The pipeline's smoke test: it needs nothing but thread ids.
-    pub fn vector_copy(src: *const f32, dst: *mut f32) {
-        let t = global_thread_index_x() as usize;
-        *dst.add(t) = *src.add(t);
-    }
+/// `dst[t] = src[t]` for the grid's thread index `t` (the grid covers the arrays exactly).
+///
+/// The pipeline's smoke test: it needs nothing but thread ids.
+#[kernel]
+pub fn vector_copy(src: *const f32, dst: *mut f32) {
+    let t = global_thread_index_x() as usize;
+    *dst.add(t) = *src.add(t);
 }
 
-kernel! {
-    /// Permutes `src` into `dst` one 256-element tile at a time through a layout computed at
-    /// compile time: thread `t` writes `dst[tile * 256 + L(t % 256)] = src[t]`, where
-    /// `tile = t / 256` and `L` is [`DIVIDED_8X32`] (a bijection of `0..256`). The grid covers the
-    /// arrays exactly, in whole tiles.
-    ///
-    /// `tests/ptx_folding.rs` checks that evaluating `L` compiled to straight-line integer code
-    /// (no loop, no division, no local memory).
-    pub fn layout_index_copy(src: *const f32, dst: *mut f32) {
-        let t = global_thread_index_x();
-        let tile = t / DIVIDED_8X32_SIZE;
-        let offset = DIVIDED_8X32.call((t % DIVIDED_8X32_SIZE) as i64) as u64;
-        *dst.add((tile * DIVIDED_8X32_SIZE + offset) as usize) = *src.add(t as usize);
-    }
+/// Permutes `src` into `dst` one 256-element tile at a time through a layout computed at
+/// compile time: thread `t` writes `dst[tile * 256 + L(t % 256)] = src[t]`, where
+/// `tile = t / 256` and `L` is [`DIVIDED_8X32`] (a bijection of `0..256`). The grid covers the
+/// arrays exactly, in whole tiles.
+///
+/// `tests/ptx_folding.rs` checks that evaluating `L` compiled to straight-line integer code
+/// (no loop, no division, no local memory).
+#[kernel]
+pub fn layout_index_copy(src: *const f32, dst: *mut f32) {
+    let t = global_thread_index_x();
+    let tile = t / DIVIDED_8X32_SIZE;
+    let offset = DIVIDED_8X32.call((t % DIVIDED_8X32_SIZE) as i64) as u64;
+    *dst.add((tile * DIVIDED_8X32_SIZE + offset) as usize) = *src.add(t as usize);
 }
 
 /// A 12 x 32 row-major matrix: `(12,32):(32,1)`.
@@ -97,26 +94,16 @@ const TILED_12X32: Layout = layout::unwrap!(layout::zipped_divide_by_mode(
 /// The number of elements [`TILED_12X32`] maps (384, not a power of two).
 const TILED_12X32_SIZE: u64 = TILED_12X32.size() as u64;
 
-kernel! {
-    /// Gathers a 12 x 32 row-major matrix tile by tile: thread `t` reads
-    /// `src[block * 384 + L(t % 384)]` into `dst[t]`, `L` being [`TILED_12X32`] (composition and
-    /// divide, computed by the compiler; its extents 12 and 3 are not powers of two).
-    ///
-    /// `tests/ptx_folding.rs` checks that `L` compiled to straight-line code: divisions by its
-    /// constants become multiplications, never `div`/`rem` instructions.
-    pub fn layout_tile_gather(src: *const f32, dst: *mut f32) {
-        let t = global_thread_index_x();
-        let block = t / TILED_12X32_SIZE;
-        let offset = TILED_12X32.call((t % TILED_12X32_SIZE) as i64) as u64;
-        *dst.add(t as usize) = *src.add((block * TILED_12X32_SIZE + offset) as usize);
-    }
-}
-
-/// Ends the kernel with a PTX `trap` on any panic (bounds checks, `unwrap`, ...): the launch
-/// reports an error to the host. Panics never unwind on the GPU (`panic = "abort"`). On the host
-/// (the CPU backend) `std`'s handler unwinds and the launch reports the panic.
-#[cfg(target_arch = "nvptx64")]
-#[panic_handler]
-fn panic(_info: &core::panic::PanicInfo<'_>) -> ! {
-    layout_tensor::device::sync::trap()
+/// Gathers a 12 x 32 row-major matrix tile by tile: thread `t` reads
+/// `src[block * 384 + L(t % 384)]` into `dst[t]`, `L` being [`TILED_12X32`] (composition and
+/// divide, computed by the compiler; its extents 12 and 3 are not powers of two).
+///
+/// `tests/ptx_folding.rs` checks that `L` compiled to straight-line code: divisions by its
+/// constants become multiplications, never `div`/`rem` instructions.
+#[kernel]
+pub fn layout_tile_gather(src: *const f32, dst: *mut f32) {
+    let t = global_thread_index_x();
+    let block = t / TILED_12X32_SIZE;
+    let offset = TILED_12X32.call((t % TILED_12X32_SIZE) as i64) as u64;
+    *dst.add(t as usize) = *src.add((block * TILED_12X32_SIZE + offset) as usize);
 }

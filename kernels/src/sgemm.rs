@@ -56,6 +56,7 @@
 //! k-steps of 32 in a 3-stage ring (236-255 registers, spills). Next for tf32: `ldmatrix` on
 //! K-major tiles (a b16 8x8 matrix is an 8x4 tf32 one), or the Hopper path (wgmma tf32).
 
+use layout_tensor::kernel;
 use layout::{unwrap, Layout};
 use layout_tensor::device::cp_async::{cp_async_ca_zfill, cp_async_cg_zfill, cp_async_pipeline};
 use layout_tensor::device::ids::{block_idx_x, block_idx_y, thread_idx_x};
@@ -602,19 +603,17 @@ unsafe fn sgemm_tf32<const A_K: bool, const B_K: bool, const VEC: bool>(
 
 macro_rules! sgemm_kernels {
     ($($name:ident: $body:ident, $blocks:literal, $what:literal, $a_k:literal, $b_k:literal, $vec:literal;)*) => {$(
-        kernel! {
-            #![launch_bounds(256, $blocks)]
-            #[doc = concat!(
-                "`D = alpha * A * B + beta * C`, f32, ", $what, " (see the [module docs](self)): A ",
-                "K-major: ", stringify!($a_k), ", B K-major: ", stringify!($b_k), ", 128-bit loads: ",
-                stringify!($vec), "."
-            )]
-            pub fn $name(
-                a: *const f32, b: *const f32, c: *const f32, d: *mut f32,
-                m: u32, n: u32, k: u32, lda: u32, ldb: u32, alpha: f32, beta: f32
-            ) {
-                $body::<$a_k, $b_k, $vec>(a, b, c, d, m, n, k, lda, ldb, alpha, beta);
-            }
+        #[doc = concat!(
+            "`D = alpha * A * B + beta * C`, f32, ", $what, " (see the [module docs](self)): A ",
+            "K-major: ", stringify!($a_k), ", B K-major: ", stringify!($b_k), ", 128-bit loads: ",
+            stringify!($vec), "."
+        )]
+        #[kernel(launch_bounds(256, $blocks))]
+        pub fn $name(
+            a: *const f32, b: *const f32, c: *const f32, d: *mut f32,
+            m: u32, n: u32, k: u32, lda: u32, ldb: u32, alpha: f32, beta: f32
+        ) {
+            $body::<$a_k, $b_k, $vec>(a, b, c, d, m, n, k, lda, ldb, alpha, beta);
         }
     )*};
 }

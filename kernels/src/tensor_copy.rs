@@ -3,95 +3,92 @@
 //! through `make_fragment_like`. The index math is the layout algebra's, computed by the compiler;
 //! `tests/ptx_folding.rs` checks that the kernel is straight-line code.
 
+use layout_tensor::kernel;
 use crate::tensor_copy_layouts::{BlockTile, Matrix, OddMatrix, SmemPadded, TIn, TOut, Threads, T32};
 use layout_tensor::device::ids::{block_idx_x, block_idx_y, thread_idx_x};
 use layout_tensor::device::sync::sync_threads;
 use layout_tensor::{copy_partitioned, shared_tensor, LayoutTensor, Static};
 
-kernel! {
-    /// `dst = src` for the 8192 x 8192 row-major f32 matrices of
-    /// [`Matrix`](crate::tensor_copy_layouts::Matrix): block `(x, y)` copies the 32 x 128 tile at
-    /// tile coordinate `(y, x)`; its 256 threads each load their 4 vectors of 4 floats into
-    /// registers, then store them.
-    ///
-    /// Preconditions: `src` and `dst` are 16-byte aligned arrays of 8192 * 8192 floats; block
-    /// `(256,1,1)`, grid `(64, 256, 1)`.
-    pub fn tensor_copy_f32(src: *const f32, dst: *mut f32) {
-        let src = LayoutTensor::<f32, _>::from_ptr(src as *mut f32, Static::<Matrix>::new());
-        let dst = LayoutTensor::<f32, _>::from_ptr(dst, Static::<Matrix>::new());
-        let tile = [block_idx_y() as i64, block_idx_x() as i64];
-        let t = thread_idx_x() as usize;
-        let s = src.tile::<BlockTile, 2>(tile).vectorize::<4>().distribute::<Threads, 2>(t);
-        let d = dst.tile::<BlockTile, 2>(tile).vectorize::<4>().distribute::<Threads, 2>(t);
-        let mut regs = s.make_fragment_like::<4>();
-        regs.tensor().copy_from(&s);
-        d.copy_from(&regs.tensor());
+/// `dst = src` for the 8192 x 8192 row-major f32 matrices of
+/// [`Matrix`](crate::tensor_copy_layouts::Matrix): block `(x, y)` copies the 32 x 128 tile at
+/// tile coordinate `(y, x)`; its 256 threads each load their 4 vectors of 4 floats into
+/// registers, then store them.
+///
+/// Preconditions: `src` and `dst` are 16-byte aligned arrays of 8192 * 8192 floats; block
+/// `(256,1,1)`, grid `(64, 256, 1)`.
+#[kernel]
+pub fn tensor_copy_f32(src: *const f32, dst: *mut f32) {
+    let src = LayoutTensor::<f32, _>::from_ptr(src as *mut f32, Static::<Matrix>::new());
+    let dst = LayoutTensor::<f32, _>::from_ptr(dst, Static::<Matrix>::new());
+    let tile = [block_idx_y() as i64, block_idx_x() as i64];
+    let t = thread_idx_x() as usize;
+    let s = src.tile::<BlockTile, 2>(tile).vectorize::<4>().distribute::<Threads, 2>(t);
+    let d = dst.tile::<BlockTile, 2>(tile).vectorize::<4>().distribute::<Threads, 2>(t);
+    let mut regs = s.make_fragment_like::<4>();
+    regs.tensor().copy_from(&s);
+    d.copy_from(&regs.tensor());
+}
+
+/// `dst = src` for the 1000 x 1000 row-major f32 matrices of
+/// [`OddMatrix`](crate::tensor_copy_layouts::OddMatrix), by 32 x 128 tiles of which the last
+/// row and column are partial: `tile_masked` gives each block its tile with clipped extents and
+/// `distribute` each thread its 4 x 4 fragment (rows `r + 8i`, columns `c + 32j`), every access
+/// predicated on the clipped extents.
+///
+/// Preconditions: `src` and `dst` hold 1000 * 1000 floats; block `(256,1,1)`, grid `(8, 32, 1)`.
+#[kernel]
+pub fn tensor_copy_masked_f32(src: *const f32, dst: *mut f32) {
+    let src = LayoutTensor::<f32, _>::from_ptr(src as *mut f32, Static::<OddMatrix>::new());
+    let dst = LayoutTensor::<f32, _>::from_ptr(dst, Static::<OddMatrix>::new());
+    let tile = [block_idx_y() as i64, block_idx_x() as i64];
+    let t = thread_idx_x() as usize;
+    let s = src.tile_masked::<BlockTile, 2>(tile).distribute::<Threads, 2>(t);
+    let d = dst.tile_masked::<BlockTile, 2>(tile).distribute::<Threads, 2>(t);
+    let mut regs = s.make_fragment_like::<16>();
+    regs.tensor().copy_from(&s);
+    d.copy_from(&regs.tensor());
+}
+
+/// [`tensor_copy_f32`] written by hand with raw pointers and integer arithmetic (the same tiles,
+/// thread mapping and 128-bit accesses): the baseline `tests/ptx_folding.rs` compares the
+/// `LayoutTensor` kernel's instruction count with.
+///
+/// Preconditions: those of [`tensor_copy_f32`].
+#[kernel]
+pub fn tensor_copy_f32_raw(src: *const u128, dst: *mut u128) {
+    // 8192 floats = 2048 vectors per row; tile 32 x 128 floats = 32 x 32 vectors.
+    let t = thread_idx_x() as usize;
+    let base = (block_idx_y() as usize * 32 + t / 32) * 2048 + block_idx_x() as usize * 32 + t % 32;
+    let mut v = [0u128; 4];
+    let mut i = 0;
+    while i < 4 {
+        v[i] = *src.add(base + i * 8 * 2048);
+        i += 1;
+    }
+    i = 0;
+    while i < 4 {
+        *dst.add(base + i * 8 * 2048) = v[i];
+        i += 1;
     }
 }
 
-kernel! {
-    /// `dst = src` for the 1000 x 1000 row-major f32 matrices of
-    /// [`OddMatrix`](crate::tensor_copy_layouts::OddMatrix), by 32 x 128 tiles of which the last
-    /// row and column are partial: `tile_masked` gives each block its tile with clipped extents and
-    /// `distribute` each thread its 4 x 4 fragment (rows `r + 8i`, columns `c + 32j`), every access
-    /// predicated on the clipped extents.
-    ///
-    /// Preconditions: `src` and `dst` hold 1000 * 1000 floats; block `(256,1,1)`, grid `(8, 32, 1)`.
-    pub fn tensor_copy_masked_f32(src: *const f32, dst: *mut f32) {
-        let src = LayoutTensor::<f32, _>::from_ptr(src as *mut f32, Static::<OddMatrix>::new());
-        let dst = LayoutTensor::<f32, _>::from_ptr(dst, Static::<OddMatrix>::new());
-        let tile = [block_idx_y() as i64, block_idx_x() as i64];
-        let t = thread_idx_x() as usize;
-        let s = src.tile_masked::<BlockTile, 2>(tile).distribute::<Threads, 2>(t);
-        let d = dst.tile_masked::<BlockTile, 2>(tile).distribute::<Threads, 2>(t);
-        let mut regs = s.make_fragment_like::<16>();
-        regs.tensor().copy_from(&s);
-        d.copy_from(&regs.tensor());
-    }
-}
-
-kernel! {
-    /// [`tensor_copy_f32`] written by hand with raw pointers and integer arithmetic (the same tiles,
-    /// thread mapping and 128-bit accesses): the baseline `tests/ptx_folding.rs` compares the
-    /// `LayoutTensor` kernel's instruction count with.
-    ///
-    /// Preconditions: those of [`tensor_copy_f32`].
-    pub fn tensor_copy_f32_raw(src: *const u128, dst: *mut u128) {
-        // 8192 floats = 2048 vectors per row; tile 32 x 128 floats = 32 x 32 vectors.
-        let t = thread_idx_x() as usize;
-        let base = (block_idx_y() as usize * 32 + t / 32) * 2048 + block_idx_x() as usize * 32 + t % 32;
-        let mut v = [0u128; 4];
-        let mut i = 0;
-        while i < 4 {
-            v[i] = *src.add(base + i * 8 * 2048);
-            i += 1;
-        }
-        i = 0;
-        while i < 4 {
-            *dst.add(base + i * 8 * 2048) = v[i];
-            i += 1;
-        }
-    }
-}
-
-kernel! {
-    /// `dst = transpose(src)` for the 1024 x 2048 row-major matrix
-    /// [`TIn`](crate::tensor_copy_layouts::TIn) into the 2048 x 1024 row-major
-    /// [`TOut`](crate::tensor_copy_layouts::TOut), through a padded shared tile, all with
-    /// `LayoutTensor`: block `(x, y)` copies its 32 x 32 input tile into shared memory
-    /// (`copy_partitioned` over 8 x 32 row-major threads: coalesced reads), then copies the shared
-    /// tile's transposed view into output tile `(x, y)` (coalesced writes, conflict-free shared
-    /// reads thanks to the padding).
-    ///
-    /// Preconditions: block `(256,1,1)`, grid `(64, 32, 1)`.
-    pub fn tensor_transpose_f32(src: *const f32, dst: *mut f32) {
-        let src = LayoutTensor::<f32, _>::from_ptr(src as *mut f32, Static::<TIn>::new());
-        let dst = LayoutTensor::<f32, _>::from_ptr(dst, Static::<TOut>::new());
-        let smem = shared_tensor!(TENSOR_TRANSPOSE_TILE: f32, SmemPadded, align 16);
-        let (bx, by) = (block_idx_x() as i64, block_idx_y() as i64);
-        let t = thread_idx_x() as usize;
-        copy_partitioned::<Threads, 2, _, _, _, _, _>(&smem, &src.tile::<T32, 2>([by, bx]), t);
-        sync_threads();
-        copy_partitioned::<Threads, 2, _, _, _, _, _>(&dst.tile::<T32, 2>([bx, by]), &smem.transpose(), t);
-    }
+/// `dst = transpose(src)` for the 1024 x 2048 row-major matrix
+/// [`TIn`](crate::tensor_copy_layouts::TIn) into the 2048 x 1024 row-major
+/// [`TOut`](crate::tensor_copy_layouts::TOut), through a padded shared tile, all with
+/// `LayoutTensor`: block `(x, y)` copies its 32 x 32 input tile into shared memory
+/// (`copy_partitioned` over 8 x 32 row-major threads: coalesced reads), then copies the shared
+/// tile's transposed view into output tile `(x, y)` (coalesced writes, conflict-free shared
+/// reads thanks to the padding).
+///
+/// Preconditions: block `(256,1,1)`, grid `(64, 32, 1)`.
+#[kernel]
+pub fn tensor_transpose_f32(src: *const f32, dst: *mut f32) {
+    let src = LayoutTensor::<f32, _>::from_ptr(src as *mut f32, Static::<TIn>::new());
+    let dst = LayoutTensor::<f32, _>::from_ptr(dst, Static::<TOut>::new());
+    let smem = shared_tensor!(TENSOR_TRANSPOSE_TILE: f32, SmemPadded, align 16);
+    let (bx, by) = (block_idx_x() as i64, block_idx_y() as i64);
+    let t = thread_idx_x() as usize;
+    copy_partitioned::<Threads, 2, _, _, _, _, _>(&smem, &src.tile::<T32, 2>([by, bx]), t);
+    sync_threads();
+    copy_partitioned::<Threads, 2, _, _, _, _, _>(&dst.tile::<T32, 2>([bx, by]), &smem.transpose(), t);
 }

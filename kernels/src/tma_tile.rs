@@ -1,6 +1,7 @@
 //! TMA box loads through `LayoutTensor` (`layout_tensor::tma_copy`): a 128-byte-swizzled box in a
 //! shared tensor, read back by logical coordinate.
 
+use layout_tensor::kernel;
 use layout_tensor::device::ids::{block_idx_x, block_idx_y, thread_idx_x};
 use layout_tensor::device::sync::sync_threads;
 use layout_tensor::device::tma::{fence_mbarrier_init, fence_proxy_tensormap_acquire, Mbarrier, TmaDescriptor};
@@ -16,31 +17,30 @@ static_layout!(
     pub TmaOut = "(96,200):(1,96)"
 );
 
-kernel! {
-    /// Block `(x, y)` loads the 32 x 8 box at column `32x`, row `8y` of the tensor mapped by `desc`
-    /// (f32, rows of 96, 128-byte swizzle, zero fill) with `load_tma` into a 1024-byte-aligned
-    /// shared box, and thread `t` writes box element `t` (column `t % 32`, row `t / 32`), read
-    /// through the swizzle, to the same place of the 200 x 96 row-major `out`: `out` is the mapped
-    /// tensor, zero past its rows.
-    ///
-    /// Preconditions: `desc` as above in global memory; block `(256,1,1)`, grid `(3,25,1)`.
-    pub fn tma_tile_load_f32(desc: *const TmaDescriptor, out: *mut f32) {
-        let smem = shared_tensor!(TMA_TILE_BOX: f32, TmaBox, align 1024);
-        let bar = Mbarrier::from_ptr(shared_array!(TMA_TILE_BAR: [u64; 1], align 8).as_mut_ptr() as *mut u8);
-        let out = LayoutTensor::<f32, _>::from_ptr(out, Static::<TmaOut>::new());
-        let t = thread_idx_x();
-        let (x, y) = (block_idx_x() as i64, block_idx_y() as i64);
-        if t == 0 {
-            bar.init(1);
-            fence_mbarrier_init();
-        }
-        sync_threads();
-        if t == 0 {
-            fence_proxy_tensormap_acquire(desc);
-            smem.load_tma::<Swizzle128B, 2>(desc, [32 * x as i32, 8 * y as i32], bar);
-        }
-        bar.wait_parity(0);
-        let (c, r) = ((t % 32) as i64, (t / 32) as i64);
-        out.set_at([32 * x + c, 8 * y + r], smem.tma_swizzled::<Swizzle128B>().at([c, r]));
+/// Block `(x, y)` loads the 32 x 8 box at column `32x`, row `8y` of the tensor mapped by `desc`
+/// (f32, rows of 96, 128-byte swizzle, zero fill) with `load_tma` into a 1024-byte-aligned
+/// shared box, and thread `t` writes box element `t` (column `t % 32`, row `t / 32`), read
+/// through the swizzle, to the same place of the 200 x 96 row-major `out`: `out` is the mapped
+/// tensor, zero past its rows.
+///
+/// Preconditions: `desc` as above in global memory; block `(256,1,1)`, grid `(3,25,1)`.
+#[kernel]
+pub fn tma_tile_load_f32(desc: *const TmaDescriptor, out: *mut f32) {
+    let smem = shared_tensor!(TMA_TILE_BOX: f32, TmaBox, align 1024);
+    let bar = Mbarrier::from_ptr(shared_array!(TMA_TILE_BAR: [u64; 1], align 8).as_mut_ptr() as *mut u8);
+    let out = LayoutTensor::<f32, _>::from_ptr(out, Static::<TmaOut>::new());
+    let t = thread_idx_x();
+    let (x, y) = (block_idx_x() as i64, block_idx_y() as i64);
+    if t == 0 {
+        bar.init(1);
+        fence_mbarrier_init();
     }
+    sync_threads();
+    if t == 0 {
+        fence_proxy_tensormap_acquire(desc);
+        smem.load_tma::<Swizzle128B, 2>(desc, [32 * x as i32, 8 * y as i32], bar);
+    }
+    bar.wait_parity(0);
+    let (c, r) = ((t % 32) as i64, (t / 32) as i64);
+    out.set_at([32 * x + c, 8 * y + r], smem.tma_swizzled::<Swizzle128B>().at([c, r]));
 }

@@ -1,6 +1,7 @@
 //! Triton's `tl.load`/`tl.store` on the GPU, written with `layout_tensor::triton`: the seed's
 //! indirect load example (`triton_ldst_indirect_07_kernel`, seed 002), one Triton program per block.
 
+use layout_tensor::kernel;
 use layout_tensor::device::ids::block_idx_x;
 use layout_tensor::triton::{get, tile_from_fn, Pointers};
 use layout_tensor::{static_layout, LayoutTensor, Static};
@@ -48,14 +49,13 @@ pub unsafe fn ldst_indirect_07(pid: i64, out: *mut f32, xr: *const i64, xc: *con
     Pointers::new(&out_ptr0, out0_idx).store(tmp2);
 }
 
-kernel! {
-    /// `triton_ldst_indirect_07_kernel[nr // XS, 1, 1](out, xr, xc, x2, stride_in_r)`: program
-    /// `block_idx_x()` runs [`ldst_indirect_07`] (one thread per block).
-    ///
-    /// Preconditions: those of [`ldst_indirect_07`] for the last block; block `(1,1,1)`.
-    pub fn triton_ldst_indirect_07(out: *mut f32, xr: *const i64, xc: *const i64, x2: *const f32, stride_in_r: i64) {
-        ldst_indirect_07(block_idx_x() as i64, out, xr, xc, x2, stride_in_r);
-    }
+/// `triton_ldst_indirect_07_kernel[nr // XS, 1, 1](out, xr, xc, x2, stride_in_r)`: program
+/// `block_idx_x()` runs [`ldst_indirect_07`] (one thread per block).
+///
+/// Preconditions: those of [`ldst_indirect_07`] for the last block; block `(1,1,1)`.
+#[kernel]
+pub fn triton_ldst_indirect_07(out: *mut f32, xr: *const i64, xc: *const i64, x2: *const f32, stride_in_r: i64) {
+    ldst_indirect_07(block_idx_x() as i64, out, xr, xc, x2, stride_in_r);
 }
 
 static_layout!(
@@ -67,72 +67,69 @@ static_layout!(
     pub Block24 = "(2,4):(4,1)"
 );
 
-kernel! {
-    /// A masked copy the Triton way: thread `t` of program `pid` has `offs = (pid * 256 + t) * 4 +
-    /// arange(4)`, loads `load(src + offs, mask=offs < n, other=other, cache_modifier=".cg",
-    /// eviction_policy="evict_first")` and stores the tile to `dst + offs` unmasked: `dst[i]` is
-    /// `src[i]` below `n`, `other` from `n` on.
-    ///
-    /// Preconditions: `src` holds `n` floats, `dst` `grid * 1024`; block `(256,1,1)`.
-    pub fn triton_masked_copy_f32(src: *const f32, dst: *mut f32, n: i64, other: f32) {
-        use layout_tensor::device::ids::thread_idx_x;
-        use layout_tensor::triton::{Cg, EvictFirst};
-        let first = (block_idx_x() as i64 * 256 + thread_idx_x() as i64) * 4;
-        let offs = tile_from_fn::<isize, Quad, 4, 1>(|[i]| (first + i) as isize);
-        let mask = tile_from_fn::<bool, Quad, 4, 1>(|[i]| first + i < n);
-        let src = LayoutTensor::<f32, _>::from_ptr(src as *mut f32, Static::<Quad>::new());
-        let dst = LayoutTensor::<f32, _>::from_ptr(dst, Static::<Quad>::new());
-        let x = Pointers::new(&src, offs).load().mask(mask).other(other).cache_modifier(Cg).eviction_policy(EvictFirst).run();
-        Pointers::new(&dst, offs).store(x);
-    }
+/// A masked copy the Triton way: thread `t` of program `pid` has `offs = (pid * 256 + t) * 4 +
+/// arange(4)`, loads `load(src + offs, mask=offs < n, other=other, cache_modifier=".cg",
+/// eviction_policy="evict_first")` and stores the tile to `dst + offs` unmasked: `dst[i]` is
+/// `src[i]` below `n`, `other` from `n` on.
+///
+/// Preconditions: `src` holds `n` floats, `dst` `grid * 1024`; block `(256,1,1)`.
+#[kernel]
+pub fn triton_masked_copy_f32(src: *const f32, dst: *mut f32, n: i64, other: f32) {
+    use layout_tensor::device::ids::thread_idx_x;
+    use layout_tensor::triton::{Cg, EvictFirst};
+    let first = (block_idx_x() as i64 * 256 + thread_idx_x() as i64) * 4;
+    let offs = tile_from_fn::<isize, Quad, 4, 1>(|[i]| (first + i) as isize);
+    let mask = tile_from_fn::<bool, Quad, 4, 1>(|[i]| first + i < n);
+    let src = LayoutTensor::<f32, _>::from_ptr(src as *mut f32, Static::<Quad>::new());
+    let dst = LayoutTensor::<f32, _>::from_ptr(dst, Static::<Quad>::new());
+    let x = Pointers::new(&src, offs).load().mask(mask).other(other).cache_modifier(Cg).eviction_policy(EvictFirst).run();
+    Pointers::new(&dst, offs).store(x);
 }
 
-kernel! {
-    /// Block pointers with boundary checks: thread `(x, 0)` of block `(0, y)` loads the 2 x 4 block
-    /// at `(2y, 4x)` of the `rows x cols` row-major `src` (`make_block_ptr`,
-    /// `boundary_check=(0, 1)`, `padding_option="nan"`) and stores it, unchecked, at the same place
-    /// of the row-major `dst` with `dst_cols` columns: `dst` is `src` padded with NaN.
-    ///
-    /// Preconditions: `dst` holds `2 * grid_y` rows of `dst_cols = 4 * block_x` floats; block
-    /// `(dst_cols / 4, 1, 1)`.
-    pub fn triton_block_pad_f32(src: *const f32, dst: *mut f32, rows: i64, cols: i64, dst_cols: i64) {
-        use layout_tensor::device::ids::{block_idx_y, thread_idx_x};
-        use layout_tensor::triton::{make_block_ptr, Cg};
-        let at = [2 * block_idx_y() as i64, 4 * thread_idx_x() as i64];
-        let dst_rows = 2 * layout_tensor::device::ids::grid_dim_y() as i64;
-        let (Ok(s), Ok(d)) = (
-            make_block_ptr::<f32, Block24, 8, 2>(src as *mut f32, [rows, cols], [cols, 1], at, [1, 0]),
-            make_block_ptr::<f32, Block24, 8, 2>(dst, [dst_rows, dst_cols], [dst_cols, 1], at, [1, 0]),
-        ) else {
-            return;
-        };
-        let v = s.load().boundary_check(&[0, 1]).padding_nan().cache_modifier(Cg).run();
-        let _ = d.store(&v, &[]);
-    }
+/// Block pointers with boundary checks: thread `(x, 0)` of block `(0, y)` loads the 2 x 4 block
+/// at `(2y, 4x)` of the `rows x cols` row-major `src` (`make_block_ptr`,
+/// `boundary_check=(0, 1)`, `padding_option="nan"`) and stores it, unchecked, at the same place
+/// of the row-major `dst` with `dst_cols` columns: `dst` is `src` padded with NaN.
+///
+/// Preconditions: `dst` holds `2 * grid_y` rows of `dst_cols = 4 * block_x` floats; block
+/// `(dst_cols / 4, 1, 1)`.
+#[kernel]
+pub fn triton_block_pad_f32(src: *const f32, dst: *mut f32, rows: i64, cols: i64, dst_cols: i64) {
+    use layout_tensor::device::ids::{block_idx_y, thread_idx_x};
+    use layout_tensor::triton::{make_block_ptr, Cg};
+    let at = [2 * block_idx_y() as i64, 4 * thread_idx_x() as i64];
+    let dst_rows = 2 * layout_tensor::device::ids::grid_dim_y() as i64;
+    let (Ok(s), Ok(d)) = (
+        make_block_ptr::<f32, Block24, 8, 2>(src as *mut f32, [rows, cols], [cols, 1], at, [1, 0]),
+        make_block_ptr::<f32, Block24, 8, 2>(dst, [dst_rows, dst_cols], [dst_cols, 1], at, [1, 0]),
+    ) else {
+        return;
+    };
+    let v = s.load().boundary_check(&[0, 1]).padding_nan().cache_modifier(Cg).run();
+    let _ = d.store(&v, &[]);
 }
 
-kernel! {
-    /// Scalar (0-d) loads and a hinted store: every thread loads `scale = load(params)` and
-    /// `bias = load(params + 1, mask=has_bias != 0, other=0.0)` (scalars), then its 4 elements
-    /// `x = load(src + offs, mask=offs < n)` as in [`triton_masked_copy_f32`], and stores
-    /// `x * scale + bias` with `store(dst + offs, ..., mask=offs < n, cache_modifier=".cs",
-    /// eviction_policy="evict_first")`: `dst` is untouched from `n` on.
-    ///
-    /// Preconditions: `src` and `dst` hold `n` floats, `params` 2 (1 when `has_bias == 0`: the
-    /// masked-out scalar is never read); block `(256,1,1)`, grid covering `n` by 1024.
-    pub fn triton_scalar_affine_f32(src: *const f32, dst: *mut f32, params: *const f32, has_bias: i32, n: i64) {
-        use layout_tensor::device::ids::thread_idx_x;
-        use layout_tensor::triton::{Cs, EvictFirst};
-        let params = LayoutTensor::<f32, _>::from_ptr(params as *mut f32, Static::<layout_tensor::triton::Scalar>::new());
-        let scale = Pointers::scalar(&params, 0).load().run_scalar();
-        let bias = Pointers::scalar(&params, 1).load().mask(has_bias != 0).other(0.0).run_scalar();
-        let first = (block_idx_x() as i64 * 256 + thread_idx_x() as i64) * 4;
-        let offs = tile_from_fn::<isize, Quad, 4, 1>(|[i]| (first + i) as isize);
-        let mask = tile_from_fn::<bool, Quad, 4, 1>(|[i]| first + i < n);
-        let src = LayoutTensor::<f32, _>::from_ptr(src as *mut f32, Static::<Quad>::new());
-        let dst = LayoutTensor::<f32, _>::from_ptr(dst, Static::<Quad>::new());
-        let x = Pointers::new(&src, offs).load().mask(mask).run();
-        let y = tile_from_fn::<f32, Quad, 4, 1>(|[i]| get(&x, [i]) * scale + bias);
-        Pointers::new(&dst, offs).store_with(y).mask(mask).cache_modifier(Cs).eviction_policy(EvictFirst).run();
-    }
+/// Scalar (0-d) loads and a hinted store: every thread loads `scale = load(params)` and
+/// `bias = load(params + 1, mask=has_bias != 0, other=0.0)` (scalars), then its 4 elements
+/// `x = load(src + offs, mask=offs < n)` as in [`triton_masked_copy_f32`], and stores
+/// `x * scale + bias` with `store(dst + offs, ..., mask=offs < n, cache_modifier=".cs",
+/// eviction_policy="evict_first")`: `dst` is untouched from `n` on.
+///
+/// Preconditions: `src` and `dst` hold `n` floats, `params` 2 (1 when `has_bias == 0`: the
+/// masked-out scalar is never read); block `(256,1,1)`, grid covering `n` by 1024.
+#[kernel]
+pub fn triton_scalar_affine_f32(src: *const f32, dst: *mut f32, params: *const f32, has_bias: i32, n: i64) {
+    use layout_tensor::device::ids::thread_idx_x;
+    use layout_tensor::triton::{Cs, EvictFirst};
+    let params = LayoutTensor::<f32, _>::from_ptr(params as *mut f32, Static::<layout_tensor::triton::Scalar>::new());
+    let scale = Pointers::scalar(&params, 0).load().run_scalar();
+    let bias = Pointers::scalar(&params, 1).load().mask(has_bias != 0).other(0.0).run_scalar();
+    let first = (block_idx_x() as i64 * 256 + thread_idx_x() as i64) * 4;
+    let offs = tile_from_fn::<isize, Quad, 4, 1>(|[i]| (first + i) as isize);
+    let mask = tile_from_fn::<bool, Quad, 4, 1>(|[i]| first + i < n);
+    let src = LayoutTensor::<f32, _>::from_ptr(src as *mut f32, Static::<Quad>::new());
+    let dst = LayoutTensor::<f32, _>::from_ptr(dst, Static::<Quad>::new());
+    let x = Pointers::new(&src, offs).load().mask(mask).run();
+    let y = tile_from_fn::<f32, Quad, 4, 1>(|[i]| get(&x, [i]) * scale + bias);
+    Pointers::new(&dst, offs).store_with(y).mask(mask).cache_modifier(Cs).eviction_policy(EvictFirst).run();
 }

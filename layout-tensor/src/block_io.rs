@@ -49,7 +49,7 @@
 //! the others; `store_guarded(output, items, valid)` writes only offsets `< valid`.
 //!
 //! ```
-//! use layout_tensor::block_io::{blocked, striped, warp_striped};
+//! use cute_rs_tensor::block_io::{blocked, striped, warp_striped};
 //! assert_eq!(blocked(4, 2).unwrap().to_string(), "(2,4):(1,2)");
 //! assert_eq!(striped(4, 2).unwrap().to_string(), "(2,4):(4,1)");
 //! assert_eq!(warp_striped(64, 2).unwrap().to_string(), "(2,(32,2)):(32,(1,64))");
@@ -71,7 +71,7 @@ use crate::device::sync;
 /// `T` is plain data: any bytes read from a `T` in memory form a valid `T`.
 ///
 /// ```
-/// use layout_tensor::block_io::BlockItem;
+/// use cute_rs_tensor::block_io::BlockItem;
 /// assert!(<f32 as BlockItem>::VECTORIZABLE);
 /// ```
 pub unsafe trait BlockItem: Copy {
@@ -111,7 +111,7 @@ pub mod method {
     /// A method marker.
     ///
     /// ```
-    /// use layout_tensor::block_io::method::{Kind, Method, Transpose};
+    /// use cute_rs_tensor::block_io::method::{Kind, Method, Transpose};
     /// assert_eq!(Transpose::KIND, Kind::Transpose);
     /// ```
     pub trait Method {
@@ -163,7 +163,7 @@ macro_rules! tri {
 /// The blocked arrangement of `threads` x `items`: `(items, threads):(1, items)`.
 ///
 /// ```
-/// let l = layout_tensor::block_io::blocked(128, 4).unwrap();
+/// let l = cute_rs_tensor::block_io::blocked(128, 4).unwrap();
 /// assert_eq!(l.call(1 + 4 * 3), 13); // item 1 of thread 3
 /// ```
 pub const fn blocked(threads: usize, items: usize) -> Result<Layout, LayoutError> {
@@ -173,7 +173,7 @@ pub const fn blocked(threads: usize, items: usize) -> Result<Layout, LayoutError
 /// The striped arrangement: `(items, threads):(threads, 1)`.
 ///
 /// ```
-/// let l = layout_tensor::block_io::striped(128, 4).unwrap();
+/// let l = cute_rs_tensor::block_io::striped(128, 4).unwrap();
 /// assert_eq!(l.call(1 + 4 * 3), 131); // item 1 of thread 3
 /// ```
 pub const fn striped(threads: usize, items: usize) -> Result<Layout, LayoutError> {
@@ -184,9 +184,9 @@ pub const fn striped(threads: usize, items: usize) -> Result<Layout, LayoutError
 /// `(items, (32, threads / 32)):(32, (1, 32 * items))`. `threads` must be a multiple of 32.
 ///
 /// ```
-/// let l = layout_tensor::block_io::warp_striped(64, 2).unwrap();
+/// let l = cute_rs_tensor::block_io::warp_striped(64, 2).unwrap();
 /// assert_eq!(l.call(1 + 2 * 33), 64 + 32 + 1); // item 1 of thread 33 (warp 1, lane 1)
-/// assert!(layout_tensor::block_io::warp_striped(48, 2).is_err());
+/// assert!(cute_rs_tensor::block_io::warp_striped(48, 2).is_err());
 /// ```
 pub const fn warp_striped(threads: usize, items: usize) -> Result<Layout, LayoutError> {
     if threads % 32 != 0 {
@@ -207,10 +207,10 @@ pub const fn warp_striped(threads: usize, items: usize) -> Result<Layout, Layout
 /// `(32, ceil(n/32)):(1, 33)` (offset `j` at `j + j / 32`); for an odd one, `n:1`.
 ///
 /// ```
-/// let l = layout_tensor::block_io::padded_storage(100, 4).unwrap();
+/// let l = cute_rs_tensor::block_io::padded_storage(100, 4).unwrap();
 /// assert_eq!(l.to_string(), "(32,4):(1,33)");
 /// assert_eq!(l.call(40), 41);
-/// assert_eq!(layout_tensor::block_io::padded_storage(99, 3).unwrap().to_string(), "99:1");
+/// assert_eq!(cute_rs_tensor::block_io::padded_storage(99, 3).unwrap().to_string(), "99:1");
 /// ```
 pub const fn padded_storage(n: usize, items: usize) -> Result<Layout, LayoutError> {
     let n = if n == 0 { 1 } else { n };
@@ -489,13 +489,13 @@ unsafe fn vector_copy<T, const I: usize>(mem: *mut u8, regs: *mut u8, v: usize, 
 /// multiple of 32 threads:
 ///
 /// ```compile_fail,E0080
-/// use layout_tensor::block_io::{method, BlockLoad};
+/// use cute_rs_tensor::block_io::{method, BlockLoad};
 /// // block_load_warp_transpose: the block size must be a multiple of the warp size 32
 /// let load = BlockLoad::<i32, method::WarpTranspose, 48, 2>::new();
 /// ```
 ///
 /// ```
-/// use layout_tensor::block_io::{method, BlockLoad};
+/// use cute_rs_tensor::block_io::{method, BlockLoad};
 /// type Load = BlockLoad<f32, method::Transpose, 128, 4>;
 /// assert_eq!(Load::TILE, 512);
 /// assert_eq!(Load::STORAGE_LEN, 512 + 16);
@@ -518,7 +518,7 @@ impl<T: BlockItem, M: Method, const BX: usize, const I: usize, const BY: usize, 
     /// The (zero-sized) block loader.
     ///
     /// ```
-    /// let _ = layout_tensor::block_io::BlockLoad::<u8, layout_tensor::block_io::method::Striped, 64, 3>::new();
+    /// let _ = cute_rs_tensor::block_io::BlockLoad::<u8, cute_rs_tensor::block_io::method::Striped, 64, 3>::new();
     /// ```
     #[inline(always)]
     pub const fn new() -> Self {
@@ -534,9 +534,9 @@ impl<T: BlockItem, M: Method, const BX: usize, const I: usize, const BY: usize, 
     /// for `TILE` reads; `storage` is not in use by others (see the module docs on reuse).
     ///
     /// ```no_run
-    /// use layout_tensor::block_io::{method, BlockLoad};
+    /// use cute_rs_tensor::block_io::{method, BlockLoad};
     /// # unsafe fn k(input: *const i32) {
-    /// let storage = layout_tensor::block_storage!(LOAD_DOC: BlockLoad<i32, method::Transpose, 128, 8>);
+    /// let storage = cute_rs_tensor::block_storage!(LOAD_DOC: BlockLoad<i32, method::Transpose, 128, 8>);
     /// let mut items = [0i32; 8];
     /// BlockLoad::<i32, method::Transpose, 128, 8>::new().load(input, &mut items, storage);
     /// # }
@@ -553,9 +553,9 @@ impl<T: BlockItem, M: Method, const BX: usize, const I: usize, const BY: usize, 
     /// As [`load`](Self::load), with `input` valid for `min(valid, TILE)` reads.
     ///
     /// ```no_run
-    /// use layout_tensor::block_io::{method, BlockLoad};
+    /// use cute_rs_tensor::block_io::{method, BlockLoad};
     /// # unsafe fn k(input: *const f32, n: usize) {
-    /// let s = layout_tensor::block_storage!(GUARDED_DOC: BlockLoad<f32, method::Direct, 64, 4>);
+    /// let s = cute_rs_tensor::block_storage!(GUARDED_DOC: BlockLoad<f32, method::Direct, 64, 4>);
     /// let mut items = [0f32; 4];
     /// BlockLoad::<f32, method::Direct, 64, 4>::new().load_guarded(input, &mut items, n, f32::NAN, s);
     /// # }
@@ -579,9 +579,9 @@ impl<T: BlockItem, M: Method, const BX: usize, const I: usize, const BY: usize, 
     /// As [`load`](Self::load), with `output` valid for `TILE` writes.
     ///
     /// ```no_run
-    /// use layout_tensor::block_io::{method, BlockStore};
+    /// use cute_rs_tensor::block_io::{method, BlockStore};
     /// # unsafe fn k(out: *mut u32) {
-    /// let s = layout_tensor::block_storage!(STORE_DOC: BlockStore<u32, method::WarpTranspose, 64, 2>);
+    /// let s = cute_rs_tensor::block_storage!(STORE_DOC: BlockStore<u32, method::WarpTranspose, 64, 2>);
     /// BlockStore::<u32, method::WarpTranspose, 64, 2>::new().store(out, &[1, 2], s);
     /// # }
     /// ```
@@ -597,9 +597,9 @@ impl<T: BlockItem, M: Method, const BX: usize, const I: usize, const BY: usize, 
     /// As [`store`](Self::store), with `output` valid for `min(valid, TILE)` writes.
     ///
     /// ```no_run
-    /// use layout_tensor::block_io::{method, BlockStore};
+    /// use cute_rs_tensor::block_io::{method, BlockStore};
     /// # unsafe fn k(out: *mut u8, n: usize) {
-    /// let s = layout_tensor::block_storage!(GSTORE_DOC: BlockStore<u8, method::Striped, 32, 7>);
+    /// let s = cute_rs_tensor::block_storage!(GSTORE_DOC: BlockStore<u8, method::Striped, 32, 7>);
     /// BlockStore::<u8, method::Striped, 32, 7>::new().store_guarded(out, &[0; 7], n, s);
     /// # }
     /// ```
@@ -625,7 +625,7 @@ impl<T: BlockItem, M: Method, const BX: usize, const I: usize, const BY: usize, 
 /// otherwise). Storage reuse needs a barrier between calls, as for [`BlockLoad`].
 ///
 /// ```
-/// use layout_tensor::block_io::BlockExchange;
+/// use cute_rs_tensor::block_io::BlockExchange;
 /// assert_eq!(BlockExchange::<u32, 64, 4>::STORAGE_LEN, 256 + 8);
 /// ```
 pub struct BlockExchange<T, const BX: usize, const I: usize, const BY: usize = 1, const BZ: usize = 1>(PhantomData<T>);
@@ -637,7 +637,7 @@ impl<T: BlockItem, const BX: usize, const I: usize, const BY: usize, const BZ: u
     /// The (zero-sized) exchanger.
     ///
     /// ```
-    /// let _ = layout_tensor::block_io::BlockExchange::<f32, 128, 2>::new();
+    /// let _ = cute_rs_tensor::block_io::BlockExchange::<f32, 128, 2>::new();
     /// ```
     #[inline(always)]
     pub const fn new() -> Self {
@@ -652,8 +652,8 @@ impl<T: BlockItem, const BX: usize, const I: usize, const BY: usize, const BZ: u
     ///
     /// ```no_run
     /// # unsafe fn k(items: &mut [u32; 4]) {
-    /// use layout_tensor::block_io::BlockExchange;
-    /// let s = layout_tensor::block_storage!(XCHG_DOC: BlockExchange<u32, 64, 4>);
+    /// use cute_rs_tensor::block_io::BlockExchange;
+    /// let s = cute_rs_tensor::block_storage!(XCHG_DOC: BlockExchange<u32, 64, 4>);
     /// BlockExchange::<u32, 64, 4>::new().blocked_to_striped(items, s);
     /// # }
     /// ```
@@ -669,8 +669,8 @@ impl<T: BlockItem, const BX: usize, const I: usize, const BY: usize, const BZ: u
     ///
     /// ```no_run
     /// # unsafe fn k(items: &mut [u32; 4]) {
-    /// use layout_tensor::block_io::BlockExchange;
-    /// let s = layout_tensor::block_storage!(XCHG_DOC2: BlockExchange<u32, 64, 4>);
+    /// use cute_rs_tensor::block_io::BlockExchange;
+    /// let s = cute_rs_tensor::block_storage!(XCHG_DOC2: BlockExchange<u32, 64, 4>);
     /// BlockExchange::<u32, 64, 4>::new().striped_to_blocked(items, s);
     /// # }
     /// ```
@@ -686,8 +686,8 @@ impl<T: BlockItem, const BX: usize, const I: usize, const BY: usize, const BZ: u
     ///
     /// ```no_run
     /// # unsafe fn k(items: &mut [u32; 4]) {
-    /// use layout_tensor::block_io::BlockExchange;
-    /// let s = layout_tensor::block_storage!(XCHG_DOC3: BlockExchange<u32, 64, 4>);
+    /// use cute_rs_tensor::block_io::BlockExchange;
+    /// let s = cute_rs_tensor::block_storage!(XCHG_DOC3: BlockExchange<u32, 64, 4>);
     /// BlockExchange::<u32, 64, 4>::new().blocked_to_warp_striped(items, s);
     /// # }
     /// ```
@@ -704,8 +704,8 @@ impl<T: BlockItem, const BX: usize, const I: usize, const BY: usize, const BZ: u
     ///
     /// ```no_run
     /// # unsafe fn k(items: &mut [u32; 4]) {
-    /// use layout_tensor::block_io::BlockExchange;
-    /// let s = layout_tensor::block_storage!(XCHG_DOC4: BlockExchange<u32, 64, 4>);
+    /// use cute_rs_tensor::block_io::BlockExchange;
+    /// let s = cute_rs_tensor::block_storage!(XCHG_DOC4: BlockExchange<u32, 64, 4>);
     /// BlockExchange::<u32, 64, 4>::new().warp_striped_to_blocked(items, s);
     /// # }
     /// ```
@@ -744,7 +744,7 @@ impl<T: BlockItem, const BX: usize, const I: usize, const BY: usize, const BZ: u
 /// here (the group is one warp); storage is per logical warp (index it by warp).
 ///
 /// ```
-/// use layout_tensor::block_io::{method, WarpLoad};
+/// use cute_rs_tensor::block_io::{method, WarpLoad};
 /// assert_eq!(WarpLoad::<f64, method::Transpose, 4, 16>::TILE, 64);
 /// ```
 pub struct WarpLoad<T, M, const I: usize, const W: usize = 32>(PhantomData<(T, M)>);
@@ -773,7 +773,7 @@ impl<T: BlockItem, M: Method, const I: usize, const W: usize> WarpLoad<T, M, I, 
     /// The (zero-sized) warp loader.
     ///
     /// ```
-    /// let _ = layout_tensor::block_io::WarpLoad::<i32, layout_tensor::block_io::method::Direct, 2>::new();
+    /// let _ = cute_rs_tensor::block_io::WarpLoad::<i32, cute_rs_tensor::block_io::method::Direct, 2>::new();
     /// ```
     #[inline(always)]
     pub const fn new() -> Self {
@@ -788,9 +788,9 @@ impl<T: BlockItem, M: Method, const I: usize, const W: usize> WarpLoad<T, M, I, 
     /// warp's) not in use by others.
     ///
     /// ```no_run
-    /// use layout_tensor::block_io::{method, WarpLoad};
+    /// use cute_rs_tensor::block_io::{method, WarpLoad};
     /// # unsafe fn k(input: *const f32) {
-    /// let s = layout_tensor::shared_array!(WARP_DOC: [f32; 136]);
+    /// let s = cute_rs_tensor::shared_array!(WARP_DOC: [f32; 136]);
     /// let mut items = [0f32; 4];
     /// WarpLoad::<f32, method::Transpose, 4>::new().load(input, &mut items, s);
     /// # }
@@ -808,9 +808,9 @@ impl<T: BlockItem, M: Method, const I: usize, const W: usize> WarpLoad<T, M, I, 
     ///
     /// ```no_run
     /// # unsafe fn k(input: *const u8) {
-    /// let s = layout_tensor::shared_array!(WARPG_DOC: [u8; 1]);
+    /// let s = cute_rs_tensor::shared_array!(WARPG_DOC: [u8; 1]);
     /// let mut items = [0u8; 3];
-    /// layout_tensor::block_io::WarpLoad::<u8, layout_tensor::block_io::method::Striped, 3>::new()
+    /// cute_rs_tensor::block_io::WarpLoad::<u8, cute_rs_tensor::block_io::method::Striped, 3>::new()
     ///     .load_guarded(input, &mut items, 50, 0, s);
     /// # }
     /// ```
@@ -827,8 +827,8 @@ impl<T: BlockItem, M: Method, const I: usize, const W: usize> WarpLoad<T, M, I, 
     ///
     /// ```no_run
     /// # unsafe fn k(out: *mut i32) {
-    /// let s = layout_tensor::shared_array!(WARPS_DOC: [i32; 1]);
-    /// layout_tensor::block_io::WarpStore::<i32, layout_tensor::block_io::method::Direct, 2>::new().store(out, &[1, 2], s);
+    /// let s = cute_rs_tensor::shared_array!(WARPS_DOC: [i32; 1]);
+    /// cute_rs_tensor::block_io::WarpStore::<i32, cute_rs_tensor::block_io::method::Direct, 2>::new().store(out, &[1, 2], s);
     /// # }
     /// ```
     #[inline(always)]
@@ -844,8 +844,8 @@ impl<T: BlockItem, M: Method, const I: usize, const W: usize> WarpLoad<T, M, I, 
     ///
     /// ```no_run
     /// # unsafe fn k(out: *mut i32) {
-    /// let s = layout_tensor::shared_array!(WARPGS_DOC: [i32; 1]);
-    /// layout_tensor::block_io::WarpStore::<i32, layout_tensor::block_io::method::Direct, 2>::new().store_guarded(out, &[1, 2], 5, s);
+    /// let s = cute_rs_tensor::shared_array!(WARPGS_DOC: [i32; 1]);
+    /// cute_rs_tensor::block_io::WarpStore::<i32, cute_rs_tensor::block_io::method::Direct, 2>::new().store_guarded(out, &[1, 2], 5, s);
     /// # }
     /// ```
     #[inline(always)]
@@ -874,7 +874,7 @@ impl<M: Method> Method for WarpMethod<M> {
 /// The temporary storage a cooperative load/store type needs: its element and length.
 ///
 /// ```
-/// use layout_tensor::block_io::{method, BlockLoad, Storage};
+/// use cute_rs_tensor::block_io::{method, BlockLoad, Storage};
 /// assert_eq!(<BlockLoad<u8, method::Transpose, 32, 1> as Storage>::STORAGE_LEN, 32); // odd items: no padding
 /// ```
 pub trait Storage {
@@ -901,8 +901,8 @@ impl<T: BlockItem, M: Method, const I: usize, const W: usize> Storage for WarpLo
 /// [`SharedArray`] handle. `NAME` must be unique among the module's shared variables.
 ///
 /// ```no_run
-/// use layout_tensor::block_io::{method, BlockLoad};
-/// let storage = layout_tensor::block_storage!(MY_STAGE: BlockLoad<f32, method::Transpose, 256, 4>);
+/// use cute_rs_tensor::block_io::{method, BlockLoad};
+/// let storage = cute_rs_tensor::block_storage!(MY_STAGE: BlockLoad<f32, method::Transpose, 256, 4>);
 /// assert_eq!(storage.len(), 1024 + 32);
 /// ```
 #[macro_export]

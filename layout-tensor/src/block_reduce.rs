@@ -3,7 +3,7 @@
 //! partial to shared memory, and the first warp reduces the partials.
 //!
 //! ```
-//! use layout_tensor::block_reduce::BlockReduce;
+//! use cute_rs_tensor::block_reduce::BlockReduce;
 //! assert_eq!(BlockReduce::<f32, 256>::STORAGE_LEN, 8);
 //! ```
 
@@ -22,7 +22,7 @@ use crate::device::warp::{self, WarpReduce};
 ///
 /// ```compile_fail,E0080
 /// // block_reduce: THREADS must be a multiple of the warp size 32
-/// let r = layout_tensor::block_reduce::BlockReduce::<u32, 48>::new();
+/// let r = cute_rs_tensor::block_reduce::BlockReduce::<u32, 48>::new();
 /// ```
 pub struct BlockReduce<T, const THREADS: usize>(PhantomData<T>);
 
@@ -37,7 +37,7 @@ impl<T: WarpReduce, const THREADS: usize> BlockReduce<T, THREADS> {
     /// The (zero-sized) reducer.
     ///
     /// ```
-    /// let _ = layout_tensor::block_reduce::BlockReduce::<i32, 128>::new();
+    /// let _ = cute_rs_tensor::block_reduce::BlockReduce::<i32, 128>::new();
     /// ```
     #[inline(always)]
     pub const fn new() -> Self {
@@ -53,11 +53,11 @@ impl<T: WarpReduce, const THREADS: usize> BlockReduce<T, THREADS> {
     /// `storage` is not in use by others.
     ///
     /// ```no_run
-    /// use layout_tensor::block_reduce::BlockReduce;
+    /// use cute_rs_tensor::block_reduce::BlockReduce;
     /// # unsafe fn k(x: f32, out: *mut f32) {
-    /// let storage = layout_tensor::shared_array!(SUM_DOC: [f32; 8]);
+    /// let storage = cute_rs_tensor::shared_array!(SUM_DOC: [f32; 8]);
     /// let total = BlockReduce::<f32, 256>::new().sum(x, storage);
-    /// if layout_tensor::device::ids::thread_idx_x() == 0 {
+    /// if cute_rs_tensor::device::ids::thread_idx_x() == 0 {
     ///     *out = total;
     /// }
     /// # }

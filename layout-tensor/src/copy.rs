@@ -16,7 +16,7 @@ use crate::tensor::{vector_align, AddressSpace, Element, LayoutTensor};
 /// # Example
 /// ```
 /// use layout::Layout;
-/// use layout_tensor::copy::contiguous_width;
+/// use cute_rs_tensor::copy::contiguous_width;
 /// assert_eq!(contiguous_width(Layout::parse("(8,4):(1,8)").unwrap(), 4), 4);
 /// assert_eq!(contiguous_width(Layout::parse("(6,4):(1,6)").unwrap(), 4), 2);
 /// assert_eq!(contiguous_width(Layout::parse("(8,4):(4,1)").unwrap(), 4), 1);
@@ -89,7 +89,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::LayoutTensor;
+    /// use cute_rs_tensor::LayoutTensor;
     /// use layout::Layout;
     /// let mut a: Vec<u32> = (0..6).collect();
     /// let mut b = vec![0u32; 6];
@@ -142,7 +142,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
 ///
 /// # Example
 /// ```
-/// use layout_tensor::{copy_partitioned, static_layout, LayoutTensor, Static};
+/// use cute_rs_tensor::{copy_partitioned, static_layout, LayoutTensor, Static};
 /// static_layout!(M = "(4,4):(4,1)");
 /// static_layout!(Tr = "(4,4):(1,4)");
 /// static_layout!(Th = "(2,2):(2,1)");
@@ -172,7 +172,7 @@ impl<'a, T: Element, D: StaticLayout, A: AddressSpace> LayoutTensor<'a, T, Stati
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::{static_layout, LayoutTensor, Static};
+    /// use cute_rs_tensor::{static_layout, LayoutTensor, Static};
     /// static_layout!(M = "(4,4):(4,1)");
     /// static_layout!(Th = "(4,4):(4,1)");
     /// let mut a: Vec<u32> = (0..16).collect();

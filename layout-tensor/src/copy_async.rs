@@ -9,7 +9,7 @@
 //!
 //! # Example
 //! ```
-//! use layout_tensor::{async_copy_wait_all, static_layout, LayoutTensor, Shared, Static};
+//! use cute_rs_tensor::{async_copy_wait_all, static_layout, LayoutTensor, Shared, Static};
 //! static_layout!(M = "(3,5):(1,3)"); // 3 x 5 column-major in global memory
 //! static_layout!(T = "(4,4)");        // 4 x 4 tiles: the last row and column are partial
 //! static_layout!(S = "(4,4):(1,4)");  // a shared 4 x 4 tile
@@ -75,7 +75,7 @@ impl<'a, T: Element, L: LayoutSource, B: Bounds> LayoutTensor<'a, T, L, Shared, 
     /// # Example
     /// Mojo's pattern: each thread copies its fragment of vectors.
     /// ```
-    /// use layout_tensor::{async_copy_wait_all, static_layout, LayoutTensor, Shared, Static};
+    /// use cute_rs_tensor::{async_copy_wait_all, static_layout, LayoutTensor, Shared, Static};
     /// static_layout!(G = "(4,8):(8,1)");
     /// static_layout!(Th = "(2,2):(2,1)");
     /// #[repr(align(16))] struct Buf([f32; 32]);

@@ -13,7 +13,7 @@ use crate::tensor::{AddressSpace, Element, LayoutTensor, Local};
 ///
 /// # Example
 /// ```
-/// use layout_tensor::{static_layout, StaticLayout, fragment::CompactOf};
+/// use cute_rs_tensor::{static_layout, StaticLayout, fragment::CompactOf};
 /// static_layout!(P = "(2,2):(8,2)");
 /// assert_eq!(CompactOf::<P>::LAYOUT.to_string(), "(2,2):(1,2)");
 /// ```
@@ -28,7 +28,7 @@ impl<S: StaticLayout> StaticLayout for CompactOf<S> {
 ///
 /// # Example
 /// ```
-/// use layout_tensor::{static_layout, Fragment};
+/// use cute_rs_tensor::{static_layout, Fragment};
 /// static_layout!(F = "(2,2):(2,1)");
 /// let mut f = Fragment::<f32, F, 4>::new();
 /// f.tensor().set_at([0, 1], 3.0);
@@ -47,7 +47,7 @@ impl<T: Element, S: StaticLayout, const N: usize> Fragment<T, S, N> {
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::{static_layout, Fragment};
+    /// use cute_rs_tensor::{static_layout, Fragment};
     /// static_layout!(F = "4:1");
     /// assert_eq!(Fragment::<u8, F, 4>::new().data, [0; 4]);
     /// ```
@@ -64,7 +64,7 @@ impl<T: Element, S: StaticLayout, const N: usize> Fragment<T, S, N> {
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::{static_layout, Fragment};
+    /// use cute_rs_tensor::{static_layout, Fragment};
     /// static_layout!(F = "(2,2):(1,2)");
     /// let mut f = Fragment::<i32, F, 4>::new();
     /// f.tensor().set(3, 7);
@@ -90,7 +90,7 @@ impl<'a, T: Element, S: StaticLayout, A: AddressSpace, B: Bounds> LayoutTensor<'
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::{static_layout, LayoutTensor, Static};
+    /// use cute_rs_tensor::{static_layout, LayoutTensor, Static};
     /// static_layout!(M = "(2,3):(3,1)");
     /// let mut v: Vec<u16> = (0..6).collect();
     /// let t = LayoutTensor::new(&mut v, Static::<M>::new()).unwrap();
@@ -112,7 +112,7 @@ impl<'a, T: Element, S: StaticLayout, A: AddressSpace, B: Bounds> LayoutTensor<'
 ///
 /// # Example
 /// ```no_run
-/// use layout_tensor::{shared_tensor, static_layout};
+/// use cute_rs_tensor::{shared_tensor, static_layout};
 /// static_layout!(Padded = "(32,32):(33,1)");
 /// let tile = shared_tensor!(TILE: f32, Padded, align 16);
 /// tile.set_at([1, 2], 1.0);

@@ -6,7 +6,7 @@
 //! code runs on host slices (tests, CPU) and in device code; the crate is `no_std` without `alloc`.
 //!
 //! ```
-//! use layout_tensor::{static_layout, LayoutTensor, Static};
+//! use cute_rs_tensor::{static_layout, LayoutTensor, Static};
 //! static_layout!(Matrix = "(4,8):(8,1)"); // 4 x 8 row-major
 //! static_layout!(Tile = "(2,4)");         // 2 x 4 tiles
 //! static_layout!(Threads = "(2,2):(2,1)");
@@ -64,6 +64,9 @@
 // Inline PTX and the nvptx intrinsics are nightly features of the device target only: the host
 // build stays on stable.
 #![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch, stdarch_nvptx))]
+// `allow_internal_unstable`: `__kernel!` writes `extern "ptx-kernel"` for device crates that enable
+// no feature themselves.
+#![cfg_attr(target_arch = "nvptx64", feature(allow_internal_unstable), allow(internal_features))]
 // `link_llvm_intrinsics`: the NVVM intrinsics (`llvm.nvvm.*`) that LLVM knows to be convergent
 // (barriers, shuffles, votes) or of known range (special registers), in `device`.
 #![cfg_attr(target_arch = "nvptx64", feature(link_llvm_intrinsics), allow(internal_features))]
@@ -83,9 +86,11 @@ pub mod copy;
 pub mod copy_async;
 pub mod device;
 pub mod fragment;
+pub mod kernel;
 pub mod mask;
 pub mod partition;
 pub mod static_layout;
+pub mod strided;
 pub mod tensor;
 pub mod tile;
 pub mod triton;
@@ -93,11 +98,14 @@ pub mod tile_space;
 pub mod tma_copy;
 pub mod view;
 
+/// Makes a function a GPU kernel (and a CPU-backend kernel on the host): see [`kernel`](mod@kernel).
+pub use cute_rs_macros::kernel;
 pub use copy::copy_partitioned;
 pub use copy_async::{async_copy_commit_group, async_copy_wait_all, async_copy_wait_group};
 pub use fragment::Fragment;
 pub use mask::{Bounds, Clip, Full};
 pub use static_layout::{LayoutSource, Static, StaticLayout};
+pub use strided::Strided;
 pub use tensor::{AddressSpace, Element, Global, LayoutTensor, Local, Shared, Vector};
 pub use tile::TileIter;
 pub use tile_space::{load_scalar, store_scalar, LoadOptions, MemoryOrder, MemoryScope, Order, Pad, Padding, StoreOptions, TileSpace};

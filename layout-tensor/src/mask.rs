@@ -7,7 +7,7 @@ use crate::static_layout::Modes;
 ///
 /// # Example
 /// ```
-/// use layout_tensor::{Bounds, Clip, Full};
+/// use cute_rs_tensor::{Bounds, Clip, Full};
 /// assert!(Full.contains(&[7, 9]));
 /// assert!(Clip { extent: [2, 3] }.contains(&[1, 2]));
 /// assert!(!Clip { extent: [2, 3] }.contains(&[2, 0]));
@@ -21,7 +21,7 @@ pub trait Bounds: Copy {
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::{static_layout::Modes, Bounds, Clip};
+    /// use cute_rs_tensor::{static_layout::Modes, Bounds, Clip};
     /// let m = Modes::of(layout::Layout::parse("(2,4):(4,1)").unwrap());
     /// assert!(Clip { extent: [2, 1] }.contains_index(&m, 1));  // (1,0)
     /// assert!(!Clip { extent: [2, 1] }.contains_index(&m, 2)); // (0,1)
@@ -33,7 +33,7 @@ pub trait Bounds: Copy {
 ///
 /// # Example
 /// ```
-/// use layout_tensor::{Bounds, Full};
+/// use cute_rs_tensor::{Bounds, Full};
 /// assert!(Full::FULL && core::mem::size_of::<Full>() == 0);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -55,7 +55,7 @@ impl Bounds for Full {
 ///
 /// # Example
 /// ```
-/// use layout_tensor::{Bounds, Clip};
+/// use cute_rs_tensor::{Bounds, Clip};
 /// let c = Clip { extent: [3, 1] };
 /// assert!(c.contains(&[2, 0]) && !c.contains(&[0, 1]));
 /// ```

@@ -13,7 +13,7 @@
 //!
 //! ```
 //! use layout::Layout;
-//! use layout_tensor::partition::tv_layout;
+//! use cute_rs_tensor::partition::tv_layout;
 //! // 2 x 2 threads (row-major) with 2 x 1 values each tile a 4 x 2 block.
 //! let tv = tv_layout(Layout::parse("(2,2):(2,1)").unwrap(), Layout::parse("(2,1)").unwrap()).unwrap();
 //! // Thread 1 is at (0, 1): it owns rows 0..2 of column 1, 1-D indices 4 and 5.
@@ -49,7 +49,7 @@ macro_rules! tri {
 /// # Example
 /// ```
 /// use layout::Layout;
-/// use layout_tensor::partition::tv_layout;
+/// use cute_rs_tensor::partition::tv_layout;
 /// let tv = tv_layout(Layout::parse("(4,2):(1,4)").unwrap(), Layout::parse("(2,1)").unwrap()).unwrap();
 /// // Column-major threads, 2 rows each: value v of thread t is row 2t + v of the 8 x 2 tile.
 /// assert_eq!(tv.to_string(), "(8,2):(2,1)");
@@ -86,7 +86,7 @@ pub const fn tv_layout(thr: Layout, val: Layout) -> Result<Layout, LayoutError> 
 /// # Example
 /// ```
 /// use layout::Layout;
-/// let t = layout_tensor::partition::tv_tiler(Layout::parse("(32,8):(8,1)").unwrap(), Layout::parse("(4,1)").unwrap()).unwrap();
+/// let t = cute_rs_tensor::partition::tv_tiler(Layout::parse("(32,8):(8,1)").unwrap(), Layout::parse("(4,1)").unwrap()).unwrap();
 /// assert_eq!(t.to_string(), "(128,8):(1,128)");
 /// ```
 pub const fn tv_tiler(thr: Layout, val: Layout) -> Result<Layout, LayoutError> {
@@ -106,7 +106,7 @@ pub const fn tv_tiler(thr: Layout, val: Layout) -> Result<Layout, LayoutError> {
 /// # Example
 /// ```
 /// use layout::Layout;
-/// let (frag, origin) = layout_tensor::partition::tv_partition(
+/// let (frag, origin) = cute_rs_tensor::partition::tv_partition(
 ///     Layout::parse("(8,4):(1,8)").unwrap(), Layout::parse("(2,2):(2,1)").unwrap(), Layout::parse("(2,1)").unwrap()).unwrap();
 /// assert_eq!(frag.to_string(), "(2,(2,2)):(1,(4,16))"); // 2 contiguous values, 2 x 2 tiles
 /// assert_eq!(origin.call(1), 8); // thread 1: column 1
@@ -124,7 +124,7 @@ pub const fn tv_partition(s: Layout, thr: Layout, val: Layout) -> Result<(Layout
 ///
 /// # Example
 /// ```
-/// use layout_tensor::{partition::TvFragment, static_layout, StaticLayout};
+/// use cute_rs_tensor::{partition::TvFragment, static_layout, StaticLayout};
 /// static_layout!(M = "(8,4):(1,8)");
 /// static_layout!(Thr = "(2,2):(2,1)");
 /// static_layout!(Val = "(2,1)");
@@ -140,7 +140,7 @@ impl<S: StaticLayout, Thr: StaticLayout, Val: StaticLayout> StaticLayout for TvF
 ///
 /// # Example
 /// ```
-/// use layout_tensor::{partition::TvOrigin, static_layout, StaticLayout};
+/// use cute_rs_tensor::{partition::TvOrigin, static_layout, StaticLayout};
 /// static_layout!(M = "(8,4):(1,8)");
 /// static_layout!(Thr = "(2,2):(2,1)");
 /// static_layout!(Val = "(2,1)");
@@ -161,7 +161,7 @@ impl<S: StaticLayout, Thr: StaticLayout, Val: StaticLayout> StaticLayout for TvO
 /// # Example
 /// 32 x 8 threads moving 4 x 1 values each over a 128 x 8 column-major tile.
 /// ```
-/// use layout_tensor::{partition::TiledCopy, static_layout, LayoutTensor, Static, StaticLayout};
+/// use cute_rs_tensor::{partition::TiledCopy, static_layout, LayoutTensor, Static, StaticLayout};
 /// static_layout!(M = "(128,8):(1,128)");
 /// static_layout!(Thr = "(32,8):(8,1)");
 /// static_layout!(Val = "(4,1)");
@@ -192,7 +192,7 @@ impl<Thr: StaticLayout, Val: StaticLayout> TiledCopy<Thr, Val> {
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::{partition::TiledCopy, static_layout, LayoutTensor, Static};
+    /// use cute_rs_tensor::{partition::TiledCopy, static_layout, LayoutTensor, Static};
     /// static_layout!(M = "(4,4):(4,1)");
     /// static_layout!(Thr = "(2,2):(1,2)");
     /// static_layout!(Val = "(1,2)");
@@ -214,7 +214,7 @@ impl<Thr: StaticLayout, Val: StaticLayout> TiledCopy<Thr, Val> {
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::{partition::TiledCopy, static_layout, LayoutTensor, Static};
+    /// use cute_rs_tensor::{partition::TiledCopy, static_layout, LayoutTensor, Static};
     /// static_layout!(M = "(4,4):(4,1)");
     /// static_layout!(Thr = "(4,1)");
     /// static_layout!(Val = "(1,4)");
@@ -244,7 +244,7 @@ impl<'a, T: Element, A: AddressSpace> LayoutTensor<'a, T, Layout, A, Full> {
     /// # Example
     /// ```
     /// use layout::Layout;
-    /// use layout_tensor::LayoutTensor;
+    /// use cute_rs_tensor::LayoutTensor;
     /// let mut v: Vec<u32> = (0..32).collect();
     /// let t = LayoutTensor::new(&mut v, Layout::parse("(8,4):(1,8)").unwrap()).unwrap();
     /// let f = t.tv_partition(Layout::parse("(2,2):(2,1)").unwrap(), Layout::parse("(2,1)").unwrap(), 1).unwrap();
@@ -271,7 +271,7 @@ impl<'a, T: Element, A: AddressSpace> LayoutTensor<'a, T, Layout, A, Full> {
     /// # Example
     /// ```
     /// use layout::{Layout, Swizzle};
-    /// use layout_tensor::LayoutTensor;
+    /// use cute_rs_tensor::LayoutTensor;
     /// let mut v: Vec<u32> = (0..64).collect();
     /// let t = LayoutTensor::new(&mut v, Layout::parse("(8,8):(8,1)").unwrap()).unwrap();
     /// let sw = Swizzle::new(1, 0, 3).unwrap();
@@ -304,8 +304,8 @@ impl<'a, T: Element, A: AddressSpace> LayoutTensor<'a, T, Layout, A, Full> {
 /// ```
 /// use layout::{Layout, Swizzle};
 /// let sw = Swizzle::new(2, 0, 2).unwrap(); // period 16
-/// assert!(layout_tensor::partition::swizzle_commutes(Layout::parse("(2,2):(32,16)").unwrap(), sw));
-/// assert!(!layout_tensor::partition::swizzle_commutes(Layout::parse("(2,2):(32,4)").unwrap(), sw));
+/// assert!(cute_rs_tensor::partition::swizzle_commutes(Layout::parse("(2,2):(32,16)").unwrap(), sw));
+/// assert!(!cute_rs_tensor::partition::swizzle_commutes(Layout::parse("(2,2):(32,4)").unwrap(), sw));
 /// ```
 pub const fn swizzle_commutes(fragment: Layout, sw: Swizzle) -> bool {
     let period = 1i64 << (sw.base() + sw.bits() + sw.shift().unsigned_abs());
@@ -326,7 +326,7 @@ pub const fn swizzle_commutes(fragment: Layout, sw: Swizzle) -> bool {
 ///
 /// # Example
 /// ```
-/// use layout_tensor::partition::{StaticSwizzle, Sw};
+/// use cute_rs_tensor::partition::{StaticSwizzle, Sw};
 /// assert_eq!(<Sw<3, 4, 3>>::SWIZZLE.to_string(), "Sw<3,4,3>");
 /// ```
 pub trait StaticSwizzle {
@@ -339,7 +339,7 @@ pub trait StaticSwizzle {
 ///
 /// # Example
 /// ```
-/// use layout_tensor::partition::{StaticSwizzle, Sw};
+/// use cute_rs_tensor::partition::{StaticSwizzle, Sw};
 /// assert_eq!(<Sw<1, 0, 3>>::SWIZZLE.apply(9), 8);
 /// ```
 #[derive(Clone, Copy, Debug, Default)]
@@ -358,7 +358,7 @@ impl<'a, T: Element, S: StaticLayout, A: AddressSpace> LayoutTensor<'a, T, Stati
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::{partition::Sw, static_layout, LayoutTensor, Static};
+    /// use cute_rs_tensor::{partition::Sw, static_layout, LayoutTensor, Static};
     /// static_layout!(M = "(8,8):(8,1)");
     /// static_layout!(Th = "(4,8):(8,1)"); // fragments (2,1):(32,0)
     /// let mut v: Vec<u32> = (0..64).collect();
@@ -369,7 +369,7 @@ impl<'a, T: Element, S: StaticLayout, A: AddressSpace> LayoutTensor<'a, T, Stati
     /// ```
     /// A fragment stride that the swizzle would disturb is a compile-time error:
     /// ```compile_fail
-    /// use layout_tensor::{partition::Sw, static_layout, LayoutTensor, Static};
+    /// use cute_rs_tensor::{partition::Sw, static_layout, LayoutTensor, Static};
     /// static_layout!(M = "(8,8):(8,1)");
     /// static_layout!(Th = "(4,2):(2,1)"); // fragments (2,4):(32,2)
     /// let mut v = [0u32; 64];

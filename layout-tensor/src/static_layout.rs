@@ -16,7 +16,7 @@ use layout::{Layout, LayoutError, MAX_LEAVES};
 ///
 /// # Example
 /// ```
-/// use layout_tensor::static_layout::Modes;
+/// use cute_rs_tensor::static_layout::Modes;
 /// let m = Modes::of(layout::Layout::parse("((2,3),4):((1,2),6)").unwrap());
 /// assert_eq!((m.rank, m.start[1], m.size[0], m.size[1]), (2, 2, 6, 4));
 /// ```
@@ -35,7 +35,7 @@ impl Modes {
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::static_layout::Modes;
+    /// use cute_rs_tensor::static_layout::Modes;
     /// assert_eq!(Modes::of(layout::Layout::parse("(4,8):(8,1)").unwrap()).size[1], 8);
     /// ```
     pub const fn of(l: Layout) -> Modes {
@@ -58,7 +58,7 @@ impl Modes {
 ///
 /// # Example
 /// ```
-/// use layout_tensor::{static_layout, LayoutSource, Static};
+/// use cute_rs_tensor::{static_layout, LayoutSource, Static};
 /// static_layout!(pub Row = "(2,4):(4,1)");
 /// let s: Static<Row> = Static::new();
 /// assert_eq!(s.layout(), layout::Layout::parse("(2,4):(4,1)").unwrap());
@@ -74,6 +74,24 @@ pub trait LayoutSource: Copy {
     fn modes(&self) -> Modes {
         Modes::of(self.layout())
     }
+    /// The number of elements (the layout's size). Sources with a cheaper answer than building
+    /// the layout ([`Strided`](crate::Strided)) override it.
+    #[inline(always)]
+    fn size(&self) -> i64 {
+        self.layout().size()
+    }
+    /// The offset of 1-D index `i`: `layout(i)`.
+    #[inline(always)]
+    fn offset(&self, i: i64) -> i64 {
+        self.layout().call(i)
+    }
+    /// The offset of a per-mode coordinate (one 1-D coordinate per top-level mode), checked
+    /// against the extents on the host.
+    #[inline(always)]
+    #[track_caller]
+    fn offset_at(&self, coord: &[i64]) -> i64 {
+        crate::tensor::coord_offset(&self.layout(), &self.modes(), coord)
+    }
 }
 
 impl LayoutSource for Layout {
@@ -88,7 +106,7 @@ impl LayoutSource for Layout {
 ///
 /// # Example
 /// ```
-/// use layout_tensor::{static_layout, StaticLayout};
+/// use cute_rs_tensor::{static_layout, StaticLayout};
 /// static_layout!(pub Col = "(4,2):(1,4)");
 /// assert_eq!(Col::LAYOUT.size(), 8);
 /// ```
@@ -106,7 +124,7 @@ pub trait StaticLayout: Copy {
 ///
 /// # Example
 /// ```
-/// use layout_tensor::{static_layout, StaticLayout};
+/// use cute_rs_tensor::{static_layout, StaticLayout};
 /// static_layout!(pub Tile = "(32,8):(1,32)");
 /// static_layout!(Tiny = "4:1");
 /// assert_eq!(Tile::LAYOUT.cosize(), 256);
@@ -128,7 +146,7 @@ macro_rules! static_layout {
 ///
 /// # Example
 /// ```
-/// use layout_tensor::{static_layout, LayoutSource, Static};
+/// use cute_rs_tensor::{static_layout, LayoutSource, Static};
 /// static_layout!(L = "8:2");
 /// assert_eq!(core::mem::size_of::<Static<L>>(), 0);
 /// assert_eq!(Static::<L>::new().layout().call(3), 6);
@@ -140,7 +158,7 @@ impl<S> Static<S> {
     ///
     /// # Example
     /// ```
-    /// # use layout_tensor::{static_layout, Static};
+    /// # use cute_rs_tensor::{static_layout, Static};
     /// static_layout!(L = "8:1");
     /// let _ = Static::<L>::new();
     /// ```
@@ -200,10 +218,10 @@ const fn tiler(tile: Layout) -> ([Layout; MAX_LEAVES], usize) {
 /// # Example
 /// ```
 /// use layout::Layout;
-/// let z = layout_tensor::static_layout::divide_by_shape(
+/// let z = cute_rs_tensor::static_layout::divide_by_shape(
 ///     Layout::parse("(4,4):(4,1)").unwrap(), Layout::parse("(2,2):(1,2)").unwrap()).unwrap();
 /// assert_eq!(z.to_string(), "((2,2),(2,2)):((4,1),(8,2))");
-/// assert!(layout_tensor::static_layout::divide_by_shape(
+/// assert!(cute_rs_tensor::static_layout::divide_by_shape(
 ///     Layout::parse("(4,4):(4,1)").unwrap(), Layout::parse("(3,2)").unwrap()).is_err());
 /// ```
 pub const fn divide_by_shape(a: Layout, tile: Layout) -> Result<Layout, LayoutError> {
@@ -244,9 +262,9 @@ const fn zipped_mode(z: Layout, i: usize) -> Layout {
 /// # Example
 /// ```
 /// use layout::Layout;
-/// let v = layout_tensor::static_layout::vectorized(Layout::parse("(4,8):(8,1)").unwrap(), 4).unwrap();
+/// let v = cute_rs_tensor::static_layout::vectorized(Layout::parse("(4,8):(8,1)").unwrap(), 4).unwrap();
 /// assert_eq!(v.to_string(), "(4,2):(2,1)");
-/// assert!(layout_tensor::static_layout::vectorized(Layout::parse("(4,6):(6,1)").unwrap(), 4).is_err());
+/// assert!(cute_rs_tensor::static_layout::vectorized(Layout::parse("(4,6):(6,1)").unwrap(), 4).is_err());
 /// ```
 pub const fn vectorized(l: Layout, w: i64) -> Result<Layout, LayoutError> {
     let shape = l.shape();
@@ -281,7 +299,7 @@ pub const fn vectorized(l: Layout, w: i64) -> Result<Layout, LayoutError> {
 ///
 /// # Example
 /// ```
-/// use layout_tensor::{static_layout, StaticLayout, static_layout::TileOf};
+/// use cute_rs_tensor::{static_layout, StaticLayout, static_layout::TileOf};
 /// static_layout!(M = "(8,8):(8,1)");
 /// static_layout!(T = "(2,4)");
 /// assert_eq!(TileOf::<M, T>::LAYOUT.to_string(), "(2,4):(8,1)");
@@ -296,7 +314,7 @@ impl<S: StaticLayout, T: StaticLayout> StaticLayout for TileOf<S, T> {
 ///
 /// # Example
 /// ```
-/// use layout_tensor::{static_layout, StaticLayout, static_layout::TileRest};
+/// use cute_rs_tensor::{static_layout, StaticLayout, static_layout::TileRest};
 /// static_layout!(M = "(8,8):(8,1)");
 /// static_layout!(T = "(2,4)");
 /// assert_eq!(TileRest::<M, T>::LAYOUT.to_string(), "(4,2):(16,4)");
@@ -311,7 +329,7 @@ impl<S: StaticLayout, T: StaticLayout> StaticLayout for TileRest<S, T> {
 ///
 /// # Example
 /// ```
-/// use layout_tensor::{static_layout, StaticLayout, static_layout::Upcast};
+/// use cute_rs_tensor::{static_layout, StaticLayout, static_layout::Upcast};
 /// static_layout!(M = "(4,8):(8,1)");
 /// assert_eq!(Upcast::<M, 4>::LAYOUT.to_string(), "(4,2):(2,1)");
 /// ```
@@ -326,7 +344,7 @@ impl<S: StaticLayout, const W: usize> StaticLayout for Upcast<S, W> {
 ///
 /// # Example
 /// ```
-/// use layout_tensor::{static_layout, StaticLayout, static_layout::Partition};
+/// use cute_rs_tensor::{static_layout, StaticLayout, static_layout::Partition};
 /// static_layout!(M = "(4,4):(4,1)");
 /// static_layout!(Th = "(2,2):(1,2)");
 /// assert_eq!(Partition::<M, Th>::LAYOUT.to_string(), "(2,2):(8,2)");
@@ -342,7 +360,7 @@ impl<S: StaticLayout, Th: StaticLayout> StaticLayout for Partition<S, Th> {
 ///
 /// # Example
 /// ```
-/// use layout_tensor::{static_layout, StaticLayout, static_layout::PartitionOrigin};
+/// use cute_rs_tensor::{static_layout, StaticLayout, static_layout::PartitionOrigin};
 /// static_layout!(M = "(4,4):(4,1)");
 /// static_layout!(Th = "(2,2):(1,2)");
 /// assert_eq!(PartitionOrigin::<M, Th>::LAYOUT.to_string(), "(2,2):(4,1)");
@@ -357,7 +375,7 @@ impl<S: StaticLayout, Th: StaticLayout> StaticLayout for PartitionOrigin<S, Th> 
 ///
 /// # Example
 /// ```
-/// use layout_tensor::{static_layout, StaticLayout, static_layout::Composed};
+/// use cute_rs_tensor::{static_layout, StaticLayout, static_layout::Composed};
 /// static_layout!(M = "(4,4):(4,1)");
 /// static_layout!(T = "(4,4):(4,1)");
 /// assert_eq!(Composed::<M, T>::LAYOUT.to_string(), "(4,4):(1,4)");
@@ -372,7 +390,7 @@ impl<S: StaticLayout, B: StaticLayout> StaticLayout for Composed<S, B> {
 ///
 /// # Example
 /// ```
-/// use layout_tensor::{static_layout, StaticLayout, static_layout::Coalesced};
+/// use cute_rs_tensor::{static_layout, StaticLayout, static_layout::Coalesced};
 /// static_layout!(M = "(4,4):(1,4)");
 /// assert_eq!(Coalesced::<M>::LAYOUT.to_string(), "16:1");
 /// ```
@@ -386,7 +404,7 @@ impl<S: StaticLayout> StaticLayout for Coalesced<S> {
 ///
 /// # Example
 /// ```
-/// use layout_tensor::{static_layout, StaticLayout, static_layout::Selected};
+/// use cute_rs_tensor::{static_layout, StaticLayout, static_layout::Selected};
 /// static_layout!(M = "(4,8):(8,1)");
 /// assert_eq!(Selected::<M, 1, 0>::LAYOUT.to_string(), "(8,4):(1,8)");
 /// ```

@@ -16,7 +16,7 @@ use crate::static_layout::{LayoutSource, Modes};
 ///
 /// # Example
 /// ```
-/// use layout_tensor::{Element, Vector};
+/// use cute_rs_tensor::{Element, Vector};
 /// assert_eq!(<Vector<f32, 4>>::ALIGN, 16);
 /// assert_eq!(f32::ZERO, 0.0);
 /// assert_eq!(<Vector<half::f16, 8>>::ALIGN, 16); // eight halves: one 16-byte access
@@ -59,7 +59,7 @@ scalar!(half::f16 = half::f16::ZERO, half::bf16 = half::bf16::ZERO);
 ///
 /// # Example
 /// ```
-/// use layout_tensor::Vector;
+/// use cute_rs_tensor::Vector;
 /// let v = Vector([1f32, 2.0, 3.0, 4.0]);
 /// assert_eq!(v.0[2], 3.0);
 /// ```
@@ -80,9 +80,9 @@ struct A2<X>(X);
 ///
 /// # Example
 /// ```
-/// assert_eq!(layout_tensor::tensor::vector_align(16), 16);
-/// assert_eq!(layout_tensor::tensor::vector_align(12), 4);
-/// assert_eq!(layout_tensor::tensor::vector_align(64), 16);
+/// assert_eq!(cute_rs_tensor::tensor::vector_align(16), 16);
+/// assert_eq!(cute_rs_tensor::tensor::vector_align(12), 4);
+/// assert_eq!(cute_rs_tensor::tensor::vector_align(64), 16);
 /// ```
 pub const fn vector_align(bytes: usize) -> usize {
     if bytes % 16 == 0 {
@@ -165,7 +165,7 @@ unsafe impl<T: Element, const W: usize> Element for Vector<T, W> {
 ///
 /// # Example
 /// ```
-/// use layout_tensor::{AddressSpace, Shared};
+/// use cute_rs_tensor::{AddressSpace, Shared};
 /// assert_eq!(Shared::NAME, "shared");
 /// ```
 pub trait AddressSpace: Copy + Default {
@@ -176,7 +176,7 @@ pub trait AddressSpace: Copy + Default {
 ///
 /// # Example
 /// ```
-/// use layout_tensor::{AddressSpace, Global};
+/// use cute_rs_tensor::{AddressSpace, Global};
 /// assert_eq!(Global::NAME, "global");
 /// ```
 #[derive(Clone, Copy, Debug, Default)]
@@ -185,7 +185,7 @@ pub struct Global;
 ///
 /// # Example
 /// ```
-/// use layout_tensor::{AddressSpace, Shared};
+/// use cute_rs_tensor::{AddressSpace, Shared};
 /// assert_eq!(Shared::NAME, "shared");
 /// ```
 #[derive(Clone, Copy, Debug, Default)]
@@ -194,7 +194,7 @@ pub struct Shared;
 ///
 /// # Example
 /// ```
-/// use layout_tensor::{AddressSpace, Local};
+/// use cute_rs_tensor::{AddressSpace, Local};
 /// assert_eq!(Local::NAME, "local");
 /// ```
 #[derive(Clone, Copy, Debug, Default)]
@@ -235,7 +235,7 @@ pub(crate) fn mode_offset(l: &Layout, m: &Modes, k: usize, c: i64) -> i64 {
 #[cold]
 #[inline(never)]
 #[track_caller]
-fn out_of_bounds(what: core::fmt::Arguments<'_>) -> ! {
+pub(crate) fn out_of_bounds(what: core::fmt::Arguments<'_>) -> ! {
     panic!("out-of-bounds tensor access: {what}")
 }
 
@@ -296,7 +296,7 @@ pub(crate) fn coord_offset_unchecked(l: &Layout, m: &Modes, coord: &[i64]) -> i6
 ///
 /// # Example
 /// ```
-/// use layout_tensor::LayoutTensor;
+/// use cute_rs_tensor::LayoutTensor;
 /// use layout::Layout;
 /// let mut data: Vec<f32> = (0..8).map(|x| x as f32).collect();
 /// let t = LayoutTensor::new(&mut data, Layout::parse("(2,4):(4,1)").unwrap()).unwrap();
@@ -331,7 +331,7 @@ impl<'a, T: Element, L: LayoutSource> LayoutTensor<'a, T, L, Global, Full> {
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::LayoutTensor;
+    /// use cute_rs_tensor::LayoutTensor;
     /// let mut v = [0u32; 6];
     /// assert!(LayoutTensor::new(&mut v, layout::Layout::parse("(2,3):(1,2)").unwrap()).is_ok());
     /// assert!(LayoutTensor::new(&mut v, layout::Layout::parse("(2,4):(1,2)").unwrap()).is_err());
@@ -364,7 +364,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace> LayoutTensor<'a, T, L, A,
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::{LayoutTensor, Shared};
+    /// use cute_rs_tensor::{LayoutTensor, Shared};
     /// let mut v = [1i32, 2, 3, 4];
     /// let t = unsafe { LayoutTensor::<i32, _, Shared>::from_ptr(v.as_mut_ptr(), layout::Layout::parse("4:1").unwrap()) };
     /// assert_eq!(t.get(3), 4);
@@ -380,7 +380,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
     ///
     /// # Example
     /// ```
-    /// # use layout_tensor::LayoutTensor;
+    /// # use cute_rs_tensor::LayoutTensor;
     /// let mut v = [0u8; 4];
     /// let t = LayoutTensor::new(&mut v, layout::Layout::parse("4:1").unwrap()).unwrap();
     /// assert_eq!(t.layout().to_string(), "4:1");
@@ -394,7 +394,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
     ///
     /// # Example
     /// ```
-    /// # use layout_tensor::LayoutTensor;
+    /// # use cute_rs_tensor::LayoutTensor;
     /// let mut v = [0u8; 4];
     /// let t = LayoutTensor::new(&mut v, layout::Layout::parse("4:1").unwrap()).unwrap();
     /// assert_eq!(t.source().size(), 4);
@@ -408,7 +408,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
     ///
     /// # Example
     /// ```
-    /// # use layout_tensor::{LayoutTensor, Full};
+    /// # use cute_rs_tensor::{LayoutTensor, Full};
     /// let mut v = [0u8; 4];
     /// let t = LayoutTensor::new(&mut v, layout::Layout::parse("4:1").unwrap()).unwrap();
     /// assert_eq!(t.bounds(), Full);
@@ -422,20 +422,20 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
     ///
     /// # Example
     /// ```
-    /// # use layout_tensor::LayoutTensor;
+    /// # use cute_rs_tensor::LayoutTensor;
     /// let mut v = [0u8; 8];
     /// assert_eq!(LayoutTensor::new(&mut v, layout::Layout::parse("(2,4):(4,1)").unwrap()).unwrap().size(), 8);
     /// ```
     #[inline(always)]
     pub fn size(&self) -> usize {
-        self.layout.layout().size() as usize
+        self.layout.size() as usize
     }
 
     /// The base pointer (element 0's address when `layout(0) == 0`).
     ///
     /// # Example
     /// ```
-    /// # use layout_tensor::LayoutTensor;
+    /// # use cute_rs_tensor::LayoutTensor;
     /// let mut v = [0u8; 4];
     /// let p = v.as_mut_ptr();
     /// assert_eq!(LayoutTensor::new(&mut v, layout::Layout::parse("4:1").unwrap()).unwrap().as_ptr(), p);
@@ -461,14 +461,14 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
     ///
     /// # Example
     /// ```
-    /// # use layout_tensor::LayoutTensor;
+    /// # use cute_rs_tensor::LayoutTensor;
     /// let mut v = [0u8; 8];
     /// let t = LayoutTensor::new(&mut v, layout::Layout::parse("(2,4):(4,1)").unwrap()).unwrap();
     /// assert_eq!(t.offset(1), 4);
     /// ```
     #[inline(always)]
     pub fn offset(&self, i: usize) -> isize {
-        self.layout.layout().call(i as i64) as isize
+        self.layout.offset(i as i64) as isize
     }
 
     /// The offset of a per-mode coordinate: one entry per top-level mode, each the mode's 1-D
@@ -476,23 +476,21 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
     ///
     /// # Example
     /// ```
-    /// # use layout_tensor::LayoutTensor;
+    /// # use cute_rs_tensor::LayoutTensor;
     /// let mut v = [0u8; 8];
     /// let t = LayoutTensor::new(&mut v, layout::Layout::parse("((2,2),2):((1,4),2)").unwrap()).unwrap();
     /// assert_eq!(t.offset_at([3, 1]), 1 + 4 + 2);
     /// ```
     #[inline(always)]
     pub fn offset_at<const R: usize>(&self, coord: [i64; R]) -> isize {
-        let m = self.layout.modes();
-        debug_assert!(R == m.rank, "coordinate rank differs from the layout's");
-        coord_offset(&self.layout.layout(), &m, &coord) as isize
+        self.layout.offset_at(&coord) as isize
     }
 
     /// The address of 1-D index `i`.
     ///
     /// # Example
     /// ```
-    /// # use layout_tensor::LayoutTensor;
+    /// # use cute_rs_tensor::LayoutTensor;
     /// let mut v = [5u8, 6, 7, 8];
     /// let t = LayoutTensor::new(&mut v, layout::Layout::parse("2:2").unwrap()).unwrap();
     /// assert_eq!(unsafe { *t.ptr_at(1) }, 7);
@@ -506,7 +504,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
     ///
     /// # Example
     /// ```
-    /// # use layout_tensor::LayoutTensor;
+    /// # use cute_rs_tensor::LayoutTensor;
     /// let mut v = [0u8; 4];
     /// assert!(LayoutTensor::new(&mut v, layout::Layout::parse("4:1").unwrap()).unwrap().contains(3));
     /// ```
@@ -522,7 +520,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
     ///
     /// # Example
     /// ```
-    /// # use layout_tensor::LayoutTensor;
+    /// # use cute_rs_tensor::LayoutTensor;
     /// let mut v = [1u16, 2, 3, 4];
     /// let t = LayoutTensor::new(&mut v, layout::Layout::parse("(2,2):(2,1)").unwrap()).unwrap();
     /// assert_eq!(t.get(1), 3);
@@ -538,7 +536,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
     ///
     /// # Example
     /// ```
-    /// # use layout_tensor::LayoutTensor;
+    /// # use cute_rs_tensor::LayoutTensor;
     /// let mut v = [0u16; 4];
     /// LayoutTensor::new(&mut v, layout::Layout::parse("(2,2):(2,1)").unwrap()).unwrap().set(1, 9);
     /// assert_eq!(v, [0, 0, 9, 0]);
@@ -554,7 +552,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
     ///
     /// # Example
     /// ```
-    /// # use layout_tensor::LayoutTensor;
+    /// # use cute_rs_tensor::LayoutTensor;
     /// let mut v = [1u16, 2, 3, 4];
     /// let t = LayoutTensor::new(&mut v, layout::Layout::parse("(2,2):(2,1)").unwrap()).unwrap();
     /// assert_eq!(t.at([0, 1]), 2);
@@ -568,7 +566,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
     ///
     /// # Example
     /// ```
-    /// # use layout_tensor::LayoutTensor;
+    /// # use cute_rs_tensor::LayoutTensor;
     /// let mut v = [0u16; 4];
     /// LayoutTensor::new(&mut v, layout::Layout::parse("(2,2):(2,1)").unwrap()).unwrap().set_at([1, 0], 5);
     /// assert_eq!(v, [0, 0, 5, 0]);
@@ -585,7 +583,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
     ///
     /// # Example
     /// ```
-    /// # use layout_tensor::LayoutTensor;
+    /// # use cute_rs_tensor::LayoutTensor;
     /// use layout::IntTuple;
     /// let mut v: Vec<u32> = (0..8).collect();
     /// let t = LayoutTensor::new(&mut v, layout::Layout::parse("((2,2),2):((1,4),2)").unwrap()).unwrap();
@@ -605,7 +603,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
     ///
     /// # Example
     /// ```
-    /// # use layout_tensor::LayoutTensor;
+    /// # use cute_rs_tensor::LayoutTensor;
     /// #[repr(align(16))] struct Buf([f32; 8]);
     /// let mut b = Buf([0., 1., 2., 3., 4., 5., 6., 7.]);
     /// let t = LayoutTensor::new(&mut b.0, layout::Layout::parse("(2,4):(4,1)").unwrap()).unwrap();
@@ -621,7 +619,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
     ///
     /// # Example
     /// ```
-    /// # use layout_tensor::LayoutTensor;
+    /// # use cute_rs_tensor::LayoutTensor;
     /// #[repr(align(16))] struct Buf([f32; 8]);
     /// let mut b = Buf([0.; 8]);
     /// LayoutTensor::new(&mut b.0, layout::Layout::parse("(2,4):(4,1)").unwrap()).unwrap().store::<4>(1, [1., 2., 3., 4.]);
@@ -636,7 +634,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
     ///
     /// # Example
     /// ```
-    /// # use layout_tensor::LayoutTensor;
+    /// # use cute_rs_tensor::LayoutTensor;
     /// #[repr(align(16))] struct Buf([f32; 8]);
     /// let mut b = Buf([0.; 8]);
     /// let t = LayoutTensor::new(&mut b.0, layout::Layout::parse("8:1").unwrap()).unwrap();
@@ -651,7 +649,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::{static_layout, LayoutTensor, Static};
+    /// use cute_rs_tensor::{static_layout, LayoutTensor, Static};
     /// static_layout!(L = "4:1");
     /// let mut v = [0u8; 4];
     /// let t = LayoutTensor::new(&mut v, Static::<L>::new()).unwrap();
@@ -669,7 +667,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
     ///
     /// # Example
     /// ```
-    /// # use layout_tensor::LayoutTensor;
+    /// # use cute_rs_tensor::LayoutTensor;
     /// let mut v: Vec<u8> = (0..6).collect();
     /// let t = LayoutTensor::new(&mut v, layout::Layout::parse("6:1").unwrap()).unwrap();
     /// let m = unsafe { t.with_layout(layout::Layout::parse("(2,3):(3,1)").unwrap()) };

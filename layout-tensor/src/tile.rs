@@ -18,7 +18,7 @@ use crate::tensor::{coord_offset, coord_offset_unchecked, AddressSpace, Element,
 /// # Example
 /// ```
 /// use layout::Layout;
-/// let p = layout_tensor::tile::padded(Layout::parse("(5,7):(7,1)").unwrap(), Layout::parse("(2,4)").unwrap()).unwrap();
+/// let p = cute_rs_tensor::tile::padded(Layout::parse("(5,7):(7,1)").unwrap(), Layout::parse("(2,4)").unwrap()).unwrap();
 /// assert_eq!(p.to_string(), "(6,8):(7,1)");
 /// ```
 pub const fn padded(a: Layout, tile: Layout) -> Result<Layout, LayoutError> {
@@ -53,7 +53,7 @@ pub const fn padded(a: Layout, tile: Layout) -> Result<Layout, LayoutError> {
 ///
 /// # Example
 /// ```
-/// use layout_tensor::{static_layout, StaticLayout, tile::Padded};
+/// use cute_rs_tensor::{static_layout, StaticLayout, tile::Padded};
 /// static_layout!(M = "(5,7):(7,1)");
 /// static_layout!(T = "(2,4)");
 /// assert_eq!(Padded::<M, T>::LAYOUT.to_string(), "(6,8):(7,1)");
@@ -85,7 +85,7 @@ impl<'a, T: Element, S: StaticLayout, A: AddressSpace> LayoutTensor<'a, T, Stati
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::{static_layout, LayoutTensor, Static};
+    /// use cute_rs_tensor::{static_layout, LayoutTensor, Static};
     /// static_layout!(M = "(3,5):(5,1)");
     /// static_layout!(T = "(2,4)");
     /// let mut v: Vec<u32> = (0..15).collect();
@@ -112,7 +112,7 @@ impl<'a, T: Element, S: StaticLayout, A: AddressSpace> LayoutTensor<'a, T, Stati
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::{static_layout, LayoutTensor, Static};
+    /// use cute_rs_tensor::{static_layout, LayoutTensor, Static};
     /// static_layout!(M = "(3,5):(5,1)");
     /// static_layout!(T = "(2,4)");
     /// let mut v = [0u8; 15];
@@ -137,7 +137,7 @@ impl<'a, T: Element, S: StaticLayout, A: AddressSpace> LayoutTensor<'a, T, Stati
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::{static_layout, LayoutTensor, Static};
+    /// use cute_rs_tensor::{static_layout, LayoutTensor, Static};
     /// static_layout!(M = "(2,6):(6,1)");
     /// static_layout!(T = "(2,2)");
     /// let mut v: Vec<u32> = (0..12).collect();
@@ -181,7 +181,7 @@ impl<'a, T: Element, A: AddressSpace> LayoutTensor<'a, T, Layout, A, Full> {
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::LayoutTensor;
+    /// use cute_rs_tensor::LayoutTensor;
     /// use layout::Layout;
     /// let mut v: Vec<u32> = (0..15).collect();
     /// let t = LayoutTensor::new(&mut v, Layout::parse("(3,5):(5,1)").unwrap()).unwrap();
@@ -209,7 +209,7 @@ impl<'a, T: Element, A: AddressSpace> LayoutTensor<'a, T, Layout, A, Full> {
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::LayoutTensor;
+    /// use cute_rs_tensor::LayoutTensor;
     /// use layout::Layout;
     /// let mut v: Vec<u32> = (0..8).collect();
     /// let t = LayoutTensor::new(&mut v, Layout::parse("(4,2):(1,4)").unwrap()).unwrap();
@@ -255,7 +255,7 @@ impl<'a, T: Element, A: AddressSpace> LayoutTensor<'a, T, Layout, A, Full> {
 ///
 /// # Example
 /// ```
-/// use layout_tensor::TileIter;
+/// use cute_rs_tensor::TileIter;
 /// let mut buf: Vec<i16> = (0..16).collect();
 /// let mut it = TileIter::over_buffer(&mut buf, layout::Layout::parse("(2,2):(2,1)").unwrap(), true);
 /// it.advance(5); // 4 tiles, circular: tile 1
@@ -277,7 +277,7 @@ impl<'a, T: Element, L: LayoutSource> TileIter<'a, T, L, crate::Global> {
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::TileIter;
+    /// use cute_rs_tensor::TileIter;
     /// let mut buf: Vec<i16> = (0..16).collect();
     /// let it = TileIter::over_buffer(&mut buf, layout::Layout::parse("(2,2):(2,1)").unwrap(), false);
     /// assert_eq!(it.len(), 4);
@@ -295,7 +295,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace> TileIter<'a, T, L, A> {
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::TileIter;
+    /// use cute_rs_tensor::TileIter;
     /// let mut buf: Vec<i16> = (0..8).collect();
     /// let it = TileIter::over_buffer(&mut buf, layout::Layout::parse("4:1").unwrap(), false);
     /// assert_eq!(it.get().get(3), 3);
@@ -310,7 +310,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace> TileIter<'a, T, L, A> {
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::TileIter;
+    /// use cute_rs_tensor::TileIter;
     /// let mut buf: Vec<i16> = (0..8).collect();
     /// let mut it = TileIter::over_buffer(&mut buf, layout::Layout::parse("4:1").unwrap(), false);
     /// it.advance(1);
@@ -328,7 +328,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace> TileIter<'a, T, L, A> {
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::TileIter;
+    /// use cute_rs_tensor::TileIter;
     /// let mut buf: Vec<i16> = (0..8).collect();
     /// let it = TileIter::over_buffer(&mut buf, layout::Layout::parse("4:1").unwrap(), false);
     /// assert_eq!(it.next_by(1).get().get(0), 4);
@@ -344,7 +344,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace> TileIter<'a, T, L, A> {
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::TileIter;
+    /// use cute_rs_tensor::TileIter;
     /// let mut buf = [0u8; 8];
     /// assert_eq!(TileIter::over_buffer(&mut buf, layout::Layout::parse("2:1").unwrap(), true).len(), 4);
     /// ```
@@ -360,7 +360,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace> TileIter<'a, T, L, A> {
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::TileIter;
+    /// use cute_rs_tensor::TileIter;
     /// let mut buf = [0u8; 1];
     /// assert!(TileIter::over_buffer(&mut buf, layout::Layout::parse("2:1").unwrap(), false).is_empty());
     /// ```
@@ -390,7 +390,7 @@ impl<'a, T: Element, S: StaticLayout, A: AddressSpace, const R: usize> LayoutTen
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::{static_layout, LayoutTensor, Static};
+    /// use cute_rs_tensor::{static_layout, LayoutTensor, Static};
     /// static_layout!(M = "(3,6):(6,1)");
     /// static_layout!(T = "(4,4)");
     /// static_layout!(Th = "(2,2):(2,1)");

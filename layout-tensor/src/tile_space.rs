@@ -53,7 +53,7 @@
 //!
 //! # Example (the seed's 2-D "F" order load)
 //! ```
-//! use layout_tensor::{static_layout, tile_space::{LoadOptions, Order}, LayoutTensor, Static};
+//! use cute_rs_tensor::{static_layout, tile_space::{LoadOptions, Order}, LayoutTensor, Static};
 //! static_layout!(X = "(4,4):(4,1)");    // torch.arange(16).reshape(4, 4)
 //! static_layout!(T = "(1,4):(4,1)");    // tile shape (1, 4)
 //! let mut x: Vec<i64> = (0..16).collect();
@@ -71,7 +71,7 @@ use crate::tensor::{AddressSpace, Element, LayoutTensor, Vector};
 ///
 /// # Example
 /// ```
-/// use layout_tensor::tile_space::Order;
+/// use cute_rs_tensor::tile_space::Order;
 /// assert_eq!(Order::<3>::C.perm(), [0, 1, 2]);
 /// assert_eq!(Order::<3>::F.perm(), [2, 1, 0]);
 /// assert_eq!(Order::Perm([0, 2, 1]).perm(), [0, 2, 1]);
@@ -97,7 +97,7 @@ impl<const R: usize> Order<R> {
     ///
     /// # Example
     /// ```
-    /// assert_eq!(layout_tensor::tile_space::Order::<2>::F.perm(), [1, 0]);
+    /// assert_eq!(cute_rs_tensor::tile_space::Order::<2>::F.perm(), [1, 0]);
     /// ```
     #[inline(always)]
     pub const fn perm(&self) -> [usize; R] {
@@ -118,7 +118,7 @@ impl<const R: usize> Order<R> {
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::tile_space::Order;
+    /// use cute_rs_tensor::tile_space::Order;
     /// assert!(Order::Perm([1, 0]).is_valid() && !Order::Perm([1, 1]).is_valid());
     /// ```
     pub const fn is_valid(&self) -> bool {
@@ -140,7 +140,7 @@ impl<const R: usize> Order<R> {
 ///
 /// # Example
 /// ```
-/// use layout_tensor::tile_space::{Pad, Padding};
+/// use cute_rs_tensor::tile_space::{Pad, Padding};
 /// assert!(f32::pad(Padding::Nan).is_nan());
 /// assert_eq!(f32::pad(Padding::NegZero).to_bits(), (-0.0f32).to_bits());
 /// assert_eq!(i32::pad(Padding::NegInf), i32::MIN);
@@ -167,7 +167,7 @@ pub enum Padding {
 ///
 /// # Example
 /// ```
-/// use layout_tensor::{tile_space::{Pad, Padding}, Vector};
+/// use cute_rs_tensor::{tile_space::{Pad, Padding}, Vector};
 /// assert_eq!(f64::pad(Padding::PosInf), f64::INFINITY);
 /// assert_eq!(<Vector<u8, 2>>::pad(Padding::PosInf), Vector([255, 255]));
 /// assert_eq!(half::bf16::pad(Padding::NegInf), half::bf16::NEG_INFINITY);
@@ -245,7 +245,7 @@ impl<T: Pad, const W: usize> Pad for Vector<T, W> {
 ///
 /// # Example
 /// ```
-/// assert_eq!(layout_tensor::tile_space::MemoryOrder::default(), layout_tensor::tile_space::MemoryOrder::Weak);
+/// assert_eq!(cute_rs_tensor::tile_space::MemoryOrder::default(), cute_rs_tensor::tile_space::MemoryOrder::Weak);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum MemoryOrder {
@@ -264,7 +264,7 @@ pub enum MemoryOrder {
 ///
 /// # Example
 /// ```
-/// assert_eq!(layout_tensor::tile_space::MemoryScope::default(), layout_tensor::tile_space::MemoryScope::None);
+/// assert_eq!(cute_rs_tensor::tile_space::MemoryScope::default(), cute_rs_tensor::tile_space::MemoryScope::None);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum MemoryScope {
@@ -283,7 +283,7 @@ pub enum MemoryScope {
 ///
 /// # Example
 /// ```
-/// use layout_tensor::tile_space::{LoadOptions, MemoryOrder, MemoryScope, Padding};
+/// use cute_rs_tensor::tile_space::{LoadOptions, MemoryOrder, MemoryScope, Padding};
 /// let a = LoadOptions { padding: Padding::Zero, ..LoadOptions::default() };
 /// let b = LoadOptions::default().padding(Padding::Zero);
 /// assert_eq!(a, b);
@@ -310,7 +310,7 @@ impl LoadOptions {
     ///
     /// # Example
     /// ```
-    /// # use layout_tensor::tile_space::{LoadOptions, Padding};
+    /// # use cute_rs_tensor::tile_space::{LoadOptions, Padding};
     /// assert_eq!(LoadOptions::default().padding(Padding::Nan).padding, Padding::Nan);
     /// ```
     pub const fn padding(mut self, p: Padding) -> Self {
@@ -321,7 +321,7 @@ impl LoadOptions {
     ///
     /// # Example
     /// ```
-    /// # use layout_tensor::tile_space::LoadOptions;
+    /// # use cute_rs_tensor::tile_space::LoadOptions;
     /// assert_eq!(LoadOptions::default().latency(10).latency, Some(10));
     /// ```
     pub const fn latency(mut self, l: u8) -> Self {
@@ -332,7 +332,7 @@ impl LoadOptions {
     ///
     /// # Example
     /// ```
-    /// # use layout_tensor::tile_space::LoadOptions;
+    /// # use cute_rs_tensor::tile_space::LoadOptions;
     /// assert_eq!(LoadOptions::default().allow_tma(false).allow_tma, Some(false));
     /// ```
     pub const fn allow_tma(mut self, a: bool) -> Self {
@@ -343,7 +343,7 @@ impl LoadOptions {
     ///
     /// # Example
     /// ```
-    /// # use layout_tensor::tile_space::{LoadOptions, MemoryOrder, MemoryScope};
+    /// # use cute_rs_tensor::tile_space::{LoadOptions, MemoryOrder, MemoryScope};
     /// assert_eq!(LoadOptions::default().memory(MemoryOrder::Relaxed, MemoryScope::Block).scope, MemoryScope::Block);
     /// ```
     pub const fn memory(mut self, order: MemoryOrder, scope: MemoryScope) -> Self {
@@ -357,7 +357,7 @@ impl LoadOptions {
 ///
 /// # Example
 /// ```
-/// use layout_tensor::tile_space::{MemoryOrder, MemoryScope, StoreOptions};
+/// use cute_rs_tensor::tile_space::{MemoryOrder, MemoryScope, StoreOptions};
 /// let o = StoreOptions::default().memory(MemoryOrder::Release, MemoryScope::Device);
 /// assert_eq!(o, StoreOptions { order: MemoryOrder::Release, scope: MemoryScope::Device, ..Default::default() });
 /// ```
@@ -378,7 +378,7 @@ impl StoreOptions {
     ///
     /// # Example
     /// ```
-    /// # use layout_tensor::tile_space::StoreOptions;
+    /// # use cute_rs_tensor::tile_space::StoreOptions;
     /// assert_eq!(StoreOptions::default().latency(2).latency, Some(2));
     /// ```
     pub const fn latency(mut self, l: u8) -> Self {
@@ -389,7 +389,7 @@ impl StoreOptions {
     ///
     /// # Example
     /// ```
-    /// # use layout_tensor::tile_space::StoreOptions;
+    /// # use cute_rs_tensor::tile_space::StoreOptions;
     /// assert_eq!(StoreOptions::default().allow_tma(true).allow_tma, Some(true));
     /// ```
     pub const fn allow_tma(mut self, a: bool) -> Self {
@@ -400,7 +400,7 @@ impl StoreOptions {
     ///
     /// # Example
     /// ```
-    /// # use layout_tensor::tile_space::{MemoryOrder, MemoryScope, StoreOptions};
+    /// # use cute_rs_tensor::tile_space::{MemoryOrder, MemoryScope, StoreOptions};
     /// assert_eq!(StoreOptions::default().memory(MemoryOrder::Relaxed, MemoryScope::System).order, MemoryOrder::Relaxed);
     /// ```
     pub const fn memory(mut self, order: MemoryOrder, scope: MemoryScope) -> Self {
@@ -454,7 +454,7 @@ unsafe fn write_elem<T: Element>(p: *mut T, v: T, order: MemoryOrder) {
 ///
 /// # Example (the seed's 1-D load with zero padding)
 /// ```
-/// use layout_tensor::{static_layout, tile_space::{LoadOptions, Order, Padding}, LayoutTensor, Static};
+/// use cute_rs_tensor::{static_layout, tile_space::{LoadOptions, Order, Padding}, LayoutTensor, Static};
 /// static_layout!(X = "10:1");
 /// static_layout!(T = "4:1");
 /// let mut x: Vec<i64> = (0..10).collect();
@@ -483,7 +483,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace> LayoutTensor<'a, T, L, A,
     ///
     /// # Example (the seed's 3-D load with the last two axes transposed)
     /// ```
-    /// use layout_tensor::{static_layout, tile_space::{LoadOptions, Order}, LayoutTensor, Static};
+    /// use cute_rs_tensor::{static_layout, tile_space::{LoadOptions, Order}, LayoutTensor, Static};
     /// static_layout!(X = "(2,2,2):(4,2,1)"); // torch.arange(8).reshape(2, 2, 2)
     /// static_layout!(T = "(1,2,2):(4,2,1)");
     /// let mut x: Vec<i32> = (0..8).collect();
@@ -504,7 +504,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, Tl: StaticLayout, const R
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::{static_layout, tile_space::Order, LayoutTensor, Static};
+    /// use cute_rs_tensor::{static_layout, tile_space::Order, LayoutTensor, Static};
     /// static_layout!(T = "2:1");
     /// let mut x = [1u8, 2, 3];
     /// let s = LayoutTensor::new(&mut x, layout::Layout::parse("3:1").unwrap()).unwrap().tile_space::<T, 1>(Order::C);
@@ -520,7 +520,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, Tl: StaticLayout, const R
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::{static_layout, tile_space::Order, LayoutTensor};
+    /// use cute_rs_tensor::{static_layout, tile_space::Order, LayoutTensor};
     /// static_layout!(T = "(2,4)");
     /// let mut x = [0f32; 15];
     /// let a = LayoutTensor::new(&mut x, layout::Layout::parse("(3,5):(5,1)").unwrap()).unwrap();
@@ -577,7 +577,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, Tl: StaticLayout, const R
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::{static_layout, tile_space::{LoadOptions, Order, Padding}, Fragment, LayoutTensor};
+    /// use cute_rs_tensor::{static_layout, tile_space::{LoadOptions, Order, Padding}, Fragment, LayoutTensor};
     /// static_layout!(T = "4:1");
     /// let mut x = [1.0f32, 2.0, 3.0];
     /// let s = LayoutTensor::new(&mut x, layout::Layout::parse("3:1").unwrap()).unwrap().tile_space::<T, 1>(Order::C);
@@ -614,7 +614,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, Tl: StaticLayout, const R
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::{static_layout, tile_space::{LoadOptions, Order}, LayoutTensor, Static};
+    /// use cute_rs_tensor::{static_layout, tile_space::{LoadOptions, Order}, LayoutTensor, Static};
     /// static_layout!(X = "(2,3):(3,1)");
     /// static_layout!(T = "(2,1)");
     /// let mut x: Vec<u16> = (0..6).collect();
@@ -635,7 +635,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, Tl: StaticLayout, const R
     ///
     /// # Example (the seed's partial out-of-bounds store)
     /// ```
-    /// use layout_tensor::{static_layout, tile_space::{Order, StoreOptions}, Fragment, LayoutTensor};
+    /// use cute_rs_tensor::{static_layout, tile_space::{Order, StoreOptions}, Fragment, LayoutTensor};
     /// static_layout!(T = "4:1");
     /// let mut x = [0i32; 6];
     /// let s = LayoutTensor::new(&mut x, layout::Layout::parse("6:1").unwrap()).unwrap().tile_space::<T, 1>(Order::C);
@@ -670,7 +670,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, Tl: StaticLayout, const R
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::{static_layout, tile_space::{Order, StoreOptions}, LayoutTensor};
+    /// use cute_rs_tensor::{static_layout, tile_space::{Order, StoreOptions}, LayoutTensor};
     /// static_layout!(T = "(2,2)");
     /// let mut x = [0u8; 9];
     /// let s = LayoutTensor::new(&mut x, layout::Layout::parse("(3,3):(3,1)").unwrap()).unwrap().tile_space::<T, 2>(Order::C);
@@ -726,7 +726,7 @@ fn scalar_coord<T: Element, L: LayoutSource, A: AddressSpace, const R: usize>(
 ///
 /// # Example (the seed's scalar loads)
 /// ```
-/// use layout_tensor::{tile_space::{load_scalar, LoadOptions, Order}, LayoutTensor};
+/// use cute_rs_tensor::{tile_space::{load_scalar, LoadOptions, Order}, LayoutTensor};
 /// let mut x: Vec<i64> = (0..10).collect();
 /// let a = LayoutTensor::new(&mut x, layout::Layout::parse("10:1").unwrap()).unwrap();
 /// let v: Vec<i64> = (0..10).map(|i| load_scalar(&a, [i], Order::C, LoadOptions::default())).collect();
@@ -752,7 +752,7 @@ pub fn load_scalar<T: Pad, L: LayoutSource, A: AddressSpace, const R: usize>(
 ///
 /// # Example (the seed's scalar broadcast store)
 /// ```
-/// use layout_tensor::{tile_space::{store_scalar, Order, StoreOptions}, LayoutTensor};
+/// use cute_rs_tensor::{tile_space::{store_scalar, Order, StoreOptions}, LayoutTensor};
 /// let mut x = [0i32; 4];
 /// let a = LayoutTensor::new(&mut x, layout::Layout::parse("(2,2):(2,1)").unwrap()).unwrap();
 /// for (i, j, v) in [(0, 0, 0), (0, 1, 1), (1, 0, 2), (1, 1, 3)] {

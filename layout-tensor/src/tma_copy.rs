@@ -12,7 +12,7 @@
 //! [`TmaSwizzle`] mode type carries it.
 //!
 //! ```
-//! use layout_tensor::tma_copy::{tma_swizzle, Swizzle128B, TmaSwizzle};
+//! use cute_rs_tensor::tma_copy::{tma_swizzle, Swizzle128B, TmaSwizzle};
 //! // f32 (4 bytes): chunks of 4 elements, rows of 32.
 //! assert_eq!(tma_swizzle(3, 4).unwrap().to_string(), "Sw<3,2,3>");
 //! assert_eq!(tma_swizzle(0, 4).unwrap().apply(37), 37); // no swizzle: the identity
@@ -38,7 +38,7 @@ use crate::tensor::{coord_offset, Element, LayoutTensor, Shared};
 ///
 /// # Example
 /// ```
-/// use layout_tensor::tma_copy::tma_swizzle;
+/// use cute_rs_tensor::tma_copy::tma_swizzle;
 /// assert_eq!(tma_swizzle(3, 2).unwrap().to_string(), "Sw<3,3,3>"); // f16: chunks of 8
 /// assert_eq!(tma_swizzle(1, 16).unwrap().to_string(), "Sw<1,0,3>");
 /// assert!(tma_swizzle(4, 4).is_err() && tma_swizzle(2, 3).is_err());
@@ -58,7 +58,7 @@ pub const fn tma_swizzle(bits: u32, elem_bytes: usize) -> Result<Swizzle, Layout
 ///
 /// # Example
 /// ```
-/// use layout_tensor::tma_copy::{Swizzle64B, TmaSwizzle};
+/// use cute_rs_tensor::tma_copy::{Swizzle64B, TmaSwizzle};
 /// assert_eq!(Swizzle64B::SPAN_BYTES, 64);
 /// assert_eq!(Swizzle64B::ALIGN, 512);
 /// ```
@@ -75,7 +75,7 @@ pub trait TmaSwizzle: Copy {
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::tma_copy::{NoSwizzle, TmaSwizzle};
+    /// use cute_rs_tensor::tma_copy::{NoSwizzle, TmaSwizzle};
     /// assert_eq!(NoSwizzle::of::<f32>().apply(33), 33);
     /// ```
     #[inline(always)]
@@ -98,28 +98,28 @@ swizzle_mode! {
     /// No swizzle (`CU_TENSOR_MAP_SWIZZLE_NONE`).
     ///
     /// ```
-    /// use layout_tensor::tma_copy::{NoSwizzle, TmaSwizzle};
+    /// use cute_rs_tensor::tma_copy::{NoSwizzle, TmaSwizzle};
     /// assert_eq!(NoSwizzle::BITS, 0);
     /// ```
     NoSwizzle = 0;
     /// The 32-byte swizzle (`CU_TENSOR_MAP_SWIZZLE_32B`).
     ///
     /// ```
-    /// use layout_tensor::tma_copy::{Swizzle32B, TmaSwizzle};
+    /// use cute_rs_tensor::tma_copy::{Swizzle32B, TmaSwizzle};
     /// assert_eq!(Swizzle32B::SPAN_BYTES, 32);
     /// ```
     Swizzle32B = 1;
     /// The 64-byte swizzle (`CU_TENSOR_MAP_SWIZZLE_64B`).
     ///
     /// ```
-    /// use layout_tensor::tma_copy::{Swizzle64B, TmaSwizzle};
+    /// use cute_rs_tensor::tma_copy::{Swizzle64B, TmaSwizzle};
     /// assert_eq!(Swizzle64B::BITS, 2);
     /// ```
     Swizzle64B = 2;
     /// The 128-byte swizzle (`CU_TENSOR_MAP_SWIZZLE_128B`).
     ///
     /// ```
-    /// use layout_tensor::tma_copy::{Swizzle128B, TmaSwizzle};
+    /// use cute_rs_tensor::tma_copy::{Swizzle128B, TmaSwizzle};
     /// assert_eq!(Swizzle128B::ALIGN, 1024);
     /// ```
     Swizzle128B = 3;
@@ -135,7 +135,7 @@ swizzle_mode! {
 /// # Example
 /// ```
 /// use layout::Layout;
-/// use layout_tensor::tma_copy::check_box;
+/// use cute_rs_tensor::tma_copy::check_box;
 /// assert!(check_box(Layout::parse("(32,8):(1,32)").unwrap(), 4, 128).is_ok());
 /// assert!(check_box(Layout::parse("(64,8):(1,64)").unwrap(), 4, 128).is_err()); // 256 B rows
 /// assert!(check_box(Layout::parse("(32,8):(8,1)").unwrap(), 4, 0).is_err());    // not compact
@@ -202,8 +202,8 @@ impl<'a, T: Element, S: StaticLayout> LayoutTensor<'a, T, Static<S>, Shared, Ful
     ///
     /// A layout that is not a box is a compile-time error:
     /// ```compile_fail
-    /// use layout_tensor::device::tma::{Mbarrier, TmaDescriptor};
-    /// use layout_tensor::{static_layout, tma_copy::Swizzle128B, LayoutTensor, Shared, Static};
+    /// use cute_rs_tensor::device::tma::{Mbarrier, TmaDescriptor};
+    /// use cute_rs_tensor::{static_layout, tma_copy::Swizzle128B, LayoutTensor, Shared, Static};
     /// static_layout!(Wide = "(64,8):(1,64)"); // 256-byte rows: wider than the 128-byte swizzle
     /// let mut image = [0f32; 512];
     /// let smem = unsafe { LayoutTensor::<f32, _, Shared>::from_ptr(image.as_mut_ptr(), Static::<Wide>::new()) };
@@ -214,9 +214,9 @@ impl<'a, T: Element, S: StaticLayout> LayoutTensor<'a, T, Static<S>, Shared, Ful
     /// # Example
     /// A kernel's body (device code: `bar` initialized by one thread, then a block barrier).
     /// ```no_run
-    /// use layout_tensor::device::ids::thread_idx_x;
-    /// use layout_tensor::device::tma::{fence_proxy_tensormap_acquire, Mbarrier, TmaDescriptor};
-    /// use layout_tensor::{shared_tensor, static_layout, tma_copy::Swizzle128B};
+    /// use cute_rs_tensor::device::ids::thread_idx_x;
+    /// use cute_rs_tensor::device::tma::{fence_proxy_tensormap_acquire, Mbarrier, TmaDescriptor};
+    /// use cute_rs_tensor::{shared_tensor, static_layout, tma_copy::Swizzle128B};
     /// static_layout!(Box32x8 = "(32,8):(1,32)");
     /// # unsafe fn body(desc: *const TmaDescriptor, bar: &Mbarrier, x0: i32, y0: i32) -> f32 {
     /// let smem = shared_tensor!(BOX: f32, Box32x8, align 1024);
@@ -255,7 +255,7 @@ impl<'a, T: Element, S: StaticLayout> LayoutTensor<'a, T, Static<S>, Shared, Ful
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::{static_layout, tma_copy::Swizzle32B, LayoutTensor, Shared, Static};
+    /// use cute_rs_tensor::{static_layout, tma_copy::Swizzle32B, LayoutTensor, Shared, Static};
     /// static_layout!(Box = "(8,8):(1,8)"); // 8 f32 = 32 bytes per row
     /// // The image TMA writes with a 32-byte swizzle: byte address bit 4 ^= bit 7, i.e. the two
     /// // 16-byte chunks of rows 4..8 swapped.
@@ -280,7 +280,7 @@ impl<'a, T: Element, S: StaticLayout> LayoutTensor<'a, T, Static<S>, Shared, Ful
 ///
 /// # Example
 /// ```
-/// use layout_tensor::{static_layout, tma_copy::NoSwizzle, LayoutTensor, Shared, Static};
+/// use cute_rs_tensor::{static_layout, tma_copy::NoSwizzle, LayoutTensor, Shared, Static};
 /// static_layout!(Box = "(4,2):(1,4)");
 /// let mut image = [0u32, 1, 2, 3, 4, 5, 6, 7];
 /// let b = unsafe { LayoutTensor::<u32, _, Shared>::from_ptr(image.as_mut_ptr(), Static::<Box>::new()) }.tma_swizzled::<NoSwizzle>();
@@ -303,7 +303,7 @@ impl<'a, T: Element, S: StaticLayout, M: TmaSwizzle> TmaSwizzled<'a, T, S, M> {
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::{static_layout, tma_copy::Swizzle128B, LayoutTensor, Shared, Static};
+    /// use cute_rs_tensor::{static_layout, tma_copy::Swizzle128B, LayoutTensor, Shared, Static};
     /// static_layout!(Box = "(32,8):(1,32)");
     /// let mut image = [0f32; 256];
     /// let b = unsafe { LayoutTensor::<f32, _, Shared>::from_ptr(image.as_mut_ptr(), Static::<Box>::new()) }.tma_swizzled::<Swizzle128B>();
@@ -318,7 +318,7 @@ impl<'a, T: Element, S: StaticLayout, M: TmaSwizzle> TmaSwizzled<'a, T, S, M> {
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::{static_layout, tma_copy::NoSwizzle, LayoutTensor, Shared, Static};
+    /// use cute_rs_tensor::{static_layout, tma_copy::NoSwizzle, LayoutTensor, Shared, Static};
     /// static_layout!(Box = "4:1");
     /// let mut image = [5i32, 6, 7, 8];
     /// let b = unsafe { LayoutTensor::<i32, _, Shared>::from_ptr(image.as_mut_ptr(), Static::<Box>::new()) }.tma_swizzled::<NoSwizzle>();
@@ -334,7 +334,7 @@ impl<'a, T: Element, S: StaticLayout, M: TmaSwizzle> TmaSwizzled<'a, T, S, M> {
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::{static_layout, tma_copy::Swizzle128B, LayoutTensor, Shared, Static};
+    /// use cute_rs_tensor::{static_layout, tma_copy::Swizzle128B, LayoutTensor, Shared, Static};
     /// static_layout!(Box = "(32,8):(1,32)");
     /// let mut image = [0f32; 256];
     /// image[32] = 9.0; // where TMA puts element (4, 1) with a 128-byte swizzle

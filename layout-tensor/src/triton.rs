@@ -29,8 +29,8 @@
 //! without `other` gives zero (Triton leaves it undefined).
 //!
 //! ```
-//! use layout_tensor::{static_layout, LayoutTensor, Static};
-//! use layout_tensor::triton::{Pointers, tile_from_fn};
+//! use cute_rs_tensor::{static_layout, LayoutTensor, Static};
+//! use cute_rs_tensor::triton::{Pointers, tile_from_fn};
 //! static_layout!(T4 = "4:1");
 //! let mut x = [10i32, 11, 12, 13, 14, 15];
 //! let t = LayoutTensor::new(&mut x, Static::<T4>::new()).unwrap();
@@ -115,8 +115,8 @@ fn coord_of<S: StaticLayout, const R: usize>(i: usize) -> [i64; R] {
 ///
 /// # Example
 /// ```
-/// use layout_tensor::static_layout;
-/// use layout_tensor::triton::{tile_from_fn, get};
+/// use cute_rs_tensor::static_layout;
+/// use cute_rs_tensor::triton::{tile_from_fn, get};
 /// static_layout!(T = "(2,3):(3,1)");
 /// let rows = [0i64, 10];
 /// let cols = [1i64, 2, 3];
@@ -137,8 +137,8 @@ pub fn tile_from_fn<T: Element, S: StaticLayout, const N: usize, const R: usize>
 ///
 /// # Example
 /// ```
-/// use layout_tensor::{static_layout, Fragment};
-/// use layout_tensor::triton::get;
+/// use cute_rs_tensor::{static_layout, Fragment};
+/// use cute_rs_tensor::triton::get;
 /// static_layout!(T = "(2,2):(2,1)");
 /// let mut f = Fragment::<u8, T, 4>::new();
 /// f.data = [1, 2, 3, 4];
@@ -161,8 +161,8 @@ pub fn get<T: Element, S: StaticLayout, const N: usize, const R: usize>(f: &Frag
 ///
 /// # Example
 /// ```
-/// use layout_tensor::{static_layout, Fragment};
-/// use layout_tensor::triton::Broadcast;
+/// use cute_rs_tensor::{static_layout, Fragment};
+/// use cute_rs_tensor::triton::Broadcast;
 /// static_layout!(T = "2:1");
 /// assert_eq!(<f32 as Broadcast<f32, T, 2>>::at(&1.5, 1), 1.5);
 /// let f = Fragment::<f32, T, 2>::new();
@@ -212,9 +212,9 @@ mod sealed {
 ///
 /// # Example
 /// ```
-/// fn modifier<C: layout_tensor::triton::CacheModifier>(_: C) {}
-/// modifier(layout_tensor::triton::Cg);
-/// modifier(layout_tensor::triton::NoCache);
+/// fn modifier<C: cute_rs_tensor::triton::CacheModifier>(_: C) {}
+/// modifier(cute_rs_tensor::triton::Cg);
+/// modifier(cute_rs_tensor::triton::NoCache);
 /// ```
 pub trait CacheModifier: Copy + sealed::Sealed {
     #[doc(hidden)]
@@ -225,7 +225,7 @@ pub trait CacheModifier: Copy + sealed::Sealed {
 ///
 /// # Example
 /// ```
-/// let _ = layout_tensor::triton::NoCache;
+/// let _ = cute_rs_tensor::triton::NoCache;
 /// ```
 #[derive(Clone, Copy, Debug, Default)]
 pub struct NoCache;
@@ -246,7 +246,7 @@ impl CacheModifier for NoCache {
 ///
 /// # Example
 /// ```
-/// let _ = layout_tensor::triton::Volatile;
+/// let _ = cute_rs_tensor::triton::Volatile;
 /// ```
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Volatile;
@@ -310,8 +310,8 @@ cache_modifier!(Ca, Cg, Cs, Lu, Cv);
 ///
 /// # Example
 /// ```
-/// fn policy<E: layout_tensor::triton::EvictionPolicy>(_: E) {}
-/// policy(layout_tensor::triton::EvictLast);
+/// fn policy<E: cute_rs_tensor::triton::EvictionPolicy>(_: E) {}
+/// policy(cute_rs_tensor::triton::EvictLast);
 /// ```
 pub trait EvictionPolicy: Copy + sealed::Sealed {
     #[doc(hidden)]
@@ -338,19 +338,19 @@ eviction! {
     /// `eviction_policy="evict_first"` (L2).
     ///
     /// ```
-    /// let _ = layout_tensor::triton::EvictFirst;
+    /// let _ = cute_rs_tensor::triton::EvictFirst;
     /// ```
     EvictFirst => evict_first,
     /// `eviction_policy="evict_last"` (L2).
     ///
     /// ```
-    /// let _ = layout_tensor::triton::EvictLast;
+    /// let _ = cute_rs_tensor::triton::EvictLast;
     /// ```
     EvictLast => evict_last,
     /// `eviction_policy="evict_normal"` (L2).
     ///
     /// ```
-    /// let _ = layout_tensor::triton::EvictNormal;
+    /// let _ = cute_rs_tensor::triton::EvictNormal;
     /// ```
     EvictNormal => evict_normal
 }
@@ -358,7 +358,7 @@ eviction! {
 ///
 /// # Example
 /// ```
-/// let _ = layout_tensor::triton::NoEviction;
+/// let _ = cute_rs_tensor::triton::NoEviction;
 /// ```
 #[derive(Clone, Copy, Debug, Default)]
 pub struct NoEviction;
@@ -375,8 +375,8 @@ impl EvictionPolicy for NoEviction {
 ///
 /// # Example
 /// ```
-/// use layout_tensor::{static_layout, LayoutTensor, Static};
-/// use layout_tensor::triton::Pointers;
+/// use cute_rs_tensor::{static_layout, LayoutTensor, Static};
+/// use cute_rs_tensor::triton::Pointers;
 /// static_layout!(T = "(2,2):(1,2)");
 /// let mut x = [1u32, 2, 3, 4];
 /// let p = Pointers::<_, _, 4>::from_tensor(&LayoutTensor::new(&mut x, Static::<T>::new()).unwrap());
@@ -397,8 +397,8 @@ impl<'a, T: Element, V: StaticLayout, const N: usize> Pointers<'a, T, CompactOf<
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::{static_layout, LayoutTensor, Static};
-    /// use layout_tensor::triton::Pointers;
+    /// use cute_rs_tensor::{static_layout, LayoutTensor, Static};
+    /// use cute_rs_tensor::triton::Pointers;
     /// static_layout!(T = "3:2");
     /// let mut x = [0u8; 6];
     /// let p = Pointers::<_, _, 3>::from_tensor(&LayoutTensor::new(&mut x, Static::<T>::new()).unwrap());
@@ -423,8 +423,8 @@ impl<'a, T: Element, S: StaticLayout, const N: usize> Pointers<'a, T, S, N> {
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::{static_layout, LayoutTensor, Static};
-    /// use layout_tensor::triton::{Pointers, tile_from_fn};
+    /// use cute_rs_tensor::{static_layout, LayoutTensor, Static};
+    /// use cute_rs_tensor::triton::{Pointers, tile_from_fn};
     /// static_layout!(T = "2:1");
     /// static_layout!(Whole = "4:1");
     /// let mut x = [5i64, 6, 7, 8];
@@ -444,8 +444,8 @@ impl<'a, T: Element, S: StaticLayout, const N: usize> Pointers<'a, T, S, N> {
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::{static_layout, LayoutTensor, Static};
-    /// use layout_tensor::triton::Pointers;
+    /// use cute_rs_tensor::{static_layout, LayoutTensor, Static};
+    /// use cute_rs_tensor::triton::Pointers;
     /// static_layout!(T = "2:3");
     /// let mut x = [0f32; 4];
     /// let p = Pointers::<_, _, 2>::from_tensor(&LayoutTensor::new(&mut x, Static::<T>::new()).unwrap());
@@ -467,8 +467,8 @@ impl<'a, T: Element, S: StaticLayout, const N: usize> Pointers<'a, T, S, N> {
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::{static_layout, LayoutTensor, Static};
-    /// use layout_tensor::triton::{Pointers, Cg, EvictFirst};
+    /// use cute_rs_tensor::{static_layout, LayoutTensor, Static};
+    /// use cute_rs_tensor::triton::{Pointers, Cg, EvictFirst};
     /// static_layout!(T = "2:1");
     /// let mut x = [1.0f32, 2.0];
     /// let p = Pointers::<_, _, 2>::from_tensor(&LayoutTensor::new(&mut x, Static::<T>::new()).unwrap());
@@ -484,8 +484,8 @@ impl<'a, T: Element, S: StaticLayout, const N: usize> Pointers<'a, T, S, N> {
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::{static_layout, LayoutTensor, Static, Fragment};
-    /// use layout_tensor::triton::Pointers;
+    /// use cute_rs_tensor::{static_layout, LayoutTensor, Static, Fragment};
+    /// use cute_rs_tensor::triton::Pointers;
     /// static_layout!(T = "2:1");
     /// let mut x = [0u16; 2];
     /// let p = Pointers::<_, _, 2>::from_tensor(&LayoutTensor::new(&mut x, Static::<T>::new()).unwrap());
@@ -503,8 +503,8 @@ impl<'a, T: Element, S: StaticLayout, const N: usize> Pointers<'a, T, S, N> {
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::{static_layout, LayoutTensor, Static};
-    /// use layout_tensor::triton::{Pointers, tile_from_fn};
+    /// use cute_rs_tensor::{static_layout, LayoutTensor, Static};
+    /// use cute_rs_tensor::triton::{Pointers, tile_from_fn};
     /// static_layout!(T = "3:1");
     /// let mut x = [0i8; 3];
     /// let p = Pointers::<_, _, 3>::from_tensor(&LayoutTensor::new(&mut x, Static::<T>::new()).unwrap());
@@ -521,7 +521,7 @@ impl<'a, T: Element, S: StaticLayout, const N: usize> Pointers<'a, T, S, N> {
 ///
 /// # Example
 /// ```
-/// let _ = layout_tensor::triton::NoMask;
+/// let _ = cute_rs_tensor::triton::NoMask;
 /// ```
 #[derive(Clone, Copy, Debug, Default)]
 pub struct NoMask;
@@ -529,7 +529,7 @@ pub struct NoMask;
 ///
 /// # Example
 /// ```
-/// let _ = layout_tensor::triton::Masked(true);
+/// let _ = cute_rs_tensor::triton::Masked(true);
 /// ```
 #[derive(Clone, Copy, Debug)]
 pub struct Masked<M>(pub M);
@@ -538,8 +538,8 @@ pub struct Masked<M>(pub M);
 ///
 /// # Example
 /// ```
-/// use layout_tensor::static_layout;
-/// use layout_tensor::triton::{LoadMask, Masked, NoMask};
+/// use cute_rs_tensor::static_layout;
+/// use cute_rs_tensor::triton::{LoadMask, Masked, NoMask};
 /// static_layout!(T = "2:1");
 /// assert!(<NoMask as LoadMask<T, 2>>::active(&NoMask, 1));
 /// assert!(!<Masked<bool> as LoadMask<T, 2>>::active(&Masked(false), 0));
@@ -568,8 +568,8 @@ impl<S, const N: usize, M: Broadcast<bool, S, N>> LoadMask<S, N> for Masked<M> {
 /// in it: `other` without a mask does not compile.
 ///
 /// ```compile_fail
-/// use layout_tensor::{static_layout, LayoutTensor, Static};
-/// use layout_tensor::triton::Pointers;
+/// use cute_rs_tensor::{static_layout, LayoutTensor, Static};
+/// use cute_rs_tensor::triton::Pointers;
 /// static_layout!(T = "2:1");
 /// let mut x = [1.0f32, 2.0];
 /// let p = Pointers::<_, _, 2>::from_tensor(&LayoutTensor::new(&mut x, Static::<T>::new()).unwrap());
@@ -578,8 +578,8 @@ impl<S, const N: usize, M: Broadcast<bool, S, N>> LoadMask<S, N> for Masked<M> {
 ///
 /// # Example
 /// ```
-/// use layout_tensor::{static_layout, LayoutTensor, Static};
-/// use layout_tensor::triton::Pointers;
+/// use cute_rs_tensor::{static_layout, LayoutTensor, Static};
+/// use cute_rs_tensor::triton::Pointers;
 /// static_layout!(T = "2:1");
 /// let mut x = [1.0f32, 2.0];
 /// let p = Pointers::<_, _, 2>::from_tensor(&LayoutTensor::new(&mut x, Static::<T>::new()).unwrap());
@@ -597,8 +597,8 @@ impl<'p, 'a, T: Element, S: StaticLayout, const N: usize, C, E> Load<'p, 'a, T, 
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::{static_layout, LayoutTensor, Static};
-    /// use layout_tensor::triton::Pointers;
+    /// use cute_rs_tensor::{static_layout, LayoutTensor, Static};
+    /// use cute_rs_tensor::triton::Pointers;
     /// static_layout!(T = "2:1");
     /// let mut x = [3u8, 4];
     /// let p = Pointers::<_, _, 2>::from_tensor(&LayoutTensor::new(&mut x, Static::<T>::new()).unwrap());
@@ -615,8 +615,8 @@ impl<'p, 'a, T: Element, S: StaticLayout, const N: usize, M, C, E> Load<'p, 'a, 
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::{static_layout, LayoutTensor, Static, Fragment};
-    /// use layout_tensor::triton::Pointers;
+    /// use cute_rs_tensor::{static_layout, LayoutTensor, Static, Fragment};
+    /// use cute_rs_tensor::triton::Pointers;
     /// static_layout!(T = "2:1");
     /// let mut x = [3u8, 4];
     /// let p = Pointers::<_, _, 2>::from_tensor(&LayoutTensor::new(&mut x, Static::<T>::new()).unwrap());
@@ -637,8 +637,8 @@ impl<'p, 'a, T: Element, S: StaticLayout, const N: usize, K: LoadMask<S, N>, O: 
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::{static_layout, LayoutTensor, Static};
-    /// use layout_tensor::triton::{Pointers, Ca};
+    /// use cute_rs_tensor::{static_layout, LayoutTensor, Static};
+    /// use cute_rs_tensor::triton::{Pointers, Ca};
     /// static_layout!(T = "1:1");
     /// let mut x = [3u32];
     /// let p = Pointers::<_, _, 1>::from_tensor(&LayoutTensor::new(&mut x, Static::<T>::new()).unwrap());
@@ -653,8 +653,8 @@ impl<'p, 'a, T: Element, S: StaticLayout, const N: usize, K: LoadMask<S, N>, O: 
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::{static_layout, LayoutTensor, Static};
-    /// use layout_tensor::triton::{Pointers, EvictLast};
+    /// use cute_rs_tensor::{static_layout, LayoutTensor, Static};
+    /// use cute_rs_tensor::triton::{Pointers, EvictLast};
     /// static_layout!(T = "1:1");
     /// let mut x = [3u32];
     /// let p = Pointers::<_, _, 1>::from_tensor(&LayoutTensor::new(&mut x, Static::<T>::new()).unwrap());
@@ -669,8 +669,8 @@ impl<'p, 'a, T: Element, S: StaticLayout, const N: usize, K: LoadMask<S, N>, O: 
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::{static_layout, LayoutTensor, Static};
-    /// use layout_tensor::triton::Pointers;
+    /// use cute_rs_tensor::{static_layout, LayoutTensor, Static};
+    /// use cute_rs_tensor::triton::Pointers;
     /// static_layout!(T = "1:1");
     /// let mut x = [3u32];
     /// let p = Pointers::<_, _, 1>::from_tensor(&LayoutTensor::new(&mut x, Static::<T>::new()).unwrap());
@@ -686,8 +686,8 @@ impl<'p, 'a, T: Element, S: StaticLayout, const N: usize, K: LoadMask<S, N>, O: 
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::{static_layout, LayoutTensor, Static};
-    /// use layout_tensor::triton::Pointers;
+    /// use cute_rs_tensor::{static_layout, LayoutTensor, Static};
+    /// use cute_rs_tensor::triton::Pointers;
     /// static_layout!(T = "2:1");
     /// let mut x = [3i16, 4];
     /// let p = Pointers::<_, _, 2>::from_tensor(&LayoutTensor::new(&mut x, Static::<T>::new()).unwrap());
@@ -715,7 +715,7 @@ impl<'p, 'a, T: Element, S: StaticLayout, const N: usize, K: LoadMask<S, N>, O: 
 ///
 /// # Example
 /// ```
-/// use layout_tensor::triton::TritonError;
+/// use cute_rs_tensor::triton::TritonError;
 /// assert_ne!(TritonError::OrderNotPermutation, TritonError::BoundaryDimension(3));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -739,8 +739,8 @@ impl From<LayoutError> for TritonError {
 ///
 /// # Example
 /// ```
-/// use layout_tensor::static_layout;
-/// use layout_tensor::triton::make_block_ptr;
+/// use cute_rs_tensor::static_layout;
+/// use cute_rs_tensor::triton::make_block_ptr;
 /// static_layout!(B = "(2,2):(2,1)");
 /// let mut x: Vec<f32> = (0..9).map(|v| v as f32).collect(); // 3 x 3 row-major
 /// let b = unsafe { make_block_ptr::<f32, B, 4, 2>(x.as_mut_ptr(), [3, 3], [3, 1], [1, 1], [1, 0]) }.unwrap();
@@ -774,8 +774,8 @@ pub struct BlockPtr<'a, T, S, const N: usize, const R: usize> {
 ///
 /// # Example
 /// ```
-/// use layout_tensor::static_layout;
-/// use layout_tensor::triton::{make_block_ptr, TritonError};
+/// use cute_rs_tensor::static_layout;
+/// use cute_rs_tensor::triton::{make_block_ptr, TritonError};
 /// static_layout!(B = "4:1");
 /// let mut x = [1i32, 2, 3];
 /// let b = unsafe { make_block_ptr::<i32, B, 4, 1>(x.as_mut_ptr(), [3], [1], [0], [0]) }.unwrap();
@@ -820,8 +820,8 @@ impl<'a, T: Element, S: StaticLayout, const N: usize, const R: usize> BlockPtr<'
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::{static_layout, LayoutTensor};
-    /// use layout_tensor::triton::BlockPtr;
+    /// use cute_rs_tensor::{static_layout, LayoutTensor};
+    /// use cute_rs_tensor::triton::BlockPtr;
     /// static_layout!(B = "2:1");
     /// let mut x = [1u8, 2, 3];
     /// let t = LayoutTensor::new(&mut x, layout::Layout::parse("3:1").unwrap()).unwrap();
@@ -867,8 +867,8 @@ impl<'a, T: Element, S: StaticLayout, const N: usize, const R: usize> BlockPtr<'
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::static_layout;
-    /// use layout_tensor::triton::make_block_ptr;
+    /// use cute_rs_tensor::static_layout;
+    /// use cute_rs_tensor::triton::make_block_ptr;
     /// static_layout!(B = "2:1");
     /// let mut x = [0u8; 4];
     /// let b = unsafe { make_block_ptr::<u8, B, 2, 1>(x.as_mut_ptr(), [4], [1], [1], [0]) }.unwrap();
@@ -882,8 +882,8 @@ impl<'a, T: Element, S: StaticLayout, const N: usize, const R: usize> BlockPtr<'
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::static_layout;
-    /// use layout_tensor::triton::make_block_ptr;
+    /// use cute_rs_tensor::static_layout;
+    /// use cute_rs_tensor::triton::make_block_ptr;
     /// static_layout!(B = "(1,1):(1,1)");
     /// let mut x = [0u8; 4];
     /// let b = unsafe { make_block_ptr::<u8, B, 1, 2>(x.as_mut_ptr(), [2, 2], [2, 1], [0, 0], [1, 0]) }.unwrap();
@@ -898,8 +898,8 @@ impl<'a, T: Element, S: StaticLayout, const N: usize, const R: usize> BlockPtr<'
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::static_layout;
-    /// use layout_tensor::triton::make_block_ptr;
+    /// use cute_rs_tensor::static_layout;
+    /// use cute_rs_tensor::triton::make_block_ptr;
     /// static_layout!(B = "(1,1):(1,1)");
     /// let mut x = [0u8, 1, 2, 3, 4, 5];
     /// let b = unsafe { make_block_ptr::<u8, B, 1, 2>(x.as_mut_ptr(), [2, 3], [3, 1], [0, 0], [1, 0]) }.unwrap();
@@ -919,8 +919,8 @@ impl<'a, T: Element, S: StaticLayout, const N: usize, const R: usize> BlockPtr<'
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::static_layout;
-    /// use layout_tensor::triton::make_block_ptr;
+    /// use cute_rs_tensor::static_layout;
+    /// use cute_rs_tensor::triton::make_block_ptr;
     /// static_layout!(B = "(1,1):(1,1)");
     /// let mut x = [0u8; 6];
     /// let b = unsafe { make_block_ptr::<u8, B, 1, 2>(x.as_mut_ptr(), [2, 3], [3, 1], [1, 1], [1, 0]) }.unwrap();
@@ -968,8 +968,8 @@ impl<'a, T: Element, S: StaticLayout, const N: usize, const R: usize> BlockPtr<'
     /// eviction_policy)`. There is no mask or `other` on a block load:
     ///
     /// ```compile_fail
-    /// use layout_tensor::static_layout;
-    /// use layout_tensor::triton::make_block_ptr;
+    /// use cute_rs_tensor::static_layout;
+    /// use cute_rs_tensor::triton::make_block_ptr;
     /// static_layout!(B = "2:1");
     /// let mut x = [0u8; 2];
     /// let b = unsafe { make_block_ptr::<u8, B, 2, 1>(x.as_mut_ptr(), [2], [1], [0], [0]) }.unwrap();
@@ -978,8 +978,8 @@ impl<'a, T: Element, S: StaticLayout, const N: usize, const R: usize> BlockPtr<'
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::static_layout;
-    /// use layout_tensor::triton::make_block_ptr;
+    /// use cute_rs_tensor::static_layout;
+    /// use cute_rs_tensor::triton::make_block_ptr;
     /// static_layout!(B = "2:1");
     /// let mut x = [6u8, 7];
     /// let b = unsafe { make_block_ptr::<u8, B, 2, 1>(x.as_mut_ptr(), [2], [1], [0], [0]) }.unwrap();
@@ -994,8 +994,8 @@ impl<'a, T: Element, S: StaticLayout, const N: usize, const R: usize> BlockPtr<'
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::{static_layout, Fragment};
-    /// use layout_tensor::triton::make_block_ptr;
+    /// use cute_rs_tensor::{static_layout, Fragment};
+    /// use cute_rs_tensor::triton::make_block_ptr;
     /// static_layout!(B = "2:1");
     /// let mut x = [0u8; 3];
     /// let b = unsafe { make_block_ptr::<u8, B, 2, 1>(x.as_mut_ptr(), [3], [1], [2], [0]) }.unwrap();
@@ -1023,7 +1023,7 @@ impl<'a, T: Element, S: StaticLayout, const N: usize, const R: usize> BlockPtr<'
 ///
 /// # Example
 /// ```
-/// let _ = layout_tensor::triton::Unchecked;
+/// let _ = cute_rs_tensor::triton::Unchecked;
 /// ```
 #[derive(Clone, Copy, Debug)]
 pub struct Unchecked;
@@ -1031,7 +1031,7 @@ pub struct Unchecked;
 ///
 /// # Example
 /// ```
-/// let _ = layout_tensor::triton::Checked;
+/// let _ = cute_rs_tensor::triton::Checked;
 /// ```
 #[derive(Clone, Copy, Debug)]
 pub struct Checked;
@@ -1040,7 +1040,7 @@ pub struct Checked;
 ///
 /// # Example
 /// ```
-/// use layout_tensor::triton::Float;
+/// use cute_rs_tensor::triton::Float;
 /// assert!(f64::NAN_VALUE.is_nan());
 /// assert!(half::f16::NAN_VALUE.is_nan() && half::bf16::NAN_VALUE.is_nan());
 /// ```
@@ -1064,8 +1064,8 @@ impl Float for half::bf16 {
 /// A block-pointer load being built (see [`BlockPtr::load`]).
 ///
 /// ```compile_fail
-/// use layout_tensor::static_layout;
-/// use layout_tensor::triton::make_block_ptr;
+/// use cute_rs_tensor::static_layout;
+/// use cute_rs_tensor::triton::make_block_ptr;
 /// static_layout!(B = "2:1");
 /// let mut x = [0f32; 2];
 /// let b = unsafe { make_block_ptr::<f32, B, 2, 1>(x.as_mut_ptr(), [2], [1], [0], [0]) }.unwrap();
@@ -1074,8 +1074,8 @@ impl Float for half::bf16 {
 ///
 /// # Example
 /// ```
-/// use layout_tensor::static_layout;
-/// use layout_tensor::triton::make_block_ptr;
+/// use cute_rs_tensor::static_layout;
+/// use cute_rs_tensor::triton::make_block_ptr;
 /// static_layout!(B = "2:1");
 /// let mut x = [1f32, 2.0];
 /// let b = unsafe { make_block_ptr::<f32, B, 2, 1>(x.as_mut_ptr(), [2], [1], [1], [0]) }.unwrap();
@@ -1095,8 +1095,8 @@ impl<'p, 'a, T: Element, S: StaticLayout, const N: usize, const R: usize, C, E> 
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::static_layout;
-    /// use layout_tensor::triton::make_block_ptr;
+    /// use cute_rs_tensor::static_layout;
+    /// use cute_rs_tensor::triton::make_block_ptr;
     /// static_layout!(B = "3:1");
     /// let mut x = [1u64, 2];
     /// let b = unsafe { make_block_ptr::<u64, B, 3, 1>(x.as_mut_ptr(), [2], [1], [0], [0]) }.unwrap();
@@ -1116,8 +1116,8 @@ impl<'p, 'a, T: Element, S: StaticLayout, const N: usize, const R: usize, C, E> 
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::static_layout;
-    /// use layout_tensor::triton::make_block_ptr;
+    /// use cute_rs_tensor::static_layout;
+    /// use cute_rs_tensor::triton::make_block_ptr;
     /// static_layout!(B = "2:1");
     /// let mut x = [1i32];
     /// let b = unsafe { make_block_ptr::<i32, B, 2, 1>(x.as_mut_ptr(), [1], [1], [0], [0]) }.unwrap();
@@ -1131,8 +1131,8 @@ impl<'p, 'a, T: Element, S: StaticLayout, const N: usize, const R: usize, C, E> 
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::static_layout;
-    /// use layout_tensor::triton::make_block_ptr;
+    /// use cute_rs_tensor::static_layout;
+    /// use cute_rs_tensor::triton::make_block_ptr;
     /// static_layout!(B = "2:1");
     /// let mut x = [1f64];
     /// let b = unsafe { make_block_ptr::<f64, B, 2, 1>(x.as_mut_ptr(), [1], [1], [0], [0]) }.unwrap();
@@ -1153,8 +1153,8 @@ impl<'p, 'a, T: Element, S: StaticLayout, const N: usize, const R: usize, St, C:
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::static_layout;
-    /// use layout_tensor::triton::{make_block_ptr, Cg};
+    /// use cute_rs_tensor::static_layout;
+    /// use cute_rs_tensor::triton::{make_block_ptr, Cg};
     /// static_layout!(B = "1:1");
     /// let mut x = [4f32];
     /// let b = unsafe { make_block_ptr::<f32, B, 1, 1>(x.as_mut_ptr(), [1], [1], [0], [0]) }.unwrap();
@@ -1168,8 +1168,8 @@ impl<'p, 'a, T: Element, S: StaticLayout, const N: usize, const R: usize, St, C:
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::static_layout;
-    /// use layout_tensor::triton::{make_block_ptr, EvictFirst};
+    /// use cute_rs_tensor::static_layout;
+    /// use cute_rs_tensor::triton::{make_block_ptr, EvictFirst};
     /// static_layout!(B = "1:1");
     /// let mut x = [4f32];
     /// let b = unsafe { make_block_ptr::<f32, B, 1, 1>(x.as_mut_ptr(), [1], [1], [0], [0]) }.unwrap();
@@ -1184,8 +1184,8 @@ impl<'p, 'a, T: Element, S: StaticLayout, const N: usize, const R: usize, St, C:
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::static_layout;
-    /// use layout_tensor::triton::make_block_ptr;
+    /// use cute_rs_tensor::static_layout;
+    /// use cute_rs_tensor::triton::make_block_ptr;
     /// static_layout!(B = "(2,2):(1,2)");
     /// let mut x = [0i32, 1, 2, 3]; // 2 x 2 column-major
     /// let b = unsafe { make_block_ptr::<i32, B, 4, 2>(x.as_mut_ptr(), [2, 2], [1, 2], [0, 0], [0, 1]) }.unwrap();

@@ -48,7 +48,7 @@ impl<'a, T: Element, S: StaticLayout, A: AddressSpace> LayoutTensor<'a, T, Stati
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::{static_layout, LayoutTensor, Static};
+    /// use cute_rs_tensor::{static_layout, LayoutTensor, Static};
     /// static_layout!(M = "(4,4):(4,1)");
     /// static_layout!(T = "(2,2)");
     /// let mut v: Vec<u32> = (0..16).collect();
@@ -58,7 +58,7 @@ impl<'a, T: Element, S: StaticLayout, A: AddressSpace> LayoutTensor<'a, T, Stati
     /// ```
     /// A tile that does not divide the tensor is a compile-time error (the algebra's message):
     /// ```compile_fail
-    /// use layout_tensor::{static_layout, LayoutTensor, Static};
+    /// use cute_rs_tensor::{static_layout, LayoutTensor, Static};
     /// static_layout!(M = "(4,4):(4,1)");
     /// static_layout!(T = "(3,3)");
     /// let mut v = [0u32; 16];
@@ -78,7 +78,7 @@ impl<'a, T: Element, S: StaticLayout, A: AddressSpace> LayoutTensor<'a, T, Stati
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::{static_layout, LayoutTensor, Static, Vector};
+    /// use cute_rs_tensor::{static_layout, LayoutTensor, Static, Vector};
     /// static_layout!(M = "(2,8):(8,1)");
     /// #[repr(align(16))] struct Buf([f32; 16]);
     /// let mut b = Buf(core::array::from_fn(|i| i as f32));
@@ -100,7 +100,7 @@ impl<'a, T: Element, S: StaticLayout, A: AddressSpace> LayoutTensor<'a, T, Stati
     /// # Example
     /// Mojo's Figure 5: a 4 x 4 row-major tensor over 2 x 2 column-major threads.
     /// ```
-    /// use layout_tensor::{static_layout, LayoutTensor, Static};
+    /// use cute_rs_tensor::{static_layout, LayoutTensor, Static};
     /// static_layout!(M = "(4,4):(4,1)");
     /// static_layout!(Th = "(2,2):(1,2)");
     /// let mut v: Vec<u32> = (0..16).collect();
@@ -119,7 +119,7 @@ impl<'a, T: Element, S: StaticLayout, A: AddressSpace> LayoutTensor<'a, T, Stati
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::{static_layout, LayoutTensor, Static};
+    /// use cute_rs_tensor::{static_layout, LayoutTensor, Static};
     /// static_layout!(M = "(2,3):(3,1)");
     /// static_layout!(Flat = "6:1");
     /// let mut v: Vec<u8> = (0..6).collect();
@@ -135,7 +135,7 @@ impl<'a, T: Element, S: StaticLayout, A: AddressSpace> LayoutTensor<'a, T, Stati
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::{static_layout, LayoutTensor, Static};
+    /// use cute_rs_tensor::{static_layout, LayoutTensor, Static};
     /// static_layout!(M = "(2,3):(1,2)");
     /// let mut v = [0u8; 6];
     /// assert_eq!(LayoutTensor::new(&mut v, Static::<M>::new()).unwrap().coalesce().layout().to_string(), "6:1");
@@ -149,7 +149,7 @@ impl<'a, T: Element, S: StaticLayout, A: AddressSpace> LayoutTensor<'a, T, Stati
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::{static_layout, LayoutTensor, Static};
+    /// use cute_rs_tensor::{static_layout, LayoutTensor, Static};
     /// static_layout!(M = "(2,3):(3,1)");
     /// let mut v: Vec<u8> = (0..6).collect();
     /// let t = LayoutTensor::new(&mut v, Static::<M>::new()).unwrap().transpose();
@@ -170,7 +170,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace> LayoutTensor<'a, T, L, A,
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::LayoutTensor;
+    /// use cute_rs_tensor::LayoutTensor;
     /// use layout::{IntTuple, Layout};
     /// let mut v: Vec<u32> = (0..12).collect();
     /// let t = LayoutTensor::new(&mut v, Layout::parse("(3,4):(4,1)").unwrap()).unwrap();
@@ -191,7 +191,7 @@ impl<'a, T: Element, A: AddressSpace> LayoutTensor<'a, T, Layout, A, Full> {
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::LayoutTensor;
+    /// use cute_rs_tensor::LayoutTensor;
     /// use layout::Layout;
     /// let mut v: Vec<u8> = (0..6).collect();
     /// let t = LayoutTensor::new(&mut v, Layout::parse("(2,3):(3,1)").unwrap()).unwrap();
@@ -209,7 +209,7 @@ impl<'a, T: Element, A: AddressSpace> LayoutTensor<'a, T, Layout, A, Full> {
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::LayoutTensor;
+    /// use cute_rs_tensor::LayoutTensor;
     /// use layout::Layout;
     /// let mut v: Vec<u8> = (0..6).collect();
     /// let t = LayoutTensor::new(&mut v, Layout::parse("(2,3):(3,1)").unwrap()).unwrap();
@@ -223,7 +223,7 @@ impl<'a, T: Element, A: AddressSpace> LayoutTensor<'a, T, Layout, A, Full> {
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::LayoutTensor;
+    /// use cute_rs_tensor::LayoutTensor;
     /// let mut v = [0u8; 6];
     /// let t = LayoutTensor::new(&mut v, layout::Layout::parse("(2,3):(1,2)").unwrap()).unwrap();
     /// assert_eq!(t.coalesce().layout().to_string(), "6:1");
@@ -242,7 +242,7 @@ impl<'a, T: Element, A: AddressSpace> LayoutTensor<'a, T, Layout, A, Full> {
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::LayoutTensor;
+    /// use cute_rs_tensor::LayoutTensor;
     /// use layout::Layout;
     /// let mut v: Vec<u32> = (0..16).collect();
     /// let t = LayoutTensor::new(&mut v, Layout::parse("(4,4):(4,1)").unwrap()).unwrap();
@@ -268,7 +268,7 @@ impl<'a, T: Element, A: AddressSpace> LayoutTensor<'a, T, Layout, A, Full> {
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::LayoutTensor;
+    /// use cute_rs_tensor::LayoutTensor;
     /// use layout::Layout;
     /// let mut v: Vec<u32> = (0..8).collect();
     /// let t = LayoutTensor::new(&mut v, Layout::parse("(2,4):(4,1)").unwrap()).unwrap();
@@ -305,7 +305,7 @@ impl<'a, T: Element, A: AddressSpace> LayoutTensor<'a, T, Layout, A, Full> {
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::{LayoutTensor, Vector};
+    /// use cute_rs_tensor::{LayoutTensor, Vector};
     /// #[repr(align(16))] struct Buf([u32; 8]);
     /// let mut b = Buf([0, 1, 2, 3, 4, 5, 6, 7]);
     /// let v = LayoutTensor::new(&mut b.0, layout::Layout::parse("(2,4):(4,1)").unwrap()).unwrap().vectorize::<4>().unwrap();
@@ -328,7 +328,7 @@ impl<'a, T: Element, A: AddressSpace> LayoutTensor<'a, T, Layout, A, Full> {
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::LayoutTensor;
+    /// use cute_rs_tensor::LayoutTensor;
     /// use layout::Layout;
     /// let mut v: Vec<u32> = (0..16).collect();
     /// let t = LayoutTensor::new(&mut v, Layout::parse("(4,4):(4,1)").unwrap()).unwrap();

@@ -5,7 +5,7 @@
 
 use half::f16;
 use layout::Layout;
-use layout_tensor::{async_copy_wait_all, Element, LayoutTensor, Shared};
+use cute_rs_tensor::{async_copy_wait_all, Element, LayoutTensor, Shared};
 use proptest::prelude::*;
 
 /// A 16-byte aligned buffer of `n` elements (cp.async runs need aligned origins).

@@ -1,11 +1,11 @@
-//! cuTile `load`/`store` (`layout_tensor::tile_space`) on the host: every seed example whose output
+//! cuTile `load`/`store` (`cute_rs_tensor::tile_space`) on the host: every seed example whose output
 //! the seed prints, reproduced exactly, and property tests (padding fills exactly the
 //! out-of-bounds elements; loads equal the layout algebra's prediction; stores touch exactly the
 //! in-bounds elements).
 
 use layout::Layout;
-use layout_tensor::tile_space::{load_scalar, store_scalar, LoadOptions, MemoryOrder, MemoryScope, Order, Padding, StoreOptions};
-use layout_tensor::{static_layout, Fragment, LayoutTensor, Static};
+use cute_rs_tensor::tile_space::{load_scalar, store_scalar, LoadOptions, MemoryOrder, MemoryScope, Order, Padding, StoreOptions};
+use cute_rs_tensor::{static_layout, Fragment, LayoutTensor, Static};
 use proptest::prelude::*;
 
 static_layout!(X10 = "10:1");
@@ -99,7 +99,7 @@ static_layout!(T2x3r = "(2,3):(3,1)");
 const MODES: [Padding; 5] = [Padding::Zero, Padding::Nan, Padding::PosInf, Padding::NegInf, Padding::NegZero];
 
 fn pad_bits(p: Padding) -> u32 {
-    <f32 as layout_tensor::tile_space::Pad>::pad(p).to_bits()
+    <f32 as cute_rs_tensor::tile_space::Pad>::pad(p).to_bits()
 }
 
 /// A random 2-D array layout: `(m,n)` with row- or column-major strides, padded strides.

@@ -3,9 +3,9 @@
 
 use half::{bf16, f16};
 use layout::Layout;
-use layout_tensor::tile_space::{LoadOptions, Order, Padding};
-use layout_tensor::triton::{get, make_block_ptr};
-use layout_tensor::{static_layout, Element, LayoutTensor, Static, Vector};
+use cute_rs_tensor::tile_space::{LoadOptions, Order, Padding};
+use cute_rs_tensor::triton::{get, make_block_ptr};
+use cute_rs_tensor::{static_layout, Element, LayoutTensor, Static, Vector};
 use proptest::prelude::*;
 
 static_layout!(Row4x16 = "(4,16):(16,1)");

@@ -4,9 +4,9 @@
 //! run-time forms agree, and a swizzled fragment is the swizzle of the plain one.
 
 use layout::{Layout, Swizzle};
-use layout_tensor::partition::{tv_partition, StaticSwizzle, Sw, TiledCopy};
-use layout_tensor::static_layout::Partition;
-use layout_tensor::{static_layout, LayoutTensor, Static, StaticLayout};
+use cute_rs_tensor::partition::{tv_partition, StaticSwizzle, Sw, TiledCopy};
+use cute_rs_tensor::static_layout::Partition;
+use cute_rs_tensor::{static_layout, LayoutTensor, Static, StaticLayout};
 use proptest::prelude::*;
 
 /// The coordinate `(c0, c1)` of a rank-2 layout where it takes the value `x` (brute force).
@@ -87,7 +87,7 @@ fn static_tiled_copy_equals_the_run_time_partition() {
         assert_eq!(s.layout(), d.layout());
         assert!((0..s.size()).all(|i| s.ptr_at(i) == d.ptr_at(i)));
         // Each thread's 4 values are one contiguous row segment: one 16-byte vector per tile.
-        assert_eq!(layout_tensor::copy::contiguous_width(s.layout(), 4), 4);
+        assert_eq!(cute_rs_tensor::copy::contiguous_width(s.layout(), 4), 4);
     }
     assert!(t.dynamic().tv_partition(Thr::LAYOUT, Val::LAYOUT, 32).is_err());
 }

@@ -4,9 +4,9 @@
 //! copy instruction (which the CPU does not have).
 
 use layout::Layout;
-use layout_tensor::device::tma::{Mbarrier, TmaDescriptor};
-use layout_tensor::tma_copy::{check_box, NoSwizzle, Swizzle128B, Swizzle32B, Swizzle64B, TmaSwizzle};
-use layout_tensor::{static_layout, Element, LayoutTensor, Shared, Static, StaticLayout};
+use cute_rs_tensor::device::tma::{Mbarrier, TmaDescriptor};
+use cute_rs_tensor::tma_copy::{check_box, NoSwizzle, Swizzle128B, Swizzle32B, Swizzle64B, TmaSwizzle};
+use cute_rs_tensor::{static_layout, Element, LayoutTensor, Shared, Static, StaticLayout};
 
 /// TMA's placement of byte `b` of a box image under a swizzle of `2^bits` 16-byte chunks.
 fn tma_byte(b: usize, bits: u32) -> usize {

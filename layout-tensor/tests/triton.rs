@@ -1,8 +1,8 @@
 //! Triton semantics on the CPU: the seed's indirect load example against its torch-style reference,
 //! and properties of masked loads/stores and block pointers.
 
-use layout_tensor::triton::{get, make_block_ptr, tile_from_fn, Cg, Cs, EvictFirst, EvictLast, EvictNormal, EvictionPolicy, NoCache, NoEviction, Pointers, StoreCacheModifier, Wb, Wt};
-use layout_tensor::{static_layout, Fragment, LayoutTensor, Static};
+use cute_rs_tensor::triton::{get, make_block_ptr, tile_from_fn, Cg, Cs, EvictFirst, EvictLast, EvictNormal, EvictionPolicy, NoCache, NoEviction, Pointers, StoreCacheModifier, Wb, Wt};
+use cute_rs_tensor::{static_layout, Fragment, LayoutTensor, Static};
 use layout::Layout;
 use proptest::prelude::*;
 
@@ -147,9 +147,9 @@ proptest! {
 fn block_pointer_errors_are_clear() {
     let mut x = [0f32; 4];
     let r = unsafe { make_block_ptr::<f32, B23, 6, 2>(x.as_mut_ptr(), [2, 2], [2, 1], [0, 0], [0, 0]) };
-    assert_eq!(r.err(), Some(layout_tensor::triton::TritonError::OrderNotPermutation));
+    assert_eq!(r.err(), Some(cute_rs_tensor::triton::TritonError::OrderNotPermutation));
     let b = unsafe { make_block_ptr::<f32, B23, 6, 2>(x.as_mut_ptr(), [2, 2], [2, 1], [0, 0], [1, 0]) }.unwrap();
-    assert_eq!(b.store(&Fragment::new(), &[2]).err(), Some(layout_tensor::triton::TritonError::BoundaryDimension(2)));
+    assert_eq!(b.store(&Fragment::new(), &[2]).err(), Some(cute_rs_tensor::triton::TritonError::BoundaryDimension(2)));
 }
 
 /// Stores every masked-in element with store cache operator `C` and eviction policy `E`.

@@ -3,7 +3,7 @@
 //! in-bounds elements, copies, and the GPU copy kernel's pipeline run on the CPU.
 
 use layout::{IntTuple, Layout};
-use layout_tensor::{copy_partitioned, static_layout, Clip, LayoutTensor, Static, StaticLayout, TileIter, Vector};
+use cute_rs_tensor::{copy_partitioned, static_layout, Clip, LayoutTensor, Static, StaticLayout, TileIter, Vector};
 use proptest::prelude::*;
 
 fn l(s: &str) -> Layout {
@@ -11,14 +11,14 @@ fn l(s: &str) -> Layout {
 }
 
 /// The elements of a tensor in 1-D index order.
-fn elems<T: layout_tensor::Element, S: layout_tensor::LayoutSource, B: layout_tensor::Bounds>(
-    t: &LayoutTensor<'_, T, S, layout_tensor::Global, B>,
+fn elems<T: cute_rs_tensor::Element, S: cute_rs_tensor::LayoutSource, B: cute_rs_tensor::Bounds>(
+    t: &LayoutTensor<'_, T, S, cute_rs_tensor::Global, B>,
 ) -> Vec<T> {
     (0..t.size()).map(|i| t.get(i)).collect()
 }
 
 /// Mojo's `print(tile)` of a rank-2 tensor: one line per row, values separated by spaces.
-fn mojo_print<T: layout_tensor::Element + std::fmt::Display, S: layout_tensor::LayoutSource>(
+fn mojo_print<T: cute_rs_tensor::Element + std::fmt::Display, S: cute_rs_tensor::LayoutSource>(
     t: &LayoutTensor<'_, T, S>,
 ) -> String {
     let shape = t.layout().shape();

@@ -27,7 +27,7 @@ const fn check_factor(op: &'static str, n: i64) -> Result<(), LayoutError> {
 ///
 /// # Example
 /// ```
-/// use layout::{upcast, Layout};
+/// use cute_rs_layout::{upcast, Layout};
 /// let l = Layout::parse("((4,2),16):((1,4),8)").unwrap();
 /// assert_eq!(upcast(l, 4).unwrap().to_string(), "((1,2),16):((1,1),2)");
 /// assert!(upcast(Layout::parse("4:3").unwrap(), 2).is_err());
@@ -75,7 +75,7 @@ pub const fn upcast(layout: Layout, n: i64) -> Result<Layout, LayoutError> {
 ///
 /// # Example
 /// ```
-/// use layout::{downcast, Layout};
+/// use cute_rs_layout::{downcast, Layout};
 /// let l = Layout::parse("(2,3):(3,1)").unwrap();
 /// assert_eq!(downcast(l, 16).unwrap().to_string(), "(2,48):(48,1)");
 /// ```

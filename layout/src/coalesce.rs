@@ -14,7 +14,7 @@ use crate::layout::Layout;
 ///
 /// # Example
 /// ```
-/// use layout::{coalesce, Layout};
+/// use cute_rs_layout::{coalesce, Layout};
 /// let l = Layout::parse("(2,(1,6)):(1,(6,2))").unwrap();
 /// assert_eq!(coalesce(l).to_string(), "12:1");
 /// let l = Layout::parse("(3,(2,3)):(3,(12,1))").unwrap();
@@ -90,7 +90,7 @@ pub(crate) const fn flat_layout(s: &[i64; MAX_LEAVES], d: &[i64; MAX_LEAVES], n:
 ///
 /// # Example
 /// ```
-/// use layout::{coalesce_by, IntTuple, Layout};
+/// use cute_rs_layout::{coalesce_by, IntTuple, Layout};
 /// let l = Layout::parse("((2,4),(3,5)):((1,2),(8,24))").unwrap();
 /// let p = IntTuple::parse("(1,1)").unwrap();
 /// assert_eq!(coalesce_by(l, p).unwrap().to_string(), "(8,15):(1,8)");
@@ -118,7 +118,7 @@ pub const fn coalesce_by(layout: Layout, profile: IntTuple) -> Result<Layout, La
 ///
 /// # Example
 /// ```
-/// use layout::{filter_zeros, Layout};
+/// use cute_rs_layout::{filter_zeros, Layout};
 /// let l = Layout::parse("(4,(2,3)):(0,(1,0))").unwrap();
 /// assert_eq!(filter_zeros(l).to_string(), "(1,(2,1)):(0,(1,0))");
 /// ```
@@ -145,7 +145,7 @@ pub const fn filter_zeros(layout: Layout) -> Layout {
 ///
 /// # Example
 /// ```
-/// use layout::{filter, Layout};
+/// use cute_rs_layout::{filter, Layout};
 /// let l = Layout::parse("(4,(3,6)):(1,(4,0))").unwrap();
 /// assert_eq!(filter(l).to_string(), "12:1");
 /// ```

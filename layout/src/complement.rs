@@ -29,7 +29,7 @@ const OP: &str = "complement";
 ///
 /// # Example
 /// ```
-/// use layout::{complement, Layout};
+/// use cute_rs_layout::{complement, Layout};
 /// let a = Layout::parse("(2,2):(1,6)").unwrap();
 /// assert_eq!(complement(a, 24).unwrap().to_string(), "(3,2):(2,12)");
 /// assert!(complement(Layout::parse("(2,2):(1,1)").unwrap(), 4).is_err());
@@ -102,7 +102,7 @@ pub(crate) const fn stride_order(d: &[i64; MAX_LEAVES], n: usize) -> [usize; MAX
 ///
 /// # Example
 /// ```
-/// use layout::{complement_cosize, Layout};
+/// use cute_rs_layout::{complement_cosize, Layout};
 /// let a = Layout::parse("(2,2):(1,6)").unwrap();
 /// assert_eq!(complement_cosize(a).unwrap().to_string(), "3:2");
 /// ```

@@ -33,7 +33,7 @@ const OP: &str = "composition";
 ///
 /// # Example
 /// ```
-/// use layout::{composition, Layout};
+/// use cute_rs_layout::{composition, Layout};
 /// let a = Layout::parse("(6,2):(8,2)").unwrap();
 /// let b = Layout::parse("(4,3):(3,1)").unwrap();
 /// let r = composition(a, b).unwrap();
@@ -154,7 +154,7 @@ const fn compose_modes(a: &mut FlatLhs, b: Layout) -> Result<Layout, LayoutError
 ///
 /// # Example
 /// ```
-/// use layout::{composition_by_mode, Layout};
+/// use cute_rs_layout::{composition_by_mode, Layout};
 /// let a = Layout::parse("(5,2,4):(1,20,5)").unwrap();
 /// let t = [Layout::parse("(1,5):(5,1)").unwrap(), Layout::parse("4:1").unwrap()];
 /// assert_eq!(composition_by_mode(a, &t).unwrap().to_string(), "((1,5),4):((5,1),20)");

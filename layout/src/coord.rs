@@ -17,7 +17,7 @@ use crate::layout::Layout;
 ///
 /// # Example
 /// ```
-/// use layout::{crd2idx, IntTuple, Layout};
+/// use cute_rs_layout::{crd2idx, IntTuple, Layout};
 /// let l = Layout::parse("(3,(2,3)):(3,(12,1))").unwrap();
 /// for c in ["16", "(1,5)", "(1,(1,2))"] {
 ///     assert_eq!(crd2idx(IntTuple::parse(c).unwrap(), l).unwrap(), 17);
@@ -54,7 +54,7 @@ pub const fn crd2idx(coord: IntTuple, layout: Layout) -> Result<i64, LayoutError
 ///
 /// # Example
 /// ```
-/// use layout::{idx2crd, IntTuple};
+/// use cute_rs_layout::{idx2crd, IntTuple};
 /// let s = IntTuple::parse("(3,(2,3))").unwrap();
 /// assert_eq!(idx2crd(16, s).unwrap().to_string(), "(1,(1,2))");
 /// assert!(idx2crd(18, s).is_err());

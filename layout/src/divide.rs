@@ -22,7 +22,7 @@ use crate::layout::{make_layout, Layout};
 ///
 /// # Example
 /// ```
-/// use layout::{logical_divide, Layout};
+/// use cute_rs_layout::{logical_divide, Layout};
 /// let a = Layout::parse("(4,2,3):(2,1,8)").unwrap();
 /// let b = Layout::parse("4:2").unwrap();
 /// assert_eq!(logical_divide(a, b).unwrap().to_string(), "((2,2),(2,3)):((4,1),(2,8))");
@@ -67,7 +67,7 @@ pub(crate) const fn by_mode(
 ///
 /// # Example
 /// ```
-/// use layout::{logical_divide_by_mode, Layout};
+/// use cute_rs_layout::{logical_divide_by_mode, Layout};
 /// let a = Layout::parse("(9,(4,8)):(59,(13,1))").unwrap();
 /// let t = [Layout::parse("3:3").unwrap(), Layout::parse("(2,4):(1,8)").unwrap()];
 /// assert_eq!(logical_divide_by_mode(a, &t).unwrap().to_string(),
@@ -132,7 +132,7 @@ pub(crate) const fn flat(zipped: Layout) -> Result<Layout, LayoutError> {
 ///
 /// # Example
 /// ```
-/// use layout::{zipped_divide, Layout};
+/// use cute_rs_layout::{zipped_divide, Layout};
 /// let a = Layout::parse("(4,2,3):(2,1,8)").unwrap();
 /// assert_eq!(zipped_divide(a, Layout::parse("4:2").unwrap()).unwrap().to_string(),
 ///            "((2,2),(2,3)):((4,1),(2,8))");
@@ -149,7 +149,7 @@ pub const fn zipped_divide(a: Layout, b: Layout) -> Result<Layout, LayoutError> 
 ///
 /// # Example
 /// ```
-/// use layout::{zipped_divide_by_mode, Layout};
+/// use cute_rs_layout::{zipped_divide_by_mode, Layout};
 /// let a = Layout::parse("(9,(4,8)):(59,(13,1))").unwrap();
 /// let t = [Layout::parse("3:3").unwrap(), Layout::parse("(2,4):(1,8)").unwrap()];
 /// assert_eq!(zipped_divide_by_mode(a, &t).unwrap().to_string(),
@@ -168,7 +168,7 @@ pub const fn zipped_divide_by_mode(a: Layout, tile: &[Layout]) -> Result<Layout,
 ///
 /// # Example
 /// ```
-/// use layout::{tiled_divide, Layout};
+/// use cute_rs_layout::{tiled_divide, Layout};
 /// let a = Layout::parse("(4,2,3):(2,1,8)").unwrap();
 /// assert_eq!(tiled_divide(a, Layout::parse("4:2").unwrap()).unwrap().to_string(), "((2,2),2,3):((4,1),2,8)");
 /// ```
@@ -183,7 +183,7 @@ pub const fn tiled_divide(a: Layout, b: Layout) -> Result<Layout, LayoutError> {
 ///
 /// # Example
 /// ```
-/// use layout::{tiled_divide_by_mode, Layout};
+/// use cute_rs_layout::{tiled_divide_by_mode, Layout};
 /// let a = Layout::parse("(9,(4,8)):(59,(13,1))").unwrap();
 /// let t = [Layout::parse("3:3").unwrap(), Layout::parse("(2,4):(1,8)").unwrap()];
 /// assert_eq!(tiled_divide_by_mode(a, &t).unwrap().to_string(),
@@ -202,7 +202,7 @@ pub const fn tiled_divide_by_mode(a: Layout, tile: &[Layout]) -> Result<Layout, 
 ///
 /// # Example
 /// ```
-/// use layout::{flat_divide, Layout};
+/// use cute_rs_layout::{flat_divide, Layout};
 /// let a = Layout::parse("(4,2,3):(2,1,8)").unwrap();
 /// assert_eq!(flat_divide(a, Layout::parse("4:2").unwrap()).unwrap().to_string(), "(2,2,2,3):(4,1,2,8)");
 /// ```
@@ -217,7 +217,7 @@ pub const fn flat_divide(a: Layout, b: Layout) -> Result<Layout, LayoutError> {
 ///
 /// # Example
 /// ```
-/// use layout::{flat_divide_by_mode, Layout};
+/// use cute_rs_layout::{flat_divide_by_mode, Layout};
 /// let a = Layout::parse("(9,(4,8)):(59,(13,1))").unwrap();
 /// let t = [Layout::parse("3:3").unwrap(), Layout::parse("(2,4):(1,8)").unwrap()];
 /// assert_eq!(flat_divide_by_mode(a, &t).unwrap().to_string(),

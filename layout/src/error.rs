@@ -12,7 +12,7 @@ use core::fmt;
 ///
 /// # Example
 /// ```
-/// use layout::{Layout, composition, LayoutError};
+/// use cute_rs_layout::{Layout, composition, LayoutError};
 /// let a = Layout::parse("(6,2):(1,7)").unwrap();
 /// let b = Layout::parse("2:4").unwrap();
 /// let err = composition(a, b).unwrap_err();
@@ -128,9 +128,9 @@ pub enum LayoutError {
 ///
 /// # Example
 /// ```
-/// use layout::{Layout, LayoutError};
+/// use cute_rs_layout::{Layout, LayoutError};
 /// let e = Layout::parse("(2,3):(1)").unwrap_err();
-/// let m: layout::Message = e.message();
+/// let m: cute_rs_layout::Message = e.message();
 /// assert!(m.as_str().starts_with("make_layout: congruence"));
 /// ```
 #[derive(Clone, Copy)]
@@ -189,7 +189,7 @@ impl Message {
     ///
     /// # Example
     /// ```
-    /// let e = layout::LayoutError::Overflow { op: "size" };
+    /// let e = cute_rs_layout::LayoutError::Overflow { op: "size" };
     /// assert_eq!(e.message().as_str(), "size: integer overflow: a value does not fit in i64");
     /// ```
     pub const fn as_str(&self) -> &str {
@@ -207,7 +207,7 @@ impl LayoutError {
     ///
     /// # Example
     /// ```
-    /// use layout::LayoutError;
+    /// use cute_rs_layout::LayoutError;
     /// let e = LayoutError::ShapeDivisibility { op: "logical_divide", divisor: 6, dividend: 4 };
     /// assert_eq!(e.message().as_str(), "logical_divide: shape divisibility: 6 does not divide 4");
     /// ```
@@ -286,7 +286,7 @@ impl LayoutError {
     ///
     /// # Example
     /// ```
-    /// let e = layout::LayoutError::NonPositiveShape { op: "make_layout", value: 0 };
+    /// let e = cute_rs_layout::LayoutError::NonPositiveShape { op: "make_layout", value: 0 };
     /// let caught = std::panic::catch_unwind(|| e.panic());
     /// assert!(caught.is_err());
     /// ```
@@ -317,7 +317,7 @@ impl core::error::Error for LayoutError {}
 ///
 /// # Example
 /// ```
-/// use layout::{unwrap, Layout, logical_divide};
+/// use cute_rs_layout::{unwrap, Layout, logical_divide};
 /// const A: Layout = unwrap!(Layout::parse("(4,2,3):(2,1,8)"));
 /// const B: Layout = unwrap!(Layout::parse("4:2"));
 /// const T: Layout = unwrap!(logical_divide(A, B));
@@ -325,7 +325,7 @@ impl core::error::Error for LayoutError {}
 /// ```
 /// A violated precondition fails to compile:
 /// ```compile_fail,E0080
-/// use layout::{unwrap, Layout, composition};
+/// use cute_rs_layout::{unwrap, Layout, composition};
 /// // error[E0080]: composition: stride divisibility: neither 4 nor 6 divides the other (at mode 6:1)
 /// const BAD: Layout = unwrap!(composition(
 ///     unwrap!(Layout::parse("(6,2):(1,7)")),

@@ -12,9 +12,9 @@ use crate::error::{tri, LayoutError};
 ///
 /// # Example
 /// ```
-/// let leaves = vec![1i64; layout::MAX_LEAVES + 1];
-/// assert!(layout::IntTuple::from_slice(&leaves[..layout::MAX_LEAVES]).is_ok());
-/// assert!(layout::IntTuple::from_slice(&leaves).is_err());
+/// let leaves = vec![1i64; cute_rs_layout::MAX_LEAVES + 1];
+/// assert!(cute_rs_layout::IntTuple::from_slice(&leaves[..cute_rs_layout::MAX_LEAVES]).is_ok());
+/// assert!(cute_rs_layout::IntTuple::from_slice(&leaves).is_err());
 /// ```
 pub const MAX_LEAVES: usize = 32;
 /// The most nesting tokens (`(`, `)` and one per leaf) one tuple holds.
@@ -23,9 +23,9 @@ pub const MAX_LEAVES: usize = 32;
 /// ```
 /// // 47 nested 1-tuples around one leaf need 95 tokens; one more level does not fit.
 /// let deep = format!("{}1{}", "(".repeat(47), ")".repeat(47));
-/// assert!(layout::IntTuple::parse(&deep).is_ok());
+/// assert!(cute_rs_layout::IntTuple::parse(&deep).is_ok());
 /// let deeper = format!("({deep})");
-/// assert!(layout::IntTuple::parse(&deeper).is_err());
+/// assert!(cute_rs_layout::IntTuple::parse(&deeper).is_err());
 /// ```
 pub const MAX_TOKENS: usize = 96;
 
@@ -33,8 +33,8 @@ pub const MAX_TOKENS: usize = 96;
 ///
 /// # Example
 /// ```
-/// let c = layout::IntTuple::parse("(_,2)").unwrap();
-/// assert_eq!(c.leaves(), &[layout::UNDERSCORE, 2]);
+/// let c = cute_rs_layout::IntTuple::parse("(_,2)").unwrap();
+/// assert_eq!(c.leaves(), &[cute_rs_layout::UNDERSCORE, 2]);
 /// assert_eq!(c.to_string(), "(_,2)");
 /// ```
 pub const UNDERSCORE: i64 = i64::MIN;
@@ -49,7 +49,7 @@ pub(crate) const LEAF: u8 = 3;
 ///
 /// # Example
 /// ```
-/// use layout::IntTuple;
+/// use cute_rs_layout::IntTuple;
 /// let t = IntTuple::parse("(3,(2,3))").unwrap();
 /// assert_eq!(t.rank(), 2);
 /// assert_eq!(t.depth(), 2);
@@ -78,7 +78,7 @@ impl IntTuple {
     ///
     /// # Example
     /// ```
-    /// use layout::IntTuple;
+    /// use cute_rs_layout::IntTuple;
     /// assert_eq!(IntTuple::int(8).to_string(), "8");
     /// ```
     pub const fn int(v: i64) -> IntTuple {
@@ -92,7 +92,7 @@ impl IntTuple {
     ///
     /// # Example
     /// ```
-    /// use layout::IntTuple;
+    /// use cute_rs_layout::IntTuple;
     /// let t = IntTuple::empty().push(IntTuple::int(2)).unwrap();
     /// assert_eq!(t.to_string(), "(2)");
     /// ```
@@ -110,7 +110,7 @@ impl IntTuple {
     ///
     /// # Example
     /// ```
-    /// use layout::IntTuple;
+    /// use cute_rs_layout::IntTuple;
     /// assert_eq!(IntTuple::from_slice(&[2, 3, 4]).unwrap().to_string(), "(2,3,4)");
     /// ```
     pub const fn from_slice(vals: &[i64]) -> Result<IntTuple, LayoutError> {
@@ -127,7 +127,7 @@ impl IntTuple {
     ///
     /// # Example
     /// ```
-    /// use layout::IntTuple;
+    /// use cute_rs_layout::IntTuple;
     /// assert!(IntTuple::parse("4").unwrap().is_int());
     /// assert!(!IntTuple::parse("(4)").unwrap().is_int());
     /// ```
@@ -142,7 +142,7 @@ impl IntTuple {
     ///
     /// # Example
     /// ```
-    /// use layout::IntTuple;
+    /// use cute_rs_layout::IntTuple;
     /// assert_eq!(IntTuple::int(5).value().unwrap(), 5);
     /// assert!(IntTuple::parse("(5)").unwrap().value().is_err());
     /// ```
@@ -158,7 +158,7 @@ impl IntTuple {
     ///
     /// # Example
     /// ```
-    /// assert_eq!(layout::IntTuple::parse("((2,3),4)").unwrap().num_leaves(), 3);
+    /// assert_eq!(cute_rs_layout::IntTuple::parse("((2,3),4)").unwrap().num_leaves(), 3);
     /// ```
     pub const fn num_leaves(&self) -> usize {
         self.nvals as usize
@@ -168,7 +168,7 @@ impl IntTuple {
     ///
     /// # Example
     /// ```
-    /// use layout::IntTuple;
+    /// use cute_rs_layout::IntTuple;
     /// assert_eq!(IntTuple::parse("((2,3),4)").unwrap().leaves(), &[2, 3, 4]);
     /// ```
     pub const fn leaves(&self) -> &[i64] {
@@ -198,7 +198,7 @@ impl IntTuple {
     ///
     /// # Example
     /// ```
-    /// use layout::IntTuple;
+    /// use cute_rs_layout::IntTuple;
     /// assert_eq!(IntTuple::parse("(3,(2,3))").unwrap().rank(), 2);
     /// assert_eq!(IntTuple::parse("7").unwrap().rank(), 1);
     /// ```
@@ -219,7 +219,7 @@ impl IntTuple {
     ///
     /// # Example
     /// ```
-    /// use layout::IntTuple;
+    /// use cute_rs_layout::IntTuple;
     /// assert_eq!(IntTuple::parse("((4,2))").unwrap().depth(), 2);
     /// assert_eq!(IntTuple::parse("4").unwrap().depth(), 0);
     /// ```
@@ -313,7 +313,7 @@ impl IntTuple {
     ///
     /// # Example
     /// ```
-    /// use layout::IntTuple;
+    /// use cute_rs_layout::IntTuple;
     /// let t = IntTuple::parse("(3,(2,3))").unwrap();
     /// assert_eq!(t.mode(0).unwrap().to_string(), "3");
     /// assert!(t.mode(2).is_err());
@@ -340,7 +340,7 @@ impl IntTuple {
     ///
     /// # Example
     /// ```
-    /// use layout::IntTuple;
+    /// use cute_rs_layout::IntTuple;
     /// let t = IntTuple::empty().push(IntTuple::int(4)).unwrap()
     ///     .push(IntTuple::parse("(2,3)").unwrap()).unwrap();
     /// assert_eq!(t.to_string(), "(4,(2,3))");
@@ -378,7 +378,7 @@ impl IntTuple {
     ///
     /// # Example
     /// ```
-    /// use layout::IntTuple;
+    /// use cute_rs_layout::IntTuple;
     /// assert_eq!(IntTuple::parse("(2,3)").unwrap().wrap().unwrap().to_string(), "((2,3))");
     /// ```
     pub const fn wrap(self) -> Result<IntTuple, LayoutError> {
@@ -389,7 +389,7 @@ impl IntTuple {
     ///
     /// # Example
     /// ```
-    /// use layout::IntTuple;
+    /// use cute_rs_layout::IntTuple;
     /// let a = IntTuple::parse("(2,3)").unwrap();
     /// assert_eq!(a.append(IntTuple::int(4)).unwrap().to_string(), "(2,3,4)");
     /// assert_eq!(IntTuple::int(2).append(IntTuple::int(4)).unwrap().to_string(), "(2,4)");
@@ -403,7 +403,7 @@ impl IntTuple {
     ///
     /// # Example
     /// ```
-    /// use layout::IntTuple;
+    /// use cute_rs_layout::IntTuple;
     /// let a = IntTuple::parse("(2,3)").unwrap();
     /// assert_eq!(a.prepend(IntTuple::int(4)).unwrap().to_string(), "(4,2,3)");
     /// ```
@@ -422,7 +422,7 @@ impl IntTuple {
     ///
     /// # Example
     /// ```
-    /// use layout::IntTuple;
+    /// use cute_rs_layout::IntTuple;
     /// assert_eq!(IntTuple::parse("((2,3),(4))").unwrap().flatten().to_string(), "(2,3,4)");
     /// ```
     pub const fn flatten(&self) -> IntTuple {
@@ -449,7 +449,7 @@ impl IntTuple {
     ///
     /// # Example
     /// ```
-    /// use layout::IntTuple;
+    /// use cute_rs_layout::IntTuple;
     /// assert_eq!(IntTuple::parse("(3,(2,3))").unwrap().product().unwrap(), 18);
     /// assert!(IntTuple::parse("(4294967296,4294967296)").unwrap().product().is_err());
     /// ```
@@ -467,7 +467,7 @@ impl IntTuple {
     ///
     /// # Example
     /// ```
-    /// use layout::IntTuple;
+    /// use cute_rs_layout::IntTuple;
     /// let t = IntTuple::parse("((2,3),4,(5,1))").unwrap();
     /// assert_eq!(t.product_each().unwrap().to_string(), "(6,4,5)");
     /// ```
@@ -488,7 +488,7 @@ impl IntTuple {
     ///
     /// # Example
     /// ```
-    /// use layout::IntTuple;
+    /// use cute_rs_layout::IntTuple;
     /// let a = IntTuple::parse("(2,(3,4))").unwrap();
     /// assert!(a.congruent(&IntTuple::parse("(7,(1,1))").unwrap()));
     /// assert!(!a.congruent(&IntTuple::parse("(2,3,4)").unwrap()));
@@ -512,7 +512,7 @@ impl IntTuple {
     ///
     /// # Example
     /// ```
-    /// use layout::IntTuple;
+    /// use cute_rs_layout::IntTuple;
     /// let a = IntTuple::parse("(1,2)").unwrap();
     /// assert!(a.weakly_congruent(&IntTuple::parse("(3,(4,5))").unwrap()));
     /// assert!(!a.weakly_congruent(&IntTuple::parse("(3,4,5)").unwrap()));
@@ -539,7 +539,7 @@ impl IntTuple {
     ///
     /// # Example
     /// ```
-    /// use layout::IntTuple;
+    /// use cute_rs_layout::IntTuple;
     /// let a = IntTuple::parse("(4,6)").unwrap();
     /// assert!(a.compatible(&IntTuple::parse("((2,2),(2,3))").unwrap()));
     /// assert!(!a.compatible(&IntTuple::parse("(6,4)").unwrap()));
@@ -568,7 +568,7 @@ impl IntTuple {
     ///
     /// # Example
     /// ```
-    /// use layout::IntTuple;
+    /// use cute_rs_layout::IntTuple;
     /// assert!(IntTuple::parse("(1,(_,2))").unwrap().has_underscore());
     /// assert!(!IntTuple::parse("(1,2)").unwrap().has_underscore());
     /// ```

@@ -34,7 +34,7 @@ const fn compact_flat(s: &[i64; MAX_LEAVES], n: usize) -> [i64; MAX_LEAVES] {
 ///
 /// # Example
 /// ```
-/// use layout::{right_inverse, Layout};
+/// use cute_rs_layout::{right_inverse, Layout};
 /// let a = Layout::parse("(3,(2,3)):(3,(12,1))").unwrap();
 /// let r = right_inverse(a);
 /// assert_eq!(r.to_string(), "(3,3):(6,1)");
@@ -97,7 +97,7 @@ pub const fn right_inverse(a: Layout) -> Layout {
 ///
 /// # Example
 /// ```
-/// use layout::{left_inverse, Layout};
+/// use cute_rs_layout::{left_inverse, Layout};
 /// let a = Layout::parse("(3,(2,3)):(3,(12,1))").unwrap();
 /// let l = left_inverse(a).unwrap();
 /// assert_eq!(l.to_string(), "(3,4,2):(6,1,3)");
@@ -172,7 +172,7 @@ pub const fn left_inverse(a: Layout) -> Result<Layout, LayoutError> {
 ///
 /// # Example
 /// ```
-/// use layout::{nullspace, Layout};
+/// use cute_rs_layout::{nullspace, Layout};
 /// let a = Layout::parse("(4,(2,3)):(0,(1,0))").unwrap();
 /// let n = nullspace(a);
 /// assert_eq!(n.to_string(), "(4,3):(1,8)");

@@ -12,7 +12,7 @@ use crate::int_tuple::{IntTuple, MAX_LEAVES, UNDERSCORE};
 ///
 /// # Example
 /// ```
-/// use layout::Layout;
+/// use cute_rs_layout::Layout;
 /// let l = Layout::parse("(3,(2,3)):(3,(12,1))").unwrap();
 /// assert_eq!(l.size(), 18);
 /// assert_eq!(l.cosize(), 21);
@@ -35,7 +35,7 @@ impl Layout {
     ///
     /// # Example
     /// ```
-    /// use layout::{IntTuple, Layout};
+    /// use cute_rs_layout::{IntTuple, Layout};
     /// let s = IntTuple::parse("(4,2)").unwrap();
     /// let d = IntTuple::parse("(1,4)").unwrap();
     /// assert_eq!(Layout::new(s, d).unwrap().to_string(), "(4,2):(1,4)");
@@ -81,7 +81,7 @@ impl Layout {
     ///
     /// # Example
     /// ```
-    /// use layout::Layout;
+    /// use cute_rs_layout::Layout;
     /// assert_eq!(Layout::int(8, 2).unwrap().to_string(), "8:2");
     /// ```
     pub const fn int(shape: i64, stride: i64) -> Result<Layout, LayoutError> {
@@ -92,7 +92,7 @@ impl Layout {
     ///
     /// # Example
     /// ```
-    /// use layout::Layout;
+    /// use cute_rs_layout::Layout;
     /// let l = Layout::empty().push(Layout::parse("4:1").unwrap()).unwrap();
     /// assert_eq!(l.to_string(), "(4):(1)");
     /// ```
@@ -104,7 +104,7 @@ impl Layout {
     ///
     /// # Example
     /// ```
-    /// assert_eq!(layout::Layout::trivial().to_string(), "1:0");
+    /// assert_eq!(cute_rs_layout::Layout::trivial().to_string(), "1:0");
     /// ```
     pub const fn trivial() -> Layout {
         Layout { shape: IntTuple::int(1), stride: IntTuple::int(0) }
@@ -114,7 +114,7 @@ impl Layout {
     ///
     /// # Example
     /// ```
-    /// let l = layout::Layout::parse("(4,(2,3)):(1,(4,8))").unwrap();
+    /// let l = cute_rs_layout::Layout::parse("(4,(2,3)):(1,(4,8))").unwrap();
     /// assert_eq!(l.shape().to_string(), "(4,(2,3))");
     /// ```
     pub const fn shape(&self) -> IntTuple {
@@ -125,7 +125,7 @@ impl Layout {
     ///
     /// # Example
     /// ```
-    /// let l = layout::Layout::parse("(4,(2,3)):(1,(4,8))").unwrap();
+    /// let l = cute_rs_layout::Layout::parse("(4,(2,3)):(1,(4,8))").unwrap();
     /// assert_eq!(l.stride().to_string(), "(1,(4,8))");
     /// ```
     pub const fn stride(&self) -> IntTuple {
@@ -136,7 +136,7 @@ impl Layout {
     ///
     /// # Example
     /// ```
-    /// use layout::Layout;
+    /// use cute_rs_layout::Layout;
     /// assert_eq!(Layout::parse("(4,(3,6)):(1,(4,12))").unwrap().size(), 72);
     /// ```
     #[inline(always)]
@@ -154,7 +154,7 @@ impl Layout {
     ///
     /// # Example
     /// ```
-    /// use layout::Layout;
+    /// use cute_rs_layout::Layout;
     /// assert_eq!(Layout::parse("(3,(2,3)):(3,(12,1))").unwrap().cosize(), 21);
     /// assert_eq!(Layout::parse("4:0").unwrap().cosize(), 1);
     /// ```
@@ -166,7 +166,7 @@ impl Layout {
     ///
     /// # Example
     /// ```
-    /// assert_eq!(layout::Layout::parse("(4,(2,3)):(1,(4,8))").unwrap().rank(), 2);
+    /// assert_eq!(cute_rs_layout::Layout::parse("(4,(2,3)):(1,(4,8))").unwrap().rank(), 2);
     /// ```
     pub const fn rank(&self) -> usize {
         self.shape.rank()
@@ -176,7 +176,7 @@ impl Layout {
     ///
     /// # Example
     /// ```
-    /// assert_eq!(layout::Layout::parse("(4,(2,3)):(1,(4,8))").unwrap().depth(), 2);
+    /// assert_eq!(cute_rs_layout::Layout::parse("(4,(2,3)):(1,(4,8))").unwrap().depth(), 2);
     /// ```
     pub const fn depth(&self) -> usize {
         self.shape.depth()
@@ -190,7 +190,7 @@ impl Layout {
     ///
     /// # Example
     /// ```
-    /// use layout::Layout;
+    /// use cute_rs_layout::Layout;
     /// let l = Layout::parse("(4,8,32):(256,1,8)").unwrap();
     /// assert_eq!(l.call(0), 0);
     /// assert_eq!(l.call(5), 257);
@@ -218,7 +218,7 @@ impl Layout {
     ///
     /// # Example
     /// ```
-    /// use layout::Layout;
+    /// use cute_rs_layout::Layout;
     /// let l = Layout::parse("(3,(2,3)):(3,(12,1))").unwrap();
     /// assert_eq!(l.mode(1).unwrap().to_string(), "(2,3):(12,1)");
     /// ```
@@ -239,7 +239,7 @@ impl Layout {
     ///
     /// # Example
     /// ```
-    /// use layout::Layout;
+    /// use cute_rs_layout::Layout;
     /// let l = Layout::parse("(4,2):(1,4)").unwrap().push(Layout::parse("3:8").unwrap()).unwrap();
     /// assert_eq!(l.to_string(), "(4,2,3):(1,4,8)");
     /// assert!(Layout::parse("4:1").unwrap().push(Layout::trivial()).is_err());
@@ -254,7 +254,7 @@ impl Layout {
     ///
     /// # Example
     /// ```
-    /// let l = layout::Layout::parse("(4,2):(1,4)").unwrap();
+    /// let l = cute_rs_layout::Layout::parse("(4,2):(1,4)").unwrap();
     /// assert_eq!(l.wrap().unwrap().to_string(), "((4,2)):((1,4))");
     /// ```
     pub const fn wrap(self) -> Result<Layout, LayoutError> {
@@ -265,7 +265,7 @@ impl Layout {
     ///
     /// # Example
     /// ```
-    /// use layout::Layout;
+    /// use cute_rs_layout::Layout;
     /// assert!(Layout::parse("8:2").unwrap().is_int());
     /// assert!(!Layout::parse("(8):(2)").unwrap().is_int());
     /// ```
@@ -278,7 +278,7 @@ impl Layout {
 ///
 /// # Example
 /// ```
-/// use layout::{size, Layout};
+/// use cute_rs_layout::{size, Layout};
 /// assert_eq!(size(Layout::parse("((4,2)):((2,1))").unwrap()), 8);
 /// ```
 pub const fn size(l: Layout) -> i64 {
@@ -289,7 +289,7 @@ pub const fn size(l: Layout) -> i64 {
 ///
 /// # Example
 /// ```
-/// use layout::{cosize, Layout};
+/// use cute_rs_layout::{cosize, Layout};
 /// assert_eq!(cosize(Layout::parse("(4,(3,6)):(1,(4,12))").unwrap()), 72);
 /// ```
 pub const fn cosize(l: Layout) -> i64 {
@@ -300,7 +300,7 @@ pub const fn cosize(l: Layout) -> i64 {
 ///
 /// # Example
 /// ```
-/// use layout::{rank, Layout};
+/// use cute_rs_layout::{rank, Layout};
 /// assert_eq!(rank(Layout::parse("((4,2)):((2,1))").unwrap()), 1);
 /// ```
 pub const fn rank(l: Layout) -> usize {
@@ -311,7 +311,7 @@ pub const fn rank(l: Layout) -> usize {
 ///
 /// # Example
 /// ```
-/// use layout::{depth, Layout};
+/// use cute_rs_layout::{depth, Layout};
 /// assert_eq!(depth(Layout::parse("(3,(2,3)):(3,(12,1))").unwrap()), 2);
 /// ```
 pub const fn depth(l: Layout) -> usize {
@@ -325,7 +325,7 @@ pub const fn depth(l: Layout) -> usize {
 ///
 /// # Example
 /// ```
-/// use layout::{make_layout, Layout};
+/// use cute_rs_layout::{make_layout, Layout};
 /// let a = Layout::parse("4:1").unwrap();
 /// let b = Layout::parse("(2,3):(4,8)").unwrap();
 /// assert_eq!(make_layout(&[a, b]).unwrap().to_string(), "(4,(2,3)):(1,(4,8))");
@@ -378,7 +378,7 @@ const fn compact_strides(shape: IntTuple, left: bool, current: i64) -> Result<(I
 ///
 /// # Example
 /// ```
-/// use layout::{make_layout_col_major, IntTuple};
+/// use cute_rs_layout::{make_layout_col_major, IntTuple};
 /// let s = IntTuple::parse("(4,(1,3))").unwrap();
 /// assert_eq!(make_layout_col_major(s).unwrap().to_string(), "(4,(1,3)):(1,(0,4))");
 /// ```
@@ -394,7 +394,7 @@ pub const fn make_layout_col_major(shape: IntTuple) -> Result<Layout, LayoutErro
 ///
 /// # Example
 /// ```
-/// use layout::{make_layout_row_major, IntTuple};
+/// use cute_rs_layout::{make_layout_row_major, IntTuple};
 /// let s = IntTuple::parse("(2,(3,4))").unwrap();
 /// assert_eq!(make_layout_row_major(s).unwrap().to_string(), "(2,(3,4)):(12,(4,1))");
 /// ```
@@ -473,7 +473,7 @@ const fn ordered_strides(
 ///
 /// # Example
 /// ```
-/// use layout::{make_ordered_layout, IntTuple};
+/// use cute_rs_layout::{make_ordered_layout, IntTuple};
 /// let s = IntTuple::parse("(4,(1,2),(3,2),4)").unwrap();
 /// let o = IntTuple::parse("(1,(5,4),(0,3),2)").unwrap();
 /// assert_eq!(make_ordered_layout(s, o).unwrap().to_string(), "(4,(1,2),(3,2),4):(3,(0,96),(1,48),12)");
@@ -507,7 +507,7 @@ pub const fn make_ordered_layout(shape: IntTuple, order: IntTuple) -> Result<Lay
 ///
 /// # Example
 /// ```
-/// use layout::{make_layout_like, Layout};
+/// use cute_rs_layout::{make_layout_like, Layout};
 /// let l = Layout::parse("((1,8),(4,2),6):((576,1),(48,576),8)").unwrap();
 /// assert_eq!(make_layout_like(l).unwrap().to_string(), "((1,8),(4,2),6):((0,1),(48,192),8)");
 /// ```
@@ -550,7 +550,7 @@ pub const fn make_layout_like(layout: Layout) -> Result<Layout, LayoutError> {
 ///
 /// # Example
 /// ```
-/// use layout::{append, Layout};
+/// use cute_rs_layout::{append, Layout};
 /// let a = Layout::parse("(4,2):(1,4)").unwrap();
 /// assert_eq!(append(a, Layout::parse("3:8").unwrap()).unwrap().to_string(), "(4,2,3):(1,4,8)");
 /// ```
@@ -565,7 +565,7 @@ pub const fn append(layout: Layout, x: Layout) -> Result<Layout, LayoutError> {
 ///
 /// # Example
 /// ```
-/// use layout::{append_to_rank, Layout};
+/// use cute_rs_layout::{append_to_rank, Layout};
 /// let a = Layout::parse("2:1").unwrap();
 /// assert_eq!(append_to_rank(a, 3).unwrap().to_string(), "(2,1,1):(1,0,0)");
 /// assert_eq!(append_to_rank(a, 1).unwrap().to_string(), "2:1");
@@ -585,7 +585,7 @@ pub const fn append_to_rank(layout: Layout, n: usize) -> Result<Layout, LayoutEr
 ///
 /// # Example
 /// ```
-/// use layout::{prepend, Layout};
+/// use cute_rs_layout::{prepend, Layout};
 /// let a = Layout::parse("(4,2):(1,4)").unwrap();
 /// assert_eq!(prepend(a, Layout::parse("3:8").unwrap()).unwrap().to_string(), "(3,4,2):(8,1,4)");
 /// ```
@@ -602,7 +602,7 @@ pub const fn prepend(layout: Layout, x: Layout) -> Result<Layout, LayoutError> {
 ///
 /// # Example
 /// ```
-/// use layout::{group, Layout};
+/// use cute_rs_layout::{group, Layout};
 /// let a = Layout::parse("(2,3,4,5):(1,2,6,24)").unwrap();
 /// assert_eq!(group(a, 1, 3).unwrap().to_string(), "(2,(3,4),5):(1,(2,6),24)");
 /// ```
@@ -637,7 +637,7 @@ pub const fn group(layout: Layout, begin: usize, end: usize) -> Result<Layout, L
 ///
 /// # Example
 /// ```
-/// use layout::{select, Layout};
+/// use cute_rs_layout::{select, Layout};
 /// let a = Layout::parse("(2,3,4):(1,2,6)").unwrap();
 /// assert_eq!(select(a, &[2, 0]).unwrap().to_string(), "(4,2):(6,1)");
 /// ```
@@ -655,7 +655,7 @@ pub const fn select(layout: Layout, indices: &[usize]) -> Result<Layout, LayoutE
 ///
 /// # Example
 /// ```
-/// use layout::{flatten, Layout};
+/// use cute_rs_layout::{flatten, Layout};
 /// let a = Layout::parse("((2,3),(4,5)):((1,2),(6,24))").unwrap();
 /// assert_eq!(flatten(a).to_string(), "(2,3,4,5):(1,2,6,24)");
 /// ```
@@ -670,7 +670,7 @@ pub const fn flatten(layout: Layout) -> Layout {
 ///
 /// # Example
 /// ```
-/// use layout::{transpose, Layout};
+/// use cute_rs_layout::{transpose, Layout};
 /// let a = Layout::parse("(4,8):(1,4)").unwrap();
 /// assert_eq!(transpose(a).unwrap().to_string(), "(8,4):(4,1)");
 /// ```

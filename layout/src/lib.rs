@@ -8,7 +8,7 @@
 //! a silently wrong layout, it returns a [`LayoutError`] naming the violated condition and its values.
 //!
 //! ```
-//! use layout::{unwrap, Layout, composition, logical_divide};
+//! use cute_rs_layout::{unwrap, Layout, composition, logical_divide};
 //! // Computed by the compiler:
 //! const A: Layout = unwrap!(Layout::parse("(6,2):(8,2)"));
 //! const B: Layout = unwrap!(Layout::parse("(4,3):(3,1)"));

@@ -78,8 +78,8 @@ impl IntTuple {
     ///
     /// # Example
     /// ```
-    /// use layout::IntTuple;
-    /// const T: IntTuple = layout::unwrap!(IntTuple::parse("(4,(2,3))"));
+    /// use cute_rs_layout::IntTuple;
+    /// const T: IntTuple = cute_rs_layout::unwrap!(IntTuple::parse("(4,(2,3))"));
     /// assert_eq!(T.leaves(), &[4, 2, 3]);
     /// assert!(IntTuple::parse("(4,").is_err());
     /// ```
@@ -103,8 +103,8 @@ impl Layout {
     ///
     /// # Example
     /// ```
-    /// use layout::Layout;
-    /// const L: Layout = layout::unwrap!(Layout::parse("(4,8,32):(256,1,8)"));
+    /// use cute_rs_layout::Layout;
+    /// const L: Layout = cute_rs_layout::unwrap!(Layout::parse("(4,8,32):(256,1,8)"));
     /// assert_eq!(L.call(5), 257);
     /// assert_eq!(Layout::parse("(4,8)").unwrap().to_string(), "(4,8):(1,4)");
     /// assert!(Layout::parse("(4,8):(1)").is_err());

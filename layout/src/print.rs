@@ -9,7 +9,7 @@ use crate::layout::Layout;
 ///
 /// # Example
 /// ```
-/// use layout::{print_layout, Layout};
+/// use cute_rs_layout::{print_layout, Layout};
 /// let table = print_layout(Layout::parse("(2,3):(3,1)").unwrap()).to_string();
 /// assert_eq!(table, "\
 /// (2,3):(3,1)
@@ -29,7 +29,7 @@ pub fn print_layout(layout: Layout) -> PrintLayout {
 ///
 /// # Example
 /// ```
-/// let p: layout::PrintLayout = layout::print_layout(layout::Layout::parse("4:1").unwrap());
+/// let p: cute_rs_layout::PrintLayout = cute_rs_layout::print_layout(cute_rs_layout::Layout::parse("4:1").unwrap());
 /// assert!(p.to_string().contains(" 3  | 3 |"));
 /// ```
 #[derive(Clone, Copy, Debug)]

@@ -22,7 +22,7 @@ use crate::layout::{append_to_rank, make_layout, make_layout_col_major, make_ord
 ///
 /// # Example
 /// ```
-/// use layout::{logical_product, Layout};
+/// use cute_rs_layout::{logical_product, Layout};
 /// let a = Layout::parse("(2,2):(4,1)").unwrap();
 /// assert_eq!(logical_product(a, Layout::parse("6:1").unwrap()).unwrap().to_string(),
 ///            "((2,2),(2,3)):((4,1),(2,8))");
@@ -41,7 +41,7 @@ pub const fn logical_product(a: Layout, b: Layout) -> Result<Layout, LayoutError
 ///
 /// # Example
 /// ```
-/// use layout::{logical_product_by_mode, Layout};
+/// use cute_rs_layout::{logical_product_by_mode, Layout};
 /// let a = Layout::parse("(2,5):(5,1)").unwrap();
 /// let t = [Layout::parse("3:5").unwrap(), Layout::parse("4:6").unwrap()];
 /// assert_eq!(logical_product_by_mode(a, &t).unwrap().to_string(), "((2,3),(5,4)):((5,10),(1,30))");
@@ -57,7 +57,7 @@ pub const fn logical_product_by_mode(a: Layout, tile: &[Layout]) -> Result<Layou
 ///
 /// # Example
 /// ```
-/// use layout::{zipped_product, Layout};
+/// use cute_rs_layout::{zipped_product, Layout};
 /// let a = Layout::parse("(2,2):(4,1)").unwrap();
 /// assert_eq!(zipped_product(a, Layout::parse("6:1").unwrap()).unwrap().to_string(),
 ///            "((2,2),(2,3)):((4,1),(2,8))");
@@ -73,7 +73,7 @@ pub const fn zipped_product(a: Layout, b: Layout) -> Result<Layout, LayoutError>
 ///
 /// # Example
 /// ```
-/// use layout::{zipped_product_by_mode, Layout};
+/// use cute_rs_layout::{zipped_product_by_mode, Layout};
 /// let a = Layout::parse("(2,5):(5,1)").unwrap();
 /// let t = [Layout::parse("3:5").unwrap(), Layout::parse("4:6").unwrap()];
 /// assert_eq!(zipped_product_by_mode(a, &t).unwrap().to_string(), "((2,5),(3,4)):((5,1),(10,30))");
@@ -89,7 +89,7 @@ pub const fn zipped_product_by_mode(a: Layout, tile: &[Layout]) -> Result<Layout
 ///
 /// # Example
 /// ```
-/// use layout::{tiled_product, Layout};
+/// use cute_rs_layout::{tiled_product, Layout};
 /// let a = Layout::parse("(2,2):(4,1)").unwrap();
 /// assert_eq!(tiled_product(a, Layout::parse("6:1").unwrap()).unwrap().to_string(), "((2,2),2,3):((4,1),2,8)");
 /// ```
@@ -104,7 +104,7 @@ pub const fn tiled_product(a: Layout, b: Layout) -> Result<Layout, LayoutError> 
 ///
 /// # Example
 /// ```
-/// use layout::{tiled_product_by_mode, Layout};
+/// use cute_rs_layout::{tiled_product_by_mode, Layout};
 /// let a = Layout::parse("(2,5):(5,1)").unwrap();
 /// let t = [Layout::parse("3:5").unwrap(), Layout::parse("4:6").unwrap()];
 /// assert_eq!(tiled_product_by_mode(a, &t).unwrap().to_string(), "((2,5),3,4):((5,1),10,30)");
@@ -120,7 +120,7 @@ pub const fn tiled_product_by_mode(a: Layout, tile: &[Layout]) -> Result<Layout,
 ///
 /// # Example
 /// ```
-/// use layout::{flat_product, Layout};
+/// use cute_rs_layout::{flat_product, Layout};
 /// let a = Layout::parse("(2,2):(4,1)").unwrap();
 /// assert_eq!(flat_product(a, Layout::parse("6:1").unwrap()).unwrap().to_string(), "(2,2,2,3):(4,1,2,8)");
 /// ```
@@ -135,7 +135,7 @@ pub const fn flat_product(a: Layout, b: Layout) -> Result<Layout, LayoutError> {
 ///
 /// # Example
 /// ```
-/// use layout::{flat_product_by_mode, Layout};
+/// use cute_rs_layout::{flat_product_by_mode, Layout};
 /// let a = Layout::parse("(2,5):(5,1)").unwrap();
 /// let t = [Layout::parse("3:5").unwrap(), Layout::parse("4:6").unwrap()];
 /// assert_eq!(flat_product_by_mode(a, &t).unwrap().to_string(), "(2,5,3,4):(5,1,10,30)");
@@ -186,7 +186,7 @@ const fn zipped_padded_product(a: Layout, b: Layout, block_first: bool) -> Resul
 ///
 /// # Example
 /// ```
-/// use layout::{blocked_product, Layout};
+/// use cute_rs_layout::{blocked_product, Layout};
 /// let a = Layout::parse("(2,5):(5,1)").unwrap();
 /// let b = Layout::parse("(3,4):(1,3)").unwrap();
 /// assert_eq!(blocked_product(a, b).unwrap().to_string(), "((2,3),(5,4)):((5,10),(1,30))");
@@ -205,7 +205,7 @@ pub const fn blocked_product(a: Layout, b: Layout) -> Result<Layout, LayoutError
 ///
 /// # Example
 /// ```
-/// use layout::{raked_product, Layout};
+/// use cute_rs_layout::{raked_product, Layout};
 /// let a = Layout::parse("(2,5):(5,1)").unwrap();
 /// let b = Layout::parse("(3,4):(1,3)").unwrap();
 /// assert_eq!(raked_product(a, b).unwrap().to_string(), "((3,2),(4,5)):((10,5),(30,1))");
@@ -229,7 +229,7 @@ pub const fn raked_product(a: Layout, b: Layout) -> Result<Layout, LayoutError> 
 ///
 /// # Example
 /// ```
-/// use layout::{tile_to_shape, IntTuple, Layout};
+/// use cute_rs_layout::{tile_to_shape, IntTuple, Layout};
 /// let block = Layout::parse("((1,2),2):((4,2),1)").unwrap();
 /// let r = tile_to_shape(block, IntTuple::parse("(6,4)").unwrap(), None).unwrap();
 /// assert_eq!(r.to_string(), "(((1,2),3),(2,2)):(((4,2),4),(1,12))");

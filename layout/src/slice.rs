@@ -42,7 +42,7 @@ const fn walk(coord: IntTuple, layout: Layout, kept: Layout, offset: i64) -> Res
 ///
 /// # Example
 /// ```
-/// use layout::{slice_and_offset, IntTuple, Layout};
+/// use cute_rs_layout::{slice_and_offset, IntTuple, Layout};
 /// let a = Layout::parse("((2,3),(4,5)):((1,2),(6,24))").unwrap();
 /// let (sub, off) = slice_and_offset(IntTuple::parse("((1,_),_)").unwrap(), a).unwrap();
 /// assert_eq!(sub.to_string(), "(3,(4,5)):(2,(6,24))");
@@ -67,7 +67,7 @@ pub const fn slice_and_offset(coord: IntTuple, layout: Layout) -> Result<(Layout
 ///
 /// # Example
 /// ```
-/// use layout::{slice, IntTuple, Layout};
+/// use cute_rs_layout::{slice, IntTuple, Layout};
 /// let a = Layout::parse("(4,8):(1,4)").unwrap();
 /// assert_eq!(slice(IntTuple::parse("(2,_)").unwrap(), a).unwrap().to_string(), "8:4");
 /// ```

@@ -18,8 +18,8 @@ use crate::layout::Layout;
 ///
 /// # Example
 /// ```
-/// use layout::Swizzle;
-/// const SW: Swizzle = layout::unwrap!(Swizzle::new(3, 4, 3));
+/// use cute_rs_layout::Swizzle;
+/// const SW: Swizzle = cute_rs_layout::unwrap!(Swizzle::new(3, 4, 3));
 /// assert_eq!(SW.to_string(), "Sw<3,4,3>");
 /// assert_eq!(SW.apply(0b1_0000000), 0b1_0010000);
 /// assert_eq!(SW.apply(SW.apply(1234)), 1234);
@@ -40,7 +40,7 @@ impl Swizzle {
     ///
     /// # Example
     /// ```
-    /// use layout::Swizzle;
+    /// use cute_rs_layout::Swizzle;
     /// assert!(Swizzle::new(3, 3, 3).is_ok());
     /// assert_eq!(Swizzle::new(3, 3, 2).unwrap_err().to_string(),
     ///            "swizzle: invalid argument: |S| must be at least B, found 2");
@@ -64,7 +64,7 @@ impl Swizzle {
     ///
     /// # Example
     /// ```
-    /// let sw = layout::Swizzle::new(3, 4, 3).unwrap();
+    /// let sw = cute_rs_layout::Swizzle::new(3, 4, 3).unwrap();
     /// assert_eq!((sw.bits(), sw.base(), sw.shift()), (3, 4, 3));
     /// ```
     pub const fn bits(&self) -> u32 {
@@ -75,7 +75,7 @@ impl Swizzle {
     ///
     /// # Example
     /// ```
-    /// let sw = layout::Swizzle::new(2, 1, -3).unwrap();
+    /// let sw = cute_rs_layout::Swizzle::new(2, 1, -3).unwrap();
     /// assert_eq!(sw.base(), 1);
     /// ```
     pub const fn base(&self) -> u32 {
@@ -86,7 +86,7 @@ impl Swizzle {
     ///
     /// # Example
     /// ```
-    /// let sw = layout::Swizzle::new(2, 1, -3).unwrap();
+    /// let sw = cute_rs_layout::Swizzle::new(2, 1, -3).unwrap();
     /// assert_eq!(sw.shift(), -3);
     /// ```
     pub const fn shift(&self) -> i32 {
@@ -97,7 +97,7 @@ impl Swizzle {
     ///
     /// # Example
     /// ```
-    /// let sw = layout::Swizzle::new(3, 4, 3).unwrap();
+    /// let sw = cute_rs_layout::Swizzle::new(3, 4, 3).unwrap();
     /// assert_eq!(sw.yyy_mask(), 0b111_0000000);
     /// ```
     pub const fn yyy_mask(&self) -> i64 {
@@ -109,7 +109,7 @@ impl Swizzle {
     ///
     /// # Example
     /// ```
-    /// let sw = layout::Swizzle::new(3, 4, 3).unwrap();
+    /// let sw = cute_rs_layout::Swizzle::new(3, 4, 3).unwrap();
     /// assert_eq!(sw.zzz_mask(), 0b111_0000);
     /// ```
     pub const fn zzz_mask(&self) -> i64 {
@@ -121,7 +121,7 @@ impl Swizzle {
     ///
     /// # Example
     /// ```
-    /// let sw = layout::Swizzle::new(3, 4, 3).unwrap();
+    /// let sw = cute_rs_layout::Swizzle::new(3, 4, 3).unwrap();
     /// // Bits 7..9 (here 0b101) are XORed into bits 4..6.
     /// assert_eq!(sw.apply(0b101_0000011), 0b101_1010011);
     /// ```
@@ -136,7 +136,7 @@ impl Swizzle {
     ///
     /// # Example
     /// ```
-    /// assert_eq!(layout::Swizzle::new(3, 4, 3).unwrap().domain(), 1024);
+    /// assert_eq!(cute_rs_layout::Swizzle::new(3, 4, 3).unwrap().domain(), 1024);
     /// ```
     pub const fn domain(&self) -> i64 {
         1i64 << (self.bits + self.base + self.shift.unsigned_abs())
@@ -154,7 +154,7 @@ impl fmt::Display for Swizzle {
 ///
 /// # Example
 /// ```
-/// use layout::{Layout, Swizzle, SwizzledLayout};
+/// use cute_rs_layout::{Layout, Swizzle, SwizzledLayout};
 /// let sw = Swizzle::new(2, 0, 2).unwrap();
 /// let l = SwizzledLayout::new(sw, 0, Layout::parse("(4,4):(4,1)").unwrap());
 /// assert_eq!(l.to_string(), "Sw<2,0,2> o 0 o (4,4):(4,1)");
@@ -173,7 +173,7 @@ impl SwizzledLayout {
     ///
     /// # Example
     /// ```
-    /// use layout::{Layout, Swizzle, SwizzledLayout};
+    /// use cute_rs_layout::{Layout, Swizzle, SwizzledLayout};
     /// let s = SwizzledLayout::new(Swizzle::new(1, 0, 1).unwrap(), 0, Layout::parse("4:1").unwrap());
     /// assert_eq!(s.to_string(), "Sw<1,0,1> o 0 o 4:1");
     /// ```
@@ -185,7 +185,7 @@ impl SwizzledLayout {
     ///
     /// # Example
     /// ```
-    /// use layout::{make_swizzled, Layout, Swizzle};
+    /// use cute_rs_layout::{make_swizzled, Layout, Swizzle};
     /// let s = make_swizzled(Swizzle::new(1, 0, 1).unwrap(), Layout::parse("4:1").unwrap());
     /// assert_eq!(s.swizzle(), Swizzle::new(1, 0, 1).unwrap());
     /// assert_eq!((s.offset(), s.size()), (0, 4));
@@ -199,7 +199,7 @@ impl SwizzledLayout {
     ///
     /// # Example
     /// ```
-    /// use layout::{Layout, Swizzle, SwizzledLayout};
+    /// use cute_rs_layout::{Layout, Swizzle, SwizzledLayout};
     /// let s = SwizzledLayout::new(Swizzle::new(1, 0, 1).unwrap(), 2, Layout::parse("4:1").unwrap());
     /// assert_eq!(s.offset(), 2);
     /// assert_eq!(s.call(0), 3); // Sw<1,0,1>(2) = 2 ^ 1
@@ -212,7 +212,7 @@ impl SwizzledLayout {
     ///
     /// # Example
     /// ```
-    /// use layout::{make_swizzled, Layout, Swizzle};
+    /// use cute_rs_layout::{make_swizzled, Layout, Swizzle};
     /// let s = make_swizzled(Swizzle::new(1, 0, 1).unwrap(), Layout::parse("(2,2):(2,1)").unwrap());
     /// assert_eq!(s.layout().to_string(), "(2,2):(2,1)");
     /// ```
@@ -224,7 +224,7 @@ impl SwizzledLayout {
     ///
     /// # Example
     /// ```
-    /// use layout::{make_swizzled, Layout, Swizzle};
+    /// use cute_rs_layout::{make_swizzled, Layout, Swizzle};
     /// let s = make_swizzled(Swizzle::new(1, 0, 1).unwrap(), Layout::parse("(2,2):(2,1)").unwrap());
     /// assert_eq!(s.size(), 4);
     /// ```
@@ -236,7 +236,7 @@ impl SwizzledLayout {
     ///
     /// # Example
     /// ```
-    /// use layout::{make_swizzled, Layout, Swizzle};
+    /// use cute_rs_layout::{make_swizzled, Layout, Swizzle};
     /// let s = make_swizzled(Swizzle::new(1, 0, 1).unwrap(), Layout::parse("4:1").unwrap());
     /// assert_eq!((0..4).map(|i| s.call(i)).collect::<Vec<_>>(), [0, 1, 3, 2]);
     /// ```
@@ -256,7 +256,7 @@ impl fmt::Display for SwizzledLayout {
 ///
 /// # Example
 /// ```
-/// use layout::{make_swizzled, Layout, Swizzle};
+/// use cute_rs_layout::{make_swizzled, Layout, Swizzle};
 /// let l = make_swizzled(Swizzle::new(3, 3, 3).unwrap(), Layout::parse("(8,64):(64,1)").unwrap());
 /// assert_eq!(l.to_string(), "Sw<3,3,3> o 0 o (8,64):(64,1)");
 /// ```
@@ -272,7 +272,7 @@ pub const fn make_swizzled(swizzle: Swizzle, layout: Layout) -> SwizzledLayout {
 ///
 /// # Example
 /// ```
-/// use layout::{compose_swizzled, make_swizzled, Layout, Swizzle};
+/// use cute_rs_layout::{compose_swizzled, make_swizzled, Layout, Swizzle};
 /// let s = make_swizzled(Swizzle::new(2, 0, 2).unwrap(), Layout::parse("(4,4):(4,1)").unwrap());
 /// let b = Layout::parse("4:4").unwrap();
 /// let r = compose_swizzled(s, b).unwrap();

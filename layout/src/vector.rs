@@ -30,7 +30,7 @@ const fn common_mode(a: Layout, b: Layout) -> Result<Option<(Layout, Layout)>, L
 ///
 /// # Example
 /// ```
-/// use layout::{max_common_vector, Layout};
+/// use cute_rs_layout::{max_common_vector, Layout};
 /// let a = Layout::parse("(4,8):(1,4)").unwrap();
 /// let b = Layout::parse("(4,8):(1,8)").unwrap();
 /// assert_eq!(max_common_vector(a, b).unwrap(), 4);
@@ -51,7 +51,7 @@ pub const fn max_common_vector(a: Layout, b: Layout) -> Result<i64, LayoutError>
 ///
 /// # Example
 /// ```
-/// use layout::{max_common_layout, Layout};
+/// use cute_rs_layout::{max_common_layout, Layout};
 /// let a = Layout::parse("(4,8):(1,4)").unwrap();
 /// let b = Layout::parse("(4,8):(1,8)").unwrap();
 /// assert_eq!(max_common_layout(a, b).unwrap().to_string(), "4:1");

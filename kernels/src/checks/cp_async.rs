@@ -11,6 +11,7 @@
 //! This file also holds the short names the `cp_async`, `tma` and `mma` check kernels share for
 //! the library's thread index, block barrier and static shared arrays.
 
+use layout_tensor::kernel;
 use layout_tensor::device::cp_async::{
     commit_group, cp_async_ca_zfill, cp_async_cg_zfill, wait_group,
 };
@@ -82,32 +83,28 @@ unsafe fn stage<const BYTES: u32, const CG: bool>(src: *const u8, n_bytes: u32, 
     }
 }
 
-kernel! {
-    /// Stages the 4 KiB tile at `src` (of which `n_bytes` bytes exist) with 4-byte
-    /// `cp.async.ca` copies and zero-fill, and writes it to `out` (1024 words). One block, any
-    /// number of threads (a multiple of 32); `src` 16-byte aligned.
-    pub fn cp_async_ca4(src: *const u8, n_bytes: u32, out: *mut u32) {
-        stage::<4, false>(src, n_bytes, out);
-    }
+/// Stages the 4 KiB tile at `src` (of which `n_bytes` bytes exist) with 4-byte
+/// `cp.async.ca` copies and zero-fill, and writes it to `out` (1024 words). One block, any
+/// number of threads (a multiple of 32); `src` 16-byte aligned.
+#[kernel]
+pub fn cp_async_ca4(src: *const u8, n_bytes: u32, out: *mut u32) {
+    stage::<4, false>(src, n_bytes, out);
 }
 
-kernel! {
-    /// [`cp_async_ca4`] with 8-byte `cp.async.ca` copies.
-    pub fn cp_async_ca8(src: *const u8, n_bytes: u32, out: *mut u32) {
-        stage::<8, false>(src, n_bytes, out);
-    }
+/// [`cp_async_ca4`] with 8-byte `cp.async.ca` copies.
+#[kernel]
+pub fn cp_async_ca8(src: *const u8, n_bytes: u32, out: *mut u32) {
+    stage::<8, false>(src, n_bytes, out);
 }
 
-kernel! {
-    /// [`cp_async_ca4`] with 16-byte `cp.async.ca` copies.
-    pub fn cp_async_ca16(src: *const u8, n_bytes: u32, out: *mut u32) {
-        stage::<16, false>(src, n_bytes, out);
-    }
+/// [`cp_async_ca4`] with 16-byte `cp.async.ca` copies.
+#[kernel]
+pub fn cp_async_ca16(src: *const u8, n_bytes: u32, out: *mut u32) {
+    stage::<16, false>(src, n_bytes, out);
 }
 
-kernel! {
-    /// [`cp_async_ca4`] with 16-byte `cp.async.cg` (L2-only) copies.
-    pub fn cp_async_cg16(src: *const u8, n_bytes: u32, out: *mut u32) {
-        stage::<16, true>(src, n_bytes, out);
-    }
+/// [`cp_async_ca4`] with 16-byte `cp.async.cg` (L2-only) copies.
+#[kernel]
+pub fn cp_async_cg16(src: *const u8, n_bytes: u32, out: *mut u32) {
+    stage::<16, true>(src, n_bytes, out);
 }

@@ -1,6 +1,7 @@
 //! GPU check kernels: `layout_tensor::device::ids` (thread, block, grid, lane, warp and cluster
 //! ids). Checked by `cute_rs::gpu_suite` (`ids/*`).
 
+use layout_tensor::kernel;
 use layout_tensor::device::ids::*;
 
 /// Words each thread writes into the `ids_report` record; the GPU suite reads them in this order:
@@ -19,71 +20,70 @@ use layout_tensor::device::ids::*;
 /// | 17 | `linear_block_idx()` | 35 | `WARP_SIZE` |
 pub const IDS_RECORD_WORDS: usize = 36;
 
-kernel! {
-    /// Every thread writes what the `ids` primitives return into its record of
-    /// [`IDS_RECORD_WORDS`] words, at `out[(linear_block_idx * block_size + linear_thread_idx) *
-    /// IDS_RECORD_WORDS]`. Launched with any grid and block shape (and without a cluster launch:
-    /// every block is a 1x1x1 cluster).
-    pub fn ids_report(out: *mut u32) {
-        let record = out.add(
-            (linear_block_idx() as usize * block_size() as usize + linear_thread_idx() as usize)
-                * IDS_RECORD_WORDS,
-        );
-        let mut word = 0;
-        let mut put = |v: u32| {
-            *record.add(word) = v;
-            word += 1;
-        };
-        put(thread_idx_x());
-        put(thread_idx_y());
-        put(thread_idx_z());
-        put(block_dim_x());
-        put(block_dim_y());
-        put(block_dim_z());
-        put(block_idx_x());
-        put(block_idx_y());
-        put(block_idx_z());
-        put(grid_dim_x());
-        put(grid_dim_y());
-        put(grid_dim_z());
-        put(lane_id());
-        put(warp_id());
-        put(linear_thread_idx());
-        put(block_size());
-        put(warps_per_block());
-        put(linear_block_idx());
-        put(cluster_idx_x());
-        put(cluster_idx_y());
-        put(cluster_idx_z());
-        put(cluster_grid_dim_x());
-        put(cluster_grid_dim_y());
-        put(cluster_grid_dim_z());
-        put(block_idx_in_cluster_x());
-        put(block_idx_in_cluster_y());
-        put(block_idx_in_cluster_z());
-        put(cluster_dim_x());
-        put(cluster_dim_y());
-        put(cluster_dim_z());
-        put(block_rank_in_cluster());
-        put(cluster_size());
-        let g = global_thread_index_x();
-        put(g as u32);
-        put((g >> 32) as u32);
-        let dims_agree = thread_idx() == Dim3 { x: thread_idx_x(), y: thread_idx_y(), z: thread_idx_z() }
-            && block_dim() == Dim3 { x: block_dim_x(), y: block_dim_y(), z: block_dim_z() }
-            && block_idx() == Dim3 { x: block_idx_x(), y: block_idx_y(), z: block_idx_z() }
-            && grid_dim() == Dim3 { x: grid_dim_x(), y: grid_dim_y(), z: grid_dim_z() }
-            && cluster_idx() == Dim3 { x: cluster_idx_x(), y: cluster_idx_y(), z: cluster_idx_z() }
-            && cluster_grid_dim()
-                == Dim3 { x: cluster_grid_dim_x(), y: cluster_grid_dim_y(), z: cluster_grid_dim_z() }
-            && block_idx_in_cluster()
-                == Dim3 {
-                    x: block_idx_in_cluster_x(),
-                    y: block_idx_in_cluster_y(),
-                    z: block_idx_in_cluster_z(),
-                }
-            && cluster_dim() == Dim3 { x: cluster_dim_x(), y: cluster_dim_y(), z: cluster_dim_z() };
-        put(dims_agree as u32);
-        put(WARP_SIZE);
-    }
+/// Every thread writes what the `ids` primitives return into its record of
+/// [`IDS_RECORD_WORDS`] words, at `out[(linear_block_idx * block_size + linear_thread_idx) *
+/// IDS_RECORD_WORDS]`. Launched with any grid and block shape (and without a cluster launch:
+/// every block is a 1x1x1 cluster).
+#[kernel]
+pub fn ids_report(out: *mut u32) {
+    let record = out.add(
+        (linear_block_idx() as usize * block_size() as usize + linear_thread_idx() as usize)
+            * IDS_RECORD_WORDS,
+    );
+    let mut word = 0;
+    let mut put = |v: u32| {
+        *record.add(word) = v;
+        word += 1;
+    };
+    put(thread_idx_x());
+    put(thread_idx_y());
+    put(thread_idx_z());
+    put(block_dim_x());
+    put(block_dim_y());
+    put(block_dim_z());
+    put(block_idx_x());
+    put(block_idx_y());
+    put(block_idx_z());
+    put(grid_dim_x());
+    put(grid_dim_y());
+    put(grid_dim_z());
+    put(lane_id());
+    put(warp_id());
+    put(linear_thread_idx());
+    put(block_size());
+    put(warps_per_block());
+    put(linear_block_idx());
+    put(cluster_idx_x());
+    put(cluster_idx_y());
+    put(cluster_idx_z());
+    put(cluster_grid_dim_x());
+    put(cluster_grid_dim_y());
+    put(cluster_grid_dim_z());
+    put(block_idx_in_cluster_x());
+    put(block_idx_in_cluster_y());
+    put(block_idx_in_cluster_z());
+    put(cluster_dim_x());
+    put(cluster_dim_y());
+    put(cluster_dim_z());
+    put(block_rank_in_cluster());
+    put(cluster_size());
+    let g = global_thread_index_x();
+    put(g as u32);
+    put((g >> 32) as u32);
+    let dims_agree = thread_idx() == Dim3 { x: thread_idx_x(), y: thread_idx_y(), z: thread_idx_z() }
+        && block_dim() == Dim3 { x: block_dim_x(), y: block_dim_y(), z: block_dim_z() }
+        && block_idx() == Dim3 { x: block_idx_x(), y: block_idx_y(), z: block_idx_z() }
+        && grid_dim() == Dim3 { x: grid_dim_x(), y: grid_dim_y(), z: grid_dim_z() }
+        && cluster_idx() == Dim3 { x: cluster_idx_x(), y: cluster_idx_y(), z: cluster_idx_z() }
+        && cluster_grid_dim()
+            == Dim3 { x: cluster_grid_dim_x(), y: cluster_grid_dim_y(), z: cluster_grid_dim_z() }
+        && block_idx_in_cluster()
+            == Dim3 {
+                x: block_idx_in_cluster_x(),
+                y: block_idx_in_cluster_y(),
+                z: block_idx_in_cluster_z(),
+            }
+        && cluster_dim() == Dim3 { x: cluster_dim_x(), y: cluster_dim_y(), z: cluster_dim_z() };
+    put(dims_agree as u32);
+    put(WARP_SIZE);
 }

@@ -23,6 +23,7 @@
 //! (`Cs`, evict_last), (`EvictFirst`, evict_normal), (`Wt`, evict_unchanged); 13
 //! `store_volatile`.
 
+use layout_tensor::kernel;
 use layout_tensor::device::ids::{block_dim_x, global_thread_index_x, grid_dim_x};
 use layout_tensor::device::memory::*;
 
@@ -116,44 +117,38 @@ unsafe fn store_variants<T: GlobalValue>(src: *const u32, dst: *mut u32, words: 
     seg!(13, |p, v| store_volatile(p, v));
 }
 
-kernel! {
-    /// The 27 load variants as 32-bit accesses (`f32`, `.b32`).
-    pub fn memory_loads_b32(src: *const u32, dst: *mut u32, words: u32) {
-        load_variants::<f32>(src, dst, words);
-    }
+/// The 27 load variants as 32-bit accesses (`f32`, `.b32`).
+#[kernel]
+pub fn memory_loads_b32(src: *const u32, dst: *mut u32, words: u32) {
+    load_variants::<f32>(src, dst, words);
 }
 
-kernel! {
-    /// The 27 load variants as 64-bit accesses (`[i32; 2]`, `.b64`).
-    pub fn memory_loads_b64(src: *const u32, dst: *mut u32, words: u32) {
-        load_variants::<[i32; 2]>(src, dst, words);
-    }
+/// The 27 load variants as 64-bit accesses (`[i32; 2]`, `.b64`).
+#[kernel]
+pub fn memory_loads_b64(src: *const u32, dst: *mut u32, words: u32) {
+    load_variants::<[i32; 2]>(src, dst, words);
 }
 
-kernel! {
-    /// The 27 load variants as 128-bit accesses (`[f32; 4]`, `.v4.b32`).
-    pub fn memory_loads_b128(src: *const u32, dst: *mut u32, words: u32) {
-        load_variants::<[f32; 4]>(src, dst, words);
-    }
+/// The 27 load variants as 128-bit accesses (`[f32; 4]`, `.v4.b32`).
+#[kernel]
+pub fn memory_loads_b128(src: *const u32, dst: *mut u32, words: u32) {
+    load_variants::<[f32; 4]>(src, dst, words);
 }
 
-kernel! {
-    /// The 14 store variants as 32-bit accesses (`u32`).
-    pub fn memory_stores_b32(src: *const u32, dst: *mut u32, words: u32) {
-        store_variants::<u32>(src, dst, words);
-    }
+/// The 14 store variants as 32-bit accesses (`u32`).
+#[kernel]
+pub fn memory_stores_b32(src: *const u32, dst: *mut u32, words: u32) {
+    store_variants::<u32>(src, dst, words);
 }
 
-kernel! {
-    /// The 14 store variants as 64-bit accesses (`f64`).
-    pub fn memory_stores_b64(src: *const u32, dst: *mut u32, words: u32) {
-        store_variants::<f64>(src, dst, words);
-    }
+/// The 14 store variants as 64-bit accesses (`f64`).
+#[kernel]
+pub fn memory_stores_b64(src: *const u32, dst: *mut u32, words: u32) {
+    store_variants::<f64>(src, dst, words);
 }
 
-kernel! {
-    /// The 14 store variants as 128-bit accesses (`[u64; 2]`).
-    pub fn memory_stores_b128(src: *const u32, dst: *mut u32, words: u32) {
-        store_variants::<[u64; 2]>(src, dst, words);
-    }
+/// The 14 store variants as 128-bit accesses (`[u64; 2]`).
+#[kernel]
+pub fn memory_stores_b128(src: *const u32, dst: *mut u32, words: u32) {
+    store_variants::<[u64; 2]>(src, dst, words);
 }

@@ -5,6 +5,7 @@
 //! `layout_tensor::device::mma` (`(thread, value) -> column-major index in the tile`), so that a
 //! wrong layout shows as a wrong product. Checked by `cute_rs::gpu_suite` (`mma/*`).
 
+use layout_tensor::kernel;
 use layout::Layout;
 use layout_tensor::device::mma::{
     ldmatrix_x1, ldmatrix_x1_trans, ldmatrix_x2, ldmatrix_x2_trans, ldmatrix_x4, ldmatrix_x4_trans,
@@ -58,67 +59,63 @@ unsafe fn store_d(lane: u32, d: [f32; 4], out: *mut f32) {
     }
 }
 
-kernel! {
-    /// `d = a * b + c` for one warp with `mma.sync.m16n8k16.f32.bf16.bf16.f32`: `a` 16x16 and
-    /// `b` 8x16 (N x K, i.e. B transposed) row-major bf16 bit patterns, `c` and `d` 16x8 row-major
-    /// f32. Fragments gathered from global memory through the atom's layouts. One block of 32
-    /// threads.
-    pub fn mma_m16n8k16_bf16_check(a: *const u16, b: *const u16, c: *const f32, d: *mut f32) {
-        let lane = tid();
-        let atom = SM80_16X8X16_F32BF16BF16F32_TN;
-        let fa = gather_b16::<4>(atom.a, 16, 16, lane, a);
-        let fb = gather_b16::<2>(atom.b, 8, 16, lane, b);
-        store_d(lane, mma_m16n8k16_f32_bf16(fa, fb, load_c(lane, c)), d);
-    }
+/// `d = a * b + c` for one warp with `mma.sync.m16n8k16.f32.bf16.bf16.f32`: `a` 16x16 and
+/// `b` 8x16 (N x K, i.e. B transposed) row-major bf16 bit patterns, `c` and `d` 16x8 row-major
+/// f32. Fragments gathered from global memory through the atom's layouts. One block of 32
+/// threads.
+#[kernel]
+pub fn mma_m16n8k16_bf16_check(a: *const u16, b: *const u16, c: *const f32, d: *mut f32) {
+    let lane = tid();
+    let atom = SM80_16X8X16_F32BF16BF16F32_TN;
+    let fa = gather_b16::<4>(atom.a, 16, 16, lane, a);
+    let fb = gather_b16::<2>(atom.b, 8, 16, lane, b);
+    store_d(lane, mma_m16n8k16_f32_bf16(fa, fb, load_c(lane, c)), d);
 }
 
-kernel! {
-    /// [`mma_m16n8k16_bf16_check`] with f16 inputs (`mma.sync.m16n8k16.f32.f16.f16.f32`).
-    pub fn mma_m16n8k16_f16_check(a: *const u16, b: *const u16, c: *const f32, d: *mut f32) {
-        let lane = tid();
-        let atom = layout_tensor::device::mma::SM80_16X8X16_F32F16F16F32_TN;
-        let fa = gather_b16::<4>(atom.a, 16, 16, lane, a);
-        let fb = gather_b16::<2>(atom.b, 8, 16, lane, b);
-        store_d(lane, mma_m16n8k16_f32_f16(fa, fb, load_c(lane, c)), d);
-    }
+/// [`mma_m16n8k16_bf16_check`] with f16 inputs (`mma.sync.m16n8k16.f32.f16.f16.f32`).
+#[kernel]
+pub fn mma_m16n8k16_f16_check(a: *const u16, b: *const u16, c: *const f32, d: *mut f32) {
+    let lane = tid();
+    let atom = layout_tensor::device::mma::SM80_16X8X16_F32F16F16F32_TN;
+    let fa = gather_b16::<4>(atom.a, 16, 16, lane, a);
+    let fb = gather_b16::<2>(atom.b, 8, 16, lane, b);
+    store_d(lane, mma_m16n8k16_f32_f16(fa, fb, load_c(lane, c)), d);
 }
 
-kernel! {
-    /// `d = a * b + c` for one warp with `mma.sync.m16n8k8.f32.tf32.tf32.f32`: `a` 16x8 and `b`
-    /// 8x8 (N x K) row-major f32 bit patterns (tf32 values), `c` and `d` 16x8 row-major f32.
-    /// One block of 32 threads.
-    pub fn mma_m16n8k8_tf32_check(a: *const u32, b: *const u32, c: *const f32, d: *mut f32) {
-        let lane = tid();
-        let atom = SM80_16X8X8_F32TF32TF32F32_TN;
-        let fa = gather_b32::<4>(atom.a, 16, 8, lane, a);
-        let fb = gather_b32::<2>(atom.b, 8, 8, lane, b);
-        store_d(lane, mma_m16n8k8_f32_tf32(fa, fb, load_c(lane, c)), d);
-    }
+/// `d = a * b + c` for one warp with `mma.sync.m16n8k8.f32.tf32.tf32.f32`: `a` 16x8 and `b`
+/// 8x8 (N x K) row-major f32 bit patterns (tf32 values), `c` and `d` 16x8 row-major f32.
+/// One block of 32 threads.
+#[kernel]
+pub fn mma_m16n8k8_tf32_check(a: *const u32, b: *const u32, c: *const f32, d: *mut f32) {
+    let lane = tid();
+    let atom = SM80_16X8X8_F32TF32TF32F32_TN;
+    let fa = gather_b32::<4>(atom.a, 16, 8, lane, a);
+    let fb = gather_b32::<2>(atom.b, 8, 8, lane, b);
+    store_d(lane, mma_m16n8k8_f32_tf32(fa, fb, load_c(lane, c)), d);
 }
 
-kernel! {
-    /// [`mma_m16n8k16_bf16_check`] with the A and B fragments loaded from shared memory by
-    /// `ldmatrix`: A (16x16 row-major) with `ldmatrix.x4`, each lane pointing at the row
-    /// [`LDMATRIX_X4_A_ROWS`] names; B given as `b_kn`, **K x N** row-major (16x8), with
-    /// `ldmatrix.x2.trans`, lane `l < 16` pointing at row `k = l`. One block of 32 threads.
-    pub fn mma_m16n8k16_bf16_ldmatrix_check(a: *const u16, b_kn: *const u16, c: *const f32, d: *mut f32) {
-        let sa = static_shared!(MMA_LDMATRIX_A, 512, 128) as *mut u16;
-        let sb = static_shared!(MMA_LDMATRIX_B, 256, 128) as *mut u16;
-        let lane = tid();
-        let mut e = lane;
-        while e < 256 {
-            *sa.add(e as usize) = *a.add(e as usize);
-            if e < 128 {
-                *sb.add(e as usize) = *b_kn.add(e as usize);
-            }
-            e += 32;
+/// [`mma_m16n8k16_bf16_check`] with the A and B fragments loaded from shared memory by
+/// `ldmatrix`: A (16x16 row-major) with `ldmatrix.x4`, each lane pointing at the row
+/// [`LDMATRIX_X4_A_ROWS`] names; B given as `b_kn`, **K x N** row-major (16x8), with
+/// `ldmatrix.x2.trans`, lane `l < 16` pointing at row `k = l`. One block of 32 threads.
+#[kernel]
+pub fn mma_m16n8k16_bf16_ldmatrix_check(a: *const u16, b_kn: *const u16, c: *const f32, d: *mut f32) {
+    let sa = static_shared!(MMA_LDMATRIX_A, 512, 128) as *mut u16;
+    let sb = static_shared!(MMA_LDMATRIX_B, 256, 128) as *mut u16;
+    let lane = tid();
+    let mut e = lane;
+    while e < 256 {
+        *sa.add(e as usize) = *a.add(e as usize);
+        if e < 128 {
+            *sb.add(e as usize) = *b_kn.add(e as usize);
         }
-        sync_threads();
-        let i = LDMATRIX_X4_A_ROWS.call(lane as i64);
-        let fa = ldmatrix_x4(sa.add(((i % 16) * 16 + i / 16) as usize));
-        let fb = ldmatrix_x2_trans(sb.add(((lane % 16) * 8) as usize));
-        store_d(lane, mma_m16n8k16_f32_bf16(fa, fb, load_c(lane, c)), d);
+        e += 32;
     }
+    sync_threads();
+    let i = LDMATRIX_X4_A_ROWS.call(lane as i64);
+    let fa = ldmatrix_x4(sa.add(((i % 16) * 16 + i / 16) as usize));
+    let fb = ldmatrix_x2_trans(sb.add(((lane % 16) * 8) as usize));
+    store_d(lane, mma_m16n8k16_f32_bf16(fa, fb, load_c(lane, c)), d);
 }
 
 /// Where row `q` (matrix `q / 8`, row `q % 8`) of the 4 x 8x8 matrices of the `ldmatrix` /
@@ -137,71 +134,70 @@ unsafe fn write_regs<const N: usize>(out: *mut u32, lane: u32, regs: [u32; N]) {
     }
 }
 
-kernel! {
-    /// Loads 4 8x8 matrices of 16-bit values with `ldmatrix` and writes each lane's registers to
-    /// `out[lane * 4 + j]` (registers a variant does not return are not written).
-    ///
-    /// `src` holds the matrices row-major, matrix `i` at `64 i`; row `q = 8 i + r` is copied to
-    /// shared-memory slot [`row_slot`]`(q)`, and lane `l` passes the address of slot
-    /// `row_slot(l)`, i.e. of row `l % 8` of matrix `l / 8`. `variant`: 0 `.x1`, 1 `.x2`, 2 `.x4`,
-    /// 3 `.x1.trans`, 4 `.x2.trans`, 5 `.x4.trans`. One block of 32 threads.
-    pub fn ldmatrix_check(src: *const u16, variant: u32, out: *mut u32) {
-        let smem = static_shared!(LDMATRIX_CHECK, 512, 128) as *mut u16;
-        let lane = tid();
-        let mut e = lane;
-        while e < 256 {
-            *smem.add((row_slot(e / 8) * 8 + e % 8) as usize) = *src.add(e as usize);
-            e += 32;
-        }
-        sync_threads();
-        let row = smem.add((row_slot(lane) * 8) as usize) as *const u16;
-        match variant {
-            0 => write_regs(out, lane, ldmatrix_x1(row)),
-            1 => write_regs(out, lane, ldmatrix_x2(row)),
-            2 => write_regs(out, lane, ldmatrix_x4(row)),
-            3 => write_regs(out, lane, ldmatrix_x1_trans(row)),
-            4 => write_regs(out, lane, ldmatrix_x2_trans(row)),
-            _ => write_regs(out, lane, ldmatrix_x4_trans(row)),
-        }
+/// Loads 4 8x8 matrices of 16-bit values with `ldmatrix` and writes each lane's registers to
+/// `out[lane * 4 + j]` (registers a variant does not return are not written).
+///
+/// `src` holds the matrices row-major, matrix `i` at `64 i`; row `q = 8 i + r` is copied to
+/// shared-memory slot [`row_slot`]`(q)`, and lane `l` passes the address of slot
+/// `row_slot(l)`, i.e. of row `l % 8` of matrix `l / 8`. `variant`: 0 `.x1`, 1 `.x2`, 2 `.x4`,
+/// 3 `.x1.trans`, 4 `.x2.trans`, 5 `.x4.trans`. One block of 32 threads.
+#[kernel]
+pub fn ldmatrix_check(src: *const u16, variant: u32, out: *mut u32) {
+    let smem = static_shared!(LDMATRIX_CHECK, 512, 128) as *mut u16;
+    let lane = tid();
+    let mut e = lane;
+    while e < 256 {
+        *smem.add((row_slot(e / 8) * 8 + e % 8) as usize) = *src.add(e as usize);
+        e += 32;
+    }
+    sync_threads();
+    let row = smem.add((row_slot(lane) * 8) as usize) as *const u16;
+    match variant {
+        0 => write_regs(out, lane, ldmatrix_x1(row)),
+        1 => write_regs(out, lane, ldmatrix_x2(row)),
+        2 => write_regs(out, lane, ldmatrix_x4(row)),
+        3 => write_regs(out, lane, ldmatrix_x1_trans(row)),
+        4 => write_regs(out, lane, ldmatrix_x2_trans(row)),
+        _ => write_regs(out, lane, ldmatrix_x4_trans(row)),
     }
 }
 
-kernel! {
-    /// The inverse of [`ldmatrix_check`]: lane `l` holds registers `src[l * 4 + j]` and stores them
-    /// with `stmatrix` (`variant` as there), row `l % 8` of matrix `l / 8` going to shared-memory
-    /// slot `row_slot(l)`; shared memory, filled with `0xffff` before, is then written to `out` in
-    /// plain order (matrix `i` at `64 i`, row-major). One block of 32 threads.
-    pub fn stmatrix_check(src: *const u32, variant: u32, out: *mut u16) {
-        let smem = static_shared!(STMATRIX_CHECK, 512, 128) as *mut u16;
-        let lane = tid();
-        let mut e = lane;
-        while e < 256 {
-            *smem.add(e as usize) = 0xffff;
-            e += 32;
-        }
-        sync_threads();
-        let row = smem.add((row_slot(lane) * 8) as usize);
-        let r = |j: usize| *src.add(lane as usize * 4 + j);
-        match variant {
-            0 => stmatrix_x1(row, [r(0)]),
-            1 => stmatrix_x2(row, [r(0), r(1)]),
-            2 => stmatrix_x4(row, [r(0), r(1), r(2), r(3)]),
-            3 => stmatrix_x1_trans(row, [r(0)]),
-            4 => stmatrix_x2_trans(row, [r(0), r(1)]),
-            _ => stmatrix_x4_trans(row, [r(0), r(1), r(2), r(3)]),
-        }
-        sync_threads();
-        let mut e = lane;
-        while e < 256 {
-            *out.add(e as usize) = *smem.add((row_slot(e / 8) * 8 + e % 8) as usize);
-            e += 32;
-        }
+/// The inverse of [`ldmatrix_check`]: lane `l` holds registers `src[l * 4 + j]` and stores them
+/// with `stmatrix` (`variant` as there), row `l % 8` of matrix `l / 8` going to shared-memory
+/// slot `row_slot(l)`; shared memory, filled with `0xffff` before, is then written to `out` in
+/// plain order (matrix `i` at `64 i`, row-major). One block of 32 threads.
+#[kernel]
+pub fn stmatrix_check(src: *const u32, variant: u32, out: *mut u16) {
+    let smem = static_shared!(STMATRIX_CHECK, 512, 128) as *mut u16;
+    let lane = tid();
+    let mut e = lane;
+    while e < 256 {
+        *smem.add(e as usize) = 0xffff;
+        e += 32;
+    }
+    sync_threads();
+    let row = smem.add((row_slot(lane) * 8) as usize);
+    let r = |j: usize| *src.add(lane as usize * 4 + j);
+    match variant {
+        0 => stmatrix_x1(row, [r(0)]),
+        1 => stmatrix_x2(row, [r(0), r(1)]),
+        2 => stmatrix_x4(row, [r(0), r(1), r(2), r(3)]),
+        3 => stmatrix_x1_trans(row, [r(0)]),
+        4 => stmatrix_x2_trans(row, [r(0), r(1)]),
+        _ => stmatrix_x4_trans(row, [r(0), r(1), r(2), r(3)]),
+    }
+    sync_threads();
+    let mut e = lane;
+    while e < 256 {
+        *out.add(e as usize) = *smem.add((row_slot(e / 8) * 8 + e % 8) as usize);
+        e += 32;
     }
 }
 
 #[cfg(feature = "sm90a")]
 mod wgmma {
     use layout::unwrap;
+    use layout_tensor::kernel;
     use layout_tensor::device::shared::generic_to_shared;
     use layout_tensor::device::mma::{
         for_each_unrolled_mut, wgmma_accumulator_layout, wgmma_commit_group, wgmma_descriptor, wgmma_fence, wgmma_fence_operands,
@@ -282,14 +278,13 @@ mod wgmma {
 
     macro_rules! wgmma_checks {
         ($($name:ident, $n:literal, $r:literal, $mma:ident;)*) => {$(
-            kernel! {
-                #[doc = concat!(
-                    "`d = a * b` (64x", $n, ", K = 64) with `", stringify!($mma), "`: see `check`. ",
-                    "`b` is ", $n, "x64 (N x K). One block of 128 threads."
-                )]
-                pub fn $name(a: *const u16, b: *const u16, swizzle: u32, d: *mut f32) {
-                    check::<$n, $r>(a, b, swizzle, d, |acc, da, db, s| unsafe { $mma(acc, da, db, s) });
-                }
+            #[doc = concat!(
+                "`d = a * b` (64x", $n, ", K = 64) with `", stringify!($mma), "`: see `check`. ",
+                "`b` is ", $n, "x64 (N x K). One block of 128 threads."
+            )]
+            #[kernel]
+            pub fn $name(a: *const u16, b: *const u16, swizzle: u32, d: *mut f32) {
+                check::<$n, $r>(a, b, swizzle, d, |acc, da, db, s| unsafe { $mma(acc, da, db, s) });
             }
         )*};
     }

@@ -12,7 +12,7 @@ crate::static_layout!(
     /// The 0-d tile: one element (`1:0`), the shape of a scalar pointer and of what it loads.
     ///
     /// ```
-    /// use layout_tensor::{triton::Scalar, StaticLayout};
+    /// use cute_rs_tensor::{triton::Scalar, StaticLayout};
     /// assert_eq!(Scalar::SIZE, 1);
     /// ```
     pub Scalar = "1:0"
@@ -28,8 +28,8 @@ impl<'a, T: Element> Pointers<'a, T, Scalar, 1> {
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::LayoutTensor;
-    /// use layout_tensor::triton::Pointers;
+    /// use cute_rs_tensor::LayoutTensor;
+    /// use cute_rs_tensor::triton::Pointers;
     /// let mut x = [1.5f32, 2.5, 3.5];
     /// let t = LayoutTensor::new(&mut x, layout::Layout::parse("3:1").unwrap()).unwrap();
     /// let p = unsafe { Pointers::scalar(&t, 2) };
@@ -54,8 +54,8 @@ impl<'p, 'a, T: Element, K: LoadMask<Scalar, 1>, O: Broadcast<T, Scalar, 1>, C: 
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::LayoutTensor;
-    /// use layout_tensor::triton::{Pointers, Cg};
+    /// use cute_rs_tensor::LayoutTensor;
+    /// use cute_rs_tensor::triton::{Pointers, Cg};
     /// let mut x = [7i32];
     /// let t = LayoutTensor::new(&mut x, layout::Layout::parse("1:1").unwrap()).unwrap();
     /// let inside = unsafe { Pointers::scalar(&t, 0) };

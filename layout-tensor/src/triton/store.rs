@@ -19,10 +19,10 @@ use crate::tensor::Element;
 ///
 /// # Example
 /// ```
-/// fn modifier<C: layout_tensor::triton::StoreCacheModifier>(_: C) {}
-/// modifier(layout_tensor::triton::Wt);
-/// modifier(layout_tensor::triton::Cs);
-/// modifier(layout_tensor::triton::NoCache);
+/// fn modifier<C: cute_rs_tensor::triton::StoreCacheModifier>(_: C) {}
+/// modifier(cute_rs_tensor::triton::Wt);
+/// modifier(cute_rs_tensor::triton::Cs);
+/// modifier(cute_rs_tensor::triton::NoCache);
 /// ```
 pub trait StoreCacheModifier: Copy + sealed::Sealed {
     #[doc(hidden)]
@@ -87,8 +87,8 @@ store_modifier!(Wb, super::Cg, super::Cs, Wt);
 ///
 /// # Example
 /// ```
-/// use layout_tensor::{static_layout, LayoutTensor, Static};
-/// use layout_tensor::triton::{tile_from_fn, Pointers, Cs, EvictFirst};
+/// use cute_rs_tensor::{static_layout, LayoutTensor, Static};
+/// use cute_rs_tensor::triton::{tile_from_fn, Pointers, Cs, EvictFirst};
 /// static_layout!(T = "4:1");
 /// let mut x = [0u32; 4];
 /// let p = Pointers::<_, _, 4>::from_tensor(&LayoutTensor::new(&mut x, Static::<T>::new()).unwrap());
@@ -109,8 +109,8 @@ impl<'a, T: Element, S: StaticLayout, const N: usize> Pointers<'a, T, S, N> {
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::{static_layout, LayoutTensor, Static};
-    /// use layout_tensor::triton::{Pointers, Wt};
+    /// use cute_rs_tensor::{static_layout, LayoutTensor, Static};
+    /// use cute_rs_tensor::triton::{Pointers, Wt};
     /// static_layout!(T = "2:1");
     /// let mut x = [0i64; 2];
     /// let p = Pointers::<_, _, 2>::from_tensor(&LayoutTensor::new(&mut x, Static::<T>::new()).unwrap());
@@ -129,8 +129,8 @@ impl<'p, 'a, T: Element, S: StaticLayout, const N: usize, V, C, E> Store<'p, 'a,
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::{static_layout, LayoutTensor, Static};
-    /// use layout_tensor::triton::Pointers;
+    /// use cute_rs_tensor::{static_layout, LayoutTensor, Static};
+    /// use cute_rs_tensor::triton::Pointers;
     /// static_layout!(T = "2:1");
     /// let mut x = [1u8, 2];
     /// let p = Pointers::<_, _, 2>::from_tensor(&LayoutTensor::new(&mut x, Static::<T>::new()).unwrap());
@@ -150,8 +150,8 @@ impl<'p, 'a, T: Element, S: StaticLayout, const N: usize, V: Broadcast<T, S, N>,
     /// (load-only operators such as `Ca` do not compile).
     ///
     /// ```compile_fail
-    /// use layout_tensor::{static_layout, LayoutTensor, Static};
-    /// use layout_tensor::triton::{Pointers, Ca};
+    /// use cute_rs_tensor::{static_layout, LayoutTensor, Static};
+    /// use cute_rs_tensor::triton::{Pointers, Ca};
     /// static_layout!(T = "1:1");
     /// let mut x = [0u32];
     /// let p = Pointers::<_, _, 1>::from_tensor(&LayoutTensor::new(&mut x, Static::<T>::new()).unwrap());
@@ -160,8 +160,8 @@ impl<'p, 'a, T: Element, S: StaticLayout, const N: usize, V: Broadcast<T, S, N>,
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::{static_layout, LayoutTensor, Static};
-    /// use layout_tensor::triton::{Pointers, Cg};
+    /// use cute_rs_tensor::{static_layout, LayoutTensor, Static};
+    /// use cute_rs_tensor::triton::{Pointers, Cg};
     /// static_layout!(T = "1:1");
     /// let mut x = [0u32];
     /// let p = Pointers::<_, _, 1>::from_tensor(&LayoutTensor::new(&mut x, Static::<T>::new()).unwrap());
@@ -178,8 +178,8 @@ impl<'p, 'a, T: Element, S: StaticLayout, const N: usize, V: Broadcast<T, S, N>,
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::{static_layout, LayoutTensor, Static};
-    /// use layout_tensor::triton::{Pointers, EvictLast};
+    /// use cute_rs_tensor::{static_layout, LayoutTensor, Static};
+    /// use cute_rs_tensor::triton::{Pointers, EvictLast};
     /// static_layout!(T = "1:1");
     /// let mut x = [0f64];
     /// let p = Pointers::<_, _, 1>::from_tensor(&LayoutTensor::new(&mut x, Static::<T>::new()).unwrap());
@@ -195,8 +195,8 @@ impl<'p, 'a, T: Element, S: StaticLayout, const N: usize, V: Broadcast<T, S, N>,
     ///
     /// # Example
     /// ```
-    /// use layout_tensor::{static_layout, LayoutTensor, Static};
-    /// use layout_tensor::triton::Pointers;
+    /// use cute_rs_tensor::{static_layout, LayoutTensor, Static};
+    /// use cute_rs_tensor::triton::Pointers;
     /// static_layout!(T = "3:2");
     /// let mut x = [0u16; 6];
     /// let p = Pointers::<_, _, 3>::from_tensor(&LayoutTensor::new(&mut x, Static::<T>::new()).unwrap());

@@ -1,4 +1,4 @@
-//! The CPU backend: runs kernels written with the `kernel!` macro on the host, with the semantics
+//! The CPU backend: runs kernels written with the `#[kernel]` attribute on the host, with the semantics
 //! of the GPU primitives in [`device`](super).
 //!
 //! # How a grid runs
@@ -25,17 +25,17 @@
 //! - threads only spin (poll an mbarrier or an atomic) with no progress possible.
 //!
 //! # Registering kernels
-//! The `kernel!` macro of the device crate adds each kernel to [`KERNELS`] (a link-time registry),
+//! The `#[kernel]` attribute (`crate::kernel`) adds each kernel to [`KERNELS`] (a link-time registry),
 //! with its name, parameter sizes and an entry point taking the arguments as bytes; the host
 //! runtime finds kernels there by name, like a PTX module's entry points.
 //!
 //! ```
-//! use layout_tensor::device::cpu::{self, CpuKernel, CpuLaunch};
-//! use layout_tensor::device::{ids, sync, shared};
+//! use cute_rs_tensor::device::cpu::{self, CpuKernel, CpuLaunch};
+//! use cute_rs_tensor::device::{ids, sync, shared};
 //!
-//! // What `kernel!` generates on the host (normally never written by hand).
+//! // What `#[kernel]` generates on the host (normally never written by hand).
 //! unsafe fn reverse(data: *mut u32) {
-//!     let s = layout_tensor::shared_array!(REVERSE_DEMO: [u32; 64]);
+//!     let s = cute_rs_tensor::shared_array!(REVERSE_DEMO: [u32; 64]);
 //!     let t = ids::thread_idx_x() as usize;
 //!     s.write(t, *data.add(t));
 //!     sync::sync_threads();
@@ -66,10 +66,10 @@ pub use linkme;
 
 use super::ids::Dim3;
 
-/// A kernel compiled for the host: what `kernel!` registers in [`KERNELS`].
+/// A kernel compiled for the host: what `#[kernel]` registers in [`KERNELS`].
 ///
 /// ```
-/// use layout_tensor::device::cpu::CpuKernel;
+/// use cute_rs_tensor::device::cpu::CpuKernel;
 /// unsafe fn entry(_: &[&[u8]]) {}
 /// let k = CpuKernel { name: "nothing", params: &[], entry };
 /// assert_eq!(k.name, "nothing");
@@ -92,10 +92,10 @@ impl core::fmt::Debug for CpuKernel {
     }
 }
 
-/// Every kernel of the program compiled for the host, registered by `kernel!` at link time.
+/// Every kernel of the program compiled for the host, registered by `#[kernel]` at link time.
 ///
 /// ```
-/// let names: Vec<&str> = layout_tensor::device::cpu::KERNELS.iter().map(|k| k.name).collect();
+/// let names: Vec<&str> = cute_rs_tensor::device::cpu::KERNELS.iter().map(|k| k.name).collect();
 /// # let _ = names;
 /// ```
 #[linkme::distributed_slice]
@@ -104,7 +104,7 @@ pub static KERNELS: [CpuKernel];
 /// The registered kernel named `name`, if any.
 ///
 /// ```
-/// assert!(layout_tensor::device::cpu::find_kernel("no such kernel").is_none());
+/// assert!(cute_rs_tensor::device::cpu::find_kernel("no such kernel").is_none());
 /// ```
 pub fn find_kernel(name: &str) -> Option<&'static CpuKernel> {
     KERNELS.iter().find(|k| k.name == name)
