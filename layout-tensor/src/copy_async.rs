@@ -16,7 +16,7 @@
 //! let mut g: Vec<f32> = (1..=15).map(|x| x as f32).collect();
 //! let mut s = [-1f32; 16];
 //! let global = LayoutTensor::new(&mut g, Static::<M>::new()).unwrap();
-//! let shared = unsafe { LayoutTensor::<f32, _, Shared>::from_ptr(s.as_mut_ptr(), Static::<S>::new()) };
+//! let shared = unsafe { LayoutTensor::<f32, _, Shared>::from_ptr_in(s.as_mut_ptr(), Static::<S>::new()) };
 //! shared.copy_from_async(&global.tile_masked::<T, 2>([0, 1])); // rows 0..3, columns 4..8
 //! async_copy_wait_all();
 //! assert_eq!(s[..4], [13., 14., 15., 0.]); // column 4, zero-filled below row 2
@@ -82,7 +82,7 @@ impl<'a, T: Element, L: LayoutSource, B: Bounds> LayoutTensor<'a, T, L, Shared, 
     /// let mut g = Buf(core::array::from_fn(|i| i as f32));
     /// let mut s = Buf([0.; 32]);
     /// let global = LayoutTensor::new(&mut g.0, Static::<G>::new()).unwrap().vectorize::<4>();
-    /// let shared = unsafe { LayoutTensor::<f32, _, Shared>::from_ptr(s.0.as_mut_ptr(), Static::<G>::new()) }.vectorize::<4>();
+    /// let shared = unsafe { LayoutTensor::<f32, _, Shared>::from_ptr_in(s.0.as_mut_ptr(), Static::<G>::new()) }.vectorize::<4>();
     /// for tid in 0..4 {
     ///     shared.distribute::<Th, 2>(tid).copy_from_async(&global.distribute::<Th, 2>(tid));
     /// }

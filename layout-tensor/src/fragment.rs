@@ -72,7 +72,7 @@ impl<T: Element, S: StaticLayout, const N: usize> Fragment<T, S, N> {
     /// ```
     #[inline(always)]
     pub fn tensor(&mut self) -> LayoutTensor<'_, T, Static<S>, Local, Full> {
-        unsafe { LayoutTensor::from_ptr(self.data.as_mut_ptr(), Static::new()) }
+        unsafe { LayoutTensor::from_ptr_in(self.data.as_mut_ptr(), Static::new()) }
     }
 }
 
@@ -125,7 +125,7 @@ macro_rules! shared_tensor {
         );
         // SAFETY: the array holds cosize(L) elements, every offset the layout produces.
         unsafe {
-            $crate::LayoutTensor::<$t, $crate::Static<$layout>, $crate::Shared>::from_ptr(
+            $crate::LayoutTensor::<$t, $crate::Static<$layout>, $crate::Shared>::from_ptr_in(
                 __cute_array.as_mut_ptr(),
                 $crate::Static::new(),
             )

@@ -355,8 +355,10 @@ impl<'a, T: Element, L: LayoutSource> LayoutTensor<'a, T, L, Global, Full> {
     }
 }
 
-impl<'a, T: Element, L: LayoutSource, A: AddressSpace> LayoutTensor<'a, T, L, A, Full> {
-    /// A view of raw memory (device code: kernel arguments, shared arrays).
+impl<'a, T: Element, L: LayoutSource> LayoutTensor<'a, T, L, Global, Full> {
+    /// A view of global memory at `ptr` (device code: kernel arguments). The element type and the
+    /// layout are inferred from the arguments; [`from_ptr_in`](LayoutTensor::from_ptr_in) views
+    /// another address space.
     ///
     /// # Safety
     /// `ptr + layout(i)` must be valid (and aligned to `T::ALIGN`) for every index `i` accessed, for
@@ -364,13 +366,34 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace> LayoutTensor<'a, T, L, A,
     ///
     /// # Example
     /// ```
-    /// use cute_rs_tensor::{LayoutTensor, Shared};
-    /// let mut v = [1i32, 2, 3, 4];
-    /// let t = unsafe { LayoutTensor::<i32, _, Shared>::from_ptr(v.as_mut_ptr(), layout::Layout::parse("4:1").unwrap()) };
-    /// assert_eq!(t.get(3), 4);
+    /// use cute_rs_tensor::{LayoutTensor, Strided};
+    /// let mut v = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0];
+    /// let t = unsafe { LayoutTensor::from_ptr(v.as_mut_ptr(), Strided::row_major([2, 3])) };
+    /// assert_eq!(t.at([1, 0]), 4.0);
     /// ```
     #[inline(always)]
     pub unsafe fn from_ptr(ptr: *mut T, layout: L) -> Self {
+        LayoutTensor { ptr, byte_off: 0, layout, bounds: Full, _m: PhantomData }
+    }
+}
+
+impl<'a, T: Element, L: LayoutSource, A: AddressSpace> LayoutTensor<'a, T, L, A, Full> {
+    /// A view of raw memory in the address space `A` ([`Global`], [`Shared`], [`Local`]), given as
+    /// the tensor's type.
+    ///
+    /// # Safety
+    /// `ptr + layout(i)` must be valid (and aligned to `T::ALIGN`) for every index `i` accessed, for
+    /// `'a`, and lie in `A`.
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::{LayoutTensor, Shared};
+    /// let mut v = [1i32, 2, 3, 4];
+    /// let t = unsafe { LayoutTensor::<i32, _, Shared>::from_ptr_in(v.as_mut_ptr(), layout::Layout::parse("4:1").unwrap()) };
+    /// assert_eq!(t.get(3), 4);
+    /// ```
+    #[inline(always)]
+    pub unsafe fn from_ptr_in(ptr: *mut T, layout: L) -> Self {
         LayoutTensor { ptr, byte_off: 0, layout, bounds: Full, _m: PhantomData }
     }
 }

@@ -206,7 +206,7 @@ impl<'a, T: Element, S: StaticLayout> LayoutTensor<'a, T, Static<S>, Shared, Ful
     /// use cute_rs_tensor::{static_layout, tma_copy::Swizzle128B, LayoutTensor, Shared, Static};
     /// static_layout!(Wide = "(64,8):(1,64)"); // 256-byte rows: wider than the 128-byte swizzle
     /// let mut image = [0f32; 512];
-    /// let smem = unsafe { LayoutTensor::<f32, _, Shared>::from_ptr(image.as_mut_ptr(), Static::<Wide>::new()) };
+    /// let smem = unsafe { LayoutTensor::<f32, _, Shared>::from_ptr_in(image.as_mut_ptr(), Static::<Wide>::new()) };
     /// let bar = Mbarrier::new();
     /// unsafe { smem.load_tma::<Swizzle128B, 2>(core::ptr::null::<TmaDescriptor>(), [0, 0], &bar) };
     /// ```
@@ -265,7 +265,7 @@ impl<'a, T: Element, S: StaticLayout> LayoutTensor<'a, T, Static<S>, Shared, Ful
     ///     image[(byte ^ (((byte >> 7) & 1) << 4)) / 4] = e as f32;
     /// }
     /// assert_eq!(image[32..40], [36., 37., 38., 39., 32., 33., 34., 35.]);
-    /// let smem = unsafe { LayoutTensor::<f32, _, Shared>::from_ptr(image.as_mut_ptr(), Static::<Box>::new()) };
+    /// let smem = unsafe { LayoutTensor::<f32, _, Shared>::from_ptr_in(image.as_mut_ptr(), Static::<Box>::new()) };
     /// let b = smem.tma_swizzled::<Swizzle32B>();
     /// assert!((0..64).all(|i| b.get(i) == i as f32));
     /// ```
@@ -283,7 +283,7 @@ impl<'a, T: Element, S: StaticLayout> LayoutTensor<'a, T, Static<S>, Shared, Ful
 /// use cute_rs_tensor::{static_layout, tma_copy::NoSwizzle, LayoutTensor, Shared, Static};
 /// static_layout!(Box = "(4,2):(1,4)");
 /// let mut image = [0u32, 1, 2, 3, 4, 5, 6, 7];
-/// let b = unsafe { LayoutTensor::<u32, _, Shared>::from_ptr(image.as_mut_ptr(), Static::<Box>::new()) }.tma_swizzled::<NoSwizzle>();
+/// let b = unsafe { LayoutTensor::<u32, _, Shared>::from_ptr_in(image.as_mut_ptr(), Static::<Box>::new()) }.tma_swizzled::<NoSwizzle>();
 /// assert_eq!(b.at([3, 1]), 7);
 /// ```
 pub struct TmaSwizzled<'a, T, S: StaticLayout, M> {
@@ -306,7 +306,7 @@ impl<'a, T: Element, S: StaticLayout, M: TmaSwizzle> TmaSwizzled<'a, T, S, M> {
     /// use cute_rs_tensor::{static_layout, tma_copy::Swizzle128B, LayoutTensor, Shared, Static};
     /// static_layout!(Box = "(32,8):(1,32)");
     /// let mut image = [0f32; 256];
-    /// let b = unsafe { LayoutTensor::<f32, _, Shared>::from_ptr(image.as_mut_ptr(), Static::<Box>::new()) }.tma_swizzled::<Swizzle128B>();
+    /// let b = unsafe { LayoutTensor::<f32, _, Shared>::from_ptr_in(image.as_mut_ptr(), Static::<Box>::new()) }.tma_swizzled::<Swizzle128B>();
     /// assert_eq!(b.offset(32 + 4), 32); // row 1, chunk 1 -> chunk 0
     /// ```
     #[inline(always)]
@@ -321,7 +321,7 @@ impl<'a, T: Element, S: StaticLayout, M: TmaSwizzle> TmaSwizzled<'a, T, S, M> {
     /// use cute_rs_tensor::{static_layout, tma_copy::NoSwizzle, LayoutTensor, Shared, Static};
     /// static_layout!(Box = "4:1");
     /// let mut image = [5i32, 6, 7, 8];
-    /// let b = unsafe { LayoutTensor::<i32, _, Shared>::from_ptr(image.as_mut_ptr(), Static::<Box>::new()) }.tma_swizzled::<NoSwizzle>();
+    /// let b = unsafe { LayoutTensor::<i32, _, Shared>::from_ptr_in(image.as_mut_ptr(), Static::<Box>::new()) }.tma_swizzled::<NoSwizzle>();
     /// assert_eq!(b.get(2), 7);
     /// ```
     #[inline(always)]
@@ -338,7 +338,7 @@ impl<'a, T: Element, S: StaticLayout, M: TmaSwizzle> TmaSwizzled<'a, T, S, M> {
     /// static_layout!(Box = "(32,8):(1,32)");
     /// let mut image = [0f32; 256];
     /// image[32] = 9.0; // where TMA puts element (4, 1) with a 128-byte swizzle
-    /// let b = unsafe { LayoutTensor::<f32, _, Shared>::from_ptr(image.as_mut_ptr(), Static::<Box>::new()) }.tma_swizzled::<Swizzle128B>();
+    /// let b = unsafe { LayoutTensor::<f32, _, Shared>::from_ptr_in(image.as_mut_ptr(), Static::<Box>::new()) }.tma_swizzled::<Swizzle128B>();
     /// assert_eq!(b.at([4, 1]), 9.0);
     /// ```
     #[inline(always)]

@@ -92,7 +92,7 @@ fn for_each_index<const N: usize>(mut f: impl FnMut(usize)) {
 #[inline(always)]
 fn frag_get<T: Element, S: StaticLayout, const N: usize>(f: &Fragment<T, S, N>, i: usize) -> T {
     // SAFETY: only read; the fragment's layout maps 0..N into its N values (checked by Fragment).
-    unsafe { LayoutTensor::<T, Static<S>, Local, Full>::from_ptr(f.data.as_ptr() as *mut T, Static::new()).get(i) }
+    unsafe { LayoutTensor::<T, Static<S>, Local, Full>::from_ptr_in(f.data.as_ptr() as *mut T, Static::new()).get(i) }
 }
 
 /// The per-mode coordinate of 1-D index `i` in `S`'s shape (colexicographic).

@@ -30,7 +30,7 @@ fn check_zero_fill<T: Element + PartialEq + core::fmt::Debug>(
     let global = unsafe { LayoutTensor::<T, _>::from_ptr(gp, gl) };
     let tile = global.tile_masked(Layout::parse(&format!("({tr},{tc})")).unwrap(), coord).unwrap();
     let sl = Layout::parse(&format!("({tr},{tc}):(1,{tr})")).unwrap();
-    let shared = unsafe { LayoutTensor::<T, _, Shared>::from_ptr(sp, sl) };
+    let shared = unsafe { LayoutTensor::<T, _, Shared>::from_ptr_in(sp, sl) };
     shared.copy_from_async(&tile);
     async_copy_wait_all();
     for c in 0..tc {
@@ -75,7 +75,7 @@ proptest! {
         let l = Layout::parse(&format!("({rows},{cols}):({cols},1)")).unwrap();
         let tile = Layout::parse("(4,4)").unwrap();
         let global = LayoutTensor::new(&mut g, l).unwrap().tile_masked(tile, [cr, cc]).unwrap();
-        let shared = unsafe { LayoutTensor::<u64, _, Shared>::from_ptr(s.as_mut_ptr(), l) }.tile_masked(tile, [cr, cc]).unwrap();
+        let shared = unsafe { LayoutTensor::<u64, _, Shared>::from_ptr_in(s.as_mut_ptr(), l) }.tile_masked(tile, [cr, cc]).unwrap();
         shared.copy_from_async(&global);
         async_copy_wait_all();
         for r in 0..rows {
@@ -94,6 +94,6 @@ fn sizes_must_match() {
     let mut g = [0u32; 4];
     let mut s = [0u32; 8];
     let global = LayoutTensor::new(&mut g, Layout::parse("4:1").unwrap()).unwrap();
-    let shared = unsafe { LayoutTensor::<u32, _, Shared>::from_ptr(s.as_mut_ptr(), Layout::parse("8:1").unwrap()) };
+    let shared = unsafe { LayoutTensor::<u32, _, Shared>::from_ptr_in(s.as_mut_ptr(), Layout::parse("8:1").unwrap()) };
     shared.copy_from_async(&global);
 }

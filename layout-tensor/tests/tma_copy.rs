@@ -29,7 +29,7 @@ fn round_trip<T: Element + PartialEq + core::fmt::Debug, S: StaticLayout, M: Tma
         assert_eq!(at % e, 0);
         unsafe { base.add(at / e).write(val(i)) };
     }
-    let b = unsafe { LayoutTensor::<T, _, Shared>::from_ptr(base, Static::<S>::new()) }.tma_swizzled::<M>();
+    let b = unsafe { LayoutTensor::<T, _, Shared>::from_ptr_in(base, Static::<S>::new()) }.tma_swizzled::<M>();
     let s0 = S::LAYOUT.mode(0).unwrap().size() as usize;
     for i in 0..S::SIZE {
         assert_eq!(b.get(i), val(i), "element {i}, {} bytes, swizzle bits {}", e, M::BITS);
@@ -85,7 +85,7 @@ fn boxes_tma_cannot_write_are_named_errors() {
 #[should_panic(expected = "ran outside a kernel")]
 fn load_tma_issues_the_bulk_tensor_copy() {
     let mut image = Image([0; 4096]);
-    let smem = unsafe { LayoutTensor::<f32, _, Shared>::from_ptr(image.0.as_mut_ptr() as *mut f32, Static::<B32x8>::new()) };
+    let smem = unsafe { LayoutTensor::<f32, _, Shared>::from_ptr_in(image.0.as_mut_ptr() as *mut f32, Static::<B32x8>::new()) };
     let bar = Mbarrier::new();
     unsafe {
         bar.init(1);
