@@ -37,6 +37,7 @@ pub mod cluster;
 pub mod cpu;
 pub mod cp_async;
 pub mod ids;
+pub mod math;
 pub mod memory;
 pub mod mma;
 pub mod shared;

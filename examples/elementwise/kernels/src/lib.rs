@@ -16,13 +16,11 @@ pub const TILE_COLS: u32 = 128;
 /// Threads per block: 4 elements each.
 pub const THREADS: u32 = TILE_ROWS * TILE_COLS / 4;
 
-/// The matrix coordinates of this thread's 4 elements.
-fn my_elements() -> [[i64; 2]; 4] {
+/// The matrix coordinates of this thread's first element; the other three follow in its row.
+fn my_first_element() -> [i64; 2] {
     let t = thread_idx_x() as i64;
     let (group, row) = (t % 32, t / 32);
-    let row = block_idx_y() as i64 * TILE_ROWS as i64 + row;
-    let col = block_idx_x() as i64 * TILE_COLS as i64 + 4 * group;
-    [[row, col], [row, col + 1], [row, col + 2], [row, col + 3]]
+    [block_idx_y() as i64 * TILE_ROWS as i64 + row, block_idx_x() as i64 * TILE_COLS as i64 + 4 * group]
 }
 
 /// `c = a + alpha * b` elementwise over the `rows x cols` row-major matrices. Launch a grid of
@@ -32,7 +30,9 @@ pub fn masked_axpy(a: *const f32, b: *const f32, c: *mut f32, rows: u32, cols: u
     let matrix = Strided::row_major([rows as i64, cols as i64]);
     let (a, b) = (LayoutTensor::from_ptr(a as *mut f32, matrix), LayoutTensor::from_ptr(b as *mut f32, matrix));
     let c = LayoutTensor::from_ptr(c, matrix);
-    for rc in my_elements() {
+    let [row, col] = my_first_element();
+    for v in 0..4 {
+        let rc = [row, col + v];
         if matrix.contains(rc) {
             c.set_at(rc, a.at(rc) + alpha * b.at(rc));
         }
@@ -45,7 +45,9 @@ pub fn masked_axpy(a: *const f32, b: *const f32, c: *mut f32, rows: u32, cols: u
 pub fn masked_gelu(x: *const f32, y: *mut f32, rows: u32, cols: u32) {
     let matrix = Strided::row_major([rows as i64, cols as i64]);
     let (x, y) = (LayoutTensor::from_ptr(x as *mut f32, matrix), LayoutTensor::from_ptr(y, matrix));
-    for rc in my_elements() {
+    let [row, col] = my_first_element();
+    for v in 0..4 {
+        let rc = [row, col + v];
         if matrix.contains(rc) {
             let v = x.at(rc);
             y.set_at(rc, 0.5 * v * (1.0 + erf(v * core::f32::consts::FRAC_1_SQRT_2)));
