@@ -61,21 +61,19 @@
 //! [`LayoutTensor::is_vector_aligned`] tells beforehand.
 #![no_std]
 #![warn(missing_docs)]
-// Inline PTX and the nvptx intrinsics are nightly features of the device target only: the host
-// build stays on stable.
-#![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch, stdarch_nvptx))]
 // `allow_internal_unstable`: `__kernel!` writes `extern "ptx-kernel"` for device crates that enable
 // no feature themselves.
 #![cfg_attr(target_arch = "nvptx64", feature(allow_internal_unstable), allow(internal_features))]
-// `link_llvm_intrinsics`: the NVVM intrinsics (`llvm.nvvm.*`) that LLVM knows to be convergent
-// (barriers, shuffles, votes) or of known range (special registers), in `device`.
-#![cfg_attr(target_arch = "nvptx64", feature(link_llvm_intrinsics), allow(internal_features))]
 
-// The CPU backend (`device::cpu`) needs threads and locks: `std` on the host only.
+// Host-side checks and the CPU backend's reports format with `std`: on the host only.
 #[cfg(not(target_arch = "nvptx64"))]
 extern crate std;
 
 pub use layout;
+/// The device primitives (crate `cute-rs-device`): ids, barriers, shared memory, warp collectives,
+/// memory with cache hints, atomics, cp.async, TMA, mma/wgmma, math, and the CPU backend.
+pub use cute_rs_device as device;
+pub use cute_rs_device::{dynamic_shared, shared_array};
 /// The `half` crate, whose [`half::f16`] and [`half::bf16`] are [`Element`]s (re-exported so that
 /// kernels and the host name the same types).
 pub use half;
@@ -84,7 +82,6 @@ pub mod block_io;
 pub mod block_reduce;
 pub mod copy;
 pub mod copy_async;
-pub mod device;
 pub mod fragment;
 pub mod kernel;
 pub mod mask;

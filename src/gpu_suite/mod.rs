@@ -60,6 +60,7 @@ pub fn checks() -> Vec<Check> {
         triton::checks,
         gemm::checks,
         sgemm::checks,
+        math::checks,
     ] {
         all.extend(area());
     }
@@ -208,6 +209,7 @@ mod cutile;
 pub mod demo;
 mod gemm;
 mod gemm_sm90;
+mod math;
 mod ids;
 mod memory;
 mod mma;

@@ -4,6 +4,7 @@
 pub mod atomics;
 pub mod cp_async;
 pub mod ids;
+pub mod math;
 pub mod memory;
 pub mod mma;
 pub mod shared;

@@ -21,7 +21,7 @@
 //! never arrive fail the launch with a report.
 //!
 //! ```no_run
-//! use cute_rs_tensor::device::warp::{reduce_sum, shuffle_idx, FULL_MASK};
+//! use cute_rs_device::warp::{reduce_sum, shuffle_idx, FULL_MASK};
 //! let partial = 1.5f32;
 //! let total = reduce_sum(partial); // the same value in all 32 lanes
 //! let from_lane_0 = shuffle_idx(FULL_MASK, total, 0);
@@ -58,7 +58,7 @@ fn cpu_ballot(mask: u32, pred: bool, what: &'static str) -> u32 {
 /// All 32 lanes of the warp: the mask of a warp-uniform (non-divergent) call.
 ///
 /// ```
-/// assert_eq!(cute_rs_tensor::device::warp::FULL_MASK.count_ones(), 32);
+/// assert_eq!(cute_rs_device::warp::FULL_MASK.count_ones(), 32);
 /// ```
 pub const FULL_MASK: u32 = 0xffff_ffff;
 
@@ -89,7 +89,7 @@ mod sealed {
 /// (`u64`, `i64`, `f64`: two `shfl`s, low word then high word). Sealed.
 ///
 /// ```
-/// fn takes<T: cute_rs_tensor::device::warp::Shuffle>(_: T) {}
+/// fn takes<T: cute_rs_device::warp::Shuffle>(_: T) {}
 /// takes(1u32);
 /// takes(2.0f64);
 /// ```
@@ -153,7 +153,7 @@ const CLAMP_LOW: u32 = 0;
 /// lane is in `mask` (else the result is unspecified).
 ///
 /// ```no_run
-/// use cute_rs_tensor::device::{ids::lane_id, warp::{shuffle_idx, FULL_MASK}};
+/// use cute_rs_device::{ids::lane_id, warp::{shuffle_idx, FULL_MASK}};
 /// // Rotate values one lane down the warp.
 /// let v = shuffle_idx(FULL_MASK, lane_id() * 10, (lane_id() + 1) % 32);
 /// # let _ = v;
@@ -176,7 +176,7 @@ pub fn shuffle_idx<T: Shuffle>(mask: u32, value: T, src_lane: u32) -> T {
 /// is in `mask`.
 ///
 /// ```no_run
-/// use cute_rs_tensor::device::{ids::lane_id, warp::{shuffle_up, FULL_MASK}};
+/// use cute_rs_device::{ids::lane_id, warp::{shuffle_up, FULL_MASK}};
 /// // Inclusive prefix sum over the warp (Hillis-Steele).
 /// let mut sum = 1u32;
 /// let mut d = 1;
@@ -207,7 +207,7 @@ pub fn shuffle_up<T: Shuffle>(mask: u32, value: T, delta: u32) -> T {
 /// is in `mask`.
 ///
 /// ```no_run
-/// use cute_rs_tensor::device::warp::{shuffle_down, FULL_MASK};
+/// use cute_rs_device::warp::{shuffle_down, FULL_MASK};
 /// let next = shuffle_down(FULL_MASK, 7i32, 1);
 /// # let _ = next;
 /// ```
@@ -229,7 +229,7 @@ pub fn shuffle_down<T: Shuffle>(mask: u32, value: T, delta: u32) -> T {
 /// lane is in `mask`.
 ///
 /// ```no_run
-/// use cute_rs_tensor::device::warp::{shuffle_xor, FULL_MASK};
+/// use cute_rs_device::warp::{shuffle_xor, FULL_MASK};
 /// // Swap values between neighbouring lanes.
 /// let neighbour = shuffle_xor(FULL_MASK, 3.0f64, 1);
 /// # let _ = neighbour;
@@ -251,7 +251,7 @@ pub fn shuffle_xor<T: Shuffle>(mask: u32, value: T, lane_mask: u32) -> T {
 /// Preconditions: the [module's](self).
 ///
 /// ```no_run
-/// use cute_rs_tensor::device::warp::{vote_all, FULL_MASK};
+/// use cute_rs_device::warp::{vote_all, FULL_MASK};
 /// let all_in_range = vote_all(FULL_MASK, 3 < 4);
 /// # let _ = all_in_range;
 /// ```
@@ -272,7 +272,7 @@ pub fn vote_all(mask: u32, pred: bool) -> bool {
 /// Preconditions: the [module's](self).
 ///
 /// ```no_run
-/// use cute_rs_tensor::device::warp::{vote_any, FULL_MASK};
+/// use cute_rs_device::warp::{vote_any, FULL_MASK};
 /// let some_lane_failed = vote_any(FULL_MASK, false);
 /// # let _ = some_lane_failed;
 /// ```
@@ -293,7 +293,7 @@ pub fn vote_any(mask: u32, pred: bool) -> bool {
 /// Preconditions: the [module's](self).
 ///
 /// ```no_run
-/// use cute_rs_tensor::device::{ids::lane_id, warp::{ballot, FULL_MASK}};
+/// use cute_rs_device::{ids::lane_id, warp::{ballot, FULL_MASK}};
 /// // How many lanes before this one have work (a warp-level compaction index).
 /// let has_work = lane_id() % 3 == 0;
 /// let bits = ballot(FULL_MASK, has_work);
@@ -315,7 +315,7 @@ pub fn ballot(mask: u32, pred: bool) -> u32 {
 /// floating-point `min`/`max` follow IEEE `minNum`/`maxNum` (a NaN loses to a number). Sealed.
 ///
 /// ```
-/// use cute_rs_tensor::device::warp::WarpReduce;
+/// use cute_rs_device::warp::WarpReduce;
 /// assert_eq!(WarpReduce::combine_sum(u32::MAX, 2u32), 1);
 /// assert_eq!(WarpReduce::combine_max(-1.0f32, 2.0f32), 2.0);
 /// ```
@@ -323,28 +323,28 @@ pub trait WarpReduce: Shuffle {
     /// The identity of the sum (what lanes without a value contribute).
     ///
     /// ```
-    /// use cute_rs_tensor::device::warp::WarpReduce;
+    /// use cute_rs_device::warp::WarpReduce;
     /// assert_eq!(<f32 as WarpReduce>::ZERO, 0.0);
     /// ```
     const ZERO: Self;
     /// `a + b` (wrapping for integers), as each step of [`reduce_sum`] computes it.
     ///
     /// ```
-    /// use cute_rs_tensor::device::warp::WarpReduce;
+    /// use cute_rs_device::warp::WarpReduce;
     /// assert_eq!(WarpReduce::combine_sum(i32::MAX, 1i32), i32::MIN);
     /// ```
     fn combine_sum(a: Self, b: Self) -> Self;
     /// The smaller of `a` and `b`, as each step of [`reduce_min`] computes it.
     ///
     /// ```
-    /// use cute_rs_tensor::device::warp::WarpReduce;
+    /// use cute_rs_device::warp::WarpReduce;
     /// assert_eq!(WarpReduce::combine_min(3u64, 2u64), 2);
     /// ```
     fn combine_min(a: Self, b: Self) -> Self;
     /// The larger of `a` and `b`, as each step of [`reduce_max`] computes it.
     ///
     /// ```
-    /// use cute_rs_tensor::device::warp::WarpReduce;
+    /// use cute_rs_device::warp::WarpReduce;
     /// assert_eq!(WarpReduce::combine_max(-3i64, -2i64), -2);
     /// ```
     fn combine_max(a: Self, b: Self) -> Self;
@@ -403,7 +403,7 @@ fn butterfly<T: WarpReduce>(value: T, combine: impl Fn(T, T) -> T) -> T {
 /// Preconditions: all 32 lanes of the warp call it together (full warp, [`FULL_MASK`]).
 ///
 /// ```no_run
-/// use cute_rs_tensor::device::{ids::lane_id, warp::reduce_sum};
+/// use cute_rs_device::{ids::lane_id, warp::reduce_sum};
 /// let total = reduce_sum(lane_id()); // 0 + 1 + ... + 31 = 496 in every lane
 /// # let _ = total;
 /// ```
@@ -418,7 +418,7 @@ pub fn reduce_sum<T: WarpReduce>(value: T) -> T {
 /// Preconditions: all 32 lanes of the warp call it together.
 ///
 /// ```no_run
-/// use cute_rs_tensor::device::{ids::lane_id, warp::reduce_min};
+/// use cute_rs_device::{ids::lane_id, warp::reduce_min};
 /// let smallest = reduce_min(lane_id() as i32 - 7); // -7
 /// # let _ = smallest;
 /// ```
@@ -433,7 +433,7 @@ pub fn reduce_min<T: WarpReduce>(value: T) -> T {
 /// Preconditions: all 32 lanes of the warp call it together.
 ///
 /// ```no_run
-/// use cute_rs_tensor::device::warp::reduce_max;
+/// use cute_rs_device::warp::reduce_max;
 /// let largest = reduce_max(0.25f32);
 /// # let _ = largest;
 /// ```
@@ -447,7 +447,7 @@ pub fn reduce_max<T: WarpReduce>(value: T) -> T {
 /// convergence.
 ///
 /// ```no_run
-/// use cute_rs_tensor::device::warp::{active_mask, ballot};
+/// use cute_rs_device::warp::{active_mask, ballot};
 /// let mask = active_mask();
 /// let votes = ballot(mask, true);
 /// # let _ = votes;

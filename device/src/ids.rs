@@ -7,11 +7,11 @@
 //!
 //! Nothing here has a precondition: every function may be called by any thread at any time.
 //!
-//! On the host they read the running thread of the CPU backend ([`cpu`](crate::device::cpu)), and panic
+//! On the host they read the running thread of the CPU backend ([`cpu`](crate::cpu)), and panic
 //! outside a launch.
 //!
 //! ```no_run
-//! use cute_rs_tensor::device::ids::{block_dim_x, block_idx_x, thread_idx_x};
+//! use cute_rs_device::ids::{block_dim_x, block_idx_x, thread_idx_x};
 //! // The element of a 1-D grid-stride loop this thread starts at.
 //! let first = block_idx_x() * block_dim_x() + thread_idx_x();
 //! # let _ = first;
@@ -20,14 +20,14 @@
 /// The number of threads in a warp (32 on every NVIDIA GPU so far; PTX's `WARP_SZ`).
 ///
 /// ```
-/// assert_eq!(cute_rs_tensor::device::ids::WARP_SIZE, 32);
+/// assert_eq!(cute_rs_device::ids::WARP_SIZE, 32);
 /// ```
 pub const WARP_SIZE: u32 = 32;
 
 /// Three `u32` extents or indices, as CUDA's `dim3`/`uint3`: `x` varies fastest.
 ///
 /// ```
-/// use cute_rs_tensor::device::ids::Dim3;
+/// use cute_rs_device::ids::Dim3;
 /// let d = Dim3 { x: 4, y: 2, z: 3 };
 /// assert_eq!(d.product(), 24);
 /// ```
@@ -48,7 +48,7 @@ impl Dim3 {
     /// more blocks than `u32::MAX` only with huge `y`/`z`, which the product then wraps).
     ///
     /// ```
-    /// use cute_rs_tensor::device::ids::Dim3;
+    /// use cute_rs_device::ids::Dim3;
     /// assert_eq!(Dim3 { x: 32, y: 8, z: 1 }.product(), 256);
     /// ```
     #[inline(always)]
@@ -62,7 +62,7 @@ impl Dim3 {
     /// Precondition: `self` lies in the box (`x < dims.x`, ...) and the box's size fits in `u32`.
     ///
     /// ```
-    /// use cute_rs_tensor::device::ids::Dim3;
+    /// use cute_rs_device::ids::Dim3;
     /// let dims = Dim3 { x: 4, y: 2, z: 3 };
     /// assert_eq!(Dim3 { x: 1, y: 1, z: 2 }.linear_in(dims), 1 + 4 * (1 + 2 * 2));
     /// ```
@@ -151,7 +151,7 @@ special_register! {
     /// `threadIdx.x` (`%tid.x`): the thread's x index in its block, `< block_dim_x()`.
     ///
     /// ```no_run
-    /// let tx = cute_rs_tensor::device::ids::thread_idx_x();
+    /// let tx = cute_rs_device::ids::thread_idx_x();
     /// # let _ = tx;
     /// ```
     thread_idx_x => "llvm.nvvm.read.ptx.sreg.tid.x"
@@ -160,7 +160,7 @@ special_register! {
     /// `threadIdx.y` (`%tid.y`): the thread's y index in its block, `< block_dim_y()`.
     ///
     /// ```no_run
-    /// let ty = cute_rs_tensor::device::ids::thread_idx_y();
+    /// let ty = cute_rs_device::ids::thread_idx_y();
     /// # let _ = ty;
     /// ```
     thread_idx_y => "llvm.nvvm.read.ptx.sreg.tid.y"
@@ -169,7 +169,7 @@ special_register! {
     /// `threadIdx.z` (`%tid.z`): the thread's z index in its block, `< block_dim_z()`.
     ///
     /// ```no_run
-    /// let tz = cute_rs_tensor::device::ids::thread_idx_z();
+    /// let tz = cute_rs_device::ids::thread_idx_z();
     /// # let _ = tz;
     /// ```
     thread_idx_z => "llvm.nvvm.read.ptx.sreg.tid.z"
@@ -178,7 +178,7 @@ special_register! {
     /// `blockDim.x` (`%ntid.x`): threads per block along x.
     ///
     /// ```no_run
-    /// let bx = cute_rs_tensor::device::ids::block_dim_x();
+    /// let bx = cute_rs_device::ids::block_dim_x();
     /// # let _ = bx;
     /// ```
     block_dim_x => "llvm.nvvm.read.ptx.sreg.ntid.x"
@@ -187,7 +187,7 @@ special_register! {
     /// `blockDim.y` (`%ntid.y`): threads per block along y.
     ///
     /// ```no_run
-    /// let by = cute_rs_tensor::device::ids::block_dim_y();
+    /// let by = cute_rs_device::ids::block_dim_y();
     /// # let _ = by;
     /// ```
     block_dim_y => "llvm.nvvm.read.ptx.sreg.ntid.y"
@@ -196,7 +196,7 @@ special_register! {
     /// `blockDim.z` (`%ntid.z`): threads per block along z.
     ///
     /// ```no_run
-    /// let bz = cute_rs_tensor::device::ids::block_dim_z();
+    /// let bz = cute_rs_device::ids::block_dim_z();
     /// # let _ = bz;
     /// ```
     block_dim_z => "llvm.nvvm.read.ptx.sreg.ntid.z"
@@ -205,7 +205,7 @@ special_register! {
     /// `blockIdx.x` (`%ctaid.x`): the block's x index in the grid, `< grid_dim_x()`.
     ///
     /// ```no_run
-    /// let b = cute_rs_tensor::device::ids::block_idx_x();
+    /// let b = cute_rs_device::ids::block_idx_x();
     /// # let _ = b;
     /// ```
     block_idx_x => "llvm.nvvm.read.ptx.sreg.ctaid.x"
@@ -214,7 +214,7 @@ special_register! {
     /// `blockIdx.y` (`%ctaid.y`): the block's y index in the grid, `< grid_dim_y()`.
     ///
     /// ```no_run
-    /// let b = cute_rs_tensor::device::ids::block_idx_y();
+    /// let b = cute_rs_device::ids::block_idx_y();
     /// # let _ = b;
     /// ```
     block_idx_y => "llvm.nvvm.read.ptx.sreg.ctaid.y"
@@ -223,7 +223,7 @@ special_register! {
     /// `blockIdx.z` (`%ctaid.z`): the block's z index in the grid, `< grid_dim_z()`.
     ///
     /// ```no_run
-    /// let b = cute_rs_tensor::device::ids::block_idx_z();
+    /// let b = cute_rs_device::ids::block_idx_z();
     /// # let _ = b;
     /// ```
     block_idx_z => "llvm.nvvm.read.ptx.sreg.ctaid.z"
@@ -232,7 +232,7 @@ special_register! {
     /// `gridDim.x` (`%nctaid.x`): blocks in the grid along x.
     ///
     /// ```no_run
-    /// let g = cute_rs_tensor::device::ids::grid_dim_x();
+    /// let g = cute_rs_device::ids::grid_dim_x();
     /// # let _ = g;
     /// ```
     grid_dim_x => "llvm.nvvm.read.ptx.sreg.nctaid.x"
@@ -241,7 +241,7 @@ special_register! {
     /// `gridDim.y` (`%nctaid.y`): blocks in the grid along y.
     ///
     /// ```no_run
-    /// let g = cute_rs_tensor::device::ids::grid_dim_y();
+    /// let g = cute_rs_device::ids::grid_dim_y();
     /// # let _ = g;
     /// ```
     grid_dim_y => "llvm.nvvm.read.ptx.sreg.nctaid.y"
@@ -250,7 +250,7 @@ special_register! {
     /// `gridDim.z` (`%nctaid.z`): blocks in the grid along z.
     ///
     /// ```no_run
-    /// let g = cute_rs_tensor::device::ids::grid_dim_z();
+    /// let g = cute_rs_device::ids::grid_dim_z();
     /// # let _ = g;
     /// ```
     grid_dim_z => "llvm.nvvm.read.ptx.sreg.nctaid.z"
@@ -262,7 +262,7 @@ special_register! {
     /// (x fastest, then y, then z).
     ///
     /// ```no_run
-    /// let lane = cute_rs_tensor::device::ids::lane_id();
+    /// let lane = cute_rs_device::ids::lane_id();
     /// # let _ = lane;
     /// ```
     lane_id => "llvm.nvvm.read.ptx.sreg.laneid"
@@ -272,7 +272,7 @@ special_register! {
     /// its own 1x1x1 cluster, and this equals `block_idx_x()`.
     ///
     /// ```no_run
-    /// let c = cute_rs_tensor::device::ids::cluster_idx_x();
+    /// let c = cute_rs_device::ids::cluster_idx_x();
     /// # let _ = c;
     /// ```
     cluster_idx_x => "llvm.nvvm.read.ptx.sreg.clusterid.x"
@@ -281,7 +281,7 @@ special_register! {
     /// The cluster's y index in the grid (`%clusterid.y`).
     ///
     /// ```no_run
-    /// let c = cute_rs_tensor::device::ids::cluster_idx_y();
+    /// let c = cute_rs_device::ids::cluster_idx_y();
     /// # let _ = c;
     /// ```
     cluster_idx_y => "llvm.nvvm.read.ptx.sreg.clusterid.y"
@@ -290,7 +290,7 @@ special_register! {
     /// The cluster's z index in the grid (`%clusterid.z`).
     ///
     /// ```no_run
-    /// let c = cute_rs_tensor::device::ids::cluster_idx_z();
+    /// let c = cute_rs_device::ids::cluster_idx_z();
     /// # let _ = c;
     /// ```
     cluster_idx_z => "llvm.nvvm.read.ptx.sreg.clusterid.z"
@@ -299,7 +299,7 @@ special_register! {
     /// Clusters in the grid along x (`%nclusterid.x`): `grid_dim_x() / cluster_dim_x()`.
     ///
     /// ```no_run
-    /// let n = cute_rs_tensor::device::ids::cluster_grid_dim_x();
+    /// let n = cute_rs_device::ids::cluster_grid_dim_x();
     /// # let _ = n;
     /// ```
     cluster_grid_dim_x => "llvm.nvvm.read.ptx.sreg.nclusterid.x"
@@ -308,7 +308,7 @@ special_register! {
     /// Clusters in the grid along y (`%nclusterid.y`).
     ///
     /// ```no_run
-    /// let n = cute_rs_tensor::device::ids::cluster_grid_dim_y();
+    /// let n = cute_rs_device::ids::cluster_grid_dim_y();
     /// # let _ = n;
     /// ```
     cluster_grid_dim_y => "llvm.nvvm.read.ptx.sreg.nclusterid.y"
@@ -317,7 +317,7 @@ special_register! {
     /// Clusters in the grid along z (`%nclusterid.z`).
     ///
     /// ```no_run
-    /// let n = cute_rs_tensor::device::ids::cluster_grid_dim_z();
+    /// let n = cute_rs_device::ids::cluster_grid_dim_z();
     /// # let _ = n;
     /// ```
     cluster_grid_dim_z => "llvm.nvvm.read.ptx.sreg.nclusterid.z"
@@ -327,7 +327,7 @@ special_register! {
     /// cluster launch.
     ///
     /// ```no_run
-    /// let b = cute_rs_tensor::device::ids::block_idx_in_cluster_x();
+    /// let b = cute_rs_device::ids::block_idx_in_cluster_x();
     /// # let _ = b;
     /// ```
     block_idx_in_cluster_x => "llvm.nvvm.read.ptx.sreg.cluster.ctaid.x"
@@ -336,7 +336,7 @@ special_register! {
     /// The block's y index in its cluster (`%cluster_ctaid.y`).
     ///
     /// ```no_run
-    /// let b = cute_rs_tensor::device::ids::block_idx_in_cluster_y();
+    /// let b = cute_rs_device::ids::block_idx_in_cluster_y();
     /// # let _ = b;
     /// ```
     block_idx_in_cluster_y => "llvm.nvvm.read.ptx.sreg.cluster.ctaid.y"
@@ -345,7 +345,7 @@ special_register! {
     /// The block's z index in its cluster (`%cluster_ctaid.z`).
     ///
     /// ```no_run
-    /// let b = cute_rs_tensor::device::ids::block_idx_in_cluster_z();
+    /// let b = cute_rs_device::ids::block_idx_in_cluster_z();
     /// # let _ = b;
     /// ```
     block_idx_in_cluster_z => "llvm.nvvm.read.ptx.sreg.cluster.ctaid.z"
@@ -354,7 +354,7 @@ special_register! {
     /// Blocks per cluster along x (`%cluster_nctaid.x`); 1 without a cluster launch.
     ///
     /// ```no_run
-    /// let n = cute_rs_tensor::device::ids::cluster_dim_x();
+    /// let n = cute_rs_device::ids::cluster_dim_x();
     /// # let _ = n;
     /// ```
     cluster_dim_x => "llvm.nvvm.read.ptx.sreg.cluster.nctaid.x"
@@ -363,7 +363,7 @@ special_register! {
     /// Blocks per cluster along y (`%cluster_nctaid.y`).
     ///
     /// ```no_run
-    /// let n = cute_rs_tensor::device::ids::cluster_dim_y();
+    /// let n = cute_rs_device::ids::cluster_dim_y();
     /// # let _ = n;
     /// ```
     cluster_dim_y => "llvm.nvvm.read.ptx.sreg.cluster.nctaid.y"
@@ -372,7 +372,7 @@ special_register! {
     /// Blocks per cluster along z (`%cluster_nctaid.z`).
     ///
     /// ```no_run
-    /// let n = cute_rs_tensor::device::ids::cluster_dim_z();
+    /// let n = cute_rs_device::ids::cluster_dim_z();
     /// # let _ = n;
     /// ```
     cluster_dim_z => "llvm.nvvm.read.ptx.sreg.cluster.nctaid.z"
@@ -383,7 +383,7 @@ special_register! {
     /// (`mapa`, `shared::cluster`).
     ///
     /// ```no_run
-    /// let rank = cute_rs_tensor::device::ids::block_rank_in_cluster();
+    /// let rank = cute_rs_device::ids::block_rank_in_cluster();
     /// # let _ = rank;
     /// ```
     block_rank_in_cluster => "llvm.nvvm.read.ptx.sreg.cluster.ctarank"
@@ -393,7 +393,7 @@ special_register! {
     /// cluster launch.
     ///
     /// ```no_run
-    /// let n = cute_rs_tensor::device::ids::cluster_size();
+    /// let n = cute_rs_device::ids::cluster_size();
     /// # let _ = n;
     /// ```
     cluster_size => "llvm.nvvm.read.ptx.sreg.cluster.nctarank"
@@ -403,7 +403,7 @@ dim3_of! {
     /// `threadIdx`: the thread's index in its block.
     ///
     /// ```no_run
-    /// let t = cute_rs_tensor::device::ids::thread_idx();
+    /// let t = cute_rs_device::ids::thread_idx();
     /// # let _ = (t.x, t.y, t.z);
     /// ```
     thread_idx => thread_idx_x, thread_idx_y, thread_idx_z
@@ -412,7 +412,7 @@ dim3_of! {
     /// `blockDim`: the block's extents in threads.
     ///
     /// ```no_run
-    /// let threads = cute_rs_tensor::device::ids::block_dim().product();
+    /// let threads = cute_rs_device::ids::block_dim().product();
     /// # let _ = threads;
     /// ```
     block_dim => block_dim_x, block_dim_y, block_dim_z
@@ -421,7 +421,7 @@ dim3_of! {
     /// `blockIdx`: the block's index in the grid.
     ///
     /// ```no_run
-    /// let b = cute_rs_tensor::device::ids::block_idx();
+    /// let b = cute_rs_device::ids::block_idx();
     /// # let _ = b;
     /// ```
     block_idx => block_idx_x, block_idx_y, block_idx_z
@@ -430,7 +430,7 @@ dim3_of! {
     /// `gridDim`: the grid's extents in blocks.
     ///
     /// ```no_run
-    /// let g = cute_rs_tensor::device::ids::grid_dim();
+    /// let g = cute_rs_device::ids::grid_dim();
     /// # let _ = g;
     /// ```
     grid_dim => grid_dim_x, grid_dim_y, grid_dim_z
@@ -439,7 +439,7 @@ dim3_of! {
     /// The cluster's index in the grid (`%clusterid`); `block_idx()` without a cluster launch.
     ///
     /// ```no_run
-    /// let c = cute_rs_tensor::device::ids::cluster_idx();
+    /// let c = cute_rs_device::ids::cluster_idx();
     /// # let _ = c;
     /// ```
     cluster_idx => cluster_idx_x, cluster_idx_y, cluster_idx_z
@@ -448,7 +448,7 @@ dim3_of! {
     /// The grid's extents in clusters (`%nclusterid`); `grid_dim()` without a cluster launch.
     ///
     /// ```no_run
-    /// let g = cute_rs_tensor::device::ids::cluster_grid_dim();
+    /// let g = cute_rs_device::ids::cluster_grid_dim();
     /// # let _ = g;
     /// ```
     cluster_grid_dim => cluster_grid_dim_x, cluster_grid_dim_y, cluster_grid_dim_z
@@ -457,7 +457,7 @@ dim3_of! {
     /// The block's index in its cluster (`%cluster_ctaid`); zeros without a cluster launch.
     ///
     /// ```no_run
-    /// let b = cute_rs_tensor::device::ids::block_idx_in_cluster();
+    /// let b = cute_rs_device::ids::block_idx_in_cluster();
     /// # let _ = b;
     /// ```
     block_idx_in_cluster => block_idx_in_cluster_x, block_idx_in_cluster_y, block_idx_in_cluster_z
@@ -466,7 +466,7 @@ dim3_of! {
     /// The cluster's extents in blocks (`%cluster_nctaid`); ones without a cluster launch.
     ///
     /// ```no_run
-    /// let c = cute_rs_tensor::device::ids::cluster_dim();
+    /// let c = cute_rs_device::ids::cluster_dim();
     /// # let _ = c;
     /// ```
     cluster_dim => cluster_dim_x, cluster_dim_y, cluster_dim_z
@@ -476,7 +476,7 @@ dim3_of! {
 /// `tid.x + ntid.x * (tid.y + ntid.y * tid.z)`, `< block_size()` (at most 1024).
 ///
 /// ```no_run
-/// let t = cute_rs_tensor::device::ids::linear_thread_idx();
+/// let t = cute_rs_device::ids::linear_thread_idx();
 /// # let _ = t;
 /// ```
 #[inline(always)]
@@ -487,7 +487,7 @@ pub fn linear_thread_idx() -> u32 {
 /// Threads per block: `ntid.x * ntid.y * ntid.z` (at most 1024).
 ///
 /// ```no_run
-/// let n = cute_rs_tensor::device::ids::block_size();
+/// let n = cute_rs_device::ids::block_size();
 /// # let _ = n;
 /// ```
 #[inline(always)]
@@ -501,7 +501,7 @@ pub fn block_size() -> u32 {
 /// physical warp slot, which may change under preemption).
 ///
 /// ```no_run
-/// use cute_rs_tensor::device::ids::{lane_id, warp_id};
+/// use cute_rs_device::ids::{lane_id, warp_id};
 /// // Lane 0 of each warp writes the warp's partial result.
 /// if lane_id() == 0 {
 ///     let slot = warp_id();
@@ -517,7 +517,7 @@ pub fn warp_id() -> u32 {
 /// a multiple of 32).
 ///
 /// ```no_run
-/// let w = cute_rs_tensor::device::ids::warps_per_block();
+/// let w = cute_rs_device::ids::warps_per_block();
 /// # let _ = w;
 /// ```
 #[inline(always)]
@@ -532,7 +532,7 @@ pub fn warps_per_block() -> u32 {
 /// always qualify).
 ///
 /// ```no_run
-/// let b = cute_rs_tensor::device::ids::linear_block_idx();
+/// let b = cute_rs_device::ids::linear_block_idx();
 /// # let _ = b;
 /// ```
 #[inline(always)]
@@ -546,7 +546,7 @@ pub fn linear_block_idx() -> u32 {
 /// and cannot overflow: divisions and remainders of it by powers of two fold to shifts and masks.
 ///
 /// ```no_run
-/// let t = cute_rs_tensor::device::ids::global_thread_index_x() as usize;
+/// let t = cute_rs_device::ids::global_thread_index_x() as usize;
 /// # let _ = t;
 /// ```
 #[inline(always)]

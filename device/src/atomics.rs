@@ -29,12 +29,12 @@
 //! - the bytes are accessed concurrently only by operations of this module (mixing with plain
 //!   accesses is a data race: their values are unspecified).
 //!
-//! On the host (the CPU backend, [`cpu`](crate::device::cpu)) one thread of a launch runs at a time, so
+//! On the host (the CPU backend, [`cpu`](crate::cpu)) one thread of a launch runs at a time, so
 //! every operation is atomic and every order holds; loads and failed compare-exchanges count as
 //! polls that let other threads run.
 //!
 //! ```no_run
-//! use cute_rs_tensor::device::atomics::{fetch_add, load, store, Acquire, Gpu, Relaxed, Release};
+//! use cute_rs_device::atomics::{fetch_add, load, store, Acquire, Gpu, Relaxed, Release};
 //! # unsafe fn f(counter: *mut u32, data: *mut f32, flag: *mut u32) {
 //! // A histogram bin.
 //! fetch_add(counter, 1u32, Relaxed, Gpu);
@@ -46,7 +46,7 @@
 //! ```
 
 /// The CPU backend's atomics: one logical thread runs at a time within a launch (see
-/// [`cpu`](crate::device::cpu)), so a plain read-modify-write is atomic among the launch's threads, and
+/// [`cpu`](crate::cpu)), so a plain read-modify-write is atomic among the launch's threads, and
 /// every memory order holds (the scheduler's hand-over orders all accesses). Each write counts as
 /// progress for threads spinning on it; each load is a spin poll.
 #[cfg(not(target_arch = "nvptx64"))]
@@ -164,8 +164,8 @@ pub enum ScopeKind {
 /// A memory order: [`Relaxed`], [`Acquire`], [`Release`], [`AcqRel`], [`SeqCst`]. Sealed.
 ///
 /// ```
-/// fn order<O: cute_rs_tensor::device::atomics::Order>(_: O) {}
-/// order(cute_rs_tensor::device::atomics::AcqRel);
+/// fn order<O: cute_rs_device::atomics::Order>(_: O) {}
+/// order(cute_rs_device::atomics::AcqRel);
 /// ```
 pub trait Order: sealed::Sealed + Copy {
     #[doc(hidden)]
@@ -175,37 +175,37 @@ pub trait Order: sealed::Sealed + Copy {
 /// Orders of [`load`]: [`Relaxed`], [`Acquire`].
 ///
 /// ```
-/// fn load_order<O: cute_rs_tensor::device::atomics::LoadOrder>(_: O) {}
-/// load_order(cute_rs_tensor::device::atomics::Acquire);
+/// fn load_order<O: cute_rs_device::atomics::LoadOrder>(_: O) {}
+/// load_order(cute_rs_device::atomics::Acquire);
 /// ```
 pub trait LoadOrder: Order {}
 /// Orders of [`store`]: [`Relaxed`], [`Release`].
 ///
 /// ```
-/// fn store_order<O: cute_rs_tensor::device::atomics::StoreOrder>(_: O) {}
-/// store_order(cute_rs_tensor::device::atomics::Release);
+/// fn store_order<O: cute_rs_device::atomics::StoreOrder>(_: O) {}
+/// store_order(cute_rs_device::atomics::Release);
 /// ```
 pub trait StoreOrder: Order {}
 /// Orders of read-modify-writes: [`Relaxed`], [`Acquire`], [`Release`], [`AcqRel`].
 ///
 /// ```
-/// fn rmw_order<O: cute_rs_tensor::device::atomics::RmwOrder>(_: O) {}
-/// rmw_order(cute_rs_tensor::device::atomics::Relaxed);
+/// fn rmw_order<O: cute_rs_device::atomics::RmwOrder>(_: O) {}
+/// rmw_order(cute_rs_device::atomics::Relaxed);
 /// ```
 pub trait RmwOrder: Order {}
 /// Orders of [`fence`]: [`AcqRel`] (`fence.acq_rel`), [`SeqCst`] (`fence.sc`).
 ///
 /// ```
-/// fn fence_order<O: cute_rs_tensor::device::atomics::FenceOrder>(_: O) {}
-/// fence_order(cute_rs_tensor::device::atomics::SeqCst);
+/// fn fence_order<O: cute_rs_device::atomics::FenceOrder>(_: O) {}
+/// fence_order(cute_rs_device::atomics::SeqCst);
 /// ```
 pub trait FenceOrder: Order {}
 
 /// A scope: [`Cta`], [`Cluster`], [`Gpu`], [`Sys`]. Sealed.
 ///
 /// ```
-/// fn scope<S: cute_rs_tensor::device::atomics::Scope>(_: S) {}
-/// scope(cute_rs_tensor::device::atomics::Gpu);
+/// fn scope<S: cute_rs_device::atomics::Scope>(_: S) {}
+/// scope(cute_rs_device::atomics::Gpu);
 /// ```
 pub trait Scope: sealed::Sealed + Copy {
     #[doc(hidden)]
@@ -229,7 +229,7 @@ order! {
     /// `.relaxed`: atomic (no torn or lost updates) but orders nothing else.
     ///
     /// ```no_run
-    /// # use cute_rs_tensor::device::atomics::{fetch_add, Gpu, Relaxed};
+    /// # use cute_rs_device::atomics::{fetch_add, Gpu, Relaxed};
     /// # unsafe fn f(bin: *mut u32) {
     /// fetch_add(bin, 1u32, Relaxed, Gpu);
     /// # }
@@ -241,7 +241,7 @@ order! {
     /// whose value it reads.
     ///
     /// ```no_run
-    /// # use cute_rs_tensor::device::atomics::{load, Acquire, Gpu};
+    /// # use cute_rs_device::atomics::{load, Acquire, Gpu};
     /// # unsafe fn f(flag: *const u32) {
     /// while load(flag, Acquire, Gpu) == 0 {}
     /// # }
@@ -252,7 +252,7 @@ order! {
     /// `.release`: the thread's earlier accesses are performed (visible in the scope) before it.
     ///
     /// ```no_run
-    /// # use cute_rs_tensor::device::atomics::{store, Gpu, Release};
+    /// # use cute_rs_device::atomics::{store, Gpu, Release};
     /// # unsafe fn f(flag: *mut u32) {
     /// store(flag, 1u32, Release, Gpu);
     /// # }
@@ -263,7 +263,7 @@ order! {
     /// `.acq_rel`: both acquire and release (read-modify-writes and fences).
     ///
     /// ```no_run
-    /// # use cute_rs_tensor::device::atomics::{fence, AcqRel, Gpu};
+    /// # use cute_rs_device::atomics::{fence, AcqRel, Gpu};
     /// fence(AcqRel, Gpu);
     /// ```
     AcqRel: RmwOrder, FenceOrder
@@ -273,7 +273,7 @@ order! {
     /// `fence.sc` of the scope totally ordered.
     ///
     /// ```no_run
-    /// # use cute_rs_tensor::device::atomics::{fence, SeqCst, Sys};
+    /// # use cute_rs_device::atomics::{fence, SeqCst, Sys};
     /// fence(SeqCst, Sys);
     /// ```
     SeqCst: FenceOrder
@@ -295,7 +295,7 @@ scope! {
     /// `.cta`: the threads of the block.
     ///
     /// ```no_run
-    /// # use cute_rs_tensor::device::atomics::{fetch_add, Cta, Relaxed};
+    /// # use cute_rs_device::atomics::{fetch_add, Cta, Relaxed};
     /// # unsafe fn f(p: *mut u32) {
     /// fetch_add(p, 1u32, Relaxed, Cta);
     /// # }
@@ -306,7 +306,7 @@ scope! {
     /// `.cluster`: the threads of the block's cluster (sm_90).
     ///
     /// ```no_run
-    /// # use cute_rs_tensor::device::atomics::{fence, AcqRel, Cluster};
+    /// # use cute_rs_device::atomics::{fence, AcqRel, Cluster};
     /// fence(AcqRel, Cluster);
     /// ```
     Cluster
@@ -315,7 +315,7 @@ scope! {
     /// `.gpu`: all threads of the device (every block of every grid on it).
     ///
     /// ```no_run
-    /// # use cute_rs_tensor::device::atomics::{load, Acquire, Gpu};
+    /// # use cute_rs_device::atomics::{load, Acquire, Gpu};
     /// # unsafe fn f(p: *const u64) -> u64 {
     /// load(p, Acquire, Gpu)
     /// # }
@@ -326,7 +326,7 @@ scope! {
     /// `.sys`: the device, the host and the other devices of the system.
     ///
     /// ```no_run
-    /// # use cute_rs_tensor::device::atomics::{store, Release, Sys};
+    /// # use cute_rs_device::atomics::{store, Release, Sys};
     /// # unsafe fn f(p: *mut u32) {
     /// store(p, 1u32, Release, Sys);
     /// # }
@@ -485,7 +485,7 @@ macro_rules! fence_asm {
 /// The raw word of an atomic access: `u32` (`.b32`) or `u64` (`.b64`). Sealed.
 ///
 /// ```
-/// fn word<W: cute_rs_tensor::device::atomics::AtomicBitsWidth>() {}
+/// fn word<W: cute_rs_device::atomics::AtomicBitsWidth>() {}
 /// word::<u64>();
 /// ```
 pub trait AtomicBitsWidth: sealed::Sealed + Copy + Eq {
@@ -551,7 +551,7 @@ bits_width!(u64, "b64", reg64);
 /// `u64`, `i64`, `f64` (moved as their bits). Sealed.
 ///
 /// ```
-/// fn atomic<T: cute_rs_tensor::device::atomics::AtomicValue>(_: T) {}
+/// fn atomic<T: cute_rs_device::atomics::AtomicValue>(_: T) {}
 /// atomic(1.0f64);
 /// ```
 pub trait AtomicValue: Copy + sealed::Value {
@@ -582,7 +582,7 @@ atomic_value!(u64: u64 => |v| v, |w| w; i64 => |v| v as u64, |w| w as i64; f64 =
 /// floating-point additions round to nearest even. Sealed.
 ///
 /// ```
-/// fn addable<T: cute_rs_tensor::device::atomics::AtomicAdd>(_: T) {}
+/// fn addable<T: cute_rs_device::atomics::AtomicAdd>(_: T) {}
 /// addable(1.0f32);
 /// ```
 pub trait AtomicAdd: AtomicValue {
@@ -594,7 +594,7 @@ pub trait AtomicAdd: AtomicValue {
 /// signed by type). Sealed.
 ///
 /// ```
-/// fn ordered<T: cute_rs_tensor::device::atomics::AtomicMinMax>(_: T) {}
+/// fn ordered<T: cute_rs_device::atomics::AtomicMinMax>(_: T) {}
 /// ordered(-1i64);
 /// ```
 pub trait AtomicMinMax: AtomicValue {
@@ -607,7 +607,7 @@ pub trait AtomicMinMax: AtomicValue {
 /// Values of [`fetch_and`] / [`fetch_or`] / [`fetch_xor`]: `u32`, `i32`, `u64`, `i64`. Sealed.
 ///
 /// ```
-/// fn bits<T: cute_rs_tensor::device::atomics::AtomicBits>(_: T) {}
+/// fn bits<T: cute_rs_device::atomics::AtomicBits>(_: T) {}
 /// bits(0xffu32);
 /// ```
 pub trait AtomicBits: AtomicValue {
@@ -697,7 +697,7 @@ atomic_bits! {
 /// The [module's](self) preconditions: a global address, aligned, valid for reads.
 ///
 /// ```no_run
-/// use cute_rs_tensor::device::atomics::{load, Acquire, Gpu};
+/// use cute_rs_device::atomics::{load, Acquire, Gpu};
 /// # unsafe fn f(flag: *const u32) {
 /// while load(flag, Acquire, Gpu) == 0 {} // ld.acquire.gpu.global.b32
 /// # }
@@ -715,7 +715,7 @@ pub unsafe fn load<T: AtomicValue, O: LoadOrder, S: Scope>(ptr: *const T, order:
 /// The [module's](self) preconditions: a global address, aligned, valid for writes.
 ///
 /// ```no_run
-/// use cute_rs_tensor::device::atomics::{store, Gpu, Release};
+/// use cute_rs_device::atomics::{store, Gpu, Release};
 /// # unsafe fn f(flag: *mut u32) {
 /// store(flag, 1u32, Release, Gpu); // st.release.gpu.global.b32
 /// # }
@@ -731,7 +731,7 @@ pub unsafe fn store<T: AtomicValue, O: StoreOrder, S: Scope>(ptr: *mut T, value:
 /// `fence.sc`, also totally ordered with the other `fence.sc`). Also a compiler barrier.
 ///
 /// ```no_run
-/// use cute_rs_tensor::device::atomics::{fence, store, AcqRel, Gpu, Relaxed};
+/// use cute_rs_device::atomics::{fence, store, AcqRel, Gpu, Relaxed};
 /// # unsafe fn f(data: *mut f32, flag: *mut u32) {
 /// *data = 1.0;
 /// fence(AcqRel, Gpu); // then a relaxed store publishes like a release store
@@ -754,7 +754,7 @@ pub fn fence<O: FenceOrder, S: Scope>(order: O, scope: S) {
 /// The [module's](self) preconditions.
 ///
 /// ```no_run
-/// use cute_rs_tensor::device::atomics::{fetch_add, Gpu, Relaxed};
+/// use cute_rs_device::atomics::{fetch_add, Gpu, Relaxed};
 /// # unsafe fn f(sum: *mut f32, x: f32) {
 /// let before = fetch_add(sum, x, Relaxed, Gpu); // atom.relaxed.gpu.global.add.f32
 /// # let _ = before;
@@ -772,7 +772,7 @@ pub unsafe fn fetch_add<T: AtomicAdd, O: RmwOrder, S: Scope>(ptr: *mut T, value:
 /// The [module's](self) preconditions.
 ///
 /// ```no_run
-/// use cute_rs_tensor::device::atomics::{fetch_min, Gpu, Relaxed};
+/// use cute_rs_device::atomics::{fetch_min, Gpu, Relaxed};
 /// # unsafe fn f(lowest: *mut i32, x: i32) {
 /// fetch_min(lowest, x, Relaxed, Gpu); // atom.relaxed.gpu.global.min.s32
 /// # }
@@ -789,7 +789,7 @@ pub unsafe fn fetch_min<T: AtomicMinMax, O: RmwOrder, S: Scope>(ptr: *mut T, val
 /// The [module's](self) preconditions.
 ///
 /// ```no_run
-/// use cute_rs_tensor::device::atomics::{fetch_max, AcqRel, Gpu};
+/// use cute_rs_device::atomics::{fetch_max, AcqRel, Gpu};
 /// # unsafe fn f(highest: *mut u64, x: u64) {
 /// fetch_max(highest, x, AcqRel, Gpu); // atom.acq_rel.gpu.global.max.u64
 /// # }
@@ -806,7 +806,7 @@ pub unsafe fn fetch_max<T: AtomicMinMax, O: RmwOrder, S: Scope>(ptr: *mut T, val
 /// The [module's](self) preconditions.
 ///
 /// ```no_run
-/// use cute_rs_tensor::device::atomics::{fetch_and, Cta, Relaxed};
+/// use cute_rs_device::atomics::{fetch_and, Cta, Relaxed};
 /// # unsafe fn f(mask: *mut u32) {
 /// fetch_and(mask, !1u32, Relaxed, Cta);
 /// # }
@@ -823,7 +823,7 @@ pub unsafe fn fetch_and<T: AtomicBits, O: RmwOrder, S: Scope>(ptr: *mut T, value
 /// The [module's](self) preconditions.
 ///
 /// ```no_run
-/// use cute_rs_tensor::device::atomics::{fetch_or, Gpu, Relaxed};
+/// use cute_rs_device::atomics::{fetch_or, Gpu, Relaxed};
 /// # unsafe fn f(seen: *mut u64, bit: u32) {
 /// fetch_or(seen, 1u64 << bit, Relaxed, Gpu);
 /// # }
@@ -840,7 +840,7 @@ pub unsafe fn fetch_or<T: AtomicBits, O: RmwOrder, S: Scope>(ptr: *mut T, value:
 /// The [module's](self) preconditions.
 ///
 /// ```no_run
-/// use cute_rs_tensor::device::atomics::{fetch_xor, Gpu, Relaxed};
+/// use cute_rs_device::atomics::{fetch_xor, Gpu, Relaxed};
 /// # unsafe fn f(parity: *mut i32) {
 /// fetch_xor(parity, 1i32, Relaxed, Gpu);
 /// # }
@@ -857,7 +857,7 @@ pub unsafe fn fetch_xor<T: AtomicBits, O: RmwOrder, S: Scope>(ptr: *mut T, value
 /// The [module's](self) preconditions.
 ///
 /// ```no_run
-/// use cute_rs_tensor::device::atomics::{swap, AcqRel, Gpu};
+/// use cute_rs_device::atomics::{swap, AcqRel, Gpu};
 /// # unsafe fn f(slot: *mut f64) -> f64 {
 /// swap(slot, 0.0, AcqRel, Gpu)
 /// # }
@@ -878,7 +878,7 @@ pub unsafe fn swap<T: AtomicValue, O: RmwOrder, S: Scope>(ptr: *mut T, value: T,
 /// The [module's](self) preconditions.
 ///
 /// ```no_run
-/// use cute_rs_tensor::device::atomics::{compare_exchange, load, Gpu, Relaxed};
+/// use cute_rs_device::atomics::{compare_exchange, load, Gpu, Relaxed};
 /// // An atomic floating-point maximum (PTX has no atom.max.f32).
 /// # unsafe fn f(max: *mut f32, x: f32) {
 /// let mut seen = load(max as *const f32, Relaxed, Gpu);

@@ -19,7 +19,7 @@ use std::vec::Vec;
 
 use super::context::{self, Key, Rendezvous};
 use super::{delinear, CpuKernel, SHARED_BYTES_PER_BLOCK};
-use crate::device::ids::Dim3;
+use crate::ids::Dim3;
 
 /// The order in which the scheduler starts a block's threads and resumes released ones.
 ///
@@ -27,7 +27,7 @@ use crate::device::ids::Dim3;
 /// barrier (a thread that reads what another has not yet written sees different data).
 ///
 /// ```
-/// use cute_rs_tensor::device::cpu::{CpuLaunch, Schedule};
+/// use cute_rs_device::cpu::{CpuLaunch, Schedule};
 /// let cfg = CpuLaunch::linear(1, 32).with_schedule(Schedule::Reverse);
 /// assert_eq!(cfg.schedule, Schedule::Reverse);
 /// ```
@@ -44,7 +44,7 @@ pub enum Schedule {
 /// schedule.
 ///
 /// ```
-/// use cute_rs_tensor::device::cpu::CpuLaunch;
+/// use cute_rs_device::cpu::CpuLaunch;
 /// let cfg = CpuLaunch::linear(4, 128).with_shared(1024);
 /// assert_eq!((cfg.grid.x, cfg.block.x, cfg.dynamic_shared), (4, 128, 1024));
 /// ```
@@ -66,7 +66,7 @@ impl CpuLaunch {
     /// `blocks` blocks of `threads` threads along x.
     ///
     /// ```
-    /// let cfg = cute_rs_tensor::device::cpu::CpuLaunch::linear(2, 64);
+    /// let cfg = cute_rs_device::cpu::CpuLaunch::linear(2, 64);
     /// assert_eq!(cfg.block.y, 1);
     /// ```
     pub fn linear(blocks: u32, threads: u32) -> CpuLaunch {
@@ -82,7 +82,7 @@ impl CpuLaunch {
     /// The same launch with `bytes` of dynamic shared memory per block.
     ///
     /// ```
-    /// assert_eq!(cute_rs_tensor::device::cpu::CpuLaunch::linear(1, 32).with_shared(64).dynamic_shared, 64);
+    /// assert_eq!(cute_rs_device::cpu::CpuLaunch::linear(1, 32).with_shared(64).dynamic_shared, 64);
     /// ```
     pub fn with_shared(mut self, bytes: u32) -> CpuLaunch {
         self.dynamic_shared = bytes;
@@ -92,7 +92,7 @@ impl CpuLaunch {
     /// The same launch under `schedule`.
     ///
     /// ```
-    /// use cute_rs_tensor::device::cpu::{CpuLaunch, Schedule};
+    /// use cute_rs_device::cpu::{CpuLaunch, Schedule};
     /// assert_eq!(CpuLaunch::linear(1, 32).with_schedule(Schedule::Reverse).schedule, Schedule::Reverse);
     /// ```
     pub fn with_schedule(mut self, schedule: Schedule) -> CpuLaunch {
@@ -103,7 +103,7 @@ impl CpuLaunch {
     /// The same launch in clusters of `cluster` blocks.
     ///
     /// ```
-    /// use cute_rs_tensor::device::{cpu::CpuLaunch, ids::Dim3};
+    /// use cute_rs_device::{cpu::CpuLaunch, ids::Dim3};
     /// let cfg = CpuLaunch::linear(4, 32).with_cluster(Dim3 { x: 2, y: 1, z: 1 });
     /// assert_eq!(cfg.cluster.x, 2);
     /// ```
@@ -121,7 +121,7 @@ impl CpuLaunch {
 /// thread, which barrier, which condition).
 ///
 /// ```
-/// let e = cute_rs_tensor::device::cpu::CpuError { kernel: "k".into(), message: "boom".into() };
+/// let e = cute_rs_device::cpu::CpuError { kernel: "k".into(), message: "boom".into() };
 /// assert_eq!(e.to_string(), "kernel `k` on the CPU backend: boom");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -261,7 +261,7 @@ enum Next {
 /// [module docs](super) list.
 ///
 /// ```
-/// use cute_rs_tensor::device::cpu::{launch, CpuKernel, CpuLaunch};
+/// use cute_rs_device::cpu::{launch, CpuKernel, CpuLaunch};
 /// unsafe fn entry(_: &[&[u8]]) {}
 /// let k = CpuKernel { name: "empty", params: &[4], entry };
 /// let err = launch(&k, &CpuLaunch::linear(1, 1), &[]).unwrap_err();

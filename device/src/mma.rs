@@ -18,7 +18,7 @@
 //! one per register.
 //!
 //! ```
-//! use cute_rs_tensor::device::mma::SM80_16X8X16_F32BF16BF16F32_TN as MMA;
+//! use cute_rs_device::mma::SM80_16X8X16_F32BF16BF16F32_TN as MMA;
 //! // Thread 5 (lane 5) holds A's values 0..8: rows 1 and 9, columns 2, 3, 10, 11.
 //! let coords: Vec<(i64, i64)> = (0..8).map(|v| MMA.a.call(5 + 32 * v)).map(|i| (i % 16, i / 16)).collect();
 //! assert_eq!(coords, [(1, 2), (1, 3), (9, 2), (9, 3), (1, 10), (1, 11), (9, 10), (9, 11)]);
@@ -45,8 +45,8 @@
 //! A warp computing `D = A B` on the host, its fragments gathered with the atom's layouts:
 //!
 //! ```
-//! use cute_rs_tensor::device::cpu::{self, CpuKernel, CpuLaunch};
-//! use cute_rs_tensor::device::{ids, mma::*};
+//! use cute_rs_device::cpu::{self, CpuKernel, CpuLaunch};
+//! use cute_rs_device::{ids, mma::*};
 //!
 //! /// `d = a b`: `a` 16 x 16, `b` 16 x 8, `d` 16 x 8, row-major f32 (bf16-exact values).
 //! unsafe fn gemm(a: *const f32, b: *const f32, d: *mut f32) {
@@ -108,7 +108,7 @@ macro_rules! try_const {
 ///
 /// # Example
 /// ```
-/// use cute_rs_tensor::device::mma::bf16_to_f32;
+/// use cute_rs_device::mma::bf16_to_f32;
 /// assert_eq!(bf16_to_f32(0x3fc0), 1.5);
 /// assert_eq!(bf16_to_f32(0xc000), -2.0);
 /// ```
@@ -121,7 +121,7 @@ pub const fn bf16_to_f32(bits: u16) -> f32 {
 ///
 /// # Example
 /// ```
-/// use cute_rs_tensor::device::mma::{bf16_to_f32, f32_to_bf16};
+/// use cute_rs_device::mma::{bf16_to_f32, f32_to_bf16};
 /// assert_eq!(f32_to_bf16(1.5), 0x3fc0);
 /// assert_eq!(bf16_to_f32(f32_to_bf16(1.0 + 1.0 / 256.0)), 1.0); // a tie: rounds to even
 /// assert!(bf16_to_f32(f32_to_bf16(f32::NAN)).is_nan());
@@ -141,7 +141,7 @@ pub const fn f32_to_bf16(x: f32) -> u16 {
 ///
 /// # Example
 /// ```
-/// use cute_rs_tensor::device::mma::f16_to_f32;
+/// use cute_rs_device::mma::f16_to_f32;
 /// assert_eq!(f16_to_f32(0x3c00), 1.0);
 /// assert_eq!(f16_to_f32(0xc100), -2.5);
 /// assert_eq!(f16_to_f32(0x0001), 2f32.powi(-24)); // the smallest subnormal
@@ -173,7 +173,7 @@ pub const fn f16_to_f32(bits: u16) -> f32 {
 ///
 /// # Example
 /// ```
-/// use cute_rs_tensor::device::mma::{f32x2_to_bf16x2, pack_b16x2, f32_to_bf16};
+/// use cute_rs_device::mma::{f32x2_to_bf16x2, pack_b16x2, f32_to_bf16};
 /// assert_eq!(f32x2_to_bf16x2(1.0, -2.5), pack_b16x2(f32_to_bf16(1.0), f32_to_bf16(-2.5)));
 /// assert_eq!(f32x2_to_bf16x2(1.0 + 1.0 / 256.0, 0.0), 0x3f80); // a tie: rounds to even
 /// ```
@@ -200,7 +200,7 @@ pub fn f32x2_to_bf16x2(lo: f32, hi: f32) -> u32 {
 ///
 /// # Example
 /// ```
-/// use cute_rs_tensor::device::mma::f32x2_to_f16x2;
+/// use cute_rs_device::mma::f32x2_to_f16x2;
 /// assert_eq!(f32x2_to_f16x2(1.0, -2.5), 0xc100_3c00);
 /// ```
 #[inline(always)]
@@ -230,7 +230,7 @@ pub fn f32x2_to_f16x2(lo: f32, hi: f32) -> u32 {
 ///
 /// # Example
 /// ```
-/// use cute_rs_tensor::device::mma::{f16_to_f32, f32_to_f16};
+/// use cute_rs_device::mma::{f16_to_f32, f32_to_f16};
 /// assert_eq!(f32_to_f16(1.5), 0x3e00);
 /// assert_eq!(f16_to_f32(f32_to_f16(1.0 + 1.0 / 2048.0)), 1.0); // a tie: rounds to even
 /// assert_eq!(f32_to_f16(65520.0), 0x7c00); // half-way past 65504: infinity
@@ -257,7 +257,7 @@ pub fn f32_to_f16(x: f32) -> u16 {
 ///
 /// # Example
 /// ```
-/// assert_eq!(cute_rs_tensor::device::mma::pack_b16x2(0x1234, 0xabcd), 0xabcd_1234);
+/// assert_eq!(cute_rs_device::mma::pack_b16x2(0x1234, 0xabcd), 0xabcd_1234);
 /// ```
 #[inline(always)]
 pub const fn pack_b16x2(lo: u16, hi: u16) -> u32 {
@@ -273,7 +273,7 @@ pub const fn pack_b16x2(lo: u16, hi: u16) -> u32 {
 ///
 /// # Example
 /// ```
-/// use cute_rs_tensor::device::mma::SM80_16X8X8_F32TF32TF32F32_TN as MMA;
+/// use cute_rs_device::mma::SM80_16X8X8_F32TF32TF32F32_TN as MMA;
 /// assert_eq!((MMA.m, MMA.n, MMA.k), (16, 8, 8));
 /// assert_eq!(MMA.a.size(), 32 * 4); // 4 tf32 values per thread
 /// assert_eq!(MMA.c.to_string(), "((4,8),(2,2)):((32,1),(16,8))");
@@ -302,7 +302,7 @@ pub struct MmaAtom {
 ///
 /// # Example
 /// ```
-/// use cute_rs_tensor::device::mma::MMA_16X8_C;
+/// use cute_rs_device::mma::MMA_16X8_C;
 /// // lane 6, value 3: row 1 + 8, column 2 * 2 + 1
 /// assert_eq!(MMA_16X8_C.call(6 + 32 * 3), 9 + 16 * 5);
 /// ```
@@ -312,7 +312,7 @@ pub const MMA_16X8_C: Layout = unwrap!(Layout::parse("((4,8),(2,2)):((32,1),(16,
 ///
 /// # Example
 /// ```
-/// use cute_rs_tensor::device::mma::MMA_16X16_A_B16;
+/// use cute_rs_device::mma::MMA_16X16_A_B16;
 /// assert_eq!(MMA_16X16_A_B16.to_string(), "((4,8),(2,2,2)):((32,1),(16,8,128))");
 /// ```
 pub const MMA_16X16_A_B16: Layout = unwrap!(Layout::parse("((4,8),(2,2,2)):((32,1),(16,8,128))"));
@@ -321,7 +321,7 @@ pub const MMA_16X16_A_B16: Layout = unwrap!(Layout::parse("((4,8),(2,2,2)):((32,
 ///
 /// # Example
 /// ```
-/// use cute_rs_tensor::device::mma::MMA_8X16_B_B16;
+/// use cute_rs_device::mma::MMA_8X16_B_B16;
 /// // lane 4 (row 1 of the 8x16 N x K view), value 1: k = 1
 /// assert_eq!(MMA_8X16_B_B16.call(4 + 32), 1 + 8 * 1);
 /// ```
@@ -331,7 +331,7 @@ pub const MMA_8X16_B_B16: Layout = unwrap!(Layout::parse("((4,8),(2,2)):((16,1),
 ///
 /// # Example
 /// ```
-/// use cute_rs_tensor::device::mma::SM80_16X8X16_F32BF16BF16F32_TN as MMA;
+/// use cute_rs_device::mma::SM80_16X8X16_F32BF16BF16F32_TN as MMA;
 /// assert_eq!((MMA.a.size(), MMA.b.size(), MMA.c.size()), (256, 128, 128));
 /// ```
 pub const SM80_16X8X16_F32BF16BF16F32_TN: MmaAtom =
@@ -342,7 +342,7 @@ pub const SM80_16X8X16_F32BF16BF16F32_TN: MmaAtom =
 ///
 /// # Example
 /// ```
-/// use cute_rs_tensor::device::mma::*;
+/// use cute_rs_device::mma::*;
 /// assert_eq!(SM80_16X8X16_F32F16F16F32_TN.a, SM80_16X8X16_F32BF16BF16F32_TN.a);
 /// ```
 pub const SM80_16X8X16_F32F16F16F32_TN: MmaAtom = SM80_16X8X16_F32BF16BF16F32_TN;
@@ -353,7 +353,7 @@ pub const SM80_16X8X16_F32F16F16F32_TN: MmaAtom = SM80_16X8X16_F32BF16BF16F32_TN
 ///
 /// # Example
 /// ```
-/// use cute_rs_tensor::device::mma::SM80_16X8X8_F32TF32TF32F32_TN as MMA;
+/// use cute_rs_device::mma::SM80_16X8X8_F32TF32TF32F32_TN as MMA;
 /// // lane 9 holds A's (2, 1), (10, 1), (2, 5), (10, 5)
 /// let a: Vec<i64> = (0..4).map(|v| MMA.a.call(9 + 32 * v)).collect();
 /// assert_eq!(a, [2 + 16, 10 + 16, 2 + 16 * 5, 10 + 16 * 5]);
@@ -375,7 +375,7 @@ pub const SM80_16X8X8_F32TF32TF32F32_TN: MmaAtom = MmaAtom {
 ///
 /// # Example
 /// ```
-/// use cute_rs_tensor::device::mma::LDMATRIX_8X8;
+/// use cute_rs_device::mma::LDMATRIX_8X8;
 /// assert_eq!(LDMATRIX_8X8.call(13), 3 + 8 * 2); // lane 13, low half: row 3, column 2
 /// ```
 pub const LDMATRIX_8X8: Layout = unwrap!(Layout::parse("((4,8),2):((16,1),8)"));
@@ -385,7 +385,7 @@ pub const LDMATRIX_8X8: Layout = unwrap!(Layout::parse("((4,8),2):((16,1),8)"));
 ///
 /// # Example
 /// ```
-/// use cute_rs_tensor::device::mma::LDMATRIX_8X8_TRANS;
+/// use cute_rs_device::mma::LDMATRIX_8X8_TRANS;
 /// assert_eq!(LDMATRIX_8X8_TRANS.call(13 + 32), 3 + 8 * 3); // lane 13, high half: row 3, column 3
 /// ```
 pub const LDMATRIX_8X8_TRANS: Layout = unwrap!(Layout::parse("((4,8),2):((2,8),1)"));
@@ -397,7 +397,7 @@ pub const LDMATRIX_8X8_TRANS: Layout = unwrap!(Layout::parse("((4,8),2):((2,8),1
 ///
 /// # Example
 /// ```
-/// use cute_rs_tensor::device::mma::LDMATRIX_X4_A_ROWS;
+/// use cute_rs_device::mma::LDMATRIX_X4_A_ROWS;
 /// assert_eq!(LDMATRIX_X4_A_ROWS.call(9), 9);           // (9, 0)
 /// assert_eq!(LDMATRIX_X4_A_ROWS.call(17), 1 + 16 * 8); // (1, 8)
 /// ```
@@ -408,7 +408,7 @@ pub const LDMATRIX_X4_A_ROWS: Layout = unwrap!(Layout::parse("(8,2,2):(1,8,128)"
 ///
 /// # Example
 /// ```
-/// use cute_rs_tensor::device::mma::LDMATRIX_X2_B_ROWS;
+/// use cute_rs_device::mma::LDMATRIX_X2_B_ROWS;
 /// assert_eq!(LDMATRIX_X2_B_ROWS.call(10), 2 + 8 * 8); // (n 2, k 8)
 /// ```
 pub const LDMATRIX_X2_B_ROWS: Layout = unwrap!(Layout::parse("(8,2):(1,64)"));
@@ -423,7 +423,7 @@ pub const LDMATRIX_X2_B_ROWS: Layout = unwrap!(Layout::parse("(8,2):(1,64)"));
 ///
 /// # Example
 /// ```
-/// use cute_rs_tensor::device::mma::wgmma_accumulator_layout;
+/// use cute_rs_device::mma::wgmma_accumulator_layout;
 /// let c = wgmma_accumulator_layout(16).unwrap();
 /// assert_eq!(c.to_string(), "((4,8,4),(2,2,2)):((128,1,16),(64,8,512))");
 /// // thread 37 = lane 5 of warp 1, value 5: row 16 + 5 / 4, column 8 + 2 * (5 % 4) + 1
@@ -718,7 +718,7 @@ mma_fns! {
 ///
 /// # Example
 /// ```
-/// use cute_rs_tensor::device::mma::WgmmaSwizzle;
+/// use cute_rs_device::mma::WgmmaSwizzle;
 /// assert_eq!(WgmmaSwizzle::B128 as u64, 1);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -755,7 +755,7 @@ pub enum WgmmaSwizzle {
 ///
 /// # Example
 /// ```
-/// use cute_rs_tensor::device::mma::{wgmma_descriptor, WgmmaSwizzle};
+/// use cute_rs_device::mma::{wgmma_descriptor, WgmmaSwizzle};
 /// let d = wgmma_descriptor(0x400, 16, 1024, WgmmaSwizzle::B128);
 /// assert_eq!(d, 0x40 | 1 << 16 | 64 << 32 | 1 << 62);
 /// ```
@@ -787,7 +787,7 @@ pub const fn wgmma_descriptor(
 ///
 /// # Example
 /// ```
-/// use cute_rs_tensor::device::mma::wgmma_k_major_interleaved;
+/// use cute_rs_device::mma::wgmma_k_major_interleaved;
 /// let l = wgmma_k_major_interleaved(64, 32).unwrap();
 /// assert_eq!(l.to_string(), "((8,8),(8,4)):((8,256),(1,64))");
 /// assert_eq!(l.call(9 + 64 * 10), 8 + 256 + 2 + 64); // (9, 10)
@@ -823,7 +823,7 @@ pub const fn wgmma_k_major_interleaved(rows: i64, k: i64) -> Result<Layout, Layo
 ///
 /// # Example
 /// ```
-/// use cute_rs_tensor::device::mma::wgmma_k_major_sw128;
+/// use cute_rs_device::mma::wgmma_k_major_sw128;
 /// let l = wgmma_k_major_sw128(64).unwrap();
 /// assert_eq!(l.to_string(), "Sw<3,3,3> o 0 o (64,64):(64,1)");
 /// assert_eq!(l.call(1), 64 + 8); // (1, 0): row 1's first 16-byte chunk moved to chunk 1
@@ -855,7 +855,7 @@ pub const fn wgmma_k_major_sw128(rows: i64) -> Result<SwizzledLayout, LayoutErro
 ///
 /// ```compile_fail,E0277
 /// // error[E0277]: `WgmmaMmaAsync` has no CPU implementation: it runs only on an sm_90 GPU
-/// use cute_rs_tensor::device::mma::{wgmma_descriptor, wgmma_m64n8k16_f32_bf16, WgmmaSwizzle};
+/// use cute_rs_device::mma::{wgmma_descriptor, wgmma_m64n8k16_f32_bf16, WgmmaSwizzle};
 /// unsafe fn kernel(d: &mut [f32; 4]) {
 ///     let a = wgmma_descriptor(0, 128, 256, WgmmaSwizzle::None);
 ///     wgmma_m64n8k16_f32_bf16(d, a, a, false);
@@ -866,13 +866,13 @@ pub const fn wgmma_k_major_sw128(rows: i64) -> Result<SwizzledLayout, LayoutErro
 ///
 /// ```compile_fail,E0277
 /// unsafe fn kernel() {
-///     cute_rs_tensor::device::mma::wgmma_fence();
+///     cute_rs_device::mma::wgmma_fence();
 /// }
 /// ```
 ///
 /// ```compile_fail,E0277
 /// unsafe fn kernel() {
-///     cute_rs_tensor::device::mma::wgmma_wait_group::<0>();
+///     cute_rs_device::mma::wgmma_wait_group::<0>();
 /// }
 /// ```
 ///
@@ -880,7 +880,7 @@ pub const fn wgmma_k_major_sw128(rows: i64) -> Result<SwizzledLayout, LayoutErro
 ///
 /// ```
 /// let mut d = [0.0f32; 4];
-/// cute_rs_tensor::device::mma::wgmma_fence_operands(&mut d);
+/// cute_rs_device::mma::wgmma_fence_operands(&mut d);
 /// ```
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod no_cpu {
@@ -905,13 +905,13 @@ pub mod no_cpu {
     /// `setmaxnreg` ([`warpgroup_reg_alloc`](super::warpgroup_reg_alloc),
     /// [`warpgroup_reg_dealloc`](super::warpgroup_reg_dealloc)).
     pub enum SetMaxNReg {}
-    /// `barrier.cluster` ([`cluster_sync`](crate::device::cluster::cluster_sync)).
+    /// `barrier.cluster` ([`cluster_sync`](crate::cluster::cluster_sync)).
     pub enum ClusterBarrier {}
     /// `mbarrier.arrive` on another block's barrier
-    /// ([`mbarrier_arrive_cluster`](crate::device::cluster::mbarrier_arrive_cluster)).
+    /// ([`mbarrier_arrive_cluster`](crate::cluster::mbarrier_arrive_cluster)).
     pub enum MbarrierArriveCluster {}
     /// `cp.async.bulk.tensor ... .multicast::cluster`
-    /// ([`tma_load_2d_multicast`](crate::device::cluster::tma_load_2d_multicast)).
+    /// ([`tma_load_2d_multicast`](crate::cluster::tma_load_2d_multicast)).
     pub enum TmaMulticast {}
 }
 
@@ -1047,7 +1047,7 @@ gpu_only! {
 /// # Example
 /// ```
 /// let mut d = [1.0f32; 8];
-/// cute_rs_tensor::device::mma::wgmma_fence_operands(&mut d);
+/// cute_rs_device::mma::wgmma_fence_operands(&mut d);
 /// assert_eq!(d, [1.0; 8]);
 /// ```
 #[inline(always)]
@@ -1071,7 +1071,7 @@ pub fn wgmma_fence_operands<const K: usize>(d: &mut [f32; K]) {
 ///
 /// # Example
 /// ```
-/// use cute_rs_tensor::device::mma::for_each_unrolled_mut;
+/// use cute_rs_device::mma::for_each_unrolled_mut;
 /// let mut d = [0.0f32; 64];
 /// for_each_unrolled_mut(&mut d, |i, x| *x = i as f32);
 /// assert_eq!(d[63], 63.0);

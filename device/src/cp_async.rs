@@ -26,7 +26,7 @@
 //! backend needs:
 //!
 //! ```
-//! use cute_rs_tensor::device::cp_async::{cp_async_ca_zfill, commit_group, wait_all};
+//! use cute_rs_device::cp_async::{cp_async_ca_zfill, commit_group, wait_all};
 //! let src = [1u32, 2, 3, 4];
 //! let mut dst = [9u32; 4];
 //! unsafe {
@@ -82,7 +82,7 @@ impl<const BYTES: u32> Size<BYTES> {
 ///
 /// # Example
 /// ```
-/// use cute_rs_tensor::device::cp_async::{cp_async_ca, commit_group, wait_group};
+/// use cute_rs_device::cp_async::{cp_async_ca, commit_group, wait_group};
 /// let src = [7u64];
 /// let mut dst = [0u64];
 /// unsafe {
@@ -121,7 +121,7 @@ pub unsafe fn cp_async_ca<const BYTES: u32>(dst: *mut u8, src: *const u8) {
 ///
 /// # Example
 /// ```
-/// use cute_rs_tensor::device::cp_async::{cp_async_ca_zfill, commit_group, wait_all};
+/// use cute_rs_device::cp_async::{cp_async_ca_zfill, commit_group, wait_all};
 /// let src = [5u32];
 /// let mut dst = [1u32];
 /// unsafe {
@@ -159,7 +159,7 @@ pub unsafe fn cp_async_ca_zfill<const BYTES: u32>(dst: *mut u8, src: *const u8, 
 ///
 /// # Example
 /// ```
-/// use cute_rs_tensor::device::cp_async::{cp_async_cg, commit_group, wait_all};
+/// use cute_rs_device::cp_async::{cp_async_cg, commit_group, wait_all};
 /// let src = [1u32, 2, 3, 4];
 /// let mut dst = [0u32; 4];
 /// unsafe {
@@ -195,7 +195,7 @@ pub unsafe fn cp_async_cg<const BYTES: u32>(dst: *mut u8, src: *const u8) {
 ///
 /// # Example
 /// ```
-/// use cute_rs_tensor::device::cp_async::{cp_async_cg_zfill, commit_group, wait_all};
+/// use cute_rs_device::cp_async::{cp_async_cg_zfill, commit_group, wait_all};
 /// let src = [1u32, 2, 3, 4];
 /// let mut dst = [9u32; 4];
 /// unsafe {
@@ -229,7 +229,7 @@ pub unsafe fn cp_async_cg_zfill<const BYTES: u32>(dst: *mut u8, src: *const u8, 
 ///
 /// # Example
 /// ```
-/// cute_rs_tensor::device::cp_async::commit_group();
+/// cute_rs_device::cp_async::commit_group();
 /// ```
 #[inline(always)]
 pub fn commit_group() {
@@ -249,7 +249,7 @@ pub fn commit_group() {
 ///
 /// # Example
 /// ```
-/// use cute_rs_tensor::device::cp_async::{commit_group, wait_group};
+/// use cute_rs_device::cp_async::{commit_group, wait_group};
 /// commit_group();
 /// commit_group();
 /// wait_group::<1>(); // the first group has landed
@@ -269,7 +269,7 @@ pub fn wait_group<const N: u32>() {
 ///
 /// # Example
 /// ```
-/// cute_rs_tensor::device::cp_async::wait_all();
+/// cute_rs_device::cp_async::wait_all();
 /// ```
 #[inline(always)]
 pub fn wait_all() {
@@ -297,7 +297,7 @@ pub fn wait_all() {
 ///
 /// # Example
 /// ```no_run
-/// use cute_rs_tensor::device::cp_async::{cp_async_ca, cp_async_pipeline};
+/// use cute_rs_device::cp_async::{cp_async_ca, cp_async_pipeline};
 /// // In a kernel of 256 threads: 8 steps of 1024 floats through a ring of 3 slots, each thread
 /// // copying and then summing its 16 bytes of a step.
 /// # let (src, ring, t) = (std::ptr::null::<f32>(), std::ptr::null_mut::<f32>(), 0usize);
@@ -322,7 +322,7 @@ pub fn cp_async_pipeline<const PENDING: u32>(steps: u32, mut load: impl FnMut(u3
     while step < steps {
         // Step `step`'s group has landed (at most PENDING younger ones pending).
         wait_group::<PENDING>();
-        crate::device::sync::sync_threads();
+        crate::sync::sync_threads();
         let next = step + slots - 1;
         if next < steps {
             load(next, next % slots);

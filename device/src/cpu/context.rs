@@ -12,7 +12,7 @@ use std::vec::Vec;
 
 use super::scheduler::{block_index, Group, Lt, State};
 use super::{delinear, SHARED_BYTES_PER_BLOCK};
-use crate::device::ids::{Dim3, WARP_SIZE};
+use crate::ids::{Dim3, WARP_SIZE};
 
 /// The byte shared memory holds before anything is written to it: reads of unwritten shared
 /// memory show as `0xDBDBDBDB` words.
@@ -28,7 +28,7 @@ pub type WarpSlot = [u32; WARP_SLOT_WORDS];
 ///
 /// ```
 /// // Outside a CPU-backend launch there is none:
-/// assert!(std::panic::catch_unwind(|| cute_rs_tensor::device::cpu::thread().thread_idx()).is_err());
+/// assert!(std::panic::catch_unwind(|| cute_rs_device::cpu::thread().thread_idx()).is_err());
 /// ```
 pub struct CpuThread {
     group: Arc<Group>,
@@ -55,7 +55,7 @@ pub(crate) fn with_thread<R>(ctx: &CpuThread, f: impl FnOnce() -> R) -> R {
 /// Whether a kernel is running on this OS thread (on the CPU backend).
 ///
 /// ```
-/// assert!(!cute_rs_tensor::device::cpu::in_kernel());
+/// assert!(!cute_rs_device::cpu::in_kernel());
 /// ```
 pub fn in_kernel() -> bool {
     CURRENT.with(|c| !c.get().is_null())
@@ -65,7 +65,7 @@ pub fn in_kernel() -> bool {
 /// the CPU backend.
 ///
 /// ```
-/// let outside = std::panic::catch_unwind(|| cute_rs_tensor::device::cpu::thread().worker_index());
+/// let outside = std::panic::catch_unwind(|| cute_rs_device::cpu::thread().worker_index());
 /// assert!(outside.is_err());
 /// ```
 pub fn thread() -> &'static CpuThread {
@@ -88,7 +88,7 @@ impl CpuThread {
     ///
     /// ```no_run
     /// // Inside a kernel running on the CPU backend:
-    /// let v = cute_rs_tensor::device::cpu::thread().thread_idx().x;
+    /// let v = cute_rs_device::cpu::thread().thread_idx().x;
     /// # let _ = v;
     /// ```
     pub fn thread_idx(&self) -> Dim3 {
@@ -98,7 +98,7 @@ impl CpuThread {
     ///
     /// ```no_run
     /// // Inside a kernel running on the CPU backend:
-    /// let v = cute_rs_tensor::device::cpu::thread().block_idx().x;
+    /// let v = cute_rs_device::cpu::thread().block_idx().x;
     /// # let _ = v;
     /// ```
     pub fn block_idx(&self) -> Dim3 {
@@ -108,7 +108,7 @@ impl CpuThread {
     ///
     /// ```no_run
     /// // Inside a kernel running on the CPU backend:
-    /// let v = cute_rs_tensor::device::cpu::thread().block_dim().x;
+    /// let v = cute_rs_device::cpu::thread().block_dim().x;
     /// # let _ = v;
     /// ```
     pub fn block_dim(&self) -> Dim3 {
@@ -118,7 +118,7 @@ impl CpuThread {
     ///
     /// ```no_run
     /// // Inside a kernel running on the CPU backend:
-    /// let v = cute_rs_tensor::device::cpu::thread().grid_dim().x;
+    /// let v = cute_rs_device::cpu::thread().grid_dim().x;
     /// # let _ = v;
     /// ```
     pub fn grid_dim(&self) -> Dim3 {
@@ -128,7 +128,7 @@ impl CpuThread {
     ///
     /// ```no_run
     /// // Inside a kernel running on the CPU backend:
-    /// let v = cute_rs_tensor::device::cpu::thread().cluster_dim().x;
+    /// let v = cute_rs_device::cpu::thread().cluster_dim().x;
     /// # let _ = v;
     /// ```
     pub fn cluster_dim(&self) -> Dim3 {
@@ -138,7 +138,7 @@ impl CpuThread {
     ///
     /// ```no_run
     /// // Inside a kernel running on the CPU backend:
-    /// let v = cute_rs_tensor::device::cpu::thread().linear_thread();
+    /// let v = cute_rs_device::cpu::thread().linear_thread();
     /// # let _ = v;
     /// ```
     pub fn linear_thread(&self) -> u32 {
@@ -148,7 +148,7 @@ impl CpuThread {
     ///
     /// ```no_run
     /// // Inside a kernel running on the CPU backend:
-    /// let v = cute_rs_tensor::device::cpu::thread().worker_index();
+    /// let v = cute_rs_device::cpu::thread().worker_index();
     /// # let _ = v;
     /// ```
     pub fn worker_index(&self) -> usize {
@@ -158,7 +158,7 @@ impl CpuThread {
     ///
     /// ```no_run
     /// // Inside a kernel running on the CPU backend:
-    /// let v = cute_rs_tensor::device::cpu::thread().describe();
+    /// let v = cute_rs_device::cpu::thread().describe();
     /// # let _ = v;
     /// ```
     pub fn describe(&self) -> String {
@@ -168,7 +168,7 @@ impl CpuThread {
     ///
     /// ```no_run
     /// // Inside a kernel running on the CPU backend:
-    /// let v = cute_rs_tensor::device::cpu::thread().kernel_name();
+    /// let v = cute_rs_device::cpu::thread().kernel_name();
     /// # let _ = v;
     /// ```
     pub fn kernel_name(&self) -> &'static str {
@@ -323,7 +323,7 @@ fn fail(group: &Arc<Group>, mut g: std::sync::MutexGuard<'_, State>, message: St
 ///
 /// ```should_panic
 /// // Outside a launch this panics instead.
-/// cute_rs_tensor::device::cpu::misuse("mbarrier", "not initialized".into());
+/// cute_rs_device::cpu::misuse("mbarrier", "not initialized".into());
 /// ```
 pub fn misuse(primitive: &str, why: String) -> ! {
     let t = thread();
@@ -335,7 +335,7 @@ pub fn misuse(primitive: &str, why: String) -> ! {
 /// `None` means every thread of the block. `what` names the primitive in reports.
 ///
 /// ```should_panic
-/// cute_rs_tensor::device::cpu::barrier(0, None, true, "sync_threads"); // outside a launch
+/// cute_rs_device::cpu::barrier(0, None, true, "sync_threads"); // outside a launch
 /// ```
 pub fn barrier(id: u32, count: Option<u32>, wait: bool, what: &'static str) {
     let t = thread();
@@ -346,7 +346,7 @@ pub fn barrier(id: u32, count: Option<u32>, wait: bool, what: &'static str) {
 /// `bar.red` over the whole block on barrier 0: (threads with `pred`, all of them, any of them).
 ///
 /// ```should_panic
-/// cute_rs_tensor::device::cpu::block_reduce(true, "sync_threads_count"); // outside a launch
+/// cute_rs_device::cpu::block_reduce(true, "sync_threads_count"); // outside a launch
 /// ```
 pub fn block_reduce(pred: bool, what: &'static str) -> (u32, bool, bool) {
     let t = thread();
@@ -362,7 +362,7 @@ pub fn block_reduce(pred: bool, what: &'static str) -> (u32, bool, bool) {
 /// does not have, lanes disagreeing on `mask`, and lanes that never arrive (deadlock).
 ///
 /// ```should_panic
-/// cute_rs_tensor::device::cpu::warp_exchange(u32::MAX, [0; 12], false, "shuffle"); // outside a launch
+/// cute_rs_device::cpu::warp_exchange(u32::MAX, [0; 12], false, "shuffle"); // outside a launch
 /// ```
 pub fn warp_exchange(mask: u32, slot: WarpSlot, pred: bool, what: &'static str) -> (Box<[WarpSlot; 32]>, u32) {
     let t = thread();
@@ -394,7 +394,7 @@ pub fn warp_exchange(mask: u32, slot: WarpSlot, pred: bool, what: &'static str) 
 /// backend, where no two lanes are ever converged mid-instruction).
 ///
 /// ```should_panic
-/// cute_rs_tensor::device::cpu::live_lanes(); // outside a launch
+/// cute_rs_device::cpu::live_lanes(); // outside a launch
 /// ```
 pub fn live_lanes() -> u32 {
     let t = thread();
@@ -409,7 +409,7 @@ pub fn live_lanes() -> u32 {
 /// The block's shared memory: (base, bytes). Shared-state addresses are offsets from the base.
 ///
 /// ```should_panic
-/// cute_rs_tensor::device::cpu::shared_window(); // outside a launch
+/// cute_rs_device::cpu::shared_window(); // outside a launch
 /// ```
 pub fn shared_window() -> (*mut u8, usize) {
     (thread().shared_base, SHARED_BYTES_PER_BLOCK as usize)
@@ -419,7 +419,7 @@ pub fn shared_window() -> (*mut u8, usize) {
 /// (and poisoned) on its first use in the block.
 ///
 /// ```should_panic
-/// cute_rs_tensor::device::cpu::shared_static("X", 4, 4); // outside a launch
+/// cute_rs_device::cpu::shared_static("X", 4, 4); // outside a launch
 /// ```
 pub fn shared_static(site: &'static str, bytes: usize, align: usize) -> *mut u8 {
     let t = thread();
@@ -454,7 +454,7 @@ pub fn shared_static(site: &'static str, bytes: usize, align: usize) -> *mut u8 
 /// The block's dynamic shared memory: (pointer, bytes of the launch).
 ///
 /// ```should_panic
-/// cute_rs_tensor::device::cpu::shared_dynamic(); // outside a launch
+/// cute_rs_device::cpu::shared_dynamic(); // outside a launch
 /// ```
 pub fn shared_dynamic() -> (*mut u8, u32) {
     let t = thread();
@@ -466,7 +466,7 @@ pub fn shared_dynamic() -> (*mut u8, u32) {
 /// spin loops make progress; a launch that only spins fails instead of hanging.
 ///
 /// ```should_panic
-/// cute_rs_tensor::device::cpu::spin_poll(0x1000); // outside a launch
+/// cute_rs_device::cpu::spin_poll(0x1000); // outside a launch
 /// ```
 pub fn spin_poll(addr: usize) {
     let t = thread();

@@ -5,7 +5,7 @@ use std::string::{String, ToString};
 use std::vec::Vec;
 
 use super::*;
-use crate::device::{ids, sync, warp};
+use crate::{ids, sync, warp};
 
 /// Launches `entry` with one pointer argument `data`.
 fn run(entry: unsafe fn(&[&[u8]]), cfg: CpuLaunch, data: &mut [u32]) -> Result<(), CpuError> {
@@ -166,9 +166,9 @@ unsafe fn producer_consumer(args: &[&[u8]]) {
     let flag = arg(args);
     let last = ids::grid_dim_x() - 1;
     if ids::block_idx_x() == last {
-        crate::device::atomics::store(flag, 7u32, crate::device::atomics::Release, crate::device::atomics::Gpu);
+        crate::atomics::store(flag, 7u32, crate::atomics::Release, crate::atomics::Gpu);
     } else {
-        while crate::device::atomics::load(flag as *const u32, crate::device::atomics::Acquire, crate::device::atomics::Gpu) == 0 {}
+        while crate::atomics::load(flag as *const u32, crate::atomics::Acquire, crate::atomics::Gpu) == 0 {}
         *flag.add(1 + ids::block_idx_x() as usize) = 1;
     }
 }
@@ -183,7 +183,7 @@ fn spinning_threads_let_other_blocks_run() {
 /// Spins forever on a flag nobody sets.
 unsafe fn spin_forever(args: &[&[u8]]) {
     let flag = arg(args);
-    while crate::device::atomics::load(flag as *const u32, crate::device::atomics::Acquire, crate::device::atomics::Gpu) == 0 {}
+    while crate::atomics::load(flag as *const u32, crate::atomics::Acquire, crate::atomics::Gpu) == 0 {}
 }
 
 #[test]

@@ -46,7 +46,7 @@ extern "C" {
 /// [`NamedBarrier::<0, _>`](NamedBarrier).
 ///
 /// ```no_run
-/// use cute_rs_tensor::device::sync::sync_threads;
+/// use cute_rs_device::sync::sync_threads;
 /// // ... every thread writes its element of a shared tile ...
 /// sync_threads();
 /// // ... every thread may now read any element of the tile ...
@@ -68,7 +68,7 @@ pub fn sync_threads() {
 /// Preconditions: those of [`sync_threads`].
 ///
 /// ```no_run
-/// use cute_rs_tensor::device::{ids::thread_idx_x, sync::sync_threads_count};
+/// use cute_rs_device::{ids::thread_idx_x, sync::sync_threads_count};
 /// let even = sync_threads_count(thread_idx_x() % 2 == 0);
 /// # let _ = even;
 /// ```
@@ -91,7 +91,7 @@ pub fn sync_threads_count(pred: bool) -> u32 {
 /// Preconditions: those of [`sync_threads`].
 ///
 /// ```no_run
-/// use cute_rs_tensor::device::sync::sync_threads_and;
+/// use cute_rs_device::sync::sync_threads_and;
 /// let all_done = sync_threads_and(true);
 /// # let _ = all_done;
 /// ```
@@ -114,7 +114,7 @@ pub fn sync_threads_and(pred: bool) -> bool {
 /// Preconditions: those of [`sync_threads`].
 ///
 /// ```no_run
-/// use cute_rs_tensor::device::sync::sync_threads_or;
+/// use cute_rs_device::sync::sync_threads_or;
 /// let any_failed = sync_threads_or(false);
 /// # let _ = any_failed;
 /// ```
@@ -147,7 +147,7 @@ pub fn sync_threads_or(pred: bool) -> bool {
 /// completed. Otherwise the kernel hangs or behaves in an undefined way.
 ///
 /// ```no_run
-/// use cute_rs_tensor::device::{ids::warp_id, sync::NamedBarrier};
+/// use cute_rs_device::{ids::warp_id, sync::NamedBarrier};
 /// // Warps 0-3 produce a tile, warps 4-7 consume it: 256 threads meet at barrier 1.
 /// const TILE_READY: NamedBarrier<1, 256> = NamedBarrier::new();
 /// if warp_id() < 4 {
@@ -174,7 +174,7 @@ impl<const ID: u32, const THREADS: u32> NamedBarrier<ID, THREADS> {
     /// The barrier (a zero-sized handle).
     ///
     /// ```
-    /// use cute_rs_tensor::device::sync::NamedBarrier;
+    /// use cute_rs_device::sync::NamedBarrier;
     /// const B: NamedBarrier<2, 128> = NamedBarrier::new();
     /// assert_eq!(B.id(), 2);
     /// ```
@@ -187,7 +187,7 @@ impl<const ID: u32, const THREADS: u32> NamedBarrier<ID, THREADS> {
     /// The hardware barrier number, `ID`.
     ///
     /// ```
-    /// use cute_rs_tensor::device::sync::NamedBarrier;
+    /// use cute_rs_device::sync::NamedBarrier;
     /// assert_eq!(NamedBarrier::<3, 64>::new().id(), 3);
     /// ```
     #[inline(always)]
@@ -198,7 +198,7 @@ impl<const ID: u32, const THREADS: u32> NamedBarrier<ID, THREADS> {
     /// The number of threads that take part in each phase, `THREADS`.
     ///
     /// ```
-    /// use cute_rs_tensor::device::sync::NamedBarrier;
+    /// use cute_rs_device::sync::NamedBarrier;
     /// assert_eq!(NamedBarrier::<3, 64>::new().threads(), 64);
     /// ```
     #[inline(always)]
@@ -213,7 +213,7 @@ impl<const ID: u32, const THREADS: u32> NamedBarrier<ID, THREADS> {
     /// Preconditions: see the [type](Self).
     ///
     /// ```no_run
-    /// use cute_rs_tensor::device::sync::NamedBarrier;
+    /// use cute_rs_device::sync::NamedBarrier;
     /// // Warps 4-7 (128 threads) synchronize among themselves.
     /// NamedBarrier::<5, 128>::new().sync();
     /// ```
@@ -236,7 +236,7 @@ impl<const ID: u32, const THREADS: u32> NamedBarrier<ID, THREADS> {
     /// nothing waits and the barrier's next phase is miscounted).
     ///
     /// ```no_run
-    /// use cute_rs_tensor::device::sync::NamedBarrier;
+    /// use cute_rs_device::sync::NamedBarrier;
     /// NamedBarrier::<1, 256>::new().arrive();
     /// ```
     #[inline(always)]
@@ -261,7 +261,7 @@ impl<const ID: u32, const THREADS: u32> NamedBarrier<ID, THREADS> {
 /// not require them to be converged); the lanes of `mask` exist (are not exited).
 ///
 /// ```no_run
-/// use cute_rs_tensor::device::{sync::sync_warp, warp::FULL_MASK};
+/// use cute_rs_device::{sync::sync_warp, warp::FULL_MASK};
 /// // ... each lane writes its slot of a per-warp shared buffer ...
 /// sync_warp(FULL_MASK);
 /// // ... each lane reads another lane's slot ...
@@ -283,7 +283,7 @@ pub fn sync_warp(mask: u32) {
 /// synchronization. Kernels' panic handler calls it.
 ///
 /// ```no_run
-/// use cute_rs_tensor::device::sync::trap;
+/// use cute_rs_device::sync::trap;
 /// let ok = true;
 /// if !ok {
 ///     trap();

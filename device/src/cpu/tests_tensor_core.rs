@@ -11,9 +11,9 @@ use std::string::{String, ToString};
 use std::vec::Vec;
 
 use super::*;
-use crate::device::mma::*;
-use crate::device::tma::*;
-use crate::device::{ids, sync, warp};
+use crate::mma::*;
+use crate::tma::*;
+use crate::{ids, sync, warp};
 use layout::Swizzle;
 
 /// Launches `entry` as one block of `threads` threads with 64-bit arguments `args`.

@@ -15,7 +15,7 @@
 //! waits for phase after phase keeps a parity bit and flips it after each wait:
 //!
 //! ```
-//! use cute_rs_tensor::device::tma::Mbarrier;
+//! use cute_rs_device::tma::Mbarrier;
 //! let bar = Mbarrier::new();
 //! unsafe {
 //!     bar.init(1);
@@ -74,7 +74,7 @@
 //! A whole load, as a kernel writes it (one block, `smem` 1024-byte aligned):
 //!
 //! ```ignore
-//! use cute_rs_tensor::device::tma::*;
+//! use cute_rs_device::tma::*;
 //! if thread_idx_x() == 0 {
 //!     bar.init(1);
 //!     fence_mbarrier_init();
@@ -112,7 +112,7 @@ use {
 ///
 /// # Example
 /// ```
-/// use cute_rs_tensor::device::tma::Mbarrier;
+/// use cute_rs_device::tma::Mbarrier;
 /// let bar = Mbarrier::new();
 /// unsafe {
 ///     bar.init(2);
@@ -143,7 +143,7 @@ impl Mbarrier {
     ///
     /// # Example
     /// ```
-    /// let bar = cute_rs_tensor::device::tma::Mbarrier::new();
+    /// let bar = cute_rs_device::tma::Mbarrier::new();
     /// unsafe { bar.init(1) };
     /// ```
     pub const fn new() -> Mbarrier {
@@ -157,7 +157,7 @@ impl Mbarrier {
     ///
     /// # Example
     /// ```
-    /// use cute_rs_tensor::device::tma::Mbarrier;
+    /// use cute_rs_device::tma::Mbarrier;
     /// let mut word = 0u64;
     /// let bar = unsafe { Mbarrier::from_ptr(&mut word as *mut u64 as *mut u8) };
     /// unsafe { bar.init(1) };
@@ -172,7 +172,7 @@ impl Mbarrier {
     ///
     /// # Example
     /// ```
-    /// let bar = cute_rs_tensor::device::tma::Mbarrier::new();
+    /// let bar = cute_rs_device::tma::Mbarrier::new();
     /// assert_eq!(bar.address() % 8, 0);
     /// ```
     #[inline(always)]
@@ -190,7 +190,7 @@ impl Mbarrier {
     ///
     /// # Example
     /// ```
-    /// let bar = cute_rs_tensor::device::tma::Mbarrier::new();
+    /// let bar = cute_rs_device::tma::Mbarrier::new();
     /// unsafe { bar.init(128) };
     /// ```
     #[inline(always)]
@@ -221,7 +221,7 @@ impl Mbarrier {
     ///
     /// # Example
     /// ```
-    /// let bar = cute_rs_tensor::device::tma::Mbarrier::new();
+    /// let bar = cute_rs_device::tma::Mbarrier::new();
     /// unsafe {
     ///     bar.init(1);
     ///     let _token = bar.arrive();
@@ -261,7 +261,7 @@ impl Mbarrier {
     ///
     /// # Example
     /// ```
-    /// let bar = cute_rs_tensor::device::tma::Mbarrier::new();
+    /// let bar = cute_rs_device::tma::Mbarrier::new();
     /// unsafe {
     ///     bar.init(1);
     ///     bar.arrive_expect_tx(64);
@@ -301,7 +301,7 @@ impl Mbarrier {
     ///
     /// # Example
     /// ```
-    /// let bar = cute_rs_tensor::device::tma::Mbarrier::new();
+    /// let bar = cute_rs_device::tma::Mbarrier::new();
     /// unsafe {
     ///     bar.init(1);
     ///     bar.expect_tx(16);
@@ -338,7 +338,7 @@ impl Mbarrier {
     ///
     /// # Example
     /// ```
-    /// let bar = cute_rs_tensor::device::tma::Mbarrier::new();
+    /// let bar = cute_rs_device::tma::Mbarrier::new();
     /// unsafe {
     ///     bar.init(1);
     ///     bar.arrive_expect_tx(8);
@@ -378,7 +378,7 @@ impl Mbarrier {
     ///
     /// # Example
     /// ```
-    /// let bar = cute_rs_tensor::device::tma::Mbarrier::new();
+    /// let bar = cute_rs_device::tma::Mbarrier::new();
     /// unsafe {
     ///     bar.init(1);
     ///     assert!(bar.try_wait_parity(1));  // "the phase before the first" is complete
@@ -415,7 +415,7 @@ impl Mbarrier {
     ///
     /// # Example
     /// ```
-    /// let bar = cute_rs_tensor::device::tma::Mbarrier::new();
+    /// let bar = cute_rs_device::tma::Mbarrier::new();
     /// unsafe {
     ///     bar.init(1);
     ///     assert!(!bar.test_wait_parity(0));
@@ -466,7 +466,7 @@ impl Mbarrier {
     ///
     /// # Example
     /// ```
-    /// let bar = cute_rs_tensor::device::tma::Mbarrier::new();
+    /// let bar = cute_rs_device::tma::Mbarrier::new();
     /// unsafe {
     ///     bar.init(1);
     ///     bar.arrive();
@@ -528,7 +528,7 @@ mod cpu_state {
 ///
 /// # Example
 /// ```
-/// cute_rs_tensor::device::tma::fence_mbarrier_init();
+/// cute_rs_device::tma::fence_mbarrier_init();
 /// ```
 #[inline(always)]
 pub fn fence_mbarrier_init() {
@@ -547,7 +547,7 @@ pub fn fence_mbarrier_init() {
 ///
 /// # Example
 /// ```
-/// cute_rs_tensor::device::tma::fence_proxy_async_shared_cta();
+/// cute_rs_device::tma::fence_proxy_async_shared_cta();
 /// ```
 #[inline(always)]
 pub fn fence_proxy_async_shared_cta() {
@@ -564,7 +564,7 @@ pub fn fence_proxy_async_shared_cta() {
 ///
 /// # Example
 /// ```
-/// cute_rs_tensor::device::tma::fence_proxy_async();
+/// cute_rs_device::tma::fence_proxy_async();
 /// ```
 #[inline(always)]
 pub fn fence_proxy_async() {
@@ -583,7 +583,7 @@ pub fn fence_proxy_async() {
 ///
 /// # Example
 /// ```
-/// use cute_rs_tensor::device::tma::TmaDescriptor;
+/// use cute_rs_device::tma::TmaDescriptor;
 /// assert_eq!(core::mem::size_of::<TmaDescriptor>(), 128);
 /// assert_eq!(core::mem::align_of::<TmaDescriptor>(), 64);
 /// ```
@@ -597,7 +597,7 @@ pub struct TmaDescriptor {
 /// The descriptor's 16 words in hex (its fields are opaque on the GPU).
 ///
 /// ```
-/// let d = cute_rs_tensor::device::tma::TmaDescriptor { bytes: [0; 128] };
+/// let d = cute_rs_device::tma::TmaDescriptor { bytes: [0; 128] };
 /// assert!(format!("{d:?}").starts_with("TmaDescriptor[0000000000000000 "));
 /// ```
 impl core::fmt::Debug for TmaDescriptor {
@@ -689,14 +689,14 @@ pub unsafe fn fence_proxy_tensormap_acquire(desc: *const TmaDescriptor) {
 ///
 /// # Example
 /// ```
-/// use cute_rs_tensor::device::tma::CpuTensorMap;
+/// use cute_rs_device::tma::CpuTensorMap;
 /// // A 100 x 70 row-major f32 matrix (rows of 400 bytes), boxes of 32 x 16, 128-byte swizzle.
 /// let data = vec![0f32; 100 * 70];
 /// let desc = CpuTensorMap::encode(data.as_ptr() as u64, 4, &[100, 70], &[400], &[32, 16], &[1, 1], 128, false)?;
 /// let map = CpuTensorMap::decode(&desc)?;
 /// assert_eq!((map.rank(), map.box_bytes()), (2, 32 * 16 * 4));
 /// // A descriptor made for something else is refused:
-/// let other = cute_rs_tensor::device::tma::TmaDescriptor { bytes: [0; 128] };
+/// let other = cute_rs_device::tma::TmaDescriptor { bytes: [0; 128] };
 /// assert!(CpuTensorMap::decode(&other).unwrap_err().contains("not a CPU tensor map"));
 /// # Ok::<(), String>(())
 /// ```
@@ -704,15 +704,15 @@ pub unsafe fn fence_proxy_tensormap_acquire(desc: *const TmaDescriptor) {
 /// A load on the CPU backend, as a kernel issues it:
 ///
 /// ```
-/// use cute_rs_tensor::device::cpu::{self, CpuKernel, CpuLaunch};
-/// use cute_rs_tensor::device::tma::*;
+/// use cute_rs_device::cpu::{self, CpuKernel, CpuLaunch};
+/// use cute_rs_device::tma::*;
 ///
 /// // One thread loads the 8 x 4 box at (4, 2) of a 10 x 5 tensor of u32 (rows of 16 words, 10 of
 /// // them used) and copies it out. The box hangs over the last columns and the last row.
 /// unsafe fn entry(args: &[&[u8]]) {
 ///     let p = |i: usize| u64::from_le_bytes(args[i].try_into().unwrap()) as usize;
 ///     let (desc, out) = (p(0) as *const TmaDescriptor, p(1) as *mut u32);
-///     let smem = cute_rs_tensor::shared_array!(TMA_DOC_BOX: [u32; 32], align 128);
+///     let smem = cute_rs_device::shared_array!(TMA_DOC_BOX: [u32; 32], align 128);
 ///     let bar = Mbarrier::new();
 ///     bar.init(1);
 ///     bar.arrive_expect_tx(32 * 4);
@@ -761,7 +761,7 @@ impl CpuTensorMap {
     /// The first four bytes of every CPU tensor map: `"cTMA"` (little-endian).
     ///
     /// ```
-    /// use cute_rs_tensor::device::tma::CpuTensorMap;
+    /// use cute_rs_device::tma::CpuTensorMap;
     /// let d = CpuTensorMap::encode(0x1000, 4, &[64], &[], &[64], &[1], 0, false).unwrap();
     /// assert_eq!(d.bytes[..4], *b"cTMA");
     /// assert_eq!(u32::from_le_bytes(*b"cTMA"), CpuTensorMap::MAGIC);
@@ -790,7 +790,7 @@ impl CpuTensorMap {
     ///
     /// # Example
     /// ```
-    /// use cute_rs_tensor::device::tma::CpuTensorMap;
+    /// use cute_rs_device::tma::CpuTensorMap;
     /// let buf = vec![0u16; 64 * 64];
     /// let at = buf.as_ptr() as u64;
     /// // 64 x 64 bf16, boxes of 64 x 16 with the 128-byte swizzle.
@@ -855,7 +855,7 @@ impl CpuTensorMap {
     ///
     /// # Example
     /// ```
-    /// use cute_rs_tensor::device::tma::CpuTensorMap;
+    /// use cute_rs_device::tma::CpuTensorMap;
     /// let desc = CpuTensorMap::encode(0x1000, 4, &[8, 8], &[32], &[4, 8], &[1, 1], 0, true)?;
     /// assert_eq!(CpuTensorMap::decode(&desc)?.rank(), 2);
     /// # Ok::<(), String>(())
@@ -894,7 +894,7 @@ impl CpuTensorMap {
     /// Number of modes (1 to 5).
     ///
     /// ```
-    /// # use cute_rs_tensor::device::tma::CpuTensorMap;
+    /// # use cute_rs_device::tma::CpuTensorMap;
     /// let d = CpuTensorMap::encode(0x1000, 1, &[64, 2, 2], &[64, 128], &[16, 1, 1], &[1; 3], 0, false).unwrap();
     /// assert_eq!(CpuTensorMap::decode(&d).unwrap().rank(), 3);
     /// ```
@@ -906,7 +906,7 @@ impl CpuTensorMap {
     /// outside the tensor included).
     ///
     /// ```
-    /// # use cute_rs_tensor::device::tma::CpuTensorMap;
+    /// # use cute_rs_device::tma::CpuTensorMap;
     /// let d = CpuTensorMap::encode(0x1000, 4, &[100, 70], &[400], &[32, 16], &[1, 2], 0, false).unwrap();
     /// assert_eq!(CpuTensorMap::decode(&d).unwrap().box_bytes(), 32 * 8 * 4); // every other row
     /// ```
@@ -1232,7 +1232,7 @@ tma_copies! {
 ///
 /// # Example
 /// ```
-/// cute_rs_tensor::device::tma::bulk_commit_group();
+/// cute_rs_device::tma::bulk_commit_group();
 /// ```
 #[inline(always)]
 pub fn bulk_commit_group() {
@@ -1249,7 +1249,7 @@ pub fn bulk_commit_group() {
 ///
 /// # Example
 /// ```
-/// cute_rs_tensor::device::tma::bulk_wait_group::<0>();
+/// cute_rs_device::tma::bulk_wait_group::<0>();
 /// ```
 #[inline(always)]
 pub fn bulk_wait_group<const N: u32>() {
@@ -1266,7 +1266,7 @@ pub fn bulk_wait_group<const N: u32>() {
 ///
 /// # Example
 /// ```
-/// cute_rs_tensor::device::tma::bulk_wait_group_read::<0>();
+/// cute_rs_device::tma::bulk_wait_group_read::<0>();
 /// ```
 #[inline(always)]
 pub fn bulk_wait_group_read<const N: u32>() {

@@ -31,12 +31,12 @@
 //! from `createpolicy.fractional.L2::<priority>.b64 policy, 1.0` ([`L2Policy`]; create it once and
 //! reuse it, it is a 64-bit register).
 //!
-//! On the host (the CPU backend, [`cpu`](crate::device::cpu)) they are plain accesses with the alignment
+//! On the host (the CPU backend, [`cpu`](crate::cpu)) they are plain accesses with the alignment
 //! checked (a misaligned access fails the launch naming the address); cache operators and L2
 //! policies are hints with nothing to act on; volatile loads let other threads run (polling).
 //!
 //! ```no_run
-//! use cute_rs_tensor::device::memory::{load, load_nc_with_policy, store, Cs, EvictFirst, L2Policy};
+//! use cute_rs_device::memory::{load, load_nc_with_policy, store, Cs, EvictFirst, L2Policy};
 //! # unsafe fn kernel(src: *const [f32; 4], dst: *mut [f32; 4], i: usize) {
 //! // Stream 16 bytes per thread: read once (evict first from L1), write without polluting caches.
 //! let v = load(src.add(i), EvictFirst);
@@ -86,7 +86,7 @@ marker! {
     /// `.ca` (load): cache at all levels, L1 and L2; the default of `ld`.
     ///
     /// ```no_run
-    /// # use cute_rs_tensor::device::memory::{load, Ca};
+    /// # use cute_rs_device::memory::{load, Ca};
     /// # unsafe fn f(p: *const u32) -> u32 {
     /// load(p, Ca)
     /// # }
@@ -97,7 +97,7 @@ marker! {
     /// `.cg` (load and store): cache in L2, not L1 ("cache global").
     ///
     /// ```no_run
-    /// # use cute_rs_tensor::device::memory::{load, store, Cg};
+    /// # use cute_rs_device::memory::{load, store, Cg};
     /// # unsafe fn f(p: *mut u64) {
     /// store(p, load(p, Cg) + 1, Cg);
     /// # }
@@ -108,7 +108,7 @@ marker! {
     /// `.cs` (load and store): cache streaming, likely accessed once (evict-first in L1 and L2).
     ///
     /// ```no_run
-    /// # use cute_rs_tensor::device::memory::{store, Cs};
+    /// # use cute_rs_device::memory::{store, Cs};
     /// # unsafe fn f(p: *mut [f32; 4]) {
     /// store(p, [0.0; 4], Cs);
     /// # }
@@ -120,7 +120,7 @@ marker! {
     /// spilled data). On global addresses it behaves as `.cs`.
     ///
     /// ```no_run
-    /// # use cute_rs_tensor::device::memory::{load, Lu};
+    /// # use cute_rs_device::memory::{load, Lu};
     /// # unsafe fn f(p: *const f64) -> f64 {
     /// load(p, Lu)
     /// # }
@@ -132,7 +132,7 @@ marker! {
     /// host or peer may change during the kernel.
     ///
     /// ```no_run
-    /// # use cute_rs_tensor::device::memory::{load, Cv};
+    /// # use cute_rs_device::memory::{load, Cv};
     /// # unsafe fn f(p: *const u32) -> u32 {
     /// load(p, Cv)
     /// # }
@@ -143,7 +143,7 @@ marker! {
     /// `.wb` (store): write back at all coherent levels; the default of `st`.
     ///
     /// ```no_run
-    /// # use cute_rs_tensor::device::memory::{store, Wb};
+    /// # use cute_rs_device::memory::{store, Wb};
     /// # unsafe fn f(p: *mut i32) {
     /// store(p, -1, Wb);
     /// # }
@@ -154,7 +154,7 @@ marker! {
     /// `.wt` (store): write through to system memory (for memory the host reads).
     ///
     /// ```no_run
-    /// # use cute_rs_tensor::device::memory::{store, Wt};
+    /// # use cute_rs_device::memory::{store, Wt};
     /// # unsafe fn f(p: *mut u32) {
     /// store(p, 7, Wt);
     /// # }
@@ -165,7 +165,7 @@ marker! {
     /// `.L1::evict_normal`: L1 eviction priority normal (loads and stores).
     ///
     /// ```no_run
-    /// # use cute_rs_tensor::device::memory::{load, EvictNormal};
+    /// # use cute_rs_device::memory::{load, EvictNormal};
     /// # unsafe fn f(p: *const u32) -> u32 {
     /// load(p, EvictNormal)
     /// # }
@@ -176,7 +176,7 @@ marker! {
     /// `.L1::evict_unchanged`: do not change the line's L1 eviction priority.
     ///
     /// ```no_run
-    /// # use cute_rs_tensor::device::memory::{load, EvictUnchanged};
+    /// # use cute_rs_device::memory::{load, EvictUnchanged};
     /// # unsafe fn f(p: *const u32) -> u32 {
     /// load(p, EvictUnchanged)
     /// # }
@@ -187,7 +187,7 @@ marker! {
     /// `.L1::evict_first`: the line is evicted from L1 first (data used once).
     ///
     /// ```no_run
-    /// # use cute_rs_tensor::device::memory::{load, EvictFirst};
+    /// # use cute_rs_device::memory::{load, EvictFirst};
     /// # unsafe fn f(p: *const [u32; 4]) -> [u32; 4] {
     /// load(p, EvictFirst)
     /// # }
@@ -198,7 +198,7 @@ marker! {
     /// `.L1::evict_last`: the line is kept in L1 longest (data reused soon).
     ///
     /// ```no_run
-    /// # use cute_rs_tensor::device::memory::{load_nc, EvictLast};
+    /// # use cute_rs_device::memory::{load_nc, EvictLast};
     /// # unsafe fn f(p: *const f32) -> f32 {
     /// load_nc(p, EvictLast)
     /// # }
@@ -209,7 +209,7 @@ marker! {
     /// `.L1::no_allocate`: do not allocate the line in L1.
     ///
     /// ```no_run
-    /// # use cute_rs_tensor::device::memory::{store, NoAllocate};
+    /// # use cute_rs_device::memory::{store, NoAllocate};
     /// # unsafe fn f(p: *mut f32) {
     /// store(p, 1.0, NoAllocate);
     /// # }
@@ -397,8 +397,8 @@ macro_rules! store_methods {
 /// [`EvictFirst`], [`EvictLast`], [`NoAllocate`]). Sealed.
 ///
 /// ```
-/// fn is_load_cache<C: cute_rs_tensor::device::memory::LoadCache>(_: C) {}
-/// is_load_cache(cute_rs_tensor::device::memory::Lu);
+/// fn is_load_cache<C: cute_rs_device::memory::LoadCache>(_: C) {}
+/// is_load_cache(cute_rs_device::memory::Lu);
 /// ```
 pub trait LoadCache: sealed::Sealed + Copy {
     #[doc(hidden)]
@@ -413,8 +413,8 @@ pub trait LoadCache: sealed::Sealed + Copy {
 /// [`Cs`] or an L1 eviction priority (`ld.global.nc` has no `.lu`/`.cv`). Sealed.
 ///
 /// ```
-/// fn is_nc_cache<C: cute_rs_tensor::device::memory::NcLoadCache>(_: C) {}
-/// is_nc_cache(cute_rs_tensor::device::memory::EvictLast);
+/// fn is_nc_cache<C: cute_rs_device::memory::NcLoadCache>(_: C) {}
+/// is_nc_cache(cute_rs_device::memory::EvictLast);
 /// ```
 pub trait NcLoadCache: sealed::Sealed + Copy {
     #[doc(hidden)]
@@ -429,8 +429,8 @@ pub trait NcLoadCache: sealed::Sealed + Copy {
 /// [`Wt`] or an L1 eviction priority. Sealed.
 ///
 /// ```
-/// fn is_store_cache<C: cute_rs_tensor::device::memory::StoreCache>(_: C) {}
-/// is_store_cache(cute_rs_tensor::device::memory::Wt);
+/// fn is_store_cache<C: cute_rs_device::memory::StoreCache>(_: C) {}
+/// is_store_cache(cute_rs_device::memory::Wt);
 /// ```
 pub trait StoreCache: sealed::Sealed + Copy {
     #[doc(hidden)]
@@ -493,7 +493,7 @@ impl StoreCache for Volatile {
 /// is cheap and the compiler keeps it in a register) and reuse it.
 ///
 /// ```no_run
-/// use cute_rs_tensor::device::memory::{load_with_policy, Ca, L2Policy};
+/// use cute_rs_device::memory::{load_with_policy, Ca, L2Policy};
 /// # unsafe fn f(weights: *const [f32; 4]) -> [f32; 4] {
 /// let keep = L2Policy::evict_last();
 /// load_with_policy(weights, Ca, keep)
@@ -532,7 +532,7 @@ impl L2Policy {
         /// Lines accessed with this policy are evicted from L2 first (streamed data).
         ///
         /// ```no_run
-        /// let p = cute_rs_tensor::device::memory::L2Policy::evict_first();
+        /// let p = cute_rs_device::memory::L2Policy::evict_first();
         /// # let _ = p;
         /// ```
         evict_first => "evict_first"
@@ -542,7 +542,7 @@ impl L2Policy {
         /// kernel reuse).
         ///
         /// ```no_run
-        /// let p = cute_rs_tensor::device::memory::L2Policy::evict_last();
+        /// let p = cute_rs_device::memory::L2Policy::evict_last();
         /// # let _ = p;
         /// ```
         evict_last => "evict_last"
@@ -551,7 +551,7 @@ impl L2Policy {
         /// Normal L2 eviction priority (also demotes lines an earlier `evict_last` promoted).
         ///
         /// ```no_run
-        /// let p = cute_rs_tensor::device::memory::L2Policy::evict_normal();
+        /// let p = cute_rs_device::memory::L2Policy::evict_normal();
         /// # let _ = p;
         /// ```
         evict_normal => "evict_normal"
@@ -560,7 +560,7 @@ impl L2Policy {
         /// Leaves the lines' L2 eviction priority unchanged.
         ///
         /// ```no_run
-        /// let p = cute_rs_tensor::device::memory::L2Policy::evict_unchanged();
+        /// let p = cute_rs_device::memory::L2Policy::evict_unchanged();
         /// # let _ = p;
         /// ```
         evict_unchanged => "evict_unchanged"
@@ -570,7 +570,7 @@ impl L2Policy {
     /// operand (`cp.async`, TMA).
     ///
     /// ```no_run
-    /// let bits: u64 = cute_rs_tensor::device::memory::L2Policy::evict_last().bits();
+    /// let bits: u64 = cute_rs_device::memory::L2Policy::evict_last().bits();
     /// # let _ = bits;
     /// ```
     #[inline(always)]
@@ -586,7 +586,7 @@ impl L2Policy {
 /// The raw words of one access: `u32` (`.b32`), `u64` (`.b64`), `[u32; 4]` (`.v4.b32`). Sealed.
 ///
 /// ```
-/// fn width<W: cute_rs_tensor::device::memory::AccessBits>() {}
+/// fn width<W: cute_rs_device::memory::AccessBits>() {}
 /// width::<[u32; 4]>();
 /// ```
 pub trait AccessBits: sealed::Sealed + Copy {
@@ -649,7 +649,7 @@ impl AccessBits for [u32; 4] {
 /// `[i64; 2]`, `[f64; 2]`. Sealed. Accesses must be aligned to `size_of::<Self>()`.
 ///
 /// ```
-/// use cute_rs_tensor::device::memory::GlobalValue;
+/// use cute_rs_device::memory::GlobalValue;
 /// fn bytes<T: GlobalValue>() -> usize { core::mem::size_of::<T>() }
 /// assert_eq!(bytes::<[f32; 4]>(), 16);
 /// ```
@@ -698,7 +698,7 @@ global_value!([u32; 4]: [u32; 4], [i32; 4], [f32; 4], [u64; 2], [i64; 2], [f64; 
 /// `size_of::<T>()` (16 for 128-bit values); no concurrent writes.
 ///
 /// ```no_run
-/// use cute_rs_tensor::device::memory::{load, Cg};
+/// use cute_rs_device::memory::{load, Cg};
 /// # unsafe fn f(p: *const [f32; 4]) -> f32 {
 /// let v: [f32; 4] = load(p, Cg); // ld.global.cg.v4.b32, bypasses L1
 /// v[0] + v[1] + v[2] + v[3]
@@ -716,7 +716,7 @@ pub unsafe fn load<T: GlobalValue, C: LoadCache>(ptr: *const T, cache: C) -> T {
 /// As [`load`].
 ///
 /// ```no_run
-/// use cute_rs_tensor::device::memory::{load_with_policy, EvictFirst, L2Policy};
+/// use cute_rs_device::memory::{load_with_policy, EvictFirst, L2Policy};
 /// # unsafe fn f(p: *const u64) -> u64 {
 /// load_with_policy(p, EvictFirst, L2Policy::evict_first())
 /// # }
@@ -734,7 +734,7 @@ pub unsafe fn load_with_policy<T: GlobalValue, C: LoadCache>(ptr: *const T, cach
 /// while this kernel runs (the read-only path may return stale data otherwise).
 ///
 /// ```no_run
-/// use cute_rs_tensor::device::memory::{load_nc, Ca};
+/// use cute_rs_device::memory::{load_nc, Ca};
 /// # unsafe fn f(table: *const i32, i: usize) -> i32 {
 /// load_nc(table.add(i), Ca)
 /// # }
@@ -751,7 +751,7 @@ pub unsafe fn load_nc<T: GlobalValue, C: NcLoadCache>(ptr: *const T, cache: C) -
 /// As [`load_nc`].
 ///
 /// ```no_run
-/// use cute_rs_tensor::device::memory::{load_nc_with_policy, EvictLast, L2Policy};
+/// use cute_rs_device::memory::{load_nc_with_policy, EvictLast, L2Policy};
 /// # unsafe fn f(p: *const [u64; 2]) -> [u64; 2] {
 /// load_nc_with_policy(p, EvictLast, L2Policy::evict_last())
 /// # }
@@ -774,7 +774,7 @@ pub unsafe fn load_nc_with_policy<T: GlobalValue, C: NcLoadCache>(
 /// `size_of::<T>()` (16 for 128-bit values); no concurrent accesses.
 ///
 /// ```no_run
-/// use cute_rs_tensor::device::memory::{store, Cs};
+/// use cute_rs_device::memory::{store, Cs};
 /// # unsafe fn f(p: *mut [i32; 4]) {
 /// store(p, [1, 2, 3, 4], Cs); // st.global.cs.v4.b32
 /// # }
@@ -791,7 +791,7 @@ pub unsafe fn store<T: GlobalValue, C: StoreCache>(ptr: *mut T, value: T, cache:
 /// As [`store`].
 ///
 /// ```no_run
-/// use cute_rs_tensor::device::memory::{store_with_policy, Wb, L2Policy};
+/// use cute_rs_device::memory::{store_with_policy, Wb, L2Policy};
 /// # unsafe fn f(p: *mut f32) {
 /// store_with_policy(p, 0.5, Wb, L2Policy::evict_last());
 /// # }
@@ -810,7 +810,7 @@ pub unsafe fn store_with_policy<T: GlobalValue, C: StoreCache>(ptr: *mut T, valu
 /// `ptr` is a global address valid for reads and aligned to `size_of::<T>()`.
 ///
 /// ```no_run
-/// use cute_rs_tensor::device::memory::load_volatile;
+/// use cute_rs_device::memory::load_volatile;
 /// # unsafe fn f(flag: *const u32) {
 /// while load_volatile(flag) == 0 {}
 /// # }
@@ -832,7 +832,7 @@ pub unsafe fn load_volatile<T: GlobalValue>(ptr: *const T) -> T {
 /// `ptr` is a global address valid for writes and aligned to `size_of::<T>()`.
 ///
 /// ```no_run
-/// use cute_rs_tensor::device::memory::store_volatile;
+/// use cute_rs_device::memory::store_volatile;
 /// # unsafe fn f(p: *mut [u64; 2]) {
 /// store_volatile(p, [1, 2]);
 /// # }

@@ -30,12 +30,12 @@
 //! runtime finds kernels there by name, like a PTX module's entry points.
 //!
 //! ```
-//! use cute_rs_tensor::device::cpu::{self, CpuKernel, CpuLaunch};
-//! use cute_rs_tensor::device::{ids, sync, shared};
+//! use cute_rs_device::cpu::{self, CpuKernel, CpuLaunch};
+//! use cute_rs_device::{ids, sync, shared};
 //!
 //! // What `#[kernel]` generates on the host (normally never written by hand).
 //! unsafe fn reverse(data: *mut u32) {
-//!     let s = cute_rs_tensor::shared_array!(REVERSE_DEMO: [u32; 64]);
+//!     let s = cute_rs_device::shared_array!(REVERSE_DEMO: [u32; 64]);
 //!     let t = ids::thread_idx_x() as usize;
 //!     s.write(t, *data.add(t));
 //!     sync::sync_threads();
@@ -69,7 +69,7 @@ use super::ids::Dim3;
 /// A kernel compiled for the host: what `#[kernel]` registers in [`KERNELS`].
 ///
 /// ```
-/// use cute_rs_tensor::device::cpu::CpuKernel;
+/// use cute_rs_device::cpu::CpuKernel;
 /// unsafe fn entry(_: &[&[u8]]) {}
 /// let k = CpuKernel { name: "nothing", params: &[], entry };
 /// assert_eq!(k.name, "nothing");
@@ -95,7 +95,7 @@ impl core::fmt::Debug for CpuKernel {
 /// Every kernel of the program compiled for the host, registered by `#[kernel]` at link time.
 ///
 /// ```
-/// let names: Vec<&str> = cute_rs_tensor::device::cpu::KERNELS.iter().map(|k| k.name).collect();
+/// let names: Vec<&str> = cute_rs_device::cpu::KERNELS.iter().map(|k| k.name).collect();
 /// # let _ = names;
 /// ```
 #[linkme::distributed_slice]
@@ -104,7 +104,7 @@ pub static KERNELS: [CpuKernel];
 /// The registered kernel named `name`, if any.
 ///
 /// ```
-/// assert!(cute_rs_tensor::device::cpu::find_kernel("no such kernel").is_none());
+/// assert!(cute_rs_device::cpu::find_kernel("no such kernel").is_none());
 /// ```
 pub fn find_kernel(name: &str) -> Option<&'static CpuKernel> {
     KERNELS.iter().find(|k| k.name == name)

@@ -10,8 +10,8 @@
 //!
 //! ```no_run
 //! #![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch))]
-//! use cute_rs_tensor::device::{ids::thread_idx_x, sync::sync_threads};
-//! use cute_rs_tensor::shared_array;
+//! use cute_rs_device::{ids::thread_idx_x, sync::sync_threads};
+//! use cute_rs_device::shared_array;
 //! # unsafe fn kernel(src: *const f32, dst: *mut f32) {
 //! // A block of 256 threads reverses 256 floats through shared memory.
 //! let tile = shared_array!(REVERSE_TILE: [f32; 256], align 16);
@@ -38,7 +38,7 @@ use super::cpu;
 /// `shared_array!` gets the same array. Its contents are uninitialized at kernel start.
 ///
 /// ```no_run
-/// use cute_rs_tensor::shared_array;
+/// use cute_rs_device::shared_array;
 /// let counts = shared_array!(BIN_COUNTS: [u32; 64]);
 /// assert_eq!(counts.len(), 64);
 /// ```
@@ -51,7 +51,7 @@ impl<T: Copy, const N: usize> SharedArray<T, N> {
     /// Number of elements, `N`.
     ///
     /// ```
-    /// # use cute_rs_tensor::device::shared::SharedArray;
+    /// # use cute_rs_device::shared::SharedArray;
     /// assert_eq!(SharedArray::<f32, 1024>::LEN, 1024);
     /// ```
     pub const LEN: usize = N;
@@ -63,7 +63,7 @@ impl<T: Copy, const N: usize> SharedArray<T, N> {
     /// bytes aligned for `T`.
     ///
     /// ```no_run
-    /// # use cute_rs_tensor::device::shared::SharedArray;
+    /// # use cute_rs_device::shared::SharedArray;
     /// # let p: *mut u32 = core::ptr::null_mut();
     /// // `p`: the generic address of a 16-word shared variable.
     /// let a = unsafe { SharedArray::<u32, 16>::from_raw(p) };
@@ -77,7 +77,7 @@ impl<T: Copy, const N: usize> SharedArray<T, N> {
     /// Number of elements, `N`.
     ///
     /// ```no_run
-    /// let a = cute_rs_tensor::shared_array!(LEN_DEMO: [u8; 48]);
+    /// let a = cute_rs_device::shared_array!(LEN_DEMO: [u8; 48]);
     /// assert_eq!(a.len(), 48);
     /// ```
     #[inline(always)]
@@ -89,7 +89,7 @@ impl<T: Copy, const N: usize> SharedArray<T, N> {
     /// The generic address of element 0.
     ///
     /// ```no_run
-    /// let a = cute_rs_tensor::shared_array!(PTR_DEMO: [f32; 32]);
+    /// let a = cute_rs_device::shared_array!(PTR_DEMO: [f32; 32]);
     /// let p: *const f32 = a.as_ptr();
     /// # let _ = p;
     /// ```
@@ -101,7 +101,7 @@ impl<T: Copy, const N: usize> SharedArray<T, N> {
     /// The generic address of element 0, for writing.
     ///
     /// ```no_run
-    /// let a = cute_rs_tensor::shared_array!(MUT_PTR_DEMO: [f32; 32]);
+    /// let a = cute_rs_device::shared_array!(MUT_PTR_DEMO: [f32; 32]);
     /// unsafe { a.as_mut_ptr().add(3).write(1.0) };
     /// ```
     #[inline(always)]
@@ -113,7 +113,7 @@ impl<T: Copy, const N: usize> SharedArray<T, N> {
     /// `ldmatrix`, `mbarrier` and TMA instructions take it.
     ///
     /// ```no_run
-    /// let a = cute_rs_tensor::shared_array!(ADDR_DEMO: [u64; 8], align 128);
+    /// let a = cute_rs_device::shared_array!(ADDR_DEMO: [u64; 8], align 128);
     /// assert_eq!(a.shared_addr() % 128, 0);
     /// ```
     #[inline(always)]
@@ -128,7 +128,7 @@ impl<T: Copy, const N: usize> SharedArray<T, N> {
     /// writes it concurrently (order writers and readers with a barrier).
     ///
     /// ```no_run
-    /// let a = cute_rs_tensor::shared_array!(READ_DEMO: [i32; 4]);
+    /// let a = cute_rs_device::shared_array!(READ_DEMO: [i32; 4]);
     /// unsafe { a.write(2, -5) };
     /// assert_eq!(unsafe { a.read(2) }, -5);
     /// ```
@@ -143,7 +143,7 @@ impl<T: Copy, const N: usize> SharedArray<T, N> {
     /// `i < N`; no other thread accesses the element concurrently.
     ///
     /// ```no_run
-    /// let a = cute_rs_tensor::shared_array!(WRITE_DEMO: [f64; 4], align 16);
+    /// let a = cute_rs_device::shared_array!(WRITE_DEMO: [f64; 4], align 16);
     /// unsafe { a.write(0, 2.5) };
     /// ```
     #[inline(always)]
@@ -160,7 +160,7 @@ impl<T: Copy, const N: usize> SharedArray<T, N> {
 /// region): carve several arrays out of it by offsets. Contents are uninitialized at kernel start.
 ///
 /// ```no_run
-/// let buf = cute_rs_tensor::dynamic_shared!(DYN_DEMO: f32, align 16);
+/// let buf = cute_rs_device::dynamic_shared!(DYN_DEMO: f32, align 16);
 /// let n = buf.len(); // launch bytes / 4
 /// # let _ = n;
 /// ```
@@ -179,7 +179,7 @@ impl<T: Copy> DynamicShared<T> {
     /// aligned for `T`.
     ///
     /// ```no_run
-    /// # use cute_rs_tensor::device::shared::DynamicShared;
+    /// # use cute_rs_device::shared::DynamicShared;
     /// # let p: *mut u32 = core::ptr::null_mut();
     /// let d = unsafe { DynamicShared::from_raw(p, 100) };
     /// # let _ = d;
@@ -192,7 +192,7 @@ impl<T: Copy> DynamicShared<T> {
     /// Number of whole elements of `T` in the launch's dynamic shared memory.
     ///
     /// ```no_run
-    /// let d = cute_rs_tensor::dynamic_shared!(DYN_LEN_DEMO: u64);
+    /// let d = cute_rs_device::dynamic_shared!(DYN_LEN_DEMO: u64);
     /// # let _ = d.len();
     /// ```
     #[inline(always)]
@@ -204,7 +204,7 @@ impl<T: Copy> DynamicShared<T> {
     /// The generic address of element 0.
     ///
     /// ```no_run
-    /// let d = cute_rs_tensor::dynamic_shared!(DYN_PTR_DEMO: u32);
+    /// let d = cute_rs_device::dynamic_shared!(DYN_PTR_DEMO: u32);
     /// let p: *const u32 = d.as_ptr();
     /// # let _ = p;
     /// ```
@@ -216,7 +216,7 @@ impl<T: Copy> DynamicShared<T> {
     /// The generic address of element 0, for writing.
     ///
     /// ```no_run
-    /// let d = cute_rs_tensor::dynamic_shared!(DYN_MUT_DEMO: u32);
+    /// let d = cute_rs_device::dynamic_shared!(DYN_MUT_DEMO: u32);
     /// let p: *mut u32 = d.as_mut_ptr();
     /// # let _ = p;
     /// ```
@@ -228,7 +228,7 @@ impl<T: Copy> DynamicShared<T> {
     /// The 32-bit shared-state-space address of element 0 (see [`SharedArray::shared_addr`]).
     ///
     /// ```no_run
-    /// let d = cute_rs_tensor::dynamic_shared!(DYN_ADDR_DEMO: u8, align 1024);
+    /// let d = cute_rs_device::dynamic_shared!(DYN_ADDR_DEMO: u8, align 1024);
     /// assert_eq!(d.shared_addr() % 1024, 0);
     /// ```
     #[inline(always)]
@@ -242,7 +242,7 @@ impl<T: Copy> DynamicShared<T> {
     /// `i < len()`; the element was written and is not written concurrently.
     ///
     /// ```no_run
-    /// let d = cute_rs_tensor::dynamic_shared!(DYN_READ_DEMO: f32);
+    /// let d = cute_rs_device::dynamic_shared!(DYN_READ_DEMO: f32);
     /// unsafe { d.write(0, 1.0) };
     /// let x = unsafe { d.read(0) };
     /// # let _ = x;
@@ -258,7 +258,7 @@ impl<T: Copy> DynamicShared<T> {
     /// `i < len()`; no other thread accesses the element concurrently.
     ///
     /// ```no_run
-    /// let d = cute_rs_tensor::dynamic_shared!(DYN_WRITE_DEMO: f32);
+    /// let d = cute_rs_device::dynamic_shared!(DYN_WRITE_DEMO: f32);
     /// unsafe { d.write(0, 1.0) };
     /// ```
     #[inline(always)]
@@ -278,7 +278,7 @@ impl<T: Copy> DynamicShared<T> {
 /// of the address: enough for alignment arithmetic and for the host models of mbarrier, nothing else.
 ///
 /// ```
-/// use cute_rs_tensor::device::shared::generic_to_shared;
+/// use cute_rs_device::shared::generic_to_shared;
 /// let x = 0u64;
 /// assert_eq!(generic_to_shared(&x) % 8, 0); // an 8-byte-aligned object has an 8-byte-aligned address
 /// ```
@@ -322,8 +322,8 @@ fn cpu_shared_offset(addr: usize) -> Option<u32> {
 /// Precondition: `addr` is a shared-memory address of the block, e.g. from [`generic_to_shared`].
 ///
 /// ```no_run
-/// use cute_rs_tensor::device::shared::{generic_to_shared, shared_to_generic};
-/// let a = cute_rs_tensor::shared_array!(CVTA_BACK_DEMO: [u32; 8]);
+/// use cute_rs_device::shared::{generic_to_shared, shared_to_generic};
+/// let a = cute_rs_device::shared_array!(CVTA_BACK_DEMO: [u32; 8]);
 /// let p: *mut u32 = shared_to_generic(generic_to_shared(a.as_ptr()));
 /// assert_eq!(p, a.as_mut_ptr());
 /// ```
@@ -357,7 +357,7 @@ pub fn shared_to_generic<T>(addr: u32) -> *mut T {
 /// The size in bytes of the launch's dynamic shared memory (`%dynamic_smem_size`).
 ///
 /// ```no_run
-/// let bytes = cute_rs_tensor::device::shared::dynamic_shared_bytes();
+/// let bytes = cute_rs_device::shared::dynamic_shared_bytes();
 /// # let _ = bytes;
 /// ```
 #[inline(always)]
@@ -426,7 +426,7 @@ pub const fn __shared_bytes<T, const N: usize>() -> usize {
 }
 
 /// `__shared__ T NAME[N]`: a block's static shared array, typed and aligned; evaluates to its
-/// [`SharedArray<T, N>`](crate::device::shared::SharedArray) handle.
+/// [`SharedArray<T, N>`](crate::shared::SharedArray) handle.
 ///
 /// `shared_array!(NAME: [T; N])` aligns to `align_of::<T>()`; `shared_array!(NAME: [T; N], align A)`
 /// to `A` bytes (a power of two, at least `align_of::<T>()`; e.g. 16 for 128-bit accesses, 128 for
@@ -447,7 +447,7 @@ pub const fn __shared_bytes<T, const N: usize>() -> usize {
 /// each block of a CPU-backend launch gets its own copy.
 ///
 /// ```no_run
-/// use cute_rs_tensor::shared_array;
+/// use cute_rs_device::shared_array;
 /// let a = shared_array!(TILE_A: [f32; 1024], align 16); // 4 KiB, 16-byte aligned
 /// let b = shared_array!(TILE_B: [u16; 100]);            // 200 B, 2-byte aligned
 /// assert_eq!(a.len() + b.len(), 1124);
@@ -455,8 +455,8 @@ pub const fn __shared_bytes<T, const N: usize>() -> usize {
 #[macro_export]
 macro_rules! shared_array {
     ($name:ident : [$t:ty; $n:expr] $(, align $align:expr)? $(,)?) => {{
-        const __CUTE_ALIGN: usize = $crate::device::shared::__shared_align::<$t>(&[$($align)?]);
-        const __CUTE_BYTES: usize = $crate::device::shared::__shared_bytes::<$t, { $n }>();
+        const __CUTE_ALIGN: usize = $crate::shared::__shared_align::<$t>(&[$($align)?]);
+        const __CUTE_BYTES: usize = $crate::shared::__shared_bytes::<$t, { $n }>();
         #[cfg(target_arch = "nvptx64")]
         ::core::arch::global_asm!(
             concat!(".shared .align {align} .b8 __cute_smem_", stringify!($name), "[{bytes}];"),
@@ -478,15 +478,15 @@ macro_rules! shared_array {
         };
         #[cfg(not(target_arch = "nvptx64"))]
         let __cute_ptr: *mut $t =
-            $crate::device::shared::__cpu_shared_static(stringify!($name), __CUTE_BYTES, __CUTE_ALIGN);
+            $crate::shared::__cpu_shared_static(stringify!($name), __CUTE_BYTES, __CUTE_ALIGN);
         // SAFETY: the variable holds `N` elements of `T` and is aligned for `T`.
-        unsafe { $crate::device::shared::SharedArray::<$t, { $n }>::from_raw(__cute_ptr) }
+        unsafe { $crate::shared::SharedArray::<$t, { $n }>::from_raw(__cute_ptr) }
     }};
 }
 
 /// `extern __shared__ T NAME[]`: the block's dynamic shared memory (sized by the launch's
 /// `shared_mem_bytes`) as elements of `T`; evaluates to its
-/// [`DynamicShared<T>`](crate::device::shared::DynamicShared) handle, whose `len()` is the launch's
+/// [`DynamicShared<T>`](crate::shared::DynamicShared) handle, whose `len()` is the launch's
 /// bytes divided by `size_of::<T>()`.
 ///
 /// `dynamic_shared!(NAME: T)` aligns to `align_of::<T>()`; `dynamic_shared!(NAME: T, align A)` to
@@ -502,7 +502,7 @@ macro_rules! shared_array {
 /// `nvptx64`; on the CPU backend it is the block's dynamic shared memory (1024-byte aligned).
 ///
 /// ```no_run
-/// use cute_rs_tensor::dynamic_shared;
+/// use cute_rs_device::dynamic_shared;
 /// let smem = dynamic_shared!(STAGE_BUFFER: u8, align 128);
 /// let bytes = smem.len();
 /// # let _ = bytes;
@@ -510,7 +510,7 @@ macro_rules! shared_array {
 #[macro_export]
 macro_rules! dynamic_shared {
     ($name:ident : $t:ty $(, align $align:expr)? $(,)?) => {{
-        const __CUTE_ALIGN: usize = $crate::device::shared::__shared_align::<$t>(&[$($align)?]);
+        const __CUTE_ALIGN: usize = $crate::shared::__shared_align::<$t>(&[$($align)?]);
         #[cfg(target_arch = "nvptx64")]
         ::core::arch::global_asm!(
             concat!(".extern .shared .align {align} .b8 __cute_smem_", stringify!($name), "[];"),
@@ -530,10 +530,10 @@ macro_rules! dynamic_shared {
             p
         };
         #[cfg(not(target_arch = "nvptx64"))]
-        let __cute_ptr: *mut $t = $crate::device::shared::__cpu_shared_dynamic();
-        let __cute_len = $crate::device::shared::dynamic_shared_bytes() as usize
+        let __cute_ptr: *mut $t = $crate::shared::__cpu_shared_dynamic();
+        let __cute_len = $crate::shared::dynamic_shared_bytes() as usize
             / ::core::mem::size_of::<$t>();
         // SAFETY: the launch's dynamic shared memory holds `len` elements, aligned for `T`.
-        unsafe { $crate::device::shared::DynamicShared::<$t>::from_raw(__cute_ptr, __cute_len) }
+        unsafe { $crate::shared::DynamicShared::<$t>::from_raw(__cute_ptr, __cute_len) }
     }};
 }
