@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the self-contained GPU bundle in ./gpu-bundle (git-ignored): the GPU suite runner, the
-# demo, the `gpu` test binary, the PTX modules and run.sh. Copy the folder to a machine with an
-# NVIDIA GPU and a driver (no Rust needed there) and run `bash gpu-bundle/run.sh`: it prints a
+# demo, the example projects' binaries (examples/*), the PTX modules and run.sh. Copy the folder
+# to a machine with an NVIDIA GPU and a driver (no Rust needed there) and run `bash gpu-bundle/run.sh`: it prints a
 # table (passed/failed per check, figures per benchmark) and writes gpu-bundle/out/results.json
 # (or "$OUT"/results.json when OUT is set).
 #   bash tools/gpu-bundle.sh            build the bundle
@@ -9,8 +9,17 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 cargo build --release --bin gpu_suite --bin demo
-rm -rf gpu-bundle && mkdir -p gpu-bundle/ptx
+# The example projects, as a user builds them (cubins too when ptxas is installed here).
+ptxas="$(bash tools/install-ptxas.sh 2>/dev/null || true)"
+examples=()
+for example in examples/*/; do
+    name="$(basename "$example")"
+    (cd "$example" && PTXAS="$ptxas" CARGO_TARGET_DIR="$PWD/../../target/examples" cargo build --release)
+    examples+=("target/examples/release/$name")
+done
+rm -rf gpu-bundle && mkdir -p gpu-bundle/ptx gpu-bundle/examples
 cp target/release/gpu_suite target/release/demo gpu-bundle/
+cp "${examples[@]}" gpu-bundle/examples/
 cp target/ptx/*.ptx gpu-bundle/ptx/
 cp -r bench/peers bench/report.py gpu-bundle/
 cat > gpu-bundle/run.sh <<'RUN'
@@ -22,6 +31,9 @@ out="${OUT:-$here/out}"
 mkdir -p "$out"
 status=0
 "$here/demo" | tee "$out/demo.txt" || status=1
+for example in "$here"/examples/*; do
+  "$example" | tee -a "$out/examples.txt" || { echo "example $(basename "$example") FAILED"; status=1; }
+done
 "$here/gpu_suite" --json "$out/results.json" | tee "$out/suite.txt" || status=1
 # The peers, in the same run on the same GPU: torch and Triton (Python), CUB (nvcc); then the
 # report (table, bench.json, copy_bandwidth.svg). PEERS=0 skips them.
