@@ -48,18 +48,13 @@ pub const KERNELS_PTX_ARCH: &str = env!("KERNELS_PTX_ARCH");
 /// ```
 pub const KERNELS_SM90A_PTX: &str = include_str!(env!("KERNELS_SM90A_PTX"));
 
-pub mod banks;
-pub mod batch;
 /// The sizes of the cuTile-style copy kernel, the demo kernels' layouts and the layouts of the
 /// `LayoutTensor` copy kernel: the device crate's own modules (compiled for the host too).
 pub use kernels::{cutile_sizes, demo_layouts, tensor_copy_layouts};
-pub mod expr;
 pub mod gemm;
 pub mod gemm_f32;
 mod gemm_hopper;
 pub mod gpu_suite;
-pub mod svg;
-pub mod tile;
 
 // The device crate compiled for the host is linked (through the re-exports above): its kernels
 // register with the CPU backend.

@@ -7,7 +7,7 @@
 //! is a by-mode tiler. Arguments may be nested calls.
 //!
 //! ```
-//! use cute_rs::expr::eval;
+//! use cute_rs_layout_cli::expr::eval;
 //! let v = eval("zipped_divide((9,(4,8)):(59,(13,1)), [3:3, (2,4):(1,8)])").unwrap();
 //! assert_eq!(v.to_string(), "((3,(2,4)),(3,(2,2))):((177,(13,2)),(59,(26,1)))");
 //! assert_eq!(eval("size(composition(20:2, (5,4):(4,1)))").unwrap().to_string(), "20");
@@ -21,7 +21,7 @@ use layout::{IntTuple, Layout, LayoutError, Swizzle, SwizzledLayout};
 ///
 /// # Example
 /// ```
-/// use cute_rs::expr::{eval, Value};
+/// use cute_rs_layout_cli::expr::{eval, Value};
 /// assert!(matches!(eval("size((4,2):(1,4))").unwrap(), Value::Num(8)));
 /// assert!(matches!(eval("(4,2)").unwrap(), Value::Tuple(_)));
 /// ```
@@ -67,7 +67,7 @@ impl fmt::Display for Value {
 ///
 /// # Example
 /// ```
-/// let e = cute_rs::expr::eval("nope(4:1)").unwrap_err();
+/// let e = cute_rs_layout_cli::expr::eval("nope(4:1)").unwrap_err();
 /// assert!(e.to_string().starts_with("unknown operation `nope`"));
 /// ```
 #[derive(Clone, Debug, PartialEq)]
@@ -96,7 +96,7 @@ impl Value {
     ///
     /// # Example
     /// ```
-    /// use cute_rs::expr::Value;
+    /// use cute_rs_layout_cli::expr::Value;
     /// assert!(matches!(Value::literal("(4,2):(1,4)").unwrap(), Value::Layout(_)));
     /// assert!(matches!(Value::literal("(4,2)").unwrap(), Value::Tuple(_)));
     /// ```
@@ -179,7 +179,7 @@ fn arity(op: &str, args: &[Value], min: usize, max: usize) -> Result<(), ExprErr
 ///
 /// # Example
 /// ```
-/// assert!(cute_rs::expr::OPERATIONS.contains(&"logical_divide"));
+/// assert!(cute_rs_layout_cli::expr::OPERATIONS.contains(&"logical_divide"));
 /// ```
 pub const OPERATIONS: &[&str] = &[
     "make_layout", "size", "cosize", "rank", "depth", "coalesce", "filter", "filter_zeros", "composition",
@@ -195,7 +195,7 @@ pub const OPERATIONS: &[&str] = &[
 ///
 /// # Example
 /// ```
-/// use cute_rs::expr::{apply, Value};
+/// use cute_rs_layout_cli::expr::{apply, Value};
 /// let a = Value::literal("(4,2,3):(2,1,8)").unwrap();
 /// let b = Value::literal("4:2").unwrap();
 /// assert_eq!(apply("logical_divide", &[a, b]).unwrap().to_string(), "((2,2),(2,3)):((4,1),(2,8))");
@@ -402,7 +402,7 @@ fn param<T: TryFrom<i64>>(v: i64) -> Result<T, ExprError> {
 ///
 /// # Example
 /// ```
-/// use cute_rs::expr::eval;
+/// use cute_rs_layout_cli::expr::eval;
 /// assert_eq!(eval("complement(4:1, 24)").unwrap().to_string(), "6:4");
 /// assert_eq!(eval("composition((6,2):(8,2), (4,3):(3,1))").unwrap().to_string(), "((2,2),3):((24,2),8)");
 /// assert!(eval("complement((2,2):(1,1), 4)").is_err());

@@ -10,7 +10,7 @@
 //! stays. A 128x128 layout is about 1 MB.
 //!
 //! ```
-//! use cute_rs::{svg, tile::Tile};
+//! use cute_rs_layout_cli::{svg, tile::Tile};
 //! let l = layout::Layout::parse("(4,8):(8,1)").unwrap();
 //! let picture = svg::layout_svg(Tile::new(l).unwrap()).unwrap();
 //! assert!(picture.contains("data-rows=\"4\" data-cols=\"8\""));

@@ -12,7 +12,7 @@ use crate::tile::TileError;
 ///
 /// # Example
 /// ```
-/// use cute_rs::svg::TvMap;
+/// use cute_rs_layout_cli::svg::TvMap;
 /// // 2 threads x 2 values over a 2x2 tile: thread t holds row t.
 /// let map = TvMap::new(layout::Layout::parse("(2,2):(1,2)").unwrap(), (2, 2)).unwrap();
 /// assert_eq!(map.owner(1, 1), Some((1, 1)));
@@ -40,7 +40,7 @@ impl TvMap {
     ///
     /// # Example
     /// ```
-    /// use cute_rs::svg::TvMap;
+    /// use cute_rs_layout_cli::svg::TvMap;
     /// let tv = layout::Layout::parse("(4,2):(1,4)").unwrap();
     /// assert_eq!(TvMap::new(tv, (2, 2)).unwrap_err().to_string(),
     ///            "the TV layout maps T0V1 to index 4, outside the (2,2) tile (indices 0..4)");
@@ -87,7 +87,7 @@ impl TvMap {
     ///
     /// # Example
     /// ```
-    /// let map = cute_rs::svg::TvMap::new(layout::Layout::parse("(2,1):(2,0)").unwrap(), (2, 2)).unwrap();
+    /// let map = cute_rs_layout_cli::svg::TvMap::new(layout::Layout::parse("(2,1):(2,0)").unwrap(), (2, 2)).unwrap();
     /// assert_eq!(map.owner(0, 1), Some((1, 0)));
     /// assert_eq!(map.owner(1, 0), None);
     /// ```
@@ -99,7 +99,7 @@ impl TvMap {
     ///
     /// # Example
     /// ```
-    /// let map = cute_rs::svg::TvMap::new(layout::Layout::parse("(4,2):(2,1)").unwrap(), (4, 2)).unwrap();
+    /// let map = cute_rs_layout_cli::svg::TvMap::new(layout::Layout::parse("(4,2):(2,1)").unwrap(), (4, 2)).unwrap();
     /// assert_eq!(map.threads(), 4);
     /// ```
     pub fn threads(&self) -> i64 {
@@ -110,7 +110,7 @@ impl TvMap {
     ///
     /// # Example
     /// ```
-    /// let map = cute_rs::svg::TvMap::new(layout::Layout::parse("(4,2):(2,1)").unwrap(), (4, 2)).unwrap();
+    /// let map = cute_rs_layout_cli::svg::TvMap::new(layout::Layout::parse("(4,2):(2,1)").unwrap(), (4, 2)).unwrap();
     /// assert_eq!(map.values(), 2);
     /// ```
     pub fn values(&self) -> i64 {
@@ -122,7 +122,7 @@ impl TvMap {
     /// # Example
     /// ```
     /// // Two threads hold the same two cells.
-    /// let map = cute_rs::svg::TvMap::new(layout::Layout::parse("(2,2):(0,1)").unwrap(), (2, 1)).unwrap();
+    /// let map = cute_rs_layout_cli::svg::TvMap::new(layout::Layout::parse("(2,2):(0,1)").unwrap(), (2, 1)).unwrap();
     /// assert_eq!(map.shared(), 2);
     /// ```
     pub fn shared(&self) -> i64 {
@@ -133,7 +133,7 @@ impl TvMap {
     ///
     /// # Example
     /// ```
-    /// let map = cute_rs::svg::TvMap::new(layout::Layout::parse("(2,1):(1,0)").unwrap(), (2, 2)).unwrap();
+    /// let map = cute_rs_layout_cli::svg::TvMap::new(layout::Layout::parse("(2,1):(1,0)").unwrap(), (2, 2)).unwrap();
     /// assert_eq!(map.empty(), 2);
     /// ```
     pub fn empty(&self) -> i64 {
@@ -150,7 +150,7 @@ impl TvMap {
 ///
 /// # Example
 /// ```
-/// use cute_rs::svg::tv_svg;
+/// use cute_rs_layout_cli::svg::tv_svg;
 /// // The C fragment of an SM80 16x8 MMA: thread t holds rows t/4 and t/4+8, columns 2(t%4)+{0,1}.
 /// let tv = layout::Layout::parse("((4,8),(2,2)):((32,1),(16,8))").unwrap();
 /// let svg = tv_svg(tv, (16, 8)).unwrap();

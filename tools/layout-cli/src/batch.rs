@@ -3,7 +3,7 @@
 //!
 //! ```
 //! let line = r#"{"id": "x", "op": "logical_divide", "args": ["(4,2,3):(2,1,8)", "4:2"]}"#;
-//! assert_eq!(cute_rs::batch::answer(line), r#"{"id":"x","result":"((2,2),(2,3)):((4,1),(2,8))"}"#);
+//! assert_eq!(cute_rs_layout_cli::batch::answer(line), r#"{"id":"x","result":"((2,2),(2,3)):((4,1),(2,8))"}"#);
 //! ```
 
 use serde_json::{json, Value as Json};
@@ -36,9 +36,9 @@ fn result_json(v: &Value) -> Json {
 ///
 /// # Example
 /// ```
-/// let out = cute_rs::batch::answer(r#"{"id": "c1", "op": "complement", "args": ["4:1", 24]}"#);
+/// let out = cute_rs_layout_cli::batch::answer(r#"{"id": "c1", "op": "complement", "args": ["4:1", 24]}"#);
 /// assert_eq!(out, r#"{"id":"c1","result":"6:4"}"#);
-/// let out = cute_rs::batch::answer("not json");
+/// let out = cute_rs_layout_cli::batch::answer("not json");
 /// assert!(out.contains("\"error\""));
 /// ```
 pub fn answer(line: &str) -> String {

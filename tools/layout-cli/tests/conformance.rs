@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 fn cases_path() -> PathBuf {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let shared = root.join("../shared/conformance/cases.jsonl");
     if shared.exists() {
         shared
@@ -27,7 +27,7 @@ fn every_conformance_case_matches_cute() {
     let mut failures: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
         let case: Value = serde_json::from_str(line).expect("a JSON case");
-        let answer: Value = serde_json::from_str(&cute_rs::batch::answer(line)).expect("a JSON answer");
+        let answer: Value = serde_json::from_str(&cute_rs_layout_cli::batch::answer(line)).expect("a JSON answer");
         assert_eq!(answer["id"], case["id"], "the answer names its case");
         total += 1;
         if answer.get("result") != Some(&case["expect"]) {
@@ -50,7 +50,7 @@ fn every_conformance_case_matches_cute() {
 
 #[test]
 fn the_vendored_copy_is_the_shared_file() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let shared = root.join("../shared/conformance/cases.jsonl");
     if !shared.exists() {
         println!("shared/ is not beside the repository: the vendored copy is used as it is");
@@ -73,7 +73,7 @@ fn batch_answers_every_line_even_invalid_ones() {
         (r#"{"id": 3, "op": "size"}"#, "missing array field `args`"),
         (r#"{"id": 4, "op": "size", "args": ["(2,"]}"#, "parse error"),
     ] {
-        let answer: Value = serde_json::from_str(&cute_rs::batch::answer(line)).unwrap();
+        let answer: Value = serde_json::from_str(&cute_rs_layout_cli::batch::answer(line)).unwrap();
         let err = answer["error"].as_str().unwrap_or_else(|| panic!("{line}: no error in {answer}"));
         assert!(err.contains(want), "{line}: error {err:?} should mention {want:?}");
     }

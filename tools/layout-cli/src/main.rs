@@ -10,10 +10,10 @@
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
 
-use cute_rs::banks::{Access, DEFAULT_ELEMENT_BYTES};
-use cute_rs::expr::{eval, Value};
-use cute_rs::svg;
-use cute_rs::tile::Tile;
+use cute_rs_layout_cli::banks::{Access, DEFAULT_ELEMENT_BYTES};
+use cute_rs_layout_cli::expr::{eval, Value};
+use cute_rs_layout_cli::svg;
+use cute_rs_layout_cli::tile::Tile;
 
 const USAGE: &str = "usage: layout eval \"<expr>\" | layout print \"<expr>\" | layout batch < cases.jsonl | layout svg ...";
 
@@ -189,7 +189,7 @@ fn main() -> ExitCode {
                 if line.trim().is_empty() {
                     continue;
                 }
-                if writeln!(out, "{}", cute_rs::batch::answer(&line)).is_err() {
+                if writeln!(out, "{}", cute_rs_layout_cli::batch::answer(&line)).is_err() {
                     return ExitCode::FAILURE;
                 }
             }

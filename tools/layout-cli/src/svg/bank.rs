@@ -22,7 +22,7 @@ use crate::tile::{Tile, TileError};
 ///
 /// # Example
 /// ```
-/// use cute_rs::{banks::Access, svg::bank_svg, tile::Tile};
+/// use cute_rs_layout_cli::{banks::Access, svg::bank_svg, tile::Tile};
 /// let smem = Tile::new(layout::Layout::parse("(32,32):(32,1)").unwrap()).unwrap();
 /// let svg = bank_svg(smem, 4, Some(&Access::column(32, (1, 1)).unwrap())).unwrap();
 /// assert_eq!(svg.matches("data-conflicts=\"31\"").count(), 32);

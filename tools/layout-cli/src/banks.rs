@@ -15,7 +15,7 @@
 //! warp reading one column of a row-major `32x32` float tile reads bank 0 32 times, 31 conflicts.
 //!
 //! ```
-//! use cute_rs::{banks::{conflicts, Access}, tile::Tile};
+//! use cute_rs_layout_cli::{banks::{conflicts, Access}, tile::Tile};
 //! use layout::Layout;
 //! let column = Access::column(32, (1, 1)).unwrap();
 //! let plain = Tile::new(Layout::parse("(32,32):(32,1)").unwrap()).unwrap();
@@ -35,7 +35,7 @@ use crate::tile::{Tile, TileError};
 ///
 /// # Example
 /// ```
-/// assert_eq!(cute_rs::banks::BANKS, 32);
+/// assert_eq!(cute_rs_layout_cli::banks::BANKS, 32);
 /// ```
 pub const BANKS: i64 = 32;
 
@@ -43,7 +43,7 @@ pub const BANKS: i64 = 32;
 ///
 /// # Example
 /// ```
-/// assert_eq!(cute_rs::banks::BANK_BYTES, 4);
+/// assert_eq!(cute_rs_layout_cli::banks::BANK_BYTES, 4);
 /// ```
 pub const BANK_BYTES: i64 = 4;
 
@@ -52,7 +52,7 @@ pub const BANK_BYTES: i64 = 4;
 ///
 /// # Example
 /// ```
-/// assert_eq!(cute_rs::banks::DEFAULT_ELEMENT_BYTES, 4);
+/// assert_eq!(cute_rs_layout_cli::banks::DEFAULT_ELEMENT_BYTES, 4);
 /// ```
 pub const DEFAULT_ELEMENT_BYTES: i64 = 4;
 
@@ -60,7 +60,7 @@ pub const DEFAULT_ELEMENT_BYTES: i64 = 4;
 ///
 /// # Example
 /// ```
-/// assert_eq!(cute_rs::banks::WARP, 32);
+/// assert_eq!(cute_rs_layout_cli::banks::WARP, 32);
 /// ```
 pub const WARP: i64 = 32;
 
@@ -75,8 +75,8 @@ fn fail<T>(msg: String) -> Result<T, TileError> {
 ///
 /// # Example
 /// ```
-/// assert!(cute_rs::banks::check_element_bytes(2).is_ok());
-/// assert_eq!(cute_rs::banks::check_element_bytes(3).unwrap_err().to_string(),
+/// assert!(cute_rs_layout_cli::banks::check_element_bytes(2).is_ok());
+/// assert_eq!(cute_rs_layout_cli::banks::check_element_bytes(3).unwrap_err().to_string(),
 ///            "element size must be 1, 2, 4, 8 or 16 bytes, found 3");
 /// ```
 pub fn check_element_bytes(bytes: i64) -> Result<(), TileError> {
@@ -91,7 +91,7 @@ pub fn check_element_bytes(bytes: i64) -> Result<(), TileError> {
 ///
 /// # Example
 /// ```
-/// use cute_rs::banks::bank_of_byte;
+/// use cute_rs_layout_cli::banks::bank_of_byte;
 /// assert_eq!(bank_of_byte(0), 0);
 /// assert_eq!(bank_of_byte(7), 1);
 /// assert_eq!(bank_of_byte(128), 0);
@@ -104,7 +104,7 @@ pub fn bank_of_byte(byte: i64) -> i64 {
 ///
 /// # Example
 /// ```
-/// use cute_rs::banks::bank_of_element;
+/// use cute_rs_layout_cli::banks::bank_of_element;
 /// assert_eq!(bank_of_element(33, 4), 1);
 /// assert_eq!(bank_of_element(33, 2), 16); // byte 66
 /// assert_eq!(bank_of_element(5, 16), 20); // bytes 80..96: banks 20..24
@@ -120,7 +120,7 @@ pub fn bank_of_element(offset: i64, element_bytes: i64) -> i64 {
 ///
 /// # Example
 /// ```
-/// use cute_rs::banks::Access;
+/// use cute_rs_layout_cli::banks::Access;
 /// use layout::Layout;
 /// // 4 rows of 8 threads, each reading 8 contiguous elements of its row.
 /// let a = Access::new(Layout::parse("(4,8):(8,1)").unwrap(), (1, 8)).unwrap();
@@ -144,7 +144,7 @@ impl Access {
     ///
     /// # Example
     /// ```
-    /// use cute_rs::banks::Access;
+    /// use cute_rs_layout_cli::banks::Access;
     /// use layout::Layout;
     /// assert!(Access::new(Layout::parse("(8,4):(1,8)").unwrap(), (1, 4)).is_ok());
     /// let e = Access::new(Layout::parse("(8,4):(1,4)").unwrap(), (1, 1)).unwrap_err();
@@ -185,7 +185,7 @@ impl Access {
     ///
     /// # Example
     /// ```
-    /// let a = cute_rs::banks::Access::row(32, (1, 1)).unwrap();
+    /// let a = cute_rs_layout_cli::banks::Access::row(32, (1, 1)).unwrap();
     /// assert_eq!(a.extent(), (1, 32));
     /// ```
     pub fn row(threads: i64, values: (i64, i64)) -> Result<Access, TileError> {
@@ -199,7 +199,7 @@ impl Access {
     ///
     /// # Example
     /// ```
-    /// let a = cute_rs::banks::Access::column(8, (1, 4)).unwrap();
+    /// let a = cute_rs_layout_cli::banks::Access::column(8, (1, 4)).unwrap();
     /// assert_eq!(a.extent(), (8, 4));
     /// ```
     pub fn column(threads: i64, values: (i64, i64)) -> Result<Access, TileError> {
@@ -210,7 +210,7 @@ impl Access {
     ///
     /// # Example
     /// ```
-    /// let a = cute_rs::banks::Access::column(8, (1, 4)).unwrap();
+    /// let a = cute_rs_layout_cli::banks::Access::column(8, (1, 4)).unwrap();
     /// assert_eq!(a.threads().to_string(), "(8,1):(1,0)");
     /// ```
     pub fn threads(&self) -> Layout {
@@ -221,7 +221,7 @@ impl Access {
     ///
     /// # Example
     /// ```
-    /// assert_eq!(cute_rs::banks::Access::row(8, (1, 8)).unwrap().values(), (1, 8));
+    /// assert_eq!(cute_rs_layout_cli::banks::Access::row(8, (1, 8)).unwrap().values(), (1, 8));
     /// ```
     pub fn values(&self) -> (i64, i64) {
         self.values
@@ -231,7 +231,7 @@ impl Access {
     ///
     /// # Example
     /// ```
-    /// assert_eq!(cute_rs::banks::Access::row(8, (2, 4)).unwrap().extent(), (2, 32));
+    /// assert_eq!(cute_rs_layout_cli::banks::Access::row(8, (2, 4)).unwrap().extent(), (2, 32));
     /// ```
     pub fn extent(&self) -> (i64, i64) {
         (self.grid.0 * self.values.0, self.grid.1 * self.values.1)
@@ -241,7 +241,7 @@ impl Access {
     ///
     /// # Example
     /// ```
-    /// let a = cute_rs::banks::Access::row(2, (1, 2)).unwrap();
+    /// let a = cute_rs_layout_cli::banks::Access::row(2, (1, 2)).unwrap();
     /// assert_eq!(a.cells_at((3, 4)), vec![(0, vec![(3, 4), (3, 5)]), (1, vec![(3, 6), (3, 7)])]);
     /// ```
     pub fn cells_at(&self, origin: (i64, i64)) -> Vec<(i64, Vec<(i64, i64)>)> {
@@ -284,7 +284,7 @@ impl fmt::Display for Access {
 ///
 /// # Example
 /// ```
-/// use cute_rs::{banks::{conflicts, Access}, tile::Tile};
+/// use cute_rs_layout_cli::{banks::{conflicts, Access}, tile::Tile};
 /// let tile = Tile::new(layout::Layout::parse("(8,8):(8,1)").unwrap()).unwrap();
 /// let counts = conflicts(tile, 4, &Access::column(8, (1, 1)).unwrap()).unwrap();
 /// assert_eq!(counts.len(), 8); // one access per column
@@ -306,7 +306,7 @@ impl AccessCount {
     ///
     /// # Example
     /// ```
-    /// let c = cute_rs::banks::AccessCount { origin: (0, 0), wavefronts: 4, ideal: 1 };
+    /// let c = cute_rs_layout_cli::banks::AccessCount { origin: (0, 0), wavefronts: 4, ideal: 1 };
     /// assert_eq!(c.conflicts(), 3);
     /// ```
     pub fn conflicts(&self) -> i64 {
@@ -318,7 +318,7 @@ impl AccessCount {
 ///
 /// # Example
 /// ```
-/// use cute_rs::banks::threads_per_phase;
+/// use cute_rs_layout_cli::banks::threads_per_phase;
 /// assert_eq!([1, 4, 8, 16].map(threads_per_phase), [32, 32, 16, 8]);
 /// ```
 pub fn threads_per_phase(bytes_per_thread: i64) -> i64 {
@@ -336,7 +336,7 @@ pub fn threads_per_phase(bytes_per_thread: i64) -> i64 {
 ///
 /// # Example
 /// ```
-/// use cute_rs::{banks::{conflicts, Access}, tile::Tile};
+/// use cute_rs_layout_cli::{banks::{conflicts, Access}, tile::Tile};
 /// use layout::{make_swizzled, Layout, Swizzle};
 /// // Sw<3,2,3> on 128-byte rows of floats: 16-byte reads down a column are conflict-free.
 /// let rows = Layout::parse("(8,32):(32,1)").unwrap();

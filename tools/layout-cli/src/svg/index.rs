@@ -9,7 +9,7 @@ use crate::tile::{Tile, TileError};
 ///
 /// # Example
 /// ```
-/// assert_eq!(cute_rs::svg::INDEX_CLASSES, 64);
+/// assert_eq!(cute_rs_layout_cli::svg::INDEX_CLASSES, 64);
 /// ```
 pub const INDEX_CLASSES: i64 = 64;
 
@@ -19,7 +19,7 @@ pub const INDEX_CLASSES: i64 = 64;
 ///
 /// # Example
 /// ```
-/// use cute_rs::svg::index_class;
+/// use cute_rs_layout_cli::svg::index_class;
 /// assert_eq!(index_class(5, 0, 31), 5);
 /// assert_eq!(index_class(127, 0, 127), 63);
 /// assert_eq!(index_class(-3, -3, 4), 0);
@@ -41,7 +41,7 @@ pub fn index_class(index: i64, low: i64, high: i64) -> i64 {
 ///
 /// # Example
 /// ```
-/// use cute_rs::{svg::layout_svg, tile::Tile};
+/// use cute_rs_layout_cli::{svg::layout_svg, tile::Tile};
 /// let svg = layout_svg(Tile::new(layout::Layout::parse("(2,3):(3,1)").unwrap()).unwrap()).unwrap();
 /// assert!(svg.starts_with("<svg "));
 /// assert_eq!(svg.matches("<rect x=").count() - 1, 6 + 6); // 6 cells, 6 colours in the legend

@@ -1,4 +1,4 @@
-//! The SVG pictures (`cute_rs::svg`, `layout svg`): well-formed XML, one cell per element, each
+//! The SVG pictures (`cute_rs_layout_cli::svg`, `layout svg`): well-formed XML, one cell per element, each
 //! cell's label and colour class what the layout algebra gives, bank conflicts equal to a direct
 //! count, and the README's pictures equal to what their commands make now.
 
@@ -7,10 +7,10 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
-use cute_rs::banks::Access;
-use cute_rs::expr::{eval, Value};
-use cute_rs::svg::{bank_svg, layout_svg, tv_svg};
-use cute_rs::tile::Tile;
+use cute_rs_layout_cli::banks::Access;
+use cute_rs_layout_cli::expr::{eval, Value};
+use cute_rs_layout_cli::svg::{bank_svg, layout_svg, tv_svg};
+use cute_rs_layout_cli::tile::Tile;
 use layout::Layout;
 
 // ---------------------------------------------------------------------------------------------
@@ -525,7 +525,7 @@ fn the_conflict_numbers_stand_beside_each_row_or_under_each_column_of_accesses()
 
 #[test]
 fn bad_input_is_refused_with_the_violated_condition() {
-    let err = |r: Result<String, cute_rs::tile::TileError>| r.unwrap_err().to_string();
+    let err = |r: Result<String, cute_rs_layout_cli::tile::TileError>| r.unwrap_err().to_string();
     assert!(Tile::new(layout("(2,2,2):(1,2,4)")).unwrap_err().to_string().contains("rank 1 or 2"));
     assert!(err(tv_svg(layout("8:1"), (2, 4))).contains("must have rank 2 (thread, value), found rank 1"));
     assert!(err(tv_svg(layout("(4,2):(1,4)"), (2, 2))).contains("maps T0V1 to index 4, outside the (2,2) tile"));
@@ -610,7 +610,8 @@ fn shell_words(line: &str) -> Vec<String> {
 
 #[test]
 fn the_readme_pictures_are_what_their_commands_make() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap();
+    let root = root_dir.as_path();
     let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
     let commands: Vec<&str> = readme.lines().filter(|l| l.contains(" -- svg ") && l.contains("> docs/")).collect();
     assert_eq!(commands.len(), 3, "the README shows three pictures");
