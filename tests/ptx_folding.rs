@@ -450,3 +450,16 @@ fn tma_tile_load_f32_is_one_bulk_copy_and_a_folded_swizzle() {
     assert!(body.contains("1024;"), "the box's 1024 bytes are announced:\n{body}");
     assert_eq!(occurrences(name, "xor.b"), 1, "{body}");
 }
+
+/// A run-time layout of small rank ([`Strided`](layout_tensor::Strided), sizes from kernel
+/// arguments) costs what the index arithmetic costs: no local memory, no division, no loop, and no
+/// panic path (`trap`); its masking branches forward only.
+#[test]
+fn strided_masked_axpy_has_no_local_memory_and_no_panic_path() {
+    let body = assert_folded_but_predicated("strided_masked_axpy");
+    assert!(!body.contains("trap"), "a panic path is left in strided_masked_axpy:\n{body}");
+    let (_, instructions) = parse_body(body);
+    let count = |prefix: &str| instructions.iter().filter(|i| i.opcode.starts_with(prefix)).count();
+    assert_eq!((count("ld.global"), count("st.global")), (8, 4), "its PTX body:\n{body}");
+    assert!(instructions.len() < 120, "{} instructions:\n{body}", instructions.len());
+}

@@ -7,7 +7,7 @@ use layout_tensor::kernel;
 use crate::tensor_copy_layouts::{BlockTile, Matrix, OddMatrix, SmemPadded, TIn, TOut, Threads, T32};
 use layout_tensor::device::ids::{block_idx_x, block_idx_y, thread_idx_x};
 use layout_tensor::device::sync::sync_threads;
-use layout_tensor::{copy_partitioned, shared_tensor, LayoutTensor, Static};
+use layout_tensor::{copy_partitioned, shared_tensor, LayoutTensor, Static, Strided};
 
 /// `dst = src` for the 8192 x 8192 row-major f32 matrices of
 /// [`Matrix`](crate::tensor_copy_layouts::Matrix): block `(x, y)` copies the 32 x 128 tile at
@@ -91,4 +91,26 @@ pub fn tensor_transpose_f32(src: *const f32, dst: *mut f32) {
     copy_partitioned::<Threads, 2, _, _, _, _, _>(&smem, &src.tile::<T32, 2>([by, bx]), t);
     sync_threads();
     copy_partitioned::<Threads, 2, _, _, _, _, _>(&dst.tile::<T32, 2>([bx, by]), &smem.transpose(), t);
+}
+
+/// `c = a + alpha * b` over `rows x cols` row-major f32 matrices whose sizes are kernel arguments:
+/// [`Strided`] tensors, masked by the matrix's shape. A block of 256 threads covers an 8 x 128
+/// tile, each thread 4 consecutive columns of one row; grid `(ceil(cols / 128), ceil(rows / 8))`.
+///
+/// `tests/ptx_folding.rs` checks that a run-time layout of small rank costs no local memory, no
+/// division and no panic path.
+#[kernel(launch_bounds(256))]
+pub fn strided_masked_axpy(a: *const f32, b: *const f32, c: *mut f32, rows: u32, cols: u32, alpha: f32) {
+    let matrix = Strided::row_major([rows as i64, cols as i64]);
+    let (a, b) = (LayoutTensor::from_ptr(a as *mut f32, matrix), LayoutTensor::from_ptr(b as *mut f32, matrix));
+    let c = LayoutTensor::from_ptr(c, matrix);
+    let t = thread_idx_x() as i64;
+    let row = block_idx_y() as i64 * 8 + t / 32;
+    let col = block_idx_x() as i64 * 128 + 4 * (t % 32);
+    for v in 0..4 {
+        let rc = [row, col + v];
+        if matrix.contains(rc) {
+            c.set_at(rc, a.at(rc) + alpha * b.at(rc));
+        }
+    }
 }
