@@ -71,15 +71,18 @@ macro_rules! __kernel {
         $(#[$attr:meta])*
         $vis:vis fn $name:ident ( $($arg:ident : $ty:ty),* $(,)? ) $body:block
     ) => {
+        // The body is an `unsafe` block as well as an `unsafe fn`'s body: device crates of the
+        // 2024 edition (where an `unsafe fn`'s body is no longer an unsafe context) read the same.
         $(#[$attr])*
         #[cfg(target_arch = "nvptx64")]
         #[no_mangle]
-        $vis unsafe extern "ptx-kernel" fn $name( $($arg : $ty),* ) $body
+        #[allow(unused_unsafe)]
+        $vis unsafe extern "ptx-kernel" fn $name( $($arg : $ty),* ) { unsafe { $body } }
 
         $(#[$attr])*
         #[cfg(not(target_arch = "nvptx64"))]
-        #[allow(dead_code)]
-        $vis unsafe fn $name( $($arg : $ty),* ) $body
+        #[allow(dead_code, unused_unsafe)]
+        $vis unsafe fn $name( $($arg : $ty),* ) { unsafe { $body } }
 
         #[cfg(not(target_arch = "nvptx64"))]
         const _: () = {
