@@ -1,9 +1,12 @@
 //! cute-rs: GPU kernels in Rust with a CuTe-style layout algebra.
 //!
-//! This root package ties the workspace together: it embeds the device code, and holds the demo
-//! (`src/bin/demo.rs`) and the integration tests (`tests/`). The pieces live in their own crates:
-//! `layout` (the algebra), `layout-tensor` (views and copies), `kernels` (device code, built to PTX)
-//! and `host` (the CUDA runtime side).
+//! This root package is the project's own first user: its `build.rs` compiles the device crate
+//! `kernels/` with `cute-rs-build`, as a user's build script does, and it holds the GEMM API
+//! ([`gemm`]), the demo (`src/bin/demo.rs`), the GPU suite ([`gpu_suite`]) and the integration
+//! tests (`tests/`). The library lives in its own crates: `cute-rs-layout` (the algebra),
+//! `cute-rs-device` (the primitives and the CPU backend), `cute-rs-tensor` (views, copies,
+//! `#[kernel]`), `cute-rs-host` (the runtime) and `cute-rs-build` (the build helper); inside this
+//! workspace they are imported as `layout`, `layout_tensor` and `host`.
 
 /// The PTX module holding every kernel of the `kernels/` crate.
 ///

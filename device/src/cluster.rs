@@ -7,7 +7,7 @@
 //! that writes into it.
 //!
 //! GPU only: these instructions have no CPU implementation yet, and calling one in code compiled
-//! for the host is a compile error naming it ([`no_cpu`](super::mma::no_cpu)).
+//! for the host is a compile error naming it ([`mma::no_cpu`](super::mma::no_cpu)).
 
 #[cfg(not(target_arch = "nvptx64"))]
 use super::mma::no_cpu;

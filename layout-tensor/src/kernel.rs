@@ -1,7 +1,7 @@
-//! What a device crate needs besides its kernels: the expansion of [`#[kernel]`](crate::kernel)
+//! What a device crate needs besides its kernels: the expansion of [`#[kernel]`](macro@crate::kernel)
 //! and, on the GPU, the panic handler.
 //!
-//! [`#[kernel]`](crate::kernel) (from `cute-rs-macros`) checks a function's shape and hands it to
+//! [`#[kernel]`](macro@crate::kernel) (from `cute-rs-macros`) checks a function's shape and hands it to
 //! [`__kernel!`](crate::__kernel), defined here because this crate is the one compiled for
 //! `nvptx64` by the nightly toolchain alongside the user's: the macro may use
 //! `allow_internal_unstable(abi_ptx)`, so the `extern "ptx-kernel"` it writes needs no feature
@@ -39,7 +39,7 @@ fn panic(_info: &core::panic::PanicInfo<'_>) -> ! {
     crate::device::sync::trap()
 }
 
-/// The expansion of [`#[kernel]`](crate::kernel); not for direct use (the attribute checks the
+/// The expansion of [`#[kernel]`](macro@crate::kernel); not for direct use (the attribute checks the
 /// function first).
 ///
 /// On `nvptx64`, an unmangled `unsafe extern "ptx-kernel" fn` (an entry of the PTX module, named as
