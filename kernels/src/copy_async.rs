@@ -1,4 +1,4 @@
-//! `LayoutTensor::copy_from_async` kernels: the Mojo seed's `copy_from_async` example, and a partial
+//! `LayoutTensor::copy_from_async` kernels: Mojo's documented `copy_from_async` example, and a partial
 //! tile staged through shared memory with zero-fill.
 
 use layout_tensor::kernel;
@@ -7,15 +7,15 @@ use layout_tensor::device::sync::sync_threads;
 use layout_tensor::{async_copy_wait_all, shared_tensor, static_layout, LayoutTensor, Static};
 
 static_layout!(
-    /// The seed's input: `Layout.row_major(128, 128)`.
+    /// The example's input: `Layout.row_major(128, 128)`.
     pub MojoInput = "(128,128):(128,1)"
 );
 static_layout!(
-    /// The seed's `block_size x block_size` tile, row-major (in global and shared memory).
+    /// The example's `block_size x block_size` tile, row-major (in global and shared memory).
     pub MojoTile = "(16,16):(16,1)"
 );
 static_layout!(
-    /// The seed's thread layout `row_major(WARP_SIZE // simd_width, simd_width)` for 4-float vectors.
+    /// The example's thread layout `row_major(WARP_SIZE // simd_width, simd_width)` for 4-float vectors.
     pub MojoLanes = "(8,4):(4,1)"
 );
 static_layout!(
@@ -43,7 +43,7 @@ static_layout!(
 /// its `[thread_idx.x, thread_idx.y]` of the shared tile, and the fragments are copied back.
 /// Afterwards `tensor[i] == i` for every `i`.
 ///
-/// Two departures from the seed, for a race-free kernel: the seed partitions by lane id, so all
+/// Two departures from Mojo's example, for a race-free kernel: it partitions by lane id, so all
 /// 8 warps copy the same tile; here warp 0 alone copies (same result, no location written by
 /// several warps at once); and a barrier follows the wait, so that the copies have landed
 /// before other threads overwrite the shared tile.

@@ -1,5 +1,5 @@
-//! cuTile-style `load`/`store` kernels (`layout_tensor::tile_space`): the seed documents' examples
-//! (each run by one thread, the seed's `ct.launch(stream, (1,), ...)`: a tile is a register
+//! cuTile-style `load`/`store` kernels (`layout_tensor::tile_space`): the examples of cuTile's
+//! `load`/`store` documentation (each run by one thread, as its `ct.launch(stream, (1,), ...)`: a tile is a register
 //! fragment of the thread), a memory-order exercise and a tiled load/store copy.
 
 use layout_tensor::kernel;
@@ -62,7 +62,7 @@ unsafe fn put<T: Copy, const N: usize>(out: *mut T, k: usize, v: [T; N]) {
     }
 }
 
-/// The seed's 1-D loads: `out[0..12]` = tiles 0, 1 (undetermined padding: whole tiles) and 2
+/// cuTile's documented 1-D loads: `out[0..12]` = tiles 0, 1 (undetermined padding: whole tiles) and 2
 /// (zero padding) of `x` = `arange(10)` with tile shape 4 (`[0..4], [4..8], [8, 9, 0, 0]`).
 ///
 /// Preconditions: `x` holds 10 values, `out` 12; one thread.
@@ -74,7 +74,7 @@ pub fn cutile_seed_load_1d(x: *const i64, out: *mut i64) {
     put(out, 8, s.load::<4>([2], LoadOptions::default().padding(Padding::Zero)).data);
 }
 
-/// The seed's 2-D loads in "F" order: `out[4i..4i+4]` = tile `(i, 0)` of shape `(1, 4)` of
+/// cuTile's documented 2-D loads in "F" order: `out[4i..4i+4]` = tile `(i, 0)` of shape `(1, 4)` of
 /// `arange(16).reshape(4, 4)` (column `i`).
 ///
 /// Preconditions: `x` holds 16 values, `out` 16; one thread.
@@ -88,7 +88,7 @@ pub fn cutile_seed_load_2d_f(x: *const i64, out: *mut i64) {
     }
 }
 
-/// The seed's 3-D loads with order `(0, 2, 1)`: `out[0..4]`, `out[4..8]` = tiles `(0,0,0)` and
+/// cuTile's documented 3-D loads with order `(0, 2, 1)`: `out[0..4]`, `out[4..8]` = tiles `(0,0,0)` and
 /// `(1,0,0)` of shape `(1, 2, 2)` of `arange(8).reshape(2, 2, 2)`, row-major.
 ///
 /// Preconditions: `x` holds 8 values, `out` 8; one thread.
@@ -99,7 +99,7 @@ pub fn cutile_seed_load_3d(x: *const i64, out: *mut i64) {
     put(out, 4, s.load::<4>([1, 0, 0], LoadOptions::default()).data);
 }
 
-/// The seed's scalar (0-d tile) loads: `out[i] = load(x, (i,), shape=())` for `i < 10`.
+/// cuTile's documented scalar (0-d tile) loads: `out[i] = load(x, (i,), shape=())` for `i < 10`.
 ///
 /// Preconditions: `x` holds 10 values, `out` 10; one thread.
 #[kernel]
@@ -112,7 +112,7 @@ pub fn cutile_seed_load_scalar(x: *const i64, out: *mut i64) {
     }
 }
 
-/// The seed's partial out-of-bounds store: tile `ones(4)` at index 0, `2 * ones(4)` at index 1
+/// cuTile's documented partial out-of-bounds store: tile `ones(4)` at index 0, `2 * ones(4)` at index 1
 /// of a 6-element array (the last two elements of the second tile are dropped).
 ///
 /// Preconditions: `x` holds 6 values (what follows is never written); one thread.
@@ -126,7 +126,7 @@ pub fn cutile_seed_store_partial(x: *mut i32) {
     s.store([1], &tile, StoreOptions::default());
 }
 
-/// The seed's scalar broadcast stores: `store(x, (i, j), tile=2i+j)` into a 2 x 2 array.
+/// cuTile's documented scalar broadcast stores: `store(x, (i, j), tile=2i+j)` into a 2 x 2 array.
 ///
 /// Preconditions: `x` holds 4 values; one thread.
 #[kernel]

@@ -1,14 +1,14 @@
-//! Triton's `tl.load`/`tl.store` on the GPU, written with `layout_tensor::triton`: the seed's
-//! indirect load example (`triton_ldst_indirect_07_kernel`, seed 002), one Triton program per block.
+//! Triton's `tl.load`/`tl.store` on the GPU, written with `layout_tensor::triton`: Triton's
+//! indirect load example (`triton_ldst_indirect_07_kernel`), one Triton program per block.
 
 use layout_tensor::kernel;
 use layout_tensor::device::ids::block_idx_x;
 use layout_tensor::triton::{get, tile_from_fn, Pointers};
 use layout_tensor::{static_layout, LayoutTensor, Static};
 
-/// `XS` of the seed's example: rows per program (`blocksize`).
+/// `XS` of Triton's example: rows per program (`blocksize`).
 pub const XS: usize = 4;
-/// `RS` of the seed's example: columns gathered (`N0`).
+/// `RS` of Triton's example: columns gathered (`N0`).
 pub const RS: usize = 16;
 
 static_layout!(
