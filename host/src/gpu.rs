@@ -197,12 +197,12 @@ impl Drop for StreamInner {
 /// # let k = module.kernel("vector_copy")?;
 /// # let (a, b) = (gpu.alloc::<f32>(256)?, gpu.alloc::<f32>(256)?);
 /// let side = gpu.create_stream()?;
-/// unsafe { gpu.launch_on(&side, &k, cute_rs_host::LaunchConfig::linear(1, 256)).arg(&a).arg(&b).run()? };
+/// unsafe { gpu.launch_raw(&k, cute_rs_host::LaunchConfig::linear(1, 256)).arg(&a).arg(&b).on(&side).run()? };
 /// side.synchronize()?;
 /// # Ok::<(), cute_rs_host::HostError>(())
 /// ```
 pub struct Stream {
-    inner: StreamInner,
+    pub(crate) inner: StreamInner,
 }
 
 impl std::fmt::Debug for Stream {
@@ -262,6 +262,8 @@ pub struct Gpu {
     pub(crate) ctx: Arc<Context>,
     pub(crate) stream: StreamInner,
     props: DeviceProperties,
+    /// The modules [`Gpu::module`] loaded, by their PTX's address and architecture.
+    modules: std::sync::Mutex<Vec<((usize, &'static str), Arc<Module>)>>,
 }
 
 impl std::fmt::Debug for Gpu {
@@ -288,7 +290,7 @@ impl Gpu {
         let ctx = Arc::new(Context::new(ordinal)?);
         let props = DeviceProperties::query(&ctx)?;
         let stream = StreamInner::new(&ctx)?;
-        Ok(Gpu { ctx, stream, props })
+        Ok(Gpu { ctx, stream, props, modules: Default::default() })
     }
 
     /// The CPU backend: a `Gpu` whose memory is host memory and whose launches run the kernels'
@@ -304,7 +306,7 @@ impl Gpu {
     pub fn cpu() -> Gpu {
         let ctx = Arc::new(Context::cpu());
         let stream = StreamInner::new(&ctx).expect("the CPU backend's stream cannot fail");
-        Gpu { ctx, stream, props: crate::cpu::properties() }
+        Gpu { ctx, stream, props: crate::cpu::properties(), modules: Default::default() }
     }
 
     /// The first GPU if there is one, else the CPU backend ([`Gpu::cpu`]); errors other than "no
@@ -558,41 +560,109 @@ impl Gpu {
         Module::load_source(&self.ctx, &source, self.props.compute_capability)
     }
 
-    /// Starts a launch of `kernel` with `cfg`; the configuration is validated against the device.
+    /// The module `source`, loaded on first use and cached by the GPU: later calls (and typed
+    /// launches given the source) return the same module without loading anything.
     ///
-    /// The validation happens in [`Launch::run`] (see [`Launch::check`]).
+    /// Loading uses the cubin when it was built for this GPU, so the driver compiles nothing;
+    /// otherwise it JIT-compiles the PTX and says so once per process on standard error.
+    ///
+    /// # Errors
+    /// As [`load`](Gpu::load).
     ///
     /// # Example
-    /// ```no_run
-    /// # let gpu = cute_rs_host::Gpu::new(0)?;
-    /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/kernels.ptx").unwrap())?;
-    /// # let k = module.kernel("vector_copy")?;
-    /// # let (a, b) = (gpu.alloc::<f32>(256)?, gpu.alloc::<f32>(256)?);
-    /// unsafe { gpu.launch(&k, cute_rs_host::LaunchConfig::linear(1, 256)).arg(&a).arg(&b).run()? };
-    /// // Rejected before reaching CUDA:
-    /// let err = unsafe { gpu.launch(&k, cute_rs_host::LaunchConfig::linear(1, 4096)).arg(&a).arg(&b).run() };
-    /// assert!(matches!(err, Err(cute_rs_host::HostError::Invalid(_))));
+    /// ```
+    /// let cpu = cute_rs_host::Gpu::cpu();
+    /// let source = cute_rs_host::ModuleSource {
+    ///     device_crate: "my_kernels",
+    ///     arch: "sm_90",
+    ///     ptx: ".version 8.3\n.target sm_90\n.address_size 64\n.visible .entry noop() { ret; }\n",
+    ///     cubin: &[],
+    /// };
+    /// let first = cpu.module(&source)?;
+    /// let again = cpu.module(&source)?;
+    /// assert!(std::sync::Arc::ptr_eq(&first, &again));
     /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
-    pub fn launch<'a>(&'a self, kernel: &'a Kernel, cfg: LaunchConfig) -> Launch<'a> {
-        Launch::new(self, &self.stream, kernel, cfg)
+    pub fn module(&self, source: &crate::ModuleSource) -> Result<Arc<Module>> {
+        let key = (source.ptx.as_ptr() as usize, source.arch);
+        let mut modules = self.modules.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, m)) = modules.iter().find(|(k, _)| *k == key) {
+            return Ok(m.clone());
+        }
+        let module = Arc::new(self.load(*source)?);
+        modules.push((key, module.clone()));
+        Ok(module)
     }
 
-    /// Starts a launch on `stream` instead of the GPU's stream.
+    /// Starts a launch of the kernel `kernel` of `module` with `cfg` and `args`, on the GPU's
+    /// stream (see [`Launch::on`] for another).
+    ///
+    /// `kernel` is the constant `#[kernel]` defined for it (`my_kernels::saxpy`), and `args` a
+    /// tuple with one argument per parameter, whose types the compiler checks against the
+    /// kernel's signature (see [`KernelArgs`](crate::KernelArgs)). `module` is a loaded
+    /// [`Module`] or a [`ModuleSource`](crate::ModuleSource), which [`Gpu::module`] loads once.
+    ///
+    /// Nothing reaches the device before [`Launch::run`], which checks the launch first: the
+    /// configuration against the device and the compiled kernel, the kernel's
+    /// [`LaunchContract`](layout_tensor::LaunchContract), and the arguments' sizes against the
+    /// parameters the PTX declares.
     ///
     /// # Example
-    /// ```no_run
-    /// # let gpu = cute_rs_host::Gpu::new(0)?;
-    /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/kernels.ptx").unwrap())?;
-    /// # let k = module.kernel("vector_copy")?;
-    /// # let (a, b) = (gpu.alloc::<f32>(256)?, gpu.alloc::<f32>(256)?);
-    /// let s = gpu.create_stream()?;
-    /// unsafe { gpu.launch_on(&s, &k, cute_rs_host::LaunchConfig::linear(1, 256)).arg(&a).arg(&b).run()? };
-    /// s.synchronize()?;
+    /// ```
+        /// use cute_rs_host::{Gpu, LaunchConfig, ModuleSource};
+    ///
+    /// /// `y[i] = a * x[i] + y[i]`.
+    /// #[layout_tensor::kernel(block(4))]
+    /// pub fn saxpy(a: f32, x: *const f32, y: *mut f32) {
+    ///     let i = layout_tensor::device::ids::global_thread_index_x() as usize;
+    ///     *y.add(i) = a * *x.add(i) + *y.add(i);
+    /// }
+    ///
+    /// let cpu = Gpu::cpu();
+    /// let module = ModuleSource {
+    ///     device_crate: "doc",
+    ///     arch: "sm_90",
+    ///     ptx: ".version 8.3\n.target sm_90\n.address_size 64\n.visible .entry saxpy() { ret; }\n",
+    ///     cubin: &[],
+    /// };
+    /// let x = cpu.upload(&[1.0f32, 2.0, 3.0, 4.0])?;
+    /// let mut y = cpu.upload(&[1.0f32; 4])?;
+    /// unsafe { cpu.launch(&module, saxpy, LaunchConfig::linear(1, 4), (2.0f32, &x, &mut y)).run()? };
+    /// assert_eq!(cpu.download(&y)?, [3.0, 5.0, 7.0, 9.0]);
+    /// // The kernel declared its block: another one is refused by name.
+    /// let e = unsafe { cpu.launch(&module, saxpy, LaunchConfig::linear(2, 2), (2.0f32, &x, &mut y)).run() };
+    /// assert!(e.unwrap_err().to_string().contains("launch contract"));
     /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
-    pub fn launch_on<'a>(&'a self, stream: &'a Stream, kernel: &'a Kernel, cfg: LaunchConfig) -> Launch<'a> {
-        Launch::new(self, &stream.inner, kernel, cfg)
+    pub fn launch<'a, P: 'static, A: crate::KernelArgs<P>>(
+        &'a self,
+        module: impl Into<crate::ModuleRef<'a>>,
+        kernel: layout_tensor::KernelFn<P>,
+        cfg: LaunchConfig,
+        args: A,
+    ) -> Launch<'a> {
+        let found = match module.into() {
+            crate::ModuleRef::Loaded(m) => m.function(kernel),
+            crate::ModuleRef::Source(source) => self.module(&source).and_then(|m| m.function(kernel)),
+        };
+        let values = args.into_values();
+        Launch::typed(self, &self.stream, found, kernel.name(), kernel.contract(), cfg, values)
+    }
+
+    /// Starts a launch of a kernel looked up by name ([`Module::kernel`]), with arguments appended
+    /// one by one ([`Launch::arg`]) and checked only by size: for modules whose kernels have no
+    /// `#[kernel]` definition in the program (hand-written PTX). Prefer [`Gpu::launch`].
+    ///
+    /// # Example
+    /// ```
+    /// let cpu = cute_rs_host::Gpu::cpu();
+    /// let module = cpu.load_module(".version 8.3\n.target sm_90\n.address_size 64\n.visible .entry gone() { ret; }\n")?;
+    /// // No crate of this program defines `gone`, so the CPU backend cannot run it:
+    /// assert!(module.kernel("gone").is_err());
+    /// # Ok::<(), cute_rs_host::HostError>(())
+    /// ```
+    pub fn launch_raw<'a>(&'a self, kernel: &'a Kernel, cfg: LaunchConfig) -> Launch<'a> {
+        Launch::new(self, &self.stream, kernel, cfg)
     }
 
     /// A new stream on this GPU (non-blocking: no implicit synchronization with other streams).

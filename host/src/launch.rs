@@ -8,6 +8,11 @@ use cudarc::driver::sys;
 
 use crate::error::{cuda_err, invalid};
 use crate::gpu::StreamInner;
+use std::sync::Arc;
+
+use layout_tensor::LaunchContract;
+
+use crate::args::ParamValue;
 use crate::{DeviceBuffer, DeviceElem, DeviceProperties, Gpu, Kernel, Result, TensorMap};
 
 /// Grid, block and dynamic shared memory of a launch.
@@ -293,6 +298,43 @@ pub fn validate_launch(
     })
 }
 
+/// Checks `cfg` against what a kernel declared with `#[kernel(block(..), shared_mem(..))]`.
+///
+/// # Errors
+/// [`HostError::Invalid`](crate::HostError::Invalid) beginning "launch contract" and naming the
+/// kernel, what it declared and what the launch gives.
+///
+/// # Example
+/// ```
+/// use cute_rs_host::{check_contract, LaunchConfig};
+/// use cute_rs_host::LaunchContract;
+/// let c = LaunchContract { block: Some((128, 1, 1)), shared_mem_bytes: Some(1024) };
+/// assert!(check_contract("k", &c, &LaunchConfig::linear(8, 128).with_shared_mem(1024)).is_ok());
+/// let e = check_contract("k", &c, &LaunchConfig::linear(8, 64).with_shared_mem(1024)).unwrap_err();
+/// assert!(e.to_string().contains("block (128, 1, 1)"), "{e}");
+/// ```
+pub fn check_contract(kernel: &str, contract: &LaunchContract, cfg: &LaunchConfig) -> Result<()> {
+    if let Some(block) = contract.block {
+        if block != cfg.block {
+            invalid!(
+                "launch contract: kernel `{kernel}` runs with block {block:?} (declared by its #[kernel(block(..))]), \
+                 but the launch gives block {:?}",
+                cfg.block
+            );
+        }
+    }
+    if let Some(bytes) = contract.shared_mem_bytes {
+        if bytes != cfg.shared_mem_bytes {
+            invalid!(
+                "launch contract: kernel `{kernel}` needs {bytes} bytes of dynamic shared memory (declared by its \
+                 #[kernel(shared_mem(..))]), but the launch gives {}",
+                cfg.shared_mem_bytes
+            );
+        }
+    }
+    Ok(())
+}
+
 /// The most blocks in a thread block cluster (the portable cluster size).
 pub const MAX_CLUSTER_BLOCKS: u32 = 8;
 
@@ -368,37 +410,152 @@ struct Arg {
     what: String,
 }
 
-/// A launch being built: arguments in the order of the kernel's parameters.
-///
-/// Made by [`Gpu::launch`] (the GPU's stream) or [`Gpu::launch_on`] (another stream); nothing
-/// reaches CUDA before [`Launch::run`].
+/// The kernel of a launch: borrowed (looked up by name) or shared with its module's cache.
+enum LaunchKernel<'a> {
+    Borrowed(&'a Kernel),
+    Shared(Arc<Kernel>),
+}
+
+/// Where a typed launch finds its kernel: a loaded [`Module`](crate::Module), or a
+/// [`ModuleSource`](crate::ModuleSource) that [`Gpu::module`] loads on first use.
 ///
 /// # Example
-/// ```no_run
-/// use cute_rs_host::{Gpu, LaunchConfig};
-/// let gpu = Gpu::new(0)?;
-/// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/kernels.ptx").unwrap())?;
-/// let k = module.kernel("vector_copy")?;
-/// let input = gpu.upload(&vec![1.0f32; 1 << 20])?;
-/// let output = gpu.alloc::<f32>(1 << 20)?;
-/// unsafe { gpu.launch(&k, LaunchConfig::linear(4096, 256)).arg(&input).arg(&output).run()? };
-/// gpu.synchronize()?;
+/// ```
+/// use cute_rs_host::{ModuleRef, ModuleSource};
+/// let source = ModuleSource { device_crate: "k", arch: "sm_90", ptx: "", cubin: &[] };
+/// assert!(matches!(ModuleRef::from(&source), ModuleRef::Source(_)));
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub enum ModuleRef<'a> {
+    /// A module loaded already.
+    Loaded(&'a crate::Module),
+    /// A module to load (once per GPU) from its source.
+    Source(crate::ModuleSource),
+}
+
+impl<'a> From<&'a crate::Module> for ModuleRef<'a> {
+    fn from(m: &'a crate::Module) -> ModuleRef<'a> {
+        ModuleRef::Loaded(m)
+    }
+}
+
+impl<'a> From<&'a Arc<crate::Module>> for ModuleRef<'a> {
+    fn from(m: &'a Arc<crate::Module>) -> ModuleRef<'a> {
+        ModuleRef::Loaded(m)
+    }
+}
+
+impl From<crate::ModuleSource> for ModuleRef<'_> {
+    fn from(s: crate::ModuleSource) -> Self {
+        ModuleRef::Source(s)
+    }
+}
+
+impl From<&crate::ModuleSource> for ModuleRef<'_> {
+    fn from(s: &crate::ModuleSource) -> Self {
+        ModuleRef::Source(*s)
+    }
+}
+
+/// A launch being built: made by [`Gpu::launch`] (typed, with all its arguments) or
+/// [`Gpu::launch_raw`] (arguments appended with [`Launch::arg`]). Nothing reaches the device
+/// before [`Launch::run`].
+///
+/// # Example
+/// ```
+/// #[layout_tensor::kernel]
+/// pub fn fill(x: *mut u32, value: u32) {
+///     *x.add(layout_tensor::device::ids::global_thread_index_x() as usize) = value;
+/// }
+///
+/// let cpu = cute_rs_host::Gpu::cpu();
+/// let module = cpu.load_module(".version 8.3\n.target sm_90\n.address_size 64\n.visible .entry fill() { ret; }\n")?;
+/// let mut x = cpu.alloc::<u32>(64)?;
+/// let stream = cpu.create_stream()?;
+/// unsafe { cpu.launch(&module, fill, cute_rs_host::LaunchConfig::linear(2, 32), (&mut x, 7u32)).on(&stream).run()? };
+/// stream.synchronize()?;
+/// assert_eq!(cpu.download(&x)?, [7; 64]);
 /// # Ok::<(), cute_rs_host::HostError>(())
 /// ```
 pub struct Launch<'a> {
     pub(crate) gpu: &'a Gpu,
     pub(crate) stream: &'a StreamInner,
-    pub(crate) kernel: &'a Kernel,
+    kernel: std::result::Result<LaunchKernel<'a>, crate::HostError>,
+    /// The kernel's name, also when looking it up failed.
+    name: &'a str,
+    contract: LaunchContract,
     pub(crate) cfg: LaunchConfig,
     pub(crate) cluster: Option<(u32, u32, u32)>,
     schedule: crate::Schedule,
     args: Vec<Arg>,
+    /// A typed launch's converted arguments, which `args` points into (kept, never read).
+    _values: Vec<ParamValue>,
+    /// The first argument that could not be converted.
+    arg_error: Option<crate::HostError>,
     _a: PhantomData<&'a ()>,
 }
 
 impl<'a> Launch<'a> {
     pub(crate) fn new(gpu: &'a Gpu, stream: &'a StreamInner, kernel: &'a Kernel, cfg: LaunchConfig) -> Launch<'a> {
-        Launch { gpu, stream, kernel, cfg, cluster: None, schedule: crate::Schedule::Forward, args: Vec::new(), _a: PhantomData }
+        Launch {
+            gpu,
+            stream,
+            kernel: Ok(LaunchKernel::Borrowed(kernel)),
+            name: &kernel.name,
+            contract: LaunchContract::NONE,
+            cfg,
+            cluster: None,
+            schedule: crate::Schedule::Forward,
+            args: Vec::new(),
+            _values: Vec::new(),
+            arg_error: None,
+            _a: PhantomData,
+        }
+    }
+
+    pub(crate) fn typed(
+        gpu: &'a Gpu,
+        stream: &'a StreamInner,
+        kernel: Result<Arc<Kernel>>,
+        name: &'static str,
+        contract: LaunchContract,
+        cfg: LaunchConfig,
+        values: Result<Vec<ParamValue>>,
+    ) -> Launch<'a> {
+        let (values, arg_error) = match values {
+            Ok(v) => (v, None),
+            Err(e) => (Vec::new(), Some(e)),
+        };
+        let args = values.iter().map(|v| Arg { ptr: v.ptr(), size: v.size(), what: v.what().to_string() }).collect();
+        Launch {
+            gpu,
+            stream,
+            kernel: kernel.map(LaunchKernel::Shared),
+            name,
+            contract,
+            cfg,
+            cluster: None,
+            schedule: crate::Schedule::Forward,
+            args,
+            _values: values,
+            arg_error,
+            _a: PhantomData,
+        }
+    }
+
+    /// Launches on `stream` instead of the GPU's own stream.
+    ///
+    /// # Example
+    /// ```no_run
+    /// # fn f(gpu: &cute_rs_host::Gpu, m: &cute_rs_host::Module, k: cute_rs_host::KernelFn<()>) -> cute_rs_host::Result<()> {
+    /// let side = gpu.create_stream()?;
+    /// unsafe { gpu.launch(m, k, cute_rs_host::LaunchConfig::linear(1, 32), ()).on(&side).run()? };
+    /// side.synchronize()
+    /// # }
+    /// ```
+    pub fn on(mut self, stream: &'a crate::Stream) -> Self {
+        self.stream = &stream.inner;
+        self
     }
 
     /// Appends an argument.
@@ -410,7 +567,7 @@ impl<'a> Launch<'a> {
     /// # let k = module.kernel("scale")?;
     /// let data = gpu.upload(&[1.0f32; 1024])?;
     /// let (n, factor) = (1024u32, 2.5f32);
-    /// let launch = gpu.launch(&k, cute_rs_host::LaunchConfig::linear(4, 256)).arg(&data).arg(&n).arg(&factor);
+    /// let launch = gpu.launch_raw(&k, cute_rs_host::LaunchConfig::linear(4, 256)).arg(&data).arg(&n).arg(&factor);
     /// unsafe { launch.run()? };
     /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
@@ -429,7 +586,7 @@ impl<'a> Launch<'a> {
     /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/kernels.ptx").unwrap())?;
     /// # let k = module.kernel("cluster_ids")?;
     /// let out = gpu.alloc::<u32>(8 * 128)?;
-    /// unsafe { gpu.launch(&k, cute_rs_host::LaunchConfig::linear(8, 128)).cluster((2, 1, 1)).arg(&out).run()? };
+    /// unsafe { gpu.launch_raw(&k, cute_rs_host::LaunchConfig::linear(8, 128)).cluster((2, 1, 1)).arg(&out).run()? };
     /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn cluster(mut self, dims: (u32, u32, u32)) -> Self {
@@ -442,7 +599,7 @@ impl<'a> Launch<'a> {
     ///
     /// ```no_run
     /// # fn f(gpu: &cute_rs_host::Gpu, k: &cute_rs_host::Kernel) -> cute_rs_host::Result<()> {
-    /// unsafe { gpu.launch(k, cute_rs_host::LaunchConfig::linear(1, 64)).schedule(cute_rs_host::Schedule::Reverse).run() }
+    /// unsafe { gpu.launch_raw(k, cute_rs_host::LaunchConfig::linear(1, 64)).schedule(cute_rs_host::Schedule::Reverse).run() }
     /// # }
     /// ```
     pub fn schedule(mut self, schedule: crate::Schedule) -> Self {
@@ -461,11 +618,22 @@ impl<'a> Launch<'a> {
     /// # let k = module.kernel("vector_copy")?;
     /// let input = gpu.alloc::<f32>(256)?;
     /// // One argument missing:
-    /// assert!(gpu.launch(&k, cute_rs_host::LaunchConfig::linear(1, 256)).arg(&input).check().is_err());
+    /// assert!(gpu.launch_raw(&k, cute_rs_host::LaunchConfig::linear(1, 256)).arg(&input).check().is_err());
     /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn check(&self) -> Result<LaunchPlan> {
-        let k = self.kernel;
+        let k = match &self.kernel {
+            Ok(LaunchKernel::Borrowed(k)) => *k,
+            Ok(LaunchKernel::Shared(k)) => k,
+            Err(e) => return Err(e.clone()),
+        };
+        if let Some(e) = &self.arg_error {
+            return Err(match e {
+                crate::HostError::Invalid(m) => crate::HostError::Invalid(format!("launch of kernel `{}`: {m}", self.name)),
+                other => other.clone(),
+            });
+        }
+        check_contract(self.name, &self.contract, &self.cfg)?;
         if k.module.ctx.ctx != self.gpu.ctx.ctx || self.stream.ctx.ctx != self.gpu.ctx.ctx {
             invalid!(
                 "launch of kernel `{}`: the kernel's module, the stream and the GPU must belong to the same device \
@@ -520,13 +688,17 @@ impl<'a> Launch<'a> {
     /// # let k = module.kernel("transpose")?;
     /// # let (input, output) = (gpu.alloc::<f32>(1 << 20)?, gpu.alloc::<f32>(1 << 20)?);
     /// let cfg = cute_rs_host::LaunchConfig { grid: (32, 32, 1), block: (32, 8, 1), shared_mem_bytes: 32 * 33 * 4 };
-    /// unsafe { gpu.launch(&k, cfg).arg(&input).arg(&output).run()? };
+    /// unsafe { gpu.launch_raw(&k, cfg).arg(&input).arg(&output).run()? };
     /// gpu.synchronize()?;
     /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub unsafe fn run(self) -> Result<()> {
         self.check()?;
-        let k = self.kernel;
+        let k: &Kernel = match &self.kernel {
+            Ok(LaunchKernel::Borrowed(k)) => k,
+            Ok(LaunchKernel::Shared(k)) => k,
+            Err(_) => unreachable!("checked"),
+        };
         let cfg = self.cfg;
         if let Some(cpu_kernel) = k.cpu {
             let args: Vec<&[u8]> = self
@@ -535,7 +707,7 @@ impl<'a> Launch<'a> {
                 // SAFETY: each argument points at `size` bytes borrowed for 'a.
                 .map(|a| unsafe { std::slice::from_raw_parts(a.ptr as *const u8, a.size) })
                 .collect();
-            return crate::cpu::run(cpu_kernel, &cfg, self.cluster, self.schedule, &args);
+            return crate::cpu::run(&cpu_kernel, &cfg, self.cluster, self.schedule, &args);
         }
         k.ensure_dynamic_shared(cfg.shared_mem_bytes)?;
         self.gpu.ctx.bind()?;

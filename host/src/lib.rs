@@ -6,11 +6,17 @@
 //!   skip on it. [`Gpu::properties`] gives the [`DeviceProperties`].
 //! - Memory: [`Gpu::alloc`], [`Gpu::upload`], [`Gpu::write`], [`Gpu::download`], [`Gpu::memset`],
 //!   [`Gpu::copy`] on typed [`DeviceBuffer`]s of [`DeviceElem`] types.
-//! - Kernels: [`Gpu::load_module`] loads PTX into a [`Module`]; [`Module::kernel`] gives a
-//!   [`Kernel`]; [`Gpu::launch`] builds a [`Launch`] whose arguments ([`KernelArg`]) are appended
-//!   with [`Launch::arg`] and which [`Launch::run`] validates (configuration, shared memory, cluster,
-//!   argument count and sizes) before launching. [`Gpu::create_stream`] and [`Gpu::launch_on`]
-//!   launch on other streams; [`Launch::cluster`] launches thread block clusters.
+//! - Modules: [`module!`] names the PTX (and cubin) a device crate's build left;
+//!   [`Gpu::module`] loads it on first use, from the cubin when there is one for this GPU, and
+//!   caches it.
+//! - Typed launches: `#[kernel]` gives every kernel a [`KernelFn`] constant of its name and
+//!   signature; [`Gpu::launch`] takes it with a tuple of arguments the compiler checks
+//!   ([`KernelArgs`], [`KernelParam`]: a `&mut DeviceBuffer<f32>` for a `*mut f32`, a
+//!   [`DeviceTensor`] for a `LayoutTensor`) and returns a [`Launch`], which [`Launch::run`]
+//!   validates (configuration, the kernel's [`LaunchContract`], shared memory, cluster, argument
+//!   sizes against the PTX) before launching. [`Launch::on`] picks another [`Stream`];
+//!   [`Launch::cluster`] launches thread block clusters. [`Gpu::launch_raw`] launches a kernel
+//!   found by name, for hand-written PTX.
 //! - Timing: [`Gpu::time_ms`] records CUDA events around a closure.
 //! - TMA: [`Gpu::tensor_map`] encodes a [`TensorMap`] from a [`layout::Layout`] after
 //!   [`tensor_map_params`] checked every condition of `cuTensorMapEncodeTiled`.
@@ -21,25 +27,36 @@
 //! rejected before CUDA is called is a [`HostError::Invalid`] naming the condition and its values.
 //!
 //! # Example
-//! ```no_run
-//! use cute_rs_host::{Gpu, HostError, HostTensor, LaunchConfig, Tolerance};
+//! A device crate defines the kernel (here inline, to run as a test); the host program loads its
+//! module and launches it. `Gpu::gpu_or_cpu()` would pick a GPU when there is one: this example
+//! runs on the CPU backend, whose module only lists the kernels.
+//! ```
+//! use cute_rs_host::{Gpu, HostError, HostTensor, LaunchConfig, ModuleSource, Tolerance};
 //! use layout::Layout;
 //!
-//! let gpu = match Gpu::new(0) {
-//!     Ok(gpu) => gpu,
-//!     Err(HostError::NoGpu(why)) => return Ok(println!("GPU tests skipped: {why}")),
-//!     Err(e) => return Err(e),
+//! /// `dst[i] = src[i]` for the grid's threads.
+//! #[layout_tensor::kernel(block(256))]
+//! pub fn vector_copy(src: *const f32, dst: *mut f32) {
+//!     let i = layout_tensor::device::ids::global_thread_index_x() as usize;
+//!     *dst.add(i) = *src.add(i);
+//! }
+//!
+//! // In a real host crate: `let module = cute_rs_host::module!(my_kernels);`
+//! let module = ModuleSource {
+//!     device_crate: "doc",
+//!     arch: "sm_90",
+//!     ptx: ".version 8.3\n.target sm_90\n.address_size 64\n.visible .entry vector_copy() { ret; }\n",
+//!     cubin: &[],
 //! };
-//! let module = gpu.load_module(&std::fs::read_to_string("target/ptx/kernels.ptx").unwrap())?;
-//! let copy = module.kernel("vector_copy")?;
-//! let n = 1 << 20;
-//! let mut src = HostTensor::<f32>::new(Layout::parse("1048576:1").unwrap())?;
+//! let gpu = Gpu::cpu();
+//! let n = 4096;
+//! let mut src = HostTensor::<f32>::new(Layout::parse("4096:1").unwrap())?;
 //! src.fill_random(42);
 //! let input = gpu.upload_tensor(&src)?;
 //! let mut output = gpu.alloc::<f32>(n)?;
 //! gpu.memset(&mut output, 0xff)?; // poison
 //! let ms = gpu.time_ms(|| unsafe {
-//!     gpu.launch(&copy, LaunchConfig::for_items(n, 256)).arg(&input).arg(&output).run()
+//!     gpu.launch(&module, vector_copy, LaunchConfig::for_items(n, 256), (&input, &mut output)).run()
 //! })?;
 //! let got = gpu.download_tensor(&output, src.layout())?;
 //! got.compare(&src, Tolerance::EXACT).map_err(|e| HostError::Invalid(e.to_string()))?;
@@ -49,6 +66,7 @@
 
 #![warn(missing_docs)]
 
+mod args;
 mod buffer;
 mod context;
 mod cpu;
@@ -60,12 +78,17 @@ mod launch;
 mod module;
 mod tensor_map;
 
+pub use args::{DeviceTensor, KernelArgs, KernelParam};
 pub use buffer::DeviceBuffer;
 pub use elem::{DeviceElem, Numeric, TmaDataType};
 pub use error::{HostError, Result};
 pub use gpu::{DeviceProperties, Gpu, Stream};
 pub use host_tensor::{CompareError, HostTensor, Rng, Tolerance};
-pub use launch::{validate, validate_launch, KernelArg, KernelLimits, Launch, LaunchConfig, LaunchPlan, MAX_CLUSTER_BLOCKS};
+pub use launch::{
+    check_contract, validate, validate_launch, KernelArg, KernelLimits, Launch, LaunchConfig, LaunchPlan, ModuleRef,
+    MAX_CLUSTER_BLOCKS,
+};
+pub use layout_tensor::{KernelFn, LaunchContract};
 pub use layout_tensor::device::cpu::Schedule;
 pub use module::{ptx_entry_names, Kernel, KernelAttributes, Module, ModuleSource};
 pub use tensor_map::{

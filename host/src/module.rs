@@ -4,7 +4,8 @@
 use std::ffi::{c_void, CString};
 use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use cudarc::driver::result;
 use cudarc::driver::sys;
@@ -50,6 +51,8 @@ pub struct Module {
     entries: Vec<String>,
     /// The number of `.param`s of each entry, in the order of `entries`.
     param_counts: Vec<usize>,
+    /// The kernels typed launches looked up, by name.
+    kernels: Mutex<HashMap<&'static str, Arc<Kernel>>>,
 }
 
 /// Attributes of a compiled kernel (`cuFuncGetAttribute`).
@@ -106,7 +109,7 @@ pub struct Kernel {
     pub(crate) max_dynamic_shared: AtomicU32,
     pub(crate) module: Arc<ModuleInner>,
     /// The kernel's host build, on the CPU backend.
-    pub(crate) cpu: Option<&'static layout_tensor::device::cpu::CpuKernel>,
+    pub(crate) cpu: Option<layout_tensor::device::cpu::CpuKernel>,
 }
 
 impl std::fmt::Debug for Module {
@@ -301,6 +304,7 @@ impl Module {
                 device_crate: None,
                 entries: ptx_entry_names(ptx),
                 param_counts: Vec::new(),
+                kernels: Mutex::default(),
             });
         }
         let text = match CString::new(ptx) {
@@ -349,7 +353,13 @@ impl Module {
         if param_counts.len() != entries.len() {
             param_counts.clear();
         }
-        Ok(Module { inner: Arc::new(ModuleInner { module, ctx: ctx.clone() }), device_crate: None, entries, param_counts })
+        Ok(Module {
+            inner: Arc::new(ModuleInner { module, ctx: ctx.clone() }),
+            device_crate: None,
+            entries,
+            param_counts,
+            kernels: Mutex::default(),
+        })
     }
 
     /// The kernel named `name` (its Rust name in `kernels/`).
@@ -377,7 +387,7 @@ impl Module {
                 params: Some(k.params.to_vec()),
                 max_dynamic_shared: AtomicU32::new(layout_tensor::device::cpu::SHARED_BYTES_PER_BLOCK),
                 module: self.inner.clone(),
-                cpu: Some(k),
+                cpu: Some(*k),
             });
         }
         let c_name = match CString::new(name) {
@@ -427,6 +437,54 @@ impl Module {
         })
     }
 
+    /// The kernel `f` (a [`KernelFn`](layout_tensor::KernelFn) that `#[kernel]` defined), looked up
+    /// once and then cached by the module; on the CPU backend, its host build.
+    ///
+    /// # Errors
+    /// [`HostError::Invalid`] when the module has no such entry (a kernel of another module, or of
+    /// another build of the device crate), [`HostError::Cuda`] when the driver cannot give it.
+    ///
+    /// # Example
+    /// ```
+        /// #[layout_tensor::kernel]
+    /// pub fn nothing() {}
+    ///
+    /// let cpu = cute_rs_host::Gpu::cpu();
+    /// let module = cpu.load_module(".version 8.3\n.target sm_90\n.address_size 64\n.visible .entry nothing() { ret; }\n")?;
+    /// let k = module.function(nothing)?;
+    /// assert_eq!(k.name(), "nothing");
+    /// # Ok::<(), cute_rs_host::HostError>(())
+    /// ```
+    pub fn function<P: 'static>(&self, f: layout_tensor::KernelFn<P>) -> Result<Arc<Kernel>> {
+        let name = f.name();
+        if let Some(k) = self.kernels.lock().unwrap_or_else(|e| e.into_inner()).get(name) {
+            return Ok(k.clone());
+        }
+        if !self.entries.iter().any(|e| e == name) {
+            invalid!(
+                "kernel `{name}` is not in this module{}; its kernels: {}",
+                self.device_crate.map(|c| format!(" (built from `{c}`)")).unwrap_or_default(),
+                abbreviated(&self.entries)
+            );
+        }
+        let kernel = if self.inner.ctx.cpu {
+            Kernel {
+                func: std::ptr::null_mut(),
+                name: name.to_string(),
+                attributes: crate::cpu::attributes(),
+                params: Some(f.cpu().params.to_vec()),
+                max_dynamic_shared: AtomicU32::new(layout_tensor::device::cpu::SHARED_BYTES_PER_BLOCK),
+                module: self.inner.clone(),
+                cpu: Some(*f.cpu()),
+            }
+        } else {
+            self.kernel(name)?
+        };
+        let kernel = Arc::new(kernel);
+        self.kernels.lock().unwrap_or_else(|e| e.into_inner()).insert(name, kernel.clone());
+        Ok(kernel)
+    }
+
     /// The names of the module's kernels, as its PTX declares them.
     ///
     /// # Example
@@ -438,6 +496,16 @@ impl Module {
     /// ```
     pub fn kernel_names(&self) -> &[String] {
         &self.entries
+    }
+}
+
+/// At most 20 names of `names`, then how many more.
+fn abbreviated(names: &[String]) -> String {
+    let shown = names.iter().take(20).map(String::as_str).collect::<Vec<_>>().join(", ");
+    match names.len() {
+        0 => "none".to_string(),
+        n if n > 20 => format!("{shown} and {} more", n - 20),
+        _ => shown,
     }
 }
 

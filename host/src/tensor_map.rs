@@ -381,7 +381,7 @@ impl Gpu {
     ///     TmaSwizzle::B128, TmaOobFill::Zero)?;
     /// let map_buf = gpu.upload_tensor_map(&map)?;
     /// let cfg = cute_rs_host::LaunchConfig::linear(4, 128).with_shared_mem(32 * 32 * 4 + 1024);
-    /// unsafe { gpu.launch(&k, cfg).arg(&map_buf).arg(&out).run()? };
+    /// unsafe { gpu.launch_raw(&k, cfg).arg(&map_buf).arg(&out).run()? };
     /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn upload_tensor_map(&self, map: &TensorMap) -> Result<DeviceBuffer<u8>> {

@@ -39,35 +39,150 @@ fn panic(_info: &core::panic::PanicInfo<'_>) -> ! {
     crate::device::sync::trap()
 }
 
+/// What a kernel requires of its launch configuration, declared with `#[kernel(block(..),
+/// shared_mem(..))]`: the host refuses any launch with another block shape or another amount of
+/// dynamic shared memory, by name, before the kernel runs (on both backends).
+///
+/// Kernels whose block-wide primitives or shared-memory layouts are sized at compile time
+/// (a `BlockReduce<f32, 128>`, a `shared_array!` of a layout's cosize) state it here, so that a
+/// launch with 64 threads is an error instead of a kernel reading memory nobody wrote.
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::LaunchContract;
+/// let c = LaunchContract { block: Some((128, 1, 1)), shared_mem_bytes: Some(4096) };
+/// assert_eq!(c.threads(), Some(128));
+/// assert_eq!(LaunchContract::NONE.threads(), None);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LaunchContract {
+    /// The block shape the kernel must run with, if it declares one.
+    pub block: Option<(u32, u32, u32)>,
+    /// The dynamic shared memory, in bytes, the kernel must be given, if it declares it.
+    pub shared_mem_bytes: Option<u32>,
+}
+
+impl LaunchContract {
+    /// No requirement: any configuration the device and the compiled kernel allow.
+    pub const NONE: LaunchContract = LaunchContract { block: None, shared_mem_bytes: None };
+
+    /// The number of threads of the declared block.
+    ///
+    /// # Example
+    /// ```
+    /// let c = cute_rs_tensor::LaunchContract { block: Some((32, 4, 2)), shared_mem_bytes: None };
+    /// assert_eq!(c.threads(), Some(256));
+    /// ```
+    pub const fn threads(&self) -> Option<u32> {
+        match self.block {
+            Some((x, y, z)) => Some(x * y * z),
+            None => None,
+        }
+    }
+}
+
+/// A kernel as the host sees it: its name, its [`LaunchContract`], its parameter types `P` (a
+/// tuple), and its host build for the CPU backend.
+///
+/// `#[kernel]` defines one for every kernel, under the kernel's own name, in the host build of
+/// the device crate: the host launches `my_kernels::saxpy` (see `cute_rs_host::Gpu::launch`) with
+/// arguments the compiler checks against `P`. On the GPU the same name is the PTX entry.
+///
+/// # Parameters
+/// - `P`: the kernel's parameter types as a tuple, lifetimes made `'static`
+///   (`(f32, *const f32, *mut f32, u32)`).
+///
+/// # Example
+/// ```
+/// # extern crate std;
+/// use cute_rs_tensor::{kernel, KernelFn};
+///
+/// /// `x[i] += 1` for the grid's threads.
+/// #[kernel(block(256))]
+/// pub fn increment(x: *mut u32) {
+///     let i = cute_rs_tensor::device::ids::global_thread_index_x() as usize;
+///     *x.add(i) += 1;
+/// }
+///
+/// # fn main() {
+/// let k: KernelFn<(*mut u32,)> = increment;
+/// assert_eq!(k.name(), "increment");
+/// assert_eq!(k.contract().block, Some((256, 1, 1)));
+/// assert_eq!(k.cpu().params, &[8]);
+/// # }
+/// ```
+#[cfg(not(target_arch = "nvptx64"))]
+pub struct KernelFn<P: 'static> {
+    name: &'static str,
+    contract: LaunchContract,
+    cpu: crate::device::cpu::CpuKernel,
+    _params: core::marker::PhantomData<fn() -> P>,
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl<P: 'static> Clone for KernelFn<P> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl<P: 'static> Copy for KernelFn<P> {}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl<P: 'static> core::fmt::Debug for KernelFn<P> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("KernelFn")
+            .field("name", &self.name)
+            .field("params", &core::any::type_name::<P>())
+            .field("contract", &self.contract)
+            .finish()
+    }
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl<P: 'static> KernelFn<P> {
+    /// What `#[kernel]` writes; not for direct use.
+    #[doc(hidden)]
+    pub const fn __new(contract: LaunchContract, cpu: crate::device::cpu::CpuKernel) -> KernelFn<P> {
+        KernelFn { name: cpu.name, contract, cpu, _params: core::marker::PhantomData }
+    }
+
+    /// The kernel's name: its PTX entry.
+    pub const fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// What the kernel requires of its launch.
+    pub const fn contract(&self) -> LaunchContract {
+        self.contract
+    }
+
+    /// The kernel compiled for the host, which the CPU backend runs.
+    pub const fn cpu(&self) -> &crate::device::cpu::CpuKernel {
+        &self.cpu
+    }
+}
+
 /// The expansion of [`#[kernel]`](macro@crate::kernel); not for direct use (the attribute checks the
 /// function first).
 ///
 /// On `nvptx64`, an unmangled `unsafe extern "ptx-kernel" fn` (an entry of the PTX module, named as
-/// written) and, with `#![launch_bounds(max, min)]`, a marker symbol
+/// written) and, with launch bounds `[max, min]`, a marker symbol
 /// `__cute_launch_bounds_<name>__<max>_<min>` that the PTX linker of `cute-rs-build` turns into the
-/// entry's `.maxntid`/`.minnctapersm` (and drops). On other targets, a plain `unsafe fn` and its
-/// entry in the CPU backend's registry ([`KERNELS`](crate::device::cpu::KERNELS)).
+/// entry's `.maxntid`/`.minnctapersm` (and drops). On other targets, a [`KernelFn`] constant of the
+/// kernel's name, holding the body as a plain `unsafe fn`, and its entry in the CPU backend's
+/// registry ([`KERNELS`](crate::device::cpu::KERNELS)).
 #[doc(hidden)]
 #[macro_export]
 #[cfg_attr(target_arch = "nvptx64", allow_internal_unstable(abi_ptx))]
 macro_rules! __kernel {
     (
-        #![launch_bounds($max:literal $(, $min:literal)?)]
-        $(#[$attr:meta])*
-        $vis:vis fn $name:ident ( $($arg:ident : $ty:ty),* $(,)? ) $body:block
-    ) => {
-        $crate::__kernel! { $(#[$attr])* $vis fn $name( $($arg : $ty),* ) $body }
-
-        // A marker whose name carries the bounds, read from the IR by the linker.
-        #[cfg(target_arch = "nvptx64")]
-        const _: () = {
-            #[export_name = concat!(
-                "__cute_launch_bounds_", stringify!($name), "__", stringify!($max), "_" $(, stringify!($min))?
-            )]
-            static LAUNCH_BOUNDS: u8 = 0;
-        };
-    };
-    (
+        bounds: [$($max:literal $(, $min:literal)?)?],
+        block: [$($block:expr),*],
+        shared_mem: [$($shared:expr)?],
+        host_params: [$($hty:ty),*],
+        cfg: [$($cfg:tt)*],
         $(#[$attr:meta])*
         $vis:vis fn $name:ident ( $($arg:ident : $ty:ty),* $(,)? ) $body:block
     ) => {
@@ -79,32 +194,63 @@ macro_rules! __kernel {
         #[allow(unused_unsafe)]
         $vis unsafe extern "ptx-kernel" fn $name( $($arg : $ty),* ) { unsafe { $body } }
 
+        $crate::__kernel!(@bounds $name [$($cfg)*] $($max $(, $min)?)?);
+
         $(#[$attr])*
         #[cfg(not(target_arch = "nvptx64"))]
-        #[allow(dead_code, unused_unsafe)]
-        $vis unsafe fn $name( $($arg : $ty),* ) { unsafe { $body } }
+        #[allow(non_upper_case_globals)]
+        $vis const $name: $crate::KernelFn<($($hty,)*)> = {
+            #[allow(dead_code, unused_unsafe, clippy::too_many_arguments)]
+            unsafe fn $name( $($arg : $ty),* ) { unsafe { $body } }
 
+            /// Reads each argument from its bytes (sizes checked by the launch).
+            unsafe fn entry(args: &[&[u8]]) {
+                let mut _next = args.iter();
+                $(
+                    let $arg: $ty = ::core::ptr::read_unaligned(
+                        _next.next().expect("argument count checked by the launch").as_ptr() as *const $ty,
+                    );
+                )*
+                $name($($arg),*)
+            }
+
+            $crate::KernelFn::__new(
+                $crate::LaunchContract {
+                    block: $crate::__kernel!(@block $($block),*),
+                    shared_mem_bytes: $crate::__kernel!(@option $($shared)?),
+                },
+                $crate::device::cpu::CpuKernel {
+                    name: stringify!($name),
+                    params: &[$(::core::mem::size_of::<$ty>()),*],
+                    entry,
+                },
+            )
+        };
+
+        $($cfg)*
         #[cfg(not(target_arch = "nvptx64"))]
         const _: () = {
             #[$crate::device::cpu::linkme::distributed_slice($crate::device::cpu::KERNELS)]
             #[linkme(crate = $crate::device::cpu::linkme)]
-            static REGISTERED: $crate::device::cpu::CpuKernel = $crate::device::cpu::CpuKernel {
-                name: stringify!($name),
-                params: &[$(::core::mem::size_of::<$ty>()),*],
-                entry: {
-                    /// Reads each argument from its bytes (sizes checked by the launch).
-                    unsafe fn entry(args: &[&[u8]]) {
-                        let mut _next = args.iter();
-                        $(
-                            let $arg: $ty = ::core::ptr::read_unaligned(
-                                _next.next().expect("argument count checked by the launch").as_ptr() as *const $ty,
-                            );
-                        )*
-                        $name($($arg),*)
-                    }
-                    entry
-                },
-            };
+            static REGISTERED: $crate::device::cpu::CpuKernel = *$name.cpu();
         };
     };
+    (@bounds $name:ident [$($cfg:tt)*]) => {};
+    // A marker whose name carries the bounds, read from the IR by the linker.
+    (@bounds $name:ident [$($cfg:tt)*] $max:literal $(, $min:literal)?) => {
+        $($cfg)*
+        #[cfg(target_arch = "nvptx64")]
+        const _: () = {
+            #[export_name = concat!(
+                "__cute_launch_bounds_", stringify!($name), "__", stringify!($max), "_" $(, stringify!($min))?
+            )]
+            static LAUNCH_BOUNDS: u8 = 0;
+        };
+    };
+    (@block) => { ::core::option::Option::None };
+    (@block $x:expr) => { ::core::option::Option::Some((($x) as u32, 1, 1)) };
+    (@block $x:expr, $y:expr) => { ::core::option::Option::Some((($x) as u32, ($y) as u32, 1)) };
+    (@block $x:expr, $y:expr, $z:expr) => { ::core::option::Option::Some((($x) as u32, ($y) as u32, ($z) as u32)) };
+    (@option) => { ::core::option::Option::None };
+    (@option $x:expr) => { ::core::option::Option::Some(($x) as u32) };
 }

@@ -98,6 +98,9 @@ pub mod view;
 /// Makes a function a GPU kernel (and a CPU-backend kernel on the host): see [`kernel`](mod@kernel).
 pub use cute_rs_macros::kernel;
 pub use copy::copy_partitioned;
+#[cfg(not(target_arch = "nvptx64"))]
+pub use kernel::KernelFn;
+pub use kernel::LaunchContract;
 pub use copy_async::{async_copy_commit_group, async_copy_wait_all, async_copy_wait_group};
 pub use fragment::Fragment;
 pub use mask::{Bounds, Clip, Full};

@@ -12,7 +12,9 @@ use proc_macro::TokenStream;
 use proc_macro2::{Span, TokenStream as TokenStream2};
 use quote::{quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
-use syn::{FnArg, ItemFn, LitInt, Pat, Path, ReturnType};
+use syn::punctuated::Punctuated;
+use syn::visit_mut::VisitMut;
+use syn::{Expr, FnArg, ItemFn, Lit, LitInt, Pat, Path, ReturnType, Type};
 
 /// Makes a function a GPU kernel: an entry point of the PTX module on the GPU, and a function the
 /// CPU backend runs on the host.
@@ -34,13 +36,21 @@ use syn::{FnArg, ItemFn, LitInt, Pat, Path, ReturnType};
 /// # Expansion
 /// - On `nvptx64`: `#[no_mangle] pub unsafe extern "ptx-kernel" fn saxpy(...)`, an entry of the
 ///   PTX module named as written (the name the host launches it by).
-/// - On every other target: a plain `pub unsafe fn` with the same body, plus an entry in the CPU
-///   backend's registry (`cute_rs_tensor::device::cpu::KERNELS`) holding the kernel's name, the
-///   sizes of its parameters and a function that reads the arguments from bytes and calls it.
+/// - On every other target: a constant of the same name, a
+///   `cute_rs_tensor::KernelFn<(f32, *const f32, *mut f32, u32)>`, which the host launches with
+///   typed arguments (`gpu.launch(&module, my_kernels::saxpy, cfg, (2.0, &x, &mut y, n))`); it
+///   holds the body as a plain function, which the CPU backend runs. The kernel is also entered in
+///   the CPU backend's registry (`cute_rs_tensor::device::cpu::KERNELS`) by name.
 ///
 /// The body is an `unsafe` context: a kernel takes raw pointers, and its launch vouches for them.
 ///
 /// # Arguments of the attribute
+/// - `block(X[, Y[, Z]])`: the block shape the kernel must run with, as constant expressions
+///   (`block(THREADS.size())`). A launch with another shape is refused by name on both backends
+///   (its [`LaunchContract`](../cute_rs_tensor/struct.LaunchContract.html)). Literal dimensions also
+///   give the launch bounds (`.maxntid` of their product) when `launch_bounds` is not given.
+/// - `shared_mem(BYTES)`: the dynamic shared memory the kernel must be given, a constant expression
+///   (`shared_mem(SMEM.cosize() * 4)`); a launch with another amount is refused.
 /// - `launch_bounds(MAX)` or `launch_bounds(MAX, MIN)`: CUDA's `__launch_bounds__`, which rustc
 ///   lacks. At most `MAX` threads per block, at least `MIN` blocks per SM; the PTX entry gets
 ///   `.maxntid MAX, 1, 1` and `.minnctapersm MIN` (ptxas then knows the register budget, which
@@ -64,6 +74,8 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
 #[derive(Default)]
 struct Options {
     launch_bounds: Option<(LitInt, Option<LitInt>)>,
+    block: Vec<Expr>,
+    shared_mem: Option<Expr>,
     krate: Option<Path>,
 }
 
@@ -91,6 +103,23 @@ fn parse_options(attr: TokenStream2) -> syn::Result<Options> {
             }
             options.launch_bounds = Some((max, min));
             Ok(())
+        } else if meta.path.is_ident("block") {
+            let content;
+            syn::parenthesized!(content in meta.input);
+            let dims = Punctuated::<Expr, syn::Token![,]>::parse_terminated(&content)?;
+            if dims.is_empty() || dims.len() > 3 {
+                return Err(meta.error("block takes one to three dimensions: block(X), block(X, Y) or block(X, Y, Z)"));
+            }
+            options.block = dims.into_iter().collect();
+            Ok(())
+        } else if meta.path.is_ident("shared_mem") {
+            let content;
+            syn::parenthesized!(content in meta.input);
+            options.shared_mem = Some(content.parse()?);
+            if !content.is_empty() {
+                return Err(content.error("shared_mem takes one expression: the bytes of dynamic shared memory"));
+            }
+            Ok(())
         } else if meta.path.is_ident("crate") {
             let value = meta.value()?;
             options.krate = Some(if value.peek(syn::LitStr) {
@@ -100,7 +129,8 @@ fn parse_options(attr: TokenStream2) -> syn::Result<Options> {
             });
             Ok(())
         } else {
-            Err(meta.error("unknown #[kernel] argument: expected `launch_bounds(MAX[, MIN])` or `crate = path`"))
+            Err(meta.error("unknown #[kernel] argument: expected `launch_bounds(MAX[, MIN])`, `block(X[, Y[, Z]])`, \
+                 `shared_mem(BYTES)` or `crate = path`"))
         }
     });
     syn::parse::Parser::parse2(parser, attr)?;
@@ -163,20 +193,76 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
         None => crate_path(),
     };
     let attrs = &func.attrs;
+    let cfgs: Vec<_> = attrs.iter().filter(|a| a.path().is_ident("cfg")).collect();
     let vis = &func.vis;
     let name = &sig.ident;
     let stmts = &func.block.stmts;
-    let bounds = options.launch_bounds.map(|(max, min)| {
-        let min = min.map(|m| quote!(, #m));
-        quote!(#![launch_bounds(#max #min)])
+    // Without explicit launch bounds, a block of literal dimensions gives them: the compiler then
+    // knows the register budget for exactly that block.
+    let bounds = match options.launch_bounds {
+        Some((max, min)) => {
+            let min = min.map(|m| quote!(, #m));
+            quote!(#max #min)
+        }
+        None => match literal_product(&options.block) {
+            Some(threads) if threads > 1024 => {
+                return Err(syn::Error::new(
+                    options.block[0].span(),
+                    format!("block: {threads} threads per block; at most 1024"),
+                ))
+            }
+            Some(threads) => {
+                let lit = LitInt::new(&threads.to_string(), Span::call_site());
+                quote!(#lit)
+            }
+            None => quote!(),
+        },
+    };
+    let block = &options.block;
+    let shared = options.shared_mem.iter();
+    let host_types = types.iter().map(|t| {
+        let mut ty: Type = syn::parse2(t.clone()).expect("a parsed type");
+        StaticLifetimes.visit_type_mut(&mut ty);
+        ty
     });
     Ok(quote! {
         #krate::__kernel! {
-            #bounds
+            bounds: [#bounds],
+            block: [#(#block),*],
+            shared_mem: [#(#shared)*],
+            host_params: [#(#host_types),*],
+            cfg: [#(#cfgs)*],
             #(#attrs)*
             #vis fn #name( #(#names : #types),* ) { #rebinds #(#stmts)* }
         }
     })
+}
+
+/// The product of `dims` when each is an integer literal.
+fn literal_product(dims: &[Expr]) -> Option<u64> {
+    if dims.is_empty() {
+        return None;
+    }
+    dims.iter().try_fold(1u64, |p, d| match d {
+        Expr::Lit(syn::ExprLit { lit: Lit::Int(i), .. }) => i.base10_parse::<u64>().ok().map(|v| p * v),
+        _ => None,
+    })
+}
+
+/// Makes every lifetime of a parameter type `'static`: the host's [`KernelFn`] names the types in
+/// a constant.
+struct StaticLifetimes;
+
+impl VisitMut for StaticLifetimes {
+    fn visit_lifetime_mut(&mut self, l: &mut syn::Lifetime) {
+        *l = syn::Lifetime::new("'static", l.span());
+    }
+    fn visit_type_reference_mut(&mut self, r: &mut syn::TypeReference) {
+        if r.lifetime.is_none() {
+            r.lifetime = Some(syn::Lifetime::new("'static", Span::call_site()));
+        }
+        syn::visit_mut::visit_type_reference_mut(self, r);
+    }
 }
 
 /// The path of `cute-rs-tensor` in the calling crate: the name its `Cargo.toml` gives the
@@ -244,10 +330,25 @@ mod tests {
     fn a_kernel_goes_to_the_device_crate_macro() {
         let out = expanded("launch_bounds(384, 1), crate = ::t", "/// doc\npub fn k(a: *const f32, mut n: u32) { n += 1; }");
         assert!(out.starts_with(":: t :: __kernel !"), "{out}");
-        assert!(out.contains("# ! [launch_bounds (384 , 1)]"), "{out}");
+        assert!(out.contains("bounds : [384 , 1]"), "{out}");
         assert!(out.contains("pub fn k (a : * const f32 , n : u32)"), "{out}");
+        assert!(out.contains("host_params : [* const f32 , u32]"), "{out}");
         assert!(out.contains("let mut n = n ;"), "{out}");
         assert!(out.contains("# [doc = \" doc\"]"), "{out}");
+    }
+
+    #[test]
+    fn contracts_and_host_types() {
+        let out = expanded("block(32, 4), shared_mem(SMEM.cosize() * 4)", "fn k(t: Tensor<'_, f32>, r: &u32) {}");
+        assert!(out.contains("bounds : [128]"), "a literal block gives the launch bounds: {out}");
+        assert!(out.contains("block : [32 , 4]"), "{out}");
+        assert!(out.contains("shared_mem : [SMEM . cosize () * 4]"), "{out}");
+        assert!(out.contains("host_params : [Tensor < 'static , f32 > , & 'static u32]"), "{out}");
+        let out = expanded("block(THREADS)", "#[cfg(feature = \"x\")] fn k() {}");
+        assert!(out.contains("bounds : []"), "no literal, no bounds: {out}");
+        assert!(out.contains("cfg : [# [cfg (feature = \"x\")]]"), "{out}");
+        assert!(expanded("block(64, 32)", "fn k() {}").contains("2048 threads"));
+        assert!(expanded("block()", "fn k() {}").contains("one to three"));
     }
 
     #[test]

@@ -1,0 +1,382 @@
+//! Typed kernel arguments: what the host may pass for each parameter type of a kernel
+//! ([`KernelParam`]), and a launch's whole argument list as a tuple ([`KernelArgs`]).
+//!
+//! A kernel's parameter types come from its signature through its
+//! [`KernelFn`](layout_tensor::KernelFn) (written by `#[kernel]`), so a wrong type or a wrong
+//! number of arguments does not compile:
+//!
+//! | kernel parameter | argument |
+//! | --- | --- |
+//! | `*const T` | `&DeviceBuffer<T>` or `&mut DeviceBuffer<T>` |
+//! | `*mut T` | `&mut DeviceBuffer<T>` |
+//! | `*const u16` / `*mut u16` | also a buffer of `bf16` or `f16` (16-bit floats as their bits) |
+//! | `*const [T; N]`, `*const Vector<T, N>` (and `*mut`) | a buffer of `T` whose length and address suit `N`-vectors (checked) |
+//! | `*const TmaDescriptor` | the 128-byte buffer of [`Gpu::upload_tensor_map`](crate::Gpu::upload_tensor_map) (checked) |
+//! | `LayoutTensor<T, L>` | a [`DeviceTensor`](crate::DeviceTensor): a buffer with a layout that fits in it (checked) |
+//! | `u8` ... `u64`, `i8` ... `i64`, `usize`, `isize`, `f32`, `f64`, `bool` | a value of the same type |
+//!
+//! A wrong argument type does not compile:
+//! ```compile_fail
+//! # fn f(gpu: &cute_rs_host::Gpu, m: &cute_rs_host::Module, k: cute_rs_host::KernelFn<(*const f32, u32)>) {
+//! let wrong = gpu.alloc::<u32>(16).unwrap();
+//! // A buffer of u32 for a `*const f32`:
+//! let _ = gpu.launch(m, k, cute_rs_host::LaunchConfig::linear(1, 16), (&wrong, 16u32));
+//! # }
+//! ```
+//! nor a missing argument:
+//! ```compile_fail
+//! # fn f(gpu: &cute_rs_host::Gpu, m: &cute_rs_host::Module, k: cute_rs_host::KernelFn<(*const f32, u32)>) {
+//! let x = gpu.alloc::<f32>(16).unwrap();
+//! let _ = gpu.launch(m, k, cute_rs_host::LaunchConfig::linear(1, 16), (&x,));
+//! # }
+//! ```
+//! nor a shared buffer for a `*mut` parameter:
+//! ```compile_fail
+//! # fn f(gpu: &cute_rs_host::Gpu, m: &cute_rs_host::Module, k: cute_rs_host::KernelFn<(*mut f32,)>) {
+//! let y = gpu.alloc::<f32>(16).unwrap();
+//! let _ = gpu.launch(m, k, cute_rs_host::LaunchConfig::linear(1, 16), (&y,));
+//! # }
+//! ```
+//! while the right ones do:
+//! ```
+//! # fn f(gpu: &cute_rs_host::Gpu, m: &cute_rs_host::Module, k: cute_rs_host::KernelFn<(*const f32, *mut f32, u32)>) {
+//! let x = gpu.alloc::<f32>(16).unwrap();
+//! let mut y = gpu.alloc::<f32>(16).unwrap();
+//! let _ = gpu.launch(m, k, cute_rs_host::LaunchConfig::linear(1, 16), (&x, &mut y, 16u32));
+//! # }
+//! ```
+
+use std::any::Any;
+use std::ffi::c_void;
+
+use layout_tensor::half::{bf16, f16};
+use layout_tensor::tensor::Vector;
+use layout_tensor::LayoutSource;
+
+use crate::error::invalid;
+use crate::{DeviceBuffer, DeviceElem, Result};
+
+/// A host value that can be passed for a kernel parameter of type `P`.
+///
+/// The conversion may check what the types cannot (a tensor's layout fits in its buffer, a buffer
+/// of `f32` viewed as 4-vectors is 16-byte aligned) and fails with a named error.
+///
+/// # Example
+/// ```
+/// use cute_rs_host::{Gpu, KernelParam};
+/// let cpu = Gpu::cpu();
+/// let x = cpu.upload(&[1.0f32, 2.0])?;
+/// let p: *const f32 = (&x).to_param()?;
+/// assert_eq!(p as u64, x.device_ptr());
+/// assert_eq!(KernelParam::<u32>::to_param(7u32)?, 7);
+/// # Ok::<(), cute_rs_host::HostError>(())
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be passed for a kernel parameter of type `{P}`",
+    label = "the kernel's parameter here is a `{P}`",
+    note = "a `*const T` parameter takes a `&DeviceBuffer<T>`, a `*mut T` one a `&mut DeviceBuffer<T>`, a scalar one a value of its type"
+)]
+pub trait KernelParam<P> {
+    /// The value the kernel receives.
+    ///
+    /// # Errors
+    /// [`HostError::Invalid`](crate::HostError::Invalid) naming the condition a value of the
+    /// right type still violates.
+    fn to_param(self) -> Result<P>;
+}
+
+macro_rules! by_value {
+    ($($t:ty),*) => {
+        $(impl KernelParam<$t> for $t {
+            fn to_param(self) -> Result<$t> {
+                Ok(self)
+            }
+        })*
+    };
+}
+by_value!(u8, i8, u16, i16, u32, i32, u64, i64, usize, isize, f32, f64, bool, bf16, f16);
+
+impl<T: DeviceElem> KernelParam<*const T> for &DeviceBuffer<T> {
+    fn to_param(self) -> Result<*const T> {
+        Ok(self.device_ptr() as *const T)
+    }
+}
+
+impl<T: DeviceElem> KernelParam<*const T> for &mut DeviceBuffer<T> {
+    fn to_param(self) -> Result<*const T> {
+        Ok(self.device_ptr() as *const T)
+    }
+}
+
+impl<T: DeviceElem> KernelParam<*mut T> for &mut DeviceBuffer<T> {
+    fn to_param(self) -> Result<*mut T> {
+        Ok(self.device_ptr() as *mut T)
+    }
+}
+
+macro_rules! half_bits {
+    ($($t:ty),*) => {
+        $(
+            impl KernelParam<*const u16> for &DeviceBuffer<$t> {
+                fn to_param(self) -> Result<*const u16> {
+                    Ok(self.device_ptr() as *const u16)
+                }
+            }
+            impl KernelParam<*const u16> for &mut DeviceBuffer<$t> {
+                fn to_param(self) -> Result<*const u16> {
+                    Ok(self.device_ptr() as *const u16)
+                }
+            }
+            impl KernelParam<*mut u16> for &mut DeviceBuffer<$t> {
+                fn to_param(self) -> Result<*mut u16> {
+                    Ok(self.device_ptr() as *mut u16)
+                }
+            }
+        )*
+    };
+}
+half_bits!(bf16, f16);
+
+/// The address of `buf` viewed as `N`-vectors of `T`, after checking that its length is a multiple
+/// of `N` and its address is aligned to the vector type `V`.
+fn vectors<T: DeviceElem, V>(buf: &DeviceBuffer<T>, n: usize) -> Result<u64> {
+    if !buf.len().is_multiple_of(n) {
+        invalid!(
+            "vector argument: a buffer of {} {} elements is not a whole number of {n}-element vectors",
+            buf.len(),
+            T::NAME
+        );
+    }
+    let align = std::mem::align_of::<V>() as u64;
+    if !buf.device_ptr().is_multiple_of(align) {
+        invalid!(
+            "vector argument: the buffer's address {:#x} is not {align}-byte aligned, as {n}-vectors of {} need",
+            buf.device_ptr(),
+            T::NAME
+        );
+    }
+    Ok(buf.device_ptr())
+}
+
+macro_rules! vector_views {
+    ($($v:ident),*) => {
+        $(
+            impl<T: DeviceElem, const N: usize> KernelParam<*const $v!(T, N)> for &DeviceBuffer<T> {
+                fn to_param(self) -> Result<*const $v!(T, N)> {
+                    vectors::<T, $v!(T, N)>(self, N).map(|p| p as *const $v!(T, N))
+                }
+            }
+            impl<T: DeviceElem, const N: usize> KernelParam<*mut $v!(T, N)> for &mut DeviceBuffer<T> {
+                fn to_param(self) -> Result<*mut $v!(T, N)> {
+                    vectors::<T, $v!(T, N)>(self, N).map(|p| p as *mut $v!(T, N))
+                }
+            }
+        )*
+    };
+}
+macro_rules! array_of {
+    ($t:ty, $n:expr) => { [$t; $n] };
+}
+macro_rules! vector_of {
+    ($t:ty, $n:expr) => { Vector<$t, $n> };
+}
+vector_views!(array_of, vector_of);
+
+impl KernelParam<*const layout_tensor::device::tma::TmaDescriptor> for &DeviceBuffer<u8> {
+    fn to_param(self) -> Result<*const layout_tensor::device::tma::TmaDescriptor> {
+        if self.len() != 128 || !self.device_ptr().is_multiple_of(64) {
+            invalid!(
+                "tensor map argument: a `*const TmaDescriptor` takes the 128-byte, 64-byte aligned buffer that \
+                 `Gpu::upload_tensor_map` makes; this buffer holds {} bytes at {:#x}",
+                self.len(),
+                self.device_ptr()
+            );
+        }
+        Ok(self.device_ptr() as *const layout_tensor::device::tma::TmaDescriptor)
+    }
+}
+
+/// A buffer seen through a layout, for a kernel parameter of type `LayoutTensor<T, L>`: made by
+/// [`DeviceBuffer::tensor`], which checks that every offset of the layout lies in the buffer.
+///
+/// # Example
+/// ```
+/// use layout_tensor::{LayoutTensor, Static};
+/// let cpu = cute_rs_host::Gpu::cpu();
+/// let buf = cpu.alloc::<f32>(32)?;
+/// let t = buf.tensor(layout::Layout::parse("(4,8):(8,1)").unwrap())?;
+/// assert_eq!(t.layout().size(), 32);
+/// // A layout reaching past the buffer is refused by name:
+/// let e = buf.tensor(layout::Layout::parse("(4,8):(9,1)").unwrap()).unwrap_err();
+/// assert!(e.to_string().contains("cosize 35"), "{e}");
+/// # Ok::<(), cute_rs_host::HostError>(())
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct DeviceTensor<'a, T: DeviceElem, L: LayoutSource> {
+    buffer: &'a DeviceBuffer<T>,
+    layout: L,
+}
+
+impl<'a, T: DeviceElem, L: LayoutSource> DeviceTensor<'a, T, L> {
+    /// The layout.
+    pub fn layout(&self) -> &L {
+        &self.layout
+    }
+
+    /// The buffer.
+    pub fn buffer(&self) -> &'a DeviceBuffer<T> {
+        self.buffer
+    }
+}
+
+impl<T: DeviceElem> DeviceBuffer<T> {
+    /// This buffer seen through `layout`, to pass for a kernel's `LayoutTensor<T, L>` parameter.
+    ///
+    /// # Errors
+    /// [`HostError::Invalid`](crate::HostError::Invalid) when a negative stride or the layout's
+    /// cosize reaches outside the buffer.
+    ///
+    /// # Example
+    /// ```
+    /// let cpu = cute_rs_host::Gpu::cpu();
+    /// let buf = cpu.alloc::<u32>(8)?;
+    /// assert!(buf.tensor(layout::Layout::parse("8:1").unwrap()).is_ok());
+    /// assert!(buf.tensor(layout::Layout::parse("9:1").unwrap()).is_err());
+    /// # Ok::<(), cute_rs_host::HostError>(())
+    /// ```
+    pub fn tensor<L: LayoutSource>(&self, layout: L) -> Result<DeviceTensor<'_, T, L>> {
+        let l = layout.layout();
+        if l.size() == 0 {
+            return Ok(DeviceTensor { buffer: self, layout });
+        }
+        // The smallest and largest offsets: each mode at 0 or at its last index.
+        let (shape, stride) = (l.shape(), l.stride());
+        let (mut low, mut high) = (0i64, 0i64);
+        for (&n, &d) in shape.leaves().iter().zip(stride.leaves()) {
+            let reach = (n - 1) * d;
+            if reach < 0 {
+                low += reach;
+            } else {
+                high += reach;
+            }
+        }
+        if low < 0 {
+            invalid!("tensor argument: layout {l} reaches offset {low}, below the buffer's start");
+        }
+        if high as usize >= self.len() {
+            invalid!(
+                "tensor argument: layout {l} has cosize {}, more than the buffer's {} {} elements",
+                high + 1,
+                self.len(),
+                T::NAME
+            );
+        }
+        Ok(DeviceTensor { buffer: self, layout })
+    }
+}
+
+impl<T: DeviceElem + layout_tensor::Element, L: LayoutSource + 'static> KernelParam<layout_tensor::LayoutTensor<'static, T, L>>
+    for DeviceTensor<'_, T, L>
+{
+    fn to_param(self) -> Result<layout_tensor::LayoutTensor<'static, T, L>> {
+        // SAFETY: a pointer into device memory, which only the kernel dereferences; the layout was
+        // checked to stay in the buffer.
+        Ok(unsafe { layout_tensor::LayoutTensor::from_ptr(self.buffer.device_ptr() as *mut T, self.layout) })
+    }
+}
+
+/// One converted kernel argument, kept alive until the launch is done with its bytes (what
+/// [`KernelArgs`] produces; opaque).
+#[doc(hidden)]
+pub struct ParamValue {
+    value: Box<dyn Any>,
+    size: usize,
+    what: &'static str,
+}
+
+impl ParamValue {
+    fn new<P: 'static>(p: P) -> ParamValue {
+        ParamValue { value: Box::new(p), size: std::mem::size_of::<P>(), what: std::any::type_name::<P>() }
+    }
+
+    /// The address of the value's bytes (stable: the value is boxed).
+    pub(crate) fn ptr(&self) -> *const c_void {
+        &*self.value as *const dyn Any as *const c_void
+    }
+
+    pub(crate) fn size(&self) -> usize {
+        self.size
+    }
+
+    pub(crate) fn what(&self) -> &'static str {
+        self.what
+    }
+}
+
+/// A launch's arguments for a kernel whose parameters are the tuple `P`: a tuple of the same
+/// length whose elements are [`KernelParam`]s of the parameters' types.
+///
+/// # Example
+/// ```
+/// use cute_rs_host::KernelArgs;
+/// let cpu = cute_rs_host::Gpu::cpu();
+/// let mut y = cpu.alloc::<f32>(4)?;
+/// let args = <(f32, &mut cute_rs_host::DeviceBuffer<f32>, u32) as KernelArgs<(f32, *mut f32, u32)>>::count();
+/// assert_eq!(args, 3);
+/// # let _ = &mut y;
+/// # Ok::<(), cute_rs_host::HostError>(())
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "these arguments do not match the kernel's parameters `{P}`",
+    label = "arguments for a kernel taking `{P}`",
+    note = "pass a tuple with one argument per parameter, in order: `(a,)` for one parameter, `()` for none"
+)]
+pub trait KernelArgs<P> {
+    /// The number of arguments.
+    fn count() -> usize;
+    /// The converted values, in order.
+    #[doc(hidden)]
+    fn into_values(self) -> Result<Vec<ParamValue>>;
+}
+
+macro_rules! tuple_args {
+    ($(($($p:ident $a:ident $v:ident),*))*) => {
+        $(
+            impl<$($p: 'static, $a: KernelParam<$p>),*> KernelArgs<($($p,)*)> for ($($a,)*) {
+                fn count() -> usize {
+                    <[&str]>::len(&[$(stringify!($p)),*])
+                }
+                #[allow(unused_variables, non_snake_case)]
+                fn into_values(self) -> Result<Vec<ParamValue>> {
+                    let ($($v,)*) = self;
+                    Ok(vec![$(ParamValue::new::<$p>($v.to_param()?)),*])
+                }
+            }
+        )*
+    };
+}
+tuple_args! {
+    ()
+    (P0 A0 a0)
+    (P0 A0 a0, P1 A1 a1)
+    (P0 A0 a0, P1 A1 a1, P2 A2 a2)
+    (P0 A0 a0, P1 A1 a1, P2 A2 a2, P3 A3 a3)
+    (P0 A0 a0, P1 A1 a1, P2 A2 a2, P3 A3 a3, P4 A4 a4)
+    (P0 A0 a0, P1 A1 a1, P2 A2 a2, P3 A3 a3, P4 A4 a4, P5 A5 a5)
+    (P0 A0 a0, P1 A1 a1, P2 A2 a2, P3 A3 a3, P4 A4 a4, P5 A5 a5, P6 A6 a6)
+    (P0 A0 a0, P1 A1 a1, P2 A2 a2, P3 A3 a3, P4 A4 a4, P5 A5 a5, P6 A6 a6, P7 A7 a7)
+    (P0 A0 a0, P1 A1 a1, P2 A2 a2, P3 A3 a3, P4 A4 a4, P5 A5 a5, P6 A6 a6, P7 A7 a7, P8 A8 a8)
+    (P0 A0 a0, P1 A1 a1, P2 A2 a2, P3 A3 a3, P4 A4 a4, P5 A5 a5, P6 A6 a6, P7 A7 a7, P8 A8 a8, P9 A9 a9)
+    (P0 A0 a0, P1 A1 a1, P2 A2 a2, P3 A3 a3, P4 A4 a4, P5 A5 a5, P6 A6 a6, P7 A7 a7, P8 A8 a8, P9 A9 a9,
+     P10 A10 a10)
+    (P0 A0 a0, P1 A1 a1, P2 A2 a2, P3 A3 a3, P4 A4 a4, P5 A5 a5, P6 A6 a6, P7 A7 a7, P8 A8 a8, P9 A9 a9,
+     P10 A10 a10, P11 A11 a11)
+    (P0 A0 a0, P1 A1 a1, P2 A2 a2, P3 A3 a3, P4 A4 a4, P5 A5 a5, P6 A6 a6, P7 A7 a7, P8 A8 a8, P9 A9 a9,
+     P10 A10 a10, P11 A11 a11, P12 A12 a12)
+    (P0 A0 a0, P1 A1 a1, P2 A2 a2, P3 A3 a3, P4 A4 a4, P5 A5 a5, P6 A6 a6, P7 A7 a7, P8 A8 a8, P9 A9 a9,
+     P10 A10 a10, P11 A11 a11, P12 A12 a12, P13 A13 a13)
+    (P0 A0 a0, P1 A1 a1, P2 A2 a2, P3 A3 a3, P4 A4 a4, P5 A5 a5, P6 A6 a6, P7 A7 a7, P8 A8 a8, P9 A9 a9,
+     P10 A10 a10, P11 A11 a11, P12 A12 a12, P13 A13 a13, P14 A14 a14)
+    (P0 A0 a0, P1 A1 a1, P2 A2 a2, P3 A3 a3, P4 A4 a4, P5 A5 a5, P6 A6 a6, P7 A7 a7, P8 A8 a8, P9 A9 a9,
+     P10 A10 a10, P11 A11 a11, P12 A12 a12, P13 A13 a13, P14 A14 a14, P15 A15 a15)
+}
