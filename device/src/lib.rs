@@ -28,6 +28,9 @@
 // `link_llvm_intrinsics`: the NVVM intrinsics (`llvm.nvvm.*`) that LLVM knows to be convergent
 // (barriers, shuffles, votes) or of known range (special registers).
 #![cfg_attr(target_arch = "nvptx64", feature(link_llvm_intrinsics), allow(internal_features))]
+// `allow_internal_unstable`: `shared_array!` and `dynamic_shared!` write inline PTX in the calling
+// crate, which then needs no `asm_experimental_arch` of its own.
+#![cfg_attr(target_arch = "nvptx64", feature(allow_internal_unstable))]
 
 // The CPU backend needs threads and locks: `std` on the host only.
 #[cfg(not(target_arch = "nvptx64"))]

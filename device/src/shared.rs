@@ -453,6 +453,7 @@ pub const fn __shared_bytes<T, const N: usize>() -> usize {
 /// assert_eq!(a.len() + b.len(), 1124);
 /// ```
 #[macro_export]
+#[cfg_attr(target_arch = "nvptx64", allow_internal_unstable(asm_experimental_arch))]
 macro_rules! shared_array {
     ($name:ident : [$t:ty; $n:expr] $(, align $align:expr)? $(,)?) => {{
         const __CUTE_ALIGN: usize = $crate::shared::__shared_align::<$t>(&[$($align)?]);
@@ -508,6 +509,7 @@ macro_rules! shared_array {
 /// # let _ = bytes;
 /// ```
 #[macro_export]
+#[cfg_attr(target_arch = "nvptx64", allow_internal_unstable(asm_experimental_arch))]
 macro_rules! dynamic_shared {
     ($name:ident : $t:ty $(, align $align:expr)? $(,)?) => {{
         const __CUTE_ALIGN: usize = $crate::shared::__shared_align::<$t>(&[$($align)?]);

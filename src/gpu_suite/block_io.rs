@@ -66,7 +66,7 @@ macro_rules! block_io_cases {
         }
     };
 }
-include!("../../kernels/src/block_io_cases.rs");
+include!("../../tests/kernels/src/block_io_cases.rs");
 
 pub fn checks() -> Vec<Check> {
     let mut all = case_checks();
