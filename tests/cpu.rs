@@ -3,7 +3,8 @@
 //! references. Checks that need an instruction the CPU backend cannot have are reported as skipped,
 //! with the reason.
 //!
-//! No libtest harness, so that the per-check report always shows.
+//! No libtest harness, so that the per-check report always shows. `CUTE_CHECKS=<text>` runs only
+//! the checks whose name contains `<text>`.
 
 use std::process::ExitCode;
 
@@ -12,7 +13,7 @@ use host::Gpu;
 
 fn main() -> ExitCode {
     let cpu = Gpu::cpu();
-    let module = match cpu.load_module(cute_rs::KERNELS_PTX) {
+    let module = match cpu.module(&cute_rs::TEST_KERNELS) {
         Ok(m) => m,
         Err(e) => {
             println!("loading the kernels on the CPU backend failed: {e}");
@@ -20,7 +21,9 @@ fn main() -> ExitCode {
         }
     };
     let start = std::time::Instant::now();
-    let outcomes = gpu_suite::run_checks(&cpu, &module);
+    // `CUTE_CHECKS=tma/` runs only the checks whose name contains `tma/`.
+    let filter = std::env::var("CUTE_CHECKS").unwrap_or_default();
+    let outcomes = gpu_suite::run_checks_matching(&cpu, &module, &filter);
     let failed = outcomes.iter().filter(|o| o.error.is_some()).count();
     let skipped = outcomes.iter().filter(|o| o.skipped.is_some()).count();
     println!(

@@ -20,7 +20,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let module = match gpu.load_module(cute_rs::KERNELS_PTX) {
+    let module = match gpu.module(&cute_rs::TEST_KERNELS) {
         Ok(m) => m,
         Err(e) => {
             println!("loading the embedded PTX failed: {e}");
