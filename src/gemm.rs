@@ -11,7 +11,8 @@
 //!   (see there for the ordering with the default stream). On the CPU backend ([`Gpu::cpu`]) the
 //!   same kernels run on the host, one GPU thread at a time: use small sizes there.
 //!
-//! The kernels are in `kernels/src/gemm.rs` (module [`kernels::gemm`]): 128 x 128 block tiles, a
+//! The kernels are in `kernels/src/gemm.rs` (Rust module [`kernels::gemm`], PTX module
+//! [`GEMM`](crate::GEMM), loaded on first use): 128 x 128 block tiles, a
 //! 3-stage `cp.async` ring of swizzled shared-memory tiles, `ldmatrix` fragments. When both leading
 //! dimensions are multiples of 8 elements and A and B start 16-byte aligned, tiles are staged with
 //! 16-byte `cp.async` copies; otherwise element by element (correct for any shape, slower).
@@ -22,27 +23,26 @@
 //! use layout_tensor::half::{bf16, f16};
 //!
 //! let gpu = host::Gpu::cpu(); // or host::Gpu::new(0)? on a machine with a GPU
-//! let module = gpu.load_module(cute_rs::KERNELS_PTX)?;
 //! // A = [[1, 2], [3, 4]] (row-major), B = identity (column-major), C = all ones.
 //! let a = gpu.upload(&[1.0f32, 2.0, 3.0, 4.0].map(bf16::from_f32))?;
 //! let b = gpu.upload(&[1.0f32, 0.0, 0.0, 1.0].map(bf16::from_f32))?;
 //! let c = gpu.upload(&[1.0f32; 4])?;
 //! let mut d = gpu.alloc::<f32>(4)?;
-//! Gemm::new(2, 2, 2).b_major(Major::Col).alpha(2.0).beta(-1.0).run(&gpu, &module, &a, &b, Some(&c), &mut d)?;
+//! Gemm::new(2, 2, 2).b_major(Major::Col).alpha(2.0).beta(-1.0).run(&gpu, &a, &b, Some(&c), &mut d)?;
 //! assert_eq!(gpu.download(&d)?, [1.0, 3.0, 5.0, 7.0]);
 //!
 //! // The same with f16 operands and an f16 D: the element types pick the kernel.
 //! let a = gpu.upload(&[1.0f32, 2.0, 3.0, 4.0].map(f16::from_f32))?;
 //! let b = gpu.upload(&[1.0f32, 0.0, 0.0, 1.0].map(f16::from_f32))?;
 //! let mut d = gpu.alloc::<f16>(4)?;
-//! Gemm::new(2, 2, 2).b_major(Major::Col).alpha(2.0).beta(-1.0).run(&gpu, &module, &a, &b, Some(&c), &mut d)?;
+//! Gemm::new(2, 2, 2).b_major(Major::Col).alpha(2.0).beta(-1.0).run(&gpu, &a, &b, Some(&c), &mut d)?;
 //! assert_eq!(gpu.download(&d)?, [1.0f32, 3.0, 5.0, 7.0].map(f16::from_f32));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 use std::fmt;
 
-use host::{DeviceBuffer, DeviceElem, Gpu, HostError, KernelArg, Launch, LaunchConfig, Module, Stream};
+use host::{DeviceBuffer, DeviceElem, Gpu, HostError, Launch, LaunchConfig, Stream};
 use kernels::gemm::{BM, BN, THREADS};
 use layout_tensor::device::mma::bf16_to_f32;
 use layout_tensor::half::{bf16, f16};
@@ -383,7 +383,7 @@ impl Gemm {
     }
 
     /// Launches `D = alpha * A * B + beta * C` on `gpu`'s default stream, with the kernels of
-    /// `module` (load [`KERNELS_PTX`](crate::KERNELS_PTX) with [`Gpu::load_module`]).
+    /// [`GEMM`](crate::GEMM) (loaded on first use and cached by the [`Gpu`]).
     ///
     /// `a` holds A (`M x K`) and `b` B (`K x N`), both bf16 or both f16 ([`GemmInput`]), stored as
     /// [`a_major`](Gemm::a_major) / [`b_major`](Gemm::b_major) say; `c` (f32, read only when
@@ -391,38 +391,36 @@ impl Gemm {
     /// be `d` (Rust's borrows see to it).
     ///
     /// # Errors
-    /// Those of [`validate`](Gemm::validate), then [`GemmError::Host`] if the kernel is missing
-    /// from `module` or the launch fails.
+    /// Those of [`validate`](Gemm::validate), then [`GemmError::Host`] if the module does not
+    /// load or the launch fails.
     ///
     /// # Example
     /// ```
     /// use cute_rs::gemm::Gemm;
     /// use layout_tensor::half::{bf16, f16};
     /// let gpu = host::Gpu::cpu();
-    /// let module = gpu.load_module(cute_rs::KERNELS_PTX)?;
     /// // 1 x 3 times 3 x 1: a dot product.
     /// let a = gpu.upload(&[1.0f32, 2.0, 3.0].map(bf16::from_f32))?;
     /// let b = gpu.upload(&[4.0f32, 5.0, 6.0].map(bf16::from_f32))?;
     /// let mut d = gpu.alloc::<f32>(1)?;
-    /// Gemm::new(1, 1, 3).run(&gpu, &module, &a, &b, None, &mut d)?;
+    /// Gemm::new(1, 1, 3).run(&gpu, &a, &b, None, &mut d)?;
     /// assert_eq!(gpu.download(&d)?, [32.0]);
     /// // f16 inputs, bf16 output.
     /// let a = gpu.upload(&[0.5f32, 0.25, 2.0].map(f16::from_f32))?;
     /// let mut d = gpu.alloc::<bf16>(1)?;
-    /// Gemm::new(1, 1, 3).run(&gpu, &module, &a, &a, None, &mut d)?;
+    /// Gemm::new(1, 1, 3).run(&gpu, &a, &a, None, &mut d)?;
     /// assert_eq!(gpu.download(&d)?, [bf16::from_f32(4.3125)]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn run<I: GemmInput, O: GemmOutput>(
         &self,
         gpu: &Gpu,
-        module: &Module,
         a: &DeviceBuffer<I>,
         b: &DeviceBuffer<I>,
         c: Option<&DeviceBuffer<f32>>,
         d: &mut DeviceBuffer<O>,
     ) -> Result<(), GemmError> {
-        self.launch(gpu, None, module, a, b, c, d)
+        self.launch(gpu, None, a, b, c, d)
     }
 
     /// [`run`](Gemm::run) on `stream` instead of the GPU's default stream (as
@@ -443,11 +441,10 @@ impl Gemm {
     /// use cute_rs::gemm::Gemm;
     /// use layout_tensor::half::f16;
     /// let gpu = host::Gpu::cpu(); // on the CPU backend a stream orders nothing more: all is synchronous
-    /// let module = gpu.load_module(cute_rs::KERNELS_PTX)?;
     /// let stream = gpu.create_stream()?;
     /// let a = gpu.upload(&[1.0f32, 2.0, 3.0].map(f16::from_f32))?;
     /// let mut d = gpu.alloc::<f16>(1)?;
-    /// Gemm::new(1, 1, 3).run_on(&gpu, &stream, &module, &a, &a, None, &mut d)?;
+    /// Gemm::new(1, 1, 3).run_on(&gpu, &stream, &a, &a, None, &mut d)?;
     /// stream.synchronize()?;
     /// assert_eq!(gpu.download(&d)?, [f16::from_f32(14.0)]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -457,13 +454,12 @@ impl Gemm {
         &self,
         gpu: &Gpu,
         stream: &Stream,
-        module: &Module,
         a: &DeviceBuffer<I>,
         b: &DeviceBuffer<I>,
         c: Option<&DeviceBuffer<f32>>,
         d: &mut DeviceBuffer<O>,
     ) -> Result<(), GemmError> {
-        self.launch(gpu, Some(stream), module, a, b, c, d)
+        self.launch(gpu, Some(stream), a, b, c, d)
     }
 
     /// [`run`](Gemm::run) and [`run_on`](Gemm::run_on): on `stream`, or the default one.
@@ -472,7 +468,6 @@ impl Gemm {
         &self,
         gpu: &Gpu,
         stream: Option<&Stream>,
-        module: &Module,
         a: &DeviceBuffer<I>,
         b: &DeviceBuffer<I>,
         c: Option<&DeviceBuffer<f32>>,
@@ -485,31 +480,47 @@ impl Gemm {
         let (lda, ldb) = self.lds();
         // 16-byte cp.async needs every chunk of 8 elements 16-byte aligned in global memory.
         let vec16 = lda % 8 == 0 && ldb % 8 == 0 && a.device_ptr() % 16 == 0 && b.device_ptr() % 16 == 0;
-        let kernel = module.kernel(&self.kernel_name::<I, O>(vec16))?;
+        let module = gpu.module(&crate::GEMM)?;
+        let index = 4 * vec16 as usize + 2 * (self.a_major == Major::Col) as usize + (self.b_major == Major::Col) as usize;
         let cfg = LaunchConfig {
             grid: (self.n.div_ceil(BN as usize) as u32, self.m.div_ceil(BM as usize) as u32, 1),
             block: (THREADS, 1, 1),
             shared_mem_bytes: 0,
         };
         let (m, n, k, lda, ldb) = (self.m as u32, self.n as u32, self.k as u32, lda as u32, ldb as u32);
-        let (alpha, beta) = (self.alpha, self.beta);
-        // Without C (beta = 0) the kernel never reads its pointer: pass D's, a valid address.
-        let c_arg: &dyn KernelArg = match c {
-            Some(c) => c,
-            None => &*d,
-        };
-        let launch = on(gpu, stream, &kernel, cfg).arg(a).arg(b).arg(c_arg).arg(&*d);
-        // SAFETY: the buffers hold the elements the shapes need (validated above); the kernel
-        // reads A, B (and C when beta != 0) within them and writes D within it.
-        unsafe { launch.arg(&m).arg(&n).arg(&k).arg(&lda).arg(&ldb).arg(&alpha).arg(&beta).run() }?;
+        // The buffers were checked against the problem by `validate`: raw pointers to them, typed
+        // as the kernel's parameters. Without C (beta = 0) the kernel never reads its pointer:
+        // pass D's, a valid address.
+        let c_ptr = c.map_or(d.device_ptr(), |c| c.device_ptr()) as *const f32;
+        let (a_ptr, b_ptr, d_ptr) = (a.device_ptr(), b.device_ptr(), d.device_ptr());
+        let scalars = (m, n, k, lda, ldb, self.alpha, self.beta);
+        macro_rules! launch {
+            ($table:expr, $in:ty, $out:ty) => {{
+                let args = (a_ptr as *const $in, b_ptr as *const $in, c_ptr, d_ptr as *mut $out);
+                let (m, n, k, lda, ldb, alpha, beta) = scalars;
+                let launch = gpu.launch(&module, $table[index], cfg, (args.0, args.1, args.2, args.3, m, n, k, lda, ldb, alpha, beta));
+                // SAFETY: the buffers hold the elements the shapes need (validated above); the
+                // kernel reads A, B (and C when beta != 0) within them and writes D within it.
+                unsafe { on(launch, stream).run() }
+            }};
+        }
+        use kernels::gemm::by_type::*;
+        match (I::KERNEL_NAME, O::KERNEL_SUFFIX) {
+            ("f16", "") => launch!(F16_F32, f16, f32),
+            ("f16", "_of16") => launch!(F16_F16, f16, f16),
+            ("f16", _) => launch!(F16_BF16, f16, bf16),
+            (_, "") => launch!(BF16_F32, bf16, f32),
+            (_, "_of16") => launch!(BF16_F16, bf16, f16),
+            _ => launch!(BF16_BF16, bf16, bf16),
+        }?;
         Ok(())
     }
 
     /// The Hopper path: `D = alpha * A * B + beta * C` with the persistent warp-specialized TMA +
-    /// wgmma kernels of [`KERNELS_SM90A_PTX`](crate::KERNELS_SM90A_PTX) (128 x 256 tiles, a producer
+    /// wgmma kernels of [`GEMM_SM90A`](crate::GEMM_SM90A) (128 x 256 tiles, a producer
     /// and two consumer warpgroups, a 4-stage ring, 16-bit D stored through `stmatrix` and TMA):
     /// bf16 or f16 A and B in either storage order, f32, bf16 or f16 D, on `gpu`'s default stream.
-    /// Load the module once with [`Gpu::load_module`] and reuse it. It returns once the kernel is
+    /// The module ([`GEMM_SM90A`](crate::GEMM_SM90A)) loads on first use. It returns once the kernel is
     /// done (the kernel reads tensor maps made for the call).
     ///
     /// # Errors
@@ -523,24 +534,22 @@ impl Gemm {
     /// ```
     /// use cute_rs::gemm::{Gemm, GemmError};
     /// let gpu = host::Gpu::cpu();
-    /// let module = gpu.load_module(cute_rs::KERNELS_SM90A_PTX)?;
     /// let (a, b) = (gpu.alloc::<u16>(16 * 12)?, gpu.alloc::<u16>(12 * 16)?);
     /// let mut d = gpu.alloc::<f32>(16 * 16)?;
     /// // K = 12: A's rows (row-major, K contiguous) are 24 bytes, not a multiple of 16.
-    /// let e = Gemm::new(16, 16, 12).run_sm90(&gpu, &module, &a, &b, None, &mut d).unwrap_err();
+    /// let e = Gemm::new(16, 16, 12).run_sm90(&gpu, &a, &b, None, &mut d).unwrap_err();
     /// assert!(e.to_string().contains("K = 12 is not a multiple of 8"), "{e}");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn run_sm90<I: GemmInput, O: GemmOutput>(
         &self,
         gpu: &Gpu,
-        sm90a: &Module,
         a: &DeviceBuffer<I>,
         b: &DeviceBuffer<I>,
         c: Option<&DeviceBuffer<f32>>,
         d: &mut DeviceBuffer<O>,
     ) -> Result<(), GemmError> {
-        self.sm90(gpu, None, sm90a, a, b, c, d)
+        self.sm90(gpu, None, a, b, c, d)
     }
 
     /// [`run_sm90`](Gemm::run_sm90) on `stream` instead of the GPU's default stream; the ordering
@@ -554,13 +563,12 @@ impl Gemm {
     /// ```
     /// use cute_rs::gemm::{Gemm, GemmError};
     /// let gpu = host::Gpu::cpu();
-    /// let module = gpu.load_module(cute_rs::KERNELS_SM90A_PTX)?;
     /// let stream = gpu.create_stream()?;
     /// let (a, b) = (gpu.alloc::<u16>(16 * 8)?, gpu.alloc::<u16>(8 * 16)?);
     /// let mut d = gpu.alloc::<f32>(16 * 16)?;
     /// let g = Gemm::new(16, 16, 8).b_major(cute_rs::gemm::Major::Col);
     /// // Valid operands, but the CPU backend cannot run wgmma:
-    /// let e = g.run_sm90_on(&gpu, &stream, &module, &a, &b, None, &mut d).unwrap_err();
+    /// let e = g.run_sm90_on(&gpu, &stream, &a, &b, None, &mut d).unwrap_err();
     /// assert!(matches!(e, GemmError::Unsupported(ref why) if why.contains("CPU backend")), "{e}");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -569,13 +577,12 @@ impl Gemm {
         &self,
         gpu: &Gpu,
         stream: &Stream,
-        sm90a: &Module,
         a: &DeviceBuffer<I>,
         b: &DeviceBuffer<I>,
         c: Option<&DeviceBuffer<f32>>,
         d: &mut DeviceBuffer<O>,
     ) -> Result<(), GemmError> {
-        self.sm90(gpu, Some(stream), sm90a, a, b, c, d)
+        self.sm90(gpu, Some(stream), a, b, c, d)
     }
 
     /// The Hopper path's view of this problem for inputs `I` and D `O`.
@@ -628,18 +635,17 @@ impl Gemm {
         &self,
         gpu: &Gpu,
         stream: Option<&Stream>,
-        sm90a: &Module,
         a: &DeviceBuffer<I>,
         b: &DeviceBuffer<I>,
         c: Option<&DeviceBuffer<f32>>,
         d: &mut DeviceBuffer<O>,
     ) -> Result<(), GemmError> {
         self.validate(a, b, c, d)?;
-        run_hopper(&self.hopper::<I, O>(), gpu, stream, sm90a, a, b, c, d)
+        run_hopper(&self.hopper::<I, O>(), gpu, stream, a, b, c, d)
     }
 
     /// `D = alpha * A * B + beta * C` on the fastest path that takes the problem: the Hopper
-    /// kernels ([`run_sm90`](Gemm::run_sm90)) when `modules` has the sm_90a module and
+    /// kernels ([`run_sm90`](Gemm::run_sm90)) on an sm_90 GPU when
     /// [`sm90_unsupported`](Gemm::sm90_unsupported) finds nothing against it, else the portable
     /// `mma.sync` kernels ([`run`](Gemm::run), any shape, also on the CPU backend). Returns the
     /// path taken.
@@ -649,66 +655,32 @@ impl Gemm {
     ///
     /// # Example
     /// ```
-    /// use cute_rs::gemm::{Gemm, GemmModules, GemmPath};
+    /// use cute_rs::gemm::{Gemm, GemmPath};
     /// use layout_tensor::half::bf16;
     /// let gpu = host::Gpu::cpu();
-    /// let modules = GemmModules::load(&gpu)?;
     /// let a = gpu.upload(&[1.0f32, 2.0, 3.0].map(bf16::from_f32))?;
     /// let b = gpu.upload(&[4.0f32, 5.0, 6.0].map(bf16::from_f32))?;
     /// let mut d = gpu.alloc::<f32>(1)?;
-    /// let path = Gemm::new(1, 1, 3).run_auto(&gpu, &modules, &a, &b, None, &mut d)?;
+    /// let path = Gemm::new(1, 1, 3).run_auto(&gpu, &a, &b, None, &mut d)?;
     /// assert_eq!((path, gpu.download(&d)?[0]), (GemmPath::MmaSync, 32.0)); // no wgmma on the CPU
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn run_auto<I: GemmInput, O: GemmOutput>(
         &self,
         gpu: &Gpu,
-        modules: &GemmModules,
         a: &DeviceBuffer<I>,
         b: &DeviceBuffer<I>,
         c: Option<&DeviceBuffer<f32>>,
         d: &mut DeviceBuffer<O>,
     ) -> Result<GemmPath, GemmError> {
-        match &modules.sm90a {
-            Some(sm90a) if self.sm90_unsupported(gpu, a, b, d).is_none() => {
-                self.run_sm90(gpu, sm90a, a, b, c, d)?;
-                Ok(GemmPath::Sm90)
-            }
-            _ => {
-                self.run(gpu, &modules.portable, a, b, c, d)?;
-                Ok(GemmPath::MmaSync)
-            }
-        }
-    }
-}
-
-/// The kernel modules [`Gemm::run_auto`] chooses from.
-pub struct GemmModules {
-    /// [`KERNELS_PTX`](crate::KERNELS_PTX): the portable `mma.sync` kernels.
-    pub portable: Module,
-    /// [`KERNELS_SM90A_PTX`](crate::KERNELS_SM90A_PTX) on an sm_90 GPU, else `None`.
-    pub sm90a: Option<Module>,
-}
-
-impl GemmModules {
-    /// Loads the portable module, and the sm_90a one when `gpu` is an sm_90 GPU (not the CPU
-    /// backend).
-    ///
-    /// # Errors
-    /// [`HostError`] when a module does not load.
-    ///
-    /// # Example
-    /// ```
-    /// let gpu = host::Gpu::cpu();
-    /// let modules = cute_rs::gemm::GemmModules::load(&gpu)?;
-    /// assert!(modules.sm90a.is_none());
-    /// # Ok::<(), host::HostError>(())
-    /// ```
-    pub fn load(gpu: &Gpu) -> Result<GemmModules, HostError> {
-        let portable = gpu.load_module(crate::KERNELS_PTX)?;
         let hopper = !gpu.is_cpu() && gpu.properties().compute_capability == (9, 0);
-        let sm90a = if hopper { Some(gpu.load_module(crate::KERNELS_SM90A_PTX)?) } else { None };
-        Ok(GemmModules { portable, sm90a })
+        if hopper && self.sm90_unsupported(gpu, a, b, d).is_none() {
+            self.run_sm90(gpu, a, b, c, d)?;
+            Ok(GemmPath::Sm90)
+        } else {
+            self.run(gpu, a, b, c, d)?;
+            Ok(GemmPath::MmaSync)
+        }
     }
 }
 
@@ -745,7 +717,6 @@ pub(crate) fn run_hopper<I: DeviceElem, O: DeviceElem>(
     h: &HopperGemm,
     gpu: &Gpu,
     stream: Option<&Stream>,
-    sm90a: &Module,
     a: &DeviceBuffer<I>,
     b: &DeviceBuffer<I>,
     c: Option<&DeviceBuffer<f32>>,
@@ -759,13 +730,14 @@ pub(crate) fn run_hopper<I: DeviceElem, O: DeviceElem>(
     }
     // SAFETY: validated shapes and alignment, a supported problem; `launch` waits for the kernel
     // before the tensor maps are freed.
-    unsafe { h.launch(gpu, sm90a, stream, a, b, c, d) }?;
+    unsafe { h.launch(gpu, stream, a, b, c, d) }?;
     Ok(())
 }
 
-fn on<'a>(gpu: &'a Gpu, stream: Option<&'a Stream>, kernel: &'a host::Kernel, cfg: LaunchConfig) -> Launch<'a> {
+/// `launch` on `stream`, or on the GPU's own stream.
+pub(crate) fn on<'a>(launch: Launch<'a>, stream: Option<&'a Stream>) -> Launch<'a> {
     match stream {
-        Some(s) => gpu.launch_on(s, kernel, cfg),
-        None => gpu.launch(kernel, cfg),
+        Some(s) => launch.on(s),
+        None => launch,
     }
 }

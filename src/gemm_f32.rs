@@ -15,22 +15,21 @@
 //! use cute_rs::gemm::{Gemm, Major};
 //!
 //! let gpu = host::Gpu::cpu(); // or host::Gpu::new(0)? on a machine with a GPU
-//! let module = gpu.load_module(cute_rs::KERNELS_PTX)?;
 //! // A = [[1, 2], [3, 4]] (row-major), B = [[1, 0], [0.5, 1]] stored column-major, C = all ones.
 //! let a = gpu.upload(&[1.0f32, 2.0, 3.0, 4.0])?;
 //! let b = gpu.upload(&[1.0f32, 0.5, 0.0, 1.0])?;
 //! let c = gpu.upload(&[1.0f32; 4])?;
 //! let mut d = gpu.alloc::<f32>(4)?;
 //! let g = Gemm::new(2, 2, 2).b_major(Major::Col).alpha(2.0).beta(-1.0);
-//! g.run_f32(&gpu, &module, &a, &b, Some(&c), &mut d)?;
+//! g.run_f32(&gpu, &a, &b, Some(&c), &mut d)?;
 //! assert_eq!(gpu.download(&d)?, [3.0, 3.0, 9.0, 7.0]);
 //! // These values are exact in tf32 too.
-//! g.run_tf32(&gpu, &module, &a, &b, Some(&c), &mut d)?;
+//! g.run_tf32(&gpu, &a, &b, Some(&c), &mut d)?;
 //! assert_eq!(gpu.download(&d)?, [3.0, 3.0, 9.0, 7.0]);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use host::{DeviceBuffer, Gpu, KernelArg, LaunchConfig, Module};
+use host::{DeviceBuffer, Gpu, LaunchConfig};
 use kernels::sgemm::{BM, BN, TF32_SMEM_BYTES, THREADS};
 
 use crate::gemm::{run_hopper, Gemm, GemmError, Major};
@@ -70,8 +69,7 @@ impl Gemm {
     }
 
     /// Launches `D = alpha * A * B + beta * C` in f32 on the CUDA cores (FFMA) on `gpu`'s default
-    /// stream, with the kernels of `module` (load [`KERNELS_PTX`](crate::KERNELS_PTX) with
-    /// [`Gpu::load_module`]).
+    /// stream, with the kernels of [`GEMM`](crate::GEMM) (loaded on first use).
     ///
     /// `a` holds A (`M x K`) and `b` B (`K x N`), stored as [`a_major`](Gemm::a_major) /
     /// [`b_major`](Gemm::b_major) say; `c` (read only when `beta != 0`) and `d` are row-major
@@ -80,35 +78,33 @@ impl Gemm {
     /// # Errors
     /// Those of [`validate`](Gemm::validate) ([`GemmError::Shape`] naming the operand and its
     /// shape, [`GemmError::MissingC`], [`GemmError::TooLarge`]), then [`GemmError::Host`] if the
-    /// kernel is missing from `module` or the launch fails.
+    /// module does not load or the launch fails.
     ///
     /// # Example
     /// ```
     /// use cute_rs::gemm::Gemm;
     /// let gpu = host::Gpu::cpu();
-    /// let module = gpu.load_module(cute_rs::KERNELS_PTX)?;
     /// // 1 x 3 times 3 x 1: a dot product.
     /// let a = gpu.upload(&[1.0f32, 2.0, 3.0])?;
     /// let b = gpu.upload(&[4.0f32, 5.0, 6.0])?;
     /// let mut d = gpu.alloc::<f32>(1)?;
-    /// Gemm::new(1, 1, 3).run_f32(&gpu, &module, &a, &b, None, &mut d)?;
+    /// Gemm::new(1, 1, 3).run_f32(&gpu, &a, &b, None, &mut d)?;
     /// assert_eq!(gpu.download(&d)?, [32.0]);
     /// // A 2 x 3 buffer for a 1 x 3 A is refused, naming A's shape:
     /// let a2 = gpu.upload(&[0.0f32; 6])?;
-    /// let e = Gemm::new(1, 1, 3).run_f32(&gpu, &module, &a2, &b, None, &mut d).unwrap_err();
+    /// let e = Gemm::new(1, 1, 3).run_f32(&gpu, &a2, &b, None, &mut d).unwrap_err();
     /// assert_eq!(e.to_string(), "gemm: A is M x K = 1 x 3, 3 elements, but its buffer has 6");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn run_f32(
         &self,
         gpu: &Gpu,
-        module: &Module,
         a: &DeviceBuffer<f32>,
         b: &DeviceBuffer<f32>,
         c: Option<&DeviceBuffer<f32>>,
         d: &mut DeviceBuffer<f32>,
     ) -> Result<(), GemmError> {
-        self.run_f32_math(F32Math::Ffma, gpu, module, a, b, c, d)
+        self.run_f32_math(F32Math::Ffma, gpu, a, b, c, d)
     }
 
     /// [`run_f32`](Gemm::run_f32) on the tensor cores: each element of A and B is rounded to tf32
@@ -125,28 +121,26 @@ impl Gemm {
     /// use cute_rs::gemm::Gemm;
     /// use kernels::sgemm::round_to_tf32;
     /// let gpu = host::Gpu::cpu();
-    /// let module = gpu.load_module(cute_rs::KERNELS_PTX)?;
     /// let x = 1.0f32 + 1.0 / 4096.0; // not a tf32 value: rounds to 1
     /// let (a, b) = (gpu.upload(&[x])?, gpu.upload(&[3.0f32])?);
     /// let mut d = gpu.alloc::<f32>(1)?;
-    /// Gemm::new(1, 1, 1).run_tf32(&gpu, &module, &a, &b, None, &mut d)?;
+    /// Gemm::new(1, 1, 1).run_tf32(&gpu, &a, &b, None, &mut d)?;
     /// assert_eq!(gpu.download(&d)?, [round_to_tf32(x) * 3.0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn run_tf32(
         &self,
         gpu: &Gpu,
-        module: &Module,
         a: &DeviceBuffer<f32>,
         b: &DeviceBuffer<f32>,
         c: Option<&DeviceBuffer<f32>>,
         d: &mut DeviceBuffer<f32>,
     ) -> Result<(), GemmError> {
-        self.run_f32_math(F32Math::Tf32, gpu, module, a, b, c, d)
+        self.run_f32_math(F32Math::Tf32, gpu, a, b, c, d)
     }
 
     /// [`run_tf32`](Gemm::run_tf32) on the Hopper path (the persistent TMA + wgmma kernel of
-    /// [`KERNELS_SM90A_PTX`](crate::KERNELS_SM90A_PTX), `wgmma ... k8.f32.tf32.tf32`): A row-major and
+    /// [`GEMM_SM90A`](crate::GEMM_SM90A), `wgmma ... k8.f32.tf32.tf32`): A row-major and
     /// B column-major (wgmma reads tf32 operands K-major only), K a multiple of 4 (16-byte TMA
     /// rows). The tensor cores use the tf32 part of each f32 (the low 13 mantissa bits are
     /// ignored, not rounded: a product's relative error is under `2^-9`) and sum in f32. Returns
@@ -161,18 +155,16 @@ impl Gemm {
     /// ```
     /// use cute_rs::gemm::{Gemm, GemmError, Major};
     /// let gpu = host::Gpu::cpu();
-    /// let module = gpu.load_module(cute_rs::KERNELS_SM90A_PTX)?;
     /// let (a, b) = (gpu.alloc::<f32>(64)?, gpu.alloc::<f32>(64)?);
     /// let mut d = gpu.alloc::<f32>(64)?;
     /// // B row-major would have to be read N-major: not for tf32.
-    /// let e = Gemm::new(8, 8, 8).run_tf32_sm90(&gpu, &module, &a, &b, None, &mut d).unwrap_err();
+    /// let e = Gemm::new(8, 8, 8).run_tf32_sm90(&gpu, &a, &b, None, &mut d).unwrap_err();
     /// assert!(e.to_string().contains("K-major only"), "{e}");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn run_tf32_sm90(
         &self,
         gpu: &Gpu,
-        sm90a: &Module,
         a: &DeviceBuffer<f32>,
         b: &DeviceBuffer<f32>,
         c: Option<&DeviceBuffer<f32>>,
@@ -190,7 +182,7 @@ impl Gemm {
             alpha: self.alpha,
             beta: self.beta,
         };
-        run_hopper(&h, gpu, None, sm90a, a, b, c, d)
+        run_hopper(&h, gpu, None, a, b, c, d)
     }
 
     /// [`run_f32`](Gemm::run_f32) or [`run_tf32`](Gemm::run_tf32), as `math` says.
@@ -203,10 +195,9 @@ impl Gemm {
     /// use cute_rs::gemm::Gemm;
     /// use cute_rs::gemm_f32::F32Math;
     /// let gpu = host::Gpu::cpu();
-    /// let module = gpu.load_module(cute_rs::KERNELS_PTX)?;
     /// let (a, b) = (gpu.upload(&[2.0f32])?, gpu.upload(&[3.0f32])?);
     /// let mut d = gpu.alloc::<f32>(1)?;
-    /// Gemm::new(1, 1, 1).run_f32_math(F32Math::Tf32, &gpu, &module, &a, &b, None, &mut d)?;
+    /// Gemm::new(1, 1, 1).run_f32_math(F32Math::Tf32, &gpu, &a, &b, None, &mut d)?;
     /// assert_eq!(gpu.download(&d)?, [6.0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -215,7 +206,6 @@ impl Gemm {
         &self,
         math: F32Math,
         gpu: &Gpu,
-        module: &Module,
         a: &DeviceBuffer<f32>,
         b: &DeviceBuffer<f32>,
         c: Option<&DeviceBuffer<f32>>,
@@ -231,7 +221,11 @@ impl Gemm {
         let (lda, ldb) = self.lds();
         // 128-bit loads need every aligned group of 4 elements along a row 16-byte aligned.
         let vec4 = lda % 4 == 0 && ldb % 4 == 0 && a.device_ptr().is_multiple_of(16) && b.device_ptr().is_multiple_of(16);
-        let kernel = module.kernel(&self.f32_kernel_name(math, vec4))?;
+        let index = 4 * vec4 as usize + 2 * (self.a_major == Major::Col) as usize + (self.b_major == Major::Col) as usize;
+        let kernel = match math {
+            F32Math::Ffma => kernels::sgemm::by_math::FFMA[index],
+            F32Math::Tf32 => kernels::sgemm::by_math::TF32[index],
+        };
         let cfg = LaunchConfig {
             grid: (self.n.div_ceil(BN as usize) as u32, self.m.div_ceil(BM as usize) as u32, 1),
             block: (THREADS, 1, 1),
@@ -240,15 +234,14 @@ impl Gemm {
         };
         let (m, n, k, lda, ldb) = (self.m as u32, self.n as u32, self.k as u32, lda as u32, ldb as u32);
         let (alpha, beta) = (self.alpha, self.beta);
-        // Without C (beta = 0) the kernel never reads its pointer: pass D's, a valid address.
-        let c_arg: &dyn KernelArg = match c {
-            Some(c) => c,
-            None => &*d,
-        };
-        let launch = gpu.launch(&kernel, cfg).arg(a).arg(b).arg(c_arg).arg(&*d);
+        // Without C (beta = 0) the kernel never reads its pointer: pass D's, a valid address
+        // (the raw pointer; `validate` checked the buffers).
+        let c_ptr = c.map_or(d.device_ptr(), |c| c.device_ptr()) as *const f32;
+        let args = (a, b, c_ptr, &mut *d, m, n, k, lda, ldb, alpha, beta);
+        let launch = gpu.launch(&crate::GEMM, kernel, cfg, args);
         // SAFETY: the buffers hold the elements the shapes need (validated above); the kernel
         // reads A, B (and C when beta != 0) within them and writes D within it.
-        unsafe { launch.arg(&m).arg(&n).arg(&k).arg(&lda).arg(&ldb).arg(&alpha).arg(&beta).run() }?;
+        unsafe { launch.run() }?;
         Ok(())
     }
 }

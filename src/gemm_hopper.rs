@@ -8,7 +8,7 @@
 //! of 64 K x the tile's rows, an MN-major one in boxes of 64 M (N) x 64 K, all with the 128-byte
 //! swizzle wgmma reads; a 16-bit D is written by TMA stores of 64 x 64 boxes.
 
-use host::{DeviceBuffer, DeviceElem, Gpu, KernelArg, LaunchConfig, Module, Stream, TmaOobFill, TmaSwizzle};
+use host::{DeviceBuffer, DeviceElem, Gpu, LaunchConfig, Stream, TmaOobFill, TmaSwizzle};
 use kernels::gemm_sm90_sizes::{GEMM_SM90_BK, GEMM_SM90_EPILOGUE_BYTES, GEMM_SM90_P_128X256 as SHAPE};
 
 /// The element type of A and B on the Hopper path.
@@ -147,28 +147,31 @@ impl HopperGemm {
     pub unsafe fn launch_with<O: DeviceElem>(
         &self,
         gpu: &Gpu,
-        sm90a: &Module,
         stream: Option<&Stream>,
         maps: &HopperMaps,
         c: Option<&DeviceBuffer<f32>>,
         d: &DeviceBuffer<O>,
     ) -> host::Result<()> {
-        let kernel = sm90a.kernel(&self.kernel_name())?;
         let cfg = self.launch_config(gpu);
         let (m, n, k) = (self.m as u32, self.n as u32, self.k as u32);
         // Unused pointers get a valid address: A's map for a missing D map, D for a missing C.
-        let c_arg: &dyn KernelArg = match c {
-            Some(c) => c,
-            None => d,
-        };
-        let launch = match stream {
-            Some(s) => gpu.launch_on(s, &kernel, cfg),
-            None => gpu.launch(&kernel, cfg),
-        };
+        let c_ptr = c.map_or(d.device_ptr(), |c| c.device_ptr()) as *const f32;
         let d_map = maps.d_map.as_ref().unwrap_or(&maps.a_map);
-        let launch = launch.arg(&maps.a_map).arg(&maps.b_map).arg(d_map).arg(c_arg).arg(d);
-        // SAFETY: the caller's preconditions; the maps cover exactly A, B and D.
-        unsafe { launch.arg(&m).arg(&n).arg(&k).arg(&self.alpha).arg(&self.beta).run() }
+        let index = 4 * (self.input == HopperIn::F16) as usize + 2 * self.a_col as usize + self.b_row as usize;
+        use kernels::gemm_sm90::by_output;
+        macro_rules! launch {
+            ($kernel:expr, $out:ty) => {{
+                let args = (&maps.a_map, &maps.b_map, d_map, c_ptr, d.device_ptr() as *mut $out, m, n, k, self.alpha, self.beta);
+                // SAFETY: the caller's preconditions; the maps cover exactly A, B and D.
+                unsafe { crate::gemm::on(gpu.launch(&crate::GEMM_SM90A, $kernel, cfg, args), stream).run() }
+            }};
+        }
+        match (self.input, self.out) {
+            (HopperIn::Tf32, _) => launch!(by_output::TF32, f32),
+            (_, HopperOut::F32) => launch!(by_output::F32[index], f32),
+            (_, HopperOut::Bf16) => launch!(by_output::BF16[index], u16),
+            (_, HopperOut::F16) => launch!(by_output::F16[index], layout_tensor::half::f16),
+        }
     }
 
     /// [`maps`](Self::maps), [`launch_with`](Self::launch_with), then waits for the kernel (the
@@ -180,7 +183,6 @@ impl HopperGemm {
     pub unsafe fn launch<I: DeviceElem, O: DeviceElem>(
         &self,
         gpu: &Gpu,
-        sm90a: &Module,
         stream: Option<&Stream>,
         a: &DeviceBuffer<I>,
         b: &DeviceBuffer<I>,
@@ -189,7 +191,7 @@ impl HopperGemm {
     ) -> host::Result<()> {
         let maps = self.maps(gpu, a, b, d)?;
         // SAFETY: forwarded; the maps live until the kernel has ended (synchronized below).
-        unsafe { self.launch_with(gpu, sm90a, stream, &maps, c, d)? };
+        unsafe { self.launch_with(gpu, stream, &maps, c, d)? };
         match stream {
             Some(s) => s.synchronize(),
             None => gpu.synchronize(),

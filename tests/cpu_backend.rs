@@ -2,11 +2,14 @@
 //! the kernel, block, thread and index; a missing barrier shows as wrong results under the
 //! deterministic schedules; the demo's 128x128 transpose runs in well under a second.
 
-use host::{Gpu, HostError, LaunchConfig, Schedule};
+use std::sync::Arc;
 
-fn cpu() -> (Gpu, host::Module) {
+use host::{Gpu, HostError, LaunchConfig, Schedule};
+use test_kernels::faults::{fault_tensor_out_of_bounds, mirror_exchange};
+
+fn cpu() -> (Gpu, Arc<host::Module>) {
     let gpu = Gpu::cpu();
-    let module = gpu.load_module(cute_rs::KERNELS_PTX).expect("kernels load on the CPU backend");
+    let module = gpu.module(&cute_rs::TEST_KERNELS).expect("kernels load on the CPU backend");
     (gpu, module)
 }
 
@@ -15,10 +18,11 @@ fn an_out_of_bounds_view_access_names_kernel_block_thread_and_index() {
     let (gpu, module) = cpu();
     let n = 4 * 32;
     let src = gpu.upload(&vec![1f32; n]).unwrap();
-    let dst = gpu.alloc::<f32>(n).unwrap();
-    let k = module.kernel("fault_tensor_out_of_bounds").unwrap();
-    let err = unsafe { gpu.launch(&k, LaunchConfig::linear(4, 32)).arg(&src).arg(&dst).arg(&(n as u32)).run() }
-        .unwrap_err();
+    let mut dst = gpu.alloc::<f32>(n).unwrap();
+    let err = unsafe {
+        gpu.launch(&module, fault_tensor_out_of_bounds, LaunchConfig::linear(4, 32), (&src, &mut dst, n as u32)).run()
+    }
+    .unwrap_err();
     let HostError::Kernel { kernel, message } = &err else { panic!("expected a kernel error, got {err}") };
     assert_eq!(kernel, "fault_tensor_out_of_bounds");
     assert!(message.contains("block (3,0,0), thread (31,0,0)"), "{message}");
@@ -33,16 +37,12 @@ fn a_missing_barrier_gives_wrong_results_in_both_deterministic_schedules() {
     let data: Vec<u32> = (0..n as u32).map(|i| i * 7 + 1).collect();
     let want: Vec<u32> = (0..n).map(|i| data[i / 64 * 64 + 63 - i % 64]).collect();
     let src = gpu.upload(&data).unwrap();
-    let k = module.kernel("mirror_exchange").unwrap();
     for schedule in [Schedule::Forward, Schedule::Reverse] {
         for barrier in [1u32, 0] {
-            let dst = gpu.alloc::<u32>(n).unwrap();
+            let mut dst = gpu.alloc::<u32>(n).unwrap();
             unsafe {
-                gpu.launch(&k, LaunchConfig::linear(blocks as u32, 64))
+                gpu.launch(&module, mirror_exchange, LaunchConfig::linear(blocks as u32, 64), (&src, &mut dst, barrier))
                     .schedule(schedule)
-                    .arg(&src)
-                    .arg(&dst)
-                    .arg(&barrier)
                     .run()
             }
             .unwrap();

@@ -1,7 +1,8 @@
 //! Self-check of the host runtime on a real GPU, with hand-written PTX (no dependency on the
-//! `kernels/` crate): properties, memory, launches and their validation, dynamic shared memory
-//! above 48 KiB, clusters, streams, timing, TMA tensor maps (out-of-bounds fill, 128-byte swizzle,
-//! padded strides), error reporting (bad PTX, missing kernel, kernel trap).
+//! device crates `kernels/`, `tests/kernels/`; launched with `Gpu::launch_raw`, since its kernels
+//! have no `#[kernel]` definition): properties, memory, launches and their validation, dynamic
+//! shared memory above 48 KiB, clusters, streams, timing, TMA tensor maps (out-of-bounds fill,
+//! 128-byte swizzle, padded strides), error reporting (bad PTX, missing kernel, kernel trap).
 //!
 //! `cargo run --release -p host --example selfcheck`; without a GPU it says it skipped.
 
@@ -172,26 +173,26 @@ fn copy(gpu: &Gpu, m: &Module) -> Check {
         return Err("memset 0xff did not poison".into());
     }
     let cfg = LaunchConfig::for_items(n, 256);
-    unsafe { gpu.launch(&k, cfg).arg(&input).arg(&out).arg(&(n as u32)).run() }.map_err(e("launch"))?;
+    unsafe { gpu.launch_raw(&k, cfg).arg(&input).arg(&out).arg(&(n as u32)).run() }.map_err(e("launch"))?;
     let got = gpu.download_tensor(&out, src.layout()).map_err(e("download"))?;
     got.compare(&src, Tolerance::EXACT).map_err(e("compare"))?;
     // Argument checks.
-    expect_invalid(unsafe { gpu.launch(&k, cfg).arg(&input).arg(&out).run() }, "takes 3 parameter(s)")?;
-    expect_invalid(unsafe { gpu.launch(&k, cfg).arg(&input).arg(&out).arg(&(n as f64)).run() }, "argument 2")?;
+    expect_invalid(unsafe { gpu.launch_raw(&k, cfg).arg(&input).arg(&out).run() }, "takes 3 parameter(s)")?;
+    expect_invalid(unsafe { gpu.launch_raw(&k, cfg).arg(&input).arg(&out).arg(&(n as f64)).run() }, "argument 2")?;
     // Configuration checks.
-    expect_invalid(unsafe { gpu.launch(&k, LaunchConfig::linear(1, 2048)).arg(&input).arg(&out).arg(&1u32).run() }, "2048")?;
+    expect_invalid(unsafe { gpu.launch_raw(&k, LaunchConfig::linear(1, 2048)).arg(&input).arg(&out).arg(&1u32).run() }, "2048")?;
     let optin = gpu.properties().max_shared_memory_per_block_optin;
     expect_invalid(
-        unsafe { gpu.launch(&k, LaunchConfig::linear(1, 32).with_shared_mem(optin + 16)).arg(&input).arg(&out).arg(&1u32).run() },
+        unsafe { gpu.launch_raw(&k, LaunchConfig::linear(1, 32).with_shared_mem(optin + 16)).arg(&input).arg(&out).arg(&1u32).run() },
         "opt-in",
     )?;
-    expect_invalid(unsafe { gpu.launch(&k, LaunchConfig::linear(0, 32)).arg(&input).arg(&out).arg(&1u32).run() }, "is 0")?;
+    expect_invalid(unsafe { gpu.launch_raw(&k, LaunchConfig::linear(0, 32)).arg(&input).arg(&out).arg(&1u32).run() }, "is 0")?;
     // A second stream.
     let s = gpu.create_stream().map_err(e("stream"))?;
     let mut out2 = gpu.alloc::<f32>(n).map_err(e("alloc"))?;
     gpu.memset(&mut out2, 0).map_err(e("memset"))?;
     gpu.synchronize().map_err(e("sync"))?;
-    unsafe { gpu.launch_on(&s, &k, cfg).arg(&input).arg(&out2).arg(&(n as u32)).run() }.map_err(e("launch_on"))?;
+    unsafe { gpu.launch_raw(&k, cfg).on(&s).arg(&input).arg(&out2).arg(&(n as u32)).run() }.map_err(e("launch on a stream"))?;
     s.synchronize().map_err(e("stream sync"))?;
     let got = gpu.download_tensor(&out2, src.layout()).map_err(e("download"))?;
     got.compare(&src, Tolerance::EXACT).map_err(e("compare stream"))?;
@@ -226,7 +227,7 @@ fn timing(gpu: &Gpu, m: &Module) -> Check {
     let n = bytes / 4;
     let (a, b) = (gpu.alloc::<f32>(n).map_err(e("alloc"))?, gpu.alloc::<f32>(n).map_err(e("alloc"))?);
     let ms = gpu
-        .time_ms(|| unsafe { gpu.launch(&k, LaunchConfig::for_items(n, 256)).arg(&a).arg(&b).arg(&(n as u32)).run() })
+        .time_ms(|| unsafe { gpu.launch_raw(&k, LaunchConfig::for_items(n, 256)).arg(&a).arg(&b).arg(&(n as u32)).run() })
         .map_err(e("time kernel"))?;
     println!("        copy_f32 2^26 floats: {ms:.3} ms, {:.2} TB/s", 2.0 * bytes as f64 / (ms as f64 * 1e-3) / 1e12);
     if !(best > 0.0 && ms > 0.0) {
@@ -241,7 +242,7 @@ fn big_shared(gpu: &Gpu, m: &Module) -> Check {
     let mut out = gpu.alloc::<u32>(128).map_err(e("alloc"))?;
     gpu.memset(&mut out, 0xff).map_err(e("memset"))?;
     let cfg = LaunchConfig::linear(1, 128).with_shared_mem(65536 + 128 * 4);
-    unsafe { gpu.launch(&k, cfg).arg(&out).run() }.map_err(e("launch (needs the opt-in)"))?;
+    unsafe { gpu.launch_raw(&k, cfg).arg(&out).run() }.map_err(e("launch (needs the opt-in)"))?;
     let got = gpu.download(&out).map_err(e("download"))?;
     let want: Vec<u32> = (0..128).map(|t| 3 * t).collect();
     if got != want {
@@ -254,18 +255,18 @@ fn clusters(gpu: &Gpu, m: &Module) -> Check {
     let k = m.kernel("cluster_ids").map_err(e("kernel"))?;
     let mut out = gpu.alloc::<u32>(16).map_err(e("alloc"))?;
     gpu.memset(&mut out, 0xff).map_err(e("memset"))?;
-    unsafe { gpu.launch(&k, LaunchConfig::linear(16, 32)).cluster((4, 1, 1)).arg(&out).run() }.map_err(e("launch"))?;
+    unsafe { gpu.launch_raw(&k, LaunchConfig::linear(16, 32)).cluster((4, 1, 1)).arg(&out).run() }.map_err(e("launch"))?;
     let got = gpu.download(&out).map_err(e("download"))?;
     let want: Vec<u32> = (0..16).map(|b| b % 4).collect();
     if got != want {
         return Err(format!("cluster ranks {got:?}"));
     }
-    unsafe { gpu.launch(&k, LaunchConfig::linear(16, 32)).arg(&out).run() }.map_err(e("launch"))?;
+    unsafe { gpu.launch_raw(&k, LaunchConfig::linear(16, 32)).arg(&out).run() }.map_err(e("launch"))?;
     if gpu.download(&out).map_err(e("download"))? != vec![0; 16] {
         return Err("no-cluster ranks".into());
     }
-    expect_invalid(unsafe { gpu.launch(&k, LaunchConfig::linear(16, 32)).cluster((3, 1, 1)).arg(&out).run() }, "divisible")?;
-    expect_invalid(unsafe { gpu.launch(&k, LaunchConfig::linear(16, 32)).cluster((16, 1, 1)).arg(&out).run() }, "16 blocks")?;
+    expect_invalid(unsafe { gpu.launch_raw(&k, LaunchConfig::linear(16, 32)).cluster((3, 1, 1)).arg(&out).run() }, "divisible")?;
+    expect_invalid(unsafe { gpu.launch_raw(&k, LaunchConfig::linear(16, 32)).cluster((16, 1, 1)).arg(&out).run() }, "16 blocks")?;
     Ok(())
 }
 
@@ -276,7 +277,7 @@ fn tma_box(gpu: &Gpu, m: &Module, map: &cute_rs_host::TensorMap, c: (i32, i32), 
     let mut out: DeviceBuffer<f32> = gpu.alloc((nbytes / 4) as usize).map_err(e("alloc"))?;
     gpu.memset(&mut out, 0x7f).map_err(e("memset"))?;
     unsafe {
-        gpu.launch(&k, LaunchConfig::linear(1, 128)).arg(&desc).arg(&out).arg(&c.0).arg(&c.1).arg(&nbytes).run()
+        gpu.launch_raw(&k, LaunchConfig::linear(1, 128)).arg(&desc).arg(&out).arg(&c.0).arg(&c.1).arg(&nbytes).run()
     }
     .map_err(e("launch"))?;
     gpu.download(&out).map_err(e("download"))
@@ -373,7 +374,7 @@ fn errors(gpu: &Gpu, m: &Module) -> Check {
 fn trap(gpu: &Gpu, m: &Module) -> Check {
     let k = m.kernel("trap_kernel").map_err(e("kernel"))?;
     let buf = gpu.upload(&[1u32, 2, 3]).map_err(e("upload"))?;
-    unsafe { gpu.launch(&k, LaunchConfig::linear(1, 32)).run() }.map_err(e("launch"))?;
+    unsafe { gpu.launch_raw(&k, LaunchConfig::linear(1, 32)).run() }.map_err(e("launch"))?;
     match gpu.synchronize() {
         Err(err @ HostError::Cuda { .. }) if err.to_string().contains("trap_kernel") => println!("        {err}"),
         other => return Err(format!("trap: {other:?}")),

@@ -14,6 +14,7 @@
 //! | `*const TmaDescriptor` | the 128-byte buffer of [`Gpu::upload_tensor_map`](crate::Gpu::upload_tensor_map) (checked) |
 //! | `LayoutTensor<T, L>` | a [`DeviceTensor`](crate::DeviceTensor): a buffer with a layout that fits in it (checked) |
 //! | `u8` ... `u64`, `i8` ... `i64`, `usize`, `isize`, `f32`, `f64`, `bool` | a value of the same type |
+//! | `*const T`, `*mut T` | also a raw pointer of the same type (unchecked: for library code that checked its buffers) |
 //!
 //! A wrong argument type does not compile:
 //! ```compile_fail
@@ -111,6 +112,21 @@ impl<T: DeviceElem> KernelParam<*const T> for &mut DeviceBuffer<T> {
 impl<T: DeviceElem> KernelParam<*mut T> for &mut DeviceBuffer<T> {
     fn to_param(self) -> Result<*mut T> {
         Ok(self.device_ptr() as *mut T)
+    }
+}
+
+/// A raw device pointer, for library code that has checked its buffers itself (a typed launch
+/// cannot check what it points at).
+impl<T: 'static> KernelParam<*const T> for *const T {
+    fn to_param(self) -> Result<*const T> {
+        Ok(self)
+    }
+}
+
+/// A raw device pointer (see the `*const T` case).
+impl<T: 'static> KernelParam<*mut T> for *mut T {
+    fn to_param(self) -> Result<*mut T> {
+        Ok(self)
     }
 }
 

@@ -422,3 +422,39 @@ gemm_kernels! {
     gemm_f16_ac_br_v16_of16: half::f16, false, false, true, half::f16;
     gemm_f16_ac_bc_v16_of16: half::f16, false, true, true, half::f16;
 }
+
+/// The parameters of the `mma.sync` GEMMs with inputs `I` and output `O`.
+#[cfg(not(target_arch = "nvptx64"))]
+pub type GemmParams<I, O> = (*const I, *const I, *const f32, *mut O, u32, u32, u32, u32, u32, f32, f32);
+
+/// The `mma.sync` GEMMs of one input and output type, indexed by
+/// `4 * v16 + 2 * (A column-major) + (B column-major)`: what the host's GEMM API picks from.
+#[cfg(not(target_arch = "nvptx64"))]
+pub mod by_type {
+    use super::*;
+    use half::{bf16, f16};
+    use layout_tensor::KernelFn;
+
+    macro_rules! table {
+        ($name:ident: $in:ty => $out:ty: $($k:ident)*) => {
+            #[doc = concat!("Inputs `", stringify!($in), "`, output `", stringify!($out), "`.")]
+            pub const $name: [KernelFn<GemmParams<$in, $out>>; 8] = [$($k),*];
+        };
+    }
+    table!(BF16_F32: bf16 => f32: gemm_bf16_ar_br gemm_bf16_ar_bc gemm_bf16_ac_br gemm_bf16_ac_bc
+        gemm_bf16_ar_br_v16 gemm_bf16_ar_bc_v16 gemm_bf16_ac_br_v16 gemm_bf16_ac_bc_v16);
+    table!(BF16_BF16: bf16 => bf16: gemm_bf16_ar_br_obf16 gemm_bf16_ar_bc_obf16 gemm_bf16_ac_br_obf16
+        gemm_bf16_ac_bc_obf16 gemm_bf16_ar_br_v16_obf16 gemm_bf16_ar_bc_v16_obf16 gemm_bf16_ac_br_v16_obf16
+        gemm_bf16_ac_bc_v16_obf16);
+    table!(BF16_F16: bf16 => f16: gemm_bf16_ar_br_of16 gemm_bf16_ar_bc_of16 gemm_bf16_ac_br_of16
+        gemm_bf16_ac_bc_of16 gemm_bf16_ar_br_v16_of16 gemm_bf16_ar_bc_v16_of16 gemm_bf16_ac_br_v16_of16
+        gemm_bf16_ac_bc_v16_of16);
+    table!(F16_F32: f16 => f32: gemm_f16_ar_br gemm_f16_ar_bc gemm_f16_ac_br gemm_f16_ac_bc
+        gemm_f16_ar_br_v16 gemm_f16_ar_bc_v16 gemm_f16_ac_br_v16 gemm_f16_ac_bc_v16);
+    table!(F16_BF16: f16 => bf16: gemm_f16_ar_br_obf16 gemm_f16_ar_bc_obf16 gemm_f16_ac_br_obf16
+        gemm_f16_ac_bc_obf16 gemm_f16_ar_br_v16_obf16 gemm_f16_ar_bc_v16_obf16 gemm_f16_ac_br_v16_obf16
+        gemm_f16_ac_bc_v16_obf16);
+    table!(F16_F16: f16 => f16: gemm_f16_ar_br_of16 gemm_f16_ar_bc_of16 gemm_f16_ac_br_of16
+        gemm_f16_ac_bc_of16 gemm_f16_ar_br_v16_of16 gemm_f16_ar_bc_v16_of16 gemm_f16_ac_br_v16_of16
+        gemm_f16_ac_bc_v16_of16);
+}

@@ -24,6 +24,10 @@
 //! rows and columns of a box are zero-filled by TMA, so partial tiles need no special main loop;
 //! direct-store epilogues predicate their stores, TMA stores clip at D's bounds.
 
+// On the host only the kernels' typed constants exist (`#[kernel(gpu_only)]`): the helpers, and
+// the imports they use, are GPU code.
+#![cfg_attr(not(target_arch = "nvptx64"), allow(unused_imports, dead_code))]
+
 use layout_tensor::kernel;
 use layout_tensor::device::cluster::{cluster_sync, mbarrier_arrive_cluster, tma_load_2d_multicast};
 use layout_tensor::device::ids::{block_idx_x, block_idx_y, block_rank_in_cluster, grid_dim_x, thread_idx_x};
@@ -51,6 +55,7 @@ pub use crate::gemm_sm90_sizes::*;
 ///
 /// All threads wait for a stage's mbarrier, the warpgroups run their wgmmas on it, a block barrier
 /// confirms every warp has read it, and thread 0 refills it with the k-tile `stages` ahead.
+#[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 unsafe fn gemm_tile<const BN: u32, const R: usize, const TWO: bool>(
@@ -148,7 +153,7 @@ macro_rules! gemm_sm90_kernels {
         $name:ident: $shape:ident, $ring:ident, $full:ident, <$bn:literal, $r:literal, $two:literal>, $mma:ident;
     )*) => {$(
         $(#[$attr])*
-        #[kernel]
+        #[kernel(gpu_only)]
         pub fn $name(
             a_map: *const TmaDescriptor,
             b_map: *const TmaDescriptor,
@@ -189,6 +194,7 @@ gemm_sm90_kernels! {
 /// for a stage to be full, run four m64n256k16 wgmmas on their 64-row slice, release the stage).
 /// Each stage has a *full* mbarrier (one arrival: the producer's, plus the TMA bytes) and an
 /// *empty* one (one arrival per consumer warpgroup): no block-wide barrier in the main loop.
+#[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 unsafe fn gemm_tile_ws(
     a_map: *const TmaDescriptor,
@@ -273,7 +279,7 @@ unsafe fn gemm_tile_ws(
 /// consumer warpgroups, registers moved from the producer to the consumers with `setmaxnreg`:
 /// the launch bounds fix 168 per thread at entry), block of 384 threads, grid
 /// `(ceil(N / 256), ceil(M / 128))`.
-#[kernel(launch_bounds(384, 1))]
+#[kernel(launch_bounds(384, 1), gpu_only)]
 pub fn gemm_sm90_bf16_tn_ws(
     a_map: *const TmaDescriptor,
     b_map: *const TmaDescriptor,
@@ -326,6 +332,7 @@ const MN_BOX_BYTES: u32 = 64 * 64 * 2;
 /// across tiles, so the producer fills the next tile's stages while the consumers store the last.
 /// The first wgmma of a tile ignores the old accumulators (`scale_d = false`) instead of zeroing
 /// them.
+#[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 unsafe fn gemm_tile_persistent<
@@ -559,6 +566,7 @@ const _: () = assert!(accumulators_are_stmatrix_fragments(ACC_256), "the epilogu
 /// alternate: before a buffer is rewritten, the store that read it two boxes ago has finished
 /// reading (`cp.async.bulk.wait_group.read 1`), and the stores of the last boxes drain while the
 /// warpgroup goes on to its next tile.
+#[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 unsafe fn store_tile_tma<O: Output>(
     acc: &[f32; 128],
@@ -621,7 +629,7 @@ macro_rules! gemm_sm90_persistent_kernels {
         $name:ident: $out:ty, $cm:literal, $tma:literal, $f16:literal, $tf32:literal, $a_mn:literal, $b_mn:literal;
     )*) => {$(
         $(#[$attr])*
-        #[kernel(launch_bounds(384, 1))]
+        #[kernel(launch_bounds(384, 1), gpu_only)]
         pub fn $name(
             a_map: *const TmaDescriptor,
             b_map: *const TmaDescriptor,
@@ -890,4 +898,36 @@ impl<O: Output> Epilogue<O> {
             }
         });
     }
+}
+
+/// The Hopper GEMMs the host's GEMM API picks from, by output type, each indexed by
+/// `4 * f16 + 2 * (A column-major) + (B row-major)` (inputs bf16 or f16).
+#[cfg(not(target_arch = "nvptx64"))]
+pub mod by_output {
+    use super::*;
+    use layout_tensor::KernelFn;
+
+    /// The parameters of the Hopper GEMMs with output `O`: the tensor maps of A, B and D, then C,
+    /// D, M, N, K, alpha and beta.
+    pub type Params<O> = (
+        *const TmaDescriptor, *const TmaDescriptor, *const TmaDescriptor, *const f32, *mut O, u32, u32, u32, f32, f32,
+    );
+
+    /// f32 D.
+    pub const F32: [KernelFn<Params<f32>>; 8] = [
+        gemm_sm90_bf16_ar_bc_of32, gemm_sm90_bf16_ar_br_of32, gemm_sm90_bf16_ac_bc_of32, gemm_sm90_bf16_ac_br_of32,
+        gemm_sm90_f16_ar_bc_of32, gemm_sm90_f16_ar_br_of32, gemm_sm90_f16_ac_bc_of32, gemm_sm90_f16_ac_br_of32,
+    ];
+    /// bf16 D (as bits).
+    pub const BF16: [KernelFn<Params<u16>>; 8] = [
+        gemm_sm90_bf16_ar_bc_obf16, gemm_sm90_bf16_ar_br_obf16, gemm_sm90_bf16_ac_bc_obf16, gemm_sm90_bf16_ac_br_obf16,
+        gemm_sm90_f16_ar_bc_obf16, gemm_sm90_f16_ar_br_obf16, gemm_sm90_f16_ac_bc_obf16, gemm_sm90_f16_ac_br_obf16,
+    ];
+    /// f16 D.
+    pub const F16: [KernelFn<Params<f16>>; 8] = [
+        gemm_sm90_bf16_ar_bc_of16, gemm_sm90_bf16_ar_br_of16, gemm_sm90_bf16_ac_bc_of16, gemm_sm90_bf16_ac_br_of16,
+        gemm_sm90_f16_ar_bc_of16, gemm_sm90_f16_ar_br_of16, gemm_sm90_f16_ac_bc_of16, gemm_sm90_f16_ac_br_of16,
+    ];
+    /// tf32 inputs (A row-major, B column-major), f32 D.
+    pub const TF32: KernelFn<Params<f32>> = gemm_sm90_tf32_ar_bc_of32;
 }

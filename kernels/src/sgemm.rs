@@ -640,3 +640,24 @@ sgemm_kernels! {
     sgemm_tf32_ac_br_v4: sgemm_tf32, 1, "tf32 tensor cores", false, false, true;
     sgemm_tf32_ac_bc_v4: sgemm_tf32, 1, "tf32 tensor cores", false, true, true;
 }
+
+/// The f32 GEMMs, indexed by `4 * v4 + 2 * (A column-major) + (B column-major)`: FFMA and tf32.
+#[cfg(not(target_arch = "nvptx64"))]
+pub mod by_math {
+    use super::*;
+    use layout_tensor::KernelFn;
+
+    /// The parameters of the f32 GEMMs.
+    pub type Params = (*const f32, *const f32, *const f32, *mut f32, u32, u32, u32, u32, u32, f32, f32);
+
+    /// FFMA on the CUDA cores.
+    pub const FFMA: [KernelFn<Params>; 8] = [
+        sgemm_f32_ar_br, sgemm_f32_ar_bc, sgemm_f32_ac_br, sgemm_f32_ac_bc,
+        sgemm_f32_ar_br_v4, sgemm_f32_ar_bc_v4, sgemm_f32_ac_br_v4, sgemm_f32_ac_bc_v4,
+    ];
+    /// tf32 `mma.sync` on the tensor cores.
+    pub const TF32: [KernelFn<Params>; 8] = [
+        sgemm_tf32_ar_br, sgemm_tf32_ar_bc, sgemm_tf32_ac_br, sgemm_tf32_ac_bc,
+        sgemm_tf32_ar_br_v4, sgemm_tf32_ar_bc_v4, sgemm_tf32_ac_br_v4, sgemm_tf32_ac_bc_v4,
+    ];
+}

@@ -183,6 +183,7 @@ macro_rules! __kernel {
         shared_mem: [$($shared:expr)?],
         host_params: [$($hty:ty),*],
         cfg: [$($cfg:tt)*],
+        host_body: $host_body:block,
         $(#[$attr:meta])*
         $vis:vis fn $name:ident ( $($arg:ident : $ty:ty),* $(,)? ) $body:block
     ) => {
@@ -201,7 +202,7 @@ macro_rules! __kernel {
         #[allow(non_upper_case_globals)]
         $vis const $name: $crate::KernelFn<($($hty,)*)> = {
             #[allow(dead_code, unused_unsafe, clippy::too_many_arguments)]
-            unsafe fn $name( $($arg : $ty),* ) { unsafe { $body } }
+            unsafe fn $name( $($arg : $ty),* ) { unsafe { $host_body } }
 
             /// Reads each argument from its bytes (sizes checked by the launch).
             unsafe fn entry(args: &[&[u8]]) {

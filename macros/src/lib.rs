@@ -51,6 +51,9 @@ use syn::{Expr, FnArg, ItemFn, Lit, LitInt, Pat, Path, ReturnType, Type};
 ///   give the launch bounds (`.maxntid` of their product) when `launch_bounds` is not given.
 /// - `shared_mem(BYTES)`: the dynamic shared memory the kernel must be given, a constant expression
 ///   (`shared_mem(SMEM.cosize() * 4)`); a launch with another amount is refused.
+/// - `gpu_only`: the kernel uses instructions the CPU backend does not have (wgmma, setmaxnreg):
+///   its body is compiled for the GPU only. The host still gets its typed constant, and a launch on
+///   the CPU backend reports that the kernel needs a GPU.
 /// - `launch_bounds(MAX)` or `launch_bounds(MAX, MIN)`: CUDA's `__launch_bounds__`, which rustc
 ///   lacks. At most `MAX` threads per block, at least `MIN` blocks per SM; the PTX entry gets
 ///   `.maxntid MAX, 1, 1` and `.minnctapersm MIN` (ptxas then knows the register budget, which
@@ -76,6 +79,7 @@ struct Options {
     launch_bounds: Option<(LitInt, Option<LitInt>)>,
     block: Vec<Expr>,
     shared_mem: Option<Expr>,
+    gpu_only: bool,
     krate: Option<Path>,
 }
 
@@ -120,6 +124,9 @@ fn parse_options(attr: TokenStream2) -> syn::Result<Options> {
                 return Err(content.error("shared_mem takes one expression: the bytes of dynamic shared memory"));
             }
             Ok(())
+        } else if meta.path.is_ident("gpu_only") {
+            options.gpu_only = true;
+            Ok(())
         } else if meta.path.is_ident("crate") {
             let value = meta.value()?;
             options.krate = Some(if value.peek(syn::LitStr) {
@@ -130,7 +137,7 @@ fn parse_options(attr: TokenStream2) -> syn::Result<Options> {
             Ok(())
         } else {
             Err(meta.error("unknown #[kernel] argument: expected `launch_bounds(MAX[, MIN])`, `block(X[, Y[, Z]])`, \
-                 `shared_mem(BYTES)` or `crate = path`"))
+                 `shared_mem(BYTES)`, `gpu_only` or `crate = path`"))
         }
     });
     syn::parse::Parser::parse2(parser, attr)?;
@@ -225,6 +232,16 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
         StaticLifetimes.visit_type_mut(&mut ty);
         ty
     });
+    // A GPU-only kernel's body is not compiled for the host (it calls instructions the CPU backend
+    // refuses at compile time): there its launch reports that it needs a GPU.
+    let host_body = if options.gpu_only {
+        let message = format!(
+            "kernel `{name}` runs only on a GPU (#[kernel(gpu_only)]: it uses instructions the CPU backend does not have)"
+        );
+        quote!({ let _ = (#(#names),*); ::core::panic!(#message) })
+    } else {
+        quote!({ #rebinds #(#stmts)* })
+    };
     Ok(quote! {
         #krate::__kernel! {
             bounds: [#bounds],
@@ -232,6 +249,7 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
             shared_mem: [#(#shared)*],
             host_params: [#(#host_types),*],
             cfg: [#(#cfgs)*],
+            host_body: #host_body,
             #(#attrs)*
             #vis fn #name( #(#names : #types),* ) { #rebinds #(#stmts)* }
         }

@@ -57,7 +57,7 @@ fn run_on_gpu() {
         Ok(g) => g,
         Err(e) => return println!("\nthe GPU is present but unusable ({e}): the kernels above were not run."),
     };
-    let module = match gpu.load_module(cute_rs::KERNELS_PTX) {
+    let module = match gpu.module(&cute_rs::TEST_KERNELS) {
         Ok(m) => m,
         Err(e) => return println!("loading the kernels failed: {e}"),
     };

@@ -1,5 +1,5 @@
 //! GPU checks: atomics, strong loads and stores, fences (kernels in
-//! `kernels/src/checks/atomics.rs`):
+//! `tests/kernels/src/checks/atomics.rs`):
 //!
 //! - `atomics/histogram`: `fetch_add` histogram (u32, and u64 weights) equals the CPU's count from
 //!   random initial bins, and the values `fetch_add` returned in each bin are exactly
@@ -21,7 +21,8 @@
 
 use std::collections::HashMap;
 
-use host::{DeviceElem, Gpu, LaunchConfig, Module};
+use host::{DeviceElem, Gpu, KernelFn, LaunchConfig, Module};
+use test_kernels::checks::atomics as k;
 
 use super::ids::{compare, compare_words, compare_words64, launch, random_f64, random_u64, with_seed};
 use super::{fail, fresh_seed, random_u32, Check};
@@ -29,12 +30,12 @@ use super::{fail, fresh_seed, random_u32, Check};
 pub fn checks() -> Vec<Check> {
     vec![
         Check { name: "atomics/histogram", run: histogram },
-        Check { name: "atomics/rmw_u32", run: |g, m| rmw::<u32>(g, m, "atomic_rmw_u32") },
-        Check { name: "atomics/rmw_i32", run: |g, m| rmw::<i32>(g, m, "atomic_rmw_i32") },
-        Check { name: "atomics/rmw_u64", run: |g, m| rmw::<u64>(g, m, "atomic_rmw_u64") },
-        Check { name: "atomics/rmw_i64", run: |g, m| rmw::<i64>(g, m, "atomic_rmw_i64") },
-        Check { name: "atomics/add_f32", run: |g, m| add_float::<f32>(g, m, "atomic_add_f32") },
-        Check { name: "atomics/add_f64", run: |g, m| add_float::<f64>(g, m, "atomic_add_f64") },
+        Check { name: "atomics/rmw_u32", run: |g, m| rmw::<u32>(g, m, k::atomic_rmw_u32) },
+        Check { name: "atomics/rmw_i32", run: |g, m| rmw::<i32>(g, m, k::atomic_rmw_i32) },
+        Check { name: "atomics/rmw_u64", run: |g, m| rmw::<u64>(g, m, k::atomic_rmw_u64) },
+        Check { name: "atomics/rmw_i64", run: |g, m| rmw::<i64>(g, m, k::atomic_rmw_i64) },
+        Check { name: "atomics/add_f32", run: |g, m| add_float::<f32>(g, m, k::atomic_add_f32) },
+        Check { name: "atomics/add_f64", run: |g, m| add_float::<f64>(g, m, k::atomic_add_f64) },
         Check { name: "atomics/exchange", run: exchange },
         Check { name: "atomics/cas_max", run: cas_max },
         Check { name: "atomics/spin_lock", run: spin_lock },
@@ -72,14 +73,14 @@ fn histogram_with(gpu: &Gpu, module: &Module, seed: u64) -> Result<(), String> {
     }
     let d_bins = gpu.upload(&bins).map_err(fail("upload"))?;
     let d_weights = gpu.upload(&weights).map_err(fail("upload"))?;
-    let hist = gpu.upload(&init).map_err(fail("upload"))?;
-    let hist64 = gpu.upload(&init64).map_err(fail("upload"))?;
+    let mut hist = gpu.upload(&init).map_err(fail("upload"))?;
+    let mut hist64 = gpu.upload(&init64).map_err(fail("upload"))?;
     let mut olds = gpu.alloc::<u32>(n).map_err(fail("alloc"))?;
     gpu.memset(&mut olds, 0xff).map_err(fail("poison"))?;
     let n_arg = n as u32;
     launch!(
-        gpu, module, "atomic_histogram", LaunchConfig::linear(blocks_for(n), THREADS),
-        &d_bins, &d_weights, &hist, &hist64, &olds, &n_arg
+        gpu, module, k::atomic_histogram, LaunchConfig::linear(blocks_for(n), THREADS),
+        &d_bins, &d_weights, &mut hist, &mut hist64, &mut olds, n_arg
     );
     let what = format!("atomic_histogram ({n} values in {bin_count} bins)");
     let got = gpu.download(&hist).map_err(fail("download"))?;
@@ -127,15 +128,18 @@ macro_rules! rmw_int {
 }
 rmw_int!(u32, i32, u64, i64);
 
-/// `kernels::checks::atomics::RMW_BLOCK_SLOTS`.
+/// `test_kernels::checks::atomics::RMW_BLOCK_SLOTS`.
 const RMW_SLOTS: usize = 8;
 
-fn rmw<T: RmwInt>(gpu: &Gpu, module: &Module, kernel: &str) -> Result<(), String> {
+/// An `atomic_rmw_*` kernel: `(vals, acc, n)`.
+type RmwKernel<T> = KernelFn<(*const T, *mut T, u32)>;
+
+fn rmw<T: RmwInt>(gpu: &Gpu, module: &Module, kernel: RmwKernel<T>) -> Result<(), String> {
     let seed = fresh_seed();
     with_seed(seed, rmw_with::<T>(gpu, module, kernel, seed))
 }
 
-fn rmw_with<T: RmwInt>(gpu: &Gpu, module: &Module, kernel: &str, seed: u64) -> Result<(), String> {
+fn rmw_with<T: RmwInt>(gpu: &Gpu, module: &Module, kernel: RmwKernel<T>, seed: u64) -> Result<(), String> {
     let n = 40_000 + random_u32(seed, 1)[0] as usize % 20_000;
     let blocks = blocks_for(n) as usize;
     let vals: Vec<T> = random_u64(seed ^ 15, n).into_iter().map(T::from_random).collect();
@@ -155,9 +159,9 @@ fn rmw_with<T: RmwInt>(gpu: &Gpu, module: &Module, kernel: &str, seed: u64) -> R
         apply(&mut want[RMW_SLOTS * (b + 1)..RMW_SLOTS * (b + 2)], v);
     }
     let d_vals = gpu.upload(&vals).map_err(fail("upload"))?;
-    let acc = gpu.upload(&init).map_err(fail("upload"))?;
+    let mut acc = gpu.upload(&init).map_err(fail("upload"))?;
     let n_arg = n as u32;
-    launch!(gpu, module, kernel, LaunchConfig::linear(blocks as u32, THREADS), &d_vals, &acc, &n_arg);
+    launch!(gpu, module, kernel, LaunchConfig::linear(blocks as u32, THREADS), &d_vals, &mut acc, n_arg);
     let got = gpu.download(&acc).map_err(fail("download"))?;
     const GRID: [&str; 8] = [
         "fetch_add Relaxed Gpu", "fetch_min Acquire Gpu", "fetch_max Release Sys", "fetch_and AcqRel Gpu",
@@ -167,7 +171,7 @@ fn rmw_with<T: RmwInt>(gpu: &Gpu, module: &Module, kernel: &str, seed: u64) -> R
         "fetch_add Relaxed Cta", "fetch_min Acquire Cluster", "fetch_max AcqRel Cta", "fetch_and Release Cluster",
         "fetch_or Relaxed Cta", "fetch_xor Acquire Cta", "untouched", "untouched",
     ];
-    compare(&format!("{kernel} ({n} values)"), &got, &want, |i| {
+    compare(&format!("{} ({n} values)", kernel.name()), &got, &want, |i| {
         let (group, slot) = (i / RMW_SLOTS, i % RMW_SLOTS);
         if group == 0 {
             format!("grid-wide slot {slot}: {}, initial {:?}", GRID[slot], init[i])
@@ -199,12 +203,15 @@ impl AddFloat for f64 {
     }
 }
 
-fn add_float<T: AddFloat>(gpu: &Gpu, module: &Module, kernel: &str) -> Result<(), String> {
+/// An `atomic_add_*` kernel: `(vals, acc, n)`.
+type AddKernel<T> = KernelFn<(*const T, *mut T, u32)>;
+
+fn add_float<T: AddFloat>(gpu: &Gpu, module: &Module, kernel: AddKernel<T>) -> Result<(), String> {
     let seed = fresh_seed();
     with_seed(seed, add_float_with::<T>(gpu, module, kernel, seed))
 }
 
-fn add_float_with<T: AddFloat>(gpu: &Gpu, module: &Module, kernel: &str, seed: u64) -> Result<(), String> {
+fn add_float_with<T: AddFloat>(gpu: &Gpu, module: &Module, kernel: AddKernel<T>, seed: u64) -> Result<(), String> {
     let n = 50_000 + random_u32(seed, 1)[0] as usize % 10_000;
     let blocks = blocks_for(n) as usize;
     // Quarter-integers in [-16, 16]: every partial sum is below 2^20 in magnitude, a multiple of 1/4,
@@ -220,12 +227,12 @@ fn add_float_with<T: AddFloat>(gpu: &Gpu, module: &Module, kernel: &str, seed: u
         want[2 * (b + 1) + 1] = want[2 * (b + 1) + 1] + v;
     }
     let d_vals = gpu.upload(&vals).map_err(fail("upload"))?;
-    let acc = gpu.upload(&init).map_err(fail("upload"))?;
+    let mut acc = gpu.upload(&init).map_err(fail("upload"))?;
     let n_arg = n as u32;
-    launch!(gpu, module, kernel, LaunchConfig::linear(blocks as u32, THREADS), &d_vals, &acc, &n_arg);
+    launch!(gpu, module, kernel, LaunchConfig::linear(blocks as u32, THREADS), &d_vals, &mut acc, n_arg);
     let got = gpu.download(&acc).map_err(fail("download"))?;
     let bits = |v: &[T]| v.iter().map(|x| x.bits()).collect::<Vec<_>>();
-    compare_words64(&format!("{kernel} ({n} quarter-integers, sums as bits)"), &bits(&got), &bits(&want), |i| {
+    compare_words64(&format!("{} ({n} quarter-integers, sums as bits)", kernel.name()), &bits(&got), &bits(&want), |i| {
         let what = ["fetch_add Relaxed Gpu", "fetch_add AcqRel Sys", "fetch_add Relaxed Cta", "fetch_add Release Cluster"];
         if i < 2 {
             format!("grid-wide sum {}: {:?} instead of {:?}", what[i], got[i], want[i])
@@ -244,16 +251,16 @@ fn exchange_with(gpu: &Gpu, module: &Module, seed: u64) -> Result<(), String> {
     let n = 30_000 + random_u32(seed, 1)[0] as usize % 10_000;
     let init = random_u64(seed ^ 19, 1)[0] | 1 << 63;
     let init_f = -1.5f32;
-    let cell = gpu.upload(&[init]).map_err(fail("upload"))?;
-    let cell_f = gpu.upload(&[init_f]).map_err(fail("upload"))?;
+    let mut cell = gpu.upload(&[init]).map_err(fail("upload"))?;
+    let mut cell_f = gpu.upload(&[init_f]).map_err(fail("upload"))?;
     let mut olds = gpu.alloc::<u64>(n).map_err(fail("alloc"))?;
     let mut olds_f = gpu.alloc::<f32>(n).map_err(fail("alloc"))?;
     gpu.memset(&mut olds, 0xff).map_err(fail("poison"))?;
     gpu.memset(&mut olds_f, 0xff).map_err(fail("poison"))?;
     let n_arg = n as u32;
     launch!(
-        gpu, module, "atomic_exchange", LaunchConfig::linear(blocks_for(n), THREADS),
-        &cell, &olds, &cell_f, &olds_f, &n_arg
+        gpu, module, k::atomic_exchange, LaunchConfig::linear(blocks_for(n), THREADS),
+        &mut cell, &mut olds, &mut cell_f, &mut olds_f, n_arg
     );
     // u64: the returned values plus the final cell are the initial value plus every stored g + 1.
     let mut seen = gpu.download(&olds).map_err(fail("download"))?;
@@ -292,15 +299,15 @@ fn cas_max_with(gpu: &Gpu, module: &Module, seed: u64) -> Result<(), String> {
     let d_f = gpu.upload(&f).map_err(fail("upload"))?;
     let d_d = gpu.upload(&d).map_err(fail("upload"))?;
     let d_u = gpu.upload(&u).map_err(fail("upload"))?;
-    let max_f = gpu.upload(&[-2.0f32]).map_err(fail("upload"))?;
-    let max_d = gpu.upload(&[-2.0f64]).map_err(fail("upload"))?;
-    let max_u = gpu.upload(&[init_u]).map_err(fail("upload"))?;
+    let mut max_f = gpu.upload(&[-2.0f32]).map_err(fail("upload"))?;
+    let mut max_d = gpu.upload(&[-2.0f64]).map_err(fail("upload"))?;
+    let mut max_u = gpu.upload(&[init_u]).map_err(fail("upload"))?;
     let mut failures = gpu.alloc::<u32>(n).map_err(fail("alloc"))?;
     gpu.memset(&mut failures, 0xff).map_err(fail("poison"))?;
     let n_arg = n as u32;
     launch!(
-        gpu, module, "atomic_cas_max", LaunchConfig::linear(blocks_for(n), THREADS),
-        &d_f, &d_d, &d_u, &max_f, &max_d, &max_u, &failures, &n_arg
+        gpu, module, k::atomic_cas_max, LaunchConfig::linear(blocks_for(n), THREADS),
+        &d_f, &d_d, &d_u, &mut max_f, &mut max_d, &mut max_u, &mut failures, n_arg
     );
     let got_f = gpu.download(&max_f).map_err(fail("download"))?[0];
     let got_d = gpu.download(&max_d).map_err(fail("download"))?[0];
@@ -332,12 +339,15 @@ fn spin_lock_with(gpu: &Gpu, module: &Module, seed: u64) -> Result<(), String> {
         vals.iter().fold(init[0], |s, &v| s.wrapping_add(v)),
         init[1] + warps as u64,
     ];
-    let lock = gpu.upload(&[0u32]).map_err(fail("upload"))?;
-    let data = gpu.upload(&init).map_err(fail("upload"))?;
+    let mut lock = gpu.upload(&[0u32]).map_err(fail("upload"))?;
+    let mut data = gpu.upload(&init).map_err(fail("upload"))?;
     let d_vals = gpu.upload(&vals).map_err(fail("upload"))?;
     let mut status = gpu.alloc::<u32>(warps).map_err(fail("alloc"))?;
     gpu.memset(&mut status, 0xff).map_err(fail("poison"))?;
-    launch!(gpu, module, "atomic_spin_lock", LaunchConfig::linear(blocks, THREADS), &lock, &data, &d_vals, &status);
+    launch!(
+        gpu, module, k::atomic_spin_lock, LaunchConfig::linear(blocks, THREADS),
+        &mut lock, &mut data, &d_vals, &mut status
+    );
     let status = gpu.download(&status).map_err(fail("download"))?;
     compare_words("atomic_spin_lock: per-warp status (1 = got the lock)", &status, &vec![1; warps], |w| format!("warp {w}"))?;
     let got = gpu.download(&data).map_err(fail("download"))?;
@@ -354,7 +364,7 @@ fn spin_lock_with(gpu: &Gpu, module: &Module, seed: u64) -> Result<(), String> {
     Ok(())
 }
 
-/// `kernels::checks::atomics::MESSAGE_WORDS`.
+/// `test_kernels::checks::atomics::MESSAGE_WORDS`.
 const MESSAGE_WORDS: usize = 16384;
 
 fn message_passing(gpu: &Gpu, module: &Module, mode: u32) -> Result<(), String> {
@@ -378,8 +388,8 @@ fn message_passing_with(gpu: &Gpu, module: &Module, mode: u32, seed: u64) -> Res
     let d_src = gpu.upload(&src).map_err(fail("upload"))?;
     let mut data = gpu.alloc::<u32>(MESSAGE_WORDS).map_err(fail("alloc"))?;
     gpu.memset(&mut data, 0xff).map_err(fail("poison"))?;
-    let flag = gpu.upload(&[0u32]).map_err(fail("upload"))?;
-    let ready = gpu.upload(&[0u32]).map_err(fail("upload"))?;
+    let mut flag = gpu.upload(&[0u32]).map_err(fail("upload"))?;
+    let mut ready = gpu.upload(&[0u32]).map_err(fail("upload"))?;
     let mut out = gpu.alloc::<u32>(consumers * MESSAGE_WORDS).map_err(fail("alloc"))?;
     let mut pre = gpu.alloc::<u32>(consumers * THREADS as usize).map_err(fail("alloc"))?;
     let mut status = gpu.alloc::<u32>(consumers + 1).map_err(fail("alloc"))?;
@@ -387,8 +397,8 @@ fn message_passing_with(gpu: &Gpu, module: &Module, mode: u32, seed: u64) -> Res
     gpu.memset(&mut pre, 0xff).map_err(fail("poison"))?;
     gpu.memset(&mut status, 0xff).map_err(fail("poison"))?;
     launch!(
-        gpu, module, "atomic_message_passing", LaunchConfig::linear(consumers as u32 + 1, THREADS),
-        &d_src, &data, &flag, &ready, &out, &pre, &status, &mode
+        gpu, module, k::atomic_message_passing, LaunchConfig::linear(consumers as u32 + 1, THREADS),
+        &d_src, &mut data, &mut flag, &mut ready, &mut out, &mut pre, &mut status, mode
     );
     let status = gpu.download(&status).map_err(fail("download"))?;
     compare_words(&format!("{what}: per-block status (1 done, 2 gave up waiting)"), &status, &vec![1; consumers + 1], |b| {
@@ -427,7 +437,10 @@ fn load_store_with(gpu: &Gpu, module: &Module, seed: u64) -> Result<(), String> 
     let mut out64 = gpu.alloc::<f64>(n * 16).map_err(fail("alloc"))?;
     gpu.memset(&mut out32, 0xff).map_err(fail("poison"))?;
     gpu.memset(&mut out64, 0xff).map_err(fail("poison"))?;
-    launch!(gpu, module, "atomic_load_store", LaunchConfig::linear(blocks, THREADS), &d_v32, &d_v64, &out32, &out64);
+    launch!(
+        gpu, module, k::atomic_load_store, LaunchConfig::linear(blocks, THREADS),
+        &d_v32, &d_v64, &mut out32, &mut out64
+    );
     let names: HashMap<usize, String> = (0..16)
         .map(|k| {
             let scope = ["Cta", "Cluster", "Gpu", "Sys"][k % 4];

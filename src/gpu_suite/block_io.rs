@@ -1,5 +1,5 @@
 //! GPU checks of the cooperative loads and stores (`layout_tensor::block_io`; kernels in
-//! `kernels/src/block_io.rs`, one per case of `kernels/src/block_io_cases.rs`).
+//! `tests/kernels/src/block_io.rs`, one per case of `tests/kernels/src/block_io_cases.rs`).
 //!
 //! Each case launches its round-trip kernel over `U` units (blocks, or logical warps) of `U_T`
 //! elements with `n = U_T + p` valid elements (`0 < p < U_T`, random): unit 0 has a full tile,
@@ -8,16 +8,17 @@
 //! out-of-bounds value past `n`; the stored output must equal the input below `n` and keep its
 //! poison above.
 
-use host::{DeviceElem, Gpu, LaunchConfig, Module};
+use host::{DeviceElem, Gpu, KernelFn, KernelParam, LaunchConfig, Module};
+use layout_tensor::half::bf16;
 
 use super::{fail, fresh_seed, random_u32, Check};
 
-/// Threads per block of the warp cases: `kernels::block_io::WARP_CASE_BLOCK`.
-const WARP_CASE_BLOCK: u32 = kernels::block_io::WARP_CASE_BLOCK;
+/// Threads per block of the warp cases: `test_kernels::block_io::WARP_CASE_BLOCK`.
+const WARP_CASE_BLOCK: u32 = test_kernels::block_io::WARP_CASE_BLOCK;
 
-/// Host elements of the cases: the device element (bf16 as its `u16` bits) and how to make test
-/// values that compare exactly (no NaN).
-trait CaseElem: DeviceElem + host::KernelArg + Copy + PartialEq + std::fmt::Debug {
+/// Host elements of the cases: the device element and how to make test values that compare
+/// exactly (no NaN).
+trait CaseElem: DeviceElem + KernelParam<Self> + Copy + PartialEq + std::fmt::Debug + 'static {
     fn make(x: u32) -> Self;
 }
 impl CaseElem for u8 {
@@ -40,18 +41,21 @@ impl CaseElem for f64 {
         x as f64 / 3.0 - 1e9
     }
 }
-/// bf16 bits.
-impl CaseElem for u16 {
-    fn make(x: u32) -> u16 {
-        (f32::make(x).to_bits() >> 16) as u16
+/// The f32 value truncated to bf16.
+impl CaseElem for bf16 {
+    fn make(x: u32) -> bf16 {
+        bf16::from_bits((f32::make(x).to_bits() >> 16) as u16)
     }
 }
 
 /// The host type of a case's element type.
 macro_rules! host_ty {
-    (half::bf16) => { u16 };
+    (half::bf16) => { bf16 };
     ($t:ident) => { $t };
 }
+
+/// The signature of every round-trip case kernel: `(input, regs, output, n, oob)`.
+type CaseKernel<T> = KernelFn<(*const T, *mut T, *mut T, u32, T)>;
 
 /// The cases' checks, from the same table the kernels are generated from.
 macro_rules! block_io_cases {
@@ -60,7 +64,7 @@ macro_rules! block_io_cases {
             vec![$(Check {
                 name: concat!("block_io/", stringify!($name)),
                 run: |g, m| run_case::<host_ty!($($t)::+)>(
-                    g, m, stringify!($name), stringify!($kind) == "warp", stringify!($m) == "Striped", $threads, $items,
+                    g, m, test_kernels::block_io::$name, stringify!($kind) == "warp", stringify!($m) == "Striped", $threads, $items,
                 ),
             }),*]
         }
@@ -71,23 +75,35 @@ include!("../../tests/kernels/src/block_io_cases.rs");
 pub fn checks() -> Vec<Check> {
     let mut all = case_checks();
     all.push(Check { name: "block_io/bench_kernels (6 round trips, 5 tiles)", run: check_bench_kernels });
-    all.push(Check { name: "block_io/exchange_u32_64x3", run: |g, m| check_exchange(g, m, "block_exchange_u32_64x3", 64, 3) });
-    all.push(Check { name: "block_io/exchange_u32_128x4", run: |g, m| check_exchange(g, m, "block_exchange_u32_128x4", 128, 4) });
-    all.push(Check { name: "reduce/block_reduce_sum_f32 (7 tiles)", run: |g, m| check_reduce(g, m, 7 * kernels::bench::BENCH_TILE).map(|_| ()) });
+    all.push(Check {
+        name: "block_io/exchange_u32_64x3",
+        run: |g, m| check_exchange(g, m, test_kernels::block_io::block_exchange_u32_64x3, 64, 3),
+    });
+    all.push(Check {
+        name: "block_io/exchange_u32_128x4",
+        run: |g, m| check_exchange(g, m, test_kernels::block_io::block_exchange_u32_128x4, 128, 4),
+    });
+    all.push(Check { name: "reduce/block_reduce_sum_f32 (7 tiles)", run: |g, m| check_reduce(g, m, 7 * test_kernels::bench::BENCH_TILE).map(|_| ()) });
     all
 }
 
 /// A `BlockExchange` kernel: the four arrangements it writes must each be the input tile.
-fn check_exchange(gpu: &Gpu, module: &Module, kernel: &str, threads: u32, items: usize) -> Result<(), String> {
+fn check_exchange(
+    gpu: &Gpu,
+    module: &Module,
+    kernel: KernelFn<(*const u32, *mut u32)>,
+    threads: u32,
+    items: usize,
+) -> Result<(), String> {
     let tile = threads as usize * items;
     let data = random_u32(fresh_seed(), tile);
     let src = gpu.upload(&data).map_err(fail("upload"))?;
     let mut out = gpu.alloc::<u32>(4 * tile).map_err(fail("alloc"))?;
     gpu.memset(&mut out, 0xff).map_err(fail("poison"))?;
-    let k = module.kernel(kernel).map_err(fail("kernel"))?;
-    unsafe { gpu.launch(&k, LaunchConfig::linear(1, threads)).arg(&src).arg(&out).run() }
+    unsafe { gpu.launch(module, kernel, LaunchConfig::linear(1, threads), (&src, &mut out)).run() }
         .map_err(fail("launch"))?;
     let got = gpu.download(&out).map_err(fail("download"))?;
+    let kernel = kernel.name();
     for (k, what) in ["blocked -> striped", "striped -> blocked", "blocked -> warp-striped", "warp-striped -> blocked"].iter().enumerate() {
         super::expect_eq(&format!("{kernel}: {what}"), &got[k * tile..(k + 1) * tile], &data)?;
     }
@@ -96,23 +112,23 @@ fn check_exchange(gpu: &Gpu, module: &Module, kernel: &str, threads: u32, items:
 
 /// The benchmarks' round-trip kernels on a few tiles.
 fn check_bench_kernels(gpu: &Gpu, module: &Module) -> Result<(), String> {
-    let n = 5 * kernels::bench::BENCH_TILE;
+    let n = 5 * test_kernels::bench::BENCH_TILE;
     let data: Vec<i32> = random_u32(fresh_seed(), n).into_iter().map(|x| x as i32).collect();
     let src = gpu.upload(&data).map_err(fail("upload"))?;
+    use test_kernels::bench::*;
     for kernel in [
-        "bench_block_io_direct",
-        "bench_block_io_striped",
-        "bench_block_io_vectorize",
-        "bench_block_io_transpose",
-        "bench_block_io_warp_transpose",
-        "bench_block_io_warp_transpose_ts",
+        bench_block_io_direct,
+        bench_block_io_striped,
+        bench_block_io_vectorize,
+        bench_block_io_transpose,
+        bench_block_io_warp_transpose,
+        bench_block_io_warp_transpose_ts,
     ] {
         let mut dst = gpu.alloc::<i32>(n).map_err(fail("alloc"))?;
         gpu.memset(&mut dst, 0xff).map_err(fail("poison"))?;
-        let k = module.kernel(kernel).map_err(fail("kernel"))?;
-        let cfg = LaunchConfig::linear(5, kernels::bench::BENCH_THREADS as u32);
-        unsafe { gpu.launch(&k, cfg).arg(&src).arg(&dst).run() }.map_err(fail("launch"))?;
-        super::expect_eq(kernel, &gpu.download(&dst).map_err(fail("download"))?, &data)?;
+        let cfg = LaunchConfig::linear(5, BENCH_THREADS as u32);
+        unsafe { gpu.launch(module, kernel, cfg, (&src, &mut dst)).run() }.map_err(fail("launch"))?;
+        super::expect_eq(kernel.name(), &gpu.download(&dst).map_err(fail("download"))?, &data)?;
     }
     Ok(())
 }
@@ -124,9 +140,9 @@ fn check_reduce(gpu: &Gpu, module: &Module, n: usize) -> Result<f64, String> {
     let src = gpu.upload(&data).map_err(fail("upload"))?;
     let mut result = gpu.alloc::<f32>(1).map_err(fail("alloc"))?;
     gpu.memset(&mut result, 0).map_err(fail("zero"))?;
-    let k = module.kernel("bench_block_reduce_sum_f32").map_err(fail("kernel"))?;
-    let cfg = LaunchConfig::linear((n / kernels::bench::BENCH_TILE) as u32, kernels::bench::BENCH_THREADS as u32);
-    unsafe { gpu.launch(&k, cfg).arg(&src).arg(&result).run() }.map_err(fail("launch"))?;
+    let cfg = LaunchConfig::linear((n / test_kernels::bench::BENCH_TILE) as u32, test_kernels::bench::BENCH_THREADS as u32);
+    unsafe { gpu.launch(module, test_kernels::bench::bench_block_reduce_sum_f32, cfg, (&src, &mut result)).run() }
+        .map_err(fail("launch"))?;
     let got = gpu.download(&result).map_err(fail("download"))?[0] as f64;
     if ((got - want) / want).abs() > 1e-3 {
         return Err(format!("block_reduce_sum over {n} floats: got {got}, expected {want} (relative error over 1e-3)"));
@@ -137,7 +153,7 @@ fn check_reduce(gpu: &Gpu, module: &Module, n: usize) -> Result<f64, String> {
 fn run_case<T: CaseElem>(
     gpu: &Gpu,
     module: &Module,
-    kernel: &str,
+    kernel: CaseKernel<T>,
     warp: bool,
     striped: bool,
     threads: usize,
@@ -162,19 +178,14 @@ fn run_case<T: CaseElem>(
     gpu.memset(&mut regs, 0xab).map_err(fail("poison"))?;
     gpu.memset(&mut out, 0xab).map_err(fail("poison"))?;
     let poison = gpu.download(&out).map_err(fail("download"))?[0];
-    let k = module.kernel(kernel).map_err(fail("kernel"))?;
     unsafe {
-        gpu.launch(&k, LaunchConfig::linear(blocks, block_threads))
-            .arg(&src)
-            .arg(&regs)
-            .arg(&out)
-            .arg(&(n as u32))
-            .arg(&oob)
+        gpu.launch(module, kernel, LaunchConfig::linear(blocks, block_threads), (&src, &mut regs, &mut out, n as u32, oob))
             .run()
     }
     .map_err(fail("launch"))?;
     let got_regs = gpu.download(&regs).map_err(fail("download"))?;
     let got_out = gpu.download(&out).map_err(fail("download"))?;
+    let kernel = kernel.name();
     let ctx = |what: &str| format!("{kernel} (seed {seed}, n = {n}, tile {unit}): {what}");
     for u in 0..units {
         for r in 0..threads {
@@ -207,21 +218,22 @@ fn run_case<T: CaseElem>(
 /// Elements of the benchmarks' arrays: 2^26 four-byte elements, 2^28 bytes.
 const BENCH_ELEMS: usize = 1 << 26;
 
-/// The round-trip kernels of `kernels/src/bench.rs`, one per method, and the reduction.
+/// The round-trip kernels of `tests/kernels/src/bench.rs`, one per method, and the reduction.
 pub fn benches() -> Vec<super::Bench> {
     use super::Bench;
+    use test_kernels::bench::*;
     vec![
-        Bench { name: "block_io/direct 2^28 B", run: |g, m| bench_round_trip(g, m, "bench_block_io_direct") },
-        Bench { name: "block_io/striped 2^28 B", run: |g, m| bench_round_trip(g, m, "bench_block_io_striped") },
-        Bench { name: "block_io/vectorize 2^28 B", run: |g, m| bench_round_trip(g, m, "bench_block_io_vectorize") },
-        Bench { name: "block_io/transpose 2^28 B", run: |g, m| bench_round_trip(g, m, "bench_block_io_transpose") },
+        Bench { name: "block_io/direct 2^28 B", run: |g, m| bench_round_trip(g, m, bench_block_io_direct) },
+        Bench { name: "block_io/striped 2^28 B", run: |g, m| bench_round_trip(g, m, bench_block_io_striped) },
+        Bench { name: "block_io/vectorize 2^28 B", run: |g, m| bench_round_trip(g, m, bench_block_io_vectorize) },
+        Bench { name: "block_io/transpose 2^28 B", run: |g, m| bench_round_trip(g, m, bench_block_io_transpose) },
         Bench {
             name: "block_io/warp_transpose 2^28 B",
-            run: |g, m| bench_round_trip(g, m, "bench_block_io_warp_transpose"),
+            run: |g, m| bench_round_trip(g, m, bench_block_io_warp_transpose),
         },
         Bench {
             name: "block_io/warp_transpose_timesliced 2^28 B",
-            run: |g, m| bench_round_trip(g, m, "bench_block_io_warp_transpose_ts"),
+            run: |g, m| bench_round_trip(g, m, bench_block_io_warp_transpose_ts),
         },
         Bench { name: "reduce/block_reduce_sum f32 2^28 B", run: bench_reduce },
     ]
@@ -231,19 +243,23 @@ fn tbps(bytes: usize, ms: f32) -> f64 {
     bytes as f64 / (ms as f64 * 1e-3) / 1e12
 }
 
-fn bench_round_trip(gpu: &Gpu, module: &Module, kernel: &str) -> Result<Vec<super::Figure>, String> {
+fn bench_round_trip(
+    gpu: &Gpu,
+    module: &Module,
+    kernel: KernelFn<(*const i32, *mut i32)>,
+) -> Result<Vec<super::Figure>, String> {
     use super::{time_median, Figure};
-    let tile = kernels::bench::BENCH_TILE;
+    let tile = test_kernels::bench::BENCH_TILE;
     let data: Vec<i32> = random_u32(fresh_seed(), BENCH_ELEMS).into_iter().map(|x| x as i32).collect();
     let src = gpu.upload(&data).map_err(fail("upload"))?;
     let mut dst = gpu.alloc::<i32>(BENCH_ELEMS).map_err(fail("alloc"))?;
     gpu.memset(&mut dst, 0xff).map_err(fail("poison"))?;
-    let k = module.kernel(kernel).map_err(fail("kernel"))?;
-    let cfg = LaunchConfig::linear((BENCH_ELEMS / tile) as u32, kernels::bench::BENCH_THREADS as u32);
-    let launch = || unsafe { gpu.launch(&k, cfg).arg(&src).arg(&dst).run() };
-    launch().map_err(fail("launch"))?;
+    let cfg = LaunchConfig::linear((BENCH_ELEMS / tile) as u32, test_kernels::bench::BENCH_THREADS as u32);
+    let launch = |dst: &mut host::DeviceBuffer<i32>| unsafe { gpu.launch(module, kernel, cfg, (&src, dst)).run() };
+    launch(&mut dst).map_err(fail("launch"))?;
+    let kernel = kernel.name();
     super::expect_eq(kernel, &gpu.download(&dst).map_err(fail("download"))?, &data)?;
-    let ours = time_median(gpu, 3, 20, launch)?;
+    let ours = time_median(gpu, 3, 20, || launch(&mut dst))?;
     let peer = time_median(gpu, 3, 20, || gpu.copy(&src, &mut dst))?;
     let bytes = 2 * BENCH_ELEMS * 4;
     Ok(vec![
@@ -257,9 +273,10 @@ fn bench_reduce(gpu: &Gpu, module: &Module) -> Result<Vec<super::Figure>, String
     use super::{time_median, Figure};
     check_reduce(gpu, module, BENCH_ELEMS)?;
     let src = gpu.alloc::<f32>(BENCH_ELEMS).map_err(fail("alloc"))?;
-    let result = gpu.alloc::<f32>(1).map_err(fail("alloc"))?;
-    let k = module.kernel("bench_block_reduce_sum_f32").map_err(fail("kernel"))?;
-    let cfg = LaunchConfig::linear((BENCH_ELEMS / kernels::bench::BENCH_TILE) as u32, kernels::bench::BENCH_THREADS as u32);
-    let ours = time_median(gpu, 3, 20, || unsafe { gpu.launch(&k, cfg).arg(&src).arg(&result).run() })?;
+    let mut result = gpu.alloc::<f32>(1).map_err(fail("alloc"))?;
+    let cfg = LaunchConfig::linear((BENCH_ELEMS / test_kernels::bench::BENCH_TILE) as u32, test_kernels::bench::BENCH_THREADS as u32);
+    let ours = time_median(gpu, 3, 20, || unsafe {
+        gpu.launch(module, test_kernels::bench::bench_block_reduce_sum_f32, cfg, (&src, &mut result)).run()
+    })?;
     Ok(vec![Figure { what: "block_reduce_sum_f32 (read bandwidth)".into(), value: tbps(BENCH_ELEMS * 4, ours), unit: "TB/s" }])
 }

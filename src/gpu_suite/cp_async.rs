@@ -1,29 +1,34 @@
-//! GPU checks: `cp.async` with zero-fill and groups (kernels in `kernels/src/checks/cp_async.rs`).
+//! GPU checks: `cp.async` with zero-fill and groups (kernels in
+//! `tests/kernels/src/checks/cp_async.rs`).
 //!
 //! Each check stages a 4 KiB tile of fresh random words of which only the first `n_bytes` bytes
 //! exist (`n_bytes` random, not a multiple of 4, past the middle of the tile): the tile must come
 //! out as those bytes followed by zeros, the copy that straddles `n_bytes` filling part of its bytes.
 //! The two halves of the tile are separate commit groups, each written out after its own wait.
 
-use host::{Gpu, LaunchConfig, Module};
+use host::{Gpu, KernelFn, LaunchConfig, Module};
+use test_kernels::checks::cp_async as k;
 
 use super::{fail, fresh_seed, random_u32, Check};
 
-/// `kernels::checks::cp_async::SENTINEL`: shared memory before the copies.
+/// `test_kernels::checks::cp_async::SENTINEL`: shared memory before the copies.
 const SENTINEL: u32 = 0x5EA7_1E55;
 /// Words in the staged tile.
 const TILE_WORDS: usize = 1024;
 
 pub fn checks() -> Vec<Check> {
     vec![
-        Check { name: "cp_async/ca_4_bytes_zero_fill", run: |g, m| stage(g, m, "cp_async_ca4", 4) },
-        Check { name: "cp_async/ca_8_bytes_zero_fill", run: |g, m| stage(g, m, "cp_async_ca8", 8) },
-        Check { name: "cp_async/ca_16_bytes_zero_fill", run: |g, m| stage(g, m, "cp_async_ca16", 16) },
-        Check { name: "cp_async/cg_16_bytes_zero_fill", run: |g, m| stage(g, m, "cp_async_cg16", 16) },
+        Check { name: "cp_async/ca_4_bytes_zero_fill", run: |g, m| stage(g, m, k::cp_async_ca4, 4) },
+        Check { name: "cp_async/ca_8_bytes_zero_fill", run: |g, m| stage(g, m, k::cp_async_ca8, 8) },
+        Check { name: "cp_async/ca_16_bytes_zero_fill", run: |g, m| stage(g, m, k::cp_async_ca16, 16) },
+        Check { name: "cp_async/cg_16_bytes_zero_fill", run: |g, m| stage(g, m, k::cp_async_cg16, 16) },
     ]
 }
 
-fn stage(gpu: &Gpu, module: &Module, kernel: &str, copy_bytes: u32) -> Result<(), String> {
+/// A `cp_async_*` kernel: `(src, n_bytes, out)`.
+type StageKernel = KernelFn<(*const u8, u32, *mut u32)>;
+
+fn stage(gpu: &Gpu, module: &Module, kernel: StageKernel, copy_bytes: u32) -> Result<(), String> {
     let seed = fresh_seed();
     let data = random_u32(seed, TILE_WORDS);
     // Past the middle (both groups hold data), before the end (whole copies are zero-filled), and
@@ -42,11 +47,11 @@ fn stage(gpu: &Gpu, module: &Module, kernel: &str, copy_bytes: u32) -> Result<()
         })
         .collect();
 
-    let src = gpu.upload(&data).map_err(fail("upload"))?;
+    // The kernel reads the tile as bytes: the words' own bytes, in memory order.
+    let src = gpu.upload(&bytes).map_err(fail("upload"))?;
     let mut out = gpu.alloc::<u32>(TILE_WORDS).map_err(fail("alloc"))?;
     gpu.memset(&mut out, 0xff).map_err(fail("poison"))?;
-    let k = module.kernel(kernel).map_err(fail("kernel"))?;
-    unsafe { gpu.launch(&k, LaunchConfig::linear(1, 128)).arg(&src).arg(&n_bytes).arg(&out).run() }
+    unsafe { gpu.launch(module, kernel, LaunchConfig::linear(1, 128), (&src, n_bytes, &mut out)).run() }
         .map_err(fail("launch"))?;
     let got = gpu.download(&out).map_err(fail("download"))?;
     compare_words(&got, &want, |i| {
@@ -59,8 +64,9 @@ fn stage(gpu: &Gpu, module: &Module, kernel: &str, copy_bytes: u32) -> Result<()
             _ => String::new(),
         };
         format!(
-            "{kernel} (seed {seed}, n_bytes {n_bytes}): word {i} (bytes {first}..{}), in the {}-byte copy at byte \
+            "{} (seed {seed}, n_bytes {n_bytes}): word {i} (bytes {first}..{}), in the {}-byte copy at byte \
              {chunk} that reads {read} bytes and zero-fills {}, in group {}{what}",
+            kernel.name(),
             first + 4,
             copy_bytes,
             copy_bytes - read,

@@ -1,9 +1,10 @@
-//! cuTile `load`/`store` (`layout_tensor::tile_space`, kernels in `kernels/src/cutile.rs`) on the
+//! cuTile `load`/`store` (`layout_tensor::tile_space`, kernels in `tests/kernels/src/cutile.rs`) on the
 //! GPU: each seed example whose output the seed prints, reproduced exactly (outputs poisoned before
 //! the launch, compared with the seed's printed values), the memory orders and padding modes, and
 //! the tiled load/store copy (checked, and timed next to a device-to-device `memcpy`).
 
-use host::{DeviceBuffer, Gpu, LaunchConfig, Module};
+use host::{DeviceBuffer, Gpu, KernelFn, LaunchConfig, Module};
+use test_kernels::cutile;
 
 use super::{expect_eq, fail, fresh_seed, random_f32, time_median, Bench, Check, Figure};
 
@@ -32,37 +33,42 @@ fn one_thread() -> LaunchConfig {
 
 /// Runs a one-thread load kernel on `arange(n_in)` (int64, as torch.arange) into `n_out` poisoned
 /// values.
-fn run_load(gpu: &Gpu, module: &Module, name: &str, n_in: usize, n_out: usize) -> Result<Vec<i64>, String> {
+fn run_load(
+    gpu: &Gpu,
+    module: &Module,
+    kernel: KernelFn<(*const i64, *mut i64)>,
+    n_in: usize,
+    n_out: usize,
+) -> Result<Vec<i64>, String> {
     let x: Vec<i64> = (0..n_in as i64).collect();
     let x = gpu.upload(&x).map_err(fail("upload"))?;
     let mut out = gpu.alloc::<i64>(n_out).map_err(fail("alloc"))?;
     gpu.memset(&mut out, 0xff).map_err(fail("poison"))?;
-    let k = module.kernel(name).map_err(fail("kernel"))?;
-    unsafe { gpu.launch(&k, one_thread()).arg(&x).arg(&out).run() }.map_err(fail("launch"))?;
+    unsafe { gpu.launch(module, kernel, one_thread(), (&x, &mut out)).run() }.map_err(fail("launch"))?;
     gpu.download(&out).map_err(fail("download"))
 }
 
 /// Seed output `[0, 1, 2, 3]`, `[4, 5, 6, 7]`, `[8, 9, 0, 0]`.
 fn check_load_1d(gpu: &Gpu, module: &Module) -> Result<(), String> {
-    let got = run_load(gpu, module, "cutile_seed_load_1d", 10, 12)?;
+    let got = run_load(gpu, module, cutile::cutile_seed_load_1d, 10, 12)?;
     expect_eq("1-D loads", &got, &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 0])
 }
 
 /// Seed output `[[0, 4, 8, 12]]` ... `[[3, 7, 11, 15]]`.
 fn check_load_2d_f(gpu: &Gpu, module: &Module) -> Result<(), String> {
-    let got = run_load(gpu, module, "cutile_seed_load_2d_f", 16, 16)?;
+    let got = run_load(gpu, module, cutile::cutile_seed_load_2d_f, 16, 16)?;
     expect_eq("2-D F loads", &got, &[0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15])
 }
 
 /// Seed output `[[[0, 2], [1, 3]]]`, `[[[4, 6], [5, 7]]]`.
 fn check_load_3d(gpu: &Gpu, module: &Module) -> Result<(), String> {
-    let got = run_load(gpu, module, "cutile_seed_load_3d", 8, 8)?;
+    let got = run_load(gpu, module, cutile::cutile_seed_load_3d, 8, 8)?;
     expect_eq("3-D permuted loads", &got, &[0, 2, 1, 3, 4, 6, 5, 7])
 }
 
 /// Seed output `0 1 2 3 4 5 6 7 8 9`.
 fn check_load_scalar(gpu: &Gpu, module: &Module) -> Result<(), String> {
-    let got = run_load(gpu, module, "cutile_seed_load_scalar", 10, 10)?;
+    let got = run_load(gpu, module, cutile::cutile_seed_load_scalar, 10, 10)?;
     let printed: Vec<String> = got.iter().map(|v| v.to_string()).collect();
     if printed.join(" ") == "0 1 2 3 4 5 6 7 8 9" {
         Ok(())
@@ -73,13 +79,13 @@ fn check_load_scalar(gpu: &Gpu, module: &Module) -> Result<(), String> {
 
 /// Runs a one-thread store kernel on `n` poisoned int32 values followed by `slack` poisoned ones
 /// (which must stay poisoned).
-fn run_store(gpu: &Gpu, module: &Module, name: &str, n: usize, slack: usize) -> Result<Vec<i32>, String> {
+fn run_store(gpu: &Gpu, module: &Module, kernel: KernelFn<(*mut i32,)>, n: usize, slack: usize) -> Result<Vec<i32>, String> {
     let mut x = gpu.alloc::<i32>(n + slack).map_err(fail("alloc"))?;
     gpu.memset(&mut x, 0xff).map_err(fail("poison"))?;
-    let k = module.kernel(name).map_err(fail("kernel"))?;
-    unsafe { gpu.launch(&k, one_thread()).arg(&x).run() }.map_err(fail("launch"))?;
+    unsafe { gpu.launch(module, kernel, one_thread(), (&mut x,)).run() }.map_err(fail("launch"))?;
     let got = gpu.download(&x).map_err(fail("download"))?;
     if let Some(i) = got[n..].iter().position(|&v| v != -1) {
+        let name = kernel.name();
         return Err(format!("{name} wrote past the array, at index {}", n + i));
     }
     Ok(got[..n].to_vec())
@@ -87,13 +93,13 @@ fn run_store(gpu: &Gpu, module: &Module, name: &str, n: usize, slack: usize) -> 
 
 /// Seed output `[1, 1, 1, 1, 2, 2]` (the tile's last two elements are not stored).
 fn check_store_partial(gpu: &Gpu, module: &Module) -> Result<(), String> {
-    let got = run_store(gpu, module, "cutile_seed_store_partial", 6, 4)?;
+    let got = run_store(gpu, module, cutile::cutile_seed_store_partial, 6, 4)?;
     expect_eq("partial store", &got, &[1, 1, 1, 1, 2, 2])
 }
 
 /// Seed output `[[0, 1], [2, 3]]`.
 fn check_store_scalar(gpu: &Gpu, module: &Module) -> Result<(), String> {
-    let got = run_store(gpu, module, "cutile_seed_store_scalar", 4, 4)?;
+    let got = run_store(gpu, module, cutile::cutile_seed_store_scalar, 4, 4)?;
     expect_eq("scalar broadcast stores", &got, &[0, 1, 2, 3])
 }
 
@@ -101,11 +107,10 @@ fn check_store_scalar(gpu: &Gpu, module: &Module) -> Result<(), String> {
 /// infinities, -0); relaxed/acquire loads and relaxed/release stores give the weak values.
 fn check_orders(gpu: &Gpu, module: &Module) -> Result<(), String> {
     let x: Vec<f32> = (0..10).map(|v| v as f32).collect();
-    let xd = gpu.upload(&x).map_err(fail("upload"))?;
+    let mut xd = gpu.upload(&x).map_err(fail("upload"))?;
     let mut out = gpu.alloc::<f32>(20).map_err(fail("alloc"))?;
     gpu.memset(&mut out, 0xff).map_err(fail("poison"))?;
-    let k = module.kernel("cutile_orders_f32").map_err(fail("kernel"))?;
-    unsafe { gpu.launch(&k, one_thread()).arg(&xd).arg(&out).run() }.map_err(fail("launch"))?;
+    unsafe { gpu.launch(module, cutile::cutile_orders_f32, one_thread(), (&mut xd, &mut out)).run() }.map_err(fail("launch"))?;
     let got: Vec<u32> = gpu.download(&out).map_err(fail("download"))?.iter().map(|v| v.to_bits()).collect();
     let mut want = Vec::new();
     for pad in [0.0f32, f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -0.0] {
@@ -116,14 +121,13 @@ fn check_orders(gpu: &Gpu, module: &Module) -> Result<(), String> {
     expect_eq("ordered stores", &after, &[-1.0, -1.0, -1.0, -1.0, 4.0, 5.0, 6.0, 7.0, -1.0, -1.0])
 }
 
-fn launch_copy(gpu: &Gpu, module: &Module, src: &DeviceBuffer<f32>, dst: &DeviceBuffer<f32>) -> host::Result<()> {
-    let k = module.kernel("cutile_copy_f32")?;
+fn launch_copy(gpu: &Gpu, module: &Module, src: &DeviceBuffer<f32>, dst: &mut DeviceBuffer<f32>) -> host::Result<()> {
     let cfg = LaunchConfig {
         grid: ((COPY_VECTORS / (COPY_THREADS as usize * COPY_TILE)) as u32, 1, 1),
         block: (COPY_THREADS, 1, 1),
         shared_mem_bytes: 0,
     };
-    unsafe { gpu.launch(&k, cfg).arg(src).arg(dst).run() }
+    unsafe { gpu.launch(module, cutile::cutile_copy_f32, cfg, (src, dst)).run() }
 }
 
 /// Copies fresh random data (output poisoned) and compares exactly.
@@ -133,7 +137,7 @@ fn check_copy(gpu: &Gpu, module: &Module) -> Result<(), String> {
     let src = gpu.upload(&data).map_err(fail("upload"))?;
     let mut dst = gpu.alloc::<f32>(n).map_err(fail("alloc"))?;
     gpu.memset(&mut dst, 0xff).map_err(fail("poison"))?;
-    launch_copy(gpu, module, &src, &dst).map_err(fail("launch"))?;
+    launch_copy(gpu, module, &src, &mut dst).map_err(fail("launch"))?;
     expect_eq("cutile copy", &gpu.download(&dst).map_err(fail("download"))?, &data)
 }
 
@@ -147,7 +151,7 @@ fn bench_copy(gpu: &Gpu, module: &Module) -> Result<Vec<Figure>, String> {
     let n = COPY_VECTORS * 4;
     let src = gpu.upload(&random_f32(fresh_seed(), n)).map_err(fail("upload"))?;
     let mut dst = gpu.alloc::<f32>(n).map_err(fail("alloc"))?;
-    let ours = time_median(gpu, 3, 20, || launch_copy(gpu, module, &src, &dst))?;
+    let ours = time_median(gpu, 3, 20, || launch_copy(gpu, module, &src, &mut dst))?;
     let peer = time_median(gpu, 3, 20, || gpu.copy(&src, &mut dst))?;
     let bytes = 2 * n * 4;
     Ok(vec![
@@ -161,7 +165,7 @@ fn bench_copy(gpu: &Gpu, module: &Module) -> Result<Vec<Figure>, String> {
 mod tests {
     /// The body of kernel `name` in the PTX module.
     fn body(name: &str) -> &'static str {
-        let ptx = crate::KERNELS_PTX;
+        let ptx = crate::TEST_KERNELS.ptx;
         let start = ptx.find(&format!(".entry {name}(")).unwrap_or_else(|| panic!("no kernel {name}"));
         let rest = &ptx[start..];
         &rest[..rest.find("\n}").expect("end of the kernel")]

@@ -2,6 +2,7 @@
 //! verified against the CPU and timed next to a device-to-device `memcpy` of the same bytes.
 
 use host::{DeviceBuffer, Gpu, LaunchConfig, Module};
+use test_kernels::demo::{tiled_copy_f32x4, transpose_f32};
 
 use super::{expect_eq, fail, fresh_seed, random_f32, time_median, Bench, Check, Figure};
 
@@ -23,23 +24,26 @@ pub fn benches() -> Vec<Bench> {
     ]
 }
 
-fn launch_copy(gpu: &Gpu, module: &Module, src: &DeviceBuffer<f32>, dst: &DeviceBuffer<f32>) -> host::Result<()> {
-    let k = module.kernel("tiled_copy_f32x4")?;
+fn launch_copy(
+    gpu: &Gpu,
+    module: &Module,
+    src: &DeviceBuffer<f32>,
+    dst: &mut DeviceBuffer<f32>,
+) -> host::Result<()> {
     let tiles = (src.len() / COPY_TILE) as u32;
-    unsafe { gpu.launch(&k, LaunchConfig::linear(tiles, 256)).arg(src).arg(dst).run() }
+    unsafe { gpu.launch(module, tiled_copy_f32x4, LaunchConfig::linear(tiles, 256), (src, dst)).run() }
 }
 
 fn launch_transpose(
     gpu: &Gpu,
     module: &Module,
     src: &DeviceBuffer<f32>,
-    dst: &DeviceBuffer<f32>,
+    dst: &mut DeviceBuffer<f32>,
     m: u32,
     n: u32,
 ) -> host::Result<()> {
-    let k = module.kernel("transpose_f32")?;
     let cfg = LaunchConfig { grid: (n / 32, m / 32, 1), block: (32, 8, 1), shared_mem_bytes: 0 };
-    unsafe { gpu.launch(&k, cfg).arg(src).arg(dst).arg(&m).arg(&n).run() }
+    unsafe { gpu.launch(module, transpose_f32, cfg, (src, dst, m, n)).run() }
 }
 
 /// Copies `n` fresh random floats (outputs poisoned) and compares exactly.
@@ -48,7 +52,7 @@ pub fn check_copy(gpu: &Gpu, module: &Module, n: usize) -> Result<(), String> {
     let src = gpu.upload(&data).map_err(fail("upload"))?;
     let mut dst = gpu.alloc::<f32>(n).map_err(fail("alloc"))?;
     gpu.memset(&mut dst, 0xff).map_err(fail("poison"))?;
-    launch_copy(gpu, module, &src, &dst).map_err(fail("launch"))?;
+    launch_copy(gpu, module, &src, &mut dst).map_err(fail("launch"))?;
     expect_eq("tiled copy", &gpu.download(&dst).map_err(fail("download"))?, &data)
 }
 
@@ -59,7 +63,7 @@ pub fn check_transpose(gpu: &Gpu, module: &Module, m: usize, n: usize) -> Result
     let src = gpu.upload(&data).map_err(fail("upload"))?;
     let mut dst = gpu.alloc::<f32>(m * n).map_err(fail("alloc"))?;
     gpu.memset(&mut dst, 0xff).map_err(fail("poison"))?;
-    launch_transpose(gpu, module, &src, &dst, m as u32, n as u32).map_err(fail("launch"))?;
+    launch_transpose(gpu, module, &src, &mut dst, m as u32, n as u32).map_err(fail("launch"))?;
     expect_eq("transpose", &gpu.download(&dst).map_err(fail("download"))?, &want)
 }
 
@@ -78,7 +82,7 @@ pub fn bench_copy(gpu: &Gpu, module: &Module, n: usize) -> Result<Vec<Figure>, S
     check_copy(gpu, module, n)?;
     let src = gpu.upload(&random_f32(fresh_seed(), n)).map_err(fail("upload"))?;
     let mut dst = gpu.alloc::<f32>(n).map_err(fail("alloc"))?;
-    let ours = time_median(gpu, 3, 20, || launch_copy(gpu, module, &src, &dst))?;
+    let ours = time_median(gpu, 3, 20, || launch_copy(gpu, module, &src, &mut dst))?;
     let peer = memcpy_ms(gpu, &src, &mut dst)?;
     let bytes = 2 * n * 4;
     Ok(vec![
@@ -97,7 +101,7 @@ pub fn bench_copy_sweep(gpu: &Gpu, module: &Module) -> Result<Vec<Figure>, Strin
         check_copy(gpu, module, n)?;
         let src = gpu.upload(&random_f32(fresh_seed(), n)).map_err(fail("upload"))?;
         let mut dst = gpu.alloc::<f32>(n).map_err(fail("alloc"))?;
-        let ours = time_median(gpu, 3, 20, || launch_copy(gpu, module, &src, &dst))?;
+        let ours = time_median(gpu, 3, 20, || launch_copy(gpu, module, &src, &mut dst))?;
         let peer = memcpy_ms(gpu, &src, &mut dst)?;
         figures.push(Figure { what: format!("tiled_copy_f32x4 2^{log} B"), value: tbps(2 * n * 4, ours), unit: "TB/s" });
         figures.push(Figure { what: format!("memcpy 2^{log} B"), value: tbps(2 * n * 4, peer), unit: "TB/s" });
@@ -109,7 +113,7 @@ pub fn bench_transpose(gpu: &Gpu, module: &Module, m: usize, n: usize) -> Result
     check_transpose(gpu, module, 256, 512)?;
     let src = gpu.upload(&random_f32(fresh_seed(), m * n)).map_err(fail("upload"))?;
     let mut dst = gpu.alloc::<f32>(m * n).map_err(fail("alloc"))?;
-    let ours = time_median(gpu, 3, 20, || launch_transpose(gpu, module, &src, &dst, m as u32, n as u32))?;
+    let ours = time_median(gpu, 3, 20, || launch_transpose(gpu, module, &src, &mut dst, m as u32, n as u32))?;
     let peer = memcpy_ms(gpu, &src, &mut dst)?;
     let bytes = 2 * m * n * 4;
     Ok(vec![
@@ -123,7 +127,7 @@ pub fn bench_transpose(gpu: &Gpu, module: &Module, m: usize, n: usize) -> Result
 ///
 /// ```
 /// let cpu = host::Gpu::cpu();
-/// let module = cpu.load_module(cute_rs::KERNELS_PTX).unwrap();
+/// let module = cpu.module(&cute_rs::TEST_KERNELS).unwrap();
 /// let figures = cute_rs::gpu_suite::demo::cpu_demo(&cpu, &module).unwrap();
 /// assert_eq!(figures.len(), 2);
 /// ```
@@ -131,12 +135,12 @@ pub fn cpu_demo(gpu: &Gpu, module: &Module) -> Result<Vec<Figure>, String> {
     check_copy(gpu, module, 1 << 16)?;
     check_transpose(gpu, module, 128, 128)?;
     let copy_src = gpu.upload(&random_f32(fresh_seed(), 1 << 16)).map_err(fail("upload"))?;
-    let copy_dst = gpu.alloc::<f32>(1 << 16).map_err(fail("alloc"))?;
-    let copy = gpu.time_ms(|| launch_copy(gpu, module, &copy_src, &copy_dst)).map_err(fail("copy"))?;
+    let mut copy_dst = gpu.alloc::<f32>(1 << 16).map_err(fail("alloc"))?;
+    let copy = gpu.time_ms(|| launch_copy(gpu, module, &copy_src, &mut copy_dst)).map_err(fail("copy"))?;
     let t_src = gpu.upload(&random_f32(fresh_seed(), 128 * 128)).map_err(fail("upload"))?;
-    let t_dst = gpu.alloc::<f32>(128 * 128).map_err(fail("alloc"))?;
+    let mut t_dst = gpu.alloc::<f32>(128 * 128).map_err(fail("alloc"))?;
     let transpose =
-        gpu.time_ms(|| launch_transpose(gpu, module, &t_src, &t_dst, 128, 128)).map_err(fail("transpose"))?;
+        gpu.time_ms(|| launch_transpose(gpu, module, &t_src, &mut t_dst, 128, 128)).map_err(fail("transpose"))?;
     Ok(vec![
         Figure { what: "tiled_copy_f32x4, 2^16 f32".into(), value: copy as f64, unit: "ms" },
         Figure { what: "transpose_f32 128x128 (shared tile)".into(), value: transpose as f64, unit: "ms" },

@@ -24,10 +24,10 @@ use crate::gemm::{Gemm, GemmInput, GemmOutput, Major};
 pub fn checks() -> Vec<Check> {
     use Major::{Col, Row};
     vec![
-        Check { name: "gemm/bf16 A row-major, B row-major", run: |g, m| check_majors(g, m, Row, Row) },
-        Check { name: "gemm/bf16 A row-major, B column-major", run: |g, m| check_majors(g, m, Row, Col) },
-        Check { name: "gemm/bf16 A column-major, B row-major", run: |g, m| check_majors(g, m, Col, Row) },
-        Check { name: "gemm/bf16 A column-major, B column-major", run: |g, m| check_majors(g, m, Col, Col) },
+        Check { name: "gemm/bf16 A row-major, B row-major", run: |g, _| check_majors(g, Row, Row) },
+        Check { name: "gemm/bf16 A row-major, B column-major", run: |g, _| check_majors(g, Row, Col) },
+        Check { name: "gemm/bf16 A column-major, B row-major", run: |g, _| check_majors(g, Col, Row) },
+        Check { name: "gemm/bf16 A column-major, B column-major", run: |g, _| check_majors(g, Col, Col) },
         Check { name: "gemm/bf16 output bf16, beta 0 (no C)", run: check_bf16_output },
         Check { name: "gemm/f16 output f32, every A/B order", run: check_f16::<f32> },
         Check { name: "gemm/f16 output bf16, every A/B order", run: check_f16::<bf16> },
@@ -42,17 +42,17 @@ pub fn checks() -> Vec<Check> {
 
 pub fn benches() -> Vec<Bench> {
     vec![
-        Bench { name: "gemm/bf16 4096^3 (mma.sync)", run: |g, m| bench_mma_sync::<bf16>(g, m, 4096, 4096, 4096) },
-        Bench { name: "gemm/f16 4096^3 (mma.sync)", run: |g, m| bench_mma_sync::<f16>(g, m, 4096, 4096, 4096) },
+        Bench { name: "gemm/bf16 4096^3 (mma.sync)", run: |g, _| bench_mma_sync::<bf16>(g, 4096, 4096, 4096) },
+        Bench { name: "gemm/f16 4096^3 (mma.sync)", run: |g, _| bench_mma_sync::<f16>(g, 4096, 4096, 4096) },
         // Model shapes: a projection of 8192 tokens with K = 1024, and an MLP up-projection
         // (4096 tokens, hidden 4096 -> 14336).
         Bench {
             name: "gemm/bf16 8192x8192x1024 (mma.sync)",
-            run: |g, m| bench_mma_sync::<bf16>(g, m, 8192, 8192, 1024),
+            run: |g, _| bench_mma_sync::<bf16>(g, 8192, 8192, 1024),
         },
         Bench {
             name: "gemm/bf16 4096x14336x4096 (mma.sync)",
-            run: |g, m| bench_mma_sync::<bf16>(g, m, 4096, 14336, 4096),
+            run: |g, _| bench_mma_sync::<bf16>(g, 4096, 14336, 4096),
         },
     ]
 }
@@ -192,7 +192,6 @@ fn compare<I: Input>(
 /// default stream), and checks every element.
 fn run_and_check<I: Input, O: GemmOutput>(
     gpu: &Gpu,
-    module: &Module,
     g: &Gemm,
     stream: Option<&host::Stream>,
 ) -> Result<(), String> {
@@ -206,10 +205,10 @@ fn run_and_check<I: Input, O: GemmOutput>(
             // The poisoning (default stream) must be done before the GEMM on the other stream
             // writes D, and the GEMM before the download (default stream) reads it.
             gpu.synchronize().map_err(fail("synchronize the default stream"))?;
-            g.run_on(gpu, s, module, &x.da, &x.db, c, &mut d).map_err(|e| e.to_string())?;
+            g.run_on(gpu, s, &x.da, &x.db, c, &mut d).map_err(|e| e.to_string())?;
             s.synchronize().map_err(fail("synchronize the GEMM's stream"))?;
         }
-        None => g.run(gpu, module, &x.da, &x.db, c, &mut d).map_err(|e| e.to_string())?,
+        None => g.run(gpu, &x.da, &x.db, c, &mut d).map_err(|e| e.to_string())?,
     }
     let got: Vec<f64> = gpu.download(&d).map_err(fail("download D"))?.into_iter().map(|v| v.value() as f64).collect();
     let what = format!(
@@ -246,21 +245,21 @@ fn random_scalars() -> (f32, f32) {
 const ORDERS: [(Major, Major); 4] =
     [(Major::Row, Major::Row), (Major::Row, Major::Col), (Major::Col, Major::Row), (Major::Col, Major::Col)];
 
-fn check_majors(gpu: &Gpu, module: &Module, a: Major, b: Major) -> Result<(), String> {
+fn check_majors(gpu: &Gpu, a: Major, b: Major) -> Result<(), String> {
     let (alpha, beta) = random_scalars();
     for (m, n, k) in sizes(gpu) {
         let g = Gemm::new(m, n, k).a_major(a).b_major(b).alpha(alpha).beta(beta);
-        run_and_check::<bf16, f32>(gpu, module, &g, None)?;
+        run_and_check::<bf16, f32>(gpu, &g, None)?;
     }
     Ok(())
 }
 
 /// bf16 output (rounded to nearest even: relative error at most 2^-9), no C, every combination.
-fn check_bf16_output(gpu: &Gpu, module: &Module) -> Result<(), String> {
+fn check_bf16_output(gpu: &Gpu, _: &Module) -> Result<(), String> {
     let (m, n, k) = if gpu.is_cpu() { (65, 72, 40) } else { (515, 520, 300) };
     for (a, b) in ORDERS {
         let g = Gemm::new(m, n, k).a_major(a).b_major(b).alpha(1.25);
-        run_and_check::<bf16, bf16>(gpu, module, &g, None)?;
+        run_and_check::<bf16, bf16>(gpu, &g, None)?;
     }
     Ok(())
 }
@@ -270,7 +269,7 @@ fn check_bf16_output(gpu: &Gpu, module: &Module) -> Result<(), String> {
 /// (16-byte staging), 999 x 1001 x 1003 and 1000^3. The CPU backend skips the 16-byte staging:
 /// it is the bf16 kernels' (checked there by [`check_majors`]), only the `mma` differs, and each
 /// 128 x 128 x 32 block step costs it about 0.1 s.
-fn check_f16<O: GemmOutput>(gpu: &Gpu, module: &Module) -> Result<(), String> {
+fn check_f16<O: GemmOutput>(gpu: &Gpu, _: &Module) -> Result<(), String> {
     let mut s = vec![(1, 1, 1), (127, 129, 65)];
     if !gpu.is_cpu() {
         s.extend([(130, 136, 72), (999, 1001, 1003), (1000, 1000, 1000)]);
@@ -279,7 +278,7 @@ fn check_f16<O: GemmOutput>(gpu: &Gpu, module: &Module) -> Result<(), String> {
     for (a, b) in ORDERS {
         for &(m, n, k) in &s {
             let g = Gemm::new(m, n, k).a_major(a).b_major(b).alpha(alpha).beta(beta);
-            run_and_check::<f16, O>(gpu, module, &g, None)?;
+            run_and_check::<f16, O>(gpu, &g, None)?;
         }
     }
     Ok(())
@@ -288,7 +287,7 @@ fn check_f16<O: GemmOutput>(gpu: &Gpu, module: &Module) -> Result<(), String> {
 /// bf16 A and B into an f16 D (the one input/output pair the other checks leave out): one block
 /// with partial K steps and leading dimensions multiples of 8; on a GPU every storage order and
 /// ragged sizes (on the CPU backend, the pieces of this kernel are checked by the others).
-fn check_bf16_to_f16(gpu: &Gpu, module: &Module) -> Result<(), String> {
+fn check_bf16_to_f16(gpu: &Gpu, _: &Module) -> Result<(), String> {
     let (alpha, beta) = random_scalars();
     let (orders, sizes): (&[_], &[_]) = if gpu.is_cpu() {
         (&ORDERS[..1], &[(24, 16, 40)])
@@ -298,36 +297,36 @@ fn check_bf16_to_f16(gpu: &Gpu, module: &Module) -> Result<(), String> {
     for &(a, b) in orders {
         for &(m, n, k) in sizes {
             let g = Gemm::new(m, n, k).a_major(a).b_major(b).alpha(alpha).beta(beta);
-            run_and_check::<bf16, f16>(gpu, module, &g, None)?;
+            run_and_check::<bf16, f16>(gpu, &g, None)?;
         }
     }
     Ok(())
 }
 
 /// [`Gemm::run_on`]: one launch on a stream of our own (f16 in and out, ragged, C read).
-fn check_stream(gpu: &Gpu, module: &Module) -> Result<(), String> {
+fn check_stream(gpu: &Gpu, _: &Module) -> Result<(), String> {
     let stream = gpu.create_stream().map_err(fail("create a stream"))?;
     let (alpha, beta) = random_scalars();
     let (m, n, k) = if gpu.is_cpu() { (24, 16, 40) } else { (1000, 1000, 1000) };
     let g = Gemm::new(m, n, k).b_major(Major::Col).alpha(alpha).beta(beta);
-    run_and_check::<f16, f16>(gpu, module, &g, Some(&stream))
+    run_and_check::<f16, f16>(gpu, &g, Some(&stream))
 }
 
 /// A GPU-size f16 problem, ragged in M and N, every storage order (A column-major has an odd
 /// leading dimension: element-wise staging; A row-major with B either way: 16-byte staging).
 /// GPU only: about 1.7 * 10^10 multiply-adds per order, years for the CPU backend's one thread at
 /// a time; there the same kernels are checked by [`check_f16`] on small sizes.
-fn check_f16_large(gpu: &Gpu, module: &Module) -> Result<(), String> {
+fn check_f16_large(gpu: &Gpu, _: &Module) -> Result<(), String> {
     let (alpha, beta) = random_scalars();
     for (a, b) in ORDERS {
         let g = Gemm::new(4095, 4097, 1000).a_major(a).b_major(b).alpha(alpha).beta(beta);
-        run_and_check::<f16, f16>(gpu, module, &g, None)?;
+        run_and_check::<f16, f16>(gpu, &g, None)?;
     }
     Ok(())
 }
 
 /// Mismatched buffers are refused with the operand and shape named, before any launch.
-fn check_errors(gpu: &Gpu, module: &Module) -> Result<(), String> {
+fn check_errors(gpu: &Gpu, _: &Module) -> Result<(), String> {
     let a = gpu.alloc::<u16>(6).map_err(fail("alloc"))?;
     let b = gpu.alloc::<u16>(12).map_err(fail("alloc"))?;
     let c = gpu.alloc::<f32>(7).map_err(fail("alloc"))?;
@@ -337,21 +336,21 @@ fn check_errors(gpu: &Gpu, module: &Module) -> Result<(), String> {
         other => Err(format!("expected the error `{want}`, got {other:?}")),
     };
     expect(
-        Gemm::new(2, 4, 3).run(gpu, module, &b, &b, None, &mut d),
+        Gemm::new(2, 4, 3).run(gpu, &b, &b, None, &mut d),
         "gemm: A is M x K = 2 x 3, 6 elements, but its buffer has 12",
     )?;
     expect(
-        Gemm::new(2, 4, 3).run(gpu, module, &a, &a, None, &mut d),
+        Gemm::new(2, 4, 3).run(gpu, &a, &a, None, &mut d),
         "gemm: B is K x N = 3 x 4, 12 elements, but its buffer has 6",
     )?;
     expect(
-        Gemm::new(2, 4, 3).beta(2.0).run(gpu, module, &a, &b, Some(&c), &mut d),
+        Gemm::new(2, 4, 3).beta(2.0).run(gpu, &a, &b, Some(&c), &mut d),
         "gemm: C is M x N = 2 x 4, 8 elements, but its buffer has 7",
     )?;
-    expect(Gemm::new(2, 4, 3).beta(2.0).run(gpu, module, &a, &b, None, &mut d), "gemm: beta = 2 but no C was given")?;
+    expect(Gemm::new(2, 4, 3).beta(2.0).run(gpu, &a, &b, None, &mut d), "gemm: beta = 2 but no C was given")?;
     let mut d_small = gpu.alloc::<f32>(4).map_err(fail("alloc"))?;
     expect(
-        Gemm::new(2, 4, 3).run(gpu, module, &a, &b, None, &mut d_small),
+        Gemm::new(2, 4, 3).run(gpu, &a, &b, None, &mut d_small),
         "gemm: D is M x N = 2 x 4, 8 elements, but its buffer has 4",
     )
 }
@@ -362,7 +361,6 @@ fn check_errors(gpu: &Gpu, module: &Module) -> Result<(), String> {
 /// `torch.matmul`) is measured by `bench/peers/torch_triton_peers.py` in the same run.
 fn bench_mma_sync<I: Input + GemmOutput>(
     gpu: &Gpu,
-    module: &Module,
     m: usize,
     n: usize,
     k: usize,
@@ -372,16 +370,16 @@ fn bench_mma_sync<I: Input + GemmOutput>(
     let x = inputs::<I>(gpu, &g, seed)?;
     let mut d = gpu.alloc::<f32>(m * n).map_err(fail("alloc D"))?;
     gpu.memset(&mut d, 0xff).map_err(fail("poison D"))?;
-    g.run(gpu, module, &x.da, &x.db, None, &mut d).map_err(|e| e.to_string())?;
+    g.run(gpu, &x.da, &x.db, None, &mut d).map_err(|e| e.to_string())?;
     let got: Vec<f64> = gpu.download(&d).map_err(fail("download D"))?.into_iter().map(|v| v as f64).collect();
     let r = random_u32(seed, 128);
     let at: Vec<(usize, usize)> = r.chunks(2).map(|p| (p[0] as usize % m, p[1] as usize % n)).collect();
     compare(&g, &x, &got, Some(&at), &format!("{m} x {n} x {k} (sampled)"))?;
-    let ms = super::time_median(gpu, 3, 20, || g.run(gpu, module, &x.da, &x.db, None, &mut d).map_err(host_err))?;
+    let ms = super::time_median(gpu, 3, 20, || g.run(gpu, &x.da, &x.db, None, &mut d).map_err(host_err))?;
     let mut d16 = gpu.alloc::<I>(m * n).map_err(fail("alloc D"))?;
-    let ms16 = super::time_median(gpu, 3, 20, || g.run(gpu, module, &x.da, &x.db, None, &mut d16).map_err(host_err))?;
+    let ms16 = super::time_median(gpu, 3, 20, || g.run(gpu, &x.da, &x.db, None, &mut d16).map_err(host_err))?;
     let tn = g.b_major(Major::Col);
-    let ms_tn = super::time_median(gpu, 3, 20, || tn.run(gpu, module, &x.da, &x.db, None, &mut d).map_err(host_err))?;
+    let ms_tn = super::time_median(gpu, 3, 20, || tn.run(gpu, &x.da, &x.db, None, &mut d).map_err(host_err))?;
     let tflops = |ms: f32| g.flops() / (ms as f64 * 1e-3) / 1e12;
     let t = I::KERNEL_NAME;
     Ok(vec![
@@ -403,9 +401,10 @@ pub(super) fn host_err(e: crate::gemm::GemmError) -> host::HostError {
 /// [`Gemm::run_sm90`] (the Hopper kernel behind the API) against the reference, ragged and
 /// alpha/beta problems, and its refusal of a K TMA cannot read.
 fn check_sm90(gpu: &Gpu, _: &Module) -> Result<(), String> {
-    use crate::gemm::{GemmModules, GemmPath};
-    let modules = GemmModules::load(gpu).map_err(fail("loading the modules"))?;
-    let sm90a = modules.sm90a.as_ref().ok_or("not an sm_90 GPU: no Hopper path")?;
+    use crate::gemm::GemmPath;
+    if gpu.is_cpu() || gpu.properties().compute_capability != (9, 0) {
+        return Err("not an sm_90 GPU: no Hopper path".into());
+    }
     // `run_auto` takes the Hopper path exactly when `sm90_unsupported` finds nothing against it
     // (here: N = 129 is not a multiple of 8 for a row-major B), and is right either way.
     for (m, n, k, alpha, beta) in [(136, 129, 72, 1.0, 0.0), (1000, 1000, 1000, 1.5, -0.5), (200, 304, 8, 1.0, 0.0)] {
@@ -417,7 +416,7 @@ fn check_sm90(gpu: &Gpu, _: &Module) -> Result<(), String> {
             gpu.memset(&mut d, 0xff).map_err(fail("poison D"))?;
             let c = (beta != 0.0).then_some(&x.dc);
             let want = if g.sm90_unsupported(gpu, &x.da, &x.db, &d).is_none() { GemmPath::Sm90 } else { GemmPath::MmaSync };
-            let path = g.run_auto(gpu, &modules, &x.da, &x.db, c, &mut d).map_err(|e| e.to_string())?;
+            let path = g.run_auto(gpu, &x.da, &x.db, c, &mut d).map_err(|e| e.to_string())?;
             let what = format!("run_auto {m} x {n} x {k}, A {am:?}, B {bm:?}, alpha {alpha}, beta {beta} (seed {seed})");
             if path != want {
                 return Err(format!("{what}: took {path:?}, expected {want:?}"));
@@ -432,7 +431,7 @@ fn check_sm90(gpu: &Gpu, _: &Module) -> Result<(), String> {
     let x = inputs::<bf16>(gpu, &g, seed)?;
     let mut d = gpu.alloc::<f32>(g.m * g.n).map_err(fail("alloc D"))?;
     gpu.memset(&mut d, 0xff).map_err(fail("poison D"))?;
-    let path = g.run_auto(gpu, &modules, &x.da, &x.db, None, &mut d).map_err(|e| e.to_string())?;
+    let path = g.run_auto(gpu, &x.da, &x.db, None, &mut d).map_err(|e| e.to_string())?;
     if path != GemmPath::Sm90 {
         return Err(format!("run_auto 4095 x 4097 x 1000 took {path:?}, expected the Hopper path"));
     }
@@ -446,13 +445,13 @@ fn check_sm90(gpu: &Gpu, _: &Module) -> Result<(), String> {
     let mut d = gpu.alloc::<f16>(g.m * g.n).map_err(fail("alloc D"))?;
     gpu.memset(&mut d, 0xff).map_err(fail("poison D"))?;
     gpu.synchronize().map_err(fail("synchronize the default stream"))?;
-    g.run_sm90_on(gpu, &stream, sm90a, &x.da, &x.db, Some(&x.dc), &mut d).map_err(|e| e.to_string())?;
+    g.run_sm90_on(gpu, &stream, &x.da, &x.db, Some(&x.dc), &mut d).map_err(|e| e.to_string())?;
     let got: Vec<f64> = gpu.download(&d).map_err(fail("download D"))?.into_iter().map(|v| v.to_f64()).collect();
     compare(&g, &x, &got, None, &format!("run_sm90_on f16 -> f16 264 x 520 x 136 (seed {seed})"))?;
     let g = Gemm::new(16, 16, 12).b_major(Major::Col);
     let x = inputs::<u16>(gpu, &g, 1)?;
     let mut d = gpu.alloc::<f32>(256).map_err(fail("alloc D"))?;
-    match g.run_sm90(gpu, sm90a, &x.da, &x.db, None, &mut d) {
+    match g.run_sm90(gpu, &x.da, &x.db, None, &mut d) {
         Err(crate::gemm::GemmError::Unsupported(why)) if why.contains("multiple of 8") => Ok(()),
         other => Err(format!("run_sm90 with K = 12: expected Unsupported (multiple of 8), got {other:?}")),
     }

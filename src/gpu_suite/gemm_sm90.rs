@@ -5,7 +5,9 @@
 //! K-major) into a poisoned f32 output and compares with an f64 reference within `2^-16` of the
 //! sum of the absolute products; ragged sizes exercise TMA's zero fill and the predicated epilogue.
 
-use host::{DeviceBuffer, DeviceElem, Gpu, LaunchConfig, Module, TmaOobFill, TmaSwizzle};
+use host::{DeviceBuffer, DeviceElem, Gpu, KernelFn, LaunchConfig, Module, TmaOobFill, TmaSwizzle};
+use kernels::gemm_sm90::{self as sm90, by_output};
+use layout_tensor::device::tma::TmaDescriptor;
 use kernels::gemm_sm90_sizes::{
     GemmSm90Shape, GEMM_SM90_128X128, GEMM_SM90_128X256, GEMM_SM90_BK, GEMM_SM90_EPILOGUE_BYTES, GEMM_SM90_P_128X256,
     GEMM_SM90_WS_128X256,
@@ -23,7 +25,7 @@ use super::{fail, fresh_seed, random_f32, time_median, Bench, Check, Figure};
 /// in clusters of `cluster` blocks along M) and its output element type (`f32` or bf16 bits).
 #[derive(Clone, Copy)]
 struct Kernel {
-    name: &'static str,
+    entry: Entry,
     shape: GemmSm90Shape,
     /// 0: one block per tile; 1 or 2: persistent, clusters of that many blocks.
     cluster: u32,
@@ -32,24 +34,53 @@ struct Kernel {
     tma_out: bool,
 }
 
-const fn grid(name: &'static str, shape: GemmSm90Shape) -> Kernel {
-    Kernel { name, shape, cluster: 0, bf16_out: false, tma_out: false }
+/// The signatures of the entries: one block per tile (no tensor map of D), or persistent with an
+/// f32 or a bf16-bits D.
+#[derive(Clone, Copy)]
+enum Entry {
+    Grid(KernelFn<(*const TmaDescriptor, *const TmaDescriptor, *const f32, *mut f32, u32, u32, u32, f32, f32)>),
+    F32(KernelFn<by_output::Params<f32>>),
+    Bf16(KernelFn<by_output::Params<u16>>),
 }
-const fn persistent(name: &'static str, cluster: u32, bf16_out: bool, tma_out: bool) -> Kernel {
-    Kernel { name, shape: GEMM_SM90_P_128X256, cluster, bf16_out, tma_out }
+
+impl Kernel {
+    /// The entry in `module`.
+    fn function(&self, module: &Module) -> host::Result<std::sync::Arc<host::Kernel>> {
+        match self.entry {
+            Entry::Grid(k) => module.function(k),
+            Entry::F32(k) => module.function(k),
+            Entry::Bf16(k) => module.function(k),
+        }
+    }
+
+    fn name(&self) -> &'static str {
+        match self.entry {
+            Entry::Grid(k) => k.name(),
+            Entry::F32(k) => k.name(),
+            Entry::Bf16(k) => k.name(),
+        }
+    }
+}
+
+const fn grid(entry: Entry, shape: GemmSm90Shape) -> Kernel {
+    Kernel { entry, shape, cluster: 0, bf16_out: false, tma_out: false }
+}
+const fn persistent(entry: Entry, cluster: u32, tma_out: bool) -> Kernel {
+    let bf16_out = matches!(entry, Entry::Bf16(_));
+    Kernel { entry, shape: GEMM_SM90_P_128X256, cluster, bf16_out, tma_out }
 }
 
 /// The kernels, in the order of the steps.
 const KERNELS: [Kernel; 9] = [
-    grid("gemm_sm90_bf16_tn", GEMM_SM90_128X128),
-    grid("gemm_sm90_bf16_tn_128x256", GEMM_SM90_128X256),
-    grid("gemm_sm90_bf16_tn_ws", GEMM_SM90_WS_128X256),
-    persistent("gemm_sm90_bf16_tn_p", 1, false, false),
-    persistent("gemm_sm90_bf16_tn_p_obf16", 1, true, false),
-    persistent("gemm_sm90_bf16_tn_pc2", 2, false, false),
-    persistent("gemm_sm90_bf16_tn_pc2_obf16", 2, true, false),
-    persistent("gemm_sm90_bf16_tn_p_obf16_tma", 1, true, true),
-    persistent("gemm_sm90_bf16_tn_pc2_obf16_tma", 2, true, true),
+    grid(Entry::Grid(sm90::gemm_sm90_bf16_tn), GEMM_SM90_128X128),
+    grid(Entry::Grid(sm90::gemm_sm90_bf16_tn_128x256), GEMM_SM90_128X256),
+    grid(Entry::Grid(sm90::gemm_sm90_bf16_tn_ws), GEMM_SM90_WS_128X256),
+    persistent(Entry::F32(sm90::gemm_sm90_bf16_tn_p), 1, false),
+    persistent(Entry::Bf16(sm90::gemm_sm90_bf16_tn_p_obf16), 1, false),
+    persistent(Entry::F32(sm90::gemm_sm90_bf16_tn_pc2), 2, false),
+    persistent(Entry::Bf16(sm90::gemm_sm90_bf16_tn_pc2_obf16), 2, false),
+    persistent(Entry::Bf16(sm90::gemm_sm90_bf16_tn_p_obf16_tma), 1, true),
+    persistent(Entry::Bf16(sm90::gemm_sm90_bf16_tn_pc2_obf16_tma), 2, true),
 ];
 
 /// Short names of [`KERNELS`] for check and bench names.
@@ -150,31 +181,28 @@ pub fn benches() -> Vec<Bench> {
 
 /// The API entry for bf16 in and out with the given storage orders, `size`^3.
 fn bench_api(gpu: &Gpu, a_col: bool, b_row: bool, size: usize) -> Result<Vec<Figure>, String> {
-    let module = gpu.load_module(crate::KERNELS_SM90A_PTX).map_err(fail("loading the sm_90a module"))?;
     let p = HopperGemm { m: size, n: size, k: size, input: HopperIn::Bf16, a_col, b_row, out: HopperOut::Bf16, alpha: 1.0, beta: 0.0 };
     let seed = fresh_seed();
     let a = gpu.upload(&random_half(seed, size * size, Half::Bf16)).map_err(fail("upload"))?;
     let b = gpu.upload(&random_half(seed ^ 0xb, size * size, Half::Bf16)).map_err(fail("upload"))?;
     let d = gpu.alloc::<u16>(size * size).map_err(fail("alloc"))?;
-    bench_hopper(gpu, &module, &p, &a, &b, &d)
+    bench_hopper(gpu, &p, &a, &b, &d)
 }
 
 /// The tf32 entry (f32 A row-major, B column-major, f32 D), `size`^3.
 fn bench_tf32(gpu: &Gpu, size: usize) -> Result<Vec<Figure>, String> {
-    let module = gpu.load_module(crate::KERNELS_SM90A_PTX).map_err(fail("loading the sm_90a module"))?;
     let n = size;
     let p = HopperGemm { m: n, n, k: n, input: HopperIn::Tf32, a_col: false, b_row: false, out: HopperOut::F32, alpha: 1.0, beta: 0.0 };
     let seed = fresh_seed();
     let a = gpu.upload(&random_f32(seed, n * n)).map_err(fail("upload"))?;
     let b = gpu.upload(&random_f32(seed ^ 0xb, n * n)).map_err(fail("upload"))?;
     let d = gpu.alloc::<f32>(n * n).map_err(fail("alloc"))?;
-    bench_hopper(gpu, &module, &p, &a, &b, &d)
+    bench_hopper(gpu, &p, &a, &b, &d)
 }
 
 /// Times the Hopper entry of `p` (tensor maps made once).
 fn bench_hopper<I: DeviceElem, O: DeviceElem>(
     gpu: &Gpu,
-    module: &Module,
     p: &HopperGemm,
     a: &DeviceBuffer<I>,
     b: &DeviceBuffer<I>,
@@ -182,7 +210,7 @@ fn bench_hopper<I: DeviceElem, O: DeviceElem>(
 ) -> Result<Vec<Figure>, String> {
     let size = p.m;
     let maps = p.maps(gpu, a, b, d).map_err(fail("tensor maps"))?;
-    let ms = time_median(gpu, 3, 20, || unsafe { p.launch_with(gpu, module, None, &maps, None, d) })?;
+    let ms = time_median(gpu, 3, 20, || unsafe { p.launch_with(gpu, None, &maps, None, d) })?;
     Ok(vec![Figure {
         what: format!("{} {size}^3 (persistent)", p.kernel_name()),
         value: 2.0 * (size as f64).powi(3) / (ms as f64 * 1e-3) / 1e12,
@@ -241,7 +269,7 @@ fn launch_config(gpu: &Gpu, module: &Module, kernel: Kernel, m: u32, n: u32) -> 
         } else {
             // Fewer than SMs / cm when a GPC's SM count is odd: a cluster's blocks share a GPC.
             let smem = shape.smem_bytes() + if kernel.tma_out { GEMM_SM90_EPILOGUE_BYTES } else { 0 };
-            module.kernel(kernel.name)?.max_active_clusters((shape.threads(), 1, 1), smem, (cm, 1, 1))?
+            kernel.function(module)?.max_active_clusters((shape.threads(), 1, 1), smem, (cm, 1, 1))?
         };
         (cluster_tiles.min(resident).max(1) * cm, 1, 1)
     };
@@ -250,44 +278,35 @@ fn launch_config(gpu: &Gpu, module: &Module, kernel: Kernel, m: u32, n: u32) -> 
 }
 
 #[allow(clippy::too_many_arguments)]
-fn launch<O: DeviceElem>(
-    gpu: &Gpu,
-    module: &Module,
+fn launch<'a, O: DeviceElem>(
+    gpu: &'a Gpu,
+    module: &'a Module,
     kernel: Kernel,
     cfg: LaunchConfig,
     ops: &Operands,
     d_map: Option<&DeviceBuffer<u8>>,
     c: &DeviceBuffer<f32>,
     d: &DeviceBuffer<O>,
-    (m, n, k): (u32, u32, u32),
+    (m, n, kk): (u32, u32, u32),
     alpha: f32,
     beta: f32,
 ) -> host::Result<()> {
-    let entry = module.kernel(kernel.name)?;
-    let mut launch = gpu.launch(&entry, cfg);
-    if kernel.cluster > 1 {
-        launch = launch.cluster((kernel.cluster, 1, 1));
-    }
-    launch = launch.arg(&ops.a_map).arg(&ops.b_map);
+    let on_clusters = |launch: host::Launch<'a>| if kernel.cluster > 1 { launch.cluster((kernel.cluster, 1, 1)) } else { launch };
+    // Raw pointers of the buffers, typed as the kernels' parameters (the suite checked their sizes).
+    let (c, d) = (c.device_ptr() as *const f32, d.device_ptr());
     // The persistent kernels take D's tensor map (A's stands in when they store directly).
-    if kernel.cluster > 0 {
-        launch = launch.arg(d_map.unwrap_or(&ops.a_map));
-    }
-    unsafe {
-        launch
-            .arg(c)
-            .arg(d)
-            .arg(&m)
-            .arg(&n)
-            .arg(&k)
-            .arg(&alpha)
-            .arg(&beta)
-            .run()
-    }
+    let d_map = d_map.unwrap_or(&ops.a_map);
+    let launch = match kernel.entry {
+        Entry::Grid(k) => gpu.launch(module, k, cfg, (&ops.a_map, &ops.b_map, c, d as *mut f32, m, n, kk, alpha, beta)),
+        Entry::F32(k) => gpu.launch(module, k, cfg, (&ops.a_map, &ops.b_map, d_map, c, d as *mut f32, m, n, kk, alpha, beta)),
+        Entry::Bf16(k) => gpu.launch(module, k, cfg, (&ops.a_map, &ops.b_map, d_map, c, d as *mut u16, m, n, kk, alpha, beta)),
+    };
+    // SAFETY: the maps and buffers hold the problem's operands (made above for these sizes).
+    unsafe { on_clusters(launch).run() }
 }
 
 fn check(gpu: &Gpu, kernel: Kernel, m: usize, n: usize, k: usize, alpha: f32, beta: f32) -> Result<(), String> {
-    let module = gpu.load_module(crate::KERNELS_SM90A_PTX).map_err(fail("loading the sm_90a module"))?;
+    let module = gpu.module(&crate::GEMM_SM90A).map_err(fail("loading the sm_90a module"))?;
     let seed = fresh_seed();
     let a = random_half(seed, m * k, Half::Bf16);
     let b = random_half(seed ^ 0xb, n * k, Half::Bf16);
@@ -309,7 +328,7 @@ fn check(gpu: &Gpu, kernel: Kernel, m: usize, n: usize, k: usize, alpha: f32, be
         gpu.download(&d).map_err(fail("download"))?
     };
     let f = |v: &[u16]| v.iter().map(|&x| bf16_to_f32(x)).collect::<Vec<f32>>();
-    let what = format!("{} {m}x{n}x{k} alpha {alpha} beta {beta} (seed {seed})", kernel.name);
+    let what = format!("{} {m}x{n}x{k} alpha {alpha} beta {beta} (seed {seed})", kernel.name());
     let out = if kernel.bf16_out { HopperOut::Bf16 } else { HopperOut::F32 };
     check_d(&what, &got, (&f(&a), &f(&b), &c), (m, n, k), (alpha, beta), 1.0, out)
 }
@@ -344,7 +363,7 @@ fn check_d(
 }
 
 fn bench(gpu: &Gpu, kernel: Kernel, m: usize, n: usize, k: usize) -> Result<Vec<Figure>, String> {
-    let module = gpu.load_module(crate::KERNELS_SM90A_PTX).map_err(fail("loading the sm_90a module"))?;
+    let module = gpu.module(&crate::GEMM_SM90A).map_err(fail("loading the sm_90a module"))?;
     let seed = fresh_seed();
     let ops = operands(gpu, kernel, &random_half(seed, m * k, Half::Bf16), &random_half(seed ^ 0xb, n * k, Half::Bf16), m, n, k)?;
     let c = gpu.alloc::<f32>(1).map_err(fail("alloc"))?;
@@ -358,11 +377,11 @@ fn bench(gpu: &Gpu, kernel: Kernel, m: usize, n: usize, k: usize) -> Result<Vec<
         let d = gpu.alloc::<f32>(m * n).map_err(fail("alloc"))?;
         time_median(gpu, 3, 20, || launch(gpu, &module, kernel, cfg, &ops, None, &c, &d, dims, 1.0, 0.0))?
     };
-    let label = LABELS[KERNELS.iter().position(|x| x.name == kernel.name).unwrap_or(0)];
+    let label = LABELS[KERNELS.iter().position(|x| x.name() == kernel.name()).unwrap_or(0)];
     Ok(vec![Figure {
         what: format!(
             "{} {m}x{n}x{k} ({label}: {}x{}x64 tiles, {}-stage TMA ring, {} warpgroup(s), {} out, {} blocks)",
-            kernel.name,
+            kernel.name(),
             kernel.shape.bm,
             kernel.shape.bn,
             kernel.shape.stages,
@@ -378,7 +397,6 @@ fn bench(gpu: &Gpu, kernel: Kernel, m: usize, n: usize, k: usize) -> Result<Vec<
 /// The API entries of one input and output type, for the four storage orders of A and B, on
 /// ragged sizes (multiples of 8 as TMA needs), with alpha and beta, against the f64 reference.
 fn check_api(gpu: &Gpu, f16: bool, out: HopperOut) -> Result<(), String> {
-    let module = gpu.load_module(crate::KERNELS_SM90A_PTX).map_err(fail("loading the sm_90a module"))?;
     let kind = if f16 { Half::F16 } else { Half::Bf16 };
     let to_f32 = |v: &[u16]| -> Vec<f32> { v.iter().map(|&x| if f16 { f16_to_f32(x) } else { bf16_to_f32(x) }).collect() };
     for (m, n, k, alpha, beta) in [(200, 136, 72, 1.0, 0.0), (264, 520, 136, 1.5, -0.5), (1000, 1000, 1000, 1.0, 0.0)] {
@@ -400,12 +418,12 @@ fn check_api(gpu: &Gpu, f16: bool, out: HopperOut) -> Result<(), String> {
             let got: Vec<f32> = if out == HopperOut::F32 {
                 let mut d = gpu.alloc::<f32>(m * n).map_err(fail("alloc"))?;
                 gpu.memset(&mut d, 0xff).map_err(fail("poison"))?;
-                unsafe { p.launch(gpu, &module, None, &ga, &gb, Some(&gc), &d) }.map_err(fail("launch"))?;
+                unsafe { p.launch(gpu, None, &ga, &gb, Some(&gc), &d) }.map_err(fail("launch"))?;
                 gpu.download(&d).map_err(fail("download"))?
             } else {
                 let mut d = gpu.alloc::<u16>(m * n).map_err(fail("alloc"))?;
                 gpu.memset(&mut d, 0xff).map_err(fail("poison"))?;
-                unsafe { p.launch(gpu, &module, None, &ga, &gb, Some(&gc), &d) }.map_err(fail("launch"))?;
+                unsafe { p.launch(gpu, None, &ga, &gb, Some(&gc), &d) }.map_err(fail("launch"))?;
                 let bits = gpu.download(&d).map_err(fail("download"))?;
                 bits.into_iter().map(|x| if out == HopperOut::F16 { f16_to_f32(x) } else { bf16_to_f32(x) }).collect()
             };
@@ -420,7 +438,6 @@ fn check_api(gpu: &Gpu, f16: bool, out: HopperOut) -> Result<(), String> {
 /// itself and a sum by less than `2^-9` of the sum of its products' magnitudes.
 fn check_tf32(gpu: &Gpu, _: &Module) -> Result<(), String> {
     use crate::gemm::Major;
-    let module = gpu.load_module(crate::KERNELS_SM90A_PTX).map_err(fail("loading the sm_90a module"))?;
     for (m, n, k, alpha, beta) in [(200, 136, 72, 1.0, 0.0), (264, 520, 132, 1.5, -0.5), (1000, 1000, 1000, 1.0, 0.0), (4095, 4097, 1000, 1.0, 0.0)] {
         let seed = fresh_seed();
         let (a, b, c) = (random_f32(seed, m * k), random_f32(seed ^ 0xb, n * k), random_f32(seed ^ 0xc, m * n));
@@ -432,7 +449,7 @@ fn check_tf32(gpu: &Gpu, _: &Module) -> Result<(), String> {
         let mut d = gpu.alloc::<f32>(m * n).map_err(fail("alloc"))?;
         gpu.memset(&mut d, 0xff).map_err(fail("poison"))?;
         let g = Gemm::new(m, n, k).b_major(Major::Col).alpha(alpha).beta(beta);
-        g.run_tf32_sm90(gpu, &module, &ga, &gb, (beta != 0.0).then_some(&gc), &mut d).map_err(|e| e.to_string())?;
+        g.run_tf32_sm90(gpu, &ga, &gb, (beta != 0.0).then_some(&gc), &mut d).map_err(|e| e.to_string())?;
         let got = gpu.download(&d).map_err(fail("download"))?;
         let what = format!("run_tf32_sm90 {m}x{n}x{k} alpha {alpha} beta {beta} (seed {seed})");
         // 2^-9 of the products' magnitudes is 2^7 times the base 2^-16.

@@ -1,5 +1,5 @@
 //! GPU checks: thread, block, grid, lane, warp and cluster ids (kernel `ids_report` in
-//! `kernels/src/checks/ids.rs`), on random 3-D grid and block shapes and on a 1-D launch with a
+//! `tests/kernels/src/checks/ids.rs`), on random 3-D grid and block shapes and on a 1-D launch with a
 //! partial last warp. Every thread writes a record of what the primitives return; each record is
 //! compared with the CPU's value of every field.
 //!
@@ -24,15 +24,19 @@ pub fn checks() -> Vec<Check> {
 // Helpers shared by the device-primitive checks
 // ---------------------------------------------------------------------------------------------
 
-/// `launch!(gpu, module, "kernel", cfg, &arg, ...)`: launches the kernel and waits for it; errors
-/// name the kernel (a trap or a fault shows at the synchronization).
+/// `launch!(gpu, module, test_kernels::path::kernel, cfg, arg, ...)`: launches the kernel (its
+/// `KernelFn` constant) with the arguments (one per parameter, typed as [`Gpu::launch`] takes
+/// them) and waits for it; errors name the kernel (a trap or a fault shows at the
+/// synchronization).
 macro_rules! launch {
-    ($gpu:expr, $module:expr, $name:expr, $cfg:expr $(, $arg:expr)* $(,)?) => {{
-        let name: &str = $name;
-        let kernel = $module.kernel(name).map_err(|e| format!("kernel {name}: {e}"))?;
-        // SAFETY: the caller passes the kernel's parameters in order, with buffers as large as
-        // the kernel's documentation requires for the launch configuration.
-        unsafe { $gpu.launch(&kernel, $cfg)$(.arg($arg))*.run() }.map_err(|e| format!("launch of {name}: {e}"))?;
+    ($gpu:expr, $module:expr, $k:expr, $cfg:expr $(, $arg:expr)* $(,)?) => {{
+        let kernel = $k;
+        let name: &str = kernel.name();
+        // SAFETY: the argument types are checked against the kernel's parameters at compile time;
+        // the caller passes buffers as large as the kernel's documentation requires for the launch
+        // configuration.
+        unsafe { $gpu.launch($module, kernel, $cfg, ($($arg,)*)).run() }
+            .map_err(|e| format!("launch of {name}: {e}"))?;
         $gpu.synchronize().map_err(|e| format!("{name} failed: {e}"))?;
     }};
 }
@@ -106,7 +110,7 @@ pub(super) fn with_seed(seed: u64, result: Result<(), String>) -> Result<(), Str
 // ids
 // ---------------------------------------------------------------------------------------------
 
-/// `kernels::checks::ids::IDS_RECORD_WORDS`.
+/// `test_kernels::checks::ids::IDS_RECORD_WORDS`.
 const RECORD_WORDS: usize = 36;
 
 /// Names of the record's words, in the kernel's order.
@@ -147,7 +151,7 @@ fn check_shape(gpu: &Gpu, module: &Module, grid: (u32, u32, u32), block: (u32, u
     let mut out = gpu.alloc::<u32>(want.len()).map_err(fail("alloc"))?;
     gpu.memset(&mut out, 0xff).map_err(fail("poison"))?;
     let cfg = LaunchConfig { grid, block, shared_mem_bytes: 0 };
-    launch!(gpu, module, "ids_report", cfg, &out);
+    launch!(gpu, module, test_kernels::checks::ids::ids_report, cfg, &mut out);
     let got = gpu.download(&out).map_err(fail("download"))?;
     compare(&format!("ids_report on grid {grid:?}, block {block:?}"), &got, &want, |i| {
         let (thread, field) = (i / RECORD_WORDS, i % RECORD_WORDS);

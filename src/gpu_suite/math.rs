@@ -2,7 +2,7 @@
 //! `_approx` ones stay within the error the PTX ISA documents.
 
 use host::{Gpu, LaunchConfig, Module};
-use kernels::checks::math::MATH_RECORD_WORDS;
+use test_kernels::checks::math::{math_report, MATH_RECORD_WORDS};
 use layout_tensor::device::math as m;
 
 use super::{fail, Check};
@@ -49,9 +49,8 @@ fn report(gpu: &Gpu, module: &Module) -> Result<(), String> {
     let base = (super::fresh_seed() as u32) % stride;
     let mut out = gpu.alloc::<f32>(n as usize * MATH_RECORD_WORDS).map_err(fail("alloc"))?;
     gpu.memset(&mut out, 0xff).map_err(fail("poison"))?;
-    let k = module.kernel("math_report").map_err(fail("kernel"))?;
-    unsafe { gpu.launch(&k, LaunchConfig::for_items(n as usize, 256)).arg(&out).arg(&base).arg(&stride).arg(&n).run() }
-        .map_err(fail("launch"))?;
+    let cfg = LaunchConfig::for_items(n as usize, 256);
+    unsafe { gpu.launch(module, math_report, cfg, (&mut out, base, stride, n)).run() }.map_err(fail("launch"))?;
     let got = gpu.download(&out).map_err(fail("download"))?;
     for t in 0..n {
         let bits = base.wrapping_add(t.wrapping_mul(stride));

@@ -1,22 +1,23 @@
 //! GPU checks: global loads and stores with every cache option (kernels in
-//! `kernels/src/checks/memory.rs`). Each kernel copies random words segment by segment, one
+//! `tests/kernels/src/checks/memory.rs`). Each kernel copies random words segment by segment, one
 //! segment per variant (cache operator, L1 eviction priority, non-coherent path, L2 policy,
 //! volatile) at one access width (32, 64 or 128 bits); the copy must be exact, and a difference is
 //! reported with the variant's name.
 
-use host::{Gpu, LaunchConfig, Module};
+use host::{Gpu, KernelFn, LaunchConfig, Module};
+use test_kernels::checks::memory as k;
 
 use super::ids::{compare_words, launch, with_seed};
 use super::{fail, fresh_seed, random_u32, Check};
 
 pub fn checks() -> Vec<Check> {
     vec![
-        Check { name: "memory/loads_32_bit", run: |g, m| copy(g, m, "memory_loads_b32", &LOADS, "f32") },
-        Check { name: "memory/loads_64_bit", run: |g, m| copy(g, m, "memory_loads_b64", &LOADS, "[i32; 2]") },
-        Check { name: "memory/loads_128_bit", run: |g, m| copy(g, m, "memory_loads_b128", &LOADS, "[f32; 4]") },
-        Check { name: "memory/stores_32_bit", run: |g, m| copy(g, m, "memory_stores_b32", &STORES, "u32") },
-        Check { name: "memory/stores_64_bit", run: |g, m| copy(g, m, "memory_stores_b64", &STORES, "f64") },
-        Check { name: "memory/stores_128_bit", run: |g, m| copy(g, m, "memory_stores_b128", &STORES, "[u64; 2]") },
+        Check { name: "memory/loads_32_bit", run: |g, m| copy(g, m, k::memory_loads_b32, &LOADS, "f32") },
+        Check { name: "memory/loads_64_bit", run: |g, m| copy(g, m, k::memory_loads_b64, &LOADS, "[i32; 2]") },
+        Check { name: "memory/loads_128_bit", run: |g, m| copy(g, m, k::memory_loads_b128, &LOADS, "[f32; 4]") },
+        Check { name: "memory/stores_32_bit", run: |g, m| copy(g, m, k::memory_stores_b32, &STORES, "u32") },
+        Check { name: "memory/stores_64_bit", run: |g, m| copy(g, m, k::memory_stores_b64, &STORES, "f64") },
+        Check { name: "memory/stores_128_bit", run: |g, m| copy(g, m, k::memory_stores_b128, &STORES, "[u64; 2]") },
     ]
 }
 
@@ -42,8 +43,11 @@ const STORES: [&str; 14] = [
     "store_volatile",
 ];
 
+/// A `memory_loads_*` or `memory_stores_*` kernel: `(src, dst, words)`.
+type CopyKernel = KernelFn<(*const u32, *mut u32, u32)>;
+
 /// Runs `kernel` on segments of `words` random words, one per variant, and checks the copy.
-fn copy(gpu: &Gpu, module: &Module, kernel: &str, variants: &[&str], ty: &str) -> Result<(), String> {
+fn copy(gpu: &Gpu, module: &Module, kernel: CopyKernel, variants: &[&str], ty: &str) -> Result<(), String> {
     let seed = fresh_seed();
     // A random multiple of 4 words (whole 128-bit units), not a multiple of the grid's threads.
     let words = 4 * (1024 + random_u32(seed, 1)[0] as usize % 2048);
@@ -52,11 +56,11 @@ fn copy(gpu: &Gpu, module: &Module, kernel: &str, variants: &[&str], ty: &str) -
     let mut dst = gpu.alloc::<u32>(src.len()).map_err(fail("alloc"))?;
     gpu.memset(&mut dst, 0xff).map_err(fail("poison"))?;
     let words_arg = words as u32;
-    launch!(gpu, module, kernel, LaunchConfig::linear(24, 256), &d_src, &dst, &words_arg);
+    launch!(gpu, module, kernel, LaunchConfig::linear(24, 256), &d_src, &mut dst, words_arg);
     let got = gpu.download(&dst).map_err(fail("download"))?;
     with_seed(
         seed,
-        compare_words(&format!("{kernel} (values {ty}, {words} words per variant)"), &got, &src, |i| {
+        compare_words(&format!("{} (values {ty}, {words} words per variant)", kernel.name()), &got, &src, |i| {
             format!("variant `{}`, word {} of its segment", variants[i / words], i % words)
         }),
     )

@@ -1,5 +1,5 @@
 //! GPU checks: `ldmatrix` / `stmatrix`, `mma.sync` and `wgmma` (kernels in
-//! `kernels/src/checks/mma.rs`).
+//! `tests/kernels/src/checks/mma.rs`).
 //!
 //! `ldmatrix`/`stmatrix` are checked exactly against the thread-value layouts
 //! `layout_tensor::device::mma::LDMATRIX_8X8{,_TRANS}`. The matrix products use random bf16 / f16 /
@@ -8,9 +8,11 @@
 //! inputs are exact in f32, so the only difference is the order and rounding of the f32 sums,
 //! bounded by `2^-16 * (|c| + sum |a b|)` per element.
 
-use host::{DeviceElem, Gpu, LaunchConfig, Module};
+use host::{DeviceElem, Gpu, KernelFn, LaunchConfig, Module};
 use layout::Layout;
 use layout_tensor::device::mma::{bf16_to_f32, f16_to_f32, LDMATRIX_8X8, LDMATRIX_8X8_TRANS};
+use test_kernels::checks::mma;
+use test_kernels::checks::mma::wgmma::*;
 
 use super::cp_async::compare_words;
 use super::{fail, fresh_seed, random_f32, random_u32, Check};
@@ -29,25 +31,31 @@ pub fn checks() -> Vec<Check> {
         Check { name: "mma/stmatrix_x1_trans", run: |g, m| stmatrix(g, m, 3) },
         Check { name: "mma/stmatrix_x2_trans", run: |g, m| stmatrix(g, m, 4) },
         Check { name: "mma/stmatrix_x4_trans", run: |g, m| stmatrix(g, m, 5) },
-        Check { name: "mma/m16n8k16_bf16", run: |g, m| mma_16bit(g, m, "mma_m16n8k16_bf16_check", Half::Bf16, false) },
-        Check { name: "mma/m16n8k16_f16", run: |g, m| mma_16bit(g, m, "mma_m16n8k16_f16_check", Half::F16, false) },
+        Check { name: "mma/m16n8k16_bf16", run: |g, m| mma_16bit(g, m, mma::mma_m16n8k16_bf16_check, Half::Bf16, false) },
+        Check { name: "mma/m16n8k16_f16", run: |g, m| mma_16bit(g, m, mma::mma_m16n8k16_f16_check, Half::F16, false) },
         Check {
             name: "mma/m16n8k16_bf16_ldmatrix",
-            run: |g, m| mma_16bit(g, m, "mma_m16n8k16_bf16_ldmatrix_check", Half::Bf16, true),
+            run: |g, m| mma_16bit(g, m, mma::mma_m16n8k16_bf16_ldmatrix_check, Half::Bf16, true),
         },
         Check { name: "mma/m16n8k8_tf32", run: mma_tf32 },
-        Check { name: "mma/wgmma_m64n8k16_bf16_no_swizzle", run: |g, _| wgmma(g, 8, 0) },
-        Check { name: "mma/wgmma_m64n8k16_bf16_swizzle_128b", run: |g, _| wgmma(g, 8, 1) },
-        Check { name: "mma/wgmma_m64n16k16_bf16_no_swizzle", run: |g, _| wgmma(g, 16, 0) },
-        Check { name: "mma/wgmma_m64n16k16_bf16_swizzle_128b", run: |g, _| wgmma(g, 16, 1) },
-        Check { name: "mma/wgmma_m64n32k16_bf16_no_swizzle", run: |g, _| wgmma(g, 32, 0) },
-        Check { name: "mma/wgmma_m64n32k16_bf16_swizzle_128b", run: |g, _| wgmma(g, 32, 1) },
-        Check { name: "mma/wgmma_m64n64k16_bf16_no_swizzle", run: |g, _| wgmma(g, 64, 0) },
-        Check { name: "mma/wgmma_m64n64k16_bf16_swizzle_128b", run: |g, _| wgmma(g, 64, 1) },
-        Check { name: "mma/wgmma_m64n128k16_bf16_no_swizzle", run: |g, _| wgmma(g, 128, 0) },
-        Check { name: "mma/wgmma_m64n128k16_bf16_swizzle_128b", run: |g, _| wgmma(g, 128, 1) },
-        Check { name: "mma/wgmma_m64n256k16_bf16_no_swizzle", run: |g, _| wgmma(g, 256, 0) },
-        Check { name: "mma/wgmma_m64n256k16_bf16_swizzle_128b", run: |g, _| wgmma(g, 256, 1) },
+        Check { name: "mma/wgmma_m64n8k16_bf16_no_swizzle", run: |g, _| wgmma(g, wgmma_m64n8k16_bf16_check, 8, 0) },
+        Check { name: "mma/wgmma_m64n8k16_bf16_swizzle_128b", run: |g, _| wgmma(g, wgmma_m64n8k16_bf16_check, 8, 1) },
+        Check { name: "mma/wgmma_m64n16k16_bf16_no_swizzle", run: |g, _| wgmma(g, wgmma_m64n16k16_bf16_check, 16, 0) },
+        Check { name: "mma/wgmma_m64n16k16_bf16_swizzle_128b", run: |g, _| wgmma(g, wgmma_m64n16k16_bf16_check, 16, 1) },
+        Check { name: "mma/wgmma_m64n32k16_bf16_no_swizzle", run: |g, _| wgmma(g, wgmma_m64n32k16_bf16_check, 32, 0) },
+        Check { name: "mma/wgmma_m64n32k16_bf16_swizzle_128b", run: |g, _| wgmma(g, wgmma_m64n32k16_bf16_check, 32, 1) },
+        Check { name: "mma/wgmma_m64n64k16_bf16_no_swizzle", run: |g, _| wgmma(g, wgmma_m64n64k16_bf16_check, 64, 0) },
+        Check { name: "mma/wgmma_m64n64k16_bf16_swizzle_128b", run: |g, _| wgmma(g, wgmma_m64n64k16_bf16_check, 64, 1) },
+        Check { name: "mma/wgmma_m64n128k16_bf16_no_swizzle", run: |g, _| wgmma(g, wgmma_m64n128k16_bf16_check, 128, 0) },
+        Check {
+            name: "mma/wgmma_m64n128k16_bf16_swizzle_128b",
+            run: |g, _| wgmma(g, wgmma_m64n128k16_bf16_check, 128, 1),
+        },
+        Check { name: "mma/wgmma_m64n256k16_bf16_no_swizzle", run: |g, _| wgmma(g, wgmma_m64n256k16_bf16_check, 256, 0) },
+        Check {
+            name: "mma/wgmma_m64n256k16_bf16_swizzle_128b",
+            run: |g, _| wgmma(g, wgmma_m64n256k16_bf16_check, 256, 1),
+        },
     ]
 }
 
@@ -83,8 +91,7 @@ fn ldmatrix(gpu: &Gpu, module: &Module, variant: u32) -> Result<(), String> {
     let input = gpu.upload(&src).map_err(fail("upload"))?;
     let mut out = gpu.alloc::<u32>(128).map_err(fail("alloc"))?;
     gpu.memset(&mut out, 0xff).map_err(fail("poison"))?;
-    let k = module.kernel("ldmatrix_check").map_err(fail("kernel"))?;
-    unsafe { gpu.launch(&k, LaunchConfig::linear(1, 32)).arg(&input).arg(&variant).arg(&out).run() }
+    unsafe { gpu.launch(module, mma::ldmatrix_check, LaunchConfig::linear(1, 32), (&input, variant, &mut out)).run() }
         .map_err(fail("launch"))?;
     let got = gpu.download(&out).map_err(fail("download"))?;
     compare_words(&got, &want, |i| {
@@ -123,8 +130,7 @@ fn stmatrix(gpu: &Gpu, module: &Module, variant: u32) -> Result<(), String> {
     let input = gpu.upload(&regs).map_err(fail("upload"))?;
     let mut out = gpu.alloc::<u16>(256).map_err(fail("alloc"))?;
     gpu.memset(&mut out, 0x00).map_err(fail("poison"))?;
-    let k = module.kernel("stmatrix_check").map_err(fail("kernel"))?;
-    unsafe { gpu.launch(&k, LaunchConfig::linear(1, 32)).arg(&input).arg(&variant).arg(&out).run() }
+    unsafe { gpu.launch(module, mma::stmatrix_check, LaunchConfig::linear(1, 32), (&input, variant, &mut out)).run() }
         .map_err(fail("launch"))?;
     let got = gpu.download(&out).map_err(fail("download"))?;
     if let Some(i) = (0..256).find(|&i| got[i] != want[i]) {
@@ -218,7 +224,14 @@ pub(super) fn compare_product(what: &str, got: &[f32], want: &[f64], scale: &[f6
 }
 
 /// Uploads `a`, `b`, `c`, runs `kernel(a, b, c, d)` on one warp, returns `d` (16 x 8).
-fn launch_mma<T: DeviceElem>(gpu: &Gpu, module: &Module, kernel: &str, a: &[T], b: &[T], c: &[f32]) -> Result<Vec<f32>, String> {
+fn launch_mma<T: DeviceElem + 'static>(
+    gpu: &Gpu,
+    module: &Module,
+    kernel: KernelFn<(*const T, *const T, *const f32, *mut f32)>,
+    a: &[T],
+    b: &[T],
+    c: &[f32],
+) -> Result<Vec<f32>, String> {
     let (a, b, c) = (
         gpu.upload(a).map_err(fail("upload"))?,
         gpu.upload(b).map_err(fail("upload"))?,
@@ -226,15 +239,20 @@ fn launch_mma<T: DeviceElem>(gpu: &Gpu, module: &Module, kernel: &str, a: &[T], 
     );
     let mut d = gpu.alloc::<f32>(128).map_err(fail("alloc"))?;
     gpu.memset(&mut d, 0xff).map_err(fail("poison"))?;
-    let k = module.kernel(kernel).map_err(fail("kernel"))?;
-    unsafe { gpu.launch(&k, LaunchConfig::linear(1, 32)).arg(&a).arg(&b).arg(&c).arg(&d).run() }
+    unsafe { gpu.launch(module, kernel, LaunchConfig::linear(1, 32), (&a, &b, &c, &mut d)).run() }
         .map_err(fail("launch"))?;
     gpu.download(&d).map_err(fail("download"))
 }
 
 /// m16n8k16 with 16-bit inputs: A 16x16 row-major, B 8x16 (N x K) row-major, or, for the
 /// `ldmatrix` kernel, B 16x8 (K x N) row-major.
-fn mma_16bit(gpu: &Gpu, module: &Module, kernel: &str, kind: Half, b_k_by_n: bool) -> Result<(), String> {
+fn mma_16bit(
+    gpu: &Gpu,
+    module: &Module,
+    kernel: KernelFn<(*const u16, *const u16, *const f32, *mut f32)>,
+    kind: Half,
+    b_k_by_n: bool,
+) -> Result<(), String> {
     let seed = fresh_seed();
     let a = random_half(seed, 16 * 16, kind);
     let b = random_half(seed ^ 0xb, 8 * 16, kind);
@@ -244,7 +262,7 @@ fn mma_16bit(gpu: &Gpu, module: &Module, kernel: &str, kind: Half, b_k_by_n: boo
     let af: Vec<f32> = a.iter().map(|&x| to_f32(x, kind)).collect();
     let bf: Vec<f32> = b.iter().map(|&x| to_f32(x, kind)).collect();
     let (want, scale) = reference(&af, &bf, Some(&c), 16, 8, 16);
-    compare_product(&format!("{kernel} ({kind:?}, seed {seed})"), &got, &want, &scale, 8)
+    compare_product(&format!("{} ({kind:?}, seed {seed})", kernel.name()), &got, &want, &scale, 8)
 }
 
 fn mma_tf32(gpu: &Gpu, module: &Module) -> Result<(), String> {
@@ -253,23 +271,23 @@ fn mma_tf32(gpu: &Gpu, module: &Module) -> Result<(), String> {
     let tf32 = |s, n| random_f32(s, n).iter().map(|x| x.to_bits() & !0x1fff).collect::<Vec<u32>>();
     let (a, b) = (tf32(seed, 16 * 8), tf32(seed ^ 0xb, 8 * 8));
     let c = random_f32(seed ^ 0xc, 16 * 8);
-    let got = launch_mma(gpu, module, "mma_m16n8k8_tf32_check", &a, &b, &c)?;
+    let got = launch_mma(gpu, module, mma::mma_m16n8k8_tf32_check, &a, &b, &c)?;
     let f = |v: &[u32]| v.iter().map(|&x| f32::from_bits(x)).collect::<Vec<f32>>();
     let (want, scale) = reference(&f(&a), &f(&b), Some(&c), 16, 8, 8);
     compare_product(&format!("mma_m16n8k8_tf32_check (seed {seed})"), &got, &want, &scale, 8)
 }
 
-/// One warpgroup: D (64xN) = A (64x64) B^T (B Nx64), bf16, through the sm_90a module.
-fn wgmma(gpu: &Gpu, n: usize, swizzle: u32) -> Result<(), String> {
-    let module = gpu.load_module(crate::KERNELS_SM90A_PTX).map_err(fail("loading the sm_90a module"))?;
+/// One warpgroup: D (64xN) = A (64x64) B^T (B Nx64), bf16, through the sm_90a module, with the
+/// kernel `wgmma_m64n{n}k16_bf16_check`.
+fn wgmma(gpu: &Gpu, kernel: KernelFn<(*const u16, *const u16, u32, *mut f32)>, n: usize, swizzle: u32) -> Result<(), String> {
+    let module = gpu.module(&crate::TEST_KERNELS_SM90A).map_err(fail("loading the sm_90a module"))?;
     let seed = fresh_seed();
     let a = random_half(seed, 64 * 64, Half::Bf16);
     let b = random_half(seed ^ 0xb, n * 64, Half::Bf16);
     let (ga, gb) = (gpu.upload(&a).map_err(fail("upload"))?, gpu.upload(&b).map_err(fail("upload"))?);
     let mut d = gpu.alloc::<f32>(64 * n).map_err(fail("alloc"))?;
     gpu.memset(&mut d, 0xff).map_err(fail("poison"))?;
-    let k = module.kernel(&format!("wgmma_m64n{n}k16_bf16_check")).map_err(fail("kernel"))?;
-    unsafe { gpu.launch(&k, LaunchConfig::linear(1, 128)).arg(&ga).arg(&gb).arg(&swizzle).arg(&d).run() }
+    unsafe { gpu.launch(&module, kernel, LaunchConfig::linear(1, 128), (&ga, &gb, swizzle, &mut d)).run() }
         .map_err(fail("launch"))?;
     let got = gpu.download(&d).map_err(fail("download"))?;
     let f = |v: &[u16]| v.iter().map(|&x| bf16_to_f32(x)).collect::<Vec<f32>>();

@@ -23,22 +23,30 @@ fn expect_invalid<T>(what: &str, r: host::Result<T>, want: &str) -> Result<(), S
 }
 
 fn invalid_launches(gpu: &Gpu, module: &Module) -> Result<(), String> {
-    let k = module.kernel("vector_copy").map_err(fail("kernel"))?;
+    let k = test_kernels::vector_copy;
     let buf = gpu.alloc::<f32>(1024).map_err(fail("alloc"))?;
+    let mut out = gpu.alloc::<f32>(1024).map_err(fail("alloc"))?;
     let props = gpu.properties().clone();
     let too_many_threads = LaunchConfig::linear(1, props.max_threads_per_block + 32);
-    expect_invalid("block too large", unsafe { gpu.launch(&k, too_many_threads).arg(&buf).arg(&buf).run() }, "block")?;
+    let launch = |cfg, out: &mut host::DeviceBuffer<f32>| unsafe { gpu.launch(module, k, cfg, (&buf, out)).run() };
+    expect_invalid("block too large", launch(too_many_threads, &mut out), "block")?;
     let zero_grid = LaunchConfig::linear(0, 32);
-    expect_invalid("empty grid", unsafe { gpu.launch(&k, zero_grid).arg(&buf).arg(&buf).run() }, "grid")?;
+    expect_invalid("empty grid", launch(zero_grid, &mut out), "grid")?;
     let too_much_smem = LaunchConfig::linear(1, 32).with_shared_mem(props.max_shared_memory_per_block_optin + 1024);
-    expect_invalid("shared memory", unsafe { gpu.launch(&k, too_much_smem).arg(&buf).arg(&buf).run() }, "shared")?;
+    expect_invalid("shared memory", launch(too_much_smem, &mut out), "shared")?;
     let ok = LaunchConfig::linear(1, 32);
-    expect_invalid("missing argument", unsafe { gpu.launch(&k, ok).arg(&buf).run() }, "argument")?;
+    // A missing or mistyped argument no longer compiles (the arguments are checked against the
+    // kernel's signature); what the types cannot say is checked at the launch: a buffer of 1023
+    // floats is not a whole number of `tiled_copy_f32x4`'s `[f32; 4]` vectors.
+    let ragged = gpu.alloc::<f32>(1023).map_err(fail("alloc"))?;
+    let vector_launch =
+        unsafe { gpu.launch(module, test_kernels::demo::tiled_copy_f32x4, ok, (&ragged, &mut out)).run() };
+    expect_invalid("vector argument of the wrong length", vector_launch, "argument")?;
     // Nothing above reached the GPU: it still runs a correct launch.
     let src = gpu.upload(&[1.5f32; 32]).map_err(fail("upload"))?;
     let mut dst = gpu.alloc::<f32>(32).map_err(fail("alloc"))?;
     gpu.memset(&mut dst, 0xff).map_err(fail("poison"))?;
-    unsafe { gpu.launch(&k, ok).arg(&src).arg(&dst).run() }.map_err(fail("valid launch"))?;
+    unsafe { gpu.launch(module, k, ok, (&src, &mut dst)).run() }.map_err(fail("valid launch"))?;
     super::expect_eq("after refused launches", &gpu.download(&dst).map_err(fail("download"))?, &[1.5f32; 32])
 }
 

@@ -26,24 +26,24 @@ pub fn checks() -> Vec<Check> {
     use F32Math::{Ffma, Tf32};
     use Major::{Col, Row};
     vec![
-        Check { name: "sgemm/f32 A row-major, B row-major", run: |g, m| check_majors(g, m, Ffma, Row, Row) },
-        Check { name: "sgemm/f32 A row-major, B column-major", run: |g, m| check_majors(g, m, Ffma, Row, Col) },
-        Check { name: "sgemm/f32 A column-major, B row-major", run: |g, m| check_majors(g, m, Ffma, Col, Row) },
-        Check { name: "sgemm/f32 A column-major, B column-major", run: |g, m| check_majors(g, m, Ffma, Col, Col) },
-        Check { name: "sgemm/tf32 A row-major, B row-major", run: |g, m| check_majors(g, m, Tf32, Row, Row) },
-        Check { name: "sgemm/tf32 A row-major, B column-major", run: |g, m| check_majors(g, m, Tf32, Row, Col) },
-        Check { name: "sgemm/tf32 A column-major, B row-major", run: |g, m| check_majors(g, m, Tf32, Col, Row) },
-        Check { name: "sgemm/tf32 A column-major, B column-major", run: |g, m| check_majors(g, m, Tf32, Col, Col) },
-        Check { name: "sgemm/large f32 4095 x 4097 x 1000", run: |g, m| check_large(g, m, Ffma) },
-        Check { name: "sgemm/large tf32 4095 x 4097 x 1000", run: |g, m| check_large(g, m, Tf32) },
+        Check { name: "sgemm/f32 A row-major, B row-major", run: |g, _| check_majors(g, Ffma, Row, Row) },
+        Check { name: "sgemm/f32 A row-major, B column-major", run: |g, _| check_majors(g, Ffma, Row, Col) },
+        Check { name: "sgemm/f32 A column-major, B row-major", run: |g, _| check_majors(g, Ffma, Col, Row) },
+        Check { name: "sgemm/f32 A column-major, B column-major", run: |g, _| check_majors(g, Ffma, Col, Col) },
+        Check { name: "sgemm/tf32 A row-major, B row-major", run: |g, _| check_majors(g, Tf32, Row, Row) },
+        Check { name: "sgemm/tf32 A row-major, B column-major", run: |g, _| check_majors(g, Tf32, Row, Col) },
+        Check { name: "sgemm/tf32 A column-major, B row-major", run: |g, _| check_majors(g, Tf32, Col, Row) },
+        Check { name: "sgemm/tf32 A column-major, B column-major", run: |g, _| check_majors(g, Tf32, Col, Col) },
+        Check { name: "sgemm/large f32 4095 x 4097 x 1000", run: |g, _| check_large(g, Ffma) },
+        Check { name: "sgemm/large tf32 4095 x 4097 x 1000", run: |g, _| check_large(g, Tf32) },
         Check { name: "sgemm/shape errors", run: check_errors },
     ]
 }
 
 pub fn benches() -> Vec<Bench> {
     vec![
-        Bench { name: "sgemm/f32 4096^3 (ffma)", run: |g, m| bench_4096(g, m, F32Math::Ffma) },
-        Bench { name: "sgemm/tf32 4096^3", run: |g, m| bench_4096(g, m, F32Math::Tf32) },
+        Bench { name: "sgemm/f32 4096^3 (ffma)", run: |g, _| bench_4096(g, F32Math::Ffma) },
+        Bench { name: "sgemm/tf32 4096^3", run: |g, _| bench_4096(g, F32Math::Tf32) },
     ]
 }
 
@@ -141,13 +141,13 @@ fn compare(g: &Gemm, x: &Inputs, math: F32Math, got: &[f32], at: Option<&[(usize
 }
 
 /// Runs `g` with `math` on fresh inputs into a poisoned D, and checks every element.
-fn run_and_check(gpu: &Gpu, module: &Module, g: &Gemm, math: F32Math) -> Result<(), String> {
+fn run_and_check(gpu: &Gpu, g: &Gemm, math: F32Math) -> Result<(), String> {
     let seed = fresh_seed();
     let x = inputs(gpu, g, seed)?;
     let mut d = gpu.alloc::<f32>(g.m * g.n).map_err(fail("alloc D"))?;
     gpu.memset(&mut d, 0xff).map_err(fail("poison D"))?;
     let c = (g.beta != 0.0).then_some(&x.dc);
-    g.run_f32_math(math, gpu, module, &x.da, &x.db, c, &mut d).map_err(|e| e.to_string())?;
+    g.run_f32_math(math, gpu, &x.da, &x.db, c, &mut d).map_err(|e| e.to_string())?;
     let got = gpu.download(&d).map_err(fail("download D"))?;
     let (lda, ldb) = g.lds();
     let what = format!(
@@ -162,7 +162,7 @@ fn run_and_check(gpu: &Gpu, module: &Module, g: &Gemm, math: F32Math) -> Result<
     compare(g, &x, math, &got, None, &what)
 }
 
-fn check_majors(gpu: &Gpu, module: &Module, math: F32Math, a: Major, b: Major) -> Result<(), String> {
+fn check_majors(gpu: &Gpu, math: F32Math, a: Major, b: Major) -> Result<(), String> {
     // 1x1x1 (beta 0, no C); ragged everywhere with odd leading dimensions (element-wise loads);
     // ragged M and N, K a few k-steps and a bit, leading dimensions multiples of 4 (128-bit loads,
     // partial tiles); K over 12 k-steps (the buffers go round); K = 0 (D = beta C). The CPU
@@ -181,23 +181,23 @@ fn check_majors(gpu: &Gpu, module: &Module, math: F32Math, a: Major, b: Major) -
         let alpha = 0.5 + (r[0] % 1000) as f32 / 1000.0;
         let beta = if m == 1 { 0.0 } else { -1.0 + (r[1] % 1000) as f32 / 500.0 + 1e-3 };
         let g = Gemm::new(m, n, k).a_major(a).b_major(b).alpha(alpha).beta(beta);
-        run_and_check(gpu, module, &g, math)?;
+        run_and_check(gpu, &g, math)?;
     }
     Ok(())
 }
 
 /// 4095 x 4097 x 1000 (every tile edge partial): FFMA with A row-, B column-major (128-bit loads),
 /// tf32 with A column-, B row-major (element-wise loads: M and N odd).
-fn check_large(gpu: &Gpu, module: &Module, math: F32Math) -> Result<(), String> {
+fn check_large(gpu: &Gpu, math: F32Math) -> Result<(), String> {
     let g = match math {
         F32Math::Ffma => Gemm::new(4095, 4097, 1000).b_major(Major::Col),
         F32Math::Tf32 => Gemm::new(4095, 4097, 1000).a_major(Major::Col),
     };
-    run_and_check(gpu, module, &g.alpha(0.75).beta(0.5), math)
+    run_and_check(gpu, &g.alpha(0.75).beta(0.5), math)
 }
 
 /// Mismatched buffers are refused with the operand and shape named, before any launch.
-fn check_errors(gpu: &Gpu, module: &Module) -> Result<(), String> {
+fn check_errors(gpu: &Gpu, _: &Module) -> Result<(), String> {
     let a = gpu.alloc::<f32>(6).map_err(fail("alloc"))?;
     let b = gpu.alloc::<f32>(12).map_err(fail("alloc"))?;
     let c = gpu.alloc::<f32>(7).map_err(fail("alloc"))?;
@@ -207,35 +207,35 @@ fn check_errors(gpu: &Gpu, module: &Module) -> Result<(), String> {
         other => Err(format!("expected the error `{want}`, got {other:?}")),
     };
     let g = Gemm::new(2, 4, 3);
-    expect(g.run_f32(gpu, module, &b, &b, None, &mut d), "gemm: A is M x K = 2 x 3, 6 elements, but its buffer has 12")?;
-    expect(g.run_tf32(gpu, module, &a, &a, None, &mut d), "gemm: B is K x N = 3 x 4, 12 elements, but its buffer has 6")?;
+    expect(g.run_f32(gpu, &b, &b, None, &mut d), "gemm: A is M x K = 2 x 3, 6 elements, but its buffer has 12")?;
+    expect(g.run_tf32(gpu, &a, &a, None, &mut d), "gemm: B is K x N = 3 x 4, 12 elements, but its buffer has 6")?;
     expect(
-        g.beta(2.0).run_f32(gpu, module, &a, &b, Some(&c), &mut d),
+        g.beta(2.0).run_f32(gpu, &a, &b, Some(&c), &mut d),
         "gemm: C is M x N = 2 x 4, 8 elements, but its buffer has 7",
     )?;
-    expect(g.beta(2.0).run_tf32(gpu, module, &a, &b, None, &mut d), "gemm: beta = 2 but no C was given")?;
+    expect(g.beta(2.0).run_tf32(gpu, &a, &b, None, &mut d), "gemm: beta = 2 but no C was given")?;
     let mut d_small = gpu.alloc::<f32>(4).map_err(fail("alloc"))?;
-    expect(g.run_f32(gpu, module, &a, &b, None, &mut d_small), "gemm: D is M x N = 2 x 4, 8 elements, but its buffer has 4")
+    expect(g.run_f32(gpu, &a, &b, None, &mut d_small), "gemm: D is M x N = 2 x 4, 8 elements, but its buffer has 4")
 }
 
 /// 4096^3 with `math`, A and B row-major (what `torch.matmul` of two contiguous f32 matrices
 /// computes), 64 sampled elements checked against f64 first; for FFMA also A column-major (no
 /// transposing stores). The peers (cuBLAS through `torch.matmul`, TF32 off and on) are measured by
 /// `bench/peers/torch_triton_peers.py` in the same run.
-fn bench_4096(gpu: &Gpu, module: &Module, math: F32Math) -> Result<Vec<Figure>, String> {
+fn bench_4096(gpu: &Gpu, math: F32Math) -> Result<Vec<Figure>, String> {
     let n = 4096;
     let g = Gemm::new(n, n, n);
     let seed = fresh_seed();
     let x = inputs(gpu, &g, seed)?;
     let mut d = gpu.alloc::<f32>(n * n).map_err(fail("alloc D"))?;
     gpu.memset(&mut d, 0xff).map_err(fail("poison D"))?;
-    g.run_f32_math(math, gpu, module, &x.da, &x.db, None, &mut d).map_err(|e| e.to_string())?;
+    g.run_f32_math(math, gpu, &x.da, &x.db, None, &mut d).map_err(|e| e.to_string())?;
     let got = gpu.download(&d).map_err(fail("download D"))?;
     let r = random_u32(seed, 128);
     let at: Vec<(usize, usize)> = r.chunks(2).map(|p| (p[0] as usize % n, p[1] as usize % n)).collect();
     compare(&g, &x, math, &got, Some(&at), "4096^3 (sampled)")?;
     let time = |g: Gemm, d: &mut DeviceBuffer<f32>| {
-        super::time_median(gpu, 3, 20, || g.run_f32_math(math, gpu, module, &x.da, &x.db, None, d).map_err(host_err))
+        super::time_median(gpu, 3, 20, || g.run_f32_math(math, gpu, &x.da, &x.db, None, d).map_err(host_err))
     };
     let ms = time(g, &mut d)?;
     let tflops = |ms: f32| g.flops() / (ms as f64 * 1e-3) / 1e12;

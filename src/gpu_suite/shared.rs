@@ -1,4 +1,4 @@
-//! GPU checks: shared memory (kernels in `kernels/src/checks/shared.rs`).
+//! GPU checks: shared memory (kernels in `tests/kernels/src/checks/shared.rs`).
 //!
 //! - `shared/static_arrays`: three static arrays of different types and alignments in one kernel
 //!   reverse tiles; their shared addresses must honour the requested alignments, not overlap, and
@@ -8,6 +8,7 @@
 //!   declarations share its address, and it does not overlap the kernel's static array.
 
 use host::{Gpu, LaunchConfig, Module};
+use test_kernels::checks::shared as k;
 
 use super::ids::{compare_words, compare_words64, launch, with_seed};
 use super::{fail, fresh_seed, random_f32, random_u32, Check};
@@ -44,8 +45,8 @@ fn static_arrays_with(gpu: &Gpu, module: &Module, seed: u64) -> Result<(), Strin
     gpu.memset(&mut dst_d, 0xff).map_err(fail("poison"))?;
     gpu.memset(&mut info, 0xff).map_err(fail("poison"))?;
     launch!(
-        gpu, module, "shared_static_reverse", LaunchConfig::linear(blocks as u32, 256),
-        &d_src_f, &d_src_d, &dst_f, &dst_d, &info
+        gpu, module, k::shared_static_reverse, LaunchConfig::linear(blocks as u32, 256),
+        &d_src_f, &d_src_d, &mut dst_f, &mut dst_d, &mut info
     );
     let got_f: Vec<u32> = gpu.download(&dst_f).map_err(fail("download"))?.iter().map(|v| v.to_bits()).collect();
     compare_words("shared_static_reverse: f32 tile through F ([f32; 1024], align 16)", &got_f, &want_f, |i| {
@@ -96,7 +97,7 @@ fn dynamic_with(gpu: &Gpu, module: &Module, seed: u64, n: usize, blocks: usize, 
     gpu.memset(&mut dst, 0xff).map_err(fail("poison"))?;
     gpu.memset(&mut info, 0xff).map_err(fail("poison"))?;
     let cfg = LaunchConfig { grid: (blocks as u32, 1, 1), block: (threads, 1, 1), shared_mem_bytes: 4 * n as u32 };
-    launch!(gpu, module, "shared_dynamic_reverse", cfg, &d_src, &dst, &info);
+    launch!(gpu, module, k::shared_dynamic_reverse, cfg, &d_src, &mut dst, &mut info);
     let got: Vec<u32> = gpu.download(&dst).map_err(fail("download"))?.iter().map(|v| v.to_bits()).collect();
     compare_words(&format!("{what}: reversed tiles"), &got, &want, |i| format!("block {}, element {}", i / n, i % n))?;
 

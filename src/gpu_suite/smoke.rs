@@ -19,9 +19,8 @@ fn vector_copy(gpu: &Gpu, module: &Module) -> Result<(), String> {
     let input = gpu.upload(&src).map_err(fail("upload"))?;
     let mut out = gpu.alloc::<f32>(n).map_err(fail("alloc"))?;
     gpu.memset(&mut out, 0xff).map_err(fail("poison"))?;
-    let k = module.kernel("vector_copy").map_err(fail("kernel"))?;
-    unsafe { gpu.launch(&k, LaunchConfig::linear((n / 256) as u32, 256)).arg(&input).arg(&out).run() }
-        .map_err(fail("launch"))?;
+    let cfg = LaunchConfig::linear((n / 256) as u32, 256);
+    unsafe { gpu.launch(module, test_kernels::vector_copy, cfg, (&input, &mut out)).run() }.map_err(fail("launch"))?;
     let got = gpu.download(&out).map_err(fail("download"))?;
     expect_eq("vector_copy", &got, &src)
 }
@@ -42,8 +41,8 @@ fn layout_index_copy(gpu: &Gpu, module: &Module) -> Result<(), String> {
     let input = gpu.upload(&src).map_err(fail("upload"))?;
     let mut out = gpu.alloc::<f32>(n).map_err(fail("alloc"))?;
     gpu.memset(&mut out, 0xff).map_err(fail("poison"))?;
-    let k = module.kernel("layout_index_copy").map_err(fail("kernel"))?;
-    unsafe { gpu.launch(&k, LaunchConfig::linear((n / 256) as u32, 256)).arg(&input).arg(&out).run() }
+    let cfg = LaunchConfig::linear((n / 256) as u32, 256);
+    unsafe { gpu.launch(module, test_kernels::layout_index_copy, cfg, (&input, &mut out)).run() }
         .map_err(fail("launch"))?;
     let got = gpu.download(&out).map_err(fail("download"))?;
     expect_eq("layout_index_copy", &got, &want)

@@ -1,4 +1,4 @@
-//! GPU checks: barriers (kernels in `kernels/src/checks/sync.rs`). Each kernel exchanges data
+//! GPU checks: barriers (kernels in `tests/kernels/src/checks/sync.rs`). Each kernel exchanges data
 //! between threads through shared memory around the barrier under test; the outputs are compared
 //! with the CPU's exchange, so a barrier that does not order the accesses shows as wrong words.
 //!
@@ -10,6 +10,7 @@
 //!   mask.
 
 use host::{Gpu, LaunchConfig, Module};
+use test_kernels::checks::sync as k;
 
 use super::ids::{compare_words, launch, with_seed};
 use super::{fail, fresh_seed, random_u32, Check};
@@ -22,7 +23,7 @@ pub fn checks() -> Vec<Check> {
     ]
 }
 
-/// `kernels::checks::sync::EXCHANGE_THREADS`.
+/// `test_kernels::checks::sync::EXCHANGE_THREADS`.
 const EXCHANGE_THREADS: usize = 1024;
 
 fn threads_exchange(gpu: &Gpu, module: &Module) -> Result<(), String> {
@@ -73,7 +74,8 @@ fn threads_exchange_with(gpu: &Gpu, module: &Module, seed: u64) -> Result<(), St
         outs.push(o);
     }
     let cfg = LaunchConfig::linear(blocks as u32, n as u32);
-    launch!(gpu, module, "sync_threads_exchange", cfg, &d_src, &d_preds, &outs[0], &outs[1], &outs[2], &outs[3]);
+    let [dst, counts_out, ands_out, ors_out] = &mut outs[..] else { unreachable!("four outputs") };
+    launch!(gpu, module, k::sync_threads_exchange, cfg, &d_src, &d_preds, dst, counts_out, ands_out, ors_out);
     let at = |i: usize| format!("block {}, thread {}", i / n, i % n);
     let names = ["exchanged words", "sync_threads_count", "sync_threads_and", "sync_threads_or"];
     for ((out, want), name) in outs.iter().zip([&want, &counts, &ands, &ors]).zip(names) {
@@ -83,7 +85,7 @@ fn threads_exchange_with(gpu: &Gpu, module: &Module, seed: u64) -> Result<(), St
     Ok(())
 }
 
-/// `kernels::checks::sync::{PIPELINE_THREADS, PIPELINE_ROUNDS, PIPELINE_WORDS}`.
+/// `test_kernels::checks::sync::{PIPELINE_THREADS, PIPELINE_ROUNDS, PIPELINE_WORDS}`.
 const PIPELINE_THREADS: u32 = 384;
 const PIPELINE_ROUNDS: usize = 3;
 const PIPELINE_WORDS: usize = 256;
@@ -119,7 +121,7 @@ fn named_barriers_with(gpu: &Gpu, module: &Module, seed: u64) -> Result<(), Stri
     gpu.memset(&mut dst, 0xff).map_err(fail("poison"))?;
     gpu.memset(&mut dst2, 0xff).map_err(fail("poison"))?;
     let cfg = LaunchConfig::linear(blocks as u32, PIPELINE_THREADS);
-    launch!(gpu, module, "named_barrier_pipeline", cfg, &d_src, &d_src2, &dst, &dst2);
+    launch!(gpu, module, k::named_barrier_pipeline, cfg, &d_src, &d_src2, &mut dst, &mut dst2);
     let got = gpu.download(&dst).map_err(fail("download"))?;
     compare_words("named_barrier_pipeline: producer/consumer words (barriers 1 and 2)", &got, &want, |i| {
         let chunk = i / PIPELINE_WORDS;
@@ -156,7 +158,8 @@ fn warp_exchange_with(gpu: &Gpu, module: &Module, seed: u64) -> Result<(), Strin
     let mut dst2 = gpu.alloc::<u32>(n).map_err(fail("alloc"))?;
     gpu.memset(&mut dst, 0xff).map_err(fail("poison"))?;
     gpu.memset(&mut dst2, 0xff).map_err(fail("poison"))?;
-    launch!(gpu, module, "sync_warp_exchange", LaunchConfig::linear(blocks as u32, threads as u32), &d_src, &dst, &dst2);
+    let cfg = LaunchConfig::linear(blocks as u32, threads as u32);
+    launch!(gpu, module, k::sync_warp_exchange, cfg, &d_src, &mut dst, &mut dst2);
     let at = |i: usize| format!("warp {}, lane {}", i / 32, i % 32);
     let got = gpu.download(&dst).map_err(fail("download"))?;
     compare_words("sync_warp_exchange: half-warp masks", &got, &want, at)?;

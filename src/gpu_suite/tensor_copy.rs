@@ -1,7 +1,8 @@
-//! The `LayoutTensor` copy kernels (`kernels/src/tensor_copy.rs`, `kernels/src/copy_async.rs`) on the
-//! GPU: verified exactly against CPU references, the copy timed next to a device-to-device `memcpy`.
+//! The `LayoutTensor` copy kernels (`tests/kernels/src/tensor_copy.rs`,
+//! `tests/kernels/src/copy_async.rs`) on the GPU: verified exactly against CPU references, the copy timed next to a device-to-device `memcpy`.
 
-use host::{DeviceBuffer, Gpu, LaunchConfig, Module, TmaOobFill, TmaSwizzle};
+use host::{DeviceBuffer, Gpu, KernelParam, LaunchConfig, Module, TmaOobFill, TmaSwizzle};
+use test_kernels::{copy_async, tensor_copy, tma_tile};
 
 use super::{expect_eq, fail, fresh_seed, random_f32, time_median, Bench, Check, Figure};
 use crate::tensor_copy_layouts::{COLS, ODD_COLS, ODD_ROWS, ROWS, THREADS, TILE_COLS, TILE_ROWS, T_COLS, T_ROWS};
@@ -23,19 +24,55 @@ pub fn benches() -> Vec<Bench> {
     vec![Bench { name: "tensor/copy 8192x8192 f32 (LayoutTensor)", run: bench_copy }]
 }
 
-fn launch(gpu: &Gpu, module: &Module, src: &DeviceBuffer<f32>, dst: &DeviceBuffer<f32>) -> host::Result<()> {
-    launch_named(gpu, module, "tensor_copy_f32", src, dst)
-}
-
-/// Launches `tensor_copy_f32` or its raw-pointer twin `tensor_copy_f32_raw` (same grid).
-fn launch_named(gpu: &Gpu, module: &Module, name: &str, src: &DeviceBuffer<f32>, dst: &DeviceBuffer<f32>) -> host::Result<()> {
-    let k = module.kernel(name)?;
-    let cfg = LaunchConfig {
+/// The grid of `tensor_copy_f32` and of its raw-pointer twin `tensor_copy_f32_raw`.
+fn copy_config() -> LaunchConfig {
+    LaunchConfig {
         grid: ((COLS / TILE_COLS) as u32, (ROWS / TILE_ROWS) as u32, 1),
         block: (THREADS, 1, 1),
         shared_mem_bytes: 0,
-    };
-    unsafe { gpu.launch(&k, cfg).arg(src).arg(dst).run() }
+    }
+}
+
+/// Launches `tensor_copy_f32`.
+fn launch(gpu: &Gpu, module: &Module, src: &DeviceBuffer<f32>, dst: &mut DeviceBuffer<f32>) -> host::Result<()> {
+    unsafe { gpu.launch(module, tensor_copy::tensor_copy_f32, copy_config(), (src, dst)).run() }
+}
+
+/// Launches the raw-pointer twin `tensor_copy_f32_raw` (same grid), whose parameters are 128-bit
+/// words (`*const u128`, `*mut u128`): the f32 buffers are passed as [`Words`].
+fn launch_raw_twin(gpu: &Gpu, module: &Module, src: &DeviceBuffer<f32>, dst: &mut DeviceBuffer<f32>) -> host::Result<()> {
+    unsafe { gpu.launch(module, tensor_copy::tensor_copy_f32_raw, copy_config(), (Words(src), Words(dst))).run() }
+}
+
+/// A buffer of f32 seen as 128-bit words (four floats each), for the `*const u128` / `*mut u128`
+/// parameters of `tensor_copy_f32_raw`: the buffer's length must be a multiple of 4 and its
+/// address 16-byte aligned (checked when the launch converts it).
+struct Words<B>(B);
+
+impl Words<&DeviceBuffer<f32>> {
+    fn address(&self) -> host::Result<u64> {
+        let buf = self.0;
+        if !buf.len().is_multiple_of(4) || !buf.device_ptr().is_multiple_of(16) {
+            return Err(host::HostError::Invalid(format!(
+                "128-bit word argument: a buffer of {} f32 at {:#x} is not a whole number of 16-byte aligned words",
+                buf.len(),
+                buf.device_ptr()
+            )));
+        }
+        Ok(buf.device_ptr())
+    }
+}
+
+impl KernelParam<*const u128> for Words<&DeviceBuffer<f32>> {
+    fn to_param(self) -> host::Result<*const u128> {
+        self.address().map(|p| p as *const u128)
+    }
+}
+
+impl KernelParam<*mut u128> for Words<&mut DeviceBuffer<f32>> {
+    fn to_param(self) -> host::Result<*mut u128> {
+        Words(&*self.0).address().map(|p| p as *mut u128)
+    }
 }
 
 /// Copies a fresh random matrix (output poisoned) and compares exactly.
@@ -45,7 +82,7 @@ pub fn check_copy(gpu: &Gpu, module: &Module) -> Result<(), String> {
     let src = gpu.upload(&data).map_err(fail("upload"))?;
     let mut dst = gpu.alloc::<f32>(n).map_err(fail("alloc"))?;
     gpu.memset(&mut dst, 0xff).map_err(fail("poison"))?;
-    launch(gpu, module, &src, &dst).map_err(fail("launch"))?;
+    launch(gpu, module, &src, &mut dst).map_err(fail("launch"))?;
     expect_eq("tensor copy", &gpu.download(&dst).map_err(fail("download"))?, &data)
 }
 
@@ -56,7 +93,7 @@ pub fn check_raw(gpu: &Gpu, module: &Module) -> Result<(), String> {
     let src = gpu.upload(&data).map_err(fail("upload"))?;
     let mut dst = gpu.alloc::<f32>(n).map_err(fail("alloc"))?;
     gpu.memset(&mut dst, 0xff).map_err(fail("poison"))?;
-    launch_named(gpu, module, "tensor_copy_f32_raw", &src, &dst).map_err(fail("launch"))?;
+    launch_raw_twin(gpu, module, &src, &mut dst).map_err(fail("launch"))?;
     expect_eq("raw copy", &gpu.download(&dst).map_err(fail("download"))?, &data)
 }
 
@@ -72,13 +109,12 @@ pub fn check_masked(gpu: &Gpu, module: &Module) -> Result<(), String> {
     let src = gpu.upload(&padded_src).map_err(fail("upload"))?;
     let mut dst = gpu.alloc::<f32>(n + slack).map_err(fail("alloc"))?;
     gpu.memset(&mut dst, 0xff).map_err(fail("poison"))?;
-    let k = module.kernel("tensor_copy_masked_f32").map_err(fail("kernel"))?;
     let cfg = LaunchConfig {
         grid: (ODD_COLS.div_ceil(TILE_COLS) as u32, ODD_ROWS.div_ceil(TILE_ROWS) as u32, 1),
         block: (THREADS, 1, 1),
         shared_mem_bytes: 0,
     };
-    unsafe { gpu.launch(&k, cfg).arg(&src).arg(&dst).run() }.map_err(fail("launch"))?;
+    unsafe { gpu.launch(module, tensor_copy::tensor_copy_masked_f32, cfg, (&src, &mut dst)).run() }.map_err(fail("launch"))?;
     let got = gpu.download(&dst).map_err(fail("download"))?;
     expect_eq("masked tensor copy", &got[..n], &data)?;
     let poison = f32::from_bits(u32::MAX);
@@ -96,21 +132,19 @@ pub fn check_transpose(gpu: &Gpu, module: &Module) -> Result<(), String> {
     let src = gpu.upload(&data).map_err(fail("upload"))?;
     let mut dst = gpu.alloc::<f32>(m * n).map_err(fail("alloc"))?;
     gpu.memset(&mut dst, 0xff).map_err(fail("poison"))?;
-    let k = module.kernel("tensor_transpose_f32").map_err(fail("kernel"))?;
     let cfg = LaunchConfig { grid: ((n / 32) as u32, (m / 32) as u32, 1), block: (THREADS, 1, 1), shared_mem_bytes: 0 };
-    unsafe { gpu.launch(&k, cfg).arg(&src).arg(&dst).run() }.map_err(fail("launch"))?;
+    unsafe { gpu.launch(module, tensor_copy::tensor_transpose_f32, cfg, (&src, &mut dst)).run() }.map_err(fail("launch"))?;
     expect_eq("tensor transpose", &gpu.download(&dst).map_err(fail("download"))?, &want)
 }
 
-/// The Mojo seed's `copy_from_async` example (`kernels/src/copy_async.rs`): the 128 x 128 tensor,
+/// The Mojo seed's `copy_from_async` example (`tests/kernels/src/copy_async.rs`): the 128 x 128 tensor,
 /// filled with random data (the async copies load it; the seed starts from zeros), must end with
 /// `tensor[i] == i`, the seed's own check.
 pub fn check_mojo_copy_from_async(gpu: &Gpu, module: &Module) -> Result<(), String> {
     let n = 128 * 128;
-    let tensor = gpu.upload(&random_f32(fresh_seed(), n)).map_err(fail("upload"))?;
-    let k = module.kernel("mojo_copy_from_async_f32").map_err(fail("kernel"))?;
+    let mut tensor = gpu.upload(&random_f32(fresh_seed(), n)).map_err(fail("upload"))?;
     let cfg = LaunchConfig { grid: (8, 8, 1), block: (16, 16, 1), shared_mem_bytes: 0 };
-    unsafe { gpu.launch(&k, cfg).arg(&tensor).run() }.map_err(fail("launch"))?;
+    unsafe { gpu.launch(module, copy_async::mojo_copy_from_async_f32, cfg, (&mut tensor,)).run() }.map_err(fail("launch"))?;
     let want: Vec<f32> = (0..n).map(|i| i as f32).collect();
     expect_eq("copy_from_async example", &gpu.download(&tensor).map_err(fail("download"))?, &want)
 }
@@ -132,9 +166,8 @@ pub fn check_copy_async_zero_fill(gpu: &Gpu, module: &Module) -> Result<(), Stri
     let src = gpu.upload(&data).map_err(fail("upload"))?;
     let mut dst = gpu.alloc::<f32>(out_rows * out_cols).map_err(fail("alloc"))?;
     gpu.memset(&mut dst, 0xff).map_err(fail("poison"))?;
-    let k = module.kernel("copy_async_zero_fill_f32").map_err(fail("kernel"))?;
     let cfg = LaunchConfig { grid: ((out_rows / 16) as u32, (out_cols / 16) as u32, 1), block: (64, 1, 1), shared_mem_bytes: 0 };
-    unsafe { gpu.launch(&k, cfg).arg(&src).arg(&dst).run() }.map_err(fail("launch"))?;
+    unsafe { gpu.launch(module, copy_async::copy_async_zero_fill_f32, cfg, (&src, &mut dst)).run() }.map_err(fail("launch"))?;
     expect_eq("cp.async zero-fill staging", &gpu.download(&dst).map_err(fail("download"))?, &want)
 }
 
@@ -147,9 +180,8 @@ pub fn check_tiled_copy_async(gpu: &Gpu, module: &Module) -> Result<(), String> 
     let src = gpu.upload(&data).map_err(fail("upload"))?;
     let mut dst = gpu.alloc::<f32>(rows * cols).map_err(fail("alloc"))?;
     gpu.memset(&mut dst, 0xff).map_err(fail("poison"))?;
-    let k = module.kernel("tiled_copy_async_f32").map_err(fail("kernel"))?;
     let cfg = LaunchConfig { grid: ((rows / 128) as u32, (cols / 8) as u32, 1), block: (256, 1, 1), shared_mem_bytes: 0 };
-    unsafe { gpu.launch(&k, cfg).arg(&src).arg(&dst).run() }.map_err(fail("launch"))?;
+    unsafe { gpu.launch(module, copy_async::tiled_copy_async_f32, cfg, (&src, &mut dst)).run() }.map_err(fail("launch"))?;
     expect_eq("thread-value tiled copy", &gpu.download(&dst).map_err(fail("download"))?, &data)
 }
 
@@ -168,9 +200,8 @@ pub fn check_tma_tile_load(gpu: &Gpu, module: &Module) -> Result<(), String> {
     let desc = gpu.upload_tensor_map(&map).map_err(fail("upload_tensor_map"))?;
     let mut out = gpu.alloc::<f32>(out_rows * cols).map_err(fail("alloc"))?;
     gpu.memset(&mut out, 0xff).map_err(fail("poison"))?;
-    let k = module.kernel("tma_tile_load_f32").map_err(fail("kernel"))?;
     let cfg = LaunchConfig { grid: ((cols / 32) as u32, (out_rows / 8) as u32, 1), block: (256, 1, 1), shared_mem_bytes: 0 };
-    unsafe { gpu.launch(&k, cfg).arg(&desc).arg(&out).run() }.map_err(fail("launch"))?;
+    unsafe { gpu.launch(module, tma_tile::tma_tile_load_f32, cfg, (&desc, &mut out)).run() }.map_err(fail("launch"))?;
     expect_eq("TMA box load through LayoutTensor", &gpu.download(&out).map_err(fail("download"))?, &want)
 }
 
@@ -184,8 +215,8 @@ pub fn bench_copy(gpu: &Gpu, module: &Module) -> Result<Vec<Figure>, String> {
     let n = ROWS * COLS;
     let src = gpu.upload(&random_f32(fresh_seed(), n)).map_err(fail("upload"))?;
     let mut dst = gpu.alloc::<f32>(n).map_err(fail("alloc"))?;
-    let ours = time_median(gpu, 3, 20, || launch(gpu, module, &src, &dst))?;
-    let raw = time_median(gpu, 3, 20, || launch_named(gpu, module, "tensor_copy_f32_raw", &src, &dst))?;
+    let ours = time_median(gpu, 3, 20, || launch(gpu, module, &src, &mut dst))?;
+    let raw = time_median(gpu, 3, 20, || launch_raw_twin(gpu, module, &src, &mut dst))?;
     let peer = time_median(gpu, 3, 20, || gpu.copy(&src, &mut dst))?;
     let bytes = 2 * n * 4;
     Ok(vec![

@@ -1,5 +1,5 @@
 //! GPU checks: `mbarrier` phases and TMA bulk tensor copies (kernels in
-//! `kernels/src/checks/tma.rs`).
+//! `tests/kernels/src/checks/tma.rs`).
 //!
 //! The expected shared-memory image of a TMA box is computed with the layout algebra: the box is the
 //! column-major layout of its extents in **bytes** (`(b0, b1, ..) : (4, 4 b0, ..)` for 32-bit
@@ -14,6 +14,7 @@
 
 use host::{DeviceElem, Gpu, LaunchConfig, Module, TmaOobFill, TmaSwizzle};
 use layout::{IntTuple, Layout, Swizzle, SwizzledLayout};
+use test_kernels::checks::tma;
 
 use super::cp_async::compare_words;
 use super::{fail, fresh_seed, random_f32, random_u32, Check};
@@ -40,7 +41,7 @@ pub fn checks() -> Vec<Check> {
     ]
 }
 
-/// `kernels::checks::tma::MBARRIER_PROBES`.
+/// `test_kernels::checks::tma::MBARRIER_PROBES`.
 const MBARRIER_PROBES: usize = 5;
 
 /// What `mbarrier_phases` writes in round `r` for thread `t`.
@@ -54,8 +55,7 @@ fn mbarrier_phases(gpu: &Gpu, module: &Module) -> Result<(), String> {
     let len = (rounds * n) as usize + MBARRIER_PROBES;
     let mut out = gpu.alloc::<u32>(len).map_err(fail("alloc"))?;
     gpu.memset(&mut out, 0xff).map_err(fail("poison"))?;
-    let k = module.kernel("mbarrier_phases").map_err(fail("kernel"))?;
-    unsafe { gpu.launch(&k, LaunchConfig::linear(1, n)).arg(&seed).arg(&rounds).arg(&out).run() }
+    unsafe { gpu.launch(module, tma::mbarrier_phases, LaunchConfig::linear(1, n), (seed, rounds, &mut out)).run() }
         .map_err(fail("launch"))?;
     let got = gpu.download(&out).map_err(fail("download"))?;
     let mut want: Vec<u32> = (0..rounds)
@@ -165,21 +165,14 @@ impl LoadCase<'_> {
         let mut c = [0i32; 5];
         c[..self.corner.len()].copy_from_slice(&self.corner);
         let box_bytes = 4 * self.box_words() as u32;
-        let k = module.kernel("tma_load_boxes").map_err(fail("kernel"))?;
         unsafe {
-            gpu.launch(&k, LaunchConfig::linear(1, 128))
-                .arg(&desc)
-                .arg(&rank)
-                .arg(&c[0])
-                .arg(&c[1])
-                .arg(&c[2])
-                .arg(&c[3])
-                .arg(&c[4])
-                .arg(&self.step)
-                .arg(&self.reps)
-                .arg(&box_bytes)
-                .arg(&out)
-                .run()
+            gpu.launch(
+                module,
+                tma::tma_load_boxes,
+                LaunchConfig::linear(1, 128),
+                (&desc, rank, c[0], c[1], c[2], c[3], c[4], self.step, self.reps, box_bytes, &mut out),
+            )
+            .run()
         }
         .map_err(fail("launch"))?;
         gpu.download(&out).map_err(fail("download"))
@@ -364,7 +357,6 @@ fn store_clipped(gpu: &Gpu, module: &Module, extents: &[i64], box_shape: &[u32],
     let image = box_image(box_shape, swizzle);
     let box_extents: Vec<i64> = box_shape.iter().map(|&b| b as i64).collect();
     let words = box_extents.iter().product::<i64>() as usize;
-    let k = module.kernel("tma_store_box").map_err(fail("kernel"))?;
 
     let corners: [Vec<i32>; 2] = [
         vec![0; rank],
@@ -392,17 +384,13 @@ fn store_clipped(gpu: &Gpu, module: &Module, extents: &[i64], box_shape: &[u32],
         c[..rank].copy_from_slice(corner);
         let box_bytes = 4 * words as u32;
         unsafe {
-            gpu.launch(&k, LaunchConfig::linear(1, 128))
-                .arg(&desc)
-                .arg(&r)
-                .arg(&c[0])
-                .arg(&c[1])
-                .arg(&c[2])
-                .arg(&c[3])
-                .arg(&c[4])
-                .arg(&box_bytes)
-                .arg(&src)
-                .run()
+            gpu.launch(
+                module,
+                tma::tma_store_box,
+                LaunchConfig::linear(1, 128),
+                (&desc, r, c[0], c[1], c[2], c[3], c[4], box_bytes, &src),
+            )
+            .run()
         }
         .map_err(fail("launch"))?;
         gpu.synchronize().map_err(fail("synchronize"))?;

@@ -1,11 +1,12 @@
-//! Triton's `tl.load`/`tl.store` on the GPU (`kernels/src/triton.rs`): the seed's indirect load
+//! Triton's `tl.load`/`tl.store` on the GPU (`tests/kernels/src/triton.rs`): the seed's indirect load
 //! example (seed 002, `triton_ldst_indirect_07`) against its torch-style reference.
 
 use host::{Gpu, LaunchConfig, Module};
+use test_kernels::triton;
 
 use super::{expect_eq, fail, fresh_seed, random_f32, Check};
 
-/// `XS`, `RS` of the kernel (kernels/src/triton.rs) and the seed's `offset`, `N1`, `blocksize`.
+/// `XS`, `RS` of the kernel (tests/kernels/src/triton.rs) and the seed's `offset`, `N1`, `blocksize`.
 const XS: usize = 4;
 const RS: usize = 16;
 const OFFSET: i64 = 8;
@@ -39,9 +40,9 @@ pub fn check_indirect(gpu: &Gpu, module: &Module) -> Result<(), String> {
     let d_x2 = gpu.upload(&x2).map_err(fail("upload x2"))?;
     let mut y0 = gpu.alloc::<f32>(BLOCKSIZE * RS).map_err(fail("alloc"))?;
     gpu.memset(&mut y0, 0xff).map_err(fail("poison"))?;
-    let k = module.kernel("triton_ldst_indirect_07").map_err(fail("kernel"))?;
     let cfg = LaunchConfig { grid: ((BLOCKSIZE / XS) as u32, 1, 1), block: (1, 1, 1), shared_mem_bytes: 0 };
-    unsafe { gpu.launch(&k, cfg).arg(&y0).arg(&d_xr).arg(&d_xc).arg(&d_x2).arg(&stride_in_r).run() }.map_err(fail("launch"))?;
+    unsafe { gpu.launch(module, triton::triton_ldst_indirect_07, cfg, (&mut y0, &d_xr, &d_xc, &d_x2, stride_in_r)).run() }
+        .map_err(fail("launch"))?;
     expect_eq("triton indirect load", &gpu.download(&y0).map_err(fail("download"))?, &want)
 }
 
@@ -57,10 +58,10 @@ pub fn check_masked_copy(gpu: &Gpu, module: &Module) -> Result<(), String> {
     let d_src = gpu.upload(&src).map_err(fail("upload"))?;
     let mut dst = gpu.alloc::<f32>(grid * 1024).map_err(fail("alloc"))?;
     gpu.memset(&mut dst, 0xff).map_err(fail("poison"))?;
-    let k = module.kernel("triton_masked_copy_f32").map_err(fail("kernel"))?;
     let cfg = LaunchConfig { grid: (grid as u32, 1, 1), block: (256, 1, 1), shared_mem_bytes: 0 };
     let n64 = n as i64;
-    unsafe { gpu.launch(&k, cfg).arg(&d_src).arg(&dst).arg(&n64).arg(&other).run() }.map_err(fail("launch"))?;
+    unsafe { gpu.launch(module, triton::triton_masked_copy_f32, cfg, (&d_src, &mut dst, n64, other)).run() }
+        .map_err(fail("launch"))?;
     expect_eq("triton masked copy", &gpu.download(&dst).map_err(fail("download"))?, &want)
 }
 
@@ -78,10 +79,10 @@ pub fn check_block_pad(gpu: &Gpu, module: &Module) -> Result<(), String> {
     let d_src = gpu.upload(&src).map_err(fail("upload"))?;
     let mut dst = gpu.alloc::<f32>(drows * dcols).map_err(fail("alloc"))?;
     gpu.memset(&mut dst, 0xff).map_err(fail("poison"))?;
-    let k = module.kernel("triton_block_pad_f32").map_err(fail("kernel"))?;
     let cfg = LaunchConfig { grid: (1, (drows / 2) as u32, 1), block: ((dcols / 4) as u32, 1, 1), shared_mem_bytes: 0 };
     let (r64, c64, dc64) = (rows as i64, cols as i64, dcols as i64);
-    unsafe { gpu.launch(&k, cfg).arg(&d_src).arg(&dst).arg(&r64).arg(&c64).arg(&dc64).run() }.map_err(fail("launch"))?;
+    unsafe { gpu.launch(module, triton::triton_block_pad_f32, cfg, (&d_src, &mut dst, r64, c64, dc64)).run() }
+        .map_err(fail("launch"))?;
     let got: Vec<u32> = gpu.download(&dst).map_err(fail("download"))?.iter().map(|v| v.to_bits()).collect();
     expect_eq("triton block pad (bits)", &got, &want)
 }
@@ -94,7 +95,6 @@ pub fn check_scalar_affine(gpu: &Gpu, module: &Module) -> Result<(), String> {
     let grid = n.div_ceil(1024);
     let src = random_f32(fresh_seed(), n);
     let d_src = gpu.upload(&src).map_err(fail("upload"))?;
-    let k = module.kernel("triton_scalar_affine_f32").map_err(fail("kernel"))?;
     let cfg = LaunchConfig { grid: (grid as u32, 1, 1), block: (256, 1, 1), shared_mem_bytes: 0 };
     let n64 = n as i64;
     for (params, has_bias) in [(vec![1.5f32, -0.25], 1i32), (vec![-2.0f32], 0)] {
@@ -104,7 +104,10 @@ pub fn check_scalar_affine(gpu: &Gpu, module: &Module) -> Result<(), String> {
         let d_params = gpu.upload(&params).map_err(fail("upload params"))?;
         let mut dst = gpu.alloc::<f32>(grid * 1024).map_err(fail("alloc"))?;
         gpu.memset(&mut dst, 0xff).map_err(fail("poison"))?;
-        unsafe { gpu.launch(&k, cfg).arg(&d_src).arg(&dst).arg(&d_params).arg(&has_bias).arg(&n64).run() }.map_err(fail("launch"))?;
+        unsafe {
+            gpu.launch(module, triton::triton_scalar_affine_f32, cfg, (&d_src, &mut dst, &d_params, has_bias, n64)).run()
+        }
+        .map_err(fail("launch"))?;
         let got: Vec<u32> = gpu.download(&dst).map_err(fail("download"))?.iter().map(|v| v.to_bits()).collect();
         expect_eq(if has_bias != 0 { "scalar affine (bias)" } else { "scalar affine (bias masked out)" }, &got, &want)?;
     }

@@ -1,4 +1,4 @@
-//! GPU checks: warp shuffles, votes and reductions (kernels in `kernels/src/checks/warp.rs`),
+//! GPU checks: warp shuffles, votes and reductions (kernels in `tests/kernels/src/checks/warp.rs`),
 //! against a CPU model of a warp:
 //!
 //! - `warp/shuffle`: idx/up/down/xor with per-lane random source lanes and deltas (only their low
@@ -10,6 +10,7 @@
 //!   lane, bit-exact against the CPU's butterfly (same rounding order for floats).
 
 use host::{Gpu, LaunchConfig, Module};
+use test_kernels::checks::warp as k;
 
 use super::ids::{compare_words, compare_words64, launch, random_f64, random_u64, with_seed};
 use super::{fail, fresh_seed, random_f32, random_u32, Check};
@@ -64,9 +65,10 @@ fn shuffle_with(gpu: &Gpu, module: &Module, seed: u64) -> Result<(), String> {
     }
     let mut out64 = gpu.alloc::<u64>(N).map_err(fail("alloc"))?;
     gpu.memset(&mut out64, 0xff).map_err(fail("poison"))?;
+    let [idx_out, up_out, down_out, xor_out, half_out] = &mut outs[..] else { unreachable!("five outputs") };
     launch!(
-        gpu, module, "warp_shuffle", LaunchConfig::linear(BLOCKS, THREADS),
-        &d_src, &d_src64, &d_ctl, &outs[0], &outs[1], &outs[2], &outs[3], &out64, &outs[4]
+        gpu, module, k::warp_shuffle, LaunchConfig::linear(BLOCKS, THREADS),
+        &d_src, &d_src64, &d_ctl, idx_out, up_out, down_out, xor_out, &mut out64, half_out
     );
     let names = [
         "shuffle_idx (u32, source lane ctl & 31)",
@@ -125,9 +127,12 @@ fn vote_with(gpu: &Gpu, module: &Module, seed: u64) -> Result<(), String> {
         gpu.memset(&mut o, 0xff).map_err(fail("poison"))?;
         outs.push(o);
     }
+    let [ballots, alls, anys, ballots_half, alls_half, anys_half, active] = &mut outs[..] else {
+        unreachable!("seven outputs")
+    };
     launch!(
-        gpu, module, "warp_vote", LaunchConfig::linear(BLOCKS, THREADS),
-        &d_preds, &outs[0], &outs[1], &outs[2], &outs[3], &outs[4], &outs[5], &outs[6]
+        gpu, module, k::warp_vote, LaunchConfig::linear(BLOCKS, THREADS),
+        &d_preds, ballots, alls, anys, ballots_half, alls_half, anys_half, active
     );
     let names = [
         "ballot (full mask)",
@@ -206,7 +211,10 @@ fn reduce_with(gpu: &Gpu, module: &Module, seed: u64) -> Result<(), String> {
     let mut out64 = gpu.alloc::<u64>(N * 2).map_err(fail("alloc"))?;
     gpu.memset(&mut out32, 0xff).map_err(fail("poison"))?;
     gpu.memset(&mut out64, 0xff).map_err(fail("poison"))?;
-    launch!(gpu, module, "warp_reduce", LaunchConfig::linear(BLOCKS, THREADS), &d_a, &d_b, &d_f, &d_w, &d_d, &out32, &out64);
+    launch!(
+        gpu, module, k::warp_reduce, LaunchConfig::linear(BLOCKS, THREADS),
+        &d_a, &d_b, &d_f, &d_w, &d_d, &mut out32, &mut out64
+    );
     const WHAT32: [&str; 9] = [
         "reduce_sum u32", "reduce_min u32", "reduce_max u32", "reduce_sum i32", "reduce_min i32",
         "reduce_max i32", "reduce_sum f32 (bits)", "reduce_min f32 (bits)", "reduce_max f32 (bits)",

@@ -194,20 +194,25 @@ pub fn stmatrix_check(src: *const u32, variant: u32, out: *mut u16) {
     }
 }
 
+/// The `wgmma` checks (sm_90a, module `test_kernels_sm90a`). On the host only the kernels' typed
+/// constants exist (`#[kernel(gpu_only)]`: wgmma has no CPU implementation); `check` and the
+/// imports it uses are GPU code.
 #[cfg(feature = "sm90a")]
-mod wgmma {
-    use layout::unwrap;
+pub mod wgmma {
     use layout_tensor::kernel;
-    use layout_tensor::device::shared::generic_to_shared;
-    use layout_tensor::device::mma::{
-        for_each_unrolled_mut, wgmma_accumulator_layout, wgmma_commit_group, wgmma_descriptor, wgmma_fence, wgmma_fence_operands,
-        wgmma_k_major_interleaved, wgmma_k_major_sw128, wgmma_m64n128k16_f32_bf16, wgmma_m64n16k16_f32_bf16,
-        wgmma_m64n256k16_f32_bf16, wgmma_m64n32k16_f32_bf16, wgmma_m64n64k16_f32_bf16, wgmma_m64n8k16_f32_bf16,
-        wgmma_wait_group, WgmmaSwizzle,
+    #[cfg(target_arch = "nvptx64")]
+    use {
+        super::super::cp_async::{static_shared, sync_threads, tid},
+        layout::unwrap,
+        layout_tensor::device::mma::{
+            for_each_unrolled_mut, wgmma_accumulator_layout, wgmma_commit_group, wgmma_descriptor, wgmma_fence,
+            wgmma_fence_operands, wgmma_k_major_interleaved, wgmma_k_major_sw128, wgmma_m64n128k16_f32_bf16,
+            wgmma_m64n16k16_f32_bf16, wgmma_m64n256k16_f32_bf16, wgmma_m64n32k16_f32_bf16, wgmma_m64n64k16_f32_bf16,
+            wgmma_m64n8k16_f32_bf16, wgmma_wait_group, WgmmaSwizzle,
+        },
+        layout_tensor::device::shared::generic_to_shared,
+        layout_tensor::device::tma::fence_proxy_async_shared_cta,
     };
-    use layout_tensor::device::tma::fence_proxy_async_shared_cta;
-
-    use super::super::cp_async::{static_shared, sync_threads, tid};
 
     /// `d = a * b` for one warpgroup with four m64nNk16 wgmmas (K = 64): `a` 64x64 and `b` Nx64
     /// (N x K) row-major bf16 bit patterns, `d` 64xN row-major f32. The operands are placed in
@@ -216,6 +221,7 @@ mod wgmma {
     /// apart, 8-row groups 1024 bytes apart; 1: 128-byte swizzle, `Sw<3,4,3>` on 128-byte rows),
     /// described by matrix descriptors advanced by one k16 slice per instruction. The accumulators
     /// start as NaN: the first instruction has `scale-d = 0` and must ignore them. `R = N / 2`.
+    #[cfg(target_arch = "nvptx64")]
     #[inline(always)]
     unsafe fn check<const N: usize, const R: usize>(
         a: *const u16,
@@ -282,7 +288,7 @@ mod wgmma {
                 "`d = a * b` (64x", $n, ", K = 64) with `", stringify!($mma), "`: see `check`. ",
                 "`b` is ", $n, "x64 (N x K). One block of 128 threads."
             )]
-            #[kernel]
+            #[kernel(gpu_only)]
             pub fn $name(a: *const u16, b: *const u16, swizzle: u32, d: *mut f32) {
                 check::<$n, $r>(a, b, swizzle, d, |acc, da, db, s| unsafe { $mma(acc, da, db, s) });
             }
