@@ -1,12 +1,13 @@
 //! Proves on the real PTX that a `const` layout built by the algebra costs nothing at run time.
 //!
-//! The kernel `layout_index_copy` (in `kernels/src/lib.rs`) evaluates a layout computed at compile
+//! The kernel `layout_index_copy` (in `tests/kernels/src/lib.rs`) evaluates a layout computed at compile
 //! time by `layout::logical_divide` for every thread. Once LLVM has inlined the `const fn`
 //! evaluator and folded the constant layout, that evaluation must be a handful of shifts, masks,
 //! multiplies and adds: no loop over the layout's modes, no division or remainder by its extents,
 //! and no local memory (a layout that stayed a run-time value would live on the stack).
 
-use cute_rs::KERNELS_PTX;
+/// The test harness's PTX module, which holds the kernels checked here.
+const KERNELS_PTX: &str = cute_rs::TEST_KERNELS.ptx;
 
 /// The body of kernel `name`: the text between the braces that follow `.entry name(...)`.
 fn kernel_body<'a>(ptx: &'a str, name: &str) -> &'a str {
@@ -14,7 +15,7 @@ fn kernel_body<'a>(ptx: &'a str, name: &str) -> &'a str {
     let start = ptx.find(&header).unwrap_or_else(|| {
         panic!(
             "kernel `{name}` not found in the PTX module ({}); its entries are:\n{}",
-            env!("KERNELS_PTX"),
+            env!("CUTE_PTX_test_kernels"),
             entries(ptx).join("\n")
         )
     });
@@ -139,7 +140,7 @@ fn assert_folded(name: &str) {
     assert!(
         problems.is_empty(),
         "kernel `{name}` is not folded to straight-line code ({}):\n  {}\nits PTX body:\n{body}",
-        env!("KERNELS_PTX"),
+        env!("CUTE_PTX_test_kernels"),
         problems.join("\n  ")
     );
 }
@@ -201,7 +202,7 @@ fn checks_catch_loops_divisions_and_local_memory() {
     assert!(problems[0].contains("a branch (the kernel should be straight-line code)"));
 }
 
-/// The `LayoutTensor` copy (`kernels/src/tensor_copy.rs`: static tile, `vectorize`, `distribute`,
+/// The `LayoutTensor` copy (`tests/kernels/src/tensor_copy.rs`: static tile, `vectorize`, `distribute`,
 /// register fragment) is straight-line code with no local memory, and moves each thread's four
 /// vectors with four 128-bit loads and four 128-bit stores (no scalar global access).
 #[test]
@@ -256,7 +257,7 @@ fn tensor_transpose_f32_is_folded() {
     assert_folded("tensor_transpose_f32");
 }
 
-/// The Mojo seed's `copy_from_async` kernel (`kernels/src/copy_async.rs`): each lane's fragment of
+/// The Mojo seed's `copy_from_async` kernel (`tests/kernels/src/copy_async.rs`): each lane's fragment of
 /// two 4-float vectors is two 16-byte `cp.async.cg` (full tiles: no zero-fill operand), then one
 /// `cp.async.wait_all`; no local memory, division or loop.
 #[test]
@@ -306,9 +307,15 @@ fn entry_names(ptx: &str) -> Vec<&str> {
 /// registers.
 #[test]
 fn no_kernel_uses_local_memory() {
-    for (module, ptx) in [("kernels.ptx", KERNELS_PTX), ("kernels_sm90a.ptx", cute_rs::KERNELS_SM90A_PTX)] {
+    let modules = [
+        ("test_kernels", KERNELS_PTX),
+        ("test_kernels_sm90a", cute_rs::TEST_KERNELS_SM90A.ptx),
+        ("gemm", cute_rs::GEMM.ptx),
+        ("gemm_sm90a", cute_rs::GEMM_SM90A.ptx),
+    ];
+    for (module, ptx) in modules {
         let names = entry_names(ptx);
-        assert!(names.len() > 10, "{module}: entries not found");
+        assert!(names.len() > 4, "{module}: entries not found");
         let local: Vec<&str> = names
             .into_iter()
             .filter(|n| {
@@ -320,7 +327,7 @@ fn no_kernel_uses_local_memory() {
     }
 }
 
-/// The cuTile seed kernels (`kernels/src/cutile.rs`: 1-D, 2-D "F", 3-D permuted and scalar loads,
+/// The cuTile seed kernels (`tests/kernels/src/cutile.rs`: 1-D, 2-D "F", 3-D permuted and scalar loads,
 /// partial and scalar stores) keep their tile-space index math folded: no local memory, no
 /// division, no loop (branches only around out-of-bounds elements and tiles).
 #[test]

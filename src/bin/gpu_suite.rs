@@ -31,7 +31,7 @@ fn main() -> ExitCode {
     let date = std::process::Command::new("date").arg("-u").arg("+%Y-%m-%d %H:%M UTC").output()
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string()).unwrap_or_default();
     println!("device: {} (sm_{}{}, {} SMs), {date}", props.name, props.compute_capability.0, props.compute_capability.1, props.multiprocessors);
-    let module = match gpu.load_module(cute_rs::KERNELS_PTX) {
+    let module = match gpu.module(&cute_rs::TEST_KERNELS) {
         Ok(m) => m,
         Err(e) => {
             println!("loading the embedded PTX failed: {e}");

@@ -2,12 +2,12 @@
 //! checks them against plain Rust references; exits non-zero on a mismatch.
 
 use cute_rs_host::{Gpu, LaunchConfig, Rng};
-use elementwise_kernels::{THREADS, TILE_COLS, TILE_ROWS};
+use elementwise_kernels::{masked_axpy, masked_gelu, THREADS, TILE_COLS, TILE_ROWS};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let gpu = Gpu::gpu_or_cpu()?;
-    let module = gpu.load(cute_rs_host::module!(elementwise_kernels))?;
-    let (axpy, gelu) = (module.kernel("masked_axpy")?, module.kernel("masked_gelu")?);
+    // Loaded on the first launch (from its cubin when `ptxas` was found at build time).
+    let module = cute_rs_host::module!(elementwise_kernels);
 
     // Neither extent is a multiple of the tile: the right and bottom tiles are partial.
     let (rows, cols) = if gpu.is_cpu() { (19, 301) } else { (3001, 4097) };
@@ -26,11 +26,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         block: (THREADS, 1, 1),
         shared_mem_bytes: 0,
     };
-    let (rows_arg, cols_arg) = (rows as u32, cols as u32);
+    let (r, c) = (rows as u32, cols as u32);
     // SAFETY: every buffer holds rows * cols f32; the grid covers the matrix.
     unsafe {
-        gpu.launch(&axpy, cfg).arg(&a_dev).arg(&b_dev).arg(&c_dev).arg(&rows_arg).arg(&cols_arg).arg(&alpha).run()?;
-        gpu.launch(&gelu, cfg).arg(&a_dev).arg(&g_dev).arg(&rows_arg).arg(&cols_arg).run()?;
+        gpu.launch(module, masked_axpy, cfg, (&a_dev, &b_dev, &mut c_dev, r, c, alpha)).run()?;
+        gpu.launch(module, masked_gelu, cfg, (&a_dev, &mut g_dev, r, c)).run()?;
     }
     let (c, g) = (gpu.download(&c_dev)?, gpu.download(&g_dev)?);
 

@@ -2,12 +2,12 @@
 //! checks it against a plain Rust reference; exits non-zero on a mismatch.
 
 use cute_rs_host::{Gpu, LaunchConfig, Rng};
-use softmax_kernels::{ROWS_PER_BLOCK, THREADS};
+use softmax_kernels::{softmax_rows, ROWS_PER_BLOCK, THREADS};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let gpu = Gpu::gpu_or_cpu()?;
-    let module = gpu.load(cute_rs_host::module!(softmax_kernels))?;
-    let softmax = module.kernel("softmax_rows")?;
+    // Loaded on the first launch (from its cubin when `ptxas` was found at build time).
+    let module = cute_rs_host::module!(softmax_kernels);
 
     // Ragged sizes: the last block has idle warps, rows are not a multiple of 32 columns.
     let (rows, cols) = if gpu.is_cpu() { (37, 300) } else { (4099, 1000) };
@@ -18,16 +18,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     gpu.memset(&mut y_dev, 0xff)?; // NaN: an element the kernel misses fails the check
 
     let blocks = (rows as u32).div_ceil(ROWS_PER_BLOCK);
-    let (rows_arg, cols_arg) = (rows as u32, cols as u32);
+    let cfg = LaunchConfig::linear(blocks, THREADS);
     // SAFETY: x and y hold rows * cols f32; the grid covers every row.
-    unsafe {
-        gpu.launch(&softmax, LaunchConfig::linear(blocks, THREADS))
-            .arg(&x_dev)
-            .arg(&y_dev)
-            .arg(&rows_arg)
-            .arg(&cols_arg)
-            .run()?
-    };
+    unsafe { gpu.launch(module, softmax_rows, cfg, (&x_dev, &mut y_dev, rows as u32, cols as u32)).run()? };
     let y = gpu.download(&y_dev)?;
 
     let mut worst = 0.0f64;

@@ -25,7 +25,7 @@ fn my_first_element() -> [i64; 2] {
 
 /// `c = a + alpha * b` elementwise over the `rows x cols` row-major matrices. Launch a grid of
 /// `(ceil(cols / TILE_COLS), ceil(rows / TILE_ROWS))` blocks of [`THREADS`] threads.
-#[kernel(launch_bounds(256))]
+#[kernel(block(THREADS), launch_bounds(256))]
 pub fn masked_axpy(a: *const f32, b: *const f32, c: *mut f32, rows: u32, cols: u32, alpha: f32) {
     let matrix = Strided::row_major([rows as i64, cols as i64]);
     let (a, b) = (LayoutTensor::from_ptr(a as *mut f32, matrix), LayoutTensor::from_ptr(b as *mut f32, matrix));
@@ -41,7 +41,7 @@ pub fn masked_axpy(a: *const f32, b: *const f32, c: *mut f32, rows: u32, cols: u
 
 /// `y = gelu(x)` elementwise (the exact GELU, `x / 2 * (1 + erf(x / sqrt 2))`), same launch as
 /// [`masked_axpy`].
-#[kernel(launch_bounds(256))]
+#[kernel(block(THREADS), launch_bounds(256))]
 pub fn masked_gelu(x: *const f32, y: *mut f32, rows: u32, cols: u32) {
     let matrix = Strided::row_major([rows as i64, cols as i64]);
     let (x, y) = (LayoutTensor::from_ptr(x as *mut f32, matrix), LayoutTensor::from_ptr(y, matrix));

@@ -16,8 +16,9 @@ pub const ROWS_PER_BLOCK: u32 = 4;
 pub const THREADS: u32 = 32 * ROWS_PER_BLOCK;
 
 /// Softmax of each row of the `rows x cols` row-major matrix `x` into `y` (same layout).
-/// Launch `ceil(rows / ROWS_PER_BLOCK)` blocks of [`THREADS`] threads.
-#[kernel(launch_bounds(128))]
+/// Launch `ceil(rows / ROWS_PER_BLOCK)` blocks of [`THREADS`] threads (its contract: another
+/// block size is refused).
+#[kernel(block(THREADS), launch_bounds(128))]
 pub fn softmax_rows(x: *const f32, y: *mut f32, rows: u32, cols: u32) {
     let matrix = Strided::row_major([rows as i64, cols as i64]);
     let x = LayoutTensor::from_ptr(x as *mut f32, matrix);
