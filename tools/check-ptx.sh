@@ -7,7 +7,7 @@
 # ptxas's per-kernel report (registers, stack frame, spills).
 #
 # <arch> is the module's own `.target` (sm_90 for the default build), or CHECK_PTX_ARCH if set.
-# An architecture-specific module (`.target sm_90a`, e.g. kernels_sm90a.ptx with the wgmma kernels)
+# An architecture-specific module (`.target sm_90a`, e.g. gemm_sm90a.ptx with the wgmma kernels)
 # is always checked for its own target: no other architecture accepts its instructions.
 # ptxas is $PTXAS if set, else the one tools/install-ptxas.sh installed in .tools/nvcc, else the one
 # on PATH. The modules are in $CARGO_TARGET_DIR/ptx (default: target/ptx), written by `cargo build`.
@@ -44,7 +44,7 @@ for ptx in "${modules[@]}"; do
     else
         arch="${CHECK_PTX_ARCH:-${own:-sm_90}}"
     fi
-    if [[ "$(basename "$ptx")" == kernels_sm90a.ptx && "$arch" != sm_90a ]]; then
+    if [[ "$(basename "$ptx")" == *_sm90a.ptx && "$arch" != sm_90a ]]; then
         echo "check-ptx: FAIL: $ptx targets '${own:-nothing}', not sm_90a" >&2
         failed=1
         continue

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Zero-cost check on SASS (offline, no GPU): assembles target/ptx/kernels.ptx with ptxas into a
+# Zero-cost check on SASS (offline, no GPU): assembles target/ptx/test_kernels.ptx (the test harness module) with ptxas into a
 # cubin, disassembles it with cuobjdump and compares the SASS instruction counts of the
 # LayoutTensor copy kernel `tensor_copy_f32` and its raw-pointer twin `tensor_copy_f32_raw`: the
 # first must be within 5% of the second, i.e. at most 5% more (fewer is fine; as the PTX test in
@@ -11,7 +11,7 @@ set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 target_dir="${CARGO_TARGET_DIR:-$root/target}"
-ptx="$target_dir/ptx/kernels.ptx"
+ptx="$target_dir/ptx/test_kernels.ptx"
 arch="${CHECK_SASS_ARCH:-sm_90}"
 ptxas="${PTXAS:-$(bash "$root/tools/install-ptxas.sh")}"
 cuobjdump="${CUOBJDUMP:-$(bash "$root/tools/install-cuobjdump.sh")}"

@@ -8,9 +8,10 @@
 #   SANITIZE=1 bash gpu-bundle/run.sh   also run the checks under compute-sanitizer
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-cargo build --release --bin gpu_suite --bin demo
-# The example projects, as a user builds them (cubins too when ptxas is installed here).
+# With ptxas, the production modules (the GEMMs) get cubins, so the GPU compiles nothing at run
+# time; so do the example projects, built as a user builds them.
 ptxas="$(bash tools/install-ptxas.sh 2>/dev/null || true)"
+PTXAS="$ptxas" cargo build --release --bin gpu_suite --bin demo --bin cold_start
 examples=()
 for example in examples/*/; do
     name="$(basename "$example")"
@@ -18,7 +19,7 @@ for example in examples/*/; do
     examples+=("target/examples/release/$name")
 done
 rm -rf gpu-bundle && mkdir -p gpu-bundle/ptx gpu-bundle/examples
-cp target/release/gpu_suite target/release/demo gpu-bundle/
+cp target/release/gpu_suite target/release/demo target/release/cold_start gpu-bundle/
 cp "${examples[@]}" gpu-bundle/examples/
 cp target/ptx/*.ptx gpu-bundle/ptx/
 cp -r bench/peers bench/report.py gpu-bundle/
@@ -30,6 +31,9 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 out="${OUT:-$here/out}"
 mkdir -p "$out"
 status=0
+# The first GEMM of a fresh process with a cold driver cache: from the cubin, then from the PTX.
+CUDA_CACHE_DISABLE=1 "$here/cold_start" | tee "$out/cold_start.txt" || status=1
+CUDA_CACHE_DISABLE=1 CUTE_JIT=1 "$here/cold_start" | tee -a "$out/cold_start.txt" || status=1
 "$here/demo" | tee "$out/demo.txt" || status=1
 for example in "$here"/examples/*; do
   "$example" | tee -a "$out/examples.txt" || { echo "example $(basename "$example") FAILED"; status=1; }

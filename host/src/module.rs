@@ -245,6 +245,32 @@ impl ModuleSource {
     }
 }
 
+/// Tells, once per module and process, that the driver is compiling `source`'s PTX: a first load
+/// that can take seconds to minutes (the driver caches the result for later processes).
+fn say_jit_once(source: &ModuleSource, cc: (u32, u32), forced: bool) {
+    static SAID: Mutex<Vec<usize>> = Mutex::new(Vec::new());
+    let mut said = SAID.lock().unwrap_or_else(|e| e.into_inner());
+    let key = source.ptx.as_ptr() as usize;
+    if said.contains(&key) {
+        return;
+    }
+    said.push(key);
+    let why = if forced {
+        "CUTE_JIT=1".to_string()
+    } else if source.has_cubin() {
+        format!("its cubin is for {}, this GPU is sm_{}{}", source.arch, cc.0, cc.1)
+    } else {
+        "no cubin was built (ptxas was not found at build time: set PTXAS or CUDA_HOME)".to_string()
+    };
+    eprintln!(
+        "cute-rs: JIT-compiling the PTX of module `{}` ({} KiB) for sm_{}{}: {why}",
+        source.device_crate,
+        source.ptx.len() / 1024,
+        cc.0,
+        cc.1
+    );
+}
+
 /// The module a device crate's build left, for [`Gpu::load`](crate::Gpu::load): `module!(my_kernels)`
 /// for the module `cute_rs_build::Builder::new(..)` built from the crate `my_kernels`, or
 /// `module!(my_kernels, "my_kernels_sm90a")` for one given its own name with `.module(..)`.
@@ -279,11 +305,22 @@ impl Module {
     /// Loads `source`: its cubin when it was built for this device, else its PTX (compiled by the
     /// driver); on the CPU backend, the kernels of its device crate's host build.
     pub(crate) fn load_source(ctx: &Arc<Context>, source: &ModuleSource, cc: (u32, u32)) -> Result<Module> {
+        // `CUTE_JIT=1` loads the PTX even when a cubin would do: to compare the two paths.
+        let jit_forced = std::env::var_os("CUTE_JIT").is_some_and(|v| v == "1");
         // A cubin the driver refuses (a newer ptxas than the driver, say) still leaves the PTX.
-        let from_cubin = if source.cubin_runs_on(cc) { Module::load_image(ctx, source.ptx, Some(source.cubin)).ok() } else { None };
+        let from_cubin = if source.cubin_runs_on(cc) && !jit_forced {
+            Module::load_image(ctx, source.ptx, Some(source.cubin)).ok()
+        } else {
+            None
+        };
         let mut module = match from_cubin {
             Some(m) => m,
-            None => Module::load_image(ctx, source.ptx, None)?,
+            None => {
+                if !ctx.cpu {
+                    say_jit_once(source, cc, jit_forced);
+                }
+                Module::load_image(ctx, source.ptx, None)?
+            }
         };
         module.device_crate = Some(source.device_crate);
         Ok(module)

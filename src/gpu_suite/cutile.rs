@@ -1,7 +1,7 @@
-//! cuTile `load`/`store` (`layout_tensor::tile_space`, kernels in `tests/kernels/src/cutile.rs`) on the
-//! GPU: each seed example whose output the seed prints, reproduced exactly (outputs poisoned before
-//! the launch, compared with the seed's printed values), the memory orders and padding modes, and
-//! the tiled load/store copy (checked, and timed next to a device-to-device `memcpy`).
+//! cuTile `load`/`store` (`layout_tensor::tile_space`, kernels in `tests/kernels/src/cutile.rs`)
+//! on the GPU: each seed example whose output the seed prints, reproduced exactly (outputs poisoned
+//! before the launch, compared with the seed's printed values), the memory orders and padding modes,
+//! and the tiled load/store copy (checked, and timed next to a device-to-device `memcpy`).
 
 use host::{DeviceBuffer, Gpu, KernelFn, LaunchConfig, Module};
 use test_kernels::cutile;

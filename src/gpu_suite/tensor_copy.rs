@@ -1,5 +1,6 @@
 //! The `LayoutTensor` copy kernels (`tests/kernels/src/tensor_copy.rs`,
-//! `tests/kernels/src/copy_async.rs`) on the GPU: verified exactly against CPU references, the copy timed next to a device-to-device `memcpy`.
+//! `tests/kernels/src/copy_async.rs`) on the GPU: verified exactly against CPU references, the copy
+//! timed next to a device-to-device `memcpy`.
 
 use host::{DeviceBuffer, Gpu, KernelParam, LaunchConfig, Module, TmaOobFill, TmaSwizzle};
 use test_kernels::{copy_async, tensor_copy, tma_tile};
@@ -40,7 +41,7 @@ fn launch(gpu: &Gpu, module: &Module, src: &DeviceBuffer<f32>, dst: &mut DeviceB
 
 /// Launches the raw-pointer twin `tensor_copy_f32_raw` (same grid), whose parameters are 128-bit
 /// words (`*const u128`, `*mut u128`): the f32 buffers are passed as [`Words`].
-fn launch_raw_twin(gpu: &Gpu, module: &Module, src: &DeviceBuffer<f32>, dst: &mut DeviceBuffer<f32>) -> host::Result<()> {
+fn launch_twin(gpu: &Gpu, module: &Module, src: &DeviceBuffer<f32>, dst: &mut DeviceBuffer<f32>) -> host::Result<()> {
     unsafe { gpu.launch(module, tensor_copy::tensor_copy_f32_raw, copy_config(), (Words(src), Words(dst))).run() }
 }
 
@@ -93,7 +94,7 @@ pub fn check_raw(gpu: &Gpu, module: &Module) -> Result<(), String> {
     let src = gpu.upload(&data).map_err(fail("upload"))?;
     let mut dst = gpu.alloc::<f32>(n).map_err(fail("alloc"))?;
     gpu.memset(&mut dst, 0xff).map_err(fail("poison"))?;
-    launch_raw_twin(gpu, module, &src, &mut dst).map_err(fail("launch"))?;
+    launch_twin(gpu, module, &src, &mut dst).map_err(fail("launch"))?;
     expect_eq("raw copy", &gpu.download(&dst).map_err(fail("download"))?, &data)
 }
 
@@ -137,9 +138,9 @@ pub fn check_transpose(gpu: &Gpu, module: &Module) -> Result<(), String> {
     expect_eq("tensor transpose", &gpu.download(&dst).map_err(fail("download"))?, &want)
 }
 
-/// The Mojo seed's `copy_from_async` example (`tests/kernels/src/copy_async.rs`): the 128 x 128 tensor,
-/// filled with random data (the async copies load it; the seed starts from zeros), must end with
-/// `tensor[i] == i`, the seed's own check.
+/// The Mojo seed's `copy_from_async` example (`tests/kernels/src/copy_async.rs`): the 128 x 128
+/// tensor, filled with random data (the async copies load it; the seed starts from zeros), must end
+/// with `tensor[i] == i`, the seed's own check.
 pub fn check_mojo_copy_from_async(gpu: &Gpu, module: &Module) -> Result<(), String> {
     let n = 128 * 128;
     let mut tensor = gpu.upload(&random_f32(fresh_seed(), n)).map_err(fail("upload"))?;
@@ -216,7 +217,7 @@ pub fn bench_copy(gpu: &Gpu, module: &Module) -> Result<Vec<Figure>, String> {
     let src = gpu.upload(&random_f32(fresh_seed(), n)).map_err(fail("upload"))?;
     let mut dst = gpu.alloc::<f32>(n).map_err(fail("alloc"))?;
     let ours = time_median(gpu, 3, 20, || launch(gpu, module, &src, &mut dst))?;
-    let raw = time_median(gpu, 3, 20, || launch_raw_twin(gpu, module, &src, &mut dst))?;
+    let raw = time_median(gpu, 3, 20, || launch_twin(gpu, module, &src, &mut dst))?;
     let peer = time_median(gpu, 3, 20, || gpu.copy(&src, &mut dst))?;
     let bytes = 2 * n * 4;
     Ok(vec![

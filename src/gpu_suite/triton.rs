@@ -1,5 +1,5 @@
-//! Triton's `tl.load`/`tl.store` on the GPU (`tests/kernels/src/triton.rs`): the seed's indirect load
-//! example (seed 002, `triton_ldst_indirect_07`) against its torch-style reference.
+//! Triton's `tl.load`/`tl.store` on the GPU (`tests/kernels/src/triton.rs`): the seed's indirect
+//! load example (seed 002, `triton_ldst_indirect_07`) against its torch-style reference.
 
 use host::{Gpu, LaunchConfig, Module};
 use test_kernels::triton;
