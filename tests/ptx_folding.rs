@@ -304,9 +304,12 @@ fn entry_names(ptx: &str) -> Vec<&str> {
 
 /// No kernel of either module uses local memory (ptxas then reports a 0-byte stack frame): every
 /// layout, including the run-time shape and strides a Triton block pointer holds, stays in
-/// registers.
+/// registers. The one exception is the kernel that prints (`device_println!` builds its
+/// `fmt::Arguments` on the stack); panics format nothing (the panic handler, a separate function,
+/// prints only the location), so a kernel that can panic keeps no stack frame.
 #[test]
 fn no_kernel_uses_local_memory() {
+    const PRINTS: &[&str] = &["print_and_check"];
     let modules = [
         ("test_kernels", KERNELS_PTX),
         ("test_kernels_sm90a", cute_rs::TEST_KERNELS_SM90A.ptx),
@@ -318,6 +321,7 @@ fn no_kernel_uses_local_memory() {
         assert!(names.len() > 4, "{module}: entries not found");
         let local: Vec<&str> = names
             .into_iter()
+            .filter(|n| !PRINTS.contains(n))
             .filter(|n| {
                 let body = kernel_body(ptx, n);
                 body.contains(".local") || body.contains("__local_depot")

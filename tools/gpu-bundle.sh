@@ -11,7 +11,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # With ptxas, the production modules (the GEMMs) get cubins, so the GPU compiles nothing at run
 # time; so do the example projects, built as a user builds them.
 ptxas="$(bash tools/install-ptxas.sh 2>/dev/null || true)"
-PTXAS="$ptxas" cargo build --release --bin gpu_suite --bin demo --bin cold_start
+PTXAS="$ptxas" cargo build --release --bin gpu_suite --bin demo --bin cold_start --bin print_check
 examples=()
 for example in examples/*/; do
     name="$(basename "$example")"
@@ -19,7 +19,7 @@ for example in examples/*/; do
     examples+=("target/examples/release/$name")
 done
 rm -rf gpu-bundle && mkdir -p gpu-bundle/ptx gpu-bundle/examples
-cp target/release/gpu_suite target/release/demo target/release/cold_start gpu-bundle/
+cp target/release/gpu_suite target/release/demo target/release/cold_start target/release/print_check gpu-bundle/
 cp "${examples[@]}" gpu-bundle/examples/
 cp target/ptx/*.ptx gpu-bundle/ptx/
 cp -r bench/peers bench/report.py gpu-bundle/
@@ -34,6 +34,15 @@ status=0
 # The first GEMM of a fresh process with a cold driver cache: from the cubin, then from the PTX.
 CUDA_CACHE_DISABLE=1 "$here/cold_start" | tee "$out/cold_start.txt" || status=1
 CUDA_CACHE_DISABLE=1 CUTE_JIT=1 "$here/cold_start" | tee -a "$out/cold_start.txt" || status=1
+# Printing and a failed assertion in a kernel, each in its own process.
+"$here/print_check" print > "$out/print.txt" 2>&1
+"$here/print_check" assert > "$out/assert.txt" 2>&1
+if grep -q "block 1: n = 64, first x = 97" "$out/print.txt" && grep -q "is not below 100" "$out/assert.txt" \
+   && grep -q "CUDA_ERROR_ASSERT" "$out/assert.txt"; then
+  echo "print/assert in kernels: ok"
+else
+  echo "print/assert in kernels: FAILED"; cat "$out/print.txt" "$out/assert.txt"; status=1
+fi
 "$here/demo" | tee "$out/demo.txt" || status=1
 for example in "$here"/examples/*; do
   "$example" | tee -a "$out/examples.txt" || { echo "example $(basename "$example") FAILED"; status=1; }

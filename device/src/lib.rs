@@ -73,6 +73,7 @@ pub mod ids;
 pub mod math;
 pub mod memory;
 pub mod mma;
+pub mod print;
 pub mod shared;
 pub mod sync;
 pub mod tma;

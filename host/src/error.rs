@@ -79,9 +79,18 @@ pub type Result<T> = std::result::Result<T, HostError>;
 /// `NAME: description` of a CUDA error code, e.g. `CUDA_ERROR_INVALID_VALUE: invalid argument`.
 pub(crate) fn driver_message(e: DriverError) -> String {
     let name = e.error_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|_| format!("{:?}", e.0));
-    match e.error_string() {
+    let text = match e.error_string() {
         Ok(s) => format!("{name}: {}", s.to_string_lossy()),
         Err(_) => name,
+    };
+    if e.0 == cudarc::driver::sys::CUresult::CUDA_ERROR_ASSERT {
+        format!(
+            "{text}: a kernel's `device_assert!` failed or it panicked (`assert!`, `unwrap`, a bounds check); the \
+             device printed the message, file, line, block and thread on standard error. The context cannot run \
+             anything more: create a new `Gpu`"
+        )
+    } else {
+        text
     }
 }
 

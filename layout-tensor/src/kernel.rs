@@ -29,14 +29,15 @@
 //! # }
 //! ```
 
-/// Ends the kernel with a PTX `trap` on any panic (bounds checks, `unwrap`, a failed `assert!`):
-/// the launch reports an error to the host. Panics never unwind on the GPU (device code is built
-/// with `panic = "abort"`). On the host (the CPU backend) `std`'s handler unwinds and the launch
-/// reports the panic with its message.
+/// Ends the kernel on any panic (bounds checks, `unwrap`, a failed `assert!`) through CUDA's device
+/// assert, which prints the panic's location with the block and thread: the host's next
+/// synchronization reports a named error (see [`device::print`](crate::device::print)). Panics
+/// never unwind on the GPU (device code is built with `panic = "abort"`). On the host (the CPU
+/// backend) `std`'s handler unwinds and the launch reports the panic with its message.
 #[cfg(target_arch = "nvptx64")]
 #[panic_handler]
-fn panic(_info: &core::panic::PanicInfo<'_>) -> ! {
-    crate::device::sync::trap()
+fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
+    crate::device::print::panicked(info)
 }
 
 /// What a kernel requires of its launch configuration, declared with `#[kernel(block(..),

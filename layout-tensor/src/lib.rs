@@ -73,7 +73,7 @@ pub use layout;
 /// The device primitives (crate `cute-rs-device`): ids, barriers, shared memory, warp collectives,
 /// memory with cache hints, atomics, cp.async, TMA, mma/wgmma, math, and the CPU backend.
 pub use cute_rs_device as device;
-pub use cute_rs_device::{dynamic_shared, shared_array};
+pub use cute_rs_device::{device_assert, device_println, dynamic_shared, shared_array};
 /// The `half` crate, whose [`half::f16`] and [`half::bf16`] are [`Element`]s (re-exported so that
 /// kernels and the host name the same types).
 pub use half;

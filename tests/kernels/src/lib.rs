@@ -23,6 +23,7 @@ pub mod cutile_sizes;
 pub mod demo;
 pub mod demo_layouts;
 pub mod faults;
+pub mod printing;
 pub mod tensor_copy;
 pub mod tensor_copy_layouts;
 pub mod tma_tile;
