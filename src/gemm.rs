@@ -424,7 +424,7 @@ impl Gemm {
     }
 
     /// [`run`](Gemm::run) on `stream` instead of the GPU's default stream (as
-    /// [`Gpu::launch_on`]): GEMMs on different streams may overlap.
+    /// [`Launch::on`](host::Launch::on)): GEMMs on different streams may overlap.
     ///
     /// The streams of [`Gpu::create_stream`] do not wait for the default stream, nor it for them:
     /// - [`Gpu::upload`] and [`Gpu::write`] return once their copy is done, but [`Gpu::memset`],

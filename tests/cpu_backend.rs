@@ -67,3 +67,21 @@ fn the_demo_transpose_runs_on_the_cpu_backend() {
         println!("{}: {:.1} {}", f.what, f.value, f.unit);
     }
 }
+
+/// A block-wide primitive sized for one block size, launched with another: refused with the
+/// sizes on the CPU backend (on a GPU it would read shared memory nobody wrote).
+#[test]
+fn a_block_reduce_in_a_block_of_the_wrong_size_is_refused() {
+    use test_kernels::bench::{bench_block_reduce_sum_f32, BENCH_THREADS, BENCH_TILE};
+    let (gpu, module) = cpu();
+    let input = gpu.upload(&vec![1f32; 2 * BENCH_TILE]).unwrap();
+    let mut result = gpu.upload(&[0f32]).unwrap();
+    let half = LaunchConfig::linear(2, BENCH_THREADS as u32 / 2);
+    let err = unsafe { gpu.launch(&module, bench_block_reduce_sum_f32, half, (&input, &mut result)).run() }.unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains(&format!("in a block of {} threads", BENCH_THREADS / 2)), "{text}");
+    // The right size works.
+    let full = LaunchConfig::linear(2, BENCH_THREADS as u32);
+    unsafe { gpu.launch(&module, bench_block_reduce_sum_f32, full, (&input, &mut result)).run() }.unwrap();
+    assert_eq!(gpu.download(&result).unwrap(), [2.0 * BENCH_TILE as f32]);
+}

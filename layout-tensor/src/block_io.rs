@@ -237,6 +237,32 @@ const fn must(r: Result<Layout, LayoutError>) -> Layout {
     }
 }
 
+/// On the CPU backend, panics (the launch then fails with the message) unless the block has
+/// exactly `threads` threads: a block-wide primitive sized for another block reads shared memory
+/// nobody wrote. On the GPU it costs nothing (the kernel's launch contract,
+/// `#[kernel(block(..))]`, is the check there).
+///
+/// # Example
+/// ```
+/// // Outside a CPU-backend launch nothing is checked.
+/// cute_rs_tensor::block_io::check_block_size("BlockReduce", 128);
+/// ```
+#[inline(always)]
+pub fn check_block_size(primitive: &str, threads: usize) {
+    #[cfg(not(target_arch = "nvptx64"))]
+    if crate::device::cpu::in_kernel() {
+        let block = ids::block_size() as usize;
+        if block != threads {
+            panic!(
+                "{primitive} for {threads} threads called in a block of {block} threads: launch the kernel with \
+                 blocks of {threads} (declare it with #[kernel(block({threads}))])"
+            );
+        }
+    }
+    #[cfg(target_arch = "nvptx64")]
+    let _ = (primitive, threads);
+}
+
 /// The part of a cooperative group the calls need: its size, this thread's rank, its barrier.
 trait Group {
     const THREADS: usize;
@@ -251,6 +277,7 @@ impl<const BX: usize, const BY: usize, const BZ: usize> Group for BlockGroup<BX,
     const THREADS: usize = BX * BY * BZ;
     #[inline(always)]
     fn rank() -> usize {
+        check_block_size("a block-wide I/O call", BX * BY * BZ);
         let t = ids::thread_idx();
         t.x as usize + BX * (t.y as usize + BY * t.z as usize)
     }

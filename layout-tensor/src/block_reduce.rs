@@ -65,6 +65,7 @@ impl<T: WarpReduce, const THREADS: usize> BlockReduce<T, THREADS> {
     #[inline(always)]
     pub unsafe fn sum<const N: usize>(&self, value: T, storage: SharedArray<T, N>) -> T {
         const { assert!(N >= THREADS / 32, "block_reduce: the storage needs THREADS / 32 elements") };
+        crate::block_io::check_block_size("BlockReduce", THREADS);
         let partial = warp::reduce_sum(value);
         let t = ids::linear_thread_idx() as usize;
         let (w, lane) = (t / 32, t % 32);
