@@ -85,3 +85,24 @@ fn a_block_reduce_in_a_block_of_the_wrong_size_is_refused() {
     unsafe { gpu.launch(&module, bench_block_reduce_sum_f32, full, (&input, &mut result)).run() }.unwrap();
     assert_eq!(gpu.download(&result).unwrap(), [2.0 * BENCH_TILE as f32]);
 }
+
+/// A raw-pointer write past the end of a buffer lands in the guard page after it: the launch
+/// fails naming the kernel, block, thread, address and buffer, and the process goes on.
+#[test]
+fn a_raw_pointer_access_past_a_buffer_is_reported() {
+    use test_kernels::faults::fault_raw_out_of_bounds;
+    let (gpu, module) = cpu();
+    // 64 f32 = 256 bytes: the buffer ends exactly at its guard page.
+    let mut x = gpu.upload(&[0f32; 64]).unwrap();
+    let err = unsafe { gpu.launch(&module, fault_raw_out_of_bounds, LaunchConfig::linear(3, 32), (&mut x, 64u32)).run() }
+        .unwrap_err();
+    let HostError::Kernel { kernel, message } = &err else { panic!("expected a kernel error, got {err}") };
+    assert_eq!(kernel, "fault_raw_out_of_bounds");
+    assert!(message.contains("out-of-bounds access through a raw pointer"), "{message}");
+    assert!(message.contains("block (2,0,0), thread (0,0,0)"), "the first thread past the end: {message}");
+    assert!(message.contains("0 bytes past the end of a buffer of 256 bytes"), "{message}");
+    // The buffer's own elements were written, and the backend still works.
+    assert_eq!(gpu.download(&x).unwrap(), [1f32; 64]);
+    let mut y = gpu.upload(&[0f32; 96]).unwrap();
+    unsafe { gpu.launch(&module, fault_raw_out_of_bounds, LaunchConfig::linear(3, 32), (&mut y, 96u32)).run() }.unwrap();
+}

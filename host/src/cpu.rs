@@ -25,6 +25,10 @@ pub(crate) fn alloc(bytes: usize) -> Result<u64> {
     if bytes == 0 {
         return Ok(0);
     }
+    // Between guard pages when possible: a kernel's access past either end is then reported.
+    if let Some(p) = crate::guard_pages::alloc(bytes, BUFFER_POISON) {
+        return Ok(p);
+    }
     let Ok(layout) = AllocLayout::from_size_align(bytes, BUFFER_ALIGN) else {
         invalid!("{bytes} bytes do not fit in the address space");
     };
@@ -40,7 +44,7 @@ pub(crate) fn alloc(bytes: usize) -> Result<u64> {
 
 /// Frees what [`alloc`] returned for `bytes` bytes.
 pub(crate) fn free(ptr: u64, bytes: usize) {
-    if ptr != 0 {
+    if ptr != 0 && !crate::guard_pages::free(ptr) {
         // SAFETY: allocated by `alloc` with this size and alignment.
         unsafe { std::alloc::dealloc(ptr as *mut u8, AllocLayout::from_size_align_unchecked(bytes, BUFFER_ALIGN)) }
     }
@@ -108,5 +112,7 @@ pub(crate) fn run(
         dynamic_shared: cfg.shared_mem_bytes,
         schedule,
     };
-    cpu::launch(kernel, &launch, args).map_err(|e| HostError::Kernel { kernel: e.kernel, message: e.message })
+    let result = cpu::launch(kernel, &launch, args).map_err(|e| HostError::Kernel { kernel: e.kernel, message: e.message });
+    crate::guard_pages::close_opened();
+    result
 }

@@ -73,6 +73,7 @@ mod cpu;
 mod elem;
 mod error;
 mod gpu;
+mod guard_pages;
 mod host_tensor;
 mod launch;
 mod module;

@@ -61,6 +61,20 @@ pub fn in_kernel() -> bool {
     CURRENT.with(|c| !c.get().is_null())
 }
 
+/// The launch, block and thread of the kernel thread running on this OS thread, if any. Reads a
+/// thread-local and plain fields only: async-signal-safe.
+pub(crate) fn current_ids() -> Option<(&'static Group, Dim3, Dim3)> {
+    let p = CURRENT.with(|c| c.get());
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: set for the duration of the kernel call on this OS thread (see `thread`).
+    let t = unsafe { &*p };
+    // SAFETY: the group outlives every thread of its launch.
+    let group: &'static Group = unsafe { &*Arc::as_ptr(&t.group) };
+    Some((group, t.block_idx, t.thread_idx))
+}
+
 /// The logical thread running here. Panics, naming the condition, outside a kernel launched on
 /// the CPU backend.
 ///

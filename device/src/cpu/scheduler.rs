@@ -12,7 +12,7 @@ use std::boxed::Box;
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::format;
 use std::string::{String, ToString};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::{self, JoinHandle, Thread};
 use std::vec::Vec;
@@ -245,6 +245,71 @@ pub(crate) struct Group {
     launcher: Thread,
     /// Bumped by every event that can unblock a spinning thread (atomic writes, arrivals).
     pub(crate) progress: AtomicU64,
+    /// The first access of a guard page by this launch's threads (see [`note_fault`]).
+    pub(crate) fault: Fault,
+}
+
+/// The first guard-page access of a launch: the address (0: none), then the block and thread.
+#[derive(Default)]
+pub(crate) struct Fault {
+    address: AtomicUsize,
+    ids: [AtomicU32; 6],
+}
+
+/// How the host describes a faulting address (which buffer it missed, and by how much).
+static DESCRIBE_FAULT: std::sync::OnceLock<fn(usize) -> String> = std::sync::OnceLock::new();
+
+/// Sets how a launch's error describes an address its kernel accessed outside the buffers (the
+/// host runtime says which buffer it missed and by how much). The first call wins.
+///
+/// ```
+/// fn describe(address: usize) -> String { format!("near {address:#x}") }
+/// cute_rs_device::cpu::describe_faults_with(describe);
+/// ```
+pub fn describe_faults_with(describe: fn(usize) -> String) {
+    let _ = DESCRIBE_FAULT.set(describe);
+}
+
+/// Records that the kernel thread running on this OS thread accessed `address` outside the
+/// buffers (a guard page); whether a kernel was running here. Async-signal-safe: a fault handler
+/// calls it, then lets the access complete, and the launch fails with the report.
+///
+/// ```
+/// // Outside a kernel there is nothing to record.
+/// assert!(!cute_rs_device::cpu::note_fault(0x1000));
+/// ```
+pub fn note_fault(address: usize) -> bool {
+    let Some((group, block, thread)) = super::context::current_ids() else { return false };
+    let f = &group.fault;
+    if f.address.compare_exchange(0, address, Ordering::AcqRel, Ordering::Relaxed).is_ok() {
+        for (slot, v) in f.ids.iter().zip([block.x, block.y, block.z, thread.x, thread.y, thread.z]) {
+            slot.store(v, Ordering::Relaxed);
+        }
+    }
+    true
+}
+
+impl Fault {
+    /// The report of the recorded access, if any.
+    fn report(&self) -> Option<String> {
+        let address = self.address.load(Ordering::Acquire);
+        if address == 0 {
+            return None;
+        }
+        let id = |i: usize| self.ids[i].load(Ordering::Relaxed);
+        let described = DESCRIBE_FAULT.get().map(|d| format!(" ({})", d(address))).unwrap_or_default();
+        Some(format!(
+            "out-of-bounds access through a raw pointer: block ({},{},{}), thread ({},{},{}) accessed address \
+             {address:#x}{described}; on a GPU this is an illegal memory access (the CPU backend let the access \
+             complete in a guard page to report it)",
+            id(0),
+            id(1),
+            id(2),
+            id(3),
+            id(4),
+            id(5)
+        ))
+    }
 }
 
 enum Next {
@@ -309,6 +374,7 @@ pub fn launch(kernel: &CpuKernel, cfg: &CpuLaunch, args: &[&[u8]]) -> Result<(),
         }),
         launcher: thread::current(),
         progress: AtomicU64::new(0),
+        fault: Fault::default(),
     });
     let mut g = group.lock();
     match group.pick_next(&mut g) {
@@ -329,7 +395,8 @@ pub fn launch(kernel: &CpuKernel, cfg: &CpuLaunch, args: &[&[u8]]) -> Result<(),
     for h in handles {
         let _ = h.join();
     }
-    match error {
+    // A guard-page access comes first: whatever else went wrong may follow from it.
+    match group.fault.report().or(error) {
         None => Ok(()),
         Some(message) => Err(err(message)),
     }

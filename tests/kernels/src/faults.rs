@@ -1,5 +1,5 @@
 //! Kernels with deliberate bugs, for the CPU backend's reports (`tests/cpu_backend.rs`): an
-//! out-of-bounds access through a tensor view, and a shared-memory exchange with and without its
+//! out-of-bounds access through a tensor view and one through a raw pointer, and a shared-memory exchange with and without its
 //! barrier. They are valid PTX too; nothing on the GPU launches them with bad arguments.
 
 use layout_tensor::kernel;
@@ -7,6 +7,16 @@ use layout::Layout;
 use layout_tensor::device::ids::{block_idx_x, thread_idx_x};
 use layout_tensor::device::sync::sync_threads;
 use layout_tensor::{shared_array, LayoutTensor};
+
+/// `x[g] += 1` through a raw pointer for every thread `g` of the grid, whether or not `g < n`: a
+/// grid larger than the buffer writes past its end, which the CPU backend catches in the guard page
+/// after the buffer and reports with the block, thread, address and buffer.
+#[kernel]
+pub fn fault_raw_out_of_bounds(x: *mut f32, n: u32) {
+    let _ = n;
+    let g = (block_idx_x() * 32 + thread_idx_x()) as usize;
+    *x.add(g) += 1.0;
+}
 
 /// Threads per block of [`mirror_exchange`].
 pub const MIRROR_THREADS: u32 = 64;
