@@ -11,9 +11,9 @@
 //! On the CPU backend a line goes to the process's standard output, and a failed assertion panics
 //! with the message; the launch returns it as the kernel's error, naming the block and thread.
 //!
-//! Any other panic in a kernel (`assert!`, `unwrap`, a bounds check) prints its location through
-//! the same `__assertfail` on the GPU (the library's panic handler), without the formatted
-//! message, which would need `core::fmt` in every kernel that can panic.
+//! Any other panic in a kernel (`assert!`, `unwrap`, a bounds check) ends it with a `trap` on the
+//! GPU, without a message: a handler that prints costs the kernels that keep a panic path (see
+//! the library's panic handler). Use `device_assert!` for checks whose message must reach the host.
 //!
 //! # Example
 //! ```
@@ -199,19 +199,6 @@ fn fail(message: &mut Line, file: &str, line: u32) -> ! {
     let (message, file) = (message.c_str(), file_name.c_str());
     // SAFETY: NUL-terminated strings that live until the kernel stops.
     unsafe { __assertfail(message, file, line, c"kernel".as_ptr() as *const u8, 1) }
-}
-
-/// The GPU's panic handler: the panic's location (and its message when it has no arguments)
-/// through `__assertfail`; see the [module docs](self).
-#[cfg(target_arch = "nvptx64")]
-pub fn panicked(info: &core::panic::PanicInfo<'_>) -> ! {
-    let mut message = Line::new();
-    let text = info.message().as_str().unwrap_or("panicked (its formatted message is not kept on the GPU)");
-    let _ = fmt::Write::write_str(&mut message, text);
-    match info.location() {
-        Some(at) => fail(&mut message, at.file(), at.line()),
-        None => fail(&mut message, "unknown", 0),
-    }
 }
 
 /// `println!` in a kernel: formats its arguments as `format!` does and prints one line, on the GPU

@@ -85,8 +85,8 @@ pub(crate) fn driver_message(e: DriverError) -> String {
     };
     if e.0 == cudarc::driver::sys::CUresult::CUDA_ERROR_ASSERT {
         format!(
-            "{text}: a kernel's `device_assert!` failed or it panicked (`assert!`, `unwrap`, a bounds check); the \
-             device printed the message, file, line, block and thread on standard error. The context cannot run \
+            "{text}: a kernel's `device_assert!` failed; the device printed its message, file, line, block and thread on \
+             standard error. The context cannot run \
              anything more: create a new `Gpu`"
         )
     } else {
