@@ -12,7 +12,7 @@
 //! | `*const u16` / `*mut u16` | also a buffer of `bf16` or `f16` (16-bit floats as their bits) |
 //! | `*const [T; N]`, `*const Vector<T, N>` (and `*mut`) | a buffer of `T` whose length and address suit `N`-vectors (checked) |
 //! | `*const TmaDescriptor` | the 128-byte buffer of [`Gpu::upload_tensor_map`](crate::Gpu::upload_tensor_map) (checked) |
-//! | `LayoutTensor<T, L>` | a [`DeviceTensor`](crate::DeviceTensor): a buffer with a layout that fits in it (checked) |
+//! | `LayoutTensor<T, L>` (`L` a [`KernelLayout`](layout_tensor::kernel::KernelLayout): `Static` or `Strided`) | a [`DeviceTensor`](crate::DeviceTensor): a buffer with a layout that fits in it (checked) |
 //! | `u8` ... `u64`, `i8` ... `i64`, `usize`, `isize`, `f32`, `f64`, `bool` | a value of the same type |
 //! | `*const T`, `*mut T` | also a raw pointer of the same type (unchecked: for library code that checked its buffers) |
 //!
@@ -291,7 +291,7 @@ impl<T: DeviceElem> DeviceBuffer<T> {
     }
 }
 
-impl<T: DeviceElem + layout_tensor::Element, L: LayoutSource + 'static> KernelParam<layout_tensor::LayoutTensor<'static, T, L>>
+impl<T: DeviceElem + layout_tensor::Element, L: layout_tensor::kernel::KernelLayout> KernelParam<layout_tensor::LayoutTensor<'static, T, L>>
     for DeviceTensor<'_, T, L>
 {
     fn to_param(self) -> Result<layout_tensor::LayoutTensor<'static, T, L>> {

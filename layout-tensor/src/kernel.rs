@@ -44,6 +44,27 @@ fn panic(_info: &core::panic::PanicInfo<'_>) -> ! {
     crate::device::sync::trap()
 }
 
+/// A layout that can cross from the host to the GPU inside a `LayoutTensor` kernel parameter: a
+/// `#[repr(C)]` value of plain integers (or none), laid out alike by the host's compiler and the
+/// device's. [`Static`](crate::Static) layouts (no data) and [`Strided`](crate::Strided) layouts
+/// (shape and strides) are; a run-time [`Layout`](layout::Layout) is not (build it in the kernel
+/// from scalars instead).
+///
+/// # Safety
+/// The type is `#[repr(C)]` (or zero-sized) and holds no pointers.
+///
+/// # Example
+/// ```
+/// fn takes<L: cute_rs_tensor::kernel::KernelLayout>(_: L) {}
+/// takes(cute_rs_tensor::Strided::row_major([4, 8]));
+/// ```
+pub unsafe trait KernelLayout: crate::LayoutSource + 'static {}
+
+// SAFETY: zero-sized.
+unsafe impl<S: crate::StaticLayout + 'static> KernelLayout for crate::Static<S> {}
+// SAFETY: `#[repr(C)]`, two arrays of `i64`.
+unsafe impl<const R: usize> KernelLayout for crate::Strided<R> {}
+
 /// What a kernel requires of its launch configuration, declared with `#[kernel(block(..),
 /// shared_mem(..))]`: the host refuses any launch with another block shape or another amount of
 /// dynamic shared memory, by name, before the kernel runs (on both backends).

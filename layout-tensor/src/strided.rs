@@ -36,6 +36,7 @@ use crate::static_layout::LayoutSource;
 /// assert_eq!(l.offset(5), 9); // index 5 is the coordinate (1, 1)
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
 pub struct Strided<const R: usize> {
     /// The extent of each mode.
     pub shape: [i64; R],

@@ -305,6 +305,9 @@ pub(crate) fn coord_offset_unchecked(l: &Layout, m: &Modes, coord: &[i64]) -> i6
 /// t.set_at([0, 3], 30.0);
 /// assert_eq!(data[3], 30.0);
 /// ```
+// `repr(C)`: a tensor is a kernel parameter, built on the host (by another compiler) and read
+// on the GPU; its fields must be where both expect them.
+#[repr(C)]
 pub struct LayoutTensor<'a, T, L: LayoutSource = Layout, A: AddressSpace = Global, B: Bounds = Full> {
     /// The base pointer the view was built from.
     pub(crate) ptr: *mut T,

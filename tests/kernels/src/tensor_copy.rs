@@ -114,3 +114,17 @@ pub fn strided_masked_axpy(a: *const f32, b: *const f32, c: *mut f32, rows: u32,
         }
     }
 }
+
+/// `t[i, j] *= factor` over a tensor passed as a kernel parameter (the host gives a buffer with
+/// its `Strided` layout, checked against the buffer's length): one thread per element of a
+/// block per row, its 32 threads striding over the columns.
+#[kernel]
+pub fn scale_tensor(t: LayoutTensor<'_, f32, Strided<2>>, factor: f32) {
+    let [rows, cols] = t.source().shape;
+    let row = block_idx_x() as i64;
+    if row < rows {
+        for col in (thread_idx_x() as i64..cols).step_by(32) {
+            t.set_at([row, col], t.at([row, col]) * factor);
+        }
+    }
+}
