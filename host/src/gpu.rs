@@ -193,7 +193,7 @@ impl Drop for StreamInner {
 /// # Example
 /// ```no_run
 /// # let gpu = cute_rs_host::Gpu::new(0)?;
-/// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/kernels.ptx").unwrap())?;
+/// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/test_kernels.ptx").unwrap())?;
 /// # let k = module.kernel("vector_copy")?;
 /// # let (a, b) = (gpu.alloc::<f32>(256)?, gpu.alloc::<f32>(256)?);
 /// let side = gpu.create_stream()?;
@@ -524,7 +524,7 @@ impl Gpu {
     /// # Example
     /// ```no_run
     /// let gpu = cute_rs_host::Gpu::new(0)?;
-    /// let ptx = std::fs::read_to_string("target/ptx/kernels.ptx").expect("built by cargo build");
+    /// let ptx = std::fs::read_to_string("target/ptx/test_kernels.ptx").expect("built by cargo build");
     /// let module = gpu.load_module(&ptx)?;
     /// # let _ = module;
     /// # Ok::<(), cute_rs_host::HostError>(())

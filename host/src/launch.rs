@@ -563,7 +563,7 @@ impl<'a> Launch<'a> {
     /// # Example
     /// ```no_run
     /// # let gpu = cute_rs_host::Gpu::new(0)?;
-    /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/kernels.ptx").unwrap())?;
+    /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/test_kernels.ptx").unwrap())?;
     /// # let k = module.kernel("scale")?;
     /// let data = gpu.upload(&[1.0f32; 1024])?;
     /// let (n, factor) = (1024u32, 2.5f32);
@@ -583,7 +583,7 @@ impl<'a> Launch<'a> {
     /// # Example
     /// ```no_run
     /// # let gpu = cute_rs_host::Gpu::new(0)?;
-    /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/kernels.ptx").unwrap())?;
+    /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/test_kernels.ptx").unwrap())?;
     /// # let k = module.kernel("cluster_ids")?;
     /// let out = gpu.alloc::<u32>(8 * 128)?;
     /// unsafe { gpu.launch_raw(&k, cute_rs_host::LaunchConfig::linear(8, 128)).cluster((2, 1, 1)).arg(&out).run()? };
@@ -614,7 +614,7 @@ impl<'a> Launch<'a> {
     /// # Example
     /// ```no_run
     /// # let gpu = cute_rs_host::Gpu::new(0)?;
-    /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/kernels.ptx").unwrap())?;
+    /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/test_kernels.ptx").unwrap())?;
     /// # let k = module.kernel("vector_copy")?;
     /// let input = gpu.alloc::<f32>(256)?;
     /// // One argument missing:
@@ -684,7 +684,7 @@ impl<'a> Launch<'a> {
     /// # Example
     /// ```no_run
     /// # let gpu = cute_rs_host::Gpu::new(0)?;
-    /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/kernels.ptx").unwrap())?;
+    /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/test_kernels.ptx").unwrap())?;
     /// # let k = module.kernel("transpose")?;
     /// # let (input, output) = (gpu.alloc::<f32>(1 << 20)?, gpu.alloc::<f32>(1 << 20)?);
     /// let cfg = cute_rs_host::LaunchConfig { grid: (32, 32, 1), block: (32, 8, 1), shared_mem_bytes: 32 * 33 * 4 };

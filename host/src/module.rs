@@ -60,7 +60,7 @@ pub struct Module {
 /// # Example
 /// ```no_run
 /// # let gpu = cute_rs_host::Gpu::new(0)?;
-/// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/kernels.ptx").unwrap())?;
+/// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/test_kernels.ptx").unwrap())?;
 /// let k = module.kernel("vector_copy")?;
 /// let a = k.attributes();
 /// assert_eq!(a.local_bytes, 0, "{} spills to local memory", k.name());
@@ -94,7 +94,7 @@ pub struct KernelAttributes {
 /// # Example
 /// ```no_run
 /// # let gpu = cute_rs_host::Gpu::new(0)?;
-/// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/kernels.ptx").unwrap())?;
+/// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/test_kernels.ptx").unwrap())?;
 /// let k = module.kernel("vector_copy")?;
 /// assert_eq!(k.name(), "vector_copy");
 /// assert_eq!(k.param_sizes(), Some(&[8usize, 8][..])); // two pointers
@@ -408,7 +408,7 @@ impl Module {
     /// # Example
     /// ```no_run
     /// # let gpu = cute_rs_host::Gpu::new(0)?;
-    /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/kernels.ptx").unwrap())?;
+    /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/test_kernels.ptx").unwrap())?;
     /// let copy = module.kernel("vector_copy")?;
     /// assert!(module.kernel("no_such_kernel").is_err());
     /// # let _ = copy;
@@ -527,7 +527,7 @@ impl Module {
     /// # Example
     /// ```no_run
     /// # let gpu = cute_rs_host::Gpu::new(0)?;
-    /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/kernels.ptx").unwrap())?;
+    /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/test_kernels.ptx").unwrap())?;
     /// assert!(module.kernel_names().iter().any(|k| k == "vector_copy"));
     /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
@@ -568,7 +568,7 @@ impl Kernel {
     /// # Example
     /// ```no_run
     /// # let gpu = cute_rs_host::Gpu::new(0)?;
-    /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/kernels.ptx").unwrap())?;
+    /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/test_kernels.ptx").unwrap())?;
     /// assert_eq!(module.kernel("vector_copy")?.name(), "vector_copy");
     /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
@@ -581,7 +581,7 @@ impl Kernel {
     /// # Example
     /// ```no_run
     /// # let gpu = cute_rs_host::Gpu::new(0)?;
-    /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/kernels.ptx").unwrap())?;
+    /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/test_kernels.ptx").unwrap())?;
     /// let k = module.kernel("vector_copy")?;
     /// assert!(k.attributes().max_threads_per_block >= 256);
     /// # Ok::<(), cute_rs_host::HostError>(())
@@ -596,7 +596,7 @@ impl Kernel {
     /// # Example
     /// ```no_run
     /// # let gpu = cute_rs_host::Gpu::new(0)?;
-    /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/kernels.ptx").unwrap())?;
+    /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/test_kernels.ptx").unwrap())?;
     /// let k = module.kernel("vector_copy")?;
     /// assert_eq!(k.param_sizes().map(|p| p.len()), Some(2));
     /// # Ok::<(), cute_rs_host::HostError>(())
@@ -610,7 +610,7 @@ impl Kernel {
     /// # Example
     /// ```no_run
     /// # let gpu = cute_rs_host::Gpu::new(0)?;
-    /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/kernels.ptx").unwrap())?;
+    /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/test_kernels.ptx").unwrap())?;
     /// let limits = module.kernel("vector_copy")?.limits();
     /// assert_eq!(limits.name, "vector_copy");
     /// # Ok::<(), cute_rs_host::HostError>(())
@@ -637,7 +637,7 @@ impl Kernel {
     /// # Example
     /// ```no_run
     /// # let gpu = cute_rs_host::Gpu::new(0)?;
-    /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/kernels.ptx").unwrap())?;
+    /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/test_kernels.ptx").unwrap())?;
     /// let k = module.kernel("cluster_ids")?;
     /// let clusters = k.max_active_clusters((128, 1, 1), 0, (2, 1, 1))?;
     /// assert!(clusters >= 1);

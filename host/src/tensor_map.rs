@@ -373,7 +373,7 @@ impl Gpu {
     /// ```no_run
     /// # use cute_rs_host::{Gpu, TmaOobFill, TmaSwizzle};
     /// # let gpu = Gpu::new(0)?;
-    /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/kernels.ptx").unwrap())?;
+    /// # let module = gpu.load_module(&std::fs::read_to_string("target/ptx/test_kernels.ptx").unwrap())?;
     /// # let k = module.kernel("tma_load_2d")?;
     /// let x = gpu.alloc::<f32>(64 * 64)?;
     /// let out = gpu.alloc::<f32>(64 * 64)?;
