@@ -714,3 +714,54 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
         LayoutTensor { ptr, byte_off, layout, bounds, _m: PhantomData }
     }
 }
+
+/// Prints the layout, then the elements as CuTe's `print_tensor` and Mojo's `print(tensor)` do: a
+/// rank-1 tensor as one row; otherwise a matrix whose rows are the first mode and whose columns
+/// are the other modes in 1-D (column-major) order. Formatting flags apply to every element
+/// (`{:6.2}`); elements outside a masked tensor's bounds print as `.`.
+///
+/// It reads the elements: print tensors over host memory (or, in a kernel, with
+/// `device_println!`), not host views of device memory.
+///
+/// # Example
+/// ```
+/// # use cute_rs_tensor::LayoutTensor;
+/// let mut v: Vec<u32> = (0..6).collect();
+/// let t = LayoutTensor::new(&mut v, layout::Layout::parse("(2,3):(3,1)").unwrap()).unwrap();
+/// assert_eq!(format!("{t}"), "(2,3):(3,1):\n0 1 2\n3 4 5\n");
+/// assert_eq!(format!("{t:2}"), "(2,3):(3,1):\n 0  1  2\n 3  4  5\n");
+/// ```
+impl<T, L, A, B> core::fmt::Display for LayoutTensor<'_, T, L, A, B>
+where
+    T: Element + core::fmt::Display,
+    L: LayoutSource,
+    A: AddressSpace,
+    B: Bounds,
+{
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let layout = self.layout();
+        writeln!(f, "{layout}:")?;
+        let size = self.size();
+        if size == 0 {
+            return Ok(());
+        }
+        let rows = if layout.rank() >= 2 { layout.mode(0).map_or(1, |m| m.size() as usize).max(1) } else { 1 };
+        let cols = size / rows;
+        for r in 0..rows {
+            for c in 0..cols {
+                if c > 0 {
+                    f.write_str(" ")?;
+                }
+                let i = r + rows * c;
+                if self.contains(i) {
+                    core::fmt::Display::fmt(&self.get(i), f)?;
+                } else {
+                    let width = f.width().unwrap_or(1);
+                    write!(f, "{:>width$}", ".")?;
+                }
+            }
+            f.write_str("\n")?;
+        }
+        Ok(())
+    }
+}
