@@ -42,6 +42,13 @@ fn invalid_launches(gpu: &Gpu, module: &Module) -> Result<(), String> {
     let vector_launch =
         unsafe { gpu.launch(module, test_kernels::demo::tiled_copy_f32x4, ok, (&ragged, &mut out)).run() };
     expect_invalid("vector argument of the wrong length", vector_launch, "argument")?;
+    // A kernel that declares its block (`#[kernel(block(32))]`) refuses any other.
+    let values = gpu.upload(&[0u32; 64]).map_err(fail("upload"))?;
+    let wrong_block = LaunchConfig::linear(1, 64);
+    let contract = unsafe {
+        gpu.launch(module, test_kernels::printing::print_and_check, wrong_block, (&values, 64u32, 1u32)).run()
+    };
+    expect_invalid("a block outside the kernel's contract", contract, "launch contract")?;
     // Nothing above reached the GPU: it still runs a correct launch.
     let src = gpu.upload(&[1.5f32; 32]).map_err(fail("upload"))?;
     let mut dst = gpu.alloc::<f32>(32).map_err(fail("alloc"))?;
