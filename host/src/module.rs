@@ -281,8 +281,8 @@ fn say_jit_once(source: &ModuleSource, cc: (u32, u32), forced: bool) {
 /// # Example
 /// ```ignore
 /// let gpu = cute_rs_host::Gpu::gpu_or_cpu()?;
-/// let module = gpu.load(cute_rs_host::module!(my_kernels))?;
-/// let kernel = module.kernel("softmax_rows")?;
+/// let module = cute_rs_host::module!(my_kernels); // loaded by the first launch, then cached
+/// unsafe { gpu.launch(module, my_kernels::softmax_rows, cfg, (&x, &mut y, rows, cols)).run()? };
 /// ```
 #[macro_export]
 macro_rules! module {
