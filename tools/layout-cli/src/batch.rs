@@ -14,7 +14,14 @@ use crate::expr::{apply, ExprError, Value};
 /// an array a by-mode tiler.
 fn argument(j: &Json) -> Result<Value, ExprError> {
     match j {
-        Json::Number(n) => n.as_i64().map(Value::Num).ok_or_else(|| ExprError(format!("not an i64: {n}"))),
+        // i64::MIN is the algebra's `_` (a wildcard): as a number it is out of range.
+        Json::Number(n) => match n.as_i64() {
+            Some(layout::UNDERSCORE) => Err(ExprError(format!(
+                "integer range: {n} is reserved for the wildcard `_` (write \"_\" for it)"
+            ))),
+            Some(v) => Ok(Value::Num(v)),
+            None => Err(ExprError(format!("not an i64: {n}"))),
+        },
         Json::String(s) => Value::literal(s),
         Json::Array(items) => Ok(Value::List(items.iter().map(argument).collect::<Result<_, _>>()?)),
         other => Err(ExprError(format!("unsupported argument {other}"))),
@@ -40,6 +47,11 @@ fn result_json(v: &Value) -> Json {
 /// assert_eq!(out, r#"{"id":"c1","result":"6:4"}"#);
 /// let out = cute_rs_layout_cli::batch::answer("not json");
 /// assert!(out.contains("\"error\""));
+/// // A blank line is answered too (every input line gets exactly one answer).
+/// assert!(cute_rs_layout_cli::batch::answer("").contains("\"error\""));
+/// // -2^63 is the wildcard's value, not a number a case can pass.
+/// let out = cute_rs_layout_cli::batch::answer(r#"{"id": 1, "op": "size", "args": [-9223372036854775808]}"#);
+/// assert!(out.contains("reserved for the wildcard"), "{out}");
 /// ```
 pub fn answer(line: &str) -> String {
     let case: Json = match serde_json::from_str(line) {

@@ -186,10 +186,9 @@ fn main() -> ExitCode {
                     Ok(l) => l,
                     Err(e) => format!("<unreadable line: {e}>"),
                 };
-                if line.trim().is_empty() {
-                    continue;
-                }
-                if writeln!(out, "{}", cute_rs_layout_cli::batch::answer(&line)).is_err() {
+                // Every line gets exactly one answer (a blank one an error), flushed at once so that
+                // answers already computed survive whatever a later line does to the process.
+                if writeln!(out, "{}", cute_rs_layout_cli::batch::answer(&line)).is_err() || out.flush().is_err() {
                     return ExitCode::FAILURE;
                 }
             }
