@@ -100,6 +100,9 @@ fn svg_command(args: &[String]) -> Result<String, (u8, String)> {
             Some(b) => b.parse().map_err(|_| usage(format!("--bytes must be an integer, found {b}")))?,
         };
         let values = flag("values").map(|v| pair("values", v)).transpose()?.unwrap_or((1, 1));
+        if values.0 < 1 || values.1 < 1 {
+            return Err(failed(format!("--values: a value block must be at least (1,1), found ({},{})", values.0, values.1)));
+        }
         let access = match (flag("read"), flag("threads")) {
             (Some(_), Some(_)) => return Err(usage("give --read or --threads, not both".into())),
             (None, None) if flag("values").is_some() => return Err(usage("--values needs --read or --threads".into())),
@@ -145,6 +148,23 @@ fn main() -> ExitCode {
             }
         },
         Some("print") if args.len() == 2 => match eval(&args[1]) {
+            // The table has a cell per element: beyond a picture's size it is no use to anyone.
+            Ok(Value::Layout(l)) if l.size() > cute_rs_layout_cli::svg::MAX_CELLS => {
+                eprintln!(
+                    "error: print shows at most {} elements, {l} has {} (`layout eval` gives its properties)",
+                    cute_rs_layout_cli::svg::MAX_CELLS,
+                    l.size()
+                );
+                ExitCode::FAILURE
+            }
+            Ok(Value::Swizzled(s)) if s.layout().size() > cute_rs_layout_cli::svg::MAX_CELLS => {
+                eprintln!(
+                    "error: print shows at most {} elements, {s} has {}",
+                    cute_rs_layout_cli::svg::MAX_CELLS,
+                    s.layout().size()
+                );
+                ExitCode::FAILURE
+            }
             Ok(Value::Layout(l)) => {
                 print!("{}", layout::print_layout(l));
                 ExitCode::SUCCESS

@@ -657,4 +657,19 @@ fn the_tool_reports_usage_and_evaluation_errors() {
     let (code, _, err) = run(&["svg", "complement((2,2):(1,1), 4)"]);
     assert_eq!(code, Some(1));
     assert!(err.contains("complement"), "{err}");
+    // Too large to draw or print: refused before anything is allocated.
+    let (code, _, err) = run(&["svg", "4294967296:1"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("at most 262144 cells"), "{err}");
+    let (code, _, err) = run(&["print", "(65536,65536):(1,65536)"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("print shows at most 262144 elements"), "{err}");
+    // An empty value block is refused by name, whatever reads it (it once divided by zero).
+    for read in [&["--read", "row"][..], &["--read", "col"], &["--threads", "(4,8):(8,1)"]] {
+        let mut args = vec!["svg", "--banks", "(8,8):(8,1)", "--values", "(0,0)"];
+        args.extend_from_slice(read);
+        let (code, _, err) = run(&args);
+        assert_eq!(code, Some(1), "{args:?}: {err}");
+        assert!(err.contains("a value block must be at least (1,1), found (0,0)"), "{args:?}: {err}");
+    }
 }

@@ -49,6 +49,10 @@ pub fn index_class(index: i64, low: i64, high: i64) -> i64 {
 /// ```
 pub fn layout_svg(tile: Tile) -> Result<String, TileError> {
     let (rows, cols) = (tile.rows(), tile.cols());
+    // Before anything is allocated for the cells.
+    if rows.saturating_mul(cols) > super::MAX_CELLS {
+        return Err(TileError(format!("a picture has at most {} cells (512x512), this one {rows}x{cols}", super::MAX_CELLS)));
+    }
     let mut indices = Vec::with_capacity((rows * cols) as usize);
     for m in 0..rows {
         for n in 0..cols {
