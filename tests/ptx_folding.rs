@@ -257,7 +257,7 @@ fn tensor_transpose_f32_is_folded() {
     assert_folded("tensor_transpose_f32");
 }
 
-/// The Mojo seed's `copy_from_async` kernel (`tests/kernels/src/copy_async.rs`): each lane's fragment of
+/// Mojo's documented `copy_from_async` kernel (`tests/kernels/src/copy_async.rs`): each lane's fragment of
 /// two 4-float vectors is two 16-byte `cp.async.cg` (full tiles: no zero-fill operand), then one
 /// `cp.async.wait_all`; no local memory, division or loop.
 #[test]
@@ -330,7 +330,7 @@ fn no_kernel_uses_local_memory() {
     }
 }
 
-/// The cuTile seed kernels (`tests/kernels/src/cutile.rs`: 1-D, 2-D "F", 3-D permuted and scalar loads,
+/// The kernels of cuTile's `load`/`store` documentation examples (`tests/kernels/src/cutile.rs`: 1-D, 2-D "F", 3-D permuted and scalar loads,
 /// partial and scalar stores) keep their tile-space index math folded: no local memory, no
 /// division, no loop (branches only around out-of-bounds elements and tiles).
 #[test]
@@ -401,7 +401,7 @@ fn triton_block_pad_f32_keeps_its_block_pointer_in_registers() {
     assert_eq!(occurrences(name, "st.global.b32"), 8, "{body}");
 }
 
-/// The seed's indirect load (`triton_ldst_indirect_07`) is straight-line code: 4 + 16 index
+/// Triton's indirect load example (`triton_ldst_indirect_07`) is straight-line code: 4 + 16 index
 /// loads, 64 gathered loads and 64 stores, no branch, local memory or division.
 #[test]
 fn triton_ldst_indirect_07_is_folded() {

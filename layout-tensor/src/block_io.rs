@@ -23,8 +23,8 @@
 //! | [`WarpTranspose`](method::WarpTranspose) | warp-striped | blocked | the tile, warp barriers |
 //! | [`WarpTransposeTimesliced`](method::WarpTransposeTimesliced) | warp-striped | blocked | one warp's share, warps take turns |
 //!
-//! [`Vectorize`](method::Vectorize) falls back to [`Direct`](method::Direct), exactly as the seed
-//! (rocPRIM) says, when `ITEMS` is odd, when `T` is not a primitive type
+//! [`Vectorize`](method::Vectorize) falls back to [`Direct`](method::Direct), exactly as rocPRIM's
+//! documentation says, when `ITEMS` is odd, when `T` is not a primitive type
 //! ([`BlockItem::VECTORIZABLE`]), or when the input is not aligned to the vector (checked at run
 //! time, per call); guarded calls with a partial tile use the direct path too. Inputs and outputs
 //! are in global memory (the vectorized path uses `ld.global`/`st.global`).

@@ -49,9 +49,9 @@
 //! tile/array pair that TMA can describe, a block-cooperative path through shared memory: the
 //! box load exists ([`LayoutTensor::load_tma`](crate::LayoutTensor::load_tma), checked by
 //! [`tma_copy::check_box`](crate::tma_copy::check_box)); what is missing is a tensor map for the
-//! array, which the seed's arrays do not carry (the host must build it).
+//! array, which the arrays of cuTile's examples do not carry (the host must build it).
 //!
-//! # Example (the seed's 2-D "F" order load)
+//! # Example (cuTile's documented 2-D "F" order load)
 //! ```
 //! use cute_rs_tensor::{static_layout, tile_space::{LoadOptions, Order}, LayoutTensor, Static};
 //! static_layout!(X = "(4,4):(4,1)");    // torch.arange(16).reshape(4, 4)
@@ -452,7 +452,7 @@ unsafe fn write_elem<T: Element>(p: *mut T, v: T, order: MemoryOrder) {
 /// [`Order`]. Built by [`LayoutTensor::tile_space`]. The tile is a register [`Fragment`] laid out by
 /// `Tl` (e.g. `"(2,4):(4,1)"` stores a 2 x 4 tile row-major in `data`).
 ///
-/// # Example (the seed's 1-D load with zero padding)
+/// # Example (cuTile's documented 1-D load with zero padding)
 /// ```
 /// use cute_rs_tensor::{static_layout, tile_space::{LoadOptions, Order, Padding}, LayoutTensor, Static};
 /// static_layout!(X = "10:1");
@@ -481,7 +481,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace> LayoutTensor<'a, T, L, A,
     /// The tensor's rank and `Tl`'s must be `R` (checked: at compile time for `Tl`, by
     /// `debug_assert!` for the tensor and the order).
     ///
-    /// # Example (the seed's 3-D load with the last two axes transposed)
+    /// # Example (cuTile's documented 3-D load with the last two axes transposed)
     /// ```
     /// use cute_rs_tensor::{static_layout, tile_space::{LoadOptions, Order}, LayoutTensor, Static};
     /// static_layout!(X = "(2,2,2):(4,2,1)"); // torch.arange(8).reshape(2, 2, 2)
@@ -633,7 +633,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, Tl: StaticLayout, const R
 
     /// `ct.store(array, index, tile, order, ...)`: out-of-bounds elements are not stored.
     ///
-    /// # Example (the seed's partial out-of-bounds store)
+    /// # Example (cuTile's documented partial out-of-bounds store)
     /// ```
     /// use cute_rs_tensor::{static_layout, tile_space::{Order, StoreOptions}, Fragment, LayoutTensor};
     /// static_layout!(T = "4:1");
@@ -724,7 +724,7 @@ fn scalar_coord<T: Element, L: LayoutSource, A: AddressSpace, const R: usize>(
 /// `ct.load(array, index, shape=())`: a 0-d tile, i.e. one element (an out-of-bounds index gives
 /// the padding value).
 ///
-/// # Example (the seed's scalar loads)
+/// # Example (cuTile's documented scalar loads)
 /// ```
 /// use cute_rs_tensor::{tile_space::{load_scalar, LoadOptions, Order}, LayoutTensor};
 /// let mut x: Vec<i64> = (0..10).collect();
@@ -750,7 +750,7 @@ pub fn load_scalar<T: Pad, L: LayoutSource, A: AddressSpace, const R: usize>(
 /// `ct.store(array, index, tile=value)` with a scalar (0-d) tile: broadcast to the array's rank,
 /// it stores `value` at the one element `index` selects (nothing when out of bounds).
 ///
-/// # Example (the seed's scalar broadcast store)
+/// # Example (cuTile's documented scalar broadcast store)
 /// ```
 /// use cute_rs_tensor::{tile_space::{store_scalar, Order, StoreOptions}, LayoutTensor};
 /// let mut x = [0i32; 4];

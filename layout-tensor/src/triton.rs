@@ -2,9 +2,9 @@
 //!
 //! - [`Pointers`]: a base pointer plus a register tile of element offsets (a [`Fragment`] of `N`
 //!   `isize` with the static tile layout `S`): offsets from a layout ([`Pointers::from_tensor`]) or
-//!   computed from values read from another tensor ([`tile_from_fn`], as in the seed's indirect
+//!   computed from values read from another tensor ([`tile_from_fn`], as in Triton's indirect
 //!   example). [`Pointers::load`] is Triton's `load(pointer, mask, other, cache_modifier,
-//!   eviction_policy, volatile)` as a builder whose type states reject what the seed forbids:
+//!   eviction_policy, volatile)` as a builder whose type states reject what Triton forbids:
 //!   `other` exists only after `mask`. [`Pointers::store`] / [`Pointers::store_masked`] are
 //!   `store(pointer, value, mask)`; [`Pointers::store_with`] adds the store's `cache_modifier`
 //!   ([`StoreCacheModifier`]: `.wb`, `.cg`, `.cs`, `.wt`) and `eviction_policy` ([`Store`]).
@@ -16,7 +16,7 @@
 //!   [`advance`](BlockPtr::advance), and loads with per-dimension
 //!   [`boundary_check`](BlockLoad::boundary_check) and padding zero or NaN
 //!   ([`padding_nan`](BlockLoad::padding_nan) only for floats, only after a boundary check). A block
-//!   load has no `mask` or `other` method: the seed's "mask must be None" is a compile error.
+//!   load has no `mask` or `other` method: Triton's "mask must be None" is a compile error.
 //!
 //! Cache modifiers are [`device::memory`](crate::device::memory) options ([`Ca`], [`Cg`], `Cs`,
 //! `Lu`, [`Cv`]; `""` is [`NoCache`]), eviction policies are L2 policies ([`EvictFirst`],
@@ -415,7 +415,7 @@ impl<'a, T: Element, V: StaticLayout, const N: usize> Pointers<'a, T, CompactOf<
 
 impl<'a, T: Element, S: StaticLayout, const N: usize> Pointers<'a, T, S, N> {
     /// `base + offsets` with offsets (in elements) relative to a tensor's origin, e.g. computed
-    /// from values read from other tensors (the seed's indirect load).
+    /// from values read from other tensors (Triton's indirect load).
     ///
     /// # Safety
     /// Every offset that a load or store leaves masked in must address an element of the memory the

@@ -1,5 +1,5 @@
-//! cuTile `load`/`store` (`cute_rs_tensor::tile_space`) on the host: every seed example whose output
-//! the seed prints, reproduced exactly, and property tests (padding fills exactly the
+//! cuTile `load`/`store` (`cute_rs_tensor::tile_space`) on the host: every example of cuTile's
+//! documentation that prints its output, reproduced exactly, and property tests (padding fills exactly the
 //! out-of-bounds elements; loads equal the layout algebra's prediction; stores touch exactly the
 //! in-bounds elements).
 

@@ -1,4 +1,4 @@
-//! Triton semantics on the CPU: the seed's indirect load example against its torch-style reference,
+//! Triton semantics on the CPU: Triton's indirect load example against its torch-style reference,
 //! and properties of masked loads/stores and block pointers.
 
 use cute_rs_tensor::triton::{get, make_block_ptr, tile_from_fn, Cg, Cs, EvictFirst, EvictLast, EvictNormal, EvictionPolicy, NoCache, NoEviction, Pointers, StoreCacheModifier, Wb, Wt};

@@ -1,4 +1,4 @@
-//! Host tests of `LayoutTensor`: the Mojo seed examples reproduced exactly, every view checked
+//! Host tests of `LayoutTensor`: Mojo's documented examples reproduced exactly, every view checked
 //! element by element against the layout algebra's prediction, masked tiles touching exactly the
 //! in-bounds elements, copies, and the GPU copy kernel's pipeline run on the CPU.
 
@@ -29,7 +29,7 @@ fn mojo_print<T: cute_rs_tensor::Element + std::fmt::Display, S: cute_rs_tensor:
         .join("\n")
 }
 
-// ---- Mojo seed: Figure 5, distribute a 4x4 row-major tensor over 2x2 column-major threads ----
+// ---- Mojo's documentation: Figure 5, distribute a 4x4 row-major tensor over 2x2 column-major threads ----
 
 static_layout!(Fig5Data = "(4,4):(4,1)");
 static_layout!(Fig5Threads = "(2,2):(1,2)");
@@ -54,7 +54,7 @@ fn mojo_figure5_distribute() {
     }
 }
 
-// ---- Mojo seed: LayoutTensorIter over a 16-element buffer with row_major(2, 2) tiles ----
+// ---- Mojo's documentation: LayoutTensorIter over a 16-element buffer with row_major(2, 2) tiles ----
 
 #[test]
 fn mojo_tiled_iterator_over_buffer() {

@@ -1,6 +1,6 @@
 //! cuTile `load`/`store` (`layout_tensor::tile_space`, kernels in `tests/kernels/src/cutile.rs`)
-//! on the GPU: each seed example whose output the seed prints, reproduced exactly (outputs poisoned
-//! before the launch, compared with the seed's printed values), the memory orders and padding modes,
+//! on the GPU: each example of cuTile's `load`/`store` documentation that prints its output, reproduced
+//! exactly (outputs poisoned before the launch, compared with the documented values), the memory orders and padding modes,
 //! and the tiled load/store copy (checked, and timed next to a device-to-device `memcpy`).
 
 use host::{DeviceBuffer, Gpu, KernelFn, LaunchConfig, Module};
@@ -12,12 +12,12 @@ use crate::cutile_sizes::{COPY_THREADS, COPY_TILE, COPY_VECTORS};
 
 pub fn checks() -> Vec<Check> {
     vec![
-        Check { name: "cutile/seed load 1-D, zero padding", run: check_load_1d },
-        Check { name: "cutile/seed load 2-D, order F", run: check_load_2d_f },
-        Check { name: "cutile/seed load 3-D, order (0,2,1)", run: check_load_3d },
-        Check { name: "cutile/seed scalar loads", run: check_load_scalar },
-        Check { name: "cutile/seed store, partial out of bounds", run: check_store_partial },
-        Check { name: "cutile/seed store, scalar broadcast", run: check_store_scalar },
+        Check { name: "cutile/example load 1-D, zero padding", run: check_load_1d },
+        Check { name: "cutile/example load 2-D, order F", run: check_load_2d_f },
+        Check { name: "cutile/example load 3-D, order (0,2,1)", run: check_load_3d },
+        Check { name: "cutile/example scalar loads", run: check_load_scalar },
+        Check { name: "cutile/example store, partial out of bounds", run: check_store_partial },
+        Check { name: "cutile/example store, scalar broadcast", run: check_store_scalar },
         Check { name: "cutile/memory orders and padding modes", run: check_orders },
         Check { name: "cutile/tiled copy 2^26 f32", run: check_copy },
     ]
@@ -48,25 +48,25 @@ fn run_load(
     gpu.download(&out).map_err(fail("download"))
 }
 
-/// Seed output `[0, 1, 2, 3]`, `[4, 5, 6, 7]`, `[8, 9, 0, 0]`.
+/// Documented output `[0, 1, 2, 3]`, `[4, 5, 6, 7]`, `[8, 9, 0, 0]`.
 fn check_load_1d(gpu: &Gpu, module: &Module) -> Result<(), String> {
     let got = run_load(gpu, module, cutile::cutile_seed_load_1d, 10, 12)?;
     expect_eq("1-D loads", &got, &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 0])
 }
 
-/// Seed output `[[0, 4, 8, 12]]` ... `[[3, 7, 11, 15]]`.
+/// Documented output `[[0, 4, 8, 12]]` ... `[[3, 7, 11, 15]]`.
 fn check_load_2d_f(gpu: &Gpu, module: &Module) -> Result<(), String> {
     let got = run_load(gpu, module, cutile::cutile_seed_load_2d_f, 16, 16)?;
     expect_eq("2-D F loads", &got, &[0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15])
 }
 
-/// Seed output `[[[0, 2], [1, 3]]]`, `[[[4, 6], [5, 7]]]`.
+/// Documented output `[[[0, 2], [1, 3]]]`, `[[[4, 6], [5, 7]]]`.
 fn check_load_3d(gpu: &Gpu, module: &Module) -> Result<(), String> {
     let got = run_load(gpu, module, cutile::cutile_seed_load_3d, 8, 8)?;
     expect_eq("3-D permuted loads", &got, &[0, 2, 1, 3, 4, 6, 5, 7])
 }
 
-/// Seed output `0 1 2 3 4 5 6 7 8 9`.
+/// Documented output `0 1 2 3 4 5 6 7 8 9`.
 fn check_load_scalar(gpu: &Gpu, module: &Module) -> Result<(), String> {
     let got = run_load(gpu, module, cutile::cutile_seed_load_scalar, 10, 10)?;
     let printed: Vec<String> = got.iter().map(|v| v.to_string()).collect();
@@ -91,13 +91,13 @@ fn run_store(gpu: &Gpu, module: &Module, kernel: KernelFn<(*mut i32,)>, n: usize
     Ok(got[..n].to_vec())
 }
 
-/// Seed output `[1, 1, 1, 1, 2, 2]` (the tile's last two elements are not stored).
+/// Documented output `[1, 1, 1, 1, 2, 2]` (the tile's last two elements are not stored).
 fn check_store_partial(gpu: &Gpu, module: &Module) -> Result<(), String> {
     let got = run_store(gpu, module, cutile::cutile_seed_store_partial, 6, 4)?;
     expect_eq("partial store", &got, &[1, 1, 1, 1, 2, 2])
 }
 
-/// Seed output `[[0, 1], [2, 3]]`.
+/// Documented output `[[0, 1], [2, 3]]`.
 fn check_store_scalar(gpu: &Gpu, module: &Module) -> Result<(), String> {
     let got = run_store(gpu, module, cutile::cutile_seed_store_scalar, 4, 4)?;
     expect_eq("scalar broadcast stores", &got, &[0, 1, 2, 3])

@@ -14,7 +14,7 @@ pub fn checks() -> Vec<Check> {
         Check { name: "tensor/tensor_copy_masked_f32 1000x1000 (partial tiles)", run: check_masked },
         Check { name: "tensor/tensor_copy_f32_raw 8192x8192 (raw-pointer twin)", run: check_raw },
         Check { name: "tensor/tensor_transpose_f32 1024x2048 (shared tile)", run: check_transpose },
-        Check { name: "tensor/mojo_copy_from_async_f32 128x128 (seed example)", run: check_mojo_copy_from_async },
+        Check { name: "tensor/mojo_copy_from_async_f32 128x128 (Mojo's documented example)", run: check_mojo_copy_from_async },
         Check { name: "tensor/copy_async_zero_fill_f32 98x70 (cp.async zero-fill)", run: check_copy_async_zero_fill },
         Check { name: "tensor/tiled_copy_async_f32 1024x512 (thread-value tiled copy, cp.async)", run: check_tiled_copy_async },
         Check { name: "tensor/tma_tile_load_f32 197x96 (load_tma, 128-byte swizzle, zero fill)", run: check_tma_tile_load },
@@ -155,9 +155,9 @@ pub fn check_transpose(gpu: &Gpu, module: &Module) -> Result<(), String> {
     expect_eq("tensor transpose", &gpu.download(&dst).map_err(fail("download"))?, &want)
 }
 
-/// The Mojo seed's `copy_from_async` example (`tests/kernels/src/copy_async.rs`): the 128 x 128
-/// tensor, filled with random data (the async copies load it; the seed starts from zeros), must end
-/// with `tensor[i] == i`, the seed's own check.
+/// Mojo's documented `copy_from_async` example (`tests/kernels/src/copy_async.rs`): the 128 x 128
+/// tensor, filled with random data (the async copies load it; Mojo's example starts from zeros), must
+/// end with `tensor[i] == i`, the example's own check.
 pub fn check_mojo_copy_from_async(gpu: &Gpu, module: &Module) -> Result<(), String> {
     let n = 128 * 128;
     let mut tensor = gpu.upload(&random_f32(fresh_seed(), n)).map_err(fail("upload"))?;

@@ -1,12 +1,12 @@
-//! Triton's `tl.load`/`tl.store` on the GPU (`tests/kernels/src/triton.rs`): the seed's indirect
-//! load example (seed 002, `triton_ldst_indirect_07`) against its torch-style reference.
+//! Triton's `tl.load`/`tl.store` on the GPU (`tests/kernels/src/triton.rs`): Triton's indirect
+//! load example (`triton_ldst_indirect_07`) against its torch-style reference.
 
 use host::{Gpu, LaunchConfig, Module};
 use test_kernels::triton;
 
 use super::{expect_eq, fail, fresh_seed, random_f32, Check};
 
-/// `XS`, `RS` of the kernel (tests/kernels/src/triton.rs) and the seed's `offset`, `N1`, `blocksize`.
+/// `XS`, `RS` of the kernel (tests/kernels/src/triton.rs) and the example's `offset`, `N1`, `blocksize`.
 const XS: usize = 4;
 const RS: usize = 16;
 const OFFSET: i64 = 8;
@@ -27,7 +27,7 @@ fn torch_ref(xr: &[i64], xc: &[i64], x2: &[f32], stride0: i64) -> Vec<f32> {
     xr.iter().flat_map(|&r| xc.iter().map(move |&c| x2[(r * stride0 + c) as usize])).collect()
 }
 
-/// The seed's script: `xc = offset + arange(N0)`, `xr = arange(blocksize)`, `x2 = randn(blocksize,
+/// The example's script: `xc = offset + arange(N0)`, `xr = arange(blocksize)`, `x2 = randn(blocksize,
 /// N1)` (uniform here), one program (`nr == xs`); the output is poisoned before the launch.
 pub fn check_indirect(gpu: &Gpu, module: &Module) -> Result<(), String> {
     let xc: Vec<i64> = (0..RS as i64).map(|i| OFFSET + i).collect();

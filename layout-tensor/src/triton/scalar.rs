@@ -1,6 +1,6 @@
 //! Triton's scalar pointers: `tl.load(ptr)` / `tl.store(ptr, value)` on a single pointer, a 0-d
 //! tile ([`Scalar`]) of [`Pointers`] whose loads return a scalar ([`Load::run_scalar`]); mask and
-//! `other` are scalars, and block-pointer options do not exist on them (the seed's constraints).
+//! `other` are scalars, and block-pointer options do not exist on them (Triton's constraints).
 
 use super::{Broadcast, CacheModifier, EvictionPolicy, Load, LoadMask, Pointers};
 use crate::fragment::Fragment;
