@@ -49,6 +49,23 @@ use layout_tensor::half::{bf16, f16};
 
 use crate::gemm_hopper::{HopperGemm, HopperIn, HopperOut};
 
+/// Expands `$go!(table, input type, output type)` for the `mma.sync` kernels of inputs `$i` and
+/// output `$o` (`GemmInput`/`GemmOutput` types): the one place that maps the element types to a
+/// table of `kernels::gemm::by_type`, for both the launch and the kernel's name.
+macro_rules! mma_kernels {
+    ($i:ty, $o:ty, $go:ident) => {{
+        use kernels::gemm::by_type::*;
+        match (<$i as GemmInput>::KERNEL_NAME, <$o as GemmOutput>::KERNEL_SUFFIX) {
+            ("f16", "") => $go!(F16_F32, f16, f32),
+            ("f16", "_of16") => $go!(F16_F16, f16, f16),
+            ("f16", _) => $go!(F16_BF16, f16, bf16),
+            (_, "") => $go!(BF16_F32, bf16, f32),
+            (_, "_of16") => $go!(BF16_F16, bf16, f16),
+            _ => $go!(BF16_BF16, bf16, bf16),
+        }
+    }};
+}
+
 /// How a matrix is stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Major {
@@ -309,15 +326,19 @@ impl Gemm {
     /// assert_eq!(Gemm::new(8, 8, 8).a_major(Major::Col).kernel_name::<f16, f16>(true), "gemm_f16_ac_br_v16_of16");
     /// ```
     pub fn kernel_name<I: GemmInput, O: GemmOutput>(&self, vec16: bool) -> String {
-        let major = |m: Major| if m == Major::Row { "r" } else { "c" };
-        format!(
-            "gemm_{}_a{}_b{}{}{}",
-            I::KERNEL_NAME,
-            major(self.a_major),
-            major(self.b_major),
-            if vec16 { "_v16" } else { "" },
-            O::KERNEL_SUFFIX
-        )
+        let index = self.mma_index(vec16);
+        macro_rules! name {
+            ($table:expr, $in:ty, $out:ty) => {
+                $table[index].name()
+            };
+        }
+        mma_kernels!(I, O, name).to_string()
+    }
+
+    /// The position of this problem's kernel in the tables of `kernels::gemm::by_type` (and
+    /// `kernels::sgemm::by_math`): `4 * vec + 2 * (A column-major) + (B column-major)`.
+    pub(crate) fn mma_index(&self, vec: bool) -> usize {
+        4 * vec as usize + 2 * (self.a_major == Major::Col) as usize + (self.b_major == Major::Col) as usize
     }
 
     /// Checks the buffers against the problem (lengths, C present when `beta != 0`, sizes the
@@ -481,7 +502,7 @@ impl Gemm {
         // 16-byte cp.async needs every chunk of 8 elements 16-byte aligned in global memory.
         let vec16 = lda % 8 == 0 && ldb % 8 == 0 && a.device_ptr() % 16 == 0 && b.device_ptr() % 16 == 0;
         let module = gpu.module(&crate::GEMM)?;
-        let index = 4 * vec16 as usize + 2 * (self.a_major == Major::Col) as usize + (self.b_major == Major::Col) as usize;
+        let index = self.mma_index(vec16);
         let cfg = LaunchConfig {
             grid: (self.n.div_ceil(BN as usize) as u32, self.m.div_ceil(BM as usize) as u32, 1),
             block: (THREADS, 1, 1),
@@ -504,15 +525,7 @@ impl Gemm {
                 unsafe { on(launch, stream).run() }
             }};
         }
-        use kernels::gemm::by_type::*;
-        match (I::KERNEL_NAME, O::KERNEL_SUFFIX) {
-            ("f16", "") => launch!(F16_F32, f16, f32),
-            ("f16", "_of16") => launch!(F16_F16, f16, f16),
-            ("f16", _) => launch!(F16_BF16, f16, bf16),
-            (_, "") => launch!(BF16_F32, bf16, f32),
-            (_, "_of16") => launch!(BF16_F16, bf16, f16),
-            _ => launch!(BF16_BF16, bf16, bf16),
-        }?;
+        mma_kernels!(I, O, launch)?;
         Ok(())
     }
 

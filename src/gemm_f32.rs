@@ -58,14 +58,15 @@ impl Gemm {
     /// assert_eq!(g.f32_kernel_name(F32Math::Tf32, false), "sgemm_tf32_ac_br");
     /// ```
     pub fn f32_kernel_name(&self, math: F32Math, vec4: bool) -> String {
-        let major = |m: Major| if m == Major::Row { "r" } else { "c" };
-        format!(
-            "sgemm_{}_a{}_b{}{}",
-            if math == F32Math::Ffma { "f32" } else { "tf32" },
-            major(self.a_major),
-            major(self.b_major),
-            if vec4 { "_v4" } else { "" }
-        )
+        self.f32_kernel(math, vec4).name().to_string()
+    }
+
+    /// The kernel of [`f32_kernel_name`](Gemm::f32_kernel_name).
+    fn f32_kernel(&self, math: F32Math, vec4: bool) -> host::KernelFn<kernels::sgemm::by_math::Params> {
+        match math {
+            F32Math::Ffma => kernels::sgemm::by_math::FFMA[self.mma_index(vec4)],
+            F32Math::Tf32 => kernels::sgemm::by_math::TF32[self.mma_index(vec4)],
+        }
     }
 
     /// Launches `D = alpha * A * B + beta * C` in f32 on the CUDA cores (FFMA) on `gpu`'s default
@@ -221,11 +222,7 @@ impl Gemm {
         let (lda, ldb) = self.lds();
         // 128-bit loads need every aligned group of 4 elements along a row 16-byte aligned.
         let vec4 = lda % 4 == 0 && ldb % 4 == 0 && a.device_ptr().is_multiple_of(16) && b.device_ptr().is_multiple_of(16);
-        let index = 4 * vec4 as usize + 2 * (self.a_major == Major::Col) as usize + (self.b_major == Major::Col) as usize;
-        let kernel = match math {
-            F32Math::Ffma => kernels::sgemm::by_math::FFMA[index],
-            F32Math::Tf32 => kernels::sgemm::by_math::TF32[index],
-        };
+        let kernel = self.f32_kernel(math, vec4);
         let cfg = LaunchConfig {
             grid: (self.n.div_ceil(BN as usize) as u32, self.m.div_ceil(BM as usize) as u32, 1),
             block: (THREADS, 1, 1),

@@ -54,24 +54,36 @@ pub(crate) struct HopperGemm {
     pub beta: f32,
 }
 
+/// A Hopper entry, by the type of its D (bf16 as bits).
+#[derive(Clone, Copy)]
+enum HopperKernel {
+    F32(host::KernelFn<kernels::gemm_sm90::by_output::Params<f32>>),
+    Bf16(host::KernelFn<kernels::gemm_sm90::by_output::Params<u16>>),
+    F16(host::KernelFn<kernels::gemm_sm90::by_output::Params<layout_tensor::half::f16>>),
+}
+
 impl HopperGemm {
     /// The entry's name.
     pub fn kernel_name(&self) -> String {
-        format!(
-            "gemm_sm90_{}_a{}_b{}_o{}",
-            match self.input {
-                HopperIn::Bf16 => "bf16",
-                HopperIn::F16 => "f16",
-                HopperIn::Tf32 => "tf32",
-            },
-            if self.a_col { "c" } else { "r" },
-            if self.b_row { "r" } else { "c" },
-            match self.out {
-                HopperOut::F32 => "f32",
-                HopperOut::Bf16 => "bf16",
-                HopperOut::F16 => "f16",
-            }
-        )
+        match self.kernel() {
+            HopperKernel::F32(k) => k.name(),
+            HopperKernel::Bf16(k) => k.name(),
+            HopperKernel::F16(k) => k.name(),
+        }
+        .to_string()
+    }
+
+    /// The entry of `kernels::gemm_sm90::by_output` for this problem's input, storage orders and
+    /// output.
+    fn kernel(&self) -> HopperKernel {
+        use kernels::gemm_sm90::by_output;
+        let index = 4 * (self.input == HopperIn::F16) as usize + 2 * self.a_col as usize + self.b_row as usize;
+        match (self.input, self.out) {
+            (HopperIn::Tf32, _) => HopperKernel::F32(by_output::TF32),
+            (_, HopperOut::F32) => HopperKernel::F32(by_output::F32[index]),
+            (_, HopperOut::Bf16) => HopperKernel::Bf16(by_output::BF16[index]),
+            (_, HopperOut::F16) => HopperKernel::F16(by_output::F16[index]),
+        }
     }
 
     /// Why the entries cannot take this problem, if they cannot: TMA needs 16-byte rows, so the
@@ -157,8 +169,6 @@ impl HopperGemm {
         // Unused pointers get a valid address: A's map for a missing D map, D for a missing C.
         let c_ptr = c.map_or(d.device_ptr(), |c| c.device_ptr()) as *const f32;
         let d_map = maps.d_map.as_ref().unwrap_or(&maps.a_map);
-        let index = 4 * (self.input == HopperIn::F16) as usize + 2 * self.a_col as usize + self.b_row as usize;
-        use kernels::gemm_sm90::by_output;
         macro_rules! launch {
             ($kernel:expr, $out:ty) => {{
                 let args = (&maps.a_map, &maps.b_map, d_map, c_ptr, d.device_ptr() as *mut $out, m, n, k, self.alpha, self.beta);
@@ -166,11 +176,10 @@ impl HopperGemm {
                 unsafe { crate::gemm::on(gpu.launch(&crate::GEMM_SM90A, $kernel, cfg, args), stream).run() }
             }};
         }
-        match (self.input, self.out) {
-            (HopperIn::Tf32, _) => launch!(by_output::TF32, f32),
-            (_, HopperOut::F32) => launch!(by_output::F32[index], f32),
-            (_, HopperOut::Bf16) => launch!(by_output::BF16[index], u16),
-            (_, HopperOut::F16) => launch!(by_output::F16[index], layout_tensor::half::f16),
+        match self.kernel() {
+            HopperKernel::F32(k) => launch!(k, f32),
+            HopperKernel::Bf16(k) => launch!(k, u16),
+            HopperKernel::F16(k) => launch!(k, layout_tensor::half::f16),
         }
     }
 

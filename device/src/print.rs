@@ -47,11 +47,24 @@ pub struct Line {
 
 impl Line {
     /// An empty line.
+    ///
+    /// # Example
+    /// ```
+    /// assert_eq!(cute_rs_device::print::Line::new().as_str(), "");
+    /// ```
     pub const fn new() -> Line {
         Line { bytes: [0; LINE_BYTES], len: 0, cut: false }
     }
 
     /// What was written (whole characters only).
+    ///
+    /// # Example
+    /// ```
+    /// use core::fmt::Write;
+    /// let mut line = cute_rs_device::print::Line::new();
+    /// line.write_str(&"x".repeat(300)).unwrap(); // longer than a line: kept up to the limit
+    /// assert_eq!(line.as_str().len(), cute_rs_device::print::LINE_BYTES - 1);
+    /// ```
     pub fn as_str(&self) -> &str {
         match core::str::from_utf8(&self.bytes[..self.len]) {
             Ok(s) => s,
@@ -63,6 +76,15 @@ impl Line {
     }
 
     /// The text followed by a NUL (and `...` if it was cut), for C's `printf` family.
+    ///
+    /// # Example
+    /// ```
+    /// use core::fmt::Write;
+    /// let mut line = cute_rs_device::print::Line::new();
+    /// write!(line, "n = {}", 7).unwrap();
+    /// let p = line.c_str();
+    /// assert_eq!(unsafe { core::ffi::CStr::from_ptr(p as *const core::ffi::c_char) }.to_str(), Ok("n = 7"));
+    /// ```
     pub fn c_str(&mut self) -> *const u8 {
         let room = LINE_BYTES - 1;
         if self.cut {

@@ -235,11 +235,29 @@ pub struct DeviceTensor<'a, T: DeviceElem, L: LayoutSource> {
 
 impl<'a, T: DeviceElem, L: LayoutSource> DeviceTensor<'a, T, L> {
     /// The layout.
+    ///
+    /// # Example
+    /// ```
+    /// let cpu = cute_rs_host::Gpu::cpu();
+    /// let buf = cpu.alloc::<f32>(8)?;
+    /// let t = buf.tensor(layout_tensor::Strided::row_major([2, 4]))?;
+    /// assert_eq!(t.layout().shape, [2, 4]);
+    /// # Ok::<(), cute_rs_host::HostError>(())
+    /// ```
     pub fn layout(&self) -> &L {
         &self.layout
     }
 
     /// The buffer.
+    ///
+    /// # Example
+    /// ```
+    /// let cpu = cute_rs_host::Gpu::cpu();
+    /// let buf = cpu.alloc::<f32>(8)?;
+    /// let t = buf.tensor(layout_tensor::Strided::row_major([2, 4]))?;
+    /// assert_eq!(t.buffer().device_ptr(), buf.device_ptr());
+    /// # Ok::<(), cute_rs_host::HostError>(())
+    /// ```
     pub fn buffer(&self) -> &'a DeviceBuffer<T> {
         self.buffer
     }

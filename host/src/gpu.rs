@@ -646,7 +646,8 @@ impl Gpu {
             crate::ModuleRef::Source(source) => self.module(&source).and_then(|m| m.function(kernel)),
         };
         let values = args.into_values();
-        Launch::typed(self, &self.stream, found, kernel.name(), kernel.contract(), cfg, values)
+        let found = found.map(crate::launch::LaunchKernel::Shared);
+        Launch::start(self, &self.stream, found, kernel.name(), kernel.contract(), cfg, values)
     }
 
     /// Starts a launch of a kernel looked up by name ([`Module::kernel`]), with arguments appended

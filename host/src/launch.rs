@@ -411,7 +411,7 @@ struct Arg {
 }
 
 /// The kernel of a launch: borrowed (looked up by name) or shared with its module's cache.
-enum LaunchKernel<'a> {
+pub(crate) enum LaunchKernel<'a> {
     Borrowed(&'a Kernel),
     Shared(Arc<Kernel>),
 }
@@ -497,27 +497,18 @@ pub struct Launch<'a> {
 
 impl<'a> Launch<'a> {
     pub(crate) fn new(gpu: &'a Gpu, stream: &'a StreamInner, kernel: &'a Kernel, cfg: LaunchConfig) -> Launch<'a> {
-        Launch {
-            gpu,
-            stream,
-            kernel: Ok(LaunchKernel::Borrowed(kernel)),
-            name: &kernel.name,
-            contract: LaunchContract::NONE,
-            cfg,
-            cluster: None,
-            schedule: crate::Schedule::Forward,
-            args: Vec::new(),
-            _values: Vec::new(),
-            arg_error: None,
-            _a: PhantomData,
-        }
+        let borrowed = Ok(LaunchKernel::Borrowed(kernel));
+        Launch::start(gpu, stream, borrowed, &kernel.name, LaunchContract::NONE, cfg, Ok(Vec::new()))
     }
 
-    pub(crate) fn typed(
+    /// A launch of `kernel` (or the error finding it) with converted arguments `values` (or the
+    /// first argument's error): both are reported by [`check`](Launch::check).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn start(
         gpu: &'a Gpu,
         stream: &'a StreamInner,
-        kernel: Result<Arc<Kernel>>,
-        name: &'static str,
+        kernel: std::result::Result<LaunchKernel<'a>, crate::HostError>,
+        name: &'a str,
         contract: LaunchContract,
         cfg: LaunchConfig,
         values: Result<Vec<ParamValue>>,
@@ -530,7 +521,7 @@ impl<'a> Launch<'a> {
         Launch {
             gpu,
             stream,
-            kernel: kernel.map(LaunchKernel::Shared),
+            kernel,
             name,
             contract,
             cfg,

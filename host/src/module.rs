@@ -416,16 +416,7 @@ impl Module {
     /// ```
     pub fn kernel(&self, name: &str) -> Result<Kernel> {
         if self.inner.ctx.cpu {
-            let k = crate::cpu::kernel(name, &self.entries, self.device_crate)?;
-            return Ok(Kernel {
-                func: std::ptr::null_mut(),
-                name: name.to_string(),
-                attributes: crate::cpu::attributes(),
-                params: Some(k.params.to_vec()),
-                max_dynamic_shared: AtomicU32::new(layout_tensor::device::cpu::SHARED_BYTES_PER_BLOCK),
-                module: self.inner.clone(),
-                cpu: Some(*k),
-            });
+            return Ok(self.cpu_kernel(*crate::cpu::kernel(name, &self.entries, self.device_crate)?));
         }
         let c_name = match CString::new(name) {
             Ok(c) => c,
@@ -505,21 +496,26 @@ impl Module {
             );
         }
         let kernel = if self.inner.ctx.cpu {
-            Kernel {
-                func: std::ptr::null_mut(),
-                name: name.to_string(),
-                attributes: crate::cpu::attributes(),
-                params: Some(f.cpu().params.to_vec()),
-                max_dynamic_shared: AtomicU32::new(layout_tensor::device::cpu::SHARED_BYTES_PER_BLOCK),
-                module: self.inner.clone(),
-                cpu: Some(*f.cpu()),
-            }
+            self.cpu_kernel(*f.cpu())
         } else {
             self.kernel(name)?
         };
         let kernel = Arc::new(kernel);
         self.kernels.lock().unwrap_or_else(|e| e.into_inner()).insert(name, kernel.clone());
         Ok(kernel)
+    }
+
+    /// The CPU backend's kernel `k` of this module: its host build, with the backend's limits.
+    fn cpu_kernel(&self, k: layout_tensor::device::cpu::CpuKernel) -> Kernel {
+        Kernel {
+            func: std::ptr::null_mut(),
+            name: k.name.to_string(),
+            attributes: crate::cpu::attributes(),
+            params: Some(k.params.to_vec()),
+            max_dynamic_shared: AtomicU32::new(layout_tensor::device::cpu::SHARED_BYTES_PER_BLOCK),
+            module: self.inner.clone(),
+            cpu: Some(k),
+        }
     }
 
     /// The names of the module's kernels, as its PTX declares them.

@@ -90,6 +90,11 @@ pub struct LaunchContract {
 
 impl LaunchContract {
     /// No requirement: any configuration the device and the compiled kernel allow.
+    ///
+    /// # Example
+    /// ```
+    /// assert_eq!(cute_rs_tensor::LaunchContract::NONE, cute_rs_tensor::LaunchContract::default());
+    /// ```
     pub const NONE: LaunchContract = LaunchContract { block: None, shared_mem_bytes: None };
 
     /// The number of threads of the declared block.
@@ -175,16 +180,29 @@ impl<P: 'static> KernelFn<P> {
     }
 
     /// The kernel's name: its PTX entry.
+    ///
+    /// # Example
+    /// ```
+    /// # extern crate std;
+    /// #[cute_rs_tensor::kernel(block(64), shared_mem(256))]
+    /// pub fn noop() {}
+    /// # fn main() {
+    /// assert_eq!(noop.name(), "noop");
+    /// assert_eq!(noop.contract().shared_mem_bytes, Some(256));
+    /// assert!(noop.cpu().params.is_empty());
+    /// # }
+    /// ```
     pub const fn name(&self) -> &'static str {
         self.name
     }
 
-    /// What the kernel requires of its launch.
+    /// What the kernel requires of its launch (see [`name`](Self::name)'s example).
     pub const fn contract(&self) -> LaunchContract {
         self.contract
     }
 
-    /// The kernel compiled for the host, which the CPU backend runs.
+    /// The kernel compiled for the host, which the CPU backend runs (see [`name`](Self::name)'s
+    /// example).
     pub const fn cpu(&self) -> &crate::device::cpu::CpuKernel {
         &self.cpu
     }
