@@ -18,6 +18,7 @@
 //! | [`cp_async`] | `cp.async` copies and their groups |
 //! | [`tma`], [`cluster`] | mbarriers, TMA loads and stores, multicast, cluster barriers |
 //! | [`mma`] | `ldmatrix`/`stmatrix`, `mma.sync`, `wgmma` with their fragment layouts |
+//! | [`unroll`] | loops unrolled by construction (register arrays stay in registers) |
 //! | [`math`] | `exp`, `log`, `tanh`, `erf`, ... with the same bits on both backends |
 //! | [`cpu`] | the CPU backend: scheduler, launches, the kernel registry |
 #![no_std]
@@ -77,4 +78,5 @@ pub mod print;
 pub mod shared;
 pub mod sync;
 pub mod tma;
+pub mod unroll;
 pub mod warp;

@@ -7,7 +7,7 @@
 //! Which element of a matrix each thread holds is given, as in CuTe, by a *thread-value* layout:
 //! a [`Layout`] from `(thread, value)` to the element's **column-major index** in the matrix
 //! (`row + ROWS * col`). `L.call(t + THREADS * v)` is the index for thread `t`'s value `v`.
-//! For the `mma.sync` atoms ([`MmaAtom`]), with the PTX operand shapes `A: M x K`, `B: K x N`,
+//! For the `mma.sync` atoms ([`MmaTraits`]), with the PTX operand shapes `A: M x K`, `B: K x N`,
 //! `C, D: M x N`:
 //! - `a`: `(thread, value) -> m + M * k`;
 //! - `b`: `(thread, value) -> n + N * k` (B seen as its `N x K` transpose, CuTe's "TN" convention);
@@ -90,6 +90,7 @@ use core::arch::asm;
 
 #[cfg(target_arch = "nvptx64")]
 use super::shared::generic_to_shared;
+use super::unroll::for_each_unrolled_mut;
 
 /// `?` for `const fn`s.
 macro_rules! try_const {
@@ -279,7 +280,7 @@ pub const fn pack_b16x2(lo: u16, hi: u16) -> u32 {
 /// assert_eq!(MMA.c.to_string(), "((4,8),(2,2)):((32,1),(16,8))");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MmaAtom {
+pub struct MmaTraits {
     /// Rows of A, C and D.
     pub m: i64,
     /// Columns of B, C and D.
@@ -334,8 +335,8 @@ pub const MMA_8X16_B_B16: Layout = unwrap!(Layout::parse("((4,8),(2,2)):((16,1),
 /// use cute_rs_device::mma::SM80_16X8X16_F32BF16BF16F32_TN as MMA;
 /// assert_eq!((MMA.a.size(), MMA.b.size(), MMA.c.size()), (256, 128, 128));
 /// ```
-pub const SM80_16X8X16_F32BF16BF16F32_TN: MmaAtom =
-    MmaAtom { m: 16, n: 8, k: 16, threads: 32, a: MMA_16X16_A_B16, b: MMA_8X16_B_B16, c: MMA_16X8_C };
+pub const SM80_16X8X16_F32BF16BF16F32_TN: MmaTraits =
+    MmaTraits { m: 16, n: 8, k: 16, threads: 32, a: MMA_16X16_A_B16, b: MMA_8X16_B_B16, c: MMA_16X8_C };
 
 /// `mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32` (CuTe's `SM80_16x8x16_F32F16F16F32_TN`):
 /// the layouts of the bf16 atom.
@@ -345,7 +346,7 @@ pub const SM80_16X8X16_F32BF16BF16F32_TN: MmaAtom =
 /// use cute_rs_device::mma::*;
 /// assert_eq!(SM80_16X8X16_F32F16F16F32_TN.a, SM80_16X8X16_F32BF16BF16F32_TN.a);
 /// ```
-pub const SM80_16X8X16_F32F16F16F32_TN: MmaAtom = SM80_16X8X16_F32BF16BF16F32_TN;
+pub const SM80_16X8X16_F32F16F16F32_TN: MmaTraits = SM80_16X8X16_F32BF16BF16F32_TN;
 
 /// `mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32` (CuTe's `SM80_16x8x8_F32TF32TF32F32_TN`):
 /// A `(T32, V4) -> (M16, K8)`, B `(T32, V2) -> (N8, K8)`, one tf32 (an `f32` bit pattern whose low
@@ -358,7 +359,7 @@ pub const SM80_16X8X16_F32F16F16F32_TN: MmaAtom = SM80_16X8X16_F32BF16BF16F32_TN
 /// let a: Vec<i64> = (0..4).map(|v| MMA.a.call(9 + 32 * v)).collect();
 /// assert_eq!(a, [2 + 16, 10 + 16, 2 + 16 * 5, 10 + 16 * 5]);
 /// ```
-pub const SM80_16X8X8_F32TF32TF32F32_TN: MmaAtom = MmaAtom {
+pub const SM80_16X8X8_F32TF32TF32F32_TN: MmaTraits = MmaTraits {
     m: 16,
     n: 8,
     k: 8,
@@ -506,7 +507,7 @@ fn cpu_stmatrix<const N: usize>(row: *mut u16, regs: [u32; N], layout: Layout, w
 /// [module documentation](self#on-the-cpu-backend) says.
 #[cfg(not(target_arch = "nvptx64"))]
 fn cpu_mma(
-    atom: MmaAtom,
+    atom: MmaTraits,
     value: fn(&[u32], usize) -> f32,
     a: [u32; 4],
     b: [u32; 2],
@@ -1063,40 +1064,6 @@ pub fn wgmma_fence_operands<const K: usize>(d: &mut [f32; K]) {
     });
 }
 
-/// Calls `f(i, &mut d[i])` for `i` in `0..K` (K at most 128) with each `i` a literal constant:
-/// fully unrolled, whatever LLVM's unrolling heuristics, so that an accumulator array indexed only
-/// this way stays in registers. A loop with a run-time index over a large register array (a wgmma
-/// epilogue over 64 or 128 accumulators, say) moves the array to local memory instead (a stack
-/// frame in ptxas's report, and injected `warpgroup.wait`s: C7517/C7519).
-///
-/// # Example
-/// ```
-/// use cute_rs_device::mma::for_each_unrolled_mut;
-/// let mut d = [0.0f32; 64];
-/// for_each_unrolled_mut(&mut d, |i, x| *x = i as f32);
-/// assert_eq!(d[63], 63.0);
-/// ```
-///
-/// # Panics
-/// At compile time when `K > 128`.
-#[inline(always)]
-pub fn for_each_unrolled_mut<T, const K: usize>(d: &mut [T; K], mut f: impl FnMut(usize, &mut T)) {
-    const { assert!(K <= 128, "for_each_unrolled_mut visits at most 128 elements") };
-    macro_rules! visit {
-        ($($i:literal)*) => {$(
-            if let Some(x) = d.get_mut($i) {
-                f($i, x);
-            }
-        )*};
-    }
-    visit!(
-        0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
-        32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63
-        64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83 84 85 86 87 88 89 90 91 92 93 94 95
-        96 97 98 99 100 101 102 103 104 105 106 107 108 109 110 111 112 113 114 115 116 117 118 119 120
-        121 122 123 124 125 126 127
-    );
-}
 
 macro_rules! wgmma_fns {
     ($( $name:ident, $general:ident, $tf32:ident, $n:literal, $regs:literal, [$first:literal $(, $i:literal)* $(,)?]; )*) => {$(

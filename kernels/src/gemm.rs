@@ -47,11 +47,12 @@
 //! (leading dimension `n`); C is read only when `beta != 0`.
 
 use layout_tensor::kernel;
+use layout_tensor::device::unroll::for_each_unrolled_mut;
 use layout::{make_swizzled, unwrap, Layout, Swizzle, SwizzledLayout};
 use layout_tensor::device::cp_async::{cp_async_cg_zfill, cp_async_pipeline};
 use layout_tensor::device::ids::{block_idx_x, block_idx_y, thread_idx_x};
 use layout_tensor::device::mma::{
-    f32_to_bf16, f32_to_f16, for_each_unrolled_mut, ldmatrix_x4, ldmatrix_x4_trans, mma_m16n8k16_f32_bf16,
+    f32_to_bf16, f32_to_f16, ldmatrix_x4, ldmatrix_x4_trans, mma_m16n8k16_f32_bf16,
     mma_m16n8k16_f32_f16, LDMATRIX_X4_A_ROWS, MMA_16X8_C,
 };
 use layout_tensor::{half, shared_array};

@@ -29,10 +29,11 @@
 #![cfg_attr(not(target_arch = "nvptx64"), allow(unused_imports, dead_code))]
 
 use layout_tensor::kernel;
+use layout_tensor::device::unroll::for_each_unrolled_mut;
 use layout_tensor::device::cluster::{cluster_sync, mbarrier_arrive_cluster, tma_load_2d_multicast};
 use layout_tensor::device::ids::{block_idx_x, block_idx_y, block_rank_in_cluster, grid_dim_x, thread_idx_x};
 use layout_tensor::device::mma::{
-    f32_to_bf16, f32x2_to_bf16x2, f32x2_to_f16x2, for_each_unrolled_mut, stmatrix_x4, wgmma_k_major_sw128,
+    f32_to_bf16, f32x2_to_bf16x2, f32x2_to_f16x2, stmatrix_x4, wgmma_k_major_sw128,
     wgmma_m64n256k16_f32, wgmma_m64n256k8_f32_tf32, wgmma_accumulator_layout, wgmma_commit_group, wgmma_descriptor, wgmma_fence,
     wgmma_fence_operands, wgmma_m64n128k16_f32_bf16, wgmma_m64n256k16_f32_bf16, wgmma_wait_group, warpgroup_reg_alloc,
     warpgroup_reg_dealloc, WgmmaSwizzle,

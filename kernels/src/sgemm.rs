@@ -57,11 +57,12 @@
 //! K-major tiles (a b16 8x8 matrix is an 8x4 tf32 one), or the Hopper path (wgmma tf32).
 
 use layout_tensor::kernel;
+use layout_tensor::device::unroll::for_each_unrolled_mut;
 use layout::{unwrap, Layout};
 use layout_tensor::device::cp_async::{cp_async_ca_zfill, cp_async_cg_zfill, cp_async_pipeline};
 use layout_tensor::device::ids::{block_idx_x, block_idx_y, thread_idx_x};
 use layout_tensor::device::memory::{load_nc, Ca};
-use layout_tensor::device::mma::{for_each_unrolled_mut, mma_m16n8k8_f32_tf32, SM80_16X8X8_F32TF32TF32F32_TN};
+use layout_tensor::device::mma::{mma_m16n8k8_f32_tf32, SM80_16X8X8_F32TF32TF32F32_TN};
 
 use crate::gemm::{epilogue_value, for_each_accumulator};
 use layout_tensor::device::sync::sync_threads;
@@ -545,7 +546,7 @@ unsafe fn sgemm_tf32<const A_K: bool, const B_K: bool, const VEC: bool>(
     alpha: f32,
     beta: f32,
 ) {
-    const MMA: layout_tensor::device::mma::MmaAtom = SM80_16X8X8_F32TF32TF32F32_TN;
+    const MMA: layout_tensor::device::mma::MmaTraits = SM80_16X8X8_F32TF32TF32F32_TN;
     let ring = dynamic_shared!(SGEMM_TF32_RING: f32, align 16).as_mut_ptr();
     let t = thread_idx_x();
     let (lane, warp) = (t % 32, t / 32);

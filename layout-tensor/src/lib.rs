@@ -51,6 +51,9 @@
 //!   `make_tiled_copy`) and [`distribute_swizzled`](LayoutTensor::distribute_swizzled).
 //! * [`tma_copy`]: TMA box loads into shared tensors ([`load_tma`](LayoutTensor::load_tma)) and
 //!   their swizzled images ([`TmaSwizzled`](tma_copy::TmaSwizzled)).
+//! * [`atom`]: MMA atoms with their thread-value layouts and [`TiledMma`](atom::TiledMma)
+//!   (`partition_a/b/c`, `partition_fragment_*`); [`algorithm`]: `gemm`, `axpby`, `fill`;
+//!   [`identity`]: identity tensors for predication; [`static_view`]: what partitions take.
 //! * [`device`]: the GPU primitives underneath.
 //!
 //! ## Alignment
@@ -78,15 +81,19 @@ pub use cute_rs_device::{device_assert, device_println, dynamic_shared, shared_a
 /// kernels and the host name the same types).
 pub use half;
 
+pub mod algorithm;
+pub mod atom;
 pub mod block_io;
 pub mod block_reduce;
 pub mod copy;
 pub mod copy_async;
 pub mod fragment;
+pub mod identity;
 pub mod kernel;
 pub mod mask;
 pub mod partition;
 pub mod static_layout;
+pub mod static_view;
 pub mod strided;
 pub mod tensor;
 pub mod tile;

@@ -1,0 +1,183 @@
+//! CuTe's algorithms on tensors: [`gemm`] (a tiled MMA over register fragments), [`axpby`] and
+//! [`fill`]. Their loops over a static layout are unrolled by construction
+//! ([`unroll`](crate::device::unroll)), so that register fragments keep constant indices and stay
+//! in registers.
+//!
+//! A thread's share of `C += A B` with a tiled MMA, on the CPU backend's FMA atom:
+//! ```
+//! use cute_rs_tensor::algorithm::gemm;
+//! use cute_rs_tensor::atom::{TiledMma, UniversalFma};
+//! use cute_rs_tensor::{static_layout, LayoutTensor, Static};
+//! static_layout!(One = "(1,1,1)");       // one thread
+//! static_layout!(A = "(2,3):(3,1)");     // 2 x 3, row-major
+//! static_layout!(B = "(2,3):(3,1)");     // N x K: B's transpose, row-major
+//! static_layout!(C = "(2,2):(1,2)");
+//! type Mma = TiledMma<UniversalFma<f32>, One>;
+//! let (mut a, mut b) = ([1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], [1.0f32, 0.0, 1.0, 0.0, 1.0, 0.0]);
+//! let thr = Mma::get_slice(0);
+//! let ta = thr.partition_a(LayoutTensor::new(&mut a, Static::<A>::new()).unwrap());
+//! let tb = thr.partition_b(LayoutTensor::new(&mut b, Static::<B>::new()).unwrap());
+//! let mut acc = thr.partition_fragment_c::<C, 4>();
+//! gemm(Mma::default(), ta, tb, acc.tensor());
+//! assert_eq!(acc.data, [4.0, 10.0, 2.0, 5.0]); // column-major 2 x 2: A times B
+//! ```
+
+use core::ops::{Add, Mul};
+
+use crate::atom::{MmaAtom, TiledMma};
+use crate::device::unroll::{unroll, MAX_UNROLL};
+use crate::mask::Full;
+use crate::static_layout::{Static, StaticLayout};
+use crate::tensor::{coord_offset, AddressSpace, Element, LayoutTensor};
+
+/// Whether mode 0 of `S` is contiguous: its 1-D index `i` at offset `i`.
+const fn first_mode_contiguous<S: StaticLayout>() -> bool {
+    let m = layout::unwrap!(S::LAYOUT.mode(0));
+    let mut i = 0;
+    while i < m.size() {
+        if m.call(i) != i {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// The size of mode `k` of `S`.
+const fn mode_size<S: StaticLayout>(k: usize) -> i64 {
+    S::MODES.size[k]
+}
+
+/// `c += a * b` with the tiled MMA `Mma` on one thread's partitions (CuTe's `gemm(mma, a, b, c)`):
+/// for every K repetition, M repetition and N repetition, every atom of the thread block.
+///
+/// # Parameters
+/// - `a`: `(values, M repetitions, K repetitions)`, as [`partition_a`](crate::atom::ThrMma::partition_a)
+///   or [`partition_fragment_a`](crate::atom::ThrMma::partition_fragment_a) gives it; `b` and `c`
+///   likewise (`(values, N, K)` and `(values, M, N)`).
+///
+/// # Constraints
+/// Checked at compile time: the three are rank 3; their first modes hold one thread block's
+/// values of each operand, contiguously (as fragments do); their repetitions agree.
+///
+/// # Example
+/// See the [module documentation](self).
+#[inline(always)]
+pub fn gemm<Atom: MmaAtom, G: StaticLayout, V: StaticLayout, LA, LB, LC, SA, SB, SC>(
+    _mma: TiledMma<Atom, G, V>,
+    a: LayoutTensor<'_, Atom::A, Static<LA>, SA, Full>,
+    b: LayoutTensor<'_, Atom::B, Static<LB>, SB, Full>,
+    c: LayoutTensor<'_, Atom::C, Static<LC>, SC, Full>,
+) where
+    LA: StaticLayout,
+    LB: StaticLayout,
+    LC: StaticLayout,
+    SA: AddressSpace,
+    SB: AddressSpace,
+    SC: AddressSpace,
+{
+    let vals = TiledMma::<Atom, G, V>::GEOMETRY.values;
+    const {
+        assert!(LA::MODES.rank == 3 && LB::MODES.rank == 3 && LC::MODES.rank == 3, "gemm: A, B and C must be (values, rows, columns) partitions of rank 3");
+        assert!(
+            mode_size::<LA>(0) == TiledMma::<Atom, G, V>::GEOMETRY.values[0] * TiledMma::<Atom, G, V>::GEOMETRY.values[2] * Atom::VALUES_A as i64
+                && mode_size::<LB>(0) == TiledMma::<Atom, G, V>::GEOMETRY.values[1] * TiledMma::<Atom, G, V>::GEOMETRY.values[2] * Atom::VALUES_B as i64
+                && mode_size::<LC>(0) == TiledMma::<Atom, G, V>::GEOMETRY.values[0] * TiledMma::<Atom, G, V>::GEOMETRY.values[1] * Atom::VALUES_C as i64,
+            "gemm: the first mode of A, B and C must hold one thread block's values of the tiled MMA"
+        );
+        assert!(
+            first_mode_contiguous::<LA>() && first_mode_contiguous::<LB>() && first_mode_contiguous::<LC>(),
+            "gemm: each first mode must be contiguous (a register fragment's)"
+        );
+        assert!(
+            mode_size::<LA>(1) == mode_size::<LC>(1) && mode_size::<LB>(1) == mode_size::<LC>(2) && mode_size::<LA>(2) == mode_size::<LB>(2),
+            "gemm: the repetitions must agree: A (M, K), B (N, K), C (M, N)"
+        );
+    }
+    let (rm, rn, rk) = (LC::MODES.size[1] as usize, LC::MODES.size[2] as usize, LA::MODES.size[2] as usize);
+    let (vm, vn, vk) = (vals[0] as usize, vals[1] as usize, vals[2] as usize);
+    unroll(rk, |k| {
+        unroll(rm, |m| {
+            unroll(rn, |n| {
+                unroll(vk, |j| {
+                    unroll(vm, |i| {
+                        unroll(vn, |l| {
+                            let va = (Atom::VALUES_A * (i + vm * j)) as i64;
+                            let vb = (Atom::VALUES_B * (l + vn * j)) as i64;
+                            let vc = (Atom::VALUES_C * (i + vm * l)) as i64;
+                            let pa = a.elem_ptr(coord_offset(&LA::LAYOUT, &LA::MODES, &[va, m as i64, k as i64]) as isize);
+                            let pb = b.elem_ptr(coord_offset(&LB::LAYOUT, &LB::MODES, &[vb, n as i64, k as i64]) as isize);
+                            let pc = c.elem_ptr(coord_offset(&LC::LAYOUT, &LC::MODES, &[vc, m as i64, n as i64]) as isize);
+                            // SAFETY: each first mode holds a block's values contiguously (checked
+                            // above), so the atom's values lie at pa.., pb.., pc.. inside the views.
+                            unsafe { Atom::call(pa, pb, pc) };
+                        });
+                    });
+                });
+            });
+        });
+    });
+}
+
+/// Calls `f(i)` for every 1-D index of a static layout of `size` elements: unrolled up to
+/// [`MAX_UNROLL`], a loop beyond (large shared or global views).
+#[inline(always)]
+fn for_each_index(size: usize, mut f: impl FnMut(usize)) {
+    if size <= MAX_UNROLL {
+        unroll(size, f);
+    } else {
+        for i in 0..size {
+            f(i);
+        }
+    }
+}
+
+/// `y = alpha * x + beta * y` element by element (CuTe's `axpby`); `y` is not read when `beta`
+/// is zero (as in BLAS, so `y` may hold anything, NaN included).
+///
+/// # Constraints
+/// `x` and `y` have the same size (checked at compile time).
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::{algorithm::axpby, static_layout, LayoutTensor, Static};
+/// static_layout!(V = "4:1");
+/// let (mut x, mut y) = ([1.0f32, 2.0, 3.0, 4.0], [10.0f32; 4]);
+/// let (tx, ty) = (LayoutTensor::new(&mut x, Static::<V>::new()).unwrap(), LayoutTensor::new(&mut y, Static::<V>::new()).unwrap());
+/// axpby(2.0, tx, 0.5, ty);
+/// assert_eq!(y, [7.0, 9.0, 11.0, 13.0]);
+/// let mut z = [f32::NAN; 4];
+/// axpby(1.0, tx, 0.0, LayoutTensor::new(&mut z, Static::<V>::new()).unwrap());
+/// assert_eq!(z, [1.0, 2.0, 3.0, 4.0]);
+/// ```
+#[inline(always)]
+pub fn axpby<T, LX: StaticLayout, LY: StaticLayout, AX: AddressSpace, AY: AddressSpace>(
+    alpha: T,
+    x: LayoutTensor<'_, T, Static<LX>, AX, Full>,
+    beta: T,
+    y: LayoutTensor<'_, T, Static<LY>, AY, Full>,
+) where
+    T: Element + Mul<Output = T> + Add<Output = T> + PartialEq,
+{
+    const { assert!(LX::SIZE == LY::SIZE, "axpby: x and y must have the same size") };
+    let read_y = beta != T::ZERO;
+    for_each_index(LX::SIZE, |i| {
+        let v = alpha * x.get(i);
+        y.set(i, if read_y { v + beta * y.get(i) } else { v });
+    });
+}
+
+/// Sets every element of `t` to `value` (CuTe's `fill`).
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::{algorithm::fill, static_layout, Fragment};
+/// static_layout!(F = "(2,2)");
+/// let mut f = Fragment::<f32, F, 4>::new();
+/// fill(f.tensor(), 1.5);
+/// assert_eq!(f.data, [1.5; 4]);
+/// ```
+#[inline(always)]
+pub fn fill<T: Element, L: StaticLayout, A: AddressSpace>(t: LayoutTensor<'_, T, Static<L>, A, Full>, value: T) {
+    for_each_index(L::SIZE, |i| t.set(i, value));
+}
