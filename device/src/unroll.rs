@@ -9,6 +9,7 @@
 //! injected `warpgroup.wait`s: C7517/C7519). The helpers here expand to one call per index
 //! (at most [`MAX_UNROLL`]), with the index a literal, so the array never needs a run-time index.
 //! The tensor algorithms (`gemm`, `copy`, `axpby`, ...) iterate through them; kernels may too.
+//! The count is a type ([`TripCount`]): see [`unroll_for`] for why.
 
 /// The largest trip count the helpers unroll.
 ///
@@ -18,27 +19,65 @@
 /// ```
 pub const MAX_UNROLL: usize = 128;
 
-/// Calls `f(i)` for `i` in `0..n`, in order, each call with `i` a literal constant.
-///
-/// `n` should be a constant once the caller is inlined (an associated constant, a layout's size):
-/// the calls at `i >= n` are then removed by constant folding and the code is the unrolled loop.
-///
-/// # Panics
-/// When `n > MAX_UNROLL` (a constant condition in the same cases, so no run-time check remains).
+/// A trip count known from types: `N` is a constant in every function generic over the type, so
+/// [`unroll_for`] sees it as one after monomorphization (a const generic argument computed from
+/// an associated constant is not expressible on stable Rust; a type carrying it is).
 ///
 /// # Example
 /// ```
-/// use cute_rs_device::unroll::unroll;
+/// use cute_rs_device::unroll::{unroll_for, TripCount};
+/// struct Four;
+/// impl TripCount for Four { const N: usize = 4; }
+/// let mut n = 0;
+/// unroll_for::<Four>(|i| n += i);
+/// assert_eq!(n, 6);
+/// ```
+pub trait TripCount {
+    /// The number of iterations.
+    const N: usize;
+}
+
+/// The trip count `N` as a type (for literal counts).
+///
+/// # Example
+/// ```
+/// use cute_rs_device::unroll::{Count, TripCount};
+/// assert_eq!(<Count<3> as TripCount>::N, 3);
+/// ```
+pub struct Count<const N: usize>;
+impl<const N: usize> TripCount for Count<N> {
+    const N: usize = N;
+}
+
+/// Calls `f(i)` for `i` in `0..C::N`, in order, each call with `i` a literal constant when
+/// `C::N <= MAX_UNROLL` (beyond, an ordinary loop: arrays that large do not live in registers).
+///
+/// The count must be a constant *in this function* for the calls past it to be removed before
+/// LLVM decides whether to inline `f` at each call: a run-time count (even one that becomes
+/// constant after inlining) leaves 128 call sites, too many to inline a large `f` into, and the
+/// fragments it touches then go to local memory. Hence a type-level count.
+///
+/// # Example
+/// ```
+/// use cute_rs_device::unroll::{unroll_for, Count};
 /// let mut acc = [0u32; 8];
-/// unroll(8, |i| acc[i] = (i * i) as u32);
+/// unroll_for::<Count<8>>(|i| acc[i] = (i * i) as u32);
 /// assert_eq!(acc[7], 49);
+/// let mut sum = 0;
+/// unroll_for::<Count<1000>>(|i| sum += i); // past MAX_UNROLL: a loop
+/// assert_eq!(sum, 499500);
 /// ```
 #[inline(always)]
-pub fn unroll(n: usize, mut f: impl FnMut(usize)) {
-    assert!(n <= MAX_UNROLL, "unroll: at most 128 iterations");
+pub fn unroll_for<C: TripCount>(mut f: impl FnMut(usize)) {
+    if C::N > MAX_UNROLL {
+        for i in 0..C::N {
+            f(i);
+        }
+        return;
+    }
     macro_rules! visit {
         ($($i:literal)*) => {$(
-            if $i < n {
+            if $i < C::N {
                 f($i);
             }
         )*};
@@ -53,7 +92,7 @@ pub fn unroll(n: usize, mut f: impl FnMut(usize)) {
 }
 
 /// Calls `f(i, &mut d[i])` for `i` in `0..K` (K at most [`MAX_UNROLL`]), each `i` a literal
-/// constant: [`unroll`] over an array.
+/// constant: [`unroll_for`] over an array.
 ///
 /// # Example
 /// ```
@@ -68,5 +107,5 @@ pub fn unroll(n: usize, mut f: impl FnMut(usize)) {
 #[inline(always)]
 pub fn for_each_unrolled_mut<T, const K: usize>(d: &mut [T; K], mut f: impl FnMut(usize, &mut T)) {
     const { assert!(K <= MAX_UNROLL, "for_each_unrolled_mut visits at most 128 elements") };
-    unroll(K, |i| f(i, &mut d[i]));
+    unroll_for::<Count<K>>(|i| f(i, &mut d[i]));
 }

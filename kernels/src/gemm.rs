@@ -26,9 +26,15 @@
 //! the `mma.sync.m16n8k16` A and B fragments
 //! ([`SM80_16X8X16_F32BF16BF16F32_TN`](layout_tensor::device::mma::SM80_16X8X16_F32BF16BF16F32_TN),
 //! the same for f16).
-//! Warps are arranged 2 (M) x 4 (N); each owns a 64 x 32 piece of the tile, i.e. 4 x 4
-//! m16n8 accumulators (64 f32 registers per thread). The epilogue writes each accumulator value
-//! through the atom's C layout ([`MMA_16X8_C`]), predicated on the matrix edges.
+//! The main loop is written in the atom layer's terms, as in CuTe's `sgemm_sm80` tutorial:
+//! a [`TiledMma`] of 2 (M) x 4 (N) warps, each warp two m16n8k16 atoms side by side along N (a
+//! 32 x 64 x 16 tile; warp `(wm, wn)` owns rows `16 wm + 32 i` and columns `16 wn + 64 j` of
+//! the block's C, 64 f32 accumulators per thread); `ldmatrix` tiled copies made from it
+//! (`make_tiled_copy_a/b`) read the fragments out of the swizzled shared ring; `gemm` multiplies
+//! them. The epilogue finds each accumulator's coordinate in an identity tensor partitioned like C
+//! and writes it predicated on the matrix edges. `gemm_bf16_ar_bc_v16_raw` and
+//! `gemm_bf16_ar_br_v16_raw` keep the hand-written loop (explicit `ldmatrix` addresses, warps
+//! owning 64 x 32 pieces) as the zero-cost reference.
 //!
 //! Launch: grid `(ceil(N / BN), ceil(M / BM))`, block [`THREADS`], no dynamic shared memory.
 //!
@@ -55,7 +61,14 @@ use layout_tensor::device::mma::{
     f32_to_bf16, f32_to_f16, ldmatrix_x4, ldmatrix_x4_trans, mma_m16n8k16_f32_bf16,
     mma_m16n8k16_f32_f16, LDMATRIX_X4_A_ROWS, MMA_16X8_C,
 };
-use layout_tensor::{half, shared_array};
+use layout_tensor::algorithm::gemm as mma_gemm;
+use layout_tensor::atom::copy::{copy, make_tiled_copy_a, make_tiled_copy_b, CopyAtom, SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N};
+use layout_tensor::atom::{MmaAtom, SM80_16x8x16_F32BF16BF16F32_TN, SM80_16x8x16_F32F16F16F32_TN, TiledMma};
+use layout_tensor::identity::IdentityTensor;
+use layout_tensor::partition::{StaticSwizzle, Sw};
+use layout_tensor::static_view::StaticView;
+use layout_tensor::swizzled::Swizzled;
+use layout_tensor::{half, shared_array, static_layout, Element, LayoutTensor, Shared, StaticLayout};
 
 /// Rows (M) of a block's D tile.
 pub const BM: u32 = 128;
@@ -225,17 +238,21 @@ unsafe fn load_b<const K_MAJOR: bool>(tile: *const u16, lane: u32, n0: u32, k0: 
 
 /// The element type of A and B: which `mma.sync` multiplies them. Everything else (staging,
 /// swizzles, `ldmatrix`) only moves 16-bit values, so the kernels see A and B as `u16` bits.
-trait Input: Copy {
+trait Input: Element {
+    /// The m16n8k16 `mma.sync` atom of this input type.
+    type Atom: MmaAtom<A = Self, B = Self, C = f32>;
     /// `D = A * B + C` on one m16n8k16 fragment (see `mma_m16n8k16_f32_bf16`).
     unsafe fn mma(a: [u32; 4], b: [u32; 2], c: [f32; 4]) -> [f32; 4];
 }
 impl Input for half::bf16 {
+    type Atom = SM80_16x8x16_F32BF16BF16F32_TN;
     #[inline(always)]
     unsafe fn mma(a: [u32; 4], b: [u32; 2], c: [f32; 4]) -> [f32; 4] {
         mma_m16n8k16_f32_bf16(a, b, c)
     }
 }
 impl Input for half::f16 {
+    type Atom = SM80_16x8x16_F32F16F16F32_TN;
     #[inline(always)]
     unsafe fn mma(a: [u32; 4], b: [u32; 2], c: [f32; 4]) -> [f32; 4] {
         mma_m16n8k16_f32_f16(a, b, c)
@@ -294,11 +311,13 @@ pub(crate) unsafe fn epilogue_value(acc: f32, c: *const f32, at: usize, alpha: f
     }
 }
 
-/// The whole kernel (see the module docs), for A and B of element type `I` (as bits), A K-major or
-/// not, B K-major or not, 16-byte `cp.async` staging or not, D of element type `O`.
+/// The hand-written main loop and epilogue (fragments loaded by explicit `ldmatrix` addresses,
+/// accumulators indexed by hand): the zero-cost reference that [`gemm`] (the same kernel in the
+/// atom layer's terms) is measured against. Warp `(wm, wn)` owns rows `64 wm ..` and columns
+/// `32 wn ..` of the tile.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn gemm<I: Input, const A_K: bool, const B_K: bool, const VEC: bool, O: Output>(
+unsafe fn gemm_raw<I: Input, const A_K: bool, const B_K: bool, const VEC: bool, O: Output>(
     a: *const u16,
     b: *const u16,
     c: *const f32,
@@ -311,7 +330,7 @@ unsafe fn gemm<I: Input, const A_K: bool, const B_K: bool, const VEC: bool, O: O
     alpha: f32,
     beta: f32,
 ) {
-    let smem = shared_array!(GEMM_MMA_SYNC_RING: [u8; SMEM_BYTES], align 128).as_mut_ptr() as *mut u16;
+    let smem = shared_array!(GEMM_MMA_SYNC_RING_RAW: [u8; SMEM_BYTES], align 128).as_mut_ptr() as *mut u16;
     let t = thread_idx_x();
     let (lane, warp) = (t % 32, t / 32);
     // Warp (wm, wn) owns rows wm * 64 .. +64 and columns wn * 32 .. +32 of the block tile.
@@ -347,6 +366,133 @@ unsafe fn gemm<I: Input, const A_K: bool, const B_K: bool, const VEC: bool, O: O
         if row < m && col < n {
             let at = row as usize * n as usize + col as usize;
             O::store(d, at, epilogue_value(x, c, at, alpha, beta));
+        }
+    });
+}
+
+static_layout!(
+    /// The tiled MMA's warps: 2 along M, 4 along N.
+    Warps = "(2,4,1)"
+);
+static_layout!(
+    /// Each warp's thread block: two m16n8k16 atoms side by side along N, so that one
+    /// `ldmatrix.x4` loads both B fragments.
+    TwoAlongN = "(1,2,1)"
+);
+static_layout!(
+    /// A block's A tile (`BM x BK`) and B tile (`BN x BK`, B seen as `N x K`), by index.
+    TileOuterK = "(128,32)"
+);
+static_layout!(
+    /// A block's D tile, `BM x BN`.
+    TileMN = "(128,128)"
+);
+static_layout!(
+    /// The `cp.async` ring of a K-major operand: `(outer, k, stage)`, stages of A and B interleaved.
+    RingKMajor = "(128,32,3):(32,1,8192)"
+);
+static_layout!(
+    /// The ring of an M/N-major operand.
+    RingMnMajor = "(128,32,3):(1,128,8192)"
+);
+
+/// How an operand tile lies in shared memory, by its major-ness: the ring's layout, its swizzle
+/// (the same as [`SMEM_K_MAJOR`] and [`SMEM_MN_MAJOR`], per stage) and the `ldmatrix` that reads
+/// the MMA fragments from it.
+trait OperandTile {
+    /// `(outer, k, stage) -> offset` before the swizzle.
+    type Ring: StaticLayout;
+    /// The swizzle.
+    type Swizzle: StaticSwizzle;
+    /// `ldmatrix` (K-major) or `ldmatrix.trans` (M/N-major).
+    type Ldsm: Default + Copy;
+}
+/// An operand by major-ness: `MajorK<true>` is K-major.
+struct MajorK<const K_MAJOR: bool>;
+impl OperandTile for MajorK<true> {
+    type Ring = RingKMajor;
+    type Swizzle = Sw<2, 3, 3>;
+    type Ldsm = SM75_U32x4_LDSM_N;
+}
+impl OperandTile for MajorK<false> {
+    type Ring = RingMnMajor;
+    type Swizzle = Sw<3, 3, 4>;
+    type Ldsm = SM75_U16x8_LDSM_T;
+}
+
+/// The tiled MMA of input type `I`: 8 warps of two m16n8k16 atoms each, a 32 x 64 x 16 tile.
+type Mma<I> = TiledMma<<I as Input>::Atom, Warps, TwoAlongN>;
+
+/// The whole kernel (see the module docs) in the atom layer's terms, for A and B of element type
+/// `I`, A K-major or not, B K-major or not, 16-byte `cp.async` staging or not, D of element type
+/// `O`: each k-step copies the thread's A and B fragments from the shared ring with `ldmatrix`
+/// (tiled copies made from the tiled MMA) and multiplies them with `gemm`; the epilogue finds
+/// each accumulator's coordinate in an identity tensor partitioned like C.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn gemm<I: Input, const A_K: bool, const B_K: bool, const VEC: bool, O: Output>(
+    a: *const u16,
+    b: *const u16,
+    c: *const f32,
+    d: *mut O,
+    m: u32,
+    n: u32,
+    k: u32,
+    lda: u32,
+    ldb: u32,
+    alpha: f32,
+    beta: f32,
+) where
+    MajorK<A_K>: OperandTile,
+    MajorK<B_K>: OperandTile,
+    <MajorK<A_K> as OperandTile>::Ldsm: CopyAtom<I>,
+    <MajorK<B_K> as OperandTile>::Ldsm: CopyAtom<I>,
+{
+    let smem = shared_array!(GEMM_MMA_SYNC_RING: [u8; SMEM_BYTES], align 128).as_mut_ptr() as *mut u16;
+    let t = thread_idx_x();
+    let (bm0, bn0) = (block_idx_y() * BM, block_idx_x() * BN);
+    let opa = Operand { ptr: a, ld: lda as usize, outer: m, outer0: bm0 };
+    let opb = Operand { ptr: b, ld: ldb as usize, outer: n, outer0: bn0 };
+    let a_tile = |s: u32| smem.add(s as usize * 2 * TILE_ELEMS);
+    let b_tile = |s: u32| smem.add((s as usize * 2 + 1) * TILE_ELEMS);
+    // The rings as swizzled tensors: A's stages at 0, 8192, ..; B's 4096 elements further.
+    let ring_a = LayoutTensor::<I, _, Shared>::from_ptr_in(
+        smem as *mut I,
+        Swizzled::<<MajorK<A_K> as OperandTile>::Swizzle, <MajorK<A_K> as OperandTile>::Ring>::new(),
+    );
+    let ring_b = LayoutTensor::<I, _, Shared>::from_ptr_in(
+        smem.add(TILE_ELEMS) as *mut I,
+        Swizzled::<<MajorK<B_K> as OperandTile>::Swizzle, <MajorK<B_K> as OperandTile>::Ring>::new(),
+    );
+
+    let mma = Mma::<I>::default();
+    let thr_mma = Mma::<I>::get_slice(t as usize);
+    let s2r_a = make_tiled_copy_a::<<MajorK<A_K> as OperandTile>::Ldsm, _, _, _>(mma);
+    let s2r_b = make_tiled_copy_b::<<MajorK<B_K> as OperandTile>::Ldsm, _, _, _>(mma);
+    let (s2r_thr_a, s2r_thr_b) = (s2r_a.get_slice(t as usize), s2r_b.get_slice(t as usize));
+    let mut acc = thr_mma.partition_fragment_c::<TileMN, 64>();
+
+    let k_tiles = k.div_ceil(BK);
+    let load = |kt: u32, slot: u32| {
+        stage_tile::<A_K, VEC>(opa, kt * BK, k, t, a_tile(slot));
+        stage_tile::<B_K, VEC>(opb, kt * BK, k, t, b_tile(slot));
+    };
+    cp_async_pipeline::<{ STAGES - 2 }>(k_tiles, load, |_, slot| {
+        let mut frag_a = thr_mma.partition_fragment_a::<TileOuterK, 64>();
+        let mut frag_b = thr_mma.partition_fragment_b::<TileOuterK, 32>();
+        copy(s2r_a, s2r_thr_a.partition_s(ring_a.slice_mode::<2>(slot as i64)), frag_a.tensor());
+        copy(s2r_b, s2r_thr_b.partition_s(ring_b.slice_mode::<2>(slot as i64)), frag_b.tensor());
+        mma_gemm(mma, frag_a.tensor(), frag_b.tensor(), acc.tensor());
+    });
+
+    // Epilogue: D = alpha * acc + beta * C, each value at its coordinate, edges predicated.
+    let coords = thr_mma.partition_c(IdentityTensor::<TileMN>::new());
+    for_each_unrolled_mut(&mut acc.data, |i, x| {
+        let [row, col] = coords.get(i).map(|c| c as u32);
+        let (row, col) = (bm0 + row, bn0 + col);
+        if row < m && col < n {
+            let at = row as usize * n as usize + col as usize;
+            O::store(d, at, epilogue_value(*x, c, at, alpha, beta));
         }
     });
 }
@@ -422,6 +568,25 @@ gemm_kernels! {
     gemm_f16_ar_bc_v16_of16: half::f16, true, true, true, half::f16;
     gemm_f16_ac_br_v16_of16: half::f16, false, false, true, half::f16;
     gemm_f16_ac_bc_v16_of16: half::f16, false, true, true, half::f16;
+}
+
+/// The hand-written twin of `gemm_bf16_ar_bc_v16` (both operands K-major, `ldmatrix`), kept as
+/// the zero-cost reference of the atom-layer kernel: same parameters, same results.
+#[kernel]
+pub fn gemm_bf16_ar_bc_v16_raw(
+    a: *const half::bf16, b: *const half::bf16, c: *const f32, d: *mut f32,
+    m: u32, n: u32, k: u32, lda: u32, ldb: u32, alpha: f32, beta: f32
+) {
+    gemm_raw::<half::bf16, true, true, true, f32>(a as *const u16, b as *const u16, c, d, m, n, k, lda, ldb, alpha, beta);
+}
+
+/// The hand-written twin of `gemm_bf16_ar_br_v16` (B N-major, `ldmatrix.trans`).
+#[kernel]
+pub fn gemm_bf16_ar_br_v16_raw(
+    a: *const half::bf16, b: *const half::bf16, c: *const f32, d: *mut f32,
+    m: u32, n: u32, k: u32, lda: u32, ldb: u32, alpha: f32, beta: f32
+) {
+    gemm_raw::<half::bf16, true, false, true, f32>(a as *const u16, b as *const u16, c, d, m, n, k, lda, ldb, alpha, beta);
 }
 
 /// The parameters of the `mma.sync` GEMMs with inputs `I` and output `O`.

@@ -25,9 +25,9 @@
 use core::ops::{Add, Mul};
 
 use crate::atom::{MmaAtom, TiledMma};
-use crate::device::unroll::{unroll, MAX_UNROLL};
+use crate::device::unroll::{unroll_for, TripCount};
 use crate::mask::Full;
-use crate::static_layout::{Static, StaticLayout};
+use crate::static_layout::{ModeSize, SizeOf, Static, StaticLayout};
 use crate::tensor::{coord_offset, AddressSpace, Element, LayoutTensor};
 
 /// Whether mode 0 of `S` is contiguous: its 1-D index `i` at offset `i`.
@@ -46,6 +46,12 @@ const fn first_mode_contiguous<S: StaticLayout>() -> bool {
 /// The size of mode `k` of `S`.
 const fn mode_size<S: StaticLayout>(k: usize) -> i64 {
     S::MODES.size[k]
+}
+
+/// The tiled MMA's atoms per thread block along `(M, N, K)[DIM]`, as a trip count.
+struct Values<Atom, G, V, const DIM: usize>(core::marker::PhantomData<(Atom, G, V)>);
+impl<Atom: MmaAtom, G: StaticLayout, V: StaticLayout, const DIM: usize> TripCount for Values<Atom, G, V, DIM> {
+    const N: usize = TiledMma::<Atom, G, V>::GEOMETRY.values[DIM] as usize;
 }
 
 /// `c += a * b` with the tiled MMA `Mma` on one thread's partitions (CuTe's `gemm(mma, a, b, c)`):
@@ -94,14 +100,13 @@ pub fn gemm<Atom: MmaAtom, G: StaticLayout, V: StaticLayout, LA, LB, LC, SA, SB,
             "gemm: the repetitions must agree: A (M, K), B (N, K), C (M, N)"
         );
     }
-    let (rm, rn, rk) = (LC::MODES.size[1] as usize, LC::MODES.size[2] as usize, LA::MODES.size[2] as usize);
-    let (vm, vn, vk) = (vals[0] as usize, vals[1] as usize, vals[2] as usize);
-    unroll(rk, |k| {
-        unroll(rm, |m| {
-            unroll(rn, |n| {
-                unroll(vk, |j| {
-                    unroll(vm, |i| {
-                        unroll(vn, |l| {
+    let (vm, vn) = (vals[0] as usize, vals[1] as usize);
+    unroll_for::<ModeSize<LA, 2>>(|k| {
+        unroll_for::<ModeSize<LC, 1>>(|m| {
+            unroll_for::<ModeSize<LC, 2>>(|n| {
+                unroll_for::<Values<Atom, G, V, 2>>(|j| {
+                    unroll_for::<Values<Atom, G, V, 0>>(|i| {
+                        unroll_for::<Values<Atom, G, V, 1>>(|l| {
                             let va = (Atom::VALUES_A * (i + vm * j)) as i64;
                             let vb = (Atom::VALUES_B * (l + vn * j)) as i64;
                             let vc = (Atom::VALUES_C * (i + vm * l)) as i64;
@@ -119,18 +124,6 @@ pub fn gemm<Atom: MmaAtom, G: StaticLayout, V: StaticLayout, LA, LB, LC, SA, SB,
     });
 }
 
-/// Calls `f(i)` for every 1-D index of a static layout of `size` elements: unrolled up to
-/// [`MAX_UNROLL`], a loop beyond (large shared or global views).
-#[inline(always)]
-fn for_each_index(size: usize, mut f: impl FnMut(usize)) {
-    if size <= MAX_UNROLL {
-        unroll(size, f);
-    } else {
-        for i in 0..size {
-            f(i);
-        }
-    }
-}
 
 /// `y = alpha * x + beta * y` element by element (CuTe's `axpby`); `y` is not read when `beta`
 /// is zero (as in BLAS, so `y` may hold anything, NaN included).
@@ -161,7 +154,7 @@ pub fn axpby<T, LX: StaticLayout, LY: StaticLayout, AX: AddressSpace, AY: Addres
 {
     const { assert!(LX::SIZE == LY::SIZE, "axpby: x and y must have the same size") };
     let read_y = beta != T::ZERO;
-    for_each_index(LX::SIZE, |i| {
+    unroll_for::<SizeOf<LX>>(|i| {
         let v = alpha * x.get(i);
         y.set(i, if read_y { v + beta * y.get(i) } else { v });
     });
@@ -179,5 +172,5 @@ pub fn axpby<T, LX: StaticLayout, LY: StaticLayout, AX: AddressSpace, AY: Addres
 /// ```
 #[inline(always)]
 pub fn fill<T: Element, L: StaticLayout, A: AddressSpace>(t: LayoutTensor<'_, T, Static<L>, A, Full>, value: T) {
-    for_each_index(L::SIZE, |i| t.set(i, value));
+    unroll_for::<SizeOf<L>>(|i| t.set(i, value));
 }

@@ -95,6 +95,7 @@ pub mod partition;
 pub mod static_layout;
 pub mod static_view;
 pub mod strided;
+pub mod swizzled;
 pub mod tensor;
 pub mod tile;
 pub mod triton;

@@ -413,3 +413,36 @@ pub struct Selected<S, const I: usize, const J: usize>(PhantomData<S>);
 impl<S: StaticLayout, const I: usize, const J: usize> StaticLayout for Selected<S, I, J> {
     const LAYOUT: Layout = layout::unwrap!(layout::select(S::LAYOUT, &[I, J]));
 }
+
+/// The size of mode `K` of `S` as a trip count ([`unroll_for`](crate::device::unroll::unroll_for)
+/// unrolls a loop over the mode's 1-D coordinates).
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::device::unroll::unroll_for;
+/// use cute_rs_tensor::{static_layout, static_layout::ModeSize};
+/// static_layout!(S = "(2,(3,2))");
+/// let mut n = 0;
+/// unroll_for::<ModeSize<S, 1>>(|_| n += 1);
+/// assert_eq!(n, 6);
+/// ```
+pub struct ModeSize<S, const K: usize>(PhantomData<S>);
+impl<S: StaticLayout, const K: usize> crate::device::unroll::TripCount for ModeSize<S, K> {
+    const N: usize = S::MODES.size[K] as usize;
+}
+
+/// The size of `S` as a trip count.
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::device::unroll::unroll_for;
+/// use cute_rs_tensor::{static_layout, static_layout::SizeOf};
+/// static_layout!(S = "(2,3)");
+/// let mut n = 0;
+/// unroll_for::<SizeOf<S>>(|_| n += 1);
+/// assert_eq!(n, 6);
+/// ```
+pub struct SizeOf<S>(PhantomData<S>);
+impl<S: StaticLayout> crate::device::unroll::TripCount for SizeOf<S> {
+    const N: usize = S::SIZE;
+}

@@ -37,6 +37,57 @@ pub trait StaticView: Copy {
     type With<L: StaticLayout>: StaticView<Layout = L>;
     /// The view with layout `L` whose offset `j` is this view's offset `origin + L(j)`.
     fn relayout<L: StaticLayout>(self, origin: i64) -> Self::With<L>;
+
+    /// The view with mode `K` fixed at index `i` and removed (CuTe's `tensor(_, _, i)` for
+    /// `K = 2`): a stage of a ring of tiles, a K-block of a fragment.
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::{static_layout, static_view::StaticView, LayoutTensor, Static};
+    /// static_layout!(Ring = "(2,2,3):(2,1,4)"); // three 2 x 2 row-major stages
+    /// let mut v: Vec<u8> = (0..12).collect();
+    /// let stage2 = LayoutTensor::new(&mut v, Static::<Ring>::new()).unwrap().slice_mode::<2>(2);
+    /// assert_eq!(stage2.at([1, 0]), 10);
+    /// ```
+    #[inline(always)]
+    fn slice_mode<const K: usize>(self, i: i64) -> Self::With<WithoutMode<Self::Layout, K>> {
+        let off = crate::tensor::mode_offset(&Self::Layout::LAYOUT, &Self::Layout::MODES, K, i);
+        self.relayout::<WithoutMode<Self::Layout, K>>(off)
+    }
+}
+
+/// `S` without its mode `K` (at least two modes; a compile-time error otherwise).
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::{static_layout, static_view::WithoutMode, StaticLayout};
+/// static_layout!(S = "(2,3,4):(1,2,6)");
+/// assert_eq!(WithoutMode::<S, 1>::LAYOUT.to_string(), "(2,4):(1,6)");
+/// ```
+pub struct WithoutMode<S, const K: usize>(core::marker::PhantomData<S>);
+impl<S, const K: usize> Clone for WithoutMode<S, K> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<S, const K: usize> Copy for WithoutMode<S, K> {}
+impl<S: StaticLayout, const K: usize> StaticLayout for WithoutMode<S, K> {
+    const LAYOUT: layout::Layout = without_mode(S::LAYOUT, K);
+}
+
+const fn without_mode(l: layout::Layout, k: usize) -> layout::Layout {
+    let r = l.rank();
+    assert!(r >= 2 && k < r, "slice_mode: the mode must exist and another must remain");
+    let mut modes = [layout::Layout::trivial(); layout::MAX_LEAVES];
+    let (mut i, mut n) = (0, 0);
+    while i < r {
+        if i != k {
+            modes[n] = layout::unwrap!(l.mode(i));
+            n += 1;
+        }
+        i += 1;
+    }
+    layout::unwrap!(layout::make_layout(modes.split_at(n).0))
 }
 
 impl<'a, T: Element, S: StaticLayout, A: AddressSpace> StaticView for LayoutTensor<'a, T, Static<S>, A, Full> {

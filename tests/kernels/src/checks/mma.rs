@@ -205,13 +205,14 @@ pub mod wgmma {
         super::super::cp_async::{static_shared, sync_threads, tid},
         layout::unwrap,
         layout_tensor::device::mma::{
-            for_each_unrolled_mut, wgmma_accumulator_layout, wgmma_commit_group, wgmma_descriptor, wgmma_fence,
+            wgmma_accumulator_layout, wgmma_commit_group, wgmma_descriptor, wgmma_fence,
             wgmma_fence_operands, wgmma_k_major_interleaved, wgmma_k_major_sw128, wgmma_m64n128k16_f32_bf16,
             wgmma_m64n16k16_f32_bf16, wgmma_m64n256k16_f32_bf16, wgmma_m64n32k16_f32_bf16, wgmma_m64n64k16_f32_bf16,
             wgmma_m64n8k16_f32_bf16, wgmma_wait_group, WgmmaSwizzle,
         },
         layout_tensor::device::shared::generic_to_shared,
         layout_tensor::device::tma::fence_proxy_async_shared_cta,
+        layout_tensor::device::unroll::for_each_unrolled_mut,
     };
 
     /// `d = a * b` for one warpgroup with four m64nNk16 wgmmas (K = 64): `a` 64x64 and `b` Nx64

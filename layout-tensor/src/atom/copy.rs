@@ -1,0 +1,582 @@
+//! Copy atoms (CuTe's `Copy_Atom`): one copy instruction and how its threads' source values relate
+//! to their destination values; and the tiled copies that feed a [`TiledMma`]'s fragments
+//! (CuTe's `make_tiled_copy_A` / `make_tiled_copy_B`).
+//!
+//! | atom | instruction | source of a thread's values |
+//! | --- | --- | --- |
+//! | [`UniversalCopy`] | one element load and store | its own positions |
+//! | [`SM75_U32x4_LDSM_N`] (x1, x2) | `ldmatrix.x4` | rows of 8 elements, given by lanes `8q + r` |
+//! | [`SM75_U16x8_LDSM_T`] (x2, x4) | `ldmatrix.x4.trans` | the same, transposed |
+//!
+//! # `ldmatrix`'s source from the destination
+//! A tiled copy for an MMA operand writes the thread's values exactly where the tiled MMA's
+//! fragment wants them: its destination layout *is* the MMA's thread-block layout
+//! ([`TiledMma::block_tv`]). For `ldmatrix`, register `q` of lane `l` holds elements
+//! `register(l, h)` (row `r` + 8 column `c`) of matrix `q`, and lane `8q + r` gives the address
+//! of row `r` of matrix `q`. So where lane `8q + r`'s 8 source values lie in the block follows
+//! from the destination: value `c` is the position the destination gives to the (lane, half)
+//! holding element `(r, c)`. [`matrix_source`] computes that layout, and refuses destinations
+//! whose matrix rows are not contiguous runs of the block.
+//!
+//! ```
+//! use cute_rs_tensor::atom::copy::matrix_source;
+//! use cute_rs_tensor::atom::{MmaAtom, SM80_16x8x16_F32BF16BF16F32_TN as Atom};
+//! use cute_rs_tensor::device::mma::{LDMATRIX_8X8, LDMATRIX_X4_A_ROWS};
+//! // The m16n8k16 A fragment from a K-major tile: lane l gives row LDMATRIX_X4_A_ROWS(l),
+//! // 8 values along K (stride 16 in the m + 16 k index).
+//! let src = matrix_source(LDMATRIX_8X8, 4, Atom::LAYOUT_A).unwrap();
+//! assert!((0..32).all(|l| src.call(l) == LDMATRIX_X4_A_ROWS.call(l)));
+//! assert_eq!(src.call(32 * 3) - src.call(0), 3 * 16);
+//! ```
+
+#![allow(non_camel_case_types)]
+
+use core::marker::PhantomData;
+use layout::{right_inverse, unwrap, IntTuple, Layout, LayoutError};
+
+use super::mma::MmaAtom;
+use super::tiled_mma::{partition_by_tv, tile_tv, Operand, TiledMma};
+use crate::device::mma::{self as instr, LDMATRIX_8X8, LDMATRIX_8X8_TRANS};
+use crate::device::unroll::{unroll_for, TripCount};
+use crate::mask::Full;
+use crate::static_layout::{LayoutSource, ModeSize, Static, StaticLayout};
+use crate::static_view::StaticView;
+use crate::tensor::{coord_offset, AddressSpace, Element, LayoutTensor};
+
+/// Propagates an error inside a `const fn` (no `?` there).
+macro_rules! tri {
+    ($e:expr) => {
+        match $e {
+            Ok(v) => v,
+            Err(e) => return Err(e),
+        }
+    };
+}
+
+/// Where a copy atom's threads read their values, given where they write them.
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::atom::copy::{CopyAtom, Source, UniversalCopy};
+/// assert!(matches!(<UniversalCopy as CopyAtom<f32>>::SOURCE, Source::Own));
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub enum Source {
+    /// Each thread reads its values at the positions it writes them.
+    Own,
+    /// `ldmatrix`: `count` 8x8 matrices of 16-bit elements, each lane's register `q` holding
+    /// `register(lane, half)` (`row + 8 column`) of matrix `q`; lane `8q + r` gives row `r` of
+    /// matrix `q` ([`matrix_source`]).
+    Matrices {
+        /// `(T32, V2) -> row + 8 column` of one matrix.
+        register: Layout,
+        /// Matrices per instruction: 1, 2 or 4.
+        count: usize,
+    },
+}
+
+/// A copy instruction: [`THREADS`](CopyAtom::THREADS) threads each move [`VALUES`](CopyAtom::VALUES)
+/// values of `T`.
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::atom::copy::{CopyAtom, SM75_U32x4_LDSM_N};
+/// assert_eq!(<SM75_U32x4_LDSM_N as CopyAtom<u16>>::VALUES, 8);
+/// ```
+pub trait CopyAtom<T: Element>: Copy + Default {
+    /// Threads executing the instruction together.
+    const THREADS: i64;
+    /// Values each thread writes.
+    const VALUES: usize;
+    /// Where the values come from.
+    const SOURCE: Source;
+    /// Copies one thread's values: `src` is its first source value (the others follow at
+    /// consecutive addresses for [`Source::Matrices`], and are `src` itself for one value),
+    /// `dst` its destination values in value order.
+    ///
+    /// # Safety
+    /// `src` and `dst` are valid and aligned for the values; for `ldmatrix`, `src` is in shared
+    /// memory, 16-byte aligned, and the whole warp calls it together.
+    unsafe fn copy(src: *const T, dst: *mut T);
+}
+
+/// One element, read and written by one thread (CuTe's `UniversalCopy<T>`).
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::atom::copy::{CopyAtom, UniversalCopy};
+/// let (a, mut b) = (7u8, 0u8);
+/// unsafe { <UniversalCopy as CopyAtom<u8>>::copy(&a, &mut b) };
+/// assert_eq!(b, 7);
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct UniversalCopy;
+
+impl<T: Element> CopyAtom<T> for UniversalCopy {
+    const THREADS: i64 = 1;
+    const VALUES: usize = 1;
+    const SOURCE: Source = Source::Own;
+    #[inline(always)]
+    unsafe fn copy(src: *const T, dst: *mut T) {
+        T::write(dst, T::read(src));
+    }
+}
+
+macro_rules! ldmatrix_atoms {
+    ($($(#[$doc:meta])* $name:ident: $count:literal, $register:expr, $instr:path;)*) => {$(
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, Default)]
+        pub struct $name;
+        impl<T: Element> CopyAtom<T> for $name {
+            const THREADS: i64 = 32;
+            const VALUES: usize = 2 * $count;
+            const SOURCE: Source = Source::Matrices { register: $register, count: $count };
+            #[inline(always)]
+            unsafe fn copy(src: *const T, dst: *mut T) {
+                const { assert!(core::mem::size_of::<T>() == 2, "ldmatrix moves 16-bit elements") };
+                *(dst as *mut [u32; $count]) = $instr(src as *const u16);
+            }
+        }
+    )*};
+}
+
+ldmatrix_atoms! {
+    /// `ldmatrix.x1`: one 8x8 matrix of 16-bit elements per warp (CuTe's `SM75_U32x1_LDSM_N`).
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::atom::copy::{CopyAtom, SM75_U32x1_LDSM_N};
+    /// assert_eq!(<SM75_U32x1_LDSM_N as CopyAtom<u16>>::VALUES, 2);
+    /// ```
+    SM75_U32x1_LDSM_N: 1, LDMATRIX_8X8, instr::ldmatrix_x1;
+    /// `ldmatrix.x2` (CuTe's `SM75_U32x2_LDSM_N`).
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::atom::copy::{CopyAtom, SM75_U32x2_LDSM_N};
+    /// assert_eq!(<SM75_U32x2_LDSM_N as CopyAtom<u16>>::VALUES, 4);
+    /// ```
+    SM75_U32x2_LDSM_N: 2, LDMATRIX_8X8, instr::ldmatrix_x2;
+    /// `ldmatrix.x4` (CuTe's `SM75_U32x4_LDSM_N`): the A fragment of m16n8k16, or two B fragments.
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::atom::copy::{CopyAtom, SM75_U32x4_LDSM_N};
+    /// assert_eq!(<SM75_U32x4_LDSM_N as CopyAtom<u16>>::VALUES, 8);
+    /// ```
+    SM75_U32x4_LDSM_N: 4, LDMATRIX_8X8, instr::ldmatrix_x4;
+    /// `ldmatrix.x1.trans` (CuTe's `SM75_U16x2_LDSM_T`).
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::atom::copy::{CopyAtom, SM75_U16x2_LDSM_T};
+    /// assert_eq!(<SM75_U16x2_LDSM_T as CopyAtom<u16>>::VALUES, 2);
+    /// ```
+    SM75_U16x2_LDSM_T: 1, LDMATRIX_8X8_TRANS, instr::ldmatrix_x1_trans;
+    /// `ldmatrix.x2.trans` (CuTe's `SM75_U16x4_LDSM_T`).
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::atom::copy::{CopyAtom, SM75_U16x4_LDSM_T};
+    /// assert_eq!(<SM75_U16x4_LDSM_T as CopyAtom<u16>>::VALUES, 4);
+    /// ```
+    SM75_U16x4_LDSM_T: 2, LDMATRIX_8X8_TRANS, instr::ldmatrix_x2_trans;
+    /// `ldmatrix.x4.trans` (CuTe's `SM75_U16x8_LDSM_T`): fragments from M/N-major tiles.
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::atom::copy::{CopyAtom, SM75_U16x8_LDSM_T};
+    /// assert_eq!(<SM75_U16x8_LDSM_T as CopyAtom<u16>>::VALUES, 8);
+    /// ```
+    SM75_U16x8_LDSM_T: 4, LDMATRIX_8X8_TRANS, instr::ldmatrix_x4_trans;
+}
+
+/// The source layout `(T32, V8) -> block index` of an `ldmatrix` of `count` matrices whose
+/// destination layout is `dst` (`(T32, V2count) -> block index`, value `2q + h` the half `h` of
+/// register `q`): lane `8q + r`'s value `c` is at `dst(l, 2q + h)` where `register(l, h)` is
+/// element `(r, c)`. Lanes past `8 count` repeat the first ones (their addresses are ignored).
+///
+/// # Errors
+/// [`LayoutError::InvalidArgument`] when `dst` does not have 32 threads and `2 count` values, or
+/// when the positions of a lane's 8 values are not a run of equal steps, or the lanes' first
+/// positions not a layout of the lane bits.
+///
+/// # Example
+/// See the [module documentation](self).
+pub const fn matrix_source(register: Layout, count: usize, dst: Layout) -> Result<Layout, LayoutError> {
+    if dst.size() != 32 * 2 * count as i64 || tri!(dst.mode(0)).size() != 32 {
+        return Err(LayoutError::InvalidArgument {
+            op: "make_tiled_copy",
+            condition: "an ldmatrix destination must have 32 threads and 2 values per matrix",
+            value: dst.size(),
+        });
+    }
+    let inv = right_inverse(register);
+    let base = source_at(inv, count, dst, 0, 0);
+    let step = source_at(inv, count, dst, 0, 1) - base;
+    let mut lane_strides = [0i64; 5];
+    let mut b = 0;
+    while b < 5 {
+        lane_strides[b] = source_at(inv, count, dst, 1 << b, 0) - base;
+        b += 1;
+    }
+    let mut lane = 0;
+    while lane < 32 {
+        let mut first = base;
+        let mut b = 0;
+        while b < 5 {
+            if lane & (1 << b) != 0 {
+                first += lane_strides[b];
+            }
+            b += 1;
+        }
+        let mut c = 0;
+        while c < 8 {
+            if source_at(inv, count, dst, lane, c) != first + step * c {
+                return Err(LayoutError::InvalidArgument {
+                    op: "make_tiled_copy",
+                    condition: "each ldmatrix row must be a run of equal steps in the block, and the rows a layout of the lanes",
+                    value: lane,
+                });
+            }
+            c += 1;
+        }
+        lane += 1;
+    }
+    if base != 0 {
+        return Err(LayoutError::InvalidArgument { op: "make_tiled_copy", condition: "lane 0's first value must be at the block's origin", value: base });
+    }
+    let threads = tri!(Layout::new(
+        tri!(IntTuple::from_slice(&[2, 2, 2, 2, 2])),
+        tri!(IntTuple::from_slice(&lane_strides)),
+    ));
+    layout::make_layout(&[threads, tri!(Layout::int(8, step))])
+}
+
+/// The block position of lane `lane`'s source value `c` (see [`matrix_source`]): `inv` is the
+/// inverse of the matrix register layout.
+const fn source_at(inv: Layout, count: usize, dst: Layout, lane: i64, c: i64) -> i64 {
+    let (q, r) = ((lane / 8) % count as i64, lane % 8);
+    let lh = inv.call(r + 8 * c);
+    dst.call(lh % 32 + 32 * (2 * q + lh / 32))
+}
+
+/// The source thread-value layout of copy atom `C` writing the block layout `dst`.
+const fn source_tv(source: Source, dst: Layout) -> Layout {
+    match source {
+        Source::Own => dst,
+        Source::Matrices { register, count } => unwrap!(matrix_source(register, count, dst)),
+    }
+}
+
+/// A tiled copy that fills operand `OP` (0: A, 1: B) of a [`TiledMma`] with the copy atom `C`
+/// (CuTe's `make_tiled_copy_A` / `make_tiled_copy_B`): each thread's destination values are its
+/// MMA fragment's, so [`retile_d`](ThrCopy::retile_d) of a fragment is the fragment.
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::atom::copy::{make_tiled_copy_a, SM75_U32x4_LDSM_N};
+/// use cute_rs_tensor::atom::{SM80_16x8x16_F32BF16BF16F32_TN as Atom, TiledMma};
+/// use cute_rs_tensor::static_layout;
+/// static_layout!(Warps = "(2,4,1)");
+/// let s2r = make_tiled_copy_a::<SM75_U32x4_LDSM_N, _, _, _>(TiledMma::<Atom, Warps>::default());
+/// // Lane 9 of warp 1 (wm 1) points at row 16 + 8 + 1 of the A tile, k 0.
+/// assert_eq!(s2r.src_tv::<u16>().call(32 + 9), 16 + 9);
+/// ```
+pub struct MmaCopy<C, Atom, Groups, Values, const OP: usize>(PhantomData<(C, Atom, Groups, Values)>);
+
+impl<C, Atom, Groups, Values, const OP: usize> Clone for MmaCopy<C, Atom, Groups, Values, OP> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<C, Atom, Groups, Values, const OP: usize> Copy for MmaCopy<C, Atom, Groups, Values, OP> {}
+
+/// CuTe's `make_tiled_copy_A(atom, tiled_mma)`: `C` loads A's fragments of `mma`.
+///
+/// # Example
+/// See [`MmaCopy`].
+#[inline(always)]
+pub fn make_tiled_copy_a<C, Atom, Groups, Values>(_mma: TiledMma<Atom, Groups, Values>) -> MmaCopy<C, Atom, Groups, Values, 0> {
+    MmaCopy(PhantomData)
+}
+
+/// CuTe's `make_tiled_copy_B(atom, tiled_mma)`: `C` loads B's fragments of `mma`.
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::atom::copy::{make_tiled_copy_b, SM75_U32x4_LDSM_N};
+/// use cute_rs_tensor::atom::{SM80_16x8x16_F32BF16BF16F32_TN as Atom, TiledMma};
+/// use cute_rs_tensor::static_layout;
+/// static_layout!(Warps = "(2,4,1)");
+/// static_layout!(TwoN = "(1,2,1)"); // two atoms along N: one ldmatrix.x4 feeds both
+/// let s2r = make_tiled_copy_b::<SM75_U32x4_LDSM_N, _, _, _>(TiledMma::<Atom, Warps, TwoN>::default());
+/// // Lane 17 points at matrix 2: n 8 + 1, k 0.
+/// assert_eq!(s2r.src_tv::<u16>().call(17), 9);
+/// ```
+#[inline(always)]
+pub fn make_tiled_copy_b<C, Atom, Groups, Values>(_mma: TiledMma<Atom, Groups, Values>) -> MmaCopy<C, Atom, Groups, Values, 1> {
+    MmaCopy(PhantomData)
+}
+
+impl<C, Atom: MmaAtom, Groups: StaticLayout, Values: StaticLayout, const OP: usize> MmaCopy<C, Atom, Groups, Values, OP> {
+    const OPERAND: Operand = if OP == 0 { Operand::A } else { Operand::B };
+
+    /// The source thread-value layout over the operand's tile: `(thread, value) -> row +
+    /// TILE_ROWS * column`.
+    ///
+    /// # Example
+    /// See [`make_tiled_copy_b`].
+    pub const fn src_tv<T: Element>(&self) -> Layout
+    where
+        C: CopyAtom<T>,
+    {
+        Self::tiled_source::<T>()
+    }
+
+    const fn tiled_source<T: Element>() -> Layout
+    where
+        C: CopyAtom<T>,
+    {
+        let dst = TiledMma::<Atom, Groups, Values>::block_tv(Self::OPERAND);
+        let g = TiledMma::<Atom, Groups, Values>::GEOMETRY;
+        unwrap!(tile_tv(source_tv(C::SOURCE, dst), g, Groups::LAYOUT, Self::OPERAND))
+    }
+
+    /// Thread `tid`'s slice (CuTe's `get_slice`).
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::atom::copy::{make_tiled_copy_a, UniversalCopy};
+    /// use cute_rs_tensor::atom::{TiledMma, UniversalFma};
+    /// use cute_rs_tensor::static_layout;
+    /// static_layout!(G = "(2,2,1)");
+    /// let copy = make_tiled_copy_a::<UniversalCopy, _, _, _>(TiledMma::<UniversalFma<f32>, G>::default());
+    /// assert_eq!(copy.get_slice(3).thread(), 3);
+    /// ```
+    #[inline(always)]
+    pub fn get_slice(&self, tid: usize) -> ThrCopy<C, Atom, Groups, Values, OP> {
+        ThrCopy { tid, _m: PhantomData }
+    }
+}
+
+/// One thread's view of an [`MmaCopy`] (CuTe's `ThrCopy`).
+///
+/// # Example
+/// See [`MmaCopy::get_slice`].
+pub struct ThrCopy<C, Atom, Groups, Values, const OP: usize> {
+    tid: usize,
+    _m: PhantomData<(C, Atom, Groups, Values)>,
+}
+
+impl<C, Atom, Groups, Values, const OP: usize> Clone for ThrCopy<C, Atom, Groups, Values, OP> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<C, Atom, Groups, Values, const OP: usize> Copy for ThrCopy<C, Atom, Groups, Values, OP> {}
+
+/// Thread `tid`'s source partition of a view of layout `S` by [`MmaCopy`] with element `T`:
+/// `(source values, row repetitions, column repetitions)`.
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::atom::copy::{CopySource, UniversalCopy};
+/// use cute_rs_tensor::atom::UniversalFma;
+/// use cute_rs_tensor::{static_layout, StaticLayout};
+/// static_layout!(G = "(2,2,1)");
+/// static_layout!(V = "(1,1,1)");
+/// static_layout!(A = "(4,4):(4,1)");
+/// // 2 x 1 tiles of the 4 x 4 A: 2 row and 4 column repetitions of one value.
+/// assert_eq!(CopySource::<UniversalCopy, UniversalFma<f32>, G, V, A, f32, 0>::LAYOUT.size(), 8);
+/// ```
+pub struct CopySource<C, Atom, Groups, Values, S, T, const OP: usize>(PhantomData<(C, Atom, Groups, Values, S, T)>);
+impl<C, Atom, Groups, Values, S, T, const OP: usize> Clone for CopySource<C, Atom, Groups, Values, S, T, OP> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<C, Atom, Groups, Values, S, T, const OP: usize> Copy for CopySource<C, Atom, Groups, Values, S, T, OP> {}
+
+/// Thread index -> the offset of its first source value in [`CopySource`].
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::atom::copy::{CopyOrigin, UniversalCopy};
+/// use cute_rs_tensor::atom::UniversalFma;
+/// use cute_rs_tensor::{static_layout, StaticLayout};
+/// static_layout!(G = "(2,2,1)");
+/// static_layout!(V = "(1,1,1)");
+/// static_layout!(A = "(4,4):(4,1)");
+/// assert_eq!(CopyOrigin::<UniversalCopy, UniversalFma<f32>, G, V, A, f32, 0>::LAYOUT.call(1), 4); // row 1
+/// ```
+pub struct CopyOrigin<C, Atom, Groups, Values, S, T, const OP: usize>(PhantomData<(C, Atom, Groups, Values, S, T)>);
+impl<C, Atom, Groups, Values, S, T, const OP: usize> Clone for CopyOrigin<C, Atom, Groups, Values, S, T, OP> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<C, Atom, Groups, Values, S, T, const OP: usize> Copy for CopyOrigin<C, Atom, Groups, Values, S, T, OP> {}
+
+const fn copy_partition<C: CopyAtom<T>, T: Element, Atom: MmaAtom, Groups: StaticLayout, Values: StaticLayout, const OP: usize>(
+    s: Layout,
+) -> (Layout, Layout) {
+    let op = if OP == 0 { Operand::A } else { Operand::B };
+    let (r, c) = op.dims();
+    let tile = TiledMma::<Atom, Groups, Values>::GEOMETRY.tile();
+    unwrap!(partition_by_tv(s, MmaCopy::<C, Atom, Groups, Values, OP>::tiled_source::<T>(), tile[r], tile[c]))
+}
+
+impl<C: CopyAtom<T>, Atom: MmaAtom, Groups: StaticLayout, Values: StaticLayout, S: StaticLayout, T: Element, const OP: usize> StaticLayout
+    for CopySource<C, Atom, Groups, Values, S, T, OP>
+{
+    const LAYOUT: Layout = copy_partition::<C, T, Atom, Groups, Values, OP>(S::LAYOUT).0;
+}
+impl<C: CopyAtom<T>, Atom: MmaAtom, Groups: StaticLayout, Values: StaticLayout, S: StaticLayout, T: Element, const OP: usize> StaticLayout
+    for CopyOrigin<C, Atom, Groups, Values, S, T, OP>
+{
+    const LAYOUT: Layout = copy_partition::<C, T, Atom, Groups, Values, OP>(S::LAYOUT).1;
+}
+
+impl<C, Atom: MmaAtom, Groups: StaticLayout, Values: StaticLayout, const OP: usize> ThrCopy<C, Atom, Groups, Values, OP> {
+    /// The thread's index.
+    ///
+    /// # Example
+    /// See [`MmaCopy::get_slice`].
+    #[inline(always)]
+    pub fn thread(&self) -> usize {
+        self.tid
+    }
+
+    /// The thread's source partition of a tensor of the operand's tile (CuTe's `partition_S`):
+    /// `(source values, row repetitions, column repetitions)`.
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::atom::copy::{make_tiled_copy_a, UniversalCopy};
+    /// use cute_rs_tensor::atom::{TiledMma, UniversalFma};
+    /// use cute_rs_tensor::{static_layout, LayoutTensor, Static};
+    /// static_layout!(G = "(2,2,1)");
+    /// static_layout!(A = "(4,2):(2,1)");
+    /// let mut v: Vec<f32> = (0..8).map(|i| i as f32).collect();
+    /// let copy = make_tiled_copy_a::<UniversalCopy, _, _, _>(TiledMma::<UniversalFma<f32>, G>::default());
+    /// let src = copy.get_slice(1).partition_s(LayoutTensor::new(&mut v, Static::<A>::new()).unwrap());
+    /// assert_eq!([src.at([0, 0, 0]), src.at([0, 1, 1])], [2.0, 7.0]); // rows 1 and 3
+    /// ```
+    #[inline(always)]
+    pub fn partition_s<T: Element, V: StaticView>(&self, src: V) -> V::With<CopySource<C, Atom, Groups, Values, V::Layout, T, OP>>
+    where
+        C: CopyAtom<T>,
+        V: TensorOf<T>,
+    {
+        let origin = CopyOrigin::<C, Atom, Groups, Values, V::Layout, T, OP>::LAYOUT.call(self.tid as i64);
+        src.relayout(origin)
+    }
+
+    /// The destination of the thread's copies as the tiled MMA's register fragment (CuTe's
+    /// `retile_D`): the fragment itself, since the copy writes the MMA's values in its order.
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::atom::copy::{make_tiled_copy_a, UniversalCopy};
+    /// use cute_rs_tensor::atom::{TiledMma, UniversalFma};
+    /// use cute_rs_tensor::static_layout;
+    /// static_layout!(G = "(2,2,1)");
+    /// static_layout!(A = "(4,2)");
+    /// type Mma = TiledMma<UniversalFma<f32>, G>;
+    /// let mut frag = Mma::get_slice(0).partition_fragment_a::<A, 4>();
+    /// let copy = make_tiled_copy_a::<UniversalCopy, _, _, _>(Mma::default());
+    /// assert_eq!(copy.get_slice(0).retile_d(frag.tensor()).size(), 4);
+    /// ```
+    #[inline(always)]
+    pub fn retile_d<V: StaticView>(&self, frag: V) -> V {
+        frag
+    }
+}
+
+/// Views whose elements are `T` (ties a view to its element type for [`ThrCopy::partition_s`]).
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::{atom::copy::TensorOf, static_layout, LayoutTensor, Static};
+/// static_layout!(V = "4:1");
+/// fn element_of<T: cute_rs_tensor::Element, X: TensorOf<T>>(_: X) -> usize { core::mem::size_of::<T>() }
+/// let mut v = [0u16; 4];
+/// assert_eq!(element_of(LayoutTensor::new(&mut v, Static::<V>::new()).unwrap()), 2);
+/// ```
+pub trait TensorOf<T> {}
+impl<T, L: LayoutSource, A: AddressSpace> TensorOf<T> for LayoutTensor<'_, T, L, A, Full> {}
+
+/// Copy atoms per destination block of `LD` (its first mode's size over the atom's values).
+struct AtomsPerBlock<C, T, LD>(PhantomData<(C, T, LD)>);
+impl<C: CopyAtom<T>, T: Element, LD: StaticLayout> TripCount for AtomsPerBlock<C, T, LD> {
+    const N: usize = LD::MODES.size[0] as usize / C::VALUES;
+}
+
+/// Copies a thread's partition `src` (from [`ThrCopy::partition_s`]) into its destination `dst`
+/// (its MMA register fragment, [`ThrCopy::retile_d`]) with the tiled copy's atom (CuTe's
+/// `copy(tiled_copy, src, dst)`): one atom per (row, column) repetition.
+///
+/// # Constraints
+/// `src` and `dst` have the same repetitions (checked at compile time); each atom's source values
+/// are consecutive in memory (for a swizzled tile, within one swizzle unit: checked on the host).
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::algorithm::gemm;
+/// use cute_rs_tensor::atom::copy::{copy, make_tiled_copy_a, UniversalCopy};
+/// use cute_rs_tensor::atom::{TiledMma, UniversalFma};
+/// use cute_rs_tensor::{static_layout, LayoutTensor, Static};
+/// static_layout!(G = "(2,2,1)");
+/// static_layout!(A = "(4,2):(2,1)");
+/// type Mma = TiledMma<UniversalFma<f32>, G>;
+/// let mut v: Vec<f32> = (0..8).map(|i| i as f32).collect();
+/// let sa = LayoutTensor::new(&mut v, Static::<A>::new()).unwrap();
+/// let s2r = make_tiled_copy_a::<UniversalCopy, _, _, _>(Mma::default());
+/// let mut frag = Mma::get_slice(1).partition_fragment_a::<A, 4>();
+/// copy(s2r, s2r.get_slice(1).partition_s(sa), frag.tensor());
+/// assert_eq!(frag.data, [2.0, 6.0, 3.0, 7.0]); // (m 1, 3) x (k 0, 1)
+/// ```
+#[inline(always)]
+pub fn copy<C, Atom, Groups, Values, T, LS, LD, AS, AD, const OP: usize>(
+    _copy: MmaCopy<C, Atom, Groups, Values, OP>,
+    src: LayoutTensor<'_, T, LS, AS, Full>,
+    dst: LayoutTensor<'_, T, Static<LD>, AD, Full>,
+) where
+    C: CopyAtom<T>,
+    Atom: MmaAtom,
+    Groups: StaticLayout,
+    Values: StaticLayout,
+    T: Element,
+    LS: LayoutSource,
+    LD: StaticLayout,
+    AS: AddressSpace,
+    AD: AddressSpace,
+{
+    const { assert!(LD::MODES.rank == 3, "copy: the destination must be a (values, rows, columns) fragment") };
+    let src_modes = src.source().modes();
+    debug_assert!(src_modes.rank == 3 && src_modes.size[1] == LD::MODES.size[1] && src_modes.size[2] == LD::MODES.size[2], "copy: source and destination repetitions differ");
+    unroll_for::<ModeSize<LD, 2>>(|j| {
+        unroll_for::<ModeSize<LD, 1>>(|i| {
+            unroll_for::<AtomsPerBlock<C, T, LD>>(|b| {
+                let (i, j, v) = (i as i64, j as i64, b as i64 * C::VALUES as i64);
+                let s = src.source().offset_at(&[v, i, j]);
+                #[cfg(not(target_arch = "nvptx64"))]
+                if matches!(C::SOURCE, Source::Matrices { .. }) {
+                    let mut c = 1;
+                    while c < 8 {
+                        assert!(
+                            src.source().offset_at(&[v + c, i, j]) == s + c,
+                            "copy: an ldmatrix row must be 8 consecutive elements in memory"
+                        );
+                        c += 1;
+                    }
+                }
+                let d = coord_offset(&LD::LAYOUT, &LD::MODES, &[v, i, j]);
+                // SAFETY: both offsets are inside the views; the atom's values at `s..` and `d..`
+                // (consecutive, as checked on the host and required by the contract).
+                unsafe { C::copy(src.elem_ptr(s as isize), dst.elem_ptr(d as isize)) };
+            });
+        });
+    });
+}

@@ -1,0 +1,126 @@
+//! Swizzled static layouts as tensor layouts (CuTe's `ComposedLayout<Swizzle, offset, Layout>`):
+//! element `i` of the view is at `Z(origin + S(i))`, a static layout `S` whose offsets, moved by a
+//! run-time origin, are permuted by the swizzle `Z`. Shared-memory tiles are stored this way so
+//! that the rows a warp reads together fall in different banks.
+//!
+//! The origin stays *inside* the swizzle: a thread's partition of a swizzled tile (its origin the
+//! thread's offset) reads the same addresses as the tile itself, whatever bits the offset touches.
+//!
+//! ```
+//! use cute_rs_tensor::{partition::Sw, static_layout, swizzled::Swizzled, LayoutTensor, Shared};
+//! static_layout!(Rows = "(8,8):(8,1)");
+//! let mut v: Vec<u32> = (0..64).collect();
+//! // Sw<3,0,3>: the column's 3 bits are XORed with the row's.
+//! let t = unsafe { LayoutTensor::<u32, _, Shared>::from_ptr_in(v.as_mut_ptr(), Swizzled::<Sw<3, 0, 3>, Rows>::new()) };
+//! assert_eq!(t.at([1, 0]), 9); // row 1, column 0 -> column 1
+//! assert_eq!(t.at([2, 3]), 17); // row 2, column 3 -> column 1
+//! ```
+
+use core::marker::PhantomData;
+use layout::Layout;
+
+use crate::mask::Full;
+use crate::partition::StaticSwizzle;
+use crate::static_layout::{LayoutSource, StaticLayout};
+use crate::static_view::StaticView;
+use crate::tensor::{coord_offset, AddressSpace, Element, LayoutTensor};
+
+/// The layout `i -> Z(origin + S(i))` (see the [module documentation](self)).
+///
+/// # Parameters
+/// - `Z`: the swizzle, a [`StaticSwizzle`] such as [`Sw<B, M, S>`](crate::partition::Sw).
+/// - `S`: the static layout before the swizzle.
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::{partition::Sw, static_layout, swizzled::Swizzled, LayoutSource};
+/// static_layout!(Row = "8:1");
+/// let s = Swizzled::<Sw<1, 0, 3>, Row>::new().moved(8);
+/// assert_eq!(s.offset(0), 9); // 8 has bit 3 set: bit 0 flips
+/// ```
+pub struct Swizzled<Z, S> {
+    origin: i64,
+    _m: PhantomData<(Z, S)>,
+}
+
+impl<Z, S> Clone for Swizzled<Z, S> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<Z, S> Copy for Swizzled<Z, S> {}
+
+impl<Z, S> core::fmt::Debug for Swizzled<Z, S> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "Swizzled {{ origin: {} }}", self.origin)
+    }
+}
+
+impl<Z: StaticSwizzle, S: StaticLayout> Swizzled<Z, S> {
+    /// The swizzled layout with origin 0.
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::{partition::Sw, static_layout, swizzled::Swizzled, LayoutSource};
+    /// static_layout!(Row = "16:1");
+    /// assert_eq!(Swizzled::<Sw<1, 0, 3>, Row>::new().offset(8), 9);
+    /// ```
+    #[inline(always)]
+    pub fn new() -> Self {
+        Swizzled { origin: 0, _m: PhantomData }
+    }
+
+    /// The same layout with its origin moved by `off` (before the swizzle).
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::{partition::Sw, static_layout, swizzled::Swizzled, LayoutSource};
+    /// static_layout!(Row = "8:1");
+    /// assert_eq!(Swizzled::<Sw<1, 0, 3>, Row>::new().moved(8).offset(1), 8);
+    /// ```
+    #[inline(always)]
+    pub fn moved(self, off: i64) -> Self {
+        Swizzled { origin: self.origin + off, _m: PhantomData }
+    }
+}
+
+impl<Z: StaticSwizzle, S: StaticLayout> Default for Swizzled<Z, S> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<Z: StaticSwizzle, S: StaticLayout> LayoutSource for Swizzled<Z, S> {
+    /// The layout before the swizzle (its shape is the view's; the offsets are not).
+    #[inline(always)]
+    fn layout(&self) -> Layout {
+        S::LAYOUT
+    }
+    #[inline(always)]
+    fn modes(&self) -> crate::static_layout::Modes {
+        S::MODES
+    }
+    #[inline(always)]
+    fn size(&self) -> i64 {
+        S::LAYOUT.size()
+    }
+    #[inline(always)]
+    fn offset(&self, i: i64) -> i64 {
+        Z::SWIZZLE.apply(self.origin + S::LAYOUT.call(i))
+    }
+    #[inline(always)]
+    #[track_caller]
+    fn offset_at(&self, coord: &[i64]) -> i64 {
+        Z::SWIZZLE.apply(self.origin + coord_offset(&S::LAYOUT, &S::MODES, coord))
+    }
+}
+
+impl<'a, T: Element, Z: StaticSwizzle, S: StaticLayout, A: AddressSpace> StaticView for LayoutTensor<'a, T, Swizzled<Z, S>, A, Full> {
+    type Layout = S;
+    type With<L: StaticLayout> = LayoutTensor<'a, T, Swizzled<Z, L>, A, Full>;
+    #[inline(always)]
+    fn relayout<L: StaticLayout>(self, origin: i64) -> Self::With<L> {
+        let moved = Swizzled { origin: self.source().origin + origin, _m: PhantomData };
+        Self::rebuild(self.ptr, self.byte_off, moved, Full)
+    }
+}

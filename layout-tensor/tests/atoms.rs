@@ -1,0 +1,244 @@
+//! Laws of the atom layer: every atom's thread-value layouts are bijections onto its blocks, every
+//! tiled MMA's and tiled copy's partitions cover each element exactly once, and `copy` + `gemm` on
+//! the CPU backend equal a reference for every MMA atom.
+
+use cute_rs_tensor::algorithm::{axpby, gemm};
+use cute_rs_tensor::atom::copy::{copy, make_tiled_copy_a, make_tiled_copy_b, matrix_source, CopyAtom, UniversalCopy};
+use cute_rs_tensor::atom::copy::{SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N};
+use cute_rs_tensor::atom::tiled_mma::{block_tv, partition_by_tv, tile_tv, MmaGeometry, Operand};
+use cute_rs_tensor::atom::{
+    MmaAtom, TiledMma, UniversalFma, SM80_16x8x16_F32BF16BF16F32_TN, SM80_16x8x16_F32F16F16F32_TN, SM80_16x8x8_F32TF32TF32F32_TN,
+};
+use cute_rs_tensor::device::cpu::{self, CpuKernel, CpuLaunch};
+use cute_rs_tensor::device::ids::{block_dim_x, thread_idx_x};
+use cute_rs_tensor::device::sync::sync_threads;
+use cute_rs_tensor::shared_array;
+use cute_rs_tensor::device::mma::{LDMATRIX_8X8, LDMATRIX_8X8_TRANS, LDMATRIX_X4_A_ROWS};
+use cute_rs_tensor::half::{bf16, f16};
+use cute_rs_tensor::{static_layout, Element, LayoutTensor, Static};
+use layout::Layout;
+use proptest::prelude::*;
+
+/// Whether `l` maps `0..size` onto `0..size` one to one.
+fn is_bijection(l: &Layout, size: i64) -> bool {
+    if l.size() != size {
+        return false;
+    }
+    let mut seen = vec![false; size as usize];
+    (0..size).all(|i| {
+        let x = l.call(i);
+        (0..size).contains(&x) && !std::mem::replace(&mut seen[x as usize], true)
+    })
+}
+
+fn atom_layouts_are_bijections<A: MmaAtom>() {
+    assert!(is_bijection(&A::LAYOUT_A, A::M * A::K), "A of {}", std::any::type_name::<A>());
+    assert!(is_bijection(&A::LAYOUT_B, A::N * A::K), "B of {}", std::any::type_name::<A>());
+    assert!(is_bijection(&A::LAYOUT_C, A::M * A::N), "C of {}", std::any::type_name::<A>());
+}
+
+#[test]
+fn every_mma_atom_is_a_bijection_onto_its_blocks() {
+    atom_layouts_are_bijections::<UniversalFma<f32>>();
+    atom_layouts_are_bijections::<SM80_16x8x16_F32BF16BF16F32_TN>();
+    atom_layouts_are_bijections::<SM80_16x8x16_F32F16F16F32_TN>();
+    atom_layouts_are_bijections::<SM80_16x8x8_F32TF32TF32F32_TN>();
+}
+
+/// The three m16n8 atoms and the FMA, by shape and layouts.
+fn atoms() -> Vec<([i64; 3], [Layout; 3])> {
+    fn of<A: MmaAtom>() -> ([i64; 3], [Layout; 3]) {
+        ([A::M, A::N, A::K], [A::LAYOUT_A, A::LAYOUT_B, A::LAYOUT_C])
+    }
+    vec![of::<UniversalFma<f32>>(), of::<SM80_16x8x16_F32BF16BF16F32_TN>(), of::<SM80_16x8x8_F32TF32TF32F32_TN>()]
+}
+
+/// A compact layout of `sizes`, column-major or (with `row`) row-major.
+fn groups(sizes: [i64; 3], row: bool) -> Layout {
+    let s = format!("({},{},{})", sizes[0], sizes[1], sizes[2]);
+    let stride = if row { format!("({},{},1)", sizes[1] * sizes[2], sizes[2]) } else { format!("(1,{},{})", sizes[0], sizes[0] * sizes[1]) };
+    Layout::parse(&format!("{s}:{stride}")).unwrap()
+}
+
+proptest! {
+    /// The tile layouts of any tiled MMA are bijections onto the tile, and partitions of a
+    /// larger operand by them cover each of its elements exactly once (across all threads, the
+    /// threads of the third dimension sharing their operand copies).
+    #[test]
+    fn tiled_mma_partitions_cover_each_element_once(
+        atom in 0usize..3, v in prop::array::uniform3(1i64..3), w in prop::array::uniform3(1i64..3),
+        row in any::<bool>(), reps in prop::array::uniform2(1i64..3), op in 0usize..3,
+    ) {
+        let (shape, layouts) = atoms()[atom].clone();
+        let g = MmaGeometry { atom: shape, values: v, groups: w };
+        let op = [Operand::A, Operand::B, Operand::C][op];
+        let group_layout = groups(w, row);
+        let block = block_tv(layouts[op as usize], g, op).unwrap();
+        let (r, c) = op.dims();
+        let b = g.block();
+        prop_assert!(is_bijection(&block, b[r] * b[c]), "block {block}");
+        let tile = tile_tv(block, g, group_layout, op).unwrap();
+        let t = g.tile();
+        let threads = tile.mode(0).unwrap().size();
+        prop_assert_eq!(threads, shape_threads(atom) * w[0] * w[1] * w[2]);
+        // Each tile element is held by exactly the groups that differ in the third dimension.
+        let third = w[3 - r - c];
+        let mut count = vec![0i64; (t[r] * t[c]) as usize];
+        for i in 0..tile.size() {
+            count[tile.call(i) as usize] += 1;
+        }
+        prop_assert!(count.iter().all(|&n| n == third), "tile {tile}");
+        // A row-major operand of reps tiles: the partitions cover it as the tile does.
+        let (rows, cols) = (t[r] * reps[0], t[c] * reps[1]);
+        let s = Layout::parse(&format!("({rows},{cols}):({cols},1)")).unwrap();
+        let (frag, origin) = partition_by_tv(s, tile, t[r], t[c]).unwrap();
+        let mut hits = vec![0i64; (rows * cols) as usize];
+        for tid in 0..threads {
+            for i in 0..frag.size() {
+                hits[(origin.call(tid) + frag.call(i)) as usize] += 1;
+            }
+        }
+        prop_assert!(hits.iter().all(|&n| n == third));
+    }
+}
+
+fn shape_threads(atom: usize) -> i64 {
+    if atom == 0 { 1 } else { 32 }
+}
+
+#[test]
+fn ldmatrix_sources_are_the_documented_rows_and_cover_each_block_once() {
+    type Bf = SM80_16x8x16_F32BF16BF16F32_TN;
+    let two_n = MmaGeometry { atom: [16, 8, 16], values: [1, 2, 1], groups: [1, 1, 1] };
+    let b_block = block_tv(Bf::LAYOUT_B, two_n, Operand::B).unwrap();
+    // Where each lane points ldmatrix.x4 (.trans) in a 16 (N) x 16 (K) B block, `n + 16 k`:
+    // matrix q covers n 8 (q / 2) .., k 8 (q % 2) ..; lane 8q + r its row r.
+    let b_rows = Layout::parse("(8,2,2):(1,128,8)").unwrap();
+    let b_rows_trans = Layout::parse("(8,2,2):(16,128,8)").unwrap();
+    let cases = [
+        (LDMATRIX_8X8, Bf::LAYOUT_A, LDMATRIX_X4_A_ROWS, 16),
+        (LDMATRIX_8X8, b_block, b_rows, 16),
+        (LDMATRIX_8X8_TRANS, b_block, b_rows_trans, 1),
+    ];
+    for (register, dst, rows, step) in cases {
+        let src = matrix_source(register, 4, dst).unwrap();
+        assert!(is_bijection(&src, 256), "{src}");
+        for lane in 0..32 {
+            assert_eq!(src.call(lane), rows.call(lane), "lane {lane} of {src}");
+            assert_eq!(src.call(lane + 32) - src.call(lane), step);
+        }
+    }
+    // A destination whose rows are not runs of the block is refused by name.
+    let err = matrix_source(LDMATRIX_8X8, 4, Layout::parse("(32,8):(8,1)").unwrap()).unwrap_err();
+    assert!(err.to_string().contains("ldmatrix row"), "{err}");
+}
+
+static_layout!(Warps = "(2,2,1)");
+static_layout!(Threads = "(8,4,1)");
+static_layout!(TwoN = "(1,2,1)");
+static_layout!(TileA = "(64,32):(32,1)"); // A: M x K, K-major (row-major)
+static_layout!(TileBk = "(64,32):(32,1)"); // B as N x K, K-major
+static_layout!(TileBn = "(64,32):(1,64)"); // B as N x K, N-major
+static_layout!(TileC = "(64,64):(64,1)");
+
+/// The product of `(M x K) * (K x N)` from `a` (row-major M x K) and `bt` (row-major N x K).
+fn reference(a: &[f32], bt: &[f32], m: usize, n: usize, k: usize) -> Vec<f32> {
+    (0..m * n).map(|i| (0..k).map(|x| a[i / n * k + x] * bt[i % n * k + x]).sum()).collect()
+}
+
+/// Numbers that the 16-bit and tf32 inputs hold exactly, with exact f32 sums.
+fn inputs(len: usize, seed: u64) -> Vec<f32> {
+    let mut x = seed | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % 9) as f32 - 4.0
+        })
+        .collect()
+}
+
+/// Kernel body: the block's 64 x 64 C of `C = A B` with the tiled MMA of `Atom` (2 x 2 warps,
+/// two atoms along N), fragments copied by `CA` and `CB` from A (row-major) and B (N x K,
+/// K-major, or N-major with `N_MAJOR`).
+unsafe fn tiled_gemm<Atom, G, CA, CB, const N_MAJOR: bool, const NA: usize, const NB: usize, const NC: usize>(args: &[&[u8]])
+where
+    Atom: MmaAtom<C = f32>,
+    G: cute_rs_tensor::StaticLayout,
+    CA: CopyAtom<Atom::A>,
+    CB: CopyAtom<Atom::B>,
+{
+    let p = |i: usize| u64::from_le_bytes(args[i].try_into().unwrap()) as usize;
+    let (a, b, c) = (p(0) as *mut Atom::A, p(1) as *mut Atom::B, p(2) as *mut f32);
+    type Mma<A, G> = TiledMma<A, G, TwoN>;
+    let mma = Mma::<Atom, G>::default();
+    let tid = thread_idx_x() as usize;
+    let thr = Mma::<Atom, G>::get_slice(tid);
+    // A and B staged in shared memory, where ldmatrix reads (the same offsets as in global).
+    let (sa_ptr, sb_ptr) = (
+        shared_array!(ATOMS_A: [u32; 64 * 32], align 16).as_mut_ptr() as *mut Atom::A,
+        shared_array!(ATOMS_B: [u32; 64 * 32], align 16).as_mut_ptr() as *mut Atom::B,
+    );
+    let threads = block_dim_x() as usize;
+    for i in (tid..64 * 32).step_by(threads) {
+        *sa_ptr.add(i) = *a.add(i);
+        *sb_ptr.add(i) = *b.add(i);
+    }
+    sync_threads();
+    let (a, b) = (sa_ptr, sb_ptr);
+    let sa = LayoutTensor::from_ptr(a, Static::<TileA>::new());
+    let (ca, cb) = (make_tiled_copy_a::<CA, _, _, _>(mma), make_tiled_copy_b::<CB, _, _, _>(mma));
+    let mut fa = thr.partition_fragment_a::<TileA, NA>();
+    let mut fb = thr.partition_fragment_b::<TileBk, NB>();
+    let mut acc = thr.partition_fragment_c::<TileC, NC>();
+    copy(ca, ca.get_slice(tid).partition_s(sa), fa.tensor());
+    if N_MAJOR {
+        copy(cb, cb.get_slice(tid).partition_s(LayoutTensor::from_ptr(b, Static::<TileBn>::new())), fb.tensor());
+    } else {
+        copy(cb, cb.get_slice(tid).partition_s(LayoutTensor::from_ptr(b, Static::<TileBk>::new())), fb.tensor());
+    }
+    gemm(mma, fa.tensor(), fb.tensor(), acc.tensor());
+    axpby(1.0, acc.tensor(), 0.0, thr.partition_c(LayoutTensor::from_ptr(c, Static::<TileC>::new())));
+}
+
+/// Runs [`tiled_gemm`] on the CPU backend (`threads`) and compares with the reference.
+fn check_tiled_gemm<T: Element>(entry: unsafe fn(&[&[u8]]), threads: u32, to: fn(f32) -> T, n_major: bool) {
+    let (m, n, k) = (64, 64, 32);
+    let (a, bt) = (inputs(m * k, 7), inputs(n * k, 11));
+    let a_in: Vec<T> = a.iter().map(|&x| to(x)).collect();
+    // B as N x K: K-major (row-major) or N-major (column-major).
+    let b_in: Vec<T> = if n_major { (0..n * k).map(|i| to(bt[i % n * k + i / n])).collect() } else { bt.iter().map(|&x| to(x)).collect() };
+    let mut c = vec![f32::NAN; m * n];
+    let args = [a_in.as_ptr() as u64, b_in.as_ptr() as u64, c.as_mut_ptr() as u64].map(u64::to_le_bytes);
+    let kernel = CpuKernel { name: "tiled_gemm", params: &[8, 8, 8], entry };
+    cpu::launch(&kernel, &CpuLaunch::linear(1, threads), &[&args[0], &args[1], &args[2]]).unwrap();
+    let want = reference(&a, &bt, m, n, k);
+    let wrong: Vec<usize> = (0..m * n).filter(|&i| c[i] != want[i]).collect();
+    assert!(wrong.is_empty(), "{} of {} elements differ, first (row, col) {:?}: {} instead of {}", wrong.len(), m * n,
+        wrong.first().map(|&i| (i / n, i % n)), c[wrong[0]], want[wrong[0]]);
+}
+
+#[test]
+fn copy_and_gemm_equal_the_reference_for_every_mma_atom() {
+    let bf = |x: f32| bf16::from_f32(x);
+    let hf = |x: f32| f16::from_f32(x);
+    type Bf = SM80_16x8x16_F32BF16BF16F32_TN;
+    type Hf = SM80_16x8x16_F32F16F16F32_TN;
+    type Tf = SM80_16x8x8_F32TF32TF32F32_TN;
+    type Fma = UniversalFma<f32>;
+    type Lds = SM75_U32x4_LDSM_N;
+    type LdsT = SM75_U16x8_LDSM_T;
+    type Elem = UniversalCopy;
+    // 4 warps: A 32 x 16 tiles (2 x 2 of 8 values), B 32 x 16 (2 x 2 of 8), C 2 x 2 of 8 values.
+    // ldmatrix for A; ldmatrix or ldmatrix.trans for B.
+    check_tiled_gemm(tiled_gemm::<Bf, Warps, Elem, Elem, false, 32, 32, 32>, 128, bf, false);
+    check_tiled_gemm(tiled_gemm::<Bf, Warps, Lds, Lds, false, 32, 32, 32>, 128, bf, false);
+    check_tiled_gemm(tiled_gemm::<Bf, Warps, Lds, LdsT, true, 32, 32, 32>, 128, bf, true);
+    check_tiled_gemm(tiled_gemm::<Hf, Warps, Lds, Lds, false, 32, 32, 32>, 128, hf, false);
+    // Element by element: every atom, tf32 (k8: 4 K repetitions of 4 and 2 x 2 values) and the
+    // FMA (32 threads, 8 x 8 tiles of C) included.
+    check_tiled_gemm(tiled_gemm::<Bf, Warps, Elem, Elem, true, 32, 32, 32>, 128, bf, true);
+    check_tiled_gemm(tiled_gemm::<Tf, Warps, Elem, Elem, false, 32, 32, 32>, 128, |x| x, false);
+    check_tiled_gemm(tiled_gemm::<Fma, Threads, Elem, Elem, false, 256, 512, 128>, 32, |x| x, false);
+}
