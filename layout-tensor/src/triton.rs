@@ -60,32 +60,11 @@ unsafe impl Element for bool {
     const ZERO: Self = false;
 }
 
-/// Calls `f(i)` for `i` in `0..N` with each `i` a literal constant when `N <= 128` (fully
-/// unrolled, so that register tiles indexed this way stay in registers), a loop otherwise.
+/// Calls `f(i)` for `i` in `0..N`, unrolled by construction ([`unroll_for`](crate::device::unroll::unroll_for)),
+/// so that register tiles indexed this way stay in registers.
 #[inline(always)]
-fn for_each_index<const N: usize>(mut f: impl FnMut(usize)) {
-    if N > 128 {
-        let mut i = 0;
-        while i < N {
-            f(i);
-            i += 1;
-        }
-        return;
-    }
-    macro_rules! visit {
-        ($($i:literal)*) => {$(
-            if $i < N {
-                f($i);
-            }
-        )*};
-    }
-    visit!(
-        0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
-        32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58 59 60 61 62 63
-        64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83 84 85 86 87 88 89 90 91 92 93 94 95
-        96 97 98 99 100 101 102 103 104 105 106 107 108 109 110 111 112 113 114 115 116 117 118 119 120
-        121 122 123 124 125 126 127
-    );
+fn for_each_index<const N: usize>(f: impl FnMut(usize)) {
+    crate::device::unroll::unroll_for::<crate::device::unroll::Count<N>>(f);
 }
 
 /// Element `i` (1-D logical index) of a fragment.
