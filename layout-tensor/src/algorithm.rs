@@ -43,11 +43,6 @@ const fn first_mode_contiguous<S: StaticLayout>() -> bool {
     true
 }
 
-/// The size of mode `k` of `S`.
-const fn mode_size<S: StaticLayout>(k: usize) -> i64 {
-    S::MODES.size[k]
-}
-
 /// The tiled MMA's atoms per thread block along `(M, N, K)[DIM]`, as a trip count.
 struct Values<Atom, G, V, const DIM: usize>(core::marker::PhantomData<(Atom, G, V)>);
 impl<Atom: MmaAtom, G: StaticLayout, V: StaticLayout, const DIM: usize> TripCount for Values<Atom, G, V, DIM> {
@@ -86,9 +81,9 @@ pub fn gemm<Atom: MmaAtom, G: StaticLayout, V: StaticLayout, LA, LB, LC, SA, SB,
     const {
         assert!(LA::MODES.rank == 3 && LB::MODES.rank == 3 && LC::MODES.rank == 3, "gemm: A, B and C must be (values, rows, columns) partitions of rank 3");
         assert!(
-            mode_size::<LA>(0) == TiledMma::<Atom, G, V>::GEOMETRY.values[0] * TiledMma::<Atom, G, V>::GEOMETRY.values[2] * Atom::VALUES_A as i64
-                && mode_size::<LB>(0) == TiledMma::<Atom, G, V>::GEOMETRY.values[1] * TiledMma::<Atom, G, V>::GEOMETRY.values[2] * Atom::VALUES_B as i64
-                && mode_size::<LC>(0) == TiledMma::<Atom, G, V>::GEOMETRY.values[0] * TiledMma::<Atom, G, V>::GEOMETRY.values[1] * Atom::VALUES_C as i64,
+            LA::MODES.size[0] == TiledMma::<Atom, G, V>::GEOMETRY.values[0] * TiledMma::<Atom, G, V>::GEOMETRY.values[2] * Atom::VALUES_A as i64
+                && LB::MODES.size[0] == TiledMma::<Atom, G, V>::GEOMETRY.values[1] * TiledMma::<Atom, G, V>::GEOMETRY.values[2] * Atom::VALUES_B as i64
+                && LC::MODES.size[0] == TiledMma::<Atom, G, V>::GEOMETRY.values[0] * TiledMma::<Atom, G, V>::GEOMETRY.values[1] * Atom::VALUES_C as i64,
             "gemm: the first mode of A, B and C must hold one thread block's values of the tiled MMA"
         );
         assert!(
@@ -96,7 +91,7 @@ pub fn gemm<Atom: MmaAtom, G: StaticLayout, V: StaticLayout, LA, LB, LC, SA, SB,
             "gemm: each first mode must be contiguous (a register fragment's)"
         );
         assert!(
-            mode_size::<LA>(1) == mode_size::<LC>(1) && mode_size::<LB>(1) == mode_size::<LC>(2) && mode_size::<LA>(2) == mode_size::<LB>(2),
+            LA::MODES.size[1] == LC::MODES.size[1] && LB::MODES.size[1] == LC::MODES.size[2] && LA::MODES.size[2] == LB::MODES.size[2],
             "gemm: the repetitions must agree: A (M, K), B (N, K), C (M, N)"
         );
     }

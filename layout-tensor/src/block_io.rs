@@ -150,15 +150,6 @@ pub mod method {
 
 use method::{Kind, Method};
 
-/// `?` for `const fn`s (`Try` is not const on stable).
-macro_rules! tri {
-    ($e:expr) => {
-        match $e {
-            Ok(v) => v,
-            Err(e) => return Err(e),
-        }
-    };
-}
 
 /// The blocked arrangement of `threads` x `items`: `(items, threads):(1, items)`.
 ///

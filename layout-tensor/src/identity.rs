@@ -72,15 +72,7 @@ impl<Shape: StaticLayout, L: StaticLayout> IdentityTensor<Shape, L> {
     #[inline(always)]
     fn coordinate<const R: usize>(x: i64) -> [i64; R] {
         const { assert!(R == Shape::MODES.rank, "an identity tensor's coordinates have one entry per mode of its shape") };
-        let mut c = [0; R];
-        let mut rest = x;
-        let mut k = 0;
-        while k < R {
-            c[k] = if k + 1 < R { rest % Shape::MODES.size[k] } else { rest };
-            rest /= Shape::MODES.size[k];
-            k += 1;
-        }
-        c
+        Shape::MODES.coord(x)
     }
 
     /// The coordinate held at 1-D index `i` of the view.

@@ -73,6 +73,17 @@
 extern crate std;
 
 pub use layout;
+
+/// Propagates an error inside a `const fn` (`?` is not available there): for the algebra's
+/// `Result`s in the static layouts' constants.
+macro_rules! tri {
+    ($e:expr) => {
+        match $e {
+            Ok(v) => v,
+            Err(e) => return Err(e),
+        }
+    };
+}
 /// The device primitives (crate `cute-rs-device`): ids, barriers, shared memory, warp collectives,
 /// memory with cache hints, atomics, cp.async, TMA, mma/wgmma, math, and the CPU backend.
 pub use cute_rs_device as device;

@@ -28,15 +28,6 @@ use crate::static_layout::{divide_by_shape, Partition, PartitionOrigin, Static, 
 use crate::tensor::{coord_offset, AddressSpace, Element, LayoutTensor};
 use crate::view::thread_coord;
 
-/// Propagates an error inside a `const fn` (no `?` there).
-macro_rules! tri {
-    ($e:expr) => {
-        match $e {
-            Ok(v) => v,
-            Err(e) => return Err(e),
-        }
-    };
-}
 
 /// CuTe's thread-value layout of `make_tiled_copy(_, thr, val)`: `(thread, value) -> 1-D index` in
 /// the tile of shape [`tv_tiler`]`(thr, val)`.

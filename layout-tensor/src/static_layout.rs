@@ -52,6 +52,28 @@ impl Modes {
         m.start[k] = at;
         m
     }
+
+    /// The per-mode coordinate of 1-D index `i` (colexicographic: mode 0 fastest; the last mode
+    /// takes the rest, so an index past the size gives a last coordinate past its extent).
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::static_layout::Modes;
+    /// let m = Modes::of(layout::Layout::parse("(2,(3,2))").unwrap());
+    /// assert_eq!(m.coord::<2>(7), [1, 3]);
+    /// ```
+    #[inline(always)]
+    pub const fn coord<const R: usize>(&self, i: i64) -> [i64; R] {
+        let mut c = [0; R];
+        let mut rest = i;
+        let mut k = 0;
+        while k < R {
+            c[k] = if k + 1 < R { rest % self.size[k] } else { rest };
+            rest /= self.size[k];
+            k += 1;
+        }
+        c
+    }
 }
 
 /// Where a tensor's layout comes from: a run-time [`Layout`] or a [`Static`] layout (a constant).

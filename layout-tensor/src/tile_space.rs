@@ -560,16 +560,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, Tl: StaticLayout, const R
     /// The per-mode coordinate of 1-D tile index `i` (colexicographic in `Tl`'s modes).
     #[inline(always)]
     fn tile_coord(i: usize) -> [i64; R] {
-        let mut c = [0; R];
-        let mut rest = i as i64;
-        let mut d = 0;
-        while d < R {
-            let s = Tl::MODES.size[d];
-            c[d] = if d + 1 < R { rest % s } else { rest };
-            rest /= s;
-            d += 1;
-        }
-        c
+        Tl::MODES.coord(i as i64)
     }
 
     /// `ct.load(array, index, shape=Tl, order, ...)` into `tile` (out-of-bounds elements per

@@ -78,15 +78,7 @@ fn frag_get<T: Element, S: StaticLayout, const N: usize>(f: &Fragment<T, S, N>, 
 #[inline(always)]
 fn coord_of<S: StaticLayout, const R: usize>(i: usize) -> [i64; R] {
     const { assert!(R == S::MODES.rank, "the coordinate rank must be the tile layout's rank") };
-    let mut c = [0i64; R];
-    let mut rest = i as i64;
-    let mut k = 0;
-    while k < R {
-        c[k] = rest % S::MODES.size[k];
-        rest /= S::MODES.size[k];
-        k += 1;
-    }
-    c
+    S::MODES.coord(i as i64)
 }
 
 /// A tile of static layout `S` (`N = size(S)` values) whose element at each coordinate is

@@ -43,15 +43,6 @@ use crate::static_layout::{LayoutSource, ModeSize, Static, StaticLayout};
 use crate::static_view::StaticView;
 use crate::tensor::{coord_offset, AddressSpace, Element, LayoutTensor};
 
-/// Propagates an error inside a `const fn` (no `?` there).
-macro_rules! tri {
-    ($e:expr) => {
-        match $e {
-            Ok(v) => v,
-            Err(e) => return Err(e),
-        }
-    };
-}
 
 /// Where a copy atom's threads read their values, given where they write them.
 ///
@@ -320,7 +311,7 @@ pub fn make_tiled_copy_b<C, Atom, Groups, Values>(_mma: TiledMma<Atom, Groups, V
 }
 
 impl<C, Atom: MmaAtom, Groups: StaticLayout, Values: StaticLayout, const OP: usize> MmaCopy<C, Atom, Groups, Values, OP> {
-    const OPERAND: Operand = if OP == 0 { Operand::A } else { Operand::B };
+    const OPERAND: Operand = Operand::of(OP);
 
     /// The source thread-value layout over the operand's tile: `(thread, value) -> row +
     /// TILE_ROWS * column`.
@@ -421,7 +412,7 @@ impl<C, Atom, Groups, Values, S, T, const OP: usize> Copy for CopyOrigin<C, Atom
 const fn copy_partition<C: CopyAtom<T>, T: Element, Atom: MmaAtom, Groups: StaticLayout, Values: StaticLayout, const OP: usize>(
     s: Layout,
 ) -> (Layout, Layout) {
-    let op = if OP == 0 { Operand::A } else { Operand::B };
+    let op = Operand::of(OP);
     let (r, c) = op.dims();
     let tile = TiledMma::<Atom, Groups, Values>::GEOMETRY.tile();
     unwrap!(partition_by_tv(s, MmaCopy::<C, Atom, Groups, Values, OP>::tiled_source::<T>(), tile[r], tile[c]))

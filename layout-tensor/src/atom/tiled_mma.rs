@@ -35,15 +35,6 @@ use crate::fragment::{CompactOf, Fragment};
 use crate::static_layout::{divide_by_shape, StaticLayout};
 use crate::static_view::StaticView;
 
-/// Propagates an error inside a `const fn` (no `?` there).
-macro_rules! tri {
-    ($e:expr) => {
-        match $e {
-            Ok(v) => v,
-            Err(e) => return Err(e),
-        }
-    };
-}
 
 /// Which operand of `C += A B` a partition is of.
 ///
@@ -79,7 +70,7 @@ impl Operand {
     }
 
     /// The operand with const-generic number `n` (0: A, 1: B, 2: C), as the partition types take it.
-    const fn of(n: usize) -> Operand {
+    pub(crate) const fn of(n: usize) -> Operand {
         match n {
             0 => Operand::A,
             1 => Operand::B,
@@ -294,6 +285,11 @@ impl<Atom, Groups, Values> Default for TiledMma<Atom, Groups, Values> {
 
 crate::static_layout!(
     /// The value layout of a [`TiledMma`] with one atom per thread block: `(1,1,1)`.
+    ///
+    /// ```
+    /// use cute_rs_tensor::{atom::tiled_mma::OneAtom, StaticLayout};
+    /// assert_eq!(OneAtom::SIZE, 1);
+    /// ```
     pub OneAtom = "(1,1,1)"
 );
 
@@ -474,10 +470,33 @@ impl<Atom: MmaAtom, Groups: StaticLayout, Values: StaticLayout, S: StaticLayout,
 }
 
 /// The partition type of view `V` as operand `OP` of the tiled MMA.
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::atom::{tiled_mma::{OneAtom, Partitioned}, TiledMma, UniversalFma};
+/// use cute_rs_tensor::{static_layout, LayoutTensor, Static};
+/// static_layout!(G = "(2,2,1)");
+/// static_layout!(C = "(4,4)");
+/// type View<'a> = LayoutTensor<'a, f32, Static<C>>;
+/// let mut v = [0f32; 16];
+/// let c: View = LayoutTensor::new(&mut v, Static::new()).unwrap();
+/// let part: Partitioned<View, UniversalFma<f32>, G, OneAtom, 2> = TiledMma::<UniversalFma<f32>, G>::get_slice(0).partition_c(c);
+/// assert_eq!(part.size(), 4);
+/// ```
 pub type Partitioned<V, Atom, Groups, Values, const OP: usize> =
     <V as StaticView>::With<MmaPartition<Atom, Groups, Values, <V as StaticView>::Layout, OP>>;
 
 /// The register fragment of a partition: compact, column-major.
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::atom::{tiled_mma::{MmaFragment, OneAtom}, TiledMma, UniversalFma};
+/// use cute_rs_tensor::static_layout;
+/// static_layout!(G = "(2,2,1)");
+/// static_layout!(C = "(4,4)");
+/// let acc: MmaFragment<f32, UniversalFma<f32>, G, OneAtom, C, 2, 4> = TiledMma::<UniversalFma<f32>, G>::get_slice(0).partition_fragment_c::<C, 4>();
+/// assert_eq!(acc.data, [0.0; 4]);
+/// ```
 pub type MmaFragment<T, Atom, Groups, Values, S, const OP: usize, const N: usize> =
     Fragment<T, CompactOf<MmaPartition<Atom, Groups, Values, S, OP>>, N>;
 
