@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
-# Zero-cost check on SASS (offline, no GPU): assembles target/ptx/test_kernels.ptx (the test harness module) with ptxas into a
-# cubin, disassembles it with cuobjdump and compares the SASS instruction counts of the
-# LayoutTensor copy kernel `tensor_copy_f32` and its raw-pointer twin `tensor_copy_f32_raw`: the
-# first must be within 5% of the second, i.e. at most 5% more (fewer is fine; as the PTX test in
-# tests/ptx_folding.rs). Prints both counts.
+# Zero-cost check on SASS (offline, no GPU): assembles the PTX modules with ptxas into cubins,
+# disassembles them with cuobjdump and compares the SASS instruction counts of each kernel written
+# with the library against its hand-written twin. The library's kernel must be within 5% of the
+# twin, i.e. at most 5% more (fewer is fine; as the PTX test in tests/ptx_folding.rs). Pairs:
+# - target/ptx/test_kernels.ptx: the LayoutTensor copy `tensor_copy_f32` / `tensor_copy_f32_raw`;
+# - target/ptx/gemm.ptx: the mma.sync GEMM in the atom layer (TiledMma, ldmatrix tiled copies,
+#   gemm(), identity-tensor epilogue) `gemm_bf16_ar_bc_v16` / `gemm_bf16_ar_bc_v16_raw` (both
+#   operands K-major) and `gemm_bf16_ar_br_v16` / `gemm_bf16_ar_br_v16_raw` (B N-major,
+#   ldmatrix.trans).
+# Prints every count.
 #
 # ptxas: $PTXAS, else tools/install-ptxas.sh's; cuobjdump: $CUOBJDUMP, else
 # tools/install-cuobjdump.sh's (installed on first use). Architecture: CHECK_SASS_ARCH (sm_90).
@@ -11,15 +16,10 @@ set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 target_dir="${CARGO_TARGET_DIR:-$root/target}"
-ptx="$target_dir/ptx/test_kernels.ptx"
 arch="${CHECK_SASS_ARCH:-sm_90}"
 ptxas="${PTXAS:-$(bash "$root/tools/install-ptxas.sh")}"
 cuobjdump="${CUOBJDUMP:-$(bash "$root/tools/install-cuobjdump.sh")}"
 
-if [[ ! -f "$ptx" ]]; then
-    echo "check-sass: error: $ptx missing: run 'cargo build' first" >&2
-    exit 1
-fi
 nvdisasm="$(find "$(dirname "$cuobjdump")" "$root/.tools/cuobjdump" -type f -name nvdisasm 2>/dev/null | head -n 1 || true)"
 if [[ -n "$nvdisasm" ]]; then
     chmod +x "$nvdisasm"
@@ -27,28 +27,50 @@ if [[ -n "$nvdisasm" ]]; then
 fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-"$ptxas" -arch="$arch" "$ptx" -o "$work/kernels.cubin"
-"$cuobjdump" -sass "$work/kernels.cubin" >"$work/kernels.sass"
 
-# SASS instructions of one function: the lines "/*0040*/  INSTR ... ;" after its "Function : NAME"
-# header, up to the next header (NOPs of the end padding not counted).
-count() {
-    awk -v fn="$1" '
-        /Function :/ { cur = $NF; next }
-        cur == fn && /^[[:space:]]*\/\*[0-9a-f]+\*\// && /;/ && !/ NOP[ ;]/ { n++ }
-        END { print n + 0 }' "$work/kernels.sass"
+# SASS of module $1 (a name under target/ptx) into $work/$1.sass.
+disassemble() {
+    local ptx="$target_dir/ptx/$1.ptx"
+    if [[ ! -f "$ptx" ]]; then
+        echo "check-sass: error: $ptx missing: run 'cargo build' first" >&2
+        exit 1
+    fi
+    "$ptxas" -arch="$arch" "$ptx" -o "$work/$1.cubin"
+    "$cuobjdump" -sass "$work/$1.cubin" >"$work/$1.sass"
 }
 
-layout="$(count tensor_copy_f32)"
-raw="$(count tensor_copy_f32_raw)"
-echo "check-sass: tensor_copy_f32: $layout SASS instructions; tensor_copy_f32_raw: $raw ($arch)"
-if ((layout == 0 || raw == 0)); then
-    echo "check-sass: FAIL: a kernel is missing from $ptx" >&2
+# SASS instructions of function $2 in module $1: the lines "/*0040*/  INSTR ... ;" after its
+# "Function : NAME" header, up to the next header (NOPs of the end padding not counted).
+count() {
+    awk -v fn="$2" '
+        /Function :/ { cur = $NF; next }
+        cur == fn && /^[[:space:]]*\/\*[0-9a-f]+\*\// && /;/ && !/ NOP[ ;]/ { n++ }
+        END { print n + 0 }' "$work/$1.sass"
+}
+
+failed=0
+# Compares kernel $2 with its hand-written twin $3, both in module $1.
+compare() {
+    local library raw
+    library="$(count "$1" "$2")"
+    raw="$(count "$1" "$3")"
+    echo "check-sass: $2: $library SASS instructions; $3: $raw ($arch)"
+    if ((library == 0 || raw == 0)); then
+        echo "check-sass: FAIL: a kernel is missing from $1.ptx" >&2
+        failed=1
+    elif ((library * 100 > raw * 105)); then
+        # Within 5%: library * 100 <= raw * 105.
+        echo "check-sass: FAIL: $2's count is not within 5% of its hand-written twin's" >&2
+        failed=1
+    fi
+}
+
+disassemble test_kernels
+compare test_kernels tensor_copy_f32 tensor_copy_f32_raw
+disassemble gemm
+compare gemm gemm_bf16_ar_bc_v16 gemm_bf16_ar_bc_v16_raw
+compare gemm gemm_bf16_ar_br_v16 gemm_bf16_ar_br_v16_raw
+if ((failed)); then
     exit 1
 fi
-# Within 5%: layout * 100 <= raw * 105.
-if ((layout * 100 > raw * 105)); then
-    echo "check-sass: FAIL: the LayoutTensor kernel's count is not within 5% of the raw-pointer twin's" >&2
-    exit 1
-fi
-echo "check-sass: OK (within 5%)"
+echo "check-sass: OK (each within 5%)"

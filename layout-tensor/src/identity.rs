@@ -15,15 +15,21 @@ use core::marker::PhantomData;
 use crate::fragment::CompactOf;
 use crate::static_layout::StaticLayout;
 use crate::static_view::StaticView;
-use crate::tensor::coord_offset;
 
 /// The coordinates of a tile of shape `Shape`, viewed through the layout `L` (by default the
 /// compact column-major layout of `Shape`: element `i` is the `i`-th coordinate in column-major
 /// order). A partition of it ([`StaticView::relayout`]) keeps `Shape`, so its elements are still
 /// coordinates in the whole tile.
 ///
+/// As in CuTe, where an identity tensor's strides are coordinate vectors (`E<0>`, `E<1>`, ..),
+/// coordinates add mode by mode and never wrap: each stride of `L` counts as its coordinate in
+/// `Shape`, and the view's origin is a coordinate too. A partition's values then cost one
+/// constant add per mode (no division per value), and an origin near the end of a mode plus a
+/// value offset gives a coordinate past the tile's extent, which is what edge predication tests.
+///
 /// # Parameters
-/// - `Shape`: a static layout whose top-level mode sizes are the tile's extents.
+/// - `Shape`: a static layout whose top-level mode sizes are the tile's extents (at most
+///   [`MAX_IDENTITY_RANK`] modes).
 /// - `L`: the view's layout, into the column-major index space of `Shape`.
 ///
 /// # Example
@@ -33,11 +39,22 @@ use crate::tensor::coord_offset;
 /// static_layout!(Diag = "4:5");
 /// let diagonal = IdentityTensor::<Tile>::new().relayout::<Diag>(0);
 /// assert_eq!(diagonal.get(3), [3, 3]);
+/// // Moved to row 3, the diagonal leaves the tile instead of wrapping into the next column.
+/// assert_eq!(IdentityTensor::<Tile>::new().relayout::<Diag>(3).get(1), [4, 1]);
 /// ```
 pub struct IdentityTensor<Shape, L = CompactOf<Shape>> {
-    origin: i64,
+    /// The coordinate of the view's element 0 (entries past `Shape`'s rank are 0).
+    origin: [i64; MAX_IDENTITY_RANK],
     _m: PhantomData<(Shape, L)>,
 }
+
+/// The most modes an [`IdentityTensor`]'s shape may have.
+///
+/// # Example
+/// ```
+/// assert_eq!(cute_rs_tensor::identity::MAX_IDENTITY_RANK, 8);
+/// ```
+pub const MAX_IDENTITY_RANK: usize = 8;
 
 impl<Shape, L> Clone for IdentityTensor<Shape, L> {
     fn clone(&self) -> Self {
@@ -57,7 +74,8 @@ impl<Shape: StaticLayout> IdentityTensor<Shape> {
     /// ```
     #[inline(always)]
     pub fn new() -> Self {
-        IdentityTensor { origin: 0, _m: PhantomData }
+        const { assert!(Shape::MODES.rank <= MAX_IDENTITY_RANK, "an identity tensor's shape has at most MAX_IDENTITY_RANK modes") };
+        IdentityTensor { origin: [0; MAX_IDENTITY_RANK], _m: PhantomData }
     }
 }
 
@@ -68,11 +86,40 @@ impl<Shape: StaticLayout> Default for IdentityTensor<Shape> {
 }
 
 impl<Shape: StaticLayout, L: StaticLayout> IdentityTensor<Shape, L> {
-    /// The coordinate of column-major index `x` in `Shape`, one entry per top-level mode.
+    /// The coordinate that index `x` of `L`'s domain adds to the origin: the sum over `L`'s
+    /// leaves of the leaf's index times its stride's coordinate in `Shape`. A constant whenever
+    /// `x` is one (an unrolled loop's index).
     #[inline(always)]
-    fn coordinate<const R: usize>(x: i64) -> [i64; R] {
+    const fn step<const R: usize>(x: i64) -> [i64; R] {
+        let shape = L::LAYOUT.shape();
+        let stride = L::LAYOUT.stride();
+        let (s, d) = (shape.leaves(), stride.leaves());
+        let mut c = [0; R];
+        let mut rest = x;
+        let mut j = 0;
+        while j < s.len() {
+            let digit = if j + 1 < s.len() { rest % s[j] } else { rest };
+            rest /= s[j];
+            let e: [i64; R] = Shape::MODES.coord(d[j]);
+            let mut m = 0;
+            while m < R {
+                c[m] += digit * e[m];
+                m += 1;
+            }
+            j += 1;
+        }
+        c
+    }
+
+    /// The origin plus `step`, as `R` entries.
+    #[inline(always)]
+    fn moved<const R: usize>(&self, step: [i64; R]) -> [i64; R] {
         const { assert!(R == Shape::MODES.rank, "an identity tensor's coordinates have one entry per mode of its shape") };
-        Shape::MODES.coord(x)
+        let mut c = step;
+        for (m, x) in c.iter_mut().enumerate() {
+            *x += self.origin[m];
+        }
+        c
     }
 
     /// The coordinate held at 1-D index `i` of the view.
@@ -85,10 +132,11 @@ impl<Shape: StaticLayout, L: StaticLayout> IdentityTensor<Shape, L> {
     /// ```
     #[inline(always)]
     pub fn get<const R: usize>(&self, i: usize) -> [i64; R] {
-        Self::coordinate(self.origin + L::LAYOUT.call(i as i64))
+        self.moved(Self::step(i as i64))
     }
 
-    /// The coordinate held at the view's per-mode coordinate `coord`.
+    /// The coordinate held at the view's per-mode coordinate `coord` (each entry a 1-D index
+    /// into its mode).
     ///
     /// # Example
     /// ```
@@ -98,15 +146,29 @@ impl<Shape: StaticLayout, L: StaticLayout> IdentityTensor<Shape, L> {
     /// ```
     #[inline(always)]
     pub fn at<const R: usize, const Q: usize>(&self, coord: [i64; Q]) -> [i64; R] {
-        Self::coordinate(self.origin + coord_offset(&L::LAYOUT, &L::MODES, &coord))
+        const { assert!(Q == L::MODES.rank, "at: one coordinate per mode of the view") };
+        let mut x = 0;
+        let mut size = 1;
+        for (k, c) in coord.iter().enumerate() {
+            x += c * size;
+            size *= L::MODES.size[k];
+        }
+        self.get(x as usize)
     }
 }
 
 impl<Shape: StaticLayout, L: StaticLayout> StaticView for IdentityTensor<Shape, L> {
     type Layout = L;
     type With<L2: StaticLayout> = IdentityTensor<Shape, L2>;
+    /// `origin` is an index of `Shape`'s column-major space: its coordinate (the one division of
+    /// a partition) is added to the view's origin.
     #[inline(always)]
     fn relayout<L2: StaticLayout>(self, origin: i64) -> IdentityTensor<Shape, L2> {
-        IdentityTensor { origin: self.origin + origin, _m: PhantomData }
+        let by: [i64; MAX_IDENTITY_RANK] = Shape::MODES.coord(origin);
+        let mut moved = self.origin;
+        for (m, x) in moved.iter_mut().enumerate() {
+            *x += by[m];
+        }
+        IdentityTensor { origin: moved, _m: PhantomData }
     }
 }

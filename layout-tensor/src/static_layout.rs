@@ -55,6 +55,7 @@ impl Modes {
 
     /// The per-mode coordinate of 1-D index `i` (colexicographic: mode 0 fastest; the last mode
     /// takes the rest, so an index past the size gives a last coordinate past its extent).
+    /// Entries past the rank are 0.
     ///
     /// # Example
     /// ```
@@ -67,8 +68,10 @@ impl Modes {
         let mut c = [0; R];
         let mut rest = i;
         let mut k = 0;
-        while k < R {
-            c[k] = if k + 1 < R { rest % self.size[k] } else { rest };
+        // Entries past the rank stay 0; the last one that is not takes the rest.
+        let last = if R < self.rank { R } else { self.rank };
+        while k < last {
+            c[k] = if k + 1 < last { rest % self.size[k] } else { rest };
             rest /= self.size[k];
             k += 1;
         }

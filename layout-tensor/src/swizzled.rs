@@ -5,6 +5,8 @@
 //!
 //! The origin stays *inside* the swizzle: a thread's partition of a swizzled tile (its origin the
 //! thread's offset) reads the same addresses as the tile itself, whatever bits the offset touches.
+//! Only the part of the origin below the swizzle's domain (`2^(B+M+|S|)`) is kept there; the rest
+//! moves the pointer, which the swizzle does not see.
 //!
 //! ```
 //! use cute_rs_tensor::{partition::Sw, static_layout, swizzled::Swizzled, LayoutTensor, Shared};
@@ -120,7 +122,13 @@ impl<'a, T: Element, Z: StaticSwizzle, S: StaticLayout, A: AddressSpace> StaticV
     type With<L: StaticLayout> = LayoutTensor<'a, T, Swizzled<Z, L>, A, Full>;
     #[inline(always)]
     fn relayout<L: StaticLayout>(self, origin: i64) -> Self::With<L> {
-        let moved = Swizzled { origin: self.source().origin + origin, _m: PhantomData };
-        Self::rebuild(self.ptr, self.byte_off, moved, Full)
+        // The swizzle permutes only the bits below its domain, so the origin's multiple of the
+        // domain moves the pointer instead: Z(high + y) = high + Z(y). What stays inside the
+        // swizzle is then the same for every stage of a ring (a thread's offset within the
+        // domain), and the compiler can hoist its swizzled offsets out of the loop over stages.
+        let o = self.source().origin + origin;
+        let low = o & (Z::SWIZZLE.domain() - 1);
+        let moved = Swizzled { origin: low, _m: PhantomData };
+        Self::rebuild(self.ptr, self.moved(o - low), moved, Full)
     }
 }

@@ -15,7 +15,8 @@ use cute_rs_tensor::device::sync::sync_threads;
 use cute_rs_tensor::shared_array;
 use cute_rs_tensor::device::mma::{LDMATRIX_8X8, LDMATRIX_8X8_TRANS, LDMATRIX_X4_A_ROWS};
 use cute_rs_tensor::half::{bf16, f16};
-use cute_rs_tensor::{static_layout, Element, LayoutTensor, Static};
+use cute_rs_tensor::identity::IdentityTensor;
+use cute_rs_tensor::{static_layout, Element, LayoutTensor, Static, StaticLayout};
 use layout::Layout;
 use proptest::prelude::*;
 
@@ -100,6 +101,43 @@ proptest! {
         }
         prop_assert!(hits.iter().all(|&n| n == third));
     }
+}
+
+/// Every thread's partition of an identity tensor of C (`rows x cols`) holds exactly the
+/// coordinates of its values in the C tile (the per-mode sums of the identity tensor never carry
+/// for a tiled MMA's partition), and together the threads hold each coordinate once.
+fn identity_partition_is_the_coordinates<Atom: MmaAtom, G: StaticLayout, V: StaticLayout, Tile: StaticLayout, const N: usize>() {
+    let c = Tile::LAYOUT; // column-major (rows, cols)
+    let rows = c.mode(0).unwrap().size();
+    let threads = TiledMma::<Atom, G, V>::THREADS;
+    let (frag, origin) = partition_by_tv(c, TiledMma::<Atom, G, V>::tile_tv(Operand::C), TiledMma::<Atom, G, V>::TILE_M, TiledMma::<Atom, G, V>::TILE_N).unwrap();
+    assert_eq!(frag.size() as usize, N);
+    let mut seen = vec![0; c.size() as usize];
+    for t in 0..threads {
+        let coords = TiledMma::<Atom, G, V>::get_slice(t).partition_c(IdentityTensor::<Tile>::new());
+        for i in 0..N {
+            let at = origin.call(t as i64) + frag.call(i as i64);
+            assert_eq!(coords.get::<2>(i), [at % rows, at / rows], "thread {t} value {i} of {}", std::any::type_name::<Atom>());
+            seen[at as usize] += 1;
+        }
+    }
+    assert!(seen.iter().all(|&n| n == 1));
+}
+
+static_layout!(Warps24 = "(2,4,1)");
+static_layout!(TwoAlongN = "(1,2,1)");
+static_layout!(OneAtom = "(1,1,1)");
+static_layout!(Groups22 = "(2,2,1)");
+static_layout!(Tile128 = "(128,128)");
+static_layout!(Tile32x64 = "(32,64)");
+static_layout!(Tile8 = "(8,8)");
+
+#[test]
+fn identity_partitions_of_c_are_the_values_coordinates() {
+    // The mma.sync GEMM's tiled MMA and tile.
+    identity_partition_is_the_coordinates::<SM80_16x8x16_F32BF16BF16F32_TN, Warps24, TwoAlongN, Tile128, 64>();
+    identity_partition_is_the_coordinates::<SM80_16x8x8_F32TF32TF32F32_TN, Warps24, OneAtom, Tile32x64, 8>();
+    identity_partition_is_the_coordinates::<UniversalFma<f32>, Groups22, OneAtom, Tile8, 16>();
 }
 
 fn shape_threads(atom: usize) -> i64 {
