@@ -53,7 +53,7 @@
 //! (leading dimension `n`); C is read only when `beta != 0`.
 
 use layout_tensor::kernel;
-use layout_tensor::device::unroll::for_each_unrolled_mut;
+use layout_tensor::device::unroll::{for_each_unrolled_mut, unroll_for, Count};
 use layout::{make_swizzled, unwrap, Layout, Swizzle, SwizzledLayout};
 use layout_tensor::device::cp_async::{cp_async_cg_zfill, cp_async_pipeline};
 use layout_tensor::device::ids::{block_idx_x, block_idx_y, thread_idx_x};
@@ -423,6 +423,9 @@ impl OperandTile for MajorK<false> {
 /// The tiled MMA of input type `I`: 8 warps of two m16n8k16 atoms each, a 32 x 64 x 16 tile.
 type Mma<I> = TiledMma<<I as Input>::Atom, Warps, TwoAlongN>;
 
+/// The k-blocks of a stage: `BK` over the tiled MMA's K (16).
+type KBlocks = Count<{ (BK / 16) as usize }>;
+
 /// The whole kernel (see the module docs) in the atom layer's terms, for A and B of element type
 /// `I`, A K-major or not, B K-major or not, 16-byte `cp.async` staging or not, D of element type
 /// `O`: each k-step copies the thread's A and B fragments from the shared ring with `ldmatrix`
@@ -478,11 +481,19 @@ unsafe fn gemm<I: Input, const A_K: bool, const B_K: bool, const VEC: bool, O: O
         stage_tile::<B_K, VEC>(opb, kt * BK, k, t, b_tile(slot));
     };
     cp_async_pipeline::<{ STAGES - 2 }>(k_tiles, load, |_, slot| {
+        let smem_a = s2r_thr_a.partition_s(ring_a.slice_mode::<2>(slot as i64));
+        let smem_b = s2r_thr_b.partition_s(ring_b.slice_mode::<2>(slot as i64));
         let mut frag_a = thr_mma.partition_fragment_a::<TileOuterK, 64>();
         let mut frag_b = thr_mma.partition_fragment_b::<TileOuterK, 32>();
-        copy(s2r_a, s2r_thr_a.partition_s(ring_a.slice_mode::<2>(slot as i64)), frag_a.tensor());
-        copy(s2r_b, s2r_thr_b.partition_s(ring_b.slice_mode::<2>(slot as i64)), frag_b.tensor());
-        mma_gemm(mma, frag_a.tensor(), frag_b.tensor(), acc.tensor());
+        // One k-block at a time, as in CuTe's tutorials: only one k-block's fragments are live
+        // (24 registers), so the k-blocks' loads and products can overlap within the register
+        // budget.
+        unroll_for::<KBlocks>(|kb| {
+            let kb = kb as i64;
+            copy(s2r_a, smem_a.slice_mode::<2>(kb), frag_a.tensor().slice_mode::<2>(kb));
+            copy(s2r_b, smem_b.slice_mode::<2>(kb), frag_b.tensor().slice_mode::<2>(kb));
+            mma_gemm(mma, frag_a.tensor().slice_mode::<2>(kb), frag_b.tensor().slice_mode::<2>(kb), acc.tensor());
+        });
     });
 
     // Epilogue: D = alpha * acc + beta * C, each value at its coordinate, edges predicated.

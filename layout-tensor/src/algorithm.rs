@@ -57,8 +57,11 @@ impl<Atom: MmaAtom, G: StaticLayout, V: StaticLayout, const DIM: usize> TripCoun
 ///   or [`partition_fragment_a`](crate::atom::ThrMma::partition_fragment_a) gives it; `b` and `c`
 ///   likewise (`(values, N, K)` and `(values, M, N)`).
 ///
+/// A and B may also be one k-block, `(values, M repetitions)` and `(values, N repetitions)`
+/// (CuTe's `gemm(mma, tCrA(_, _, k), tCrB(_, _, k), tCrC)`).
+///
 /// # Constraints
-/// Checked at compile time: the three are rank 3; their first modes hold one thread block's
+/// Checked at compile time: C is rank 3, A and B both rank 3 or both rank 2; their first modes hold one thread block's
 /// values of each operand, contiguously (as fragments do); their repetitions agree.
 ///
 /// # Example
@@ -79,7 +82,10 @@ pub fn gemm<Atom: MmaAtom, G: StaticLayout, V: StaticLayout, LA, LB, LC, SA, SB,
 {
     let vals = TiledMma::<Atom, G, V>::GEOMETRY.values;
     const {
-        assert!(LA::MODES.rank == 3 && LB::MODES.rank == 3 && LC::MODES.rank == 3, "gemm: A, B and C must be (values, rows, columns) partitions of rank 3");
+        assert!(
+            LC::MODES.rank == 3 && ((LA::MODES.rank == 3 && LB::MODES.rank == 3) || (LA::MODES.rank == 2 && LB::MODES.rank == 2)),
+            "gemm: C must be a (values, M, N) partition, A and B (values, M, K) and (values, N, K), or both one k-block (values, M) and (values, N)"
+        );
         assert!(
             LA::MODES.size[0] == TiledMma::<Atom, G, V>::GEOMETRY.values[0] * TiledMma::<Atom, G, V>::GEOMETRY.values[2] * Atom::VALUES_A as i64
                 && LB::MODES.size[0] == TiledMma::<Atom, G, V>::GEOMETRY.values[1] * TiledMma::<Atom, G, V>::GEOMETRY.values[2] * Atom::VALUES_B as i64
@@ -91,7 +97,7 @@ pub fn gemm<Atom: MmaAtom, G: StaticLayout, V: StaticLayout, LA, LB, LC, SA, SB,
             "gemm: each first mode must be contiguous (a register fragment's)"
         );
         assert!(
-            LA::MODES.size[1] == LC::MODES.size[1] && LB::MODES.size[1] == LC::MODES.size[2] && LA::MODES.size[2] == LB::MODES.size[2],
+            LA::MODES.size[1] == LC::MODES.size[1] && LB::MODES.size[1] == LC::MODES.size[2] && (LA::MODES.rank == 2 || LA::MODES.size[2] == LB::MODES.size[2]),
             "gemm: the repetitions must agree: A (M, K), B (N, K), C (M, N)"
         );
     }
@@ -105,8 +111,8 @@ pub fn gemm<Atom: MmaAtom, G: StaticLayout, V: StaticLayout, LA, LB, LC, SA, SB,
                             let va = (Atom::VALUES_A * (i + vm * j)) as i64;
                             let vb = (Atom::VALUES_B * (l + vn * j)) as i64;
                             let vc = (Atom::VALUES_C * (i + vm * l)) as i64;
-                            let pa = a.elem_ptr(coord_offset(&LA::LAYOUT, &LA::MODES, &[va, m as i64, k as i64]) as isize);
-                            let pb = b.elem_ptr(coord_offset(&LB::LAYOUT, &LB::MODES, &[vb, n as i64, k as i64]) as isize);
+                            let pa = a.elem_ptr(coord_offset(&LA::LAYOUT, &LA::MODES, &[va, m as i64, k as i64][..LA::MODES.rank]) as isize);
+                            let pb = b.elem_ptr(coord_offset(&LB::LAYOUT, &LB::MODES, &[vb, n as i64, k as i64][..LB::MODES.rank]) as isize);
                             let pc = c.elem_ptr(coord_offset(&LC::LAYOUT, &LC::MODES, &[vc, m as i64, n as i64]) as isize);
                             // SAFETY: each first mode holds a block's values contiguously (checked
                             // above), so the atom's values lie at pa.., pb.., pc.. inside the views.

@@ -440,7 +440,9 @@ impl<S: StaticLayout, const I: usize, const J: usize> StaticLayout for Selected<
 }
 
 /// The size of mode `K` of `S` as a trip count ([`unroll_for`](crate::device::unroll::unroll_for)
-/// unrolls a loop over the mode's 1-D coordinates).
+/// unrolls a loop over the mode's 1-D coordinates). A mode past the rank counts as size 1, so a
+/// loop over the repetitions of a rank-3 `(values, rows, k)` fragment also takes its rank-2 slice
+/// `(values, rows)` (one k-block).
 ///
 /// # Example
 /// ```
@@ -453,7 +455,7 @@ impl<S: StaticLayout, const I: usize, const J: usize> StaticLayout for Selected<
 /// ```
 pub struct ModeSize<S, const K: usize>(PhantomData<S>);
 impl<S: StaticLayout, const K: usize> crate::device::unroll::TripCount for ModeSize<S, K> {
-    const N: usize = S::MODES.size[K] as usize;
+    const N: usize = if K < S::MODES.rank { S::MODES.size[K] as usize } else { 1 };
 }
 
 /// The size of `S` as a trip count.

@@ -86,6 +86,18 @@ impl<Z: StaticSwizzle, S: StaticLayout> Swizzled<Z, S> {
     }
 }
 
+impl<Z: StaticSwizzle, S: StaticLayout> Swizzled<Z, S> {
+    /// `Z(origin + x)`, with `x`'s multiple of the swizzle's domain added after the swizzle
+    /// (`Z(high + y) = high + Z(y)`). For a constant `x` (an unrolled loop's offset) that leaves
+    /// one swizzled value per distinct remainder: the offsets of repetitions a domain apart
+    /// share one register instead of one each.
+    #[inline(always)]
+    fn swizzled(&self, x: i64) -> i64 {
+        let low = x & (Z::SWIZZLE.domain() - 1);
+        Z::SWIZZLE.apply(self.origin + low) + (x - low)
+    }
+}
+
 impl<Z: StaticSwizzle, S: StaticLayout> Default for Swizzled<Z, S> {
     fn default() -> Self {
         Self::new()
@@ -108,12 +120,12 @@ impl<Z: StaticSwizzle, S: StaticLayout> LayoutSource for Swizzled<Z, S> {
     }
     #[inline(always)]
     fn offset(&self, i: i64) -> i64 {
-        Z::SWIZZLE.apply(self.origin + S::LAYOUT.call(i))
+        self.swizzled(S::LAYOUT.call(i))
     }
     #[inline(always)]
     #[track_caller]
     fn offset_at(&self, coord: &[i64]) -> i64 {
-        Z::SWIZZLE.apply(self.origin + coord_offset(&S::LAYOUT, &S::MODES, coord))
+        self.swizzled(coord_offset(&S::LAYOUT, &S::MODES, coord))
     }
 }
 

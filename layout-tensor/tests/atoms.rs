@@ -280,3 +280,26 @@ fn copy_and_gemm_equal_the_reference_for_every_mma_atom() {
     check_tiled_gemm(tiled_gemm::<Tf, Warps, Elem, Elem, false, 32, 32, 32>, 128, |x| x, false);
     check_tiled_gemm(tiled_gemm::<Fma, Threads, Elem, Elem, false, 256, 512, 128>, 32, |x| x, false);
 }
+
+static_layout!(Ring = "(128,32,3):(1,128,8192)");
+static_layout!(Piece = "(8,4):(1,256)");
+
+proptest! {
+    /// A swizzled view moved by any origins (a ring's stage, then a thread's offset) reads
+    /// `Z(origin + S(i))`: keeping only the origin's part below the swizzle's domain inside the
+    /// swizzle, and adding offsets' multiples of the domain after it, changes no address.
+    #[test]
+    fn swizzled_views_read_z_of_origin_plus_offset(stage in 0i64..3, thread in 0i64..4096, i in 0i64..32) {
+        use cute_rs_tensor::partition::{StaticSwizzle, Sw};
+        use cute_rs_tensor::static_view::StaticView;
+        use cute_rs_tensor::swizzled::Swizzled;
+        use cute_rs_tensor::Shared;
+        // Each element holds its own offset.
+        let mut v: Vec<u16> = (0..(3 * 8192 + 4096) as u16).collect();
+        let ring = unsafe { LayoutTensor::<u16, _, Shared>::from_ptr_in(v.as_mut_ptr(), Swizzled::<Sw<3, 3, 4>, Ring>::new()) };
+        let piece = ring.slice_mode::<2>(stage).relayout::<Piece>(thread);
+        let got = piece.get(i as usize);
+        let want = <Sw<3, 3, 4>>::SWIZZLE.apply(stage * 8192 + thread + Piece::LAYOUT.call(i));
+        prop_assert_eq!(got as i64, want);
+    }
+}

@@ -36,6 +36,7 @@ pub fn checks() -> Vec<Check> {
         Check { name: "gemm/f16 on a non-default stream (run_on)", run: check_stream },
         Check { name: "gemm/f16 4095 x 4097 x 1000, output f16, every A/B order", run: check_f16_large },
         Check { name: "gemm/shape errors", run: check_errors },
+        Check { name: "gemm/atom-layer kernels equal their hand-written twins bit for bit", run: check_twins },
         Check { name: "gemm/hopper run_auto and run_sm90 (TMA + wgmma, every storage order, f16 on a stream)", run: check_sm90 },
     ]
 }
@@ -54,6 +55,7 @@ pub fn benches() -> Vec<Bench> {
             name: "gemm/bf16 4096x14336x4096 (mma.sync)",
             run: |g, _| bench_mma_sync::<bf16>(g, 4096, 14336, 4096),
         },
+        Bench { name: "gemm/bf16 4096^3 atom layer vs hand-written twin (interleaved)", run: |g, _| bench_twins(g, 4096) },
     ]
 }
 
@@ -455,4 +457,85 @@ fn check_sm90(gpu: &Gpu, _: &Module) -> Result<(), String> {
         Err(crate::gemm::GemmError::Unsupported(why)) if why.contains("multiple of 8") => Ok(()),
         other => Err(format!("run_sm90 with K = 12: expected Unsupported (multiple of 8), got {other:?}")),
     }
+}
+
+/// The atom-layer kernels measured against their hand-written twins (same parameters): A
+/// row-major with B column-major (`ldmatrix`) and row-major (`ldmatrix.trans`).
+const TWINS: [(Major, &str, &str); 2] =
+    [(Major::Col, "gemm_bf16_ar_bc_v16", "gemm_bf16_ar_bc_v16_raw"), (Major::Row, "gemm_bf16_ar_br_v16", "gemm_bf16_ar_br_v16_raw")];
+
+/// Launches the `mma.sync` GEMM kernel `name` (an atom-layer kernel or its twin; 16-byte
+/// staging, A row-major, bf16 in, f32 out, no C) on `g`'s problem.
+fn launch_named(gpu: &Gpu, name: &str, g: &Gemm, a: &DeviceBuffer<bf16>, b: &DeviceBuffer<bf16>, d: &mut DeviceBuffer<f32>) -> host::Result<()> {
+    use kernels::gemm as k;
+    let kernel = match name {
+        "gemm_bf16_ar_bc_v16" => k::gemm_bf16_ar_bc_v16,
+        "gemm_bf16_ar_bc_v16_raw" => k::gemm_bf16_ar_bc_v16_raw,
+        "gemm_bf16_ar_br_v16" => k::gemm_bf16_ar_br_v16,
+        "gemm_bf16_ar_br_v16_raw" => k::gemm_bf16_ar_br_v16_raw,
+        other => return Err(host::HostError::Invalid(format!("no twin kernel {other}"))),
+    };
+    let module = gpu.module(&crate::GEMM)?;
+    let cfg = host::LaunchConfig {
+        grid: (g.n.div_ceil(k::BN as usize) as u32, g.m.div_ceil(k::BM as usize) as u32, 1),
+        block: (k::THREADS, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let (lda, ldb) = g.lds();
+    let (m, n, kk) = (g.m as u32, g.n as u32, g.k as u32);
+    let args = (a.device_ptr() as *const bf16, b.device_ptr() as *const bf16, d.device_ptr() as *const f32, d.device_ptr() as *mut f32);
+    // SAFETY: A, B and D hold the elements of the problem (allocated for it by the callers); beta
+    // is 0, so C (D's address) is never read.
+    unsafe { gpu.launch(&module, kernel, cfg, (args.0, args.1, args.2, args.3, m, n, kk, lda as u32, ldb as u32, g.alpha, 0.0)).run() }
+}
+
+/// Each atom-layer kernel and its hand-written twin give the same D bit for bit (the same
+/// products summed in the same order), which also matches the f64 reference, on ragged shapes
+/// with poisoned outputs.
+fn check_twins(gpu: &Gpu, _: &Module) -> Result<(), String> {
+    let sizes: &[(usize, usize, usize)] = if gpu.is_cpu() { &[(65, 72, 40)] } else { &[(1000, 1000, 1000), (129, 264, 520)] };
+    for &(m, n, k) in sizes {
+        for (b_major, atom, raw) in TWINS {
+            let g = Gemm::new(m, n, k).b_major(b_major).alpha(0.75);
+            let x = inputs::<bf16>(gpu, &g, fresh_seed())?;
+            let mut got = [Vec::new(), Vec::new()];
+            for (name, out) in [atom, raw].into_iter().zip(&mut got) {
+                let mut d = gpu.alloc::<f32>(m * n).map_err(fail("alloc D"))?;
+                gpu.memset(&mut d, 0xff).map_err(fail("poison D"))?;
+                launch_named(gpu, name, &g, &x.da, &x.db, &mut d).map_err(fail(name))?;
+                *out = gpu.download(&d).map_err(fail("download D"))?;
+            }
+            let as_f64: Vec<f64> = got[0].iter().map(|&v| v as f64).collect();
+            compare(&g, &x, &as_f64, None, &format!("{atom} {m} x {n} x {k}"))?;
+            let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            super::expect_eq(&format!("{atom} against {raw}, {m} x {n} x {k}"), &bits(&got[0]), &bits(&got[1]))?;
+        }
+    }
+    Ok(())
+}
+
+/// Each atom-layer kernel against its twin on the same buffers, alternating launches in one
+/// process (CUDA events, 5 warm-ups, median of 30 each): the ratio is what the abstractions cost.
+fn bench_twins(gpu: &Gpu, size: usize) -> Result<Vec<Figure>, String> {
+    let mut figures = Vec::new();
+    for (b_major, atom, raw) in TWINS {
+        let g = Gemm::new(size, size, size).b_major(b_major);
+        let x = inputs::<bf16>(gpu, &g, fresh_seed())?;
+        let mut d = gpu.alloc::<f32>(size * size).map_err(fail("alloc D"))?;
+        for _ in 0..5 {
+            launch_named(gpu, atom, &g, &x.da, &x.db, &mut d).map_err(fail("warm-up"))?;
+            launch_named(gpu, raw, &g, &x.da, &x.db, &mut d).map_err(fail("warm-up"))?;
+        }
+        let (mut t_atom, mut t_raw) = (Vec::new(), Vec::new());
+        for _ in 0..30 {
+            t_atom.push(gpu.time_ms(|| launch_named(gpu, atom, &g, &x.da, &x.db, &mut d)).map_err(fail(atom))?);
+            t_raw.push(gpu.time_ms(|| launch_named(gpu, raw, &g, &x.da, &x.db, &mut d)).map_err(fail(raw))?);
+        }
+        let (ms_atom, ms_raw) = (super::median(t_atom), super::median(t_raw));
+        let tflops = |ms: f32| g.flops() / (ms as f64 * 1e-3) / 1e12;
+        figures.push(Figure { what: format!("{atom} (atom layer)"), value: tflops(ms_atom), unit: "TFLOP/s" });
+        figures.push(Figure { what: format!("{raw} (hand-written)"), value: tflops(ms_raw), unit: "TFLOP/s" });
+        figures.push(Figure { what: format!("{atom} / {raw}"), value: (ms_raw / ms_atom) as f64, unit: "x" });
+    }
+    Ok(figures)
 }

@@ -508,8 +508,12 @@ impl<C: CopyAtom<T>, T: Element, LD: StaticLayout> TripCount for AtomsPerBlock<C
 /// (its MMA register fragment, [`ThrCopy::retile_d`]) with the tiled copy's atom (CuTe's
 /// `copy(tiled_copy, src, dst)`): one atom per (row, column) repetition.
 ///
+/// Both may also be one k-block's slice, `(values, rows)` (CuTe's `copy(s2r, tCsA(_, _, k),
+/// tCrA(_, _, k))`), so that the next k-block's fragment loads while this one multiplies.
+///
 /// # Constraints
-/// `src` and `dst` have the same repetitions (checked at compile time); each atom's source values
+/// `src` and `dst` have the same rank (3, or 2 for a k-block) and repetitions (checked on the
+/// host); each atom's source values
 /// are consecutive in memory (for a swizzled tile, within one swizzle unit: checked on the host).
 ///
 /// # Example
@@ -544,26 +548,30 @@ pub fn copy<C, Atom, Groups, Values, T, LS, LD, AS, AD, const OP: usize>(
     AS: AddressSpace,
     AD: AddressSpace,
 {
-    const { assert!(LD::MODES.rank == 3, "copy: the destination must be a (values, rows, columns) fragment") };
+    const { assert!(LD::MODES.rank == 3 || LD::MODES.rank == 2, "copy: the destination must be a (values, rows, columns) or (values, rows) fragment") };
     let src_modes = src.source().modes();
-    debug_assert!(src_modes.rank == 3 && src_modes.size[1] == LD::MODES.size[1] && src_modes.size[2] == LD::MODES.size[2], "copy: source and destination repetitions differ");
+    debug_assert!(
+        src_modes.rank == LD::MODES.rank && (1..LD::MODES.rank).all(|k| src_modes.size[k] == LD::MODES.size[k]),
+        "copy: source and destination repetitions differ"
+    );
+    let rank = LD::MODES.rank;
     unroll_for::<ModeSize<LD, 2>>(|j| {
         unroll_for::<ModeSize<LD, 1>>(|i| {
             unroll_for::<AtomsPerBlock<C, T, LD>>(|b| {
                 let (i, j, v) = (i as i64, j as i64, b as i64 * C::VALUES as i64);
-                let s = src.source().offset_at(&[v, i, j]);
+                let s = src.source().offset_at(&[v, i, j][..rank]);
                 #[cfg(not(target_arch = "nvptx64"))]
                 if matches!(C::SOURCE, Source::Matrices { .. }) {
                     let mut c = 1;
                     while c < 8 {
                         assert!(
-                            src.source().offset_at(&[v + c, i, j]) == s + c,
+                            src.source().offset_at(&[v + c, i, j][..rank]) == s + c,
                             "copy: an ldmatrix row must be 8 consecutive elements in memory"
                         );
                         c += 1;
                     }
                 }
-                let d = coord_offset(&LD::LAYOUT, &LD::MODES, &[v, i, j]);
+                let d = coord_offset(&LD::LAYOUT, &LD::MODES, &[v, i, j][..rank]);
                 // SAFETY: both offsets are inside the views; the atom's values at `s..` and `d..`
                 // (consecutive, as checked on the host and required by the contract).
                 unsafe { C::copy(src.elem_ptr(s as isize), dst.elem_ptr(d as isize)) };
