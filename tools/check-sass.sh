@@ -8,7 +8,8 @@
 #   gemm(), identity-tensor epilogue) `gemm_bf16_ar_bc_v16` / `gemm_bf16_ar_bc_v16_raw` (both
 #   operands K-major) and `gemm_bf16_ar_br_v16` / `gemm_bf16_ar_br_v16_raw` (B N-major,
 #   ldmatrix.trans).
-# Prints every count.
+# For the GEMMs the main loops (first barrier to last HMMA) are compared the same way. Prints every
+# count.
 #
 # ptxas: $PTXAS, else tools/install-ptxas.sh's; cuobjdump: $CUOBJDUMP, else
 # tools/install-cuobjdump.sh's (installed on first use). Architecture: CHECK_SASS_ARCH (sm_90).
@@ -48,6 +49,19 @@ count() {
         END { print n + 0 }' "$work/$1.sass"
 }
 
+# SASS instructions of the main loop of GEMM $2 in module $1: from the first barrier (the top of
+# the k-loop, after the pipeline's prologue) to the last HMMA (its bottom).
+loop_count() {
+    awk -v fn="$2" '
+        /Function :/ { cur = $NF; next }
+        cur == fn && /^[[:space:]]*\/\*[0-9a-f]+\*\// && /;/ && !/ NOP[ ;]/ {
+            n++
+            if (!first && /BAR\.SYNC/) first = n
+            if (/HMMA/) last = n
+        }
+        END { print (first && last) ? last - first + 1 : 0 }' "$work/$1.sass"
+}
+
 failed=0
 # Compares kernel $2 with its hand-written twin $3, both in module $1.
 compare() {
@@ -67,9 +81,23 @@ compare() {
 
 disassemble test_kernels
 compare test_kernels tensor_copy_f32 tensor_copy_f32_raw
+# Compares the main loops of GEMM $2 and its twin $3 (module $1), within 5% as the whole kernels.
+compare_loops() {
+    local library raw
+    library="$(loop_count "$1" "$2")"
+    raw="$(loop_count "$1" "$3")"
+    echo "check-sass: $2 main loop: $library SASS instructions; $3: $raw"
+    if ((library == 0 || raw == 0 || library * 100 > raw * 105)); then
+        echo "check-sass: FAIL: $2's main loop is not within 5% of its hand-written twin's" >&2
+        failed=1
+    fi
+}
+
 disassemble gemm
-compare gemm gemm_bf16_ar_bc_v16 gemm_bf16_ar_bc_v16_raw
-compare gemm gemm_bf16_ar_br_v16 gemm_bf16_ar_br_v16_raw
+for twin in gemm_bf16_ar_bc_v16 gemm_bf16_ar_br_v16; do
+    compare gemm "$twin" "${twin}_raw"
+    compare_loops gemm "$twin" "${twin}_raw"
+done
 if ((failed)); then
     exit 1
 fi

@@ -62,13 +62,18 @@ use layout_tensor::device::mma::{
     mma_m16n8k16_f32_f16, LDMATRIX_X4_A_ROWS, MMA_16X8_C,
 };
 use layout_tensor::algorithm::gemm as mma_gemm;
-use layout_tensor::atom::copy::{copy, make_tiled_copy_a, make_tiled_copy_b, CopyAtom, SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N};
+use layout_tensor::atom::copy::{
+    copy, make_tiled_copy_a, make_tiled_copy_b, CopyAtom, SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N, SM80_CP_ASYNC_CACHEGLOBAL_ZFILL,
+    UniversalCopy,
+};
+use layout_tensor::atom::tiled_copy::{copy_if, make_tiled_copy};
+use layout_tensor::strided_tile::local_tile;
 use layout_tensor::atom::{MmaAtom, SM80_16x8x16_F32BF16BF16F32_TN, SM80_16x8x16_F32F16F16F32_TN, TiledMma};
 use layout_tensor::identity::IdentityTensor;
 use layout_tensor::partition::{StaticSwizzle, Sw};
 use layout_tensor::static_view::StaticView;
 use layout_tensor::swizzled::Swizzled;
-use layout_tensor::{half, shared_array, static_layout, Element, LayoutTensor, Shared, StaticLayout};
+use layout_tensor::{half, shared_array, static_layout, Element, Global, LayoutTensor, Shared, StaticLayout, Strided};
 
 /// Rows (M) of a block's D tile.
 pub const BM: u32 = 128;
@@ -177,6 +182,18 @@ struct Operand {
     outer0: u32,
 }
 
+impl Operand {
+    /// The operand as a global tensor of `(outer, k)` coordinates: `outer x k`, with strides
+    /// `(ld, 1)` when K-major, else `(1, ld)`.
+    #[inline(always)]
+    fn tensor<'a, I: Element, const K_MAJOR: bool>(&self, k: u32) -> LayoutTensor<'a, I, Strided<2>, Global> {
+        let stride = if K_MAJOR { [self.ld as i64, 1] } else { [1, self.ld as i64] };
+        // SAFETY: the operand's elements are the kernel's (the launch's contract); the tiles
+        // read from it are predicated on the extents given here.
+        unsafe { LayoutTensor::from_ptr_in(self.ptr as *mut I, Strided::new([self.outer as i64, k as i64], stride)) }
+    }
+}
+
 /// Stages the operand's `(outer0 .. outer0 + 128) x (k0 .. k0 + 32)` tile into `tile`, thread `t`
 /// taking 16-byte chunks `t` and `t + 256` of the 512. Elements past the matrix are zeros (so they
 /// add nothing to the products). `VEC`: `cp.async` 16-byte copies (zero-filled past the edge,
@@ -260,11 +277,17 @@ impl Input for half::f16 {
 }
 
 /// How the epilogue writes one D element.
-trait Output: Copy {
+trait Output: Element {
     /// Writes `value` at `d[i]`.
     unsafe fn store(d: *mut Self, i: usize, value: f32);
+    /// `value` rounded to the output type.
+    fn from_f32(value: f32) -> Self;
 }
 impl Output for f32 {
+    #[inline(always)]
+    fn from_f32(value: f32) -> f32 {
+        value
+    }
     #[inline(always)]
     unsafe fn store(d: *mut f32, i: usize, value: f32) {
         *d.add(i) = value;
@@ -273,12 +296,20 @@ impl Output for f32 {
 /// Rounded to nearest even.
 impl Output for half::bf16 {
     #[inline(always)]
+    fn from_f32(value: f32) -> half::bf16 {
+        half::bf16::from_bits(f32_to_bf16(value))
+    }
+    #[inline(always)]
     unsafe fn store(d: *mut half::bf16, i: usize, value: f32) {
         *d.add(i) = half::bf16::from_bits(f32_to_bf16(value));
     }
 }
 /// Rounded to nearest even (`cvt.rn.f16.f32`), infinity past 65504.
 impl Output for half::f16 {
+    #[inline(always)]
+    fn from_f32(value: f32) -> half::f16 {
+        half::f16::from_bits(f32_to_f16(value))
+    }
     #[inline(always)]
     unsafe fn store(d: *mut half::f16, i: usize, value: f32) {
         *d.add(i) = half::f16::from_bits(f32_to_f16(value));
@@ -388,6 +419,22 @@ static_layout!(
     TileMN = "(128,128)"
 );
 static_layout!(
+    /// The staging threads of a K-major tile: 64 rows x 4 chunks of 8 along k, row-major.
+    ThrKMajor = "(64,4):(4,1)"
+);
+static_layout!(
+    /// A staging thread's chunk in a K-major tile: 8 values along k.
+    ValKMajor = "(1,8):(1,1)"
+);
+static_layout!(
+    /// The staging threads of an M/N-major tile: 16 chunks of 8 along the outer dimension x 16 k.
+    ThrMnMajor = "(16,16):(1,16)"
+);
+static_layout!(
+    /// A staging thread's chunk in an M/N-major tile: 8 values along the outer dimension.
+    ValMnMajor = "(8,1):(1,1)"
+);
+static_layout!(
     /// The `cp.async` ring of a K-major operand: `(outer, k, stage)`, stages of A and B interleaved.
     RingKMajor = "(128,32,3):(32,1,8192)"
 );
@@ -406,6 +453,11 @@ trait OperandTile {
     type Swizzle: StaticSwizzle;
     /// `ldmatrix` (K-major) or `ldmatrix.trans` (M/N-major).
     type Ldsm: Default + Copy;
+    /// The staging copy's threads over the `(outer, k)` tile: along the contiguous dimension
+    /// 16-byte chunks, the rest of the 256 threads along the other.
+    type Thr: StaticLayout;
+    /// Each thread's 8 values (one 16-byte chunk) along the contiguous dimension.
+    type Val: StaticLayout;
 }
 /// An operand by major-ness: `MajorK<true>` is K-major.
 struct MajorK<const K_MAJOR: bool>;
@@ -413,11 +465,30 @@ impl OperandTile for MajorK<true> {
     type Ring = RingKMajor;
     type Swizzle = Sw<2, 3, 3>;
     type Ldsm = SM75_U32x4_LDSM_N;
+    type Thr = ThrKMajor;
+    type Val = ValKMajor;
 }
 impl OperandTile for MajorK<false> {
     type Ring = RingMnMajor;
     type Swizzle = Sw<3, 3, 4>;
     type Ldsm = SM75_U16x8_LDSM_T;
+    type Thr = ThrMnMajor;
+    type Val = ValMnMajor;
+}
+
+/// The staging copy's atom: a 16-byte `cp.async` (zero-filled past the edges) or, for leading
+/// dimensions that are not multiples of 8 elements, element copies.
+trait Staging {
+    /// The copy atom.
+    type Atom: Default + Copy;
+}
+/// By whether the 16-byte copies apply.
+struct Vec16<const VEC: bool>;
+impl Staging for Vec16<true> {
+    type Atom = SM80_CP_ASYNC_CACHEGLOBAL_ZFILL;
+}
+impl Staging for Vec16<false> {
+    type Atom = UniversalCopy;
 }
 
 /// The tiled MMA of input type `I`: 8 warps of two m16n8k16 atoms each, a 32 x 64 x 16 tile.
@@ -450,14 +521,14 @@ unsafe fn gemm<I: Input, const A_K: bool, const B_K: bool, const VEC: bool, O: O
     MajorK<B_K>: OperandTile,
     <MajorK<A_K> as OperandTile>::Ldsm: CopyAtom<I>,
     <MajorK<B_K> as OperandTile>::Ldsm: CopyAtom<I>,
+    Vec16<VEC>: Staging,
+    <Vec16<VEC> as Staging>::Atom: CopyAtom<I>,
 {
     let smem = shared_array!(GEMM_MMA_SYNC_RING: [u8; SMEM_BYTES], align 128).as_mut_ptr() as *mut u16;
     let t = thread_idx_x();
     let (bm0, bn0) = (block_idx_y() * BM, block_idx_x() * BN);
     let opa = Operand { ptr: a, ld: lda as usize, outer: m, outer0: bm0 };
     let opb = Operand { ptr: b, ld: ldb as usize, outer: n, outer0: bn0 };
-    let a_tile = |s: u32| smem.add(s as usize * 2 * TILE_ELEMS);
-    let b_tile = |s: u32| smem.add((s as usize * 2 + 1) * TILE_ELEMS);
     // The rings as swizzled tensors: A's stages at 0, 8192, ..; B's 4096 elements further.
     let ring_a = LayoutTensor::<I, _, Shared>::from_ptr_in(
         smem as *mut I,
@@ -475,10 +546,32 @@ unsafe fn gemm<I: Input, const A_K: bool, const B_K: bool, const VEC: bool, O: O
     let (s2r_thr_a, s2r_thr_b) = (s2r_a.get_slice(t as usize), s2r_b.get_slice(t as usize));
     let mut acc = thr_mma.partition_fragment_c::<TileMN, 64>();
 
+    // A and B as global tensors of (outer, k) coordinates, and their staging copies.
+    let (gmem_a, gmem_b) = (opa.tensor::<I, A_K>(k), opb.tensor::<I, B_K>(k));
+    let g2s_a = make_tiled_copy::<<Vec16<VEC> as Staging>::Atom, <MajorK<A_K> as OperandTile>::Thr, <MajorK<A_K> as OperandTile>::Val>();
+    let g2s_b = make_tiled_copy::<<Vec16<VEC> as Staging>::Atom, <MajorK<B_K> as OperandTile>::Thr, <MajorK<B_K> as OperandTile>::Val>();
+    let (g2s_thr_a, g2s_thr_b) = (g2s_a.get_slice(t as usize), g2s_b.get_slice(t as usize));
+
     let k_tiles = k.div_ceil(BK);
+    // Stages k-tile `kt` of A and B into ring slot `slot`: each thread's chunks of the tiles at
+    // (block row, kt * BK), zero-filled past the matrices' edges.
     let load = |kt: u32, slot: u32| {
-        stage_tile::<A_K, VEC>(opa, kt * BK, k, t, a_tile(slot));
-        stage_tile::<B_K, VEC>(opb, kt * BK, k, t, b_tile(slot));
+        let k0 = (kt * BK) as i64;
+        let (at_a, at_b) = ([opa.outer0 as i64, k0], [opb.outer0 as i64, k0]);
+        copy_if(
+            g2s_a,
+            g2s_thr_a.partition_s(IdentityTensor::<TileOuterK>::tile_at(at_a)),
+            [opa.outer as i64, k as i64],
+            g2s_thr_a.partition_s(local_tile::<TileOuterK, _, _, 2>(gmem_a, at_a)),
+            g2s_thr_a.partition_d(ring_a.slice_mode::<2>(slot as i64)),
+        );
+        copy_if(
+            g2s_b,
+            g2s_thr_b.partition_s(IdentityTensor::<TileOuterK>::tile_at(at_b)),
+            [opb.outer as i64, k as i64],
+            g2s_thr_b.partition_s(local_tile::<TileOuterK, _, _, 2>(gmem_b, at_b)),
+            g2s_thr_b.partition_d(ring_b.slice_mode::<2>(slot as i64)),
+        );
     };
     cp_async_pipeline::<{ STAGES - 2 }>(k_tiles, load, |_, slot| {
         let smem_a = s2r_thr_a.partition_s(ring_a.slice_mode::<2>(slot as i64));
@@ -496,14 +589,23 @@ unsafe fn gemm<I: Input, const A_K: bool, const B_K: bool, const VEC: bool, O: O
         });
     });
 
-    // Epilogue: D = alpha * acc + beta * C, each value at its coordinate, edges predicated.
-    let coords = thr_mma.partition_c(IdentityTensor::<TileMN>::new());
+    // Epilogue: D = alpha * acc + beta * C through the thread's partitions of the block's C and
+    // D tiles, predicated on the coordinates of the same partition of an identity tensor.
+    let at = [bm0 as i64, bn0 as i64];
+    let coords = thr_mma.partition_c(IdentityTensor::<TileMN>::tile_at(at));
+    // SAFETY: C and D are `m x n` row-major (the launch's contract); only coordinates inside
+    // are accessed, and C only when beta != 0.
+    let (gmem_c, gmem_d) = unsafe {
+        let mn = Strided::new([m as i64, n as i64], [n as i64, 1]);
+        (LayoutTensor::<f32, _, Global>::from_ptr_in(c as *mut f32, mn), LayoutTensor::<O, _, Global>::from_ptr_in(d, mn))
+    };
+    let tile_c = thr_mma.partition_c(local_tile::<TileMN, _, _, 2>(gmem_c, at));
+    let tile_d = thr_mma.partition_c(local_tile::<TileMN, _, _, 2>(gmem_d, at));
     for_each_unrolled_mut(&mut acc.data, |i, x| {
         let [row, col] = coords.get(i).map(|c| c as u32);
-        let (row, col) = (bm0 + row, bn0 + col);
         if row < m && col < n {
-            let at = row as usize * n as usize + col as usize;
-            O::store(d, at, epilogue_value(*x, c, at, alpha, beta));
+            let y = alpha * *x;
+            tile_d.set(i, O::from_f32(if beta != 0.0 { y + beta * tile_c.get(i) } else { y }));
         }
     });
 }

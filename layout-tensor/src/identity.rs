@@ -79,6 +79,26 @@ impl<Shape: StaticLayout> IdentityTensor<Shape> {
     }
 }
 
+impl<Shape: StaticLayout> IdentityTensor<Shape> {
+    /// The coordinates of the `Shape`-shaped tile whose first element is at coordinate `origin`
+    /// of a larger tensor (CuTe's `local_tile(make_identity_tensor(shape), tile, coord)`): what
+    /// a tile hanging over the tensor's edge predicates its accesses with.
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::{identity::IdentityTensor, static_layout};
+    /// static_layout!(Tile = "(2,2)");
+    /// assert_eq!(IdentityTensor::<Tile>::tile_at([4, 6]).get(3), [5, 7]);
+    /// ```
+    #[inline(always)]
+    pub fn tile_at<const R: usize>(origin: [i64; R]) -> Self {
+        const { assert!(R == Shape::MODES.rank, "tile_at: one coordinate per mode of the tile") };
+        let mut t = Self::new();
+        t.origin[..R].copy_from_slice(&origin);
+        t
+    }
+}
+
 impl<Shape: StaticLayout> Default for IdentityTensor<Shape> {
     fn default() -> Self {
         Self::new()
@@ -90,7 +110,7 @@ impl<Shape: StaticLayout, L: StaticLayout> IdentityTensor<Shape, L> {
     /// leaves of the leaf's index times its stride's coordinate in `Shape`. A constant whenever
     /// `x` is one (an unrolled loop's index).
     #[inline(always)]
-    const fn step<const R: usize>(x: i64) -> [i64; R] {
+    pub(crate) const fn step<const R: usize>(x: i64) -> [i64; R] {
         let shape = L::LAYOUT.shape();
         let stride = L::LAYOUT.stride();
         let (s, d) = (shape.leaves(), stride.leaves());
@@ -147,13 +167,19 @@ impl<Shape: StaticLayout, L: StaticLayout> IdentityTensor<Shape, L> {
     #[inline(always)]
     pub fn at<const R: usize, const Q: usize>(&self, coord: [i64; Q]) -> [i64; R] {
         const { assert!(Q == L::MODES.rank, "at: one coordinate per mode of the view") };
+        self.get(Self::index_of(&coord) as usize)
+    }
+
+    /// The 1-D index of `L`'s domain at the per-mode coordinate `coord` (column-major).
+    #[inline(always)]
+    pub(crate) fn index_of(coord: &[i64]) -> i64 {
         let mut x = 0;
         let mut size = 1;
         for (k, c) in coord.iter().enumerate() {
             x += c * size;
             size *= L::MODES.size[k];
         }
-        self.get(x as usize)
+        x
     }
 }
 

@@ -106,6 +106,7 @@ pub mod partition;
 pub mod static_layout;
 pub mod static_view;
 pub mod strided;
+pub mod strided_tile;
 pub mod swizzled;
 pub mod tensor;
 pub mod tile;

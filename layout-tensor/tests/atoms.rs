@@ -303,3 +303,44 @@ proptest! {
         prop_assert_eq!(got as i64, want);
     }
 }
+
+static_layout!(StageThr = "(8,4):(4,1)");
+static_layout!(StageVal = "(1,8):(1,1)");
+static_layout!(StageTile = "(16,32)");
+static_layout!(StageDst = "(16,32):(32,1)");
+
+/// Stages the `16 x 32` tile at `at` of a row-major `rows x cols` matrix with `copy_if` and atom
+/// `C` by all 32 threads; returns the staged tile, row-major.
+fn stage_with<C: CopyAtom<u16> + Default + Copy>(m: &mut [u16], rows: i64, cols: i64, at: [i64; 2]) -> Vec<u16> {
+    use cute_rs_tensor::atom::tiled_copy::{copy_if, make_tiled_copy};
+    use cute_rs_tensor::strided_tile::local_tile;
+    use cute_rs_tensor::Strided;
+    let g = local_tile::<StageTile, _, _, 2>(LayoutTensor::new(m, Strided::row_major([rows, cols])).unwrap(), at);
+    let mut s = vec![0xffffu16; 16 * 32];
+    let d = LayoutTensor::new(&mut s, Static::<StageDst>::new()).unwrap();
+    let copy = make_tiled_copy::<C, StageThr, StageVal>();
+    for t in 0..32 {
+        let thr = copy.get_slice(t);
+        copy_if(copy, thr.partition_s(IdentityTensor::<StageTile>::tile_at(at)), [rows, cols], thr.partition_s(g), thr.partition_d(d));
+    }
+    s
+}
+
+proptest! {
+    /// `copy_if` stages exactly the matrix's elements inside the tile and zeros past its edges,
+    /// whatever the tile's position and the matrix's extents (element copies, and 16-byte
+    /// `cp.async` chunks that cross the edge).
+    #[test]
+    fn copy_if_stages_inside_values_and_zeros_outside(rows in 1i64..40, cols in 1i64..70, r0 in 0i64..40, c0 in 0i64..70) {
+        use cute_rs_tensor::atom::copy::SM80_CP_ASYNC_CACHEGLOBAL_ZFILL;
+        let mut m: Vec<u16> = (0..rows * cols).map(|x| x as u16 + 1).collect();
+        let want: Vec<u16> = (0..16 * 32)
+            .map(|i| {
+                let (r, c) = (r0 + i / 32, c0 + i % 32);
+                if r < rows && c < cols { (r * cols + c) as u16 + 1 } else { 0 }
+            })
+            .collect();
+        prop_assert_eq!(stage_with::<UniversalCopy>(&mut m, rows, cols, [r0, c0]), want.clone());
+        prop_assert_eq!(stage_with::<SM80_CP_ASYNC_CACHEGLOBAL_ZFILL>(&mut m, rows, cols, [r0, c0]), want);
+    }
+}

@@ -7,6 +7,8 @@
 //! | [`UniversalCopy`] | one element load and store | its own positions |
 //! | [`SM75_U32x4_LDSM_N`] (x1, x2) | `ldmatrix.x4` | rows of 8 elements, given by lanes `8q + r` |
 //! | [`SM75_U16x8_LDSM_T`] (x2, x4) | `ldmatrix.x4.trans` | the same, transposed |
+//! | [`SM80_CP_ASYNC_CACHEGLOBAL_ZFILL`] | `cp.async.cg` 16 bytes, zero-fill | its own positions (global) |
+//! | [`SM80_CP_ASYNC_CACHEALWAYS_ZFILL`] | `cp.async.ca` 4, 8 or 16 bytes, zero-fill | its own positions (global) |
 //!
 //! # `ldmatrix`'s source from the destination
 //! A tiled copy for an MMA operand writes the thread's values exactly where the tiled MMA's
@@ -36,6 +38,7 @@ use layout::{right_inverse, unwrap, IntTuple, Layout, LayoutError};
 
 use super::mma::MmaAtom;
 use super::tiled_mma::{partition_by_tv, tile_tv, Operand, TiledMma};
+use crate::device::cp_async::{cp_async_ca, cp_async_ca_zfill, cp_async_cg, cp_async_cg_zfill};
 use crate::device::mma::{self as instr, LDMATRIX_8X8, LDMATRIX_8X8_TRANS};
 use crate::device::unroll::{unroll_for, TripCount};
 use crate::mask::Full;
@@ -89,6 +92,23 @@ pub trait CopyAtom<T: Element>: Copy + Default {
     /// `src` and `dst` are valid and aligned for the values; for `ldmatrix`, `src` is in shared
     /// memory, 16-byte aligned, and the whole warp calls it together.
     unsafe fn copy(src: *const T, dst: *mut T);
+
+    /// Copies the first `valid` values from `src` and writes zeros for the others: a copy that
+    /// hangs over a tensor's edge ([`copy_if`](super::tiled_copy::copy_if)). For atoms whose
+    /// values are consecutive at both ends ([`Source::Own`]). The default copies value by value;
+    /// `cp.async` atoms zero-fill in the instruction.
+    ///
+    /// # Safety
+    /// As [`copy`](CopyAtom::copy), for the first `valid` source values only; `src` is not read
+    /// when `valid` is 0 (it must still be a valid address for `cp.async`).
+    #[inline(always)]
+    unsafe fn copy_zfill(src: *const T, dst: *mut T, valid: usize) {
+        let mut v = 0;
+        while v < Self::VALUES {
+            T::write(dst.add(v), if v < valid { T::read(src.add(v)) } else { T::ZERO });
+            v += 1;
+        }
+    }
 }
 
 /// One element, read and written by one thread (CuTe's `UniversalCopy<T>`).
@@ -110,6 +130,71 @@ impl<T: Element> CopyAtom<T> for UniversalCopy {
     #[inline(always)]
     unsafe fn copy(src: *const T, dst: *mut T) {
         T::write(dst, T::read(src));
+    }
+}
+
+/// `cp.async.cg` of 16 bytes, global to shared, cached in L2 only, with zero-fill (CuTe's
+/// `SM80_CP_ASYNC_CACHEGLOBAL_ZFILL<uint128_t>`): one thread moves `16 / size_of::<T>()`
+/// consecutive values. Completion is per thread, through the `cp.async` groups
+/// ([`commit_group`](crate::device::cp_async::commit_group),
+/// [`wait_group`](crate::device::cp_async::wait_group)).
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::atom::copy::{CopyAtom, SM80_CP_ASYNC_CACHEGLOBAL_ZFILL};
+/// let src = [1u16, 2, 3, 4, 5, 6, 7, 8];
+/// let mut dst = [9u16; 8];
+/// // The CPU backend copies at once; 3 values are read, 5 zero-filled.
+/// unsafe { <SM80_CP_ASYNC_CACHEGLOBAL_ZFILL as CopyAtom<u16>>::copy_zfill(src.as_ptr(), dst.as_mut_ptr(), 3) };
+/// assert_eq!(dst, [1, 2, 3, 0, 0, 0, 0, 0]);
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SM80_CP_ASYNC_CACHEGLOBAL_ZFILL;
+
+impl<T: Element> CopyAtom<T> for SM80_CP_ASYNC_CACHEGLOBAL_ZFILL {
+    const THREADS: i64 = 1;
+    const VALUES: usize = 16 / core::mem::size_of::<T>();
+    const SOURCE: Source = Source::Own;
+    #[inline(always)]
+    unsafe fn copy(src: *const T, dst: *mut T) {
+        cp_async_cg::<16>(dst as *mut u8, src as *const u8);
+    }
+    #[inline(always)]
+    unsafe fn copy_zfill(src: *const T, dst: *mut T, valid: usize) {
+        cp_async_cg_zfill::<16>(dst as *mut u8, src as *const u8, (valid * core::mem::size_of::<T>()) as u32);
+    }
+}
+
+/// `cp.async.ca` of `BYTES` (4, 8 or 16), global to shared, cached in L1 and L2, with zero-fill
+/// (CuTe's `SM80_CP_ASYNC_CACHEALWAYS_ZFILL<S>`): one thread moves `BYTES / size_of::<T>()`
+/// consecutive values; 1- and 2-byte elements travel packed.
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::atom::copy::{CopyAtom, SM80_CP_ASYNC_CACHEALWAYS_ZFILL};
+/// assert_eq!(<SM80_CP_ASYNC_CACHEALWAYS_ZFILL<4> as CopyAtom<u8>>::VALUES, 4);
+/// let src = [1u8, 2, 3, 4];
+/// let mut dst = [0u8; 4];
+/// unsafe { <SM80_CP_ASYNC_CACHEALWAYS_ZFILL<4> as CopyAtom<u8>>::copy(src.as_ptr(), dst.as_mut_ptr()) };
+/// assert_eq!(dst, src);
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SM80_CP_ASYNC_CACHEALWAYS_ZFILL<const BYTES: u32>;
+
+impl<T: Element, const BYTES: u32> CopyAtom<T> for SM80_CP_ASYNC_CACHEALWAYS_ZFILL<BYTES> {
+    const THREADS: i64 = 1;
+    const VALUES: usize = {
+        assert!(BYTES as usize % core::mem::size_of::<T>() == 0, "cp.async: the copy's bytes must be whole elements");
+        BYTES as usize / core::mem::size_of::<T>()
+    };
+    const SOURCE: Source = Source::Own;
+    #[inline(always)]
+    unsafe fn copy(src: *const T, dst: *mut T) {
+        cp_async_ca::<BYTES>(dst as *mut u8, src as *const u8);
+    }
+    #[inline(always)]
+    unsafe fn copy_zfill(src: *const T, dst: *mut T, valid: usize) {
+        cp_async_ca_zfill::<BYTES>(dst as *mut u8, src as *const u8, (valid * core::mem::size_of::<T>()) as u32);
     }
 }
 
@@ -260,6 +345,24 @@ const fn source_tv(source: Source, dst: Layout) -> Layout {
     }
 }
 
+/// A tiled copy (an MMA operand's, [`MmaCopy`], or a thread-value tiling of an atom,
+/// [`TiledCopy`](super::tiled_copy::TiledCopy)): [`copy`] needs its atom.
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::atom::copy::{make_tiled_copy_a, TiledCopyAtom, UniversalCopy};
+/// use cute_rs_tensor::atom::{TiledMma, UniversalFma};
+/// use cute_rs_tensor::static_layout;
+/// static_layout!(G = "(2,2,1)");
+/// fn atom_of<TC: TiledCopyAtom>(_: TC) -> &'static str { std::any::type_name::<TC::Atom>() }
+/// assert!(atom_of(make_tiled_copy_a::<UniversalCopy, _, _, _>(TiledMma::<UniversalFma<f32>, G>::default())).ends_with("UniversalCopy"));
+/// ```
+pub trait TiledCopyAtom: Copy {
+    /// The copy instruction.
+    type Atom;
+}
+
+
 /// A tiled copy that fills operand `OP` (0: A, 1: B) of a [`TiledMma`] with the copy atom `C`
 /// (CuTe's `make_tiled_copy_A` / `make_tiled_copy_B`): each thread's destination values are its
 /// MMA fragment's, so [`retile_d`](ThrCopy::retile_d) of a fragment is the fragment.
@@ -282,6 +385,9 @@ impl<C, Atom, Groups, Values, const OP: usize> Clone for MmaCopy<C, Atom, Groups
     }
 }
 impl<C, Atom, Groups, Values, const OP: usize> Copy for MmaCopy<C, Atom, Groups, Values, OP> {}
+impl<C, Atom, Groups, Values, const OP: usize> TiledCopyAtom for MmaCopy<C, Atom, Groups, Values, OP> {
+    type Atom = C;
+}
 
 /// CuTe's `make_tiled_copy_A(atom, tiled_mma)`: `C` loads A's fragments of `mma`.
 ///
@@ -499,7 +605,7 @@ pub trait TensorOf<T> {}
 impl<T, L: LayoutSource, A: AddressSpace> TensorOf<T> for LayoutTensor<'_, T, L, A, Full> {}
 
 /// Copy atoms per destination block of `LD` (its first mode's size over the atom's values).
-struct AtomsPerBlock<C, T, LD>(PhantomData<(C, T, LD)>);
+pub(crate) struct AtomsPerBlock<C, T, LD>(PhantomData<(C, T, LD)>);
 impl<C: CopyAtom<T>, T: Element, LD: StaticLayout> TripCount for AtomsPerBlock<C, T, LD> {
     const N: usize = LD::MODES.size[0] as usize / C::VALUES;
 }
@@ -533,15 +639,13 @@ impl<C: CopyAtom<T>, T: Element, LD: StaticLayout> TripCount for AtomsPerBlock<C
 /// assert_eq!(frag.data, [2.0, 6.0, 3.0, 7.0]); // (m 1, 3) x (k 0, 1)
 /// ```
 #[inline(always)]
-pub fn copy<C, Atom, Groups, Values, T, LS, LD, AS, AD, const OP: usize>(
-    _copy: MmaCopy<C, Atom, Groups, Values, OP>,
+pub fn copy<TC, T, LS, LD, AS, AD>(
+    _copy: TC,
     src: LayoutTensor<'_, T, LS, AS, Full>,
     dst: LayoutTensor<'_, T, Static<LD>, AD, Full>,
 ) where
-    C: CopyAtom<T>,
-    Atom: MmaAtom,
-    Groups: StaticLayout,
-    Values: StaticLayout,
+    TC: TiledCopyAtom,
+    TC::Atom: CopyAtom<T>,
     T: Element,
     LS: LayoutSource,
     LD: StaticLayout,
@@ -557,11 +661,11 @@ pub fn copy<C, Atom, Groups, Values, T, LS, LD, AS, AD, const OP: usize>(
     let rank = LD::MODES.rank;
     unroll_for::<ModeSize<LD, 2>>(|j| {
         unroll_for::<ModeSize<LD, 1>>(|i| {
-            unroll_for::<AtomsPerBlock<C, T, LD>>(|b| {
-                let (i, j, v) = (i as i64, j as i64, b as i64 * C::VALUES as i64);
+            unroll_for::<AtomsPerBlock<TC::Atom, T, LD>>(|b| {
+                let (i, j, v) = (i as i64, j as i64, b as i64 * <TC::Atom as CopyAtom<T>>::VALUES as i64);
                 let s = src.source().offset_at(&[v, i, j][..rank]);
                 #[cfg(not(target_arch = "nvptx64"))]
-                if matches!(C::SOURCE, Source::Matrices { .. }) {
+                if matches!(<TC::Atom as CopyAtom<T>>::SOURCE, Source::Matrices { .. }) {
                     let mut c = 1;
                     while c < 8 {
                         assert!(
@@ -574,7 +678,7 @@ pub fn copy<C, Atom, Groups, Values, T, LS, LD, AS, AD, const OP: usize>(
                 let d = coord_offset(&LD::LAYOUT, &LD::MODES, &[v, i, j][..rank]);
                 // SAFETY: both offsets are inside the views; the atom's values at `s..` and `d..`
                 // (consecutive, as checked on the host and required by the contract).
-                unsafe { C::copy(src.elem_ptr(s as isize), dst.elem_ptr(d as isize)) };
+                unsafe { <TC::Atom as CopyAtom<T>>::copy(src.elem_ptr(s as isize), dst.elem_ptr(d as isize)) };
             });
         });
     });

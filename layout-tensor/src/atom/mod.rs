@@ -29,10 +29,12 @@
 
 pub mod copy;
 pub mod mma;
+pub mod tiled_copy;
 pub mod tiled_mma;
 
 pub use mma::{
     MmaAtom, UniversalFma, SM80_16x8x16_F32BF16BF16F32_TN, SM80_16x8x16_F32F16F16F32_TN, SM80_16x8x8_F32TF32TF32F32_TN,
 };
 pub use copy::{make_tiled_copy_a, make_tiled_copy_b, CopyAtom, MmaCopy, ThrCopy};
+pub use tiled_copy::{copy_if, make_tiled_copy, ThrTiledCopy, TiledCopy};
 pub use tiled_mma::{ThrMma, TiledMma};
