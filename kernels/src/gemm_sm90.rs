@@ -34,10 +34,11 @@ use layout_tensor::device::cluster::{cluster_sync, mbarrier_arrive_cluster, tma_
 use layout_tensor::device::ids::{block_idx_x, block_idx_y, block_rank_in_cluster, grid_dim_x, thread_idx_x};
 use layout_tensor::device::mma::{
     f32_to_bf16, f32x2_to_bf16x2, f32x2_to_f16x2, stmatrix_x4, wgmma_k_major_sw128,
-    wgmma_m64n256k16_f32, wgmma_m64n256k8_f32_tf32, wgmma_accumulator_layout, wgmma_commit_group, wgmma_descriptor, wgmma_fence,
+    wgmma_m64n256k16_f32, wgmma_m64n256k8_f32_tf32, wgmma_accumulator_layout, wgmma_commit_group, wgmma_fence,
     wgmma_fence_operands, wgmma_m64n128k16_f32_bf16, wgmma_m64n256k16_f32_bf16, wgmma_wait_group, warpgroup_reg_alloc,
     warpgroup_reg_dealloc, WgmmaSwizzle,
 };
+use layout_tensor::atom::wgmma::{make_gmma_desc, make_gmma_layout, GmmaDesc, Major};
 use layout_tensor::device::shared::generic_to_shared;
 use layout_tensor::device::sync::{sync_threads, NamedBarrier};
 use layout_tensor::device::tma::{
@@ -110,10 +111,9 @@ unsafe fn gemm_tile<const BN: u32, const R: usize, const TWO: bool>(
         wgmma_fence();
         let mut kk = 0;
         while kk < GEMM_SM90_BK / 16 {
-            // One k16 slice is 32 bytes further inside the 128-byte swizzled rows; an m64 slice of
-            // A is 64 rows of 128 bytes further.
-            let db = wgmma_descriptor(b0 + 32 * kk, 16, 1024, WgmmaSwizzle::B128);
-            let da = |h: u32| wgmma_descriptor(a0 + 64 * (wg * slices + h) * 128 + 32 * kk, 16, 1024, WgmmaSwizzle::B128);
+            // Block (m64 slice, k16 slice) of A and (all of N, k16 slice) of B.
+            let db = const { operand_desc(Major::K, BN, 2, BN) }.at(b0, 0, kk);
+            let da = |h: u32| A_K_16.at(a0, wg * slices + h, kk);
             mma(&mut acc0, da(0), db);
             if TWO {
                 mma(&mut acc1, da(1), db);
@@ -256,8 +256,7 @@ unsafe fn gemm_tile_ws(
         wgmma_fence();
         let mut kk = 0;
         while kk < GEMM_SM90_BK / 16 {
-            let da = wgmma_descriptor(a0 + 64 * slice * 128 + 32 * kk, 16, 1024, WgmmaSwizzle::B128);
-            let db = wgmma_descriptor(b0 + 32 * kk, 16, 1024, WgmmaSwizzle::B128);
+            let (da, db) = (A_K_16.at(a0, slice, kk), B_K_16.at(b0, 0, kk));
             wgmma_m64n256k16_f32_bf16(&mut acc, da, db, true);
             kk += 1;
         }
@@ -317,9 +316,34 @@ const fn pairs_are_neighbours(layout: layout::Layout, values: i64) -> bool {
 }
 const _: () = assert!(pairs_are_neighbours(ACC_256, 128), "wgmma accumulator pairs must be row neighbours");
 
-/// Bytes of a 64 x 64 box of an MN-major operand (64 M or N elements per 128-byte row, a row per
-/// k): the distance between the M (N) blocks of an MN-major operand's tile.
-const MN_BOX_BYTES: u32 = 64 * 64 * 2;
+/// The descriptors of a stage's operand tile as wgmma reads it: `rows` (M or N) x one
+/// 128-byte row of K, the canonical tile of `major` with the 128-byte swizzle (what the TMA
+/// boxes of that swizzle write: K-major one box of `rows` rows, MN-major boxes of 64 x 64), read
+/// `mn` rows by 32 bytes of K per instruction. Checked element by element at compile time.
+const fn operand_desc(major: Major, rows: u32, element_bytes: i64, mn: u32) -> GmmaDesc {
+    let tile = layout::unwrap!(make_gmma_layout(major, WgmmaSwizzle::B128, element_bytes, rows as i64, 128 / element_bytes));
+    layout::unwrap!(make_gmma_desc(tile, element_bytes, major, mn as i64, 32 / element_bytes))
+}
+
+/// A (128 rows, m64 per instruction) and B (256 rows, all per instruction) of 16-bit elements,
+/// K- and MN-major, and of tf32 (K-major only). An MN-major tile's 64 x 64 boxes are its swizzle
+/// atom columns: `mn_step` apart for A (one per m64 slice), `leading_byte_offset` apart for B.
+const A_K_16: GmmaDesc = operand_desc(Major::K, 128, 2, 64);
+const A_MN_16: GmmaDesc = operand_desc(Major::MN, 128, 2, 64);
+const B_K_16: GmmaDesc = operand_desc(Major::K, 256, 2, 256);
+const B_MN_16: GmmaDesc = operand_desc(Major::MN, 256, 2, 256);
+const A_K_TF32: GmmaDesc = operand_desc(Major::K, 128, 4, 64);
+const B_K_TF32: GmmaDesc = operand_desc(Major::K, 256, 4, 256);
+
+/// The A and B descriptors of the persistent kernel's operand orders.
+#[inline(always)]
+const fn operand_descs<const TF32: bool, const A_MN: bool, const B_MN: bool>() -> (GmmaDesc, GmmaDesc) {
+    if TF32 {
+        (A_K_TF32, B_K_TF32)
+    } else {
+        (if A_MN { A_MN_16 } else { A_K_16 }, if B_MN { B_MN_16 } else { B_K_16 })
+    }
+}
 
 /// The persistent warp-specialized kernel ([`GEMM_SM90_P_128X256`]) for clusters of `CM` blocks
 /// along M (1 or 2), D of element type `O`.
@@ -415,7 +439,7 @@ unsafe fn gemm_tile_persistent<
                         // M-major A: boxes of 64 M x 64 K, one per m64 slice.
                         let mut i = 0;
                         while i < S.bm / 64 {
-                            let dst = stage_a(s).add((i * MN_BOX_BYTES) as usize);
+                            let dst = stage_a(s).add((i * A_MN_16.mn_step()) as usize);
                             tma_load_2d(dst, a_map, [(row0 + 64 * i) as i32, kx], bar(full, s));
                             i += 1;
                         }
@@ -437,7 +461,7 @@ unsafe fn gemm_tile_persistent<
                         // N-major B: boxes of 64 N x 64 K.
                         let mut i = rank * part / 64;
                         while i < (rank + 1) * part / 64 {
-                            load_b(stage_b(s).add((i * MN_BOX_BYTES) as usize), [(col0 + 64 * i) as i32, kx]);
+                            load_b(stage_b(s).add((i * B_MN_16.leading_byte_offset()) as usize), [(col0 + 64 * i) as i32, kx]);
                             i += 1;
                         }
                     } else {
@@ -452,6 +476,7 @@ unsafe fn gemm_tile_persistent<
     } else {
         warpgroup_reg_alloc::<232>();
         let slice = wg - 1;
+        let (a_desc, b_desc) = operand_descs::<TF32, A_MN, B_MN>();
         let mine = ACC_256.call(lane128 as i64) as usize;
         let mut acc = [0f32; 128];
         let mut it = 0;
@@ -466,19 +491,7 @@ unsafe fn gemm_tile_persistent<
                 wgmma_fence();
                 let mut kk = 0;
                 while kk < GEMM_SM90_BK / 16 {
-                    let da = if A_MN {
-                        // Slice = one M box; a k16 step is two 8-row k groups (1024 bytes each).
-                        wgmma_descriptor(a0 + MN_BOX_BYTES * slice + 2048 * kk, MN_BOX_BYTES, 1024, WgmmaSwizzle::B128)
-                    } else {
-                        // A k16 step is 32 bytes further inside the 128-byte rows; a slice 64 rows.
-                        wgmma_descriptor(a0 + 64 * slice * 128 + 32 * kk, 16, 1024, WgmmaSwizzle::B128)
-                    };
-                    let db = if B_MN {
-                        wgmma_descriptor(b0 + 2048 * kk, MN_BOX_BYTES, 1024, WgmmaSwizzle::B128)
-                    } else {
-                        wgmma_descriptor(b0 + 32 * kk, 16, 1024, WgmmaSwizzle::B128)
-                    };
-                    // The k16 (k8 for tf32) step is 32 bytes either way.
+                    let (da, db) = (a_desc.at(a0, slice, kk), b_desc.at(b0, 0, kk));
                     if TF32 {
                         wgmma_m64n256k8_f32_tf32(&mut acc, da, db, kt > 0 || kk > 0);
                     } else {

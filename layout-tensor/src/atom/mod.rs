@@ -31,6 +31,7 @@ pub mod copy;
 pub mod mma;
 pub mod tiled_copy;
 pub mod tiled_mma;
+pub mod wgmma;
 
 pub use mma::{
     MmaAtom, UniversalFma, SM80_16x8x16_F32BF16BF16F32_TN, SM80_16x8x16_F32F16F16F32_TN, SM80_16x8x8_F32TF32TF32F32_TN,

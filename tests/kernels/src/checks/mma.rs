@@ -205,11 +205,13 @@ pub mod wgmma {
         super::super::cp_async::{static_shared, sync_threads, tid},
         layout::unwrap,
         layout_tensor::device::mma::{
-            wgmma_accumulator_layout, wgmma_commit_group, wgmma_descriptor, wgmma_fence,
+            wgmma_accumulator_layout, wgmma_commit_group, wgmma_fence,
             wgmma_fence_operands, wgmma_k_major_interleaved, wgmma_k_major_sw128, wgmma_m64n128k16_f32_bf16,
             wgmma_m64n16k16_f32_bf16, wgmma_m64n256k16_f32_bf16, wgmma_m64n32k16_f32_bf16, wgmma_m64n64k16_f32_bf16,
-            wgmma_m64n8k16_f32_bf16, wgmma_wait_group, WgmmaSwizzle,
+            wgmma_m64n8k16_f32_bf16, wgmma_wait_group,
         },
+        layout::{Swizzle, SwizzledLayout},
+        layout_tensor::atom::wgmma::{make_gmma_desc, Major},
         layout_tensor::device::shared::generic_to_shared,
         layout_tensor::device::tma::fence_proxy_async_shared_cta,
         layout_tensor::device::unroll::for_each_unrolled_mut,
@@ -220,8 +222,9 @@ pub mod wgmma {
     /// 1024-byte-aligned shared memory by the canonical K-major layouts of
     /// `layout_tensor::device::mma` (`swizzle` 0: none, i.e. 8x8 core matrices, K-chunks 128 bytes
     /// apart, 8-row groups 1024 bytes apart; 1: 128-byte swizzle, `Sw<3,4,3>` on 128-byte rows),
-    /// described by matrix descriptors advanced by one k16 slice per instruction. The accumulators
-    /// start as NaN: the first instruction has `scale-d = 0` and must ignore them. `R = N / 2`.
+    /// described by matrix descriptors derived from those layouts (`make_gmma_desc`), one k16
+    /// block per instruction. The accumulators start as NaN: the first instruction has
+    /// `scale-d = 0` and must ignore them. `R = N / 2`.
     #[cfg(target_arch = "nvptx64")]
     #[inline(always)]
     unsafe fn check<const N: usize, const R: usize>(
@@ -259,19 +262,19 @@ pub mod wgmma {
         fence_proxy_async_shared_cta();
         sync_threads();
 
+        // The descriptors come from the same layouts that placed the operands.
         let (a0, b0) = (generic_to_shared(sa), generic_to_shared(sb));
-        // (leading byte offset, stride byte offset, bytes from one k16 slice to the next)
-        let (lbo, sbo, step, mode) = if sw {
-            (16, 1024, 32, WgmmaSwizzle::B128)
+        let (da, db) = if sw {
+            (const { unwrap!(make_gmma_desc(unwrap!(wgmma_k_major_sw128(64)), 2, Major::K, 64, 16)) },
+             const { unwrap!(make_gmma_desc(unwrap!(wgmma_k_major_sw128(N as i64)), 2, Major::K, N as i64, 16)) })
         } else {
-            (128, 1024, 256, WgmmaSwizzle::None)
+            (const { unwrap!(make_gmma_desc(SwizzledLayout::new(unwrap!(Swizzle::new(0, 4, 3)), 0, unwrap!(wgmma_k_major_interleaved(64, 64))), 2, Major::K, 64, 16)) },
+             const { unwrap!(make_gmma_desc(SwizzledLayout::new(unwrap!(Swizzle::new(0, 4, 3)), 0, unwrap!(wgmma_k_major_interleaved(N as i64, 64))), 2, Major::K, N as i64, 16)) })
         };
         let mut acc = [f32::NAN; R];
         wgmma_fence();
         for s in 0..4u32 {
-            let da = wgmma_descriptor(a0 + s * step, lbo, sbo, mode);
-            let db = wgmma_descriptor(b0 + s * step, lbo, sbo, mode);
-            mma(&mut acc, da, db, s > 0);
+            mma(&mut acc, da.at(a0, 0, s), db.at(b0, 0, s), s > 0);
         }
         wgmma_commit_group();
         wgmma_wait_group::<0>();

@@ -1,0 +1,465 @@
+//! wgmma's shared-memory operands: the canonical swizzled tile layouts wgmma reads, and the
+//! matrix descriptors derived from a tile's layout instead of computed by hand.
+//!
+//! A `wgmma` instruction reads A (unless it comes from registers) and B from shared memory through
+//! a 64-bit *matrix descriptor*: a start address, two byte offsets (leading and stride dimension)
+//! and a swizzle mode. These describe a family of layouts: 8-row *core matrices* of 16 bytes
+//! (no swizzle) or swizzle atoms of 8 rows x 32, 64 or 128 bytes, repeated at the two offsets.
+//! [`make_gmma_desc`] takes the layout of the whole operand tile in shared memory, checks
+//! element by element that every instruction's block of it is one of those layouts, and returns
+//! a [`GmmaDesc`] from which the kernel makes the descriptor of block `(mn, k)` with one addition.
+//! [`make_gmma_layout`] builds the canonical tiles (what a TMA load with the same swizzle writes),
+//! as CuTe's `GMMA::Layout_{K,MN}_{INTER,SW32,SW64,SW128}_Atom` tiled to a shape does.
+//!
+//! ```
+//! use cute_rs_tensor::atom::wgmma::{make_gmma_desc, make_gmma_layout, Major};
+//! use cute_rs_tensor::device::mma::{wgmma_descriptor, WgmmaSwizzle};
+//! use cute_rs_tensor::layout::unwrap;
+//! // A 128 x 64 bf16 tile of A, K-major, 128-byte swizzle; each wgmma reads 64 rows x 16 of K.
+//! const A_TILE: cute_rs_tensor::layout::SwizzledLayout =
+//!     unwrap!(make_gmma_layout(Major::K, WgmmaSwizzle::B128, 2, 128, 64));
+//! const A_DESC: cute_rs_tensor::atom::wgmma::GmmaDesc = unwrap!(make_gmma_desc(A_TILE, 2, Major::K, 64, 16));
+//! // Rows 64.. (the second m64 block) at k 32.. (the third k16 block) of a tile at 0x400.
+//! assert_eq!(A_DESC.at(0x400, 1, 2), wgmma_descriptor(0x400 + 64 * 128 + 2 * 32, 16, 1024, WgmmaSwizzle::B128));
+//! ```
+
+use layout::{tile_to_shape, IntTuple, Layout, LayoutError, Swizzle, SwizzledLayout};
+
+use crate::device::mma::{wgmma_descriptor, WgmmaSwizzle};
+
+/// Which of an operand's two modes is contiguous in shared memory: K (A row-major, B column-major;
+/// CuTe's `GMMA::Major::K`) or M/N (wgmma's transposed operands; `GMMA::Major::MN`).
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::atom::wgmma::Major;
+/// assert_ne!(Major::K, Major::MN);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Major {
+    /// K is the contiguous mode.
+    K,
+    /// M (for A) or N (for B) is the contiguous mode.
+    MN,
+}
+
+/// How the instructions of a main loop address one operand tile in shared memory: the
+/// descriptor's fixed fields (swizzle, leading and stride byte offsets) and the byte distances
+/// between the instruction blocks of the tile, all derived from the tile's layout by
+/// [`make_gmma_desc`].
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::atom::wgmma::{make_gmma_desc, make_gmma_layout, Major};
+/// use cute_rs_tensor::device::mma::WgmmaSwizzle;
+/// // B N-major (transposed), 256 x 64 bf16, read 256 x 16 at a time.
+/// let tile = make_gmma_layout(Major::MN, WgmmaSwizzle::B128, 2, 256, 64).unwrap();
+/// let d = make_gmma_desc(tile, 2, Major::MN, 256, 16).unwrap();
+/// // Next 64-column swizzle atom along N 8 KiB further; next 8 rows of K 1 KiB further.
+/// assert_eq!((d.leading_byte_offset(), d.stride_byte_offset()), (8192, 1024));
+/// assert_eq!((d.mn_step(), d.k_step()), (0, 2048));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GmmaDesc {
+    swizzle: WgmmaSwizzle,
+    start: u32,
+    lbo: u32,
+    sbo: u32,
+    mn: BlockSteps,
+    k: BlockSteps,
+}
+
+/// Where the instruction blocks along one mode start, relative to the first: `run` blocks
+/// `step` bytes apart, runs `outer` bytes apart (a K tile wider than the swizzle atom has runs of
+/// the blocks inside one atom); `run == 0` when all blocks form one run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct BlockSteps {
+    step: u32,
+    run: u32,
+    outer: u32,
+}
+
+impl BlockSteps {
+    #[inline(always)]
+    const fn offset(&self, block: u32) -> u32 {
+        // Descriptors are constants of the kernel: the branch folds away.
+        if self.run == 0 {
+            block * self.step
+        } else {
+            block % self.run * self.step + block / self.run * self.outer
+        }
+    }
+}
+
+impl GmmaDesc {
+    /// The descriptor of instruction block `(mn_block, k_block)` of the tile whose first byte is
+    /// at shared-window address `tile_address`: the block's first element's (unswizzled) byte
+    /// offset added to the start address, the other fields fixed.
+    ///
+    /// Args: `tile_address`, a shared-window address (`shared::generic_to_shared`) aligned to the
+    /// swizzle's repeat (8 rows of its width: 1024 bytes for 128 B); `mn_block`, `k_block`, the
+    /// block's position in units of the instruction's `mn` and `k`.
+    ///
+    /// Returns: the 64-bit matrix descriptor (see [`wgmma_descriptor`]).
+    ///
+    /// Constraints: the blocks stay inside the tile given to [`make_gmma_desc`] (not checked here,
+    /// where this is one multiply-add per block in a kernel's main loop).
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::atom::wgmma::{make_gmma_desc, make_gmma_layout, Major};
+    /// use cute_rs_tensor::device::mma::{wgmma_descriptor, WgmmaSwizzle};
+    /// let tile = make_gmma_layout(Major::K, WgmmaSwizzle::None, 2, 64, 32).unwrap();
+    /// let d = make_gmma_desc(tile, 2, Major::K, 64, 16).unwrap();
+    /// // Core matrices (128 bytes) follow each other along M, then along K: the 8 of one
+    /// // K column take 1024 bytes, and the second k16 block starts two columns further.
+    /// assert_eq!(d.at(0, 0, 1), wgmma_descriptor(2048, 1024, 128, WgmmaSwizzle::None));
+    /// ```
+    #[inline(always)]
+    pub const fn at(&self, tile_address: u32, mn_block: u32, k_block: u32) -> u64 {
+        wgmma_descriptor(
+            tile_address + self.start + self.mn.offset(mn_block) + self.k.offset(k_block),
+            self.lbo,
+            self.sbo,
+            self.swizzle,
+        )
+    }
+
+    /// The swizzle mode of the descriptors.
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::atom::wgmma::{make_gmma_desc, make_gmma_layout, Major};
+    /// use cute_rs_tensor::device::mma::WgmmaSwizzle;
+    /// let tile = make_gmma_layout(Major::K, WgmmaSwizzle::B64, 2, 64, 32).unwrap();
+    /// assert_eq!(make_gmma_desc(tile, 2, Major::K, 64, 16).unwrap().swizzle(), WgmmaSwizzle::B64);
+    /// ```
+    pub const fn swizzle(&self) -> WgmmaSwizzle {
+        self.swizzle
+    }
+
+    /// The leading-dimension byte offset: between core matrices adjacent in K (no swizzle,
+    /// K-major), between swizzle atoms adjacent in M/N (MN-major); 16 where the instructions
+    /// never use it (swizzled K-major).
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::atom::wgmma::{make_gmma_desc, make_gmma_layout, Major};
+    /// use cute_rs_tensor::device::mma::WgmmaSwizzle;
+    /// let tile = make_gmma_layout(Major::K, WgmmaSwizzle::None, 2, 64, 64).unwrap();
+    /// // The next core matrix along K is after the 8 core matrices (8 x 128 bytes) along M.
+    /// assert_eq!(make_gmma_desc(tile, 2, Major::K, 64, 16).unwrap().leading_byte_offset(), 1024);
+    /// ```
+    pub const fn leading_byte_offset(&self) -> u32 {
+        self.lbo
+    }
+
+    /// The stride-dimension byte offset: between 8-row groups along M/N (K-major), between
+    /// 8-row groups along K (MN-major).
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::atom::wgmma::{make_gmma_desc, make_gmma_layout, Major};
+    /// use cute_rs_tensor::device::mma::WgmmaSwizzle;
+    /// let tile = make_gmma_layout(Major::K, WgmmaSwizzle::B128, 2, 64, 64).unwrap();
+    /// assert_eq!(make_gmma_desc(tile, 2, Major::K, 64, 16).unwrap().stride_byte_offset(), 1024);
+    /// ```
+    pub const fn stride_byte_offset(&self) -> u32 {
+        self.sbo
+    }
+
+    /// Bytes from one instruction block to the next along M/N (0 where the tile holds one; from
+    /// the last block of a swizzle atom to the next atom's first, see [`GmmaDesc::at`]).
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::atom::wgmma::{make_gmma_desc, make_gmma_layout, Major};
+    /// use cute_rs_tensor::device::mma::WgmmaSwizzle;
+    /// let tile = make_gmma_layout(Major::K, WgmmaSwizzle::B128, 2, 128, 64).unwrap();
+    /// assert_eq!(make_gmma_desc(tile, 2, Major::K, 64, 16).unwrap().mn_step(), 64 * 128);
+    /// ```
+    pub const fn mn_step(&self) -> u32 {
+        self.mn.step
+    }
+
+    /// Bytes from one instruction block to the next along K (0 where the tile holds one; from
+    /// the last block of a swizzle atom to the next atom's first, see [`GmmaDesc::at`]).
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::atom::wgmma::{make_gmma_desc, make_gmma_layout, Major};
+    /// use cute_rs_tensor::device::mma::WgmmaSwizzle;
+    /// let tile = make_gmma_layout(Major::K, WgmmaSwizzle::B128, 2, 128, 64).unwrap();
+    /// assert_eq!(make_gmma_desc(tile, 2, Major::K, 64, 16).unwrap().k_step(), 32);
+    /// ```
+    pub const fn k_step(&self) -> u32 {
+        self.k.step
+    }
+}
+
+/// Byte offset of element `(m, k)` of `tile` (`tile_mn` rows, `e`-byte elements) before the
+/// swizzle: what a descriptor's start address and offsets count.
+const fn at(tile: SwizzledLayout, tile_mn: i64, e: i64, m: i64, k: i64) -> i64 {
+    (tile.offset() + tile.layout().call(m + tile_mn * k)) * e
+}
+
+/// The [`BlockSteps`] of `blocks` instruction blocks `(dm, dk)` elements apart, read off the
+/// tile: the first step, the length of the first run of evenly spaced blocks, and where the next
+/// run starts. Whether all blocks follow it is checked with the elements.
+const fn block_steps(tile: SwizzledLayout, tile_mn: i64, e: i64, dm: i64, dk: i64, blocks: i64) -> Result<BlockSteps, LayoutError> {
+    const OP: &str = "make_gmma_desc";
+    if blocks == 1 {
+        return Ok(BlockSteps { step: 0, run: 0, outer: 0 });
+    }
+    let origin = at(tile, tile_mn, e, 0, 0);
+    let step = at(tile, tile_mn, e, dm, dk) - origin;
+    if step < 0 || step % 16 != 0 || step >= 1 << 18 {
+        return Err(invalid(OP, "descriptor offsets must be multiples of 16 bytes in [0, 256 KiB)", step));
+    }
+    let mut run = 2;
+    while run < blocks && at(tile, tile_mn, e, run * dm, run * dk) - origin == run * step {
+        run += 1;
+    }
+    if run == blocks {
+        return Ok(BlockSteps { step: step as u32, run: 0, outer: 0 });
+    }
+    let outer = at(tile, tile_mn, e, run * dm, run * dk) - origin;
+    if outer < 0 || outer % 16 != 0 || outer >= 1 << 18 {
+        return Err(invalid(OP, "descriptor offsets must be multiples of 16 bytes in [0, 256 KiB)", outer));
+    }
+    Ok(BlockSteps { step: step as u32, run: run as u32, outer: outer as u32 })
+}
+
+const fn invalid(op: &'static str, condition: &'static str, value: i64) -> LayoutError {
+    LayoutError::InvalidArgument { op, condition, value }
+}
+
+/// log2 of an element size of 1, 2 or 4 bytes (wgmma's operand types: fp8, 16-bit, tf32).
+const fn element_shift(op: &'static str, element_bytes: i64) -> Result<u32, LayoutError> {
+    match element_bytes {
+        1 => Ok(0),
+        2 => Ok(1),
+        4 => Ok(2),
+        _ => Err(invalid(op, "element size: wgmma operands are 1, 2 or 4 bytes", element_bytes)),
+    }
+}
+
+/// Bytes of one row of the swizzle atom (16: a core matrix row, without a swizzle).
+const fn row_bytes(swizzle: WgmmaSwizzle) -> i64 {
+    match swizzle {
+        WgmmaSwizzle::None => 16,
+        WgmmaSwizzle::B32 => 32,
+        WgmmaSwizzle::B64 => 64,
+        WgmmaSwizzle::B128 => 128,
+    }
+}
+
+/// The swizzle on element offsets that wgmma's swizzle `mode` is on byte offsets
+/// (`Sw<B,4,3>` on bytes; none for [`WgmmaSwizzle::None`]).
+const fn element_swizzle(mode: WgmmaSwizzle, shift: u32) -> Result<Swizzle, LayoutError> {
+    let bits = match mode {
+        WgmmaSwizzle::None => 0,
+        WgmmaSwizzle::B32 => 1,
+        WgmmaSwizzle::B64 => 2,
+        WgmmaSwizzle::B128 => 3,
+    };
+    Swizzle::new(bits, 4 - shift, 3)
+}
+
+/// The canonical wgmma tile of `mn x k` elements of `element_bytes` bytes for `major` and
+/// `swizzle`, as a function `(mn, k) -> element offset`: swizzle atoms of 8 rows of the swizzle's
+/// width (16 bytes without one) repeated over the tile, along M/N first for a K-major tile and
+/// along K first for an MN-major one, which is what TMA loads of boxes one swizzle width wide
+/// write (K-major: one box of `mn` rows; MN-major: one box of `width x k` per atom column).
+///
+/// Parameters: `major`, the contiguous mode; `swizzle`, wgmma's swizzle mode; `element_bytes`,
+/// 1, 2 or 4.
+///
+/// Returns: the tile's [`SwizzledLayout`], rank 2 `(mn, k)`.
+///
+/// # Errors
+/// [`LayoutError::InvalidArgument`] for another element size or an MN-major tile without a
+/// swizzle (not supported here); [`LayoutError::ShapeDivisibility`] unless the atom divides
+/// `(mn, k)`.
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::atom::wgmma::{make_gmma_layout, Major};
+/// use cute_rs_tensor::device::mma::WgmmaSwizzle;
+/// let k_major = make_gmma_layout(Major::K, WgmmaSwizzle::B128, 2, 64, 64).unwrap();
+/// assert_eq!(k_major.to_string(), "Sw<3,3,3> o 0 o ((8,8),(64,1)):((64,512),(1,0))");
+/// let mn_major = make_gmma_layout(Major::MN, WgmmaSwizzle::B128, 2, 128, 64).unwrap();
+/// assert_eq!(mn_major.to_string(), "Sw<3,3,3> o 0 o ((64,2),(8,8)):((1,4096),(64,512))");
+/// let refused = make_gmma_layout(Major::K, WgmmaSwizzle::B128, 2, 60, 64).unwrap_err();
+/// assert!(refused.to_string().contains("8 does not divide 60"));
+/// ```
+pub const fn make_gmma_layout(
+    major: Major,
+    swizzle: WgmmaSwizzle,
+    element_bytes: i64,
+    mn: i64,
+    k: i64,
+) -> Result<SwizzledLayout, LayoutError> {
+    const OP: &str = "make_gmma_layout";
+    let shift = tri!(element_shift(OP, element_bytes));
+    let width = row_bytes(swizzle) >> shift;
+    let (atom, order) = match major {
+        Major::K => (
+            tri!(Layout::new(
+                tri!(IntTuple::from_slice(&[8, width])),
+                tri!(IntTuple::from_slice(&[width, 1])),
+            )),
+            tri!(IntTuple::from_slice(&[0, 1])),
+        ),
+        Major::MN => {
+            if matches!(swizzle, WgmmaSwizzle::None) {
+                return Err(invalid(OP, "an MN-major wgmma tile needs a swizzle (32, 64 or 128 bytes)", 0));
+            }
+            (
+                tri!(Layout::new(
+                    tri!(IntTuple::from_slice(&[width, 8])),
+                    tri!(IntTuple::from_slice(&[1, width])),
+                )),
+                tri!(IntTuple::from_slice(&[1, 0])),
+            )
+        }
+    };
+    let tile = tri!(tile_to_shape(atom, tri!(IntTuple::from_slice(&[mn, k])), Some(order)));
+    Ok(SwizzledLayout::new(tri!(element_swizzle(swizzle, shift)), 0, tile))
+}
+
+/// The descriptor family of a wgmma operand tile: checks that each `mn x k` instruction block of
+/// `tile` (a rank-2 `(MN, K)` layout of the operand in shared memory, in elements) is a layout a
+/// matrix descriptor can describe, and derives the descriptor's fields and the blocks' distances
+/// from it (CuTe's `make_gmma_desc`).
+///
+/// The check is on the function, element by element: with `W` the swizzle's row bytes, block
+/// offsets `o(m, k)` relative to the block's first element must be, in bytes,
+/// - K-major with a swizzle: `(m / 8) SBO + (m % 8) W + k e`;
+/// - K-major without one: `(m / 8) SBO + (m % 8) 16 + (k e / 16) LBO + k e % 16`;
+/// - MN-major (swizzled): `(m / T) LBO + (m % T) e + (k / 8) SBO + (k % 8) W`, `T = W / e`,
+///
+/// and the tile's swizzle on element offsets must be wgmma's `Sw<B,4,3>` on bytes. The blocks'
+/// first elements must add up mode by mode (`start(mn_block, k_block) = start(mn_block, 0) +
+/// start(0, k_block)`), each mode's in runs of evenly spaced blocks at evenly spaced runs.
+///
+/// Parameters: `element_bytes`, 1, 2 or 4; `major`, the contiguous mode; `mn`, `k`, one
+/// instruction's operand block (64 x 16 for a bf16 A, N x 16 for B; k is 32 bytes).
+///
+/// Returns: the [`GmmaDesc`].
+///
+/// # Errors
+/// [`LayoutError::InvalidArgument`] naming the first violated condition (rank, divisibility,
+/// swizzle, offsets, or the element where the layout leaves the descriptor's family).
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::atom::wgmma::{make_gmma_desc, make_gmma_layout, Major};
+/// use cute_rs_tensor::device::mma::WgmmaSwizzle;
+/// use cute_rs_tensor::layout::{Layout, Swizzle, SwizzledLayout};
+/// let tile = make_gmma_layout(Major::K, WgmmaSwizzle::B128, 2, 64, 64).unwrap();
+/// assert!(make_gmma_desc(tile, 2, Major::K, 64, 16).is_ok());
+/// // Rows of 64 elements without the swizzle are not a 128-byte-swizzled tile.
+/// let plain = SwizzledLayout::new(Swizzle::new(0, 4, 3).unwrap(), 0, Layout::parse("(64,64):(64,1)").unwrap());
+/// let e = make_gmma_desc(plain, 2, Major::K, 64, 16).unwrap_err();
+/// assert!(e.to_string().contains("8 rows of 16 bytes"), "{e}");
+/// ```
+pub const fn make_gmma_desc(tile: SwizzledLayout, element_bytes: i64, major: Major, mn: i64, k: i64) -> Result<GmmaDesc, LayoutError> {
+    const OP: &str = "make_gmma_desc";
+    let e = element_bytes;
+    let shift = tri!(element_shift(OP, e));
+    let inner = tile.layout();
+    if inner.rank() != 2 {
+        return Err(invalid(OP, "the tile must have rank 2 (MN, K)", inner.rank() as i64));
+    }
+    let (tile_mn, tile_k) = (tri!(inner.mode(0)).size(), tri!(inner.mode(1)).size());
+    if mn < 8 || mn % 8 != 0 || tile_mn % mn != 0 {
+        return Err(invalid(OP, "the instruction's MN must be a multiple of 8 that divides the tile's MN", mn));
+    }
+    if k * e != 32 || tile_k % k != 0 {
+        return Err(invalid(OP, "the instruction's K must be 32 bytes and divide the tile's K", k));
+    }
+    let sw = tile.swizzle();
+    let mode = match (sw.bits(), sw.base() + shift, sw.shift()) {
+        (0, _, _) => WgmmaSwizzle::None,
+        (1, 4, 3) => WgmmaSwizzle::B32,
+        (2, 4, 3) => WgmmaSwizzle::B64,
+        (3, 4, 3) => WgmmaSwizzle::B128,
+        _ => return Err(invalid(OP, "the tile's swizzle must be Sw<B,4,3> on byte offsets (B = 0..=3)", sw.bits() as i64)),
+    };
+    if matches!(major, Major::MN) && matches!(mode, WgmmaSwizzle::None) {
+        return Err(invalid(OP, "an MN-major wgmma tile needs a swizzle (32, 64 or 128 bytes)", 0));
+    }
+    let w = row_bytes(mode);
+    let origin = at(tile, tile_mn, e, 0, 0);
+    // The fields, read off the layout where the instructions use them.
+    let (lbo, sbo) = match major {
+        Major::K => {
+            let sbo = if tile_mn > 8 { at(tile, tile_mn, e, 8, 0) - origin } else { 8 * w };
+            let lbo = if matches!(mode, WgmmaSwizzle::None) { at(tile, tile_mn, e, 0, 16 / e) - origin } else { 16 };
+            (lbo, sbo)
+        }
+        Major::MN => {
+            let t = w / e;
+            let lbo = if tile_mn > t { at(tile, tile_mn, e, t, 0) - origin } else { 16 };
+            let sbo = if tile_k > 8 { at(tile, tile_mn, e, 0, 8) - origin } else { 16 };
+            (lbo, sbo)
+        }
+    };
+    let mn_steps = tri!(block_steps(tile, tile_mn, e, mn, 0, tile_mn / mn));
+    let k_steps = tri!(block_steps(tile, tile_mn, e, 0, k, tile_k / k));
+    let fields = [origin, lbo, sbo, mn_steps.step as i64, k_steps.step as i64];
+    let mut f = 0;
+    while f < fields.len() {
+        if fields[f] < 0 || fields[f] % 16 != 0 || fields[f] >= 1 << 18 {
+            return Err(invalid(OP, "descriptor offsets must be multiples of 16 bytes in [0, 256 KiB)", fields[f]));
+        }
+        f += 1;
+    }
+    let mut mb = 0;
+    while mb < tile_mn / mn {
+        let mut kb = 0;
+        while kb < tile_k / k {
+            let (m0, k0) = (mb * mn, kb * k);
+            let start = at(tile, tile_mn, e, m0, k0);
+            if start != origin + mn_steps.offset(mb as u32) as i64 + k_steps.offset(kb as u32) as i64 {
+                return Err(invalid(OP, "the instruction blocks must start in evenly spaced runs, evenly spaced", start));
+            }
+            let mut m = 0;
+            while m < mn {
+                let mut kk = 0;
+                while kk < k {
+                    let want = match major {
+                        Major::K if matches!(mode, WgmmaSwizzle::None) => {
+                            (m / 8) * sbo + (m % 8) * 16 + (kk * e / 16) * lbo + (kk * e) % 16
+                        }
+                        Major::K => (m / 8) * sbo + (m % 8) * w + kk * e,
+                        Major::MN => (m / (w / e)) * lbo + (m % (w / e)) * e + (kk / 8) * sbo + (kk % 8) * w,
+                    };
+                    if at(tile, tile_mn, e, m0 + m, k0 + kk) - start != want {
+                        return Err(invalid(
+                            OP,
+                            match mode {
+                                WgmmaSwizzle::None => "the tile must be core matrices of 8 rows of 16 bytes at the descriptor's offsets",
+                                _ => "the tile must be swizzle atoms of 8 rows of the swizzle's width at the descriptor's offsets",
+                            },
+                            m0 + m + tile_mn * (k0 + kk),
+                        ));
+                    }
+                    kk += 1;
+                }
+                m += 1;
+            }
+            kb += 1;
+        }
+        mb += 1;
+    }
+    Ok(GmmaDesc {
+        swizzle: mode,
+        start: origin as u32,
+        lbo: lbo as u32,
+        sbo: sbo as u32,
+        mn: mn_steps,
+        k: k_steps,
+    })
+}
