@@ -44,7 +44,7 @@ use std::fmt;
 
 use host::{DeviceBuffer, DeviceElem, Gpu, HostError, Launch, LaunchConfig, Stream};
 use kernels::gemm::{BM, BN, THREADS};
-use layout_tensor::device::mma::bf16_to_f32;
+use layout_tensor::device::numeric::bf16_to_f32;
 use layout_tensor::half::{bf16, f16};
 
 use crate::gemm_hopper::{HopperGemm, HopperIn, HopperOut};
@@ -155,7 +155,7 @@ impl From<HostError> for GemmError {
 
 /// An element type A and B can have: [`bf16`] or [`f16`] (the `half` crate's, re-exported as
 /// `layout_tensor::half`), or `u16` holding bf16 bit patterns (as
-/// [`f32_to_bf16`](layout_tensor::device::mma::f32_to_bf16) makes them; the same kernels as
+/// [`f32_to_bf16`](layout_tensor::device::numeric::f32_to_bf16) makes them; the same kernels as
 /// [`bf16`]). A and B have the same type: `mma.sync` multiplies bf16 by bf16 or f16 by f16.
 ///
 /// # Example

@@ -11,7 +11,8 @@
 
 #[cfg(not(target_arch = "nvptx64"))]
 use super::mma::no_cpu;
-use super::tma::{Mbarrier, TmaDescriptor};
+use super::tma::TmaDescriptor;
+use super::sync::Mbarrier;
 #[cfg(target_arch = "nvptx64")]
 use super::shared::generic_to_shared;
 #[cfg(target_arch = "nvptx64")]

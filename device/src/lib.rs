@@ -10,14 +10,15 @@
 //! | module | holds |
 //! | --- | --- |
 //! | [`ids`] | thread, block, grid, cluster and lane indices |
-//! | [`sync`] | barriers, fences, `trap` |
+//! | [`sync`] | block, named and warp barriers, mbarriers (transaction barriers), fences, `trap` |
 //! | [`shared`] | static ([`shared_array!`]) and dynamic ([`dynamic_shared!`]) shared memory |
 //! | [`warp`] | shuffles, votes, warp reductions |
 //! | [`memory`] | loads and stores with cache hints |
 //! | [`atomics`] | atomic read-modify-writes |
 //! | [`cp_async`] | `cp.async` copies and their groups |
-//! | [`tma`], [`cluster`] | mbarriers, TMA loads and stores, multicast, cluster barriers |
+//! | [`tma`], [`cluster`] | TMA loads and stores, multicast, cluster barriers |
 //! | [`mma`] | `ldmatrix`/`stmatrix`, `mma.sync`, `wgmma` with their fragment layouts |
+//! | [`numeric`] | bf16 and f16 to and from `f32`, 16-bit pairs packed for the tensor cores |
 //! | [`unroll`] | loops unrolled by construction (register arrays stay in registers) |
 //! | [`math`] | `exp`, `log`, `tanh`, `erf`, ... with the same bits on both backends |
 //! | [`cpu`] | the CPU backend: scheduler, launches, the kernel registry |
@@ -74,6 +75,7 @@ pub mod ids;
 pub mod math;
 pub mod memory;
 pub mod mma;
+pub mod numeric;
 pub mod print;
 pub mod shared;
 pub mod sync;

@@ -46,7 +46,7 @@
 //!
 //! ```
 //! use cute_rs_device::cpu::{self, CpuKernel, CpuLaunch};
-//! use cute_rs_device::{ids, mma::*};
+//! use cute_rs_device::{ids, mma::*, numeric::{f32_to_bf16, pack_b16x2}};
 //!
 //! /// `d = a b`: `a` 16 x 16, `b` 16 x 8, `d` 16 x 8, row-major f32 (bf16-exact values).
 //! unsafe fn gemm(a: *const f32, b: *const f32, d: *mut f32) {
@@ -81,7 +81,7 @@
 //!
 //! `wgmma` has no CPU implementation: a kernel that calls any `wgmma_*` instruction fails **to
 //! compile** for the host, with an error naming the primitive (see [`no_cpu`]); the layouts, the
-//! descriptors and the number conversions work everywhere.
+//! and the descriptors work everywhere.
 
 use layout::{make_layout, unwrap, IntTuple, Layout, LayoutError, Swizzle, SwizzledLayout};
 
@@ -90,6 +90,7 @@ use core::arch::asm;
 
 #[cfg(target_arch = "nvptx64")]
 use super::shared::generic_to_shared;
+use super::numeric::{bf16_to_f32, f16_to_f32, pack_b16x2};
 use super::unroll::for_each_unrolled_mut;
 
 /// `?` for `const fn`s.
@@ -100,169 +101,6 @@ macro_rules! try_const {
             Err(e) => return Err(e),
         }
     };
-}
-
-// ------------------------------------------------------------------------------------------------
-// Number formats
-
-/// The `f32` value of a bf16 bit pattern (exact: bf16 is the top half of an `f32`).
-///
-/// # Example
-/// ```
-/// use cute_rs_device::mma::bf16_to_f32;
-/// assert_eq!(bf16_to_f32(0x3fc0), 1.5);
-/// assert_eq!(bf16_to_f32(0xc000), -2.0);
-/// ```
-#[inline(always)]
-pub const fn bf16_to_f32(bits: u16) -> f32 {
-    f32::from_bits((bits as u32) << 16)
-}
-
-/// The bf16 bit pattern nearest to `x` (round to nearest, ties to even; NaN stays a quiet NaN).
-///
-/// # Example
-/// ```
-/// use cute_rs_device::mma::{bf16_to_f32, f32_to_bf16};
-/// assert_eq!(f32_to_bf16(1.5), 0x3fc0);
-/// assert_eq!(bf16_to_f32(f32_to_bf16(1.0 + 1.0 / 256.0)), 1.0); // a tie: rounds to even
-/// assert!(bf16_to_f32(f32_to_bf16(f32::NAN)).is_nan());
-/// ```
-#[inline(always)]
-pub const fn f32_to_bf16(x: f32) -> u16 {
-    let b = x.to_bits();
-    if x.is_nan() {
-        return ((b >> 16) as u16) | 0x0040;
-    }
-    let round = 0x7fff + ((b >> 16) & 1);
-    (b.wrapping_add(round) >> 16) as u16
-}
-
-/// The `f32` value of an IEEE half-precision (f16) bit pattern (exact; subnormals, infinities and
-/// NaN included).
-///
-/// # Example
-/// ```
-/// use cute_rs_device::mma::f16_to_f32;
-/// assert_eq!(f16_to_f32(0x3c00), 1.0);
-/// assert_eq!(f16_to_f32(0xc100), -2.5);
-/// assert_eq!(f16_to_f32(0x0001), 2f32.powi(-24)); // the smallest subnormal
-/// assert_eq!(f16_to_f32(0x7c00), f32::INFINITY);
-/// ```
-pub const fn f16_to_f32(bits: u16) -> f32 {
-    let sign = ((bits as u32) & 0x8000) << 16;
-    let exp = ((bits >> 10) & 0x1f) as u32;
-    let mant = (bits & 0x3ff) as u32;
-    let magnitude = if exp == 0x1f {
-        0x7f80_0000 | (mant << 13)
-    } else if exp != 0 {
-        ((exp + 112) << 23) | (mant << 13)
-    } else if mant == 0 {
-        0
-    } else {
-        // Subnormal: mant * 2^-24, normalized.
-        let shift = mant.leading_zeros() - 21; // brings the leading one to bit 10
-        let e = 113 - shift; // biased f32 exponent of mant * 2^-24
-        (e << 23) | ((mant << shift) & 0x3ff) << 13
-    };
-    f32::from_bits(sign | magnitude)
-}
-
-/// Rounds `lo` and `hi` to bf16 (to nearest even) and packs them as [`pack_b16x2`] does: one
-/// `cvt.rn.bf16x2.f32` on the GPU (sm_80+), [`f32_to_bf16`] twice on the host. Epilogues storing
-/// bf16 pairs use it: the software rounding costs a dozen integer instructions per value.
-/// (A NaN becomes some bf16 NaN, not necessarily the same bits on both.)
-///
-/// # Example
-/// ```
-/// use cute_rs_device::mma::{f32x2_to_bf16x2, pack_b16x2, f32_to_bf16};
-/// assert_eq!(f32x2_to_bf16x2(1.0, -2.5), pack_b16x2(f32_to_bf16(1.0), f32_to_bf16(-2.5)));
-/// assert_eq!(f32x2_to_bf16x2(1.0 + 1.0 / 256.0, 0.0), 0x3f80); // a tie: rounds to even
-/// ```
-#[inline(always)]
-pub fn f32x2_to_bf16x2(lo: f32, hi: f32) -> u32 {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        let r: u32;
-        // SAFETY: a conversion; reads no memory.
-        unsafe {
-            asm!("cvt.rn.bf16x2.f32 {r}, {hi}, {lo};", r = out(reg32) r, hi = in(reg32) hi, lo = in(reg32) lo,
-                 options(pure, nomem, nostack, preserves_flags));
-        }
-        r
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    {
-        pack_b16x2(f32_to_bf16(lo), f32_to_bf16(hi))
-    }
-}
-
-/// Rounds `lo` and `hi` to f16 (to nearest even) and packs them as [`pack_b16x2`] does: one
-/// `cvt.rn.f16x2.f32` on the GPU, `half`'s conversion on the host.
-///
-/// # Example
-/// ```
-/// use cute_rs_device::mma::f32x2_to_f16x2;
-/// assert_eq!(f32x2_to_f16x2(1.0, -2.5), 0xc100_3c00);
-/// ```
-#[inline(always)]
-pub fn f32x2_to_f16x2(lo: f32, hi: f32) -> u32 {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        let r: u32;
-        // SAFETY: a conversion; reads no memory.
-        unsafe {
-            asm!("cvt.rn.f16x2.f32 {r}, {hi}, {lo};", r = out(reg32) r, hi = in(reg32) hi, lo = in(reg32) lo,
-                 options(pure, nomem, nostack, preserves_flags));
-        }
-        r
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    {
-        pack_b16x2(half::f16::from_f32(lo).to_bits(), half::f16::from_f32(hi).to_bits())
-    }
-}
-
-/// The f16 bit pattern nearest to `x` (round to nearest, ties to even; beyond the largest f16,
-/// 65504, rounds to infinity; subnormals kept; NaN stays a NaN).
-///
-/// On the GPU it is one `cvt.rn.f16.f32` (a software conversion would cost a dozen integer
-/// instructions and branches for subnormals and overflow per value in a GEMM epilogue); on the
-/// host, the `half` crate's conversion, which rounds the same way.
-///
-/// # Example
-/// ```
-/// use cute_rs_device::mma::{f16_to_f32, f32_to_f16};
-/// assert_eq!(f32_to_f16(1.5), 0x3e00);
-/// assert_eq!(f16_to_f32(f32_to_f16(1.0 + 1.0 / 2048.0)), 1.0); // a tie: rounds to even
-/// assert_eq!(f32_to_f16(65520.0), 0x7c00); // half-way past 65504: infinity
-/// assert_eq!(f32_to_f16(2f32.powi(-24)), 0x0001); // the smallest subnormal
-/// assert!(f16_to_f32(f32_to_f16(f32::NAN)).is_nan());
-/// ```
-#[inline(always)]
-pub fn f32_to_f16(x: f32) -> u16 {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        let h: u16;
-        // SAFETY: a register-only conversion.
-        unsafe { asm!("cvt.rn.f16.f32 {h}, {x};", h = out(reg16) h, x = in(reg32) x, options(pure, nomem, nostack)) };
-        h
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    {
-        half::f16::from_f32(x).to_bits()
-    }
-}
-
-/// Packs two 16-bit values into one 32-bit register as the tensor-core instructions expect:
-/// `lo` (the even value) in bits 0..16, `hi` in bits 16..32.
-///
-/// # Example
-/// ```
-/// assert_eq!(cute_rs_device::mma::pack_b16x2(0x1234, 0xabcd), 0xabcd_1234);
-/// ```
-#[inline(always)]
-pub const fn pack_b16x2(lo: u16, hi: u16) -> u32 {
-    lo as u32 | (hi as u32) << 16
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -1364,51 +1202,5 @@ mod tests {
             assert!(x < size as usize && !seen[x], "{i} -> {x}");
             seen[x] = true;
         }
-    }
-
-    #[test]
-    fn number_formats() {
-        for bits in [0u16, 0x3f80, 0xbf80, 0x4049, 0x0001, 0x7f7f] {
-            assert_eq!(f32_to_bf16(bf16_to_f32(bits)), bits);
-        }
-        assert_eq!(f32_to_bf16(1.0 + 3.0 / 512.0), 0x3f81); // above the tie: rounds up
-        // Every finite f16 against a direct formula.
-        for bits in 0..0x7c00u16 {
-            let (e, m) = ((bits >> 10) as i32, (bits & 0x3ff) as f64);
-            let want = if e == 0 { m * 2f64.powi(-24) } else { (1.0 + m / 1024.0) * 2f64.powi(e - 15) };
-            assert_eq!(f16_to_f32(bits) as f64, want, "{bits:#x}");
-            assert_eq!(f16_to_f32(bits | 0x8000) as f64, -want, "{bits:#x}");
-        }
-        assert!(f16_to_f32(0x7e00).is_nan());
-    }
-
-    /// `f32_to_f16` (host implementation) against an independent rounding in f64: the nearest f16
-    /// (ties to even) of values around every f16's neighbourhood, subnormals and overflow included.
-    #[test]
-    fn f32_to_f16_rounds_to_nearest_even() {
-        // Every non-negative finite f16, exact.
-        for bits in 0..0x7c00u16 {
-            assert_eq!(f32_to_f16(f16_to_f32(bits)), bits, "{bits:#x}");
-            assert_eq!(f32_to_f16(-f16_to_f32(bits)), bits | 0x8000, "-{bits:#x}");
-        }
-        // Between consecutive f16 a and b: below the midpoint to a, above to b, at it to the even.
-        for bits in 0..0x7bffu16 {
-            let (a, b) = (f16_to_f32(bits) as f64, f16_to_f32(bits + 1) as f64);
-            let mid = (a + b) / 2.0; // exact in f32: f16 has 11 significant bits
-            let step = (b - a) / 8.0;
-            assert_eq!(f32_to_f16((mid - step) as f32), bits, "below the midpoint after {bits:#x}");
-            assert_eq!(f32_to_f16((mid + step) as f32), bits + 1, "above the midpoint after {bits:#x}");
-            let even = if bits % 2 == 0 { bits } else { bits + 1 };
-            assert_eq!(f32_to_f16(mid as f32), even, "the midpoint after {bits:#x}");
-        }
-        // Past the largest finite f16 (65504, next would be 65536): infinity from the midpoint on.
-        assert_eq!(f32_to_f16(65519.0), 0x7bff);
-        assert_eq!(f32_to_f16(65520.0), 0x7c00);
-        assert_eq!(f32_to_f16(-1e10), 0xfc00);
-        assert_eq!(f32_to_f16(f32::INFINITY), 0x7c00);
-        // Below half the smallest subnormal: zero (a tie with zero rounds to the even zero).
-        assert_eq!(f32_to_f16(2f32.powi(-25)), 0);
-        assert_eq!(f32_to_f16(2f32.powi(-25) * 1.5), 1);
-        assert!(f16_to_f32(f32_to_f16(f32::NAN)).is_nan());
     }
 }

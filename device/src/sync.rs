@@ -1,5 +1,6 @@
 //! Barriers: the whole block (`__syncthreads`), named barriers with thread counts (producer /
-//! consumer warps), the warp (`__syncwarp`), and `trap`.
+//! consumer warps), the warp (`__syncwarp`), transaction barriers ([`Mbarrier`]: arrivals and
+//! bytes in shared memory, on which TMA loads complete), and `trap`.
 //!
 //! The barriers are LLVM's NVVM intrinsics (`llvm.nvvm.barrier.cta.*`, `llvm.nvvm.bar.warp.sync`),
 //! which LLVM knows to be *convergent*: the optimizer never moves them into or out of conditional
@@ -18,6 +19,9 @@
 
 #[cfg(not(target_arch = "nvptx64"))]
 use super::cpu;
+
+mod mbarrier;
+pub use mbarrier::{fence_mbarrier_init, Mbarrier};
 
 #[cfg(target_arch = "nvptx64")]
 #[allow(improper_ctypes)]

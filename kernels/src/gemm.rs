@@ -58,9 +58,9 @@ use layout::{make_swizzled, unwrap, Layout, Swizzle, SwizzledLayout};
 use layout_tensor::device::cp_async::{cp_async_cg_zfill, cp_async_pipeline};
 use layout_tensor::device::ids::{block_idx_x, block_idx_y, thread_idx_x};
 use layout_tensor::device::mma::{
-    f32_to_bf16, f32_to_f16, ldmatrix_x4, ldmatrix_x4_trans, mma_m16n8k16_f32_bf16,
-    mma_m16n8k16_f32_f16, LDMATRIX_X4_A_ROWS, MMA_16X8_C,
+    ldmatrix_x4, ldmatrix_x4_trans, mma_m16n8k16_f32_bf16, mma_m16n8k16_f32_f16, LDMATRIX_X4_A_ROWS, MMA_16X8_C,
 };
+use layout_tensor::device::numeric::{f32_to_bf16, f32_to_f16};
 use layout_tensor::algorithm::gemm as mma_gemm;
 use layout_tensor::atom::copy::{
     copy, make_tiled_copy_a, make_tiled_copy_b, CopyAtom, SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N, SM80_CP_ASYNC_CACHEGLOBAL_ZFILL,

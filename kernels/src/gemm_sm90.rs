@@ -33,18 +33,19 @@ use layout_tensor::device::unroll::for_each_unrolled_mut;
 use layout_tensor::device::cluster::{cluster_sync, mbarrier_arrive_cluster, tma_load_2d_multicast};
 use layout_tensor::device::ids::{block_idx_x, block_idx_y, block_rank_in_cluster, grid_dim_x, thread_idx_x};
 use layout_tensor::device::mma::{
-    f32_to_bf16, f32x2_to_bf16x2, f32x2_to_f16x2, stmatrix_x4, wgmma_k_major_sw128,
-    wgmma_m64n256k16_f32, wgmma_m64n256k8_f32_tf32, wgmma_accumulator_layout, wgmma_commit_group, wgmma_fence,
-    wgmma_fence_operands, wgmma_m64n128k16_f32_bf16, wgmma_m64n256k16_f32_bf16, wgmma_wait_group, warpgroup_reg_alloc,
-    warpgroup_reg_dealloc, WgmmaSwizzle,
+    stmatrix_x4, wgmma_k_major_sw128, wgmma_m64n256k16_f32, wgmma_m64n256k8_f32_tf32, wgmma_accumulator_layout,
+    wgmma_commit_group, wgmma_fence, wgmma_fence_operands, wgmma_m64n128k16_f32_bf16, wgmma_m64n256k16_f32_bf16,
+    wgmma_wait_group, warpgroup_reg_alloc, warpgroup_reg_dealloc, WgmmaSwizzle,
 };
+use layout_tensor::device::numeric::{f32_to_bf16, f32x2_to_bf16x2, f32x2_to_f16x2};
 use layout_tensor::atom::wgmma::{make_gmma_desc, make_gmma_layout, GmmaDesc, Major};
 use layout_tensor::device::shared::generic_to_shared;
 use layout_tensor::device::sync::{sync_threads, NamedBarrier};
 use layout_tensor::device::tma::{
-    bulk_commit_group, bulk_wait_group, bulk_wait_group_read, fence_mbarrier_init, fence_proxy_async_shared_cta,
-    fence_proxy_tensormap_acquire, tma_load_2d, tma_store_2d, Mbarrier, TmaDescriptor,
+    bulk_commit_group, bulk_wait_group, bulk_wait_group_read, fence_proxy_async_shared_cta,
+    fence_proxy_tensormap_acquire, tma_load_2d, tma_store_2d, TmaDescriptor,
 };
+use layout_tensor::device::sync::{fence_mbarrier_init, Mbarrier};
 use layout_tensor::half::f16;
 use layout_tensor::{dynamic_shared, shared_array};
 

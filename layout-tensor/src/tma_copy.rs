@@ -23,7 +23,8 @@
 use core::marker::PhantomData;
 use layout::{Layout, LayoutError, Swizzle};
 
-use crate::device::tma::{tma_load_1d, tma_load_2d, tma_load_3d, tma_load_4d, tma_load_5d, Mbarrier, TmaDescriptor};
+use crate::device::tma::{tma_load_1d, tma_load_2d, tma_load_3d, tma_load_4d, tma_load_5d, TmaDescriptor};
+use crate::device::sync::Mbarrier;
 use crate::mask::Full;
 use crate::static_layout::{Static, StaticLayout};
 use crate::tensor::{coord_offset, Element, LayoutTensor, Shared};
@@ -202,7 +203,8 @@ impl<'a, T: Element, S: StaticLayout> LayoutTensor<'a, T, Static<S>, Shared, Ful
     ///
     /// A layout that is not a box is a compile-time error:
     /// ```compile_fail
-    /// use cute_rs_tensor::device::tma::{Mbarrier, TmaDescriptor};
+    /// use cute_rs_tensor::device::tma::TmaDescriptor;
+    /// use cute_rs_tensor::device::sync::Mbarrier;
     /// use cute_rs_tensor::{static_layout, tma_copy::Swizzle128B, LayoutTensor, Shared, Static};
     /// static_layout!(Wide = "(64,8):(1,64)"); // 256-byte rows: wider than the 128-byte swizzle
     /// let mut image = [0f32; 512];
@@ -215,7 +217,8 @@ impl<'a, T: Element, S: StaticLayout> LayoutTensor<'a, T, Static<S>, Shared, Ful
     /// A kernel's body (device code: `bar` initialized by one thread, then a block barrier).
     /// ```no_run
     /// use cute_rs_tensor::device::ids::thread_idx_x;
-    /// use cute_rs_tensor::device::tma::{fence_proxy_tensormap_acquire, Mbarrier, TmaDescriptor};
+    /// use cute_rs_tensor::device::tma::{fence_proxy_tensormap_acquire, TmaDescriptor};
+    /// use cute_rs_tensor::device::sync::Mbarrier;
     /// use cute_rs_tensor::{shared_tensor, static_layout, tma_copy::Swizzle128B};
     /// static_layout!(Box32x8 = "(32,8):(1,32)");
     /// # unsafe fn body(desc: *const TmaDescriptor, bar: &Mbarrier, x0: i32, y0: i32) -> f32 {

@@ -4,7 +4,8 @@
 //! copy instruction (which the CPU does not have).
 
 use layout::Layout;
-use cute_rs_tensor::device::tma::{Mbarrier, TmaDescriptor};
+use cute_rs_tensor::device::tma::TmaDescriptor;
+use cute_rs_tensor::device::sync::Mbarrier;
 use cute_rs_tensor::tma_copy::{check_box, NoSwizzle, Swizzle128B, Swizzle32B, Swizzle64B, TmaSwizzle};
 use cute_rs_tensor::{static_layout, Element, LayoutTensor, Shared, Static, StaticLayout};
 

@@ -15,7 +15,7 @@
 //! 4095 x 4097 x 1000.
 
 use host::{DeviceBuffer, Gpu, Module};
-use layout_tensor::device::mma::f32_to_bf16;
+use layout_tensor::device::numeric::f32_to_bf16;
 use layout_tensor::half::{bf16, f16};
 
 use super::{fail, fresh_seed, random_f32, random_u32, Bench, Check, Figure};

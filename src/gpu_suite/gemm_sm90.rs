@@ -13,7 +13,7 @@ use kernels::gemm_sm90_sizes::{
     GEMM_SM90_WS_128X256,
 };
 use layout::Layout;
-use layout_tensor::device::mma::{bf16_to_f32, f16_to_f32};
+use layout_tensor::device::numeric::{bf16_to_f32, f16_to_f32};
 
 use crate::gemm::Gemm;
 use crate::gemm_hopper::{HopperGemm, HopperIn, HopperOut};

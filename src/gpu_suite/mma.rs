@@ -10,7 +10,8 @@
 
 use host::{DeviceElem, Gpu, KernelFn, LaunchConfig, Module};
 use layout::Layout;
-use layout_tensor::device::mma::{bf16_to_f32, f16_to_f32, LDMATRIX_8X8, LDMATRIX_8X8_TRANS};
+use layout_tensor::device::mma::{LDMATRIX_8X8, LDMATRIX_8X8_TRANS};
+use layout_tensor::device::numeric::{bf16_to_f32, f16_to_f32};
 use test_kernels::checks::mma;
 use test_kernels::checks::mma::wgmma::*;
 

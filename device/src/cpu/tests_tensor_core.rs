@@ -12,6 +12,8 @@ use std::vec::Vec;
 
 use super::*;
 use crate::mma::*;
+use crate::numeric::{bf16_to_f32, f32_to_bf16, pack_b16x2};
+use crate::sync::{fence_mbarrier_init, Mbarrier};
 use crate::tma::*;
 use crate::{ids, sync, warp};
 use layout::Swizzle;

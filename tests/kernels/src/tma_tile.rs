@@ -4,7 +4,8 @@
 use layout_tensor::kernel;
 use layout_tensor::device::ids::{block_idx_x, block_idx_y, thread_idx_x};
 use layout_tensor::device::sync::sync_threads;
-use layout_tensor::device::tma::{fence_mbarrier_init, fence_proxy_tensormap_acquire, Mbarrier, TmaDescriptor};
+use layout_tensor::device::tma::{fence_proxy_tensormap_acquire, TmaDescriptor};
+use layout_tensor::device::sync::{fence_mbarrier_init, Mbarrier};
 use layout_tensor::tma_copy::Swizzle128B;
 use layout_tensor::{shared_array, shared_tensor, static_layout, LayoutTensor, Static};
 

@@ -9,10 +9,11 @@ use layout_tensor::kernel;
 use layout::Layout;
 use layout_tensor::device::mma::{
     ldmatrix_x1, ldmatrix_x1_trans, ldmatrix_x2, ldmatrix_x2_trans, ldmatrix_x4, ldmatrix_x4_trans,
-    mma_m16n8k16_f32_bf16, mma_m16n8k16_f32_f16, mma_m16n8k8_f32_tf32, pack_b16x2, stmatrix_x1,
-    stmatrix_x1_trans, stmatrix_x2, stmatrix_x2_trans, stmatrix_x4, stmatrix_x4_trans,
-    LDMATRIX_X4_A_ROWS, SM80_16X8X16_F32BF16BF16F32_TN, SM80_16X8X8_F32TF32TF32F32_TN,
+    mma_m16n8k16_f32_bf16, mma_m16n8k16_f32_f16, mma_m16n8k8_f32_tf32, stmatrix_x1, stmatrix_x1_trans, stmatrix_x2,
+    stmatrix_x2_trans, stmatrix_x4, stmatrix_x4_trans, LDMATRIX_X4_A_ROWS, SM80_16X8X16_F32BF16BF16F32_TN,
+    SM80_16X8X8_F32TF32TF32F32_TN,
 };
+use layout_tensor::device::numeric::pack_b16x2;
 
 use super::cp_async::{static_shared, sync_threads, tid};
 
