@@ -622,6 +622,27 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
         Ok(unsafe { T::read(self.elem_ptr(off as isize)) })
     }
 
+    /// Writes the element at a hierarchical coordinate ([`layout::crd2idx`], checked).
+    ///
+    /// # Errors
+    /// The errors of [`layout::crd2idx`] (rank mismatch, out of bounds); nothing is written.
+    ///
+    /// # Example
+    /// ```
+    /// # use cute_rs_tensor::LayoutTensor;
+    /// use layout::IntTuple;
+    /// let mut v = vec![0u32; 8];
+    /// let t = LayoutTensor::new(&mut v, layout::Layout::parse("((2,2),2):((1,4),2)").unwrap()).unwrap();
+    /// t.set_tuple(IntTuple::parse("((1,0),1)").unwrap(), 9).unwrap();
+    /// assert!(t.set_tuple(IntTuple::parse("((2,0),1)").unwrap(), 9).is_err());
+    /// assert_eq!(v, [0, 0, 0, 9, 0, 0, 0, 0]);
+    /// ```
+    pub fn set_tuple(&self, coord: IntTuple, v: T) -> Result<(), LayoutError> {
+        let off = layout::crd2idx(coord, self.layout.layout())?;
+        unsafe { T::write(self.elem_ptr(off as isize), v) };
+        Ok(())
+    }
+
     /// Reads `W` consecutive elements of memory starting at element `i`'s address as one vector
     /// access (Mojo's `load[W]`). Alignment: the address must be aligned to
     /// `vector_align(W * size_of::<T>())` (checked in debug builds; [`is_vector_aligned`](Self::is_vector_aligned)
@@ -712,6 +733,58 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
         bounds: B2,
     ) -> LayoutTensor<'a, T2, L2, A, B2> {
         LayoutTensor { ptr, byte_off, layout, bounds, _m: PhantomData }
+    }
+}
+
+/// `t[[i, j]]`: the element at a per-mode coordinate (one entry per top-level mode, a nested
+/// mode taking its 1-D coordinate), as [`at`](LayoutTensor::at) reads it: CuTe's `tensor(i, j)`,
+/// Mojo's `tensor[i, j]`.
+///
+/// Constraints: the coordinate lies inside the shape (checked on the host, where a coordinate
+/// outside panics naming the mode; on the GPU only in debug builds). The reference is to the
+/// memory the view shows: as with [`set`](LayoutTensor::set), other copies of the view may write
+/// the same element, and a kernel orders those writes itself (barriers).
+///
+/// # Example
+/// ```
+/// # use cute_rs_tensor::LayoutTensor;
+/// let mut v: Vec<f32> = (0..6).map(|x| x as f32).collect();
+/// let mut t = LayoutTensor::new(&mut v, layout::Layout::parse("(2,3):(3,1)").unwrap()).unwrap();
+/// assert_eq!(t[[1, 2]], 5.0);
+/// t[[0, 1]] += 10.0;
+/// assert_eq!(t[[0, 1]], 11.0);
+/// ```
+impl<T: Element, L: LayoutSource, A: AddressSpace, B: Bounds, const R: usize> core::ops::Index<[usize; R]>
+    for LayoutTensor<'_, T, L, A, B>
+{
+    type Output = T;
+    #[inline(always)]
+    #[track_caller]
+    fn index(&self, coord: [usize; R]) -> &T {
+        // SAFETY: a coordinate inside the shape addresses an element of the view's memory.
+        unsafe { &*self.elem_ptr(self.offset_at(coord.map(|c| c as i64))) }
+    }
+}
+
+/// `t[[i, j]] = x`: writes through a per-mode coordinate (see the [`Index`](core::ops::Index)
+/// implementation for the constraints).
+///
+/// # Example
+/// ```
+/// # use cute_rs_tensor::LayoutTensor;
+/// let mut v = [0u16; 4];
+/// let mut t = LayoutTensor::new(&mut v, layout::Layout::parse("(2,2):(2,1)").unwrap()).unwrap();
+/// t[[1, 0]] = 7;
+/// assert_eq!(v, [0, 0, 7, 0]);
+/// ```
+impl<T: Element, L: LayoutSource, A: AddressSpace, B: Bounds, const R: usize> core::ops::IndexMut<[usize; R]>
+    for LayoutTensor<'_, T, L, A, B>
+{
+    #[inline(always)]
+    #[track_caller]
+    fn index_mut(&mut self, coord: [usize; R]) -> &mut T {
+        // SAFETY: as for `index`.
+        unsafe { &mut *self.elem_ptr(self.offset_at(coord.map(|c| c as i64))) }
     }
 }
 

@@ -423,3 +423,26 @@ fn copy_from_vector_path_and_its_fallbacks() {
         }
     }
 }
+
+/// `t[[i, j]]` reads and writes what `at`/`set_at` do, for every coordinate of a nested layout.
+#[test]
+fn index_reads_and_writes_at_per_mode_coordinates() {
+    let l = layout::Layout::parse("((2,2),3):((1,6),2)").unwrap();
+    let mut v: Vec<i32> = (0..12).collect();
+    let mut t = cute_rs_tensor::LayoutTensor::new(&mut v, l).unwrap();
+    for i in 0..4usize {
+        for j in 0..3usize {
+            assert_eq!(t[[i, j]], t.at([i as i64, j as i64]));
+            t[[i, j]] = 100 * i as i32 + j as i32;
+            assert_eq!(t.at([i as i64, j as i64]), 100 * i as i32 + j as i32);
+        }
+    }
+}
+
+#[test]
+#[should_panic(expected = "mode 1 has extent 3")]
+fn index_outside_the_shape_panics_naming_the_mode() {
+    let mut v = [0u8; 6];
+    let t = cute_rs_tensor::LayoutTensor::new(&mut v, layout::Layout::parse("(2,3):(3,1)").unwrap()).unwrap();
+    let _ = t[[0, 3]];
+}
