@@ -90,6 +90,7 @@ use core::arch::asm;
 
 #[cfg(target_arch = "nvptx64")]
 use super::shared::generic_to_shared;
+#[cfg(not(target_arch = "nvptx64"))]
 use super::numeric::{bf16_to_f32, f16_to_f32, pack_b16x2};
 use super::unroll::for_each_unrolled_mut;
 

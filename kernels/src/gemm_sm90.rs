@@ -30,15 +30,21 @@
 
 use layout_tensor::kernel;
 use layout_tensor::device::unroll::for_each_unrolled_mut;
-use layout_tensor::device::cluster::{cluster_sync, mbarrier_arrive_cluster, tma_load_2d_multicast};
+use layout_tensor::device::cluster::{cluster_sync, tma_load_2d_multicast};
 use layout_tensor::device::ids::{block_idx_x, block_idx_y, block_rank_in_cluster, grid_dim_x, thread_idx_x};
 use layout_tensor::device::mma::{
-    stmatrix_x4, wgmma_k_major_sw128, wgmma_m64n256k16_f32, wgmma_m64n256k8_f32_tf32, wgmma_accumulator_layout,
+    stmatrix_x4, wgmma_k_major_sw128, wgmma_accumulator_layout,
     wgmma_commit_group, wgmma_fence, wgmma_fence_operands, wgmma_m64n128k16_f32_bf16, wgmma_m64n256k16_f32_bf16,
     wgmma_wait_group, warpgroup_reg_alloc, warpgroup_reg_dealloc, WgmmaSwizzle,
 };
 use layout_tensor::device::numeric::{f32_to_bf16, f32x2_to_bf16x2, f32x2_to_f16x2};
-use layout_tensor::atom::wgmma::{make_gmma_desc, make_gmma_layout, GmmaDesc, Major};
+use layout_tensor::atom::wgmma::{
+    make_gmma_desc, make_gmma_layout, GmmaDesc, KMajor, Major, MajorMode, MnMajor, WgmmaAtom, SM90_64x256x16_F32BF16BF16_SS,
+    SM90_64x256x16_F32F16F16_SS, SM90_64x256x8_F32TF32TF32_SS_TN,
+};
+#[cfg(target_arch = "nvptx64")]
+use layout_tensor::atom::wgmma::gemm;
+use layout_tensor::pipeline::{PipelineState, PipelineTmaAsync};
 use layout_tensor::device::shared::generic_to_shared;
 use layout_tensor::device::sync::{sync_threads, NamedBarrier};
 use layout_tensor::device::tma::{
@@ -336,40 +342,51 @@ const B_MN_16: GmmaDesc = operand_desc(Major::MN, 256, 2, 256);
 const A_K_TF32: GmmaDesc = operand_desc(Major::K, 128, 4, 64);
 const B_K_TF32: GmmaDesc = operand_desc(Major::K, 256, 4, 256);
 
-/// The A and B descriptors of the persistent kernel's operand orders.
-#[inline(always)]
-const fn operand_descs<const TF32: bool, const A_MN: bool, const B_MN: bool>() -> (GmmaDesc, GmmaDesc) {
-    if TF32 {
+/// The A and B descriptors of a wgmma atom's operands (its element size and storage orders).
+const fn operand_descs<W: WgmmaAtom>() -> (GmmaDesc, GmmaDesc) {
+    if core::mem::size_of::<W::A>() == 4 {
         (A_K_TF32, B_K_TF32)
     } else {
-        (if A_MN { A_MN_16 } else { A_K_16 }, if B_MN { B_MN_16 } else { B_K_16 })
+        (
+            if matches!(W::MajorA::MAJOR, Major::MN) { A_MN_16 } else { A_K_16 },
+            if matches!(W::MajorB::MAJOR, Major::MN) { B_MN_16 } else { B_K_16 },
+        )
     }
 }
 
+/// The persistent kernel's ring of stages ([`GEMM_SM90_P_128X256`]): A's 128 x 64 (16-bit) tile,
+/// then B's 256 x 64, per stage.
+#[derive(Clone, Copy)]
+struct Ring(*mut u8);
+
+impl Ring {
+    const S: GemmSm90Shape = GEMM_SM90_P_128X256;
+
+    #[inline(always)]
+    unsafe fn a(&self, stage: u32) -> *mut u8 {
+        self.0.add((stage * Self::S.stage_bytes()) as usize)
+    }
+
+    #[inline(always)]
+    unsafe fn b(&self, stage: u32) -> *mut u8 {
+        self.0.add((stage * Self::S.stage_bytes() + Self::S.bm * GEMM_SM90_BK * 2) as usize)
+    }
+}
+
+/// The stages of the persistent kernel's pipeline.
+const P_STAGES: u32 = GEMM_SM90_P_128X256.stages;
+
 /// The persistent warp-specialized kernel ([`GEMM_SM90_P_128X256`]) for clusters of `CM` blocks
-/// along M (1 or 2), D of element type `O`.
+/// along M (1 or 2), the wgmma atom `W` (input type and storage orders of A and B), D of element
+/// type `O`, written by the stmatrix + TMA-store epilogue if `TMA_OUT`.
 ///
 /// The blocks of a cluster work on `CM` vertically adjacent 128 x 256 tiles together (a cluster
 /// tile), and the clusters of the grid walk the cluster tiles in [`TileOrder`] (cluster `i` takes
-/// tiles `i`, `i + clusters`, ...). Per stage each block's producer loads its own A box (128 rows)
-/// and `1 / CM` of the B box shared by the cluster, multicast to every block; each block's full
-/// barrier so expects the whole stage's bytes, and its empty barrier one arrival per consumer
-/// warpgroup of every block (all of them write into the stage). The stage counter `it` runs on
-/// across tiles, so the producer fills the next tile's stages while the consumers store the last.
-/// The first wgmma of a tile ignores the old accumulators (`scale_d = false`) instead of zeroing
-/// them.
+/// tiles `i`, `i + clusters`, ...). Warpgroup 0 produces ([`produce`]), warpgroups 1 and 2 each
+/// consume one m64 slice of every tile ([`consume`]), through a [`PipelineTmaAsync`] of stages.
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-unsafe fn gemm_tile_persistent<
-    O: Output,
-    const CM: u32,
-    const TMA_OUT: bool,
-    const F16: bool,
-    const TF32: bool,
-    const A_MN: bool,
-    const B_MN: bool,
->(
+unsafe fn gemm_tile_persistent<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bool>(
     a_map: *const TmaDescriptor,
     b_map: *const TmaDescriptor,
     d_map: *const TmaDescriptor,
@@ -380,34 +397,18 @@ unsafe fn gemm_tile_persistent<
 ) {
     const S: GemmSm90Shape = GEMM_SM90_P_128X256;
     // Declared once (the declarations depend on no generic parameter), used by every entry.
-    let smem = dynamic_shared!(GEMM_SM90_RING_P: u8, align 1024).as_mut_ptr();
+    let ring = Ring(dynamic_shared!(GEMM_SM90_RING_P: u8, align 1024).as_mut_ptr());
     let full = shared_array!(GEMM_SM90_P_FULL: [u64; S.stages as usize], align 8).as_mut_ptr();
     let empty = shared_array!(GEMM_SM90_P_EMPTY: [u64; S.stages as usize], align 8).as_mut_ptr();
-    let bar = |b: *mut u64, s: u32| Mbarrier::from_ptr(b.add(s as usize) as *mut u8);
-    let stage_a = |s: u32| smem.add((s * S.stage_bytes()) as usize);
-    let stage_b = |s: u32| smem.add((s * S.stage_bytes() + S.bm * GEMM_SM90_BK * 2) as usize);
+    let pipe = PipelineTmaAsync::<P_STAGES>::new(full, empty);
     let t = thread_idx_x();
-    let (wg, lane128) = (t / 128, t % 128);
     let rank = if CM > 1 { block_rank_in_cluster() } else { 0 };
-    let (cluster, clusters) = (block_idx_x() / CM, grid_dim_x() / CM);
-    let order = TileOrder::new(m, n, S.bm * CM, S.bn, GEMM_SM90_GROUP);
-    // A block's tile origin for the cluster tile `tile`.
-    let origin = |tile: u32| {
-        let (tm, tn) = order.tile(tile);
-        ((tm * CM + rank) * S.bm, tn * S.bn)
-    };
-    // K per stage: a 128-byte row of 16-bit elements (64) or of tf32 ones (32).
-    const { assert!(!TF32 || !(A_MN || B_MN || F16), "wgmma reads tf32 operands K-major only") };
-    let bk = if TF32 { GEMM_SM90_BK / 2 } else { GEMM_SM90_BK };
-    let k_tiles = k.div_ceil(bk);
+    let tiles = TileOrder::new(m, n, S.bm * CM, S.bn, GEMM_SM90_GROUP).tiles_from(block_idx_x() / CM, grid_dim_x() / CM);
+    // K per stage: one 128-byte row of elements (64 16-bit or 32 tf32).
+    let k_tiles = k.div_ceil(128 / core::mem::size_of::<W::A>() as u32);
     if t == 0 {
-        let mut s = 0;
-        while s < S.stages {
-            bar(full, s).init(1);
-            bar(empty, s).init((S.warpgroups - 1) * CM);
-            s += 1;
-        }
-        fence_mbarrier_init();
+        // Each consumer warpgroup of every block of the cluster writes into each block's stages.
+        pipe.init((S.warpgroups - 1) * CM);
         fence_proxy_tensormap_acquire(a_map);
         fence_proxy_tensormap_acquire(b_map);
         if TMA_OUT {
@@ -420,126 +421,141 @@ unsafe fn gemm_tile_persistent<
     } else {
         sync_threads();
     }
-    if wg == 0 {
+    if t / 128 == 0 {
         warpgroup_reg_dealloc::<40>();
         if t == 0 {
-            let mut it = 0;
-            let mut tile = cluster;
-            while tile < order.count() {
-                let (row0, col0) = origin(tile);
-                let mut kt = 0;
-                while kt < k_tiles {
-                    let s = it % S.stages;
-                    if it >= S.stages {
-                        // Every consumer warpgroup of the cluster released the stage's last use.
-                        bar(empty, s).wait_parity((it / S.stages - 1) & 1);
-                    }
-                    bar(full, s).arrive_expect_tx(S.stage_bytes());
-                    let kx = (kt * bk) as i32;
-                    if A_MN {
-                        // M-major A: boxes of 64 M x 64 K, one per m64 slice.
-                        let mut i = 0;
-                        while i < S.bm / 64 {
-                            let dst = stage_a(s).add((i * A_MN_16.mn_step()) as usize);
-                            tma_load_2d(dst, a_map, [(row0 + 64 * i) as i32, kx], bar(full, s));
-                            i += 1;
-                        }
-                    } else {
-                        tma_load_2d(stage_a(s), a_map, [kx, row0 as i32], bar(full, s));
-                    }
-                    // This block's share of B (all of it without a cluster), multicast to the
-                    // cluster: rows `rank * bn / CM ..` of the cluster's B tile.
-                    let part = S.bn / CM;
-                    let mask = ((1u32 << CM) - 1) as u16;
-                    let load_b = |dst: *mut u8, coords: [i32; 2]| {
-                        if CM == 1 {
-                            tma_load_2d(dst, b_map, coords, bar(full, s));
-                        } else {
-                            tma_load_2d_multicast(dst, b_map, coords, bar(full, s), mask);
-                        }
-                    };
-                    if B_MN {
-                        // N-major B: boxes of 64 N x 64 K.
-                        let mut i = rank * part / 64;
-                        while i < (rank + 1) * part / 64 {
-                            load_b(stage_b(s).add((i * B_MN_16.leading_byte_offset()) as usize), [(col0 + 64 * i) as i32, kx]);
-                            i += 1;
-                        }
-                    } else {
-                        load_b(stage_b(s).add((rank * part * GEMM_SM90_BK * 2) as usize), [kx, (col0 + rank * part) as i32]);
-                    }
-                    it += 1;
-                    kt += 1;
-                }
-                tile += clusters;
-            }
+            produce::<W, CM>(pipe, ring, tiles, rank, a_map, b_map, k_tiles);
         }
     } else {
         warpgroup_reg_alloc::<232>();
-        let slice = wg - 1;
-        let (a_desc, b_desc) = operand_descs::<TF32, A_MN, B_MN>();
-        let mine = ACC_256.call(lane128 as i64) as usize;
-        let mut acc = [0f32; 128];
-        let mut it = 0;
-        let mut tile = cluster;
-        while tile < order.count() {
-            let (row0, col0) = origin(tile);
-            let mut kt = 0;
-            while kt < k_tiles {
-                let s = it % S.stages;
-                bar(full, s).wait_parity((it / S.stages) & 1);
-                let (a0, b0) = (generic_to_shared(stage_a(s)), generic_to_shared(stage_b(s)));
-                wgmma_fence();
-                let mut kk = 0;
-                while kk < GEMM_SM90_BK / 16 {
-                    let (da, db) = (a_desc.at(a0, slice, kk), b_desc.at(b0, 0, kk));
-                    if TF32 {
-                        wgmma_m64n256k8_f32_tf32(&mut acc, da, db, kt > 0 || kk > 0);
-                    } else {
-                        wgmma_m64n256k16_f32::<F16, A_MN, B_MN>(&mut acc, da, db, kt > 0 || kk > 0);
-                    }
-                    kk += 1;
-                }
-                wgmma_commit_group();
-                wgmma_wait_group::<0>();
-                wgmma_fence_operands(&mut acc);
-                if lane128 == 0 {
-                    if CM == 1 {
-                        bar(empty, s).arrive();
-                    } else {
-                        let mut r = 0;
-                        while r < CM {
-                            mbarrier_arrive_cluster(bar(empty, s), r);
-                            r += 1;
-                        }
-                    }
-                }
-                it += 1;
-                kt += 1;
-            }
-            if k_tiles == 0 {
-                for_each_unrolled_mut(&mut acc, |_, x| *x = 0.0);
-            }
-            let r0 = (row0 + 64 * slice) as usize + mine % 64;
-            let full = out.inside(row0, col0, S.bm, S.bn);
-            if TMA_OUT {
-                const { assert!(!TMA_OUT || O::B16, "the TMA-store epilogue stores 16-bit elements") };
-                out.scale(&mut acc, r0, col0 as usize + mine / 64, ACC_256, full);
-                let staging = smem.add((S.smem_bytes() + slice * GEMM_SM90_EPILOGUE_BYTES / 2) as usize) as *mut u16;
-                store_tile_tma::<O>(&acc, d_map, row0 + 64 * slice, col0, staging, lane128, slice);
-            } else {
-                out.store(&mut acc, r0, col0 as usize + mine / 64, ACC_256, full);
-            }
-            tile += clusters;
-        }
-        if TMA_OUT && lane128 == 0 {
-            // The staging buffers must outlive the stores' reads (and the block).
-            bulk_wait_group::<0>();
-        }
+        consume::<O, W, CM, TMA_OUT>(pipe, ring, tiles, rank, out, d_map, k_tiles, t / 128 - 1, t % 128);
     }
     // No block may exit while another can still arrive on its barriers.
     if CM > 1 {
         cluster_sync();
+    }
+}
+
+/// The row of a block's tile in the cluster tile at tile coordinates `(tm, tn)`, and its column.
+#[inline(always)]
+fn tile_origin<const CM: u32>((tm, tn): (u32, u32), rank: u32) -> (u32, u32) {
+    ((tm * CM + rank) * GEMM_SM90_P_128X256.bm, tn * GEMM_SM90_P_128X256.bn)
+}
+
+/// The producer (one thread): for each k-tile of each of its tiles, acquires the next stage and
+/// loads A's 128 rows (one K-major box, or one 64 x 64 box per m64 block when M-major) and this
+/// block's `1 / CM` of B's 256 rows (multicast to the cluster). The stage counter runs on across
+/// tiles, so the producer fills the next tile's stages while the consumers store the last.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+unsafe fn produce<W: WgmmaAtom, const CM: u32>(
+    pipe: PipelineTmaAsync<P_STAGES>,
+    ring: Ring,
+    tiles: PersistentTiles,
+    rank: u32,
+    a_map: *const TmaDescriptor,
+    b_map: *const TmaDescriptor,
+    k_tiles: u32,
+) {
+    const S: GemmSm90Shape = GEMM_SM90_P_128X256;
+    let (a_desc, b_desc) = const { operand_descs::<W>() };
+    let bk = 128 / core::mem::size_of::<W::A>() as u32;
+    let mut state = PipelineState::producer_start();
+    for tile in tiles {
+        let (row0, col0) = tile_origin::<CM>(tile, rank);
+        for kt in 0..k_tiles {
+            pipe.producer_acquire(state, S.stage_bytes());
+            let (s, bar) = (state.index(), pipe.full(state.index()));
+            let kx = (kt * bk) as i32;
+            if matches!(W::MajorA::MAJOR, Major::MN) {
+                // An MN-major tile's swizzle atom columns are the 64 x 64 boxes.
+                for i in 0..S.bm / 64 {
+                    tma_load_2d(ring.a(s).add((i * a_desc.mn_step()) as usize), a_map, [(row0 + 64 * i) as i32, kx], bar);
+                }
+            } else {
+                tma_load_2d(ring.a(s), a_map, [kx, row0 as i32], bar);
+            }
+            // This block's share of B (all of it without a cluster), multicast to the cluster:
+            // rows `rank * bn / CM ..` of the cluster's B tile.
+            let part = S.bn / CM;
+            let load_b = |dst: *mut u8, coords: [i32; 2]| {
+                if CM == 1 {
+                    tma_load_2d(dst, b_map, coords, bar);
+                } else {
+                    tma_load_2d_multicast(dst, b_map, coords, bar, ((1u32 << CM) - 1) as u16);
+                }
+            };
+            if matches!(W::MajorB::MAJOR, Major::MN) {
+                for i in rank * part / 64..(rank + 1) * part / 64 {
+                    load_b(ring.b(s).add((i * b_desc.leading_byte_offset()) as usize), [(col0 + 64 * i) as i32, kx]);
+                }
+            } else {
+                load_b(ring.b(s).add((rank * part * GEMM_SM90_BK * 2) as usize), [kx, (col0 + rank * part) as i32]);
+            }
+            state.advance();
+        }
+    }
+}
+
+/// A consumer warpgroup: for each of its tiles, the main loop (wait for a stage, its wgmmas on
+/// this warpgroup's m64 slice `slice` of A and all of B, release the stage to every block of the
+/// cluster), then the epilogue. The first wgmma of a tile ignores the old accumulators instead of
+/// zeroing them.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn consume<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bool>(
+    pipe: PipelineTmaAsync<P_STAGES>,
+    ring: Ring,
+    tiles: PersistentTiles,
+    rank: u32,
+    out: Epilogue<O>,
+    d_map: *const TmaDescriptor,
+    k_tiles: u32,
+    slice: u32,
+    lane128: u32,
+) {
+    const S: GemmSm90Shape = GEMM_SM90_P_128X256;
+    let (a_desc, b_desc) = const { operand_descs::<W>() };
+    let mine = ACC_256.call(lane128 as i64) as usize;
+    let mut acc = [0f32; 128];
+    let mut state = PipelineState::consumer_start();
+    for tile in tiles {
+        let (row0, col0) = tile_origin::<CM>(tile, rank);
+        for kt in 0..k_tiles {
+            pipe.consumer_wait(state);
+            let (a, b) = (generic_to_shared(ring.a(state.index())), generic_to_shared(ring.b(state.index())));
+            wgmma_fence();
+            gemm::<W, { GEMM_SM90_BK / 16 }, 128>(a_desc.operand(a, slice), b_desc.operand(b, 0), &mut acc, kt > 0);
+            wgmma_commit_group();
+            wgmma_wait_group::<0>();
+            wgmma_fence_operands(&mut acc);
+            if lane128 == 0 {
+                if CM == 1 {
+                    pipe.consumer_release(state);
+                } else {
+                    pipe.consumer_release_cluster(state, CM);
+                }
+            }
+            state.advance();
+        }
+        if k_tiles == 0 {
+            for_each_unrolled_mut(&mut acc, |_, x| *x = 0.0);
+        }
+        let r0 = (row0 + 64 * slice) as usize + mine % 64;
+        let full = out.inside(row0, col0, S.bm, S.bn);
+        if TMA_OUT {
+            const { assert!(!TMA_OUT || O::B16, "the TMA-store epilogue stores 16-bit elements") };
+            out.scale(&mut acc, r0, col0 as usize + mine / 64, ACC_256, full);
+            let staging = ring.0.add((S.smem_bytes() + slice * GEMM_SM90_EPILOGUE_BYTES / 2) as usize) as *mut u16;
+            store_tile_tma::<O>(&acc, d_map, row0 + 64 * slice, col0, staging, lane128, slice);
+        } else {
+            out.store(&mut acc, r0, col0 as usize + mine / 64, ACC_256, full);
+        }
+    }
+    if TMA_OUT && lane128 == 0 {
+        // The staging buffers must outlive the stores' reads (and the block).
+        bulk_wait_group::<0>();
     }
 }
 
@@ -641,7 +657,7 @@ unsafe fn store_tile_tma<O: Output>(
 macro_rules! gemm_sm90_persistent_kernels {
     ($(
         $(#[$attr:meta])*
-        $name:ident: $out:ty, $cm:literal, $tma:literal, $f16:literal, $tf32:literal, $a_mn:literal, $b_mn:literal;
+        $name:ident: $out:ty, $cm:literal, $tma:literal, $atom:ty;
     )*) => {$(
         $(#[$attr])*
         #[kernel(launch_bounds(384, 1), gpu_only)]
@@ -658,7 +674,7 @@ macro_rules! gemm_sm90_persistent_kernels {
             beta: f32,
         ) {
             let out = Epilogue::new(m, n, alpha, beta, c, d);
-            gemm_tile_persistent::<$out, $cm, $tma, $f16, $tf32, $a_mn, $b_mn>(a_map, b_map, d_map, out, m, n, k);
+            gemm_tile_persistent::<$out, $atom, $cm, $tma>(a_map, b_map, d_map, out, m, n, k);
         }
     )*};
 }
@@ -666,21 +682,21 @@ macro_rules! gemm_sm90_persistent_kernels {
 gemm_sm90_persistent_kernels! {
     /// [`gemm_sm90_bf16_tn_ws`] made persistent ([`GEMM_SM90_P_128X256`]): grid of at most one
     /// block per SM, each looping over tiles in [`TileOrder`]; f32 D (`d_map` unused).
-    gemm_sm90_bf16_tn_p: f32, 1, false, false, false, false, false;
+    gemm_sm90_bf16_tn_p: f32, 1, false, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
     /// [`gemm_sm90_bf16_tn_p`] with bf16 D (`u16` bits), stored directly.
-    gemm_sm90_bf16_tn_p_obf16: u16, 1, false, false, false, false, false;
+    gemm_sm90_bf16_tn_p_obf16: u16, 1, false, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
     /// [`gemm_sm90_bf16_tn_p`] in clusters of 2 blocks along M sharing B (each loads half of the
     /// 256-row B box, multicast to both: the B tensor map's box is 64 x 128): launch with cluster
     /// `(2, 1, 1)` and an even grid.
-    gemm_sm90_bf16_tn_pc2: f32, 2, false, false, false, false, false;
+    gemm_sm90_bf16_tn_pc2: f32, 2, false, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
     /// [`gemm_sm90_bf16_tn_pc2`] with bf16 D (`u16` bits), stored directly.
-    gemm_sm90_bf16_tn_pc2_obf16: u16, 2, false, false, false, false, false;
+    gemm_sm90_bf16_tn_pc2_obf16: u16, 2, false, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
     /// [`gemm_sm90_bf16_tn_p_obf16`] with the stmatrix + TMA-store epilogue: `d_map` is D's tensor
     /// map (bf16, boxes of 64 x 64, 128-byte swizzle; `N` a multiple of 8), and the launch has
     /// [`GEMM_SM90_EPILOGUE_BYTES`] more dynamic shared memory.
-    gemm_sm90_bf16_tn_p_obf16_tma: u16, 1, true, false, false, false, false;
+    gemm_sm90_bf16_tn_p_obf16_tma: u16, 1, true, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
     /// [`gemm_sm90_bf16_tn_p_obf16_tma`] in clusters of 2 (see [`gemm_sm90_bf16_tn_pc2`]).
-    gemm_sm90_bf16_tn_pc2_obf16_tma: u16, 2, true, false, false, false, false;
+    gemm_sm90_bf16_tn_pc2_obf16_tma: u16, 2, true, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
 }
 
 // The entries of the GEMM API's Hopper path (`cute_rs::gemm::Gemm::run_sm90`): the persistent
@@ -693,79 +709,79 @@ gemm_sm90_persistent_kernels! {
 gemm_sm90_persistent_kernels! {
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_bf16_ar_br_of32: f32, 1, false, false, false, false, true;
+    gemm_sm90_bf16_ar_br_of32: f32, 1, false, SM90_64x256x16_F32BF16BF16_SS<KMajor, MnMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_bf16_ar_br_obf16: u16, 1, true, false, false, false, true;
+    gemm_sm90_bf16_ar_br_obf16: u16, 1, true, SM90_64x256x16_F32BF16BF16_SS<KMajor, MnMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_bf16_ar_br_of16: f16, 1, true, false, false, false, true;
+    gemm_sm90_bf16_ar_br_of16: f16, 1, true, SM90_64x256x16_F32BF16BF16_SS<KMajor, MnMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_bf16_ar_bc_of32: f32, 1, false, false, false, false, false;
+    gemm_sm90_bf16_ar_bc_of32: f32, 1, false, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_bf16_ar_bc_obf16: u16, 1, true, false, false, false, false;
+    gemm_sm90_bf16_ar_bc_obf16: u16, 1, true, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_bf16_ar_bc_of16: f16, 1, true, false, false, false, false;
+    gemm_sm90_bf16_ar_bc_of16: f16, 1, true, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_bf16_ac_br_of32: f32, 1, false, false, false, true, true;
+    gemm_sm90_bf16_ac_br_of32: f32, 1, false, SM90_64x256x16_F32BF16BF16_SS<MnMajor, MnMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_bf16_ac_br_obf16: u16, 1, true, false, false, true, true;
+    gemm_sm90_bf16_ac_br_obf16: u16, 1, true, SM90_64x256x16_F32BF16BF16_SS<MnMajor, MnMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_bf16_ac_br_of16: f16, 1, true, false, false, true, true;
+    gemm_sm90_bf16_ac_br_of16: f16, 1, true, SM90_64x256x16_F32BF16BF16_SS<MnMajor, MnMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_bf16_ac_bc_of32: f32, 1, false, false, false, true, false;
+    gemm_sm90_bf16_ac_bc_of32: f32, 1, false, SM90_64x256x16_F32BF16BF16_SS<MnMajor, KMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_bf16_ac_bc_obf16: u16, 1, true, false, false, true, false;
+    gemm_sm90_bf16_ac_bc_obf16: u16, 1, true, SM90_64x256x16_F32BF16BF16_SS<MnMajor, KMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_bf16_ac_bc_of16: f16, 1, true, false, false, true, false;
+    gemm_sm90_bf16_ac_bc_of16: f16, 1, true, SM90_64x256x16_F32BF16BF16_SS<MnMajor, KMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_f16_ar_br_of32: f32, 1, false, true, false, false, true;
+    gemm_sm90_f16_ar_br_of32: f32, 1, false, SM90_64x256x16_F32F16F16_SS<KMajor, MnMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_f16_ar_br_obf16: u16, 1, true, true, false, false, true;
+    gemm_sm90_f16_ar_br_obf16: u16, 1, true, SM90_64x256x16_F32F16F16_SS<KMajor, MnMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_f16_ar_br_of16: f16, 1, true, true, false, false, true;
+    gemm_sm90_f16_ar_br_of16: f16, 1, true, SM90_64x256x16_F32F16F16_SS<KMajor, MnMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_f16_ar_bc_of32: f32, 1, false, true, false, false, false;
+    gemm_sm90_f16_ar_bc_of32: f32, 1, false, SM90_64x256x16_F32F16F16_SS<KMajor, KMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_f16_ar_bc_obf16: u16, 1, true, true, false, false, false;
+    gemm_sm90_f16_ar_bc_obf16: u16, 1, true, SM90_64x256x16_F32F16F16_SS<KMajor, KMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_f16_ar_bc_of16: f16, 1, true, true, false, false, false;
+    gemm_sm90_f16_ar_bc_of16: f16, 1, true, SM90_64x256x16_F32F16F16_SS<KMajor, KMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_f16_ac_br_of32: f32, 1, false, true, false, true, true;
+    gemm_sm90_f16_ac_br_of32: f32, 1, false, SM90_64x256x16_F32F16F16_SS<MnMajor, MnMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_f16_ac_br_obf16: u16, 1, true, true, false, true, true;
+    gemm_sm90_f16_ac_br_obf16: u16, 1, true, SM90_64x256x16_F32F16F16_SS<MnMajor, MnMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_f16_ac_br_of16: f16, 1, true, true, false, true, true;
+    gemm_sm90_f16_ac_br_of16: f16, 1, true, SM90_64x256x16_F32F16F16_SS<MnMajor, MnMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_f16_ac_bc_of32: f32, 1, false, true, false, true, false;
+    gemm_sm90_f16_ac_bc_of32: f32, 1, false, SM90_64x256x16_F32F16F16_SS<MnMajor, KMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_f16_ac_bc_obf16: u16, 1, true, true, false, true, false;
+    gemm_sm90_f16_ac_bc_obf16: u16, 1, true, SM90_64x256x16_F32F16F16_SS<MnMajor, KMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_f16_ac_bc_of16: f16, 1, true, true, false, true, false;
+    gemm_sm90_f16_ac_bc_of16: f16, 1, true, SM90_64x256x16_F32F16F16_SS<MnMajor, KMajor>;
     /// The tf32 entry of `Gemm::run_tf32_sm90`: f32 A row-major and B column-major (K-major:
     /// boxes of 32 K x 128 / 256 rows), their tf32 part multiplied, f32 D.
-    gemm_sm90_tf32_ar_bc_of32: f32, 1, false, false, true, false, false;
+    gemm_sm90_tf32_ar_bc_of32: f32, 1, false, SM90_64x256x8_F32TF32TF32_SS_TN;
 }
 
 /// How the epilogue writes D's elements: `f32`, or `u16` holding bf16 bits (rounded to nearest
@@ -835,6 +851,7 @@ impl Output for f16 {
 
 /// Where and how the accumulators go: `D[r][c] = alpha * acc + beta * C[r][c]` (C is f32, read
 /// only when `beta != 0`), stores predicated on the matrix bounds unless the whole tile is inside.
+#[derive(Clone, Copy)]
 struct Epilogue<O> {
     m: usize,
     n: usize,
@@ -856,15 +873,6 @@ impl<O: Output> Epilogue<O> {
         (row0 + bm) as usize <= self.m && (col0 + bn) as usize <= self.n
     }
 
-    #[inline(always)]
-    unsafe fn value(&self, at: usize, x: f32) -> f32 {
-        let mut out = self.alpha * x;
-        if self.beta != 0.0 {
-            out += self.beta * *self.c.add(at);
-        }
-        out
-    }
-
     /// `acc = alpha * acc + beta * C` in place for the m64nN accumulator set whose thread part
     /// starts at row `r0`, column `c0` (C read inside D's bounds only); nothing when `alpha = 1`
     /// and `beta = 0`.
@@ -876,8 +884,7 @@ impl<O: Output> Epilogue<O> {
         for_each_unrolled_mut(acc, |v, x| {
             let off = acc_layout.call(128 * v as i64) as usize;
             let (r, col) = (r0 + off % 64, c0 + off / 64);
-            // Not `self.value(..)`: that form measured 648 bytes of spills in the TMA-store
-            // kernels. Outside D (clipped by the store) C must not be read.
+            // Outside D (clipped by the store) C must not be read.
             *x *= self.alpha;
             if self.beta != 0.0 && (full || (r < self.m && col < self.n)) {
                 *x += self.beta * *self.c.add(r * self.n + col);
@@ -891,7 +898,18 @@ impl<O: Output> Epilogue<O> {
     /// in one store when D's rows keep pairs aligned (`N` even).
     #[inline(always)]
     unsafe fn store<const R: usize>(&self, acc: &mut [f32; R], r0: usize, c0: usize, acc_layout: layout::Layout, full: bool) {
-        let pairs = self.n % 2 == 0;
+        // The fields as values, read once: through `self` each value's use could be a fresh load
+        // of the kernel parameter (after the stores to D) and a fresh test of beta.
+        let Epilogue { m, n, alpha, beta, c, d } = *self;
+        let read_c = beta != 0.0;
+        let value = |at: usize, x: f32| {
+            let mut out = alpha * x;
+            if read_c {
+                out += beta * *c.add(at);
+            }
+            out
+        };
+        let pairs = n % 2 == 0;
         let mut even = 0.0;
         for_each_unrolled_mut(acc, |v, x| {
             if v % 2 == 0 {
@@ -900,15 +918,15 @@ impl<O: Output> Epilogue<O> {
             }
             let off = acc_layout.call(128 * (v - 1) as i64) as usize;
             let (r, col) = (r0 + off % 64, c0 + off / 64);
-            let at = r * self.n + col;
-            if pairs && (full || (r < self.m && col + 1 < self.n)) {
-                O::put2(self.d, at, self.value(at, even), self.value(at + 1, *x));
-            } else if full || r < self.m {
-                if col < self.n {
-                    O::put(self.d, at, self.value(at, even));
+            let at = r * n + col;
+            if pairs && (full || (r < m && col + 1 < n)) {
+                O::put2(d, at, value(at, even), value(at + 1, *x));
+            } else if full || r < m {
+                if col < n {
+                    O::put(d, at, value(at, even));
                 }
-                if col + 1 < self.n {
-                    O::put(self.d, at + 1, self.value(at + 1, *x));
+                if col + 1 < n {
+                    O::put(d, at + 1, value(at + 1, *x));
                 }
             }
         });

@@ -106,4 +106,47 @@ impl TileOrder {
         let i = t - t / band * band;
         (first + i % rows, i / rows)
     }
+
+    /// The tiles `first, first + step, first + 2 step, ...` of the order, as `(row, column)`:
+    /// what a persistent block (or cluster) `first` of `step` works on.
+    ///
+    /// # Example
+    /// ```
+    /// use kernels::gemm_sm90_sizes::TileOrder;
+    /// let o = TileOrder::new(3 * 128, 2 * 256, 128, 256, 2);
+    /// assert_eq!(o.tiles_from(1, 4).collect::<Vec<_>>(), [(1, 0), (2, 1)]);
+    /// ```
+    #[inline(always)]
+    pub const fn tiles_from(&self, first: u32, step: u32) -> PersistentTiles {
+        PersistentTiles { order: *self, next: first, step }
+    }
+}
+
+/// The tiles one persistent block (or cluster) visits, in [`TileOrder`] (see
+/// [`TileOrder::tiles_from`]).
+///
+/// # Example
+/// ```
+/// use kernels::gemm_sm90_sizes::TileOrder;
+/// assert_eq!(TileOrder::new(256, 256, 128, 256, 8).tiles_from(0, 1).count(), 2);
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct PersistentTiles {
+    order: TileOrder,
+    next: u32,
+    step: u32,
+}
+
+impl Iterator for PersistentTiles {
+    type Item = (u32, u32);
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<(u32, u32)> {
+        if self.next >= self.order.count() {
+            return None;
+        }
+        let tile = self.order.tile(self.next);
+        self.next += self.step;
+        Some(tile)
+    }
 }

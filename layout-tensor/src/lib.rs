@@ -103,6 +103,7 @@ pub mod identity;
 pub mod kernel;
 pub mod mask;
 pub mod partition;
+pub mod pipeline;
 pub mod static_layout;
 pub mod static_view;
 pub mod strided;

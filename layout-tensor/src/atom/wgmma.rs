@@ -463,3 +463,313 @@ pub const fn make_gmma_desc(tile: SwizzledLayout, element_bytes: i64, major: Maj
         k: k_steps,
     })
 }
+
+/// The storage order of a wgmma operand in shared memory, as a type: [`KMajor`] or [`MnMajor`]
+/// (the template parameters `GMMA::Major::K` and `GMMA::Major::MN` of CuTe's wgmma atoms).
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::atom::wgmma::{Major, MajorMode, MnMajor};
+/// assert_eq!(MnMajor::MAJOR, Major::MN);
+/// ```
+pub trait MajorMode: Copy + Default {
+    /// The order.
+    const MAJOR: Major;
+}
+
+/// K contiguous (A row-major, B column-major).
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::atom::wgmma::{KMajor, Major, MajorMode};
+/// assert_eq!(KMajor::MAJOR, Major::K);
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct KMajor;
+
+/// M (for A) or N (for B) contiguous: wgmma reads the operand transposed.
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::atom::wgmma::{Major, MajorMode, MnMajor};
+/// assert_eq!(MnMajor::MAJOR, Major::MN);
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MnMajor;
+
+impl MajorMode for KMajor {
+    const MAJOR: Major = Major::K;
+}
+impl MajorMode for MnMajor {
+    const MAJOR: Major = Major::MN;
+}
+
+/// One `wgmma.mma_async` instruction reading A and B from shared memory ("SS"): a warpgroup
+/// (128 threads) computes `C = A B (+ C)` on a `64 x N x K` block, A and B given by matrix
+/// descriptors ([`GmmaDesc::at`]), C in registers, f32, thread `t`'s value `v` at
+/// [`LAYOUT_C`](Self::LAYOUT_C)`(t + 128 v)` (as `m + 64 n`).
+///
+/// [`call`](Self::call) exists only in GPU builds (`nvptx64`): wgmma has no CPU implementation,
+/// and a kernel calling it does not compile for the host. The layouts and sizes exist everywhere.
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::atom::wgmma::{KMajor, MnMajor, WgmmaAtom, SM90_64x256x16_F32BF16BF16_SS};
+/// type Atom = SM90_64x256x16_F32BF16BF16_SS<KMajor, MnMajor>;
+/// assert_eq!((Atom::M, Atom::N, Atom::K, Atom::VALUES_C), (64, 256, 16, 128));
+/// // Thread 5 (warp 0, lane 5), value 2: row 5 / 4 + 8, column 2 * (5 % 4).
+/// assert_eq!(Atom::LAYOUT_C.call(5 + 128 * 2), 9 + 64 * 2);
+/// ```
+pub trait WgmmaAtom: Copy + Default {
+    /// A's elements in shared memory.
+    type A: crate::Element;
+    /// B's elements in shared memory.
+    type B: crate::Element;
+    /// How A is stored.
+    type MajorA: MajorMode;
+    /// How B is stored.
+    type MajorB: MajorMode;
+    /// Rows of A and C.
+    const M: i64 = 64;
+    /// Columns of B and C.
+    const N: i64;
+    /// Columns of A, rows of B (32 bytes of elements).
+    const K: i64;
+    /// The warpgroup.
+    const THREADS: i64 = 128;
+    /// `(thread, value) -> m + 64 n` in C.
+    const LAYOUT_C: Layout;
+    /// C's values per thread (`N / 2`).
+    const VALUES_C: usize;
+
+    /// `C = A B + (scale_d ? C : 0)` with A and B at the descriptors `a` and `b`, `c` pointing at
+    /// this thread's [`VALUES_C`](Self::VALUES_C) accumulators.
+    ///
+    /// # Safety
+    /// Those of the instruction (`device::mma::wgmma_m64n256k16_f32`): the warpgroup executes it
+    /// together after `wgmma_fence`, the descriptors describe shared memory holding the operands,
+    /// `c` is read only after the group is committed and waited for.
+    #[cfg(target_arch = "nvptx64")]
+    unsafe fn call(a: u64, b: u64, c: *mut f32, scale_d: bool);
+}
+
+macro_rules! wgmma_ss_atoms {
+    ($(
+        $(#[$attr:meta])*
+        $name:ident: $ty:ty, $n:literal, $regs:literal, $general:ident, $f16:literal;
+    )*) => {$(
+        $(#[$attr])*
+        #[allow(non_camel_case_types)]
+        #[derive(Debug)]
+        pub struct $name<A = KMajor, B = KMajor>(core::marker::PhantomData<(A, B)>);
+        impl<A, B> Clone for $name<A, B> {
+            fn clone(&self) -> Self {
+                *self
+            }
+        }
+        impl<A, B> Copy for $name<A, B> {}
+        impl<A, B> Default for $name<A, B> {
+            fn default() -> Self {
+                $name(core::marker::PhantomData)
+            }
+        }
+        impl<A: MajorMode, B: MajorMode> WgmmaAtom for $name<A, B> {
+            type A = $ty;
+            type B = $ty;
+            type MajorA = A;
+            type MajorB = B;
+            const N: i64 = $n;
+            const K: i64 = 16;
+            const LAYOUT_C: Layout = layout::unwrap!(crate::device::mma::wgmma_accumulator_layout($n));
+            const VALUES_C: usize = $regs;
+            #[cfg(target_arch = "nvptx64")]
+            #[inline(always)]
+            unsafe fn call(a: u64, b: u64, c: *mut f32, scale_d: bool) {
+                use crate::device::mma::$general;
+                let d = unsafe { &mut *(c as *mut [f32; $regs]) };
+                // The transposes are immediates of the instruction: one arm survives.
+                unsafe {
+                    match (matches!(A::MAJOR, Major::MN), matches!(B::MAJOR, Major::MN)) {
+                        (false, false) => $general::<$f16, false, false>(d, a, b, scale_d),
+                        (false, true) => $general::<$f16, false, true>(d, a, b, scale_d),
+                        (true, false) => $general::<$f16, true, false>(d, a, b, scale_d),
+                        (true, true) => $general::<$f16, true, true>(d, a, b, scale_d),
+                    }
+                }
+            }
+        }
+    )*};
+}
+
+macro_rules! wgmma_tf32_atoms {
+    ($(
+        $(#[$attr:meta])*
+        $name:ident: $n:literal, $regs:literal, $instr:ident;
+    )*) => {$(
+        $(#[$attr])*
+        #[allow(non_camel_case_types)]
+        #[derive(Clone, Copy, Debug, Default)]
+        pub struct $name;
+        impl WgmmaAtom for $name {
+            type A = f32;
+            type B = f32;
+            type MajorA = KMajor;
+            type MajorB = KMajor;
+            const N: i64 = $n;
+            const K: i64 = 8;
+            const LAYOUT_C: Layout = layout::unwrap!(crate::device::mma::wgmma_accumulator_layout($n));
+            const VALUES_C: usize = $regs;
+            #[cfg(target_arch = "nvptx64")]
+            #[inline(always)]
+            unsafe fn call(a: u64, b: u64, c: *mut f32, scale_d: bool) {
+                unsafe { crate::device::mma::$instr(&mut *(c as *mut [f32; $regs]), a, b, scale_d) }
+            }
+        }
+    )*};
+}
+
+wgmma_ss_atoms! {
+    /// `wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16`, A and B in shared memory with the
+    /// storage orders `A` and `B` ([`KMajor`] or [`MnMajor`]).
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::atom::wgmma::{WgmmaAtom, SM90_64x64x16_F32BF16BF16_SS};
+    /// assert_eq!(<SM90_64x64x16_F32BF16BF16_SS>::VALUES_C, 32);
+    /// ```
+    SM90_64x64x16_F32BF16BF16_SS: crate::half::bf16, 64, 32, wgmma_m64n64k16_f32, false;
+    /// The m64n128k16 bf16 atom (see [`SM90_64x64x16_F32BF16BF16_SS`]).
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::atom::wgmma::{WgmmaAtom, SM90_64x128x16_F32BF16BF16_SS};
+    /// assert_eq!(<SM90_64x128x16_F32BF16BF16_SS>::VALUES_C, 64);
+    /// ```
+    SM90_64x128x16_F32BF16BF16_SS: crate::half::bf16, 128, 64, wgmma_m64n128k16_f32, false;
+    /// The m64n256k16 bf16 atom (see [`SM90_64x64x16_F32BF16BF16_SS`]).
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::atom::wgmma::{WgmmaAtom, SM90_64x256x16_F32BF16BF16_SS};
+    /// assert_eq!(<SM90_64x256x16_F32BF16BF16_SS>::VALUES_C, 128);
+    /// ```
+    SM90_64x256x16_F32BF16BF16_SS: crate::half::bf16, 256, 128, wgmma_m64n256k16_f32, false;
+    /// `wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16` (see [`SM90_64x64x16_F32BF16BF16_SS`]).
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::atom::wgmma::{WgmmaAtom, SM90_64x64x16_F32F16F16_SS};
+    /// assert_eq!(<SM90_64x64x16_F32F16F16_SS>::N, 64);
+    /// ```
+    SM90_64x64x16_F32F16F16_SS: crate::half::f16, 64, 32, wgmma_m64n64k16_f32, true;
+    /// The m64n128k16 f16 atom.
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::atom::wgmma::{WgmmaAtom, SM90_64x128x16_F32F16F16_SS};
+    /// assert_eq!(<SM90_64x128x16_F32F16F16_SS>::N, 128);
+    /// ```
+    SM90_64x128x16_F32F16F16_SS: crate::half::f16, 128, 64, wgmma_m64n128k16_f32, true;
+    /// The m64n256k16 f16 atom.
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::atom::wgmma::{WgmmaAtom, SM90_64x256x16_F32F16F16_SS};
+    /// assert_eq!(<SM90_64x256x16_F32F16F16_SS>::N, 256);
+    /// ```
+    SM90_64x256x16_F32F16F16_SS: crate::half::f16, 256, 128, wgmma_m64n256k16_f32, true;
+}
+
+wgmma_tf32_atoms! {
+    /// `wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32`: A and B K-major (wgmma has no
+    /// transpose for 32-bit elements), `f32` values of which the tensor cores use the tf32 part.
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::atom::wgmma::{WgmmaAtom, SM90_64x64x8_F32TF32TF32_SS_TN};
+    /// assert_eq!(SM90_64x64x8_F32TF32TF32_SS_TN::K, 8);
+    /// ```
+    SM90_64x64x8_F32TF32TF32_SS_TN: 64, 32, wgmma_m64n64k8_f32_tf32;
+    /// The m64n128k8 tf32 atom.
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::atom::wgmma::{WgmmaAtom, SM90_64x128x8_F32TF32TF32_SS_TN};
+    /// assert_eq!(SM90_64x128x8_F32TF32TF32_SS_TN::N, 128);
+    /// ```
+    SM90_64x128x8_F32TF32TF32_SS_TN: 128, 64, wgmma_m64n128k8_f32_tf32;
+    /// The m64n256k8 tf32 atom.
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::atom::wgmma::{WgmmaAtom, SM90_64x256x8_F32TF32TF32_SS_TN};
+    /// assert_eq!(SM90_64x256x8_F32TF32TF32_SS_TN::N, 256);
+    /// ```
+    SM90_64x256x8_F32TF32TF32_SS_TN: 256, 128, wgmma_m64n256k8_f32_tf32;
+}
+
+/// A warpgroup's operand in shared memory: a tile's descriptors ([`GmmaDesc`]), the tile's
+/// shared-window address, and the instruction block along M/N this warpgroup reads; its k-blocks
+/// are what [`gemm`] iterates over (CuTe's partitioned tensor of descriptors, `tCrA(_, _, k)`).
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::atom::wgmma::{make_gmma_desc, make_gmma_layout, Major};
+/// use cute_rs_tensor::device::mma::WgmmaSwizzle;
+/// let desc = make_gmma_desc(make_gmma_layout(Major::K, WgmmaSwizzle::B128, 2, 128, 64).unwrap(), 2, Major::K, 64, 16).unwrap();
+/// let a = desc.operand(0x800, 1); // the second m64 block of the tile at 0x800
+/// assert_eq!(a.k_block(3), desc.at(0x800, 1, 3));
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct SmemOperand {
+    desc: GmmaDesc,
+    address: u32,
+    mn_block: u32,
+}
+
+impl GmmaDesc {
+    /// The operand of instruction block `mn_block` (along M/N) of the tile at `tile_address`.
+    ///
+    /// # Example
+    /// See [`SmemOperand`].
+    #[inline(always)]
+    pub const fn operand(&self, tile_address: u32, mn_block: u32) -> SmemOperand {
+        SmemOperand { desc: *self, address: tile_address, mn_block }
+    }
+}
+
+impl SmemOperand {
+    /// The descriptor of k-block `k`.
+    ///
+    /// # Example
+    /// See [`SmemOperand`].
+    #[inline(always)]
+    pub const fn k_block(&self, k: u32) -> u64 {
+        self.desc.at(self.address, self.mn_block, k)
+    }
+}
+
+/// `C = A B + (accumulate ? C : 0)` over `KB` k-blocks of shared-memory operands with the wgmma
+/// atom `W` (CuTe's `gemm(tiled_mma, tCrA, tCrB, tCrC)` for an SS wgmma): the first k-block
+/// scales C by `accumulate`, the others accumulate. The instructions are asynchronous: the
+/// caller fences before (`wgmma_fence`), commits and waits after, as CuTe's kernels do.
+///
+/// # Safety
+/// Those of [`WgmmaAtom::call`] for each k-block; `acc` holds this thread's `W::VALUES_C`
+/// accumulators (`R == W::VALUES_C`, checked at compile time).
+///
+/// # Example
+/// ```ignore
+/// wgmma_fence();
+/// gemm::<SM90_64x256x16_F32BF16BF16_SS, 4, 128>(A_DESC.operand(a0, slice), B_DESC.operand(b0, 0), &mut acc, k_tile > 0);
+/// wgmma_commit_group();
+/// wgmma_wait_group::<0>();
+/// ```
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+pub unsafe fn gemm<W: WgmmaAtom, const KB: u32, const R: usize>(a: SmemOperand, b: SmemOperand, acc: &mut [f32; R], accumulate: bool) {
+    const { assert!(R == W::VALUES_C, "the accumulators must be the atom's VALUES_C values") };
+    for k in 0..KB {
+        unsafe { W::call(a.k_block(k), b.k_block(k), acc.as_mut_ptr(), accumulate || k > 0) };
+    }
+}
