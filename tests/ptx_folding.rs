@@ -287,6 +287,21 @@ fn copy_async_zero_fill_f32_copies_runs_with_zero_fill() {
     assert_eq!(runs, 1, "its PTX body:\n{body}");
 }
 
+/// 16-bit elements staged between masked tiles (`copy_async_clipped_b16`): a thread's run of 8
+/// elements inside the shared tile's bounds is packed into one 16-byte `cp.async.cg` with a
+/// source-size operand (the zero-fill at the matrix's edge), not copied synchronously; no local
+/// memory, division or loop.
+#[test]
+fn copy_async_packs_16_bit_elements_into_16_byte_copies() {
+    let body = assert_folded_but_predicated("copy_async_clipped_b16");
+    let (_, instructions) = parse_body(body);
+    let runs = instructions
+        .iter()
+        .filter(|i| i.opcode == "cp.async.cg.shared.global" && i.operands.split(',').nth(2).map(str::trim) == Some("16") && i.operands.split(',').count() == 4)
+        .count();
+    assert_eq!(runs, 1, "its PTX body:\n{body}");
+}
+
 /// How many times `needle` occurs in kernel `name`'s body (inline-asm instructions, which the
 /// compiler emits inside `{ ... }` scopes, included).
 fn occurrences(name: &str, needle: &str) -> usize {

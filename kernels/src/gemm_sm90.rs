@@ -33,13 +33,13 @@ use layout_tensor::device::unroll::for_each_unrolled_mut;
 use layout_tensor::device::cluster::{cluster_sync, tma_load_2d_multicast};
 use layout_tensor::device::ids::{block_idx_x, block_idx_y, block_rank_in_cluster, grid_dim_x, thread_idx_x};
 use layout_tensor::device::mma::{
-    stmatrix_x4, wgmma_k_major_sw128, wgmma_accumulator_layout,
-    wgmma_commit_group, wgmma_fence, wgmma_fence_operands, wgmma_m64n128k16_f32_bf16, wgmma_m64n256k16_f32_bf16,
-    wgmma_wait_group, warpgroup_reg_alloc, warpgroup_reg_dealloc, WgmmaSwizzle,
+    stmatrix_x4, warpgroup_reg_alloc, warpgroup_reg_dealloc, wgmma_accumulator_layout, wgmma_commit_group, wgmma_fence,
+    wgmma_fence_operands, wgmma_k_major_sw128, wgmma_wait_group, WgmmaSwizzle,
 };
 use layout_tensor::device::numeric::{f32_to_bf16, f32x2_to_bf16x2, f32x2_to_f16x2};
 use layout_tensor::atom::wgmma::{
-    make_gmma_desc, make_gmma_layout, GmmaDesc, KMajor, Major, MajorMode, MnMajor, WgmmaAtom, SM90_64x256x16_F32BF16BF16_SS,
+    make_gmma_desc, make_gmma_layout, GmmaDesc, KMajor, Major, MajorMode, MnMajor, WgmmaAtom, SM90_64x128x16_F32BF16BF16_SS,
+    SM90_64x256x16_F32BF16BF16_SS,
     SM90_64x256x16_F32F16F16_SS, SM90_64x256x8_F32TF32TF32_SS_TN,
 };
 #[cfg(target_arch = "nvptx64")]
@@ -58,7 +58,8 @@ use layout_tensor::{dynamic_shared, shared_array};
 pub use crate::gemm_sm90_sizes::*;
 
 /// The kernels' shared body for a tile `shape` whose warpgroups each own one m64 row slice of `BN`
-/// columns (`R = BN / 2` accumulators), or two if `TWO`; `mma` is the m64nBNk16 wgmma. The two
+/// columns (`R = BN / 2` accumulators), or two if `TWO`, multiplied with the m64nBNk16 wgmma atom
+/// `W` (`BN = W::N`). The two
 /// slices are two named arrays (not an array of arrays): LLVM then keeps every accumulator in
 /// registers (an array of arrays went to the stack).
 ///
@@ -67,7 +68,7 @@ pub use crate::gemm_sm90_sizes::*;
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn gemm_tile<const BN: u32, const R: usize, const TWO: bool>(
+unsafe fn gemm_tile<W: WgmmaAtom, const R: usize, const TWO: bool>(
     shape: GemmSm90Shape,
     a_map: *const TmaDescriptor,
     b_map: *const TmaDescriptor,
@@ -75,14 +76,15 @@ unsafe fn gemm_tile<const BN: u32, const R: usize, const TWO: bool>(
     k: u32,
     smem: *mut u8,
     bars: *mut u64,
-    mma: impl Fn(&mut [f32; R], u64, u64),
 ) {
+    const { assert!(W::N == 128 || W::N == 256, "the non-specialized tiles are 128 or 256 wide") };
+    let bn = W::N as u32;
     let bar = |s: u32| Mbarrier::from_ptr(bars.add(s as usize) as *mut u8);
     let stage_a = |s: u32| smem.add((s * shape.stage_bytes()) as usize);
     let stage_b = |s: u32| smem.add((s * shape.stage_bytes() + shape.bm * GEMM_SM90_BK * 2) as usize);
     let t = thread_idx_x();
     let (wg, lane128) = (t / 128, t % 128);
-    let (row0, col0) = (block_idx_y() * shape.bm, block_idx_x() * BN);
+    let (row0, col0) = (block_idx_y() * shape.bm, block_idx_x() * bn);
     let k_tiles = k.div_ceil(GEMM_SM90_BK);
     let load = |kt: u32, s: u32| {
         bar(s).arrive_expect_tx(shape.stage_bytes());
@@ -115,17 +117,11 @@ unsafe fn gemm_tile<const BN: u32, const R: usize, const TWO: bool>(
         let s = kt % shape.stages;
         bar(s).wait_parity((kt / shape.stages) & 1);
         let (a0, b0) = (generic_to_shared(stage_a(s)), generic_to_shared(stage_b(s)));
+        let b = const { operand_desc(Major::K, W::N as u32, 2, W::N as u32) }.operand(b0, 0);
         wgmma_fence();
-        let mut kk = 0;
-        while kk < GEMM_SM90_BK / 16 {
-            // Block (m64 slice, k16 slice) of A and (all of N, k16 slice) of B.
-            let db = const { operand_desc(Major::K, BN, 2, BN) }.at(b0, 0, kk);
-            let da = |h: u32| A_K_16.at(a0, wg * slices + h, kk);
-            mma(&mut acc0, da(0), db);
-            if TWO {
-                mma(&mut acc1, da(1), db);
-            }
-            kk += 1;
+        gemm::<W, { GEMM_SM90_BK / 16 }, R>(A_K_16.operand(a0, wg * slices), b, &mut acc0, true);
+        if TWO {
+            gemm::<W, { GEMM_SM90_BK / 16 }, R>(A_K_16.operand(a0, wg * slices + 1), b, &mut acc1, true);
         }
         wgmma_commit_group();
         wgmma_wait_group::<0>();
@@ -143,10 +139,10 @@ unsafe fn gemm_tile<const BN: u32, const R: usize, const TWO: bool>(
     // The accumulator layout is (thread, value) -> m + 64 n with the two modes independent: a
     // thread's value v sits at (row of the thread + row of v, column of the thread + column of v).
     // The thread's part is computed once; each value's part is a constant after unrolling.
-    let acc_layout = const { layout::unwrap!(wgmma_accumulator_layout(BN as i64)) };
+    let acc_layout = const { layout::unwrap!(wgmma_accumulator_layout(W::N)) };
     let mine = acc_layout.call(lane128 as i64) as usize;
     let r0 = (row0 + 64 * wg * slices) as usize + mine % 64;
-    let full = out.inside(row0, col0, shape.bm, BN);
+    let full = out.inside(row0, col0, shape.bm, bn);
     out.store(&mut acc0, r0, col0 as usize + mine / 64, acc_layout, full);
     if TWO {
         out.store(&mut acc1, r0 + 64, col0 as usize + mine / 64, acc_layout, full);
@@ -154,11 +150,11 @@ unsafe fn gemm_tile<const BN: u32, const R: usize, const TWO: bool>(
 }
 
 /// The non-specialized kernels: one entry each, the same parameters, a tile shape, its ring, and
-/// the wgmma of its width.
+/// the wgmma atom of its width.
 macro_rules! gemm_sm90_kernels {
     ($(
         $(#[$attr:meta])*
-        $name:ident: $shape:ident, $ring:ident, $full:ident, <$bn:literal, $r:literal, $two:literal>, $mma:ident;
+        $name:ident: $shape:ident, $ring:ident, $full:ident, <$atom:ty, $r:literal, $two:literal>;
     )*) => {$(
         $(#[$attr])*
         #[kernel(gpu_only)]
@@ -177,9 +173,7 @@ macro_rules! gemm_sm90_kernels {
             let smem = dynamic_shared!($ring: u8, align 1024).as_mut_ptr();
             let bars = shared_array!($full: [u64; S.stages as usize], align 8);
             let out = Epilogue::new(m, n, alpha, beta, c, d);
-            gemm_tile::<$bn, $r, $two>(S, a_map, b_map, out, k, smem, bars.as_mut_ptr(), |acc, da, db| {
-                $mma(acc, da, db, true)
-            });
+            gemm_tile::<$atom, $r, $two>(S, a_map, b_map, out, k, smem, bars.as_mut_ptr());
         }
     )*};
 }
@@ -190,96 +184,10 @@ gemm_sm90_kernels! {
     /// M x N row-major f32 (`c` is read only when `beta != 0`), with [`GEMM_SM90_128X128`] tiles:
     /// block of 128 threads, grid `(ceil(N / 128), ceil(M / 128))`, its `smem_bytes()` of dynamic
     /// shared memory. `K` is a multiple of 8 (16-byte rows for TMA), checked by the host.
-    gemm_sm90_bf16_tn: GEMM_SM90_128X128, GEMM_SM90_RING, GEMM_SM90_FULL, <128, 64, true>, wgmma_m64n128k16_f32_bf16;
+    gemm_sm90_bf16_tn: GEMM_SM90_128X128, GEMM_SM90_RING, GEMM_SM90_FULL, <SM90_64x128x16_F32BF16BF16_SS, 64, true>;
     /// [`gemm_sm90_bf16_tn`] with [`GEMM_SM90_128X256`] tiles: `B` boxes of 64 x 256, block of
     /// 256 threads (two warpgroups), grid `(ceil(N / 256), ceil(M / 128))`.
-    gemm_sm90_bf16_tn_128x256: GEMM_SM90_128X256, GEMM_SM90_RING_256, GEMM_SM90_FULL_256, <256, 128, false>,
-        wgmma_m64n256k16_f32_bf16;
-}
-
-/// The warp-specialized tile ([`GEMM_SM90_WS_128X256`]): warpgroup 0 produces (its thread 0
-/// waits for a stage to be empty, then issues its two TMA loads), warpgroups 1 and 2 consume (wait
-/// for a stage to be full, run four m64n256k16 wgmmas on their 64-row slice, release the stage).
-/// Each stage has a *full* mbarrier (one arrival: the producer's, plus the TMA bytes) and an
-/// *empty* one (one arrival per consumer warpgroup): no block-wide barrier in the main loop.
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-unsafe fn gemm_tile_ws(
-    a_map: *const TmaDescriptor,
-    b_map: *const TmaDescriptor,
-    out: Epilogue<f32>,
-    k: u32,
-    smem: *mut u8,
-    full: *mut u64,
-    empty: *mut u64,
-) {
-    const S: GemmSm90Shape = GEMM_SM90_WS_128X256;
-    let bar = |b: *mut u64, s: u32| Mbarrier::from_ptr(b.add(s as usize) as *mut u8);
-    let stage_a = |s: u32| smem.add((s * S.stage_bytes()) as usize);
-    let stage_b = |s: u32| smem.add((s * S.stage_bytes() + S.bm * GEMM_SM90_BK * 2) as usize);
-    let t = thread_idx_x();
-    let (wg, lane128) = (t / 128, t % 128);
-    let (row0, col0) = (block_idx_y() * S.bm, block_idx_x() * S.bn);
-    let k_tiles = k.div_ceil(GEMM_SM90_BK);
-    if t == 0 {
-        let mut s = 0;
-        while s < S.stages {
-            bar(full, s).init(1);
-            bar(empty, s).init(S.warpgroups - 1);
-            s += 1;
-        }
-        fence_mbarrier_init();
-        fence_proxy_tensormap_acquire(a_map);
-        fence_proxy_tensormap_acquire(b_map);
-    }
-    sync_threads();
-    if wg == 0 {
-        warpgroup_reg_dealloc::<40>();
-        if t == 0 {
-            let mut kt = 0;
-            while kt < k_tiles {
-                let s = kt % S.stages;
-                if kt >= S.stages {
-                    // The consumers released this stage's previous use.
-                    bar(empty, s).wait_parity((kt / S.stages - 1) & 1);
-                }
-                bar(full, s).arrive_expect_tx(S.stage_bytes());
-                let kx = (kt * GEMM_SM90_BK) as i32;
-                tma_load_2d(stage_a(s), a_map, [kx, row0 as i32], bar(full, s));
-                tma_load_2d(stage_b(s), b_map, [kx, col0 as i32], bar(full, s));
-                kt += 1;
-            }
-        }
-        return;
-    }
-    warpgroup_reg_alloc::<232>();
-    let slice = wg - 1;
-    let mut acc = [0f32; 128];
-    let mut kt = 0;
-    while kt < k_tiles {
-        let s = kt % S.stages;
-        bar(full, s).wait_parity((kt / S.stages) & 1);
-        let (a0, b0) = (generic_to_shared(stage_a(s)), generic_to_shared(stage_b(s)));
-        wgmma_fence();
-        let mut kk = 0;
-        while kk < GEMM_SM90_BK / 16 {
-            let (da, db) = (A_K_16.at(a0, slice, kk), B_K_16.at(b0, 0, kk));
-            wgmma_m64n256k16_f32_bf16(&mut acc, da, db, true);
-            kk += 1;
-        }
-        wgmma_commit_group();
-        wgmma_wait_group::<0>();
-        wgmma_fence_operands(&mut acc);
-        // This warpgroup is done with the stage (one arrival per warpgroup).
-        if lane128 == 0 {
-            bar(empty, s).arrive();
-        }
-        kt += 1;
-    }
-    let acc_layout = const { layout::unwrap!(wgmma_accumulator_layout(256)) };
-    let mine = acc_layout.call(lane128 as i64) as usize;
-    let r0 = (row0 + 64 * slice) as usize + mine % 64;
-    out.store(&mut acc, r0, col0 as usize + mine / 64, acc_layout, out.inside(row0, col0, S.bm, S.bn));
+    gemm_sm90_bf16_tn_128x256: GEMM_SM90_128X256, GEMM_SM90_RING_256, GEMM_SM90_FULL_256, <SM90_64x256x16_F32BF16BF16_SS, 128, false>;
 }
 
 /// [`gemm_sm90_bf16_tn`] with [`GEMM_SM90_WS_128X256`]: warp-specialized (a producer and two
@@ -298,12 +206,11 @@ pub fn gemm_sm90_bf16_tn_ws(
     alpha: f32,
     beta: f32,
 ) {
-    const S: GemmSm90Shape = GEMM_SM90_WS_128X256;
-    let smem = dynamic_shared!(GEMM_SM90_RING_WS: u8, align 1024).as_mut_ptr();
-    let full = shared_array!(GEMM_SM90_WS_FULL: [u64; S.stages as usize], align 8);
-    let empty = shared_array!(GEMM_SM90_WS_EMPTY: [u64; S.stages as usize], align 8);
+    const { assert!(GEMM_SM90_WS_128X256.stages == P_STAGES && GEMM_SM90_WS_128X256.bm == GEMM_SM90_P_128X256.bm) };
     let out = Epilogue::new(m, n, alpha, beta, c, d);
-    gemm_tile_ws(a_map, b_map, out, k, smem, full.as_mut_ptr(), empty.as_mut_ptr());
+    // Not persistent: the block's one tile, (row, column) = (block y, block x).
+    let tile = core::iter::once((block_idx_y(), block_idx_x()));
+    gemm_tile_ws::<f32, SM90_64x256x16_F32BF16BF16_SS, 1, false, _>(a_map, b_map, core::ptr::null(), out, k, tile);
 }
 
 /// The wgmma m64n256 accumulator layout, (thread, value) -> m + 64 n.
@@ -376,24 +283,25 @@ impl Ring {
 /// The stages of the persistent kernel's pipeline.
 const P_STAGES: u32 = GEMM_SM90_P_128X256.stages;
 
-/// The persistent warp-specialized kernel ([`GEMM_SM90_P_128X256`]) for clusters of `CM` blocks
-/// along M (1 or 2), the wgmma atom `W` (input type and storage orders of A and B), D of element
-/// type `O`, written by the stmatrix + TMA-store epilogue if `TMA_OUT`.
+/// The warp-specialized kernels' body ([`GEMM_SM90_P_128X256`] tiles) for clusters of `CM`
+/// blocks along M (1 or 2), the wgmma atom `W` (input type and storage orders of A and B), D of
+/// element type `O`, written by the stmatrix + TMA-store epilogue if `TMA_OUT`, over the cluster
+/// tiles `tiles` (as `(row, column)` in cluster tiles of `CM` x 128 x 256).
 ///
-/// The blocks of a cluster work on `CM` vertically adjacent 128 x 256 tiles together (a cluster
-/// tile), and the clusters of the grid walk the cluster tiles in [`TileOrder`] (cluster `i` takes
-/// tiles `i`, `i + clusters`, ...). Warpgroup 0 produces ([`produce`]), warpgroups 1 and 2 each
-/// consume one m64 slice of every tile ([`consume`]), through a [`PipelineTmaAsync`] of stages.
+/// The blocks of a cluster work on `CM` vertically adjacent 128 x 256 tiles together. Warpgroup 0
+/// produces ([`produce`]), warpgroups 1 and 2 each consume one m64 slice of every tile
+/// ([`consume`]), through a [`PipelineTmaAsync`] of stages. The persistent kernels walk the
+/// cluster tiles in [`TileOrder`] (cluster `i` takes tiles `i`, `i + clusters`, ...); the
+/// non-persistent one takes its block's tile.
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
-unsafe fn gemm_tile_persistent<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bool>(
+unsafe fn gemm_tile_ws<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bool, T: Iterator<Item = (u32, u32)> + Clone>(
     a_map: *const TmaDescriptor,
     b_map: *const TmaDescriptor,
     d_map: *const TmaDescriptor,
     out: Epilogue<O>,
-    m: u32,
-    n: u32,
     k: u32,
+    tiles: T,
 ) {
     const S: GemmSm90Shape = GEMM_SM90_P_128X256;
     // Declared once (the declarations depend on no generic parameter), used by every entry.
@@ -403,7 +311,6 @@ unsafe fn gemm_tile_persistent<O: Output, W: WgmmaAtom, const CM: u32, const TMA
     let pipe = PipelineTmaAsync::<P_STAGES>::new(full, empty);
     let t = thread_idx_x();
     let rank = if CM > 1 { block_rank_in_cluster() } else { 0 };
-    let tiles = TileOrder::new(m, n, S.bm * CM, S.bn, GEMM_SM90_GROUP).tiles_from(block_idx_x() / CM, grid_dim_x() / CM);
     // K per stage: one 128-byte row of elements (64 16-bit or 32 tf32).
     let k_tiles = k.div_ceil(128 / core::mem::size_of::<W::A>() as u32);
     if t == 0 {
@@ -424,11 +331,11 @@ unsafe fn gemm_tile_persistent<O: Output, W: WgmmaAtom, const CM: u32, const TMA
     if t / 128 == 0 {
         warpgroup_reg_dealloc::<40>();
         if t == 0 {
-            produce::<W, CM>(pipe, ring, tiles, rank, a_map, b_map, k_tiles);
+            produce::<W, CM, T>(pipe, ring, tiles, rank, a_map, b_map, k_tiles);
         }
     } else {
         warpgroup_reg_alloc::<232>();
-        consume::<O, W, CM, TMA_OUT>(pipe, ring, tiles, rank, out, d_map, k_tiles, t / 128 - 1, t % 128);
+        consume::<O, W, CM, TMA_OUT, T>(pipe, ring, tiles, rank, out, d_map, k_tiles, t / 128 - 1, t % 128);
     }
     // No block may exit while another can still arrive on its barriers.
     if CM > 1 {
@@ -448,10 +355,10 @@ fn tile_origin<const CM: u32>((tm, tn): (u32, u32), rank: u32) -> (u32, u32) {
 /// tiles, so the producer fills the next tile's stages while the consumers store the last.
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
-unsafe fn produce<W: WgmmaAtom, const CM: u32>(
+unsafe fn produce<W: WgmmaAtom, const CM: u32, T: Iterator<Item = (u32, u32)>>(
     pipe: PipelineTmaAsync<P_STAGES>,
     ring: Ring,
-    tiles: PersistentTiles,
+    tiles: T,
     rank: u32,
     a_map: *const TmaDescriptor,
     b_map: *const TmaDescriptor,
@@ -504,10 +411,10 @@ unsafe fn produce<W: WgmmaAtom, const CM: u32>(
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn consume<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bool>(
+unsafe fn consume<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bool, T: Iterator<Item = (u32, u32)>>(
     pipe: PipelineTmaAsync<P_STAGES>,
     ring: Ring,
-    tiles: PersistentTiles,
+    tiles: T,
     rank: u32,
     out: Epilogue<O>,
     d_map: *const TmaDescriptor,
@@ -674,7 +581,9 @@ macro_rules! gemm_sm90_persistent_kernels {
             beta: f32,
         ) {
             let out = Epilogue::new(m, n, alpha, beta, c, d);
-            gemm_tile_persistent::<$out, $atom, $cm, $tma>(a_map, b_map, d_map, out, m, n, k);
+            let order = TileOrder::new(m, n, GEMM_SM90_P_128X256.bm * $cm, GEMM_SM90_P_128X256.bn, GEMM_SM90_GROUP);
+            let tiles = order.tiles_from(block_idx_x() / $cm, grid_dim_x() / $cm);
+            gemm_tile_ws::<$out, $atom, $cm, $tma, _>(a_map, b_map, d_map, out, k, tiles);
         }
     )*};
 }

@@ -27,7 +27,7 @@ use crate::copy::run_width;
 use crate::device::cp_async::{cp_async_ca, cp_async_ca_zfill, cp_async_cg, cp_async_cg_zfill};
 use crate::mask::Bounds;
 use crate::static_layout::LayoutSource;
-use crate::tensor::{vector_align, Element, Global, LayoutTensor, Shared};
+use crate::tensor::{Element, Global, LayoutTensor, Shared};
 
 pub use crate::device::cp_async::{
     commit_group as async_copy_commit_group, wait_all as async_copy_wait_all, wait_group as async_copy_wait_group,
@@ -58,13 +58,17 @@ impl<'a, T: Element, L: LayoutSource, B: Bounds> LayoutTensor<'a, T, L, Shared, 
     ///
     /// How it is issued (decided at compile time for static layouts and [`Full`](crate::Full)
     /// bounds):
-    /// * when `self` has full bounds, both layouts keep runs of 4, 8 or 16 bytes contiguous
-    ///   ([`contiguous_width`](crate::copy::contiguous_width)) and both origins are aligned to the
-    ///   run: one `cp.async` per run, reading the run's in-bounds prefix and zero-filling the rest
-    ///   (in bounds is a prefix: a run lies along the first leaf of mode 0);
+    /// * when both layouts keep runs of elements contiguous
+    ///   ([`contiguous_width`](crate::copy::contiguous_width)), each run is cut into the widest
+    ///   `cp.async` pieces (16, 8 or 4 bytes, more than one element) that divide it and that both
+    ///   origins align: 1- and 2-byte elements are packed this way, and 4-byte ones too where the
+    ///   origins align to less than a run. Each piece reads its in-bounds prefix and zero-fills the
+    ///   rest (in bounds is a prefix: a run lies along the first leaf of mode 0). With a clipped
+    ///   `self`, a piece that `self`'s bounds cut is copied element by element, synchronously;
     /// * otherwise one `cp.async` per element of 4, 8 or 16 bytes (a [`Vector`](crate::Vector) of
     ///   4 floats is one 16-byte copy);
-    /// * elements of other sizes (1- and 2-byte elements without runs) are copied synchronously.
+    /// * 1- and 2-byte elements without runs of at least 4 bytes are copied synchronously
+    ///   (`cp.async` moves 4 bytes or more).
     ///
     /// Nothing is committed or waited for: call [`async_copy_wait_all`] (or commit and wait by
     /// groups) before reading `self`, and a block barrier before other threads read it.
@@ -94,15 +98,18 @@ impl<'a, T: Element, L: LayoutSource, B: Bounds> LayoutTensor<'a, T, L, Shared, 
         let n = self.size();
         assert!(n == src.size(), "copy_from_async: the tensors' sizes differ");
         let size = core::mem::size_of::<T>();
-        if B::FULL {
-            let w = run_width::<T, L, L2>(&self.layout, &src.layout) as usize;
-            let aligned = (self.as_ptr() as usize | src.as_ptr() as usize) % vector_align(w * size) == 0;
-            match w * size {
-                16 if aligned && w > 1 => return self.runs_async::<16, L2, B2>(src),
-                8 if aligned && w > 1 => return self.runs_async::<8, L2, B2>(src),
-                4 if aligned && w > 1 => return self.runs_async::<4, L2, B2>(src),
-                _ => {}
-            }
+        let run = run_width::<T, L, L2>(&self.layout, &src.layout) as usize * size;
+        let origins = self.as_ptr() as usize | src.as_ptr() as usize;
+        // The widest piece that divides the runs, holds more than one element and is aligned.
+        let fits = |bytes: usize| bytes > size && run % bytes == 0 && origins % bytes == 0;
+        if fits(16) {
+            return self.runs_async::<16, L2, B2>(src);
+        }
+        if fits(8) {
+            return self.runs_async::<8, L2, B2>(src);
+        }
+        if fits(4) {
+            return self.runs_async::<4, L2, B2>(src);
         }
         match size {
             16 => self.elements_async::<16, L2, B2>(src),
@@ -118,16 +125,27 @@ impl<'a, T: Element, L: LayoutSource, B: Bounds> LayoutTensor<'a, T, L, Shared, 
         }
     }
 
-    /// One `cp.async` of `BYTES` per run of `BYTES / size_of::<T>()` elements (`self` full).
+    /// One `cp.async` of `BYTES` per piece of `BYTES / size_of::<T>()` elements of a run; a piece
+    /// that `self`'s bounds cut is copied element by element.
     #[inline(always)]
     fn runs_async<const BYTES: u32, L2: LayoutSource, B2: Bounds>(&self, src: &LayoutTensor<'_, T, L2, Global, B2>) {
         let size = core::mem::size_of::<T>();
         let w = BYTES as usize / size;
         let mut i = 0;
         while i < self.size() {
+            if !B::FULL && !(0..w).all(|k| self.contains(i + k)) {
+                for k in 0..w {
+                    if self.contains(i + k) {
+                        self.set(i + k, if src.contains(i + k) { src.get(i + k) } else { T::ZERO });
+                    }
+                }
+                i += w;
+                continue;
+            }
             let dst = self.ptr_at(i) as *mut u8;
-            // SAFETY: `dst` is a run of `self` (shared, aligned: checked by the caller); the source
-            // is either the run (in bounds for its first `k` elements) or a valid stand-in.
+            // SAFETY: `dst` is a piece of `self` in bounds (shared, aligned: checked by the
+            // caller); the source is either the piece (in bounds for its first `k` elements) or a
+            // valid stand-in.
             unsafe {
                 if B2::FULL {
                     issue::<BYTES>(dst, src.ptr_at(i) as *const u8, BYTES, true);

@@ -88,6 +88,53 @@ proptest! {
     }
 }
 
+/// A clipped destination of 1- or 2-byte elements, the source a masked tile of a column-major
+/// matrix (runs along its columns) whose origin may be shifted off the 16-byte grid: in-bounds
+/// elements copied, the source's overhang zero-filled, nothing written outside the destination's
+/// bounds, whatever pieces were used.
+#[allow(clippy::too_many_arguments)]
+fn check_clipped_small<T: Element + PartialEq + core::fmt::Debug + Copy>(
+    rows: i64, cols: i64, shift: usize, at_src: [i64; 2], at_dst: [i64; 2], val: impl Fn(usize) -> T, poison: T,
+) -> Result<(), TestCaseError> {
+    let ld = 64i64;
+    let n = (cols * ld) as usize;
+    let (_g, gp) = aligned(n + 16, |i| if i >= shift { val(i - shift) } else { poison });
+    let (_s, sp) = aligned(n + 16, |_| poison);
+    let l = Layout::parse(&format!("({rows},{cols}):(1,{ld})")).unwrap();
+    let tile = Layout::parse("(32,4)").unwrap();
+    let global = unsafe { LayoutTensor::<T, _>::from_ptr(gp.add(shift), l) }.tile_masked(tile, at_src).unwrap();
+    let shared = unsafe { LayoutTensor::<T, _, Shared>::from_ptr_in(sp.add(shift), l) }.tile_masked(tile, at_dst).unwrap();
+    shared.copy_from_async(&global);
+    async_copy_wait_all();
+    for i in 0..n {
+        let (r, c) = ((i as i64) % ld, (i as i64) / ld);
+        let (tr, tc) = (r - at_dst[0] * 32, c - at_dst[1] * 4);
+        let got = unsafe { sp.add(shift + i).read() };
+        if r < rows && (0..32).contains(&tr) && (0..4).contains(&tc) {
+            let (gr, gc) = (at_src[0] * 32 + tr, at_src[1] * 4 + tc);
+            let want = if gr < rows && gc < cols { val((gc * ld + gr) as usize) } else { T::ZERO };
+            prop_assert_eq!(got, want, "destination ({}, {})", r, c);
+        } else {
+            prop_assert_eq!(got, poison, "outside the destination, ({}, {})", r, c);
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    /// 1- and 2-byte elements: 16-, 8- or 4-byte pieces (by the shift), pieces cut by the
+    /// destination's bounds element by element.
+    #[test]
+    fn clipped_destinations_of_small_elements_are_packed_correctly(
+        rows in 1i64..64, cols in 1i64..12, shift in 0usize..9, sr in 0i64..2, sc in 0i64..3, dr in 0i64..2, dc in 0i64..3,
+    ) {
+        let (s, d) = ([sr, sc], [dr, dc]);
+        check_clipped_small::<u16>(rows, cols, shift, s, d, |i| (i % 60000) as u16 + 1, u16::MAX)?;
+        check_clipped_small::<u8>(rows, cols, shift, s, d, |i| (i % 250) as u8 + 1, u8::MAX)?;
+        check_clipped_small::<f16>(rows, cols, shift, s, d, |i| f16::from_f32((i % 1000) as f32 + 1.0), f16::from_f32(-7.0))?;
+    }
+}
+
 #[test]
 #[should_panic(expected = "copy_from_async: the tensors' sizes differ")]
 fn sizes_must_match() {

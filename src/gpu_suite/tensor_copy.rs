@@ -17,6 +17,7 @@ pub fn checks() -> Vec<Check> {
         Check { name: "tensor/mojo_copy_from_async_f32 128x128 (Mojo's documented example)", run: check_mojo_copy_from_async },
         Check { name: "tensor/copy_async_zero_fill_f32 98x70 (cp.async zero-fill)", run: check_copy_async_zero_fill },
         Check { name: "tensor/tiled_copy_async_f32 1024x512 (thread-value tiled copy, cp.async)", run: check_tiled_copy_async },
+        Check { name: "tensor/copy_async_clipped_b16 100x64 (16-bit elements packed into 16-byte cp.async)", run: check_copy_async_clipped_b16 },
         Check { name: "tensor/tma_tile_load_f32 197x96 (load_tma, 128-byte swizzle, zero fill)", run: check_tma_tile_load },
         Check { name: "tensor/scale_tensor 77x300 (a LayoutTensor parameter, column-major)", run: check_tensor_parameter },
     ]
@@ -187,6 +188,29 @@ pub fn check_copy_async_zero_fill(gpu: &Gpu, module: &Module) -> Result<(), Stri
     let cfg = LaunchConfig { grid: ((out_rows / 16) as u32, (out_cols / 16) as u32, 1), block: (64, 1, 1), shared_mem_bytes: 0 };
     unsafe { gpu.launch(module, copy_async::copy_async_zero_fill_f32, cfg, (&src, &mut dst)).run() }.map_err(fail("launch"))?;
     expect_eq("cp.async zero-fill staging", &gpu.download(&dst).map_err(fail("download"))?, &want)
+}
+
+/// `copy_async_clipped_b16`: a fresh random 100 x 64 column-major matrix of 16-bit elements
+/// (leading dimension 104) staged in runs of 8 through a shared tile whose bounds cut its last run,
+/// into a poisoned output of the same layout: equal to the input at the rows the stage holds (60
+/// of each block's 64), untouched elsewhere.
+pub fn check_copy_async_clipped_b16(gpu: &Gpu, module: &Module) -> Result<(), String> {
+    // The kernel's static layouts: `HalfInput` (100 x 64, ld 104), `HalfStage` (60 of 64 rows).
+    let (rows, cols, ld, stage_rows) = (100usize, 64usize, 104usize, 60usize);
+    let data: Vec<u16> = random_f32(fresh_seed(), ld * cols).iter().map(|x| (x.to_bits() >> 9) as u16).collect();
+    let poison = 0xffffu16;
+    let want: Vec<u16> = (0..ld * cols)
+        .map(|i| {
+            let r = i % ld;
+            if r < rows && r % 64 < stage_rows { data[i] } else { poison }
+        })
+        .collect();
+    let src = gpu.upload(&data).map_err(fail("upload"))?;
+    let mut dst = gpu.alloc::<u16>(ld * cols).map_err(fail("alloc"))?;
+    gpu.memset(&mut dst, 0xff).map_err(fail("poison"))?;
+    let cfg = LaunchConfig { grid: (2, (cols / 8) as u32, 1), block: (64, 1, 1), shared_mem_bytes: 0 };
+    unsafe { gpu.launch(module, copy_async::copy_async_clipped_b16, cfg, (&src, &mut dst)).run() }.map_err(fail("launch"))?;
+    expect_eq("16-bit cp.async staging", &gpu.download(&dst).map_err(fail("download"))?, &want)
 }
 
 /// `tiled_copy_async_f32`: a fresh random 1024 x 512 matrix copied through shared memory by the

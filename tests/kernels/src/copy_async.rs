@@ -142,3 +142,40 @@ pub fn tiled_copy_async_f32(src: *const f32, dst: *mut f32) {
     sync_threads();
     TvCopy::copy(&dst.tile::<TvTile, 2>(tile), &smem, (t + 37) % 256);
 }
+
+static_layout!(
+    /// A 100 x 64 column-major matrix of 16-bit elements, leading dimension 104 (16-byte columns):
+    /// its last runs of 8 rows lie half inside (rows 96..100 of 96..104).
+    pub HalfInput = "(100,64):(1,104)"
+);
+static_layout!(
+    /// A block's shared staging buffer: 60 x 8 elements inside 64 x 8 (column-major), so that
+    /// runs 0..7 of a column lie inside it and run 7 (rows 56..64) is cut by its bounds.
+    pub HalfStage = "(60,8):(1,64)"
+);
+static_layout!(
+    /// One thread's run: 8 consecutive rows of one column (16 bytes of 16-bit elements).
+    pub HalfRun = "(8,1)"
+);
+
+/// Stages 16-bit elements with `copy_from_async` between masked tiles: block `x` takes rows
+/// `64 x ..` of columns `8 y ..` of [`HalfInput`] (`y` the block's `y`), thread `t` the run
+/// `t % 8` of column `t / 8`, into a [`HalfStage`] whose bounds cut run 7; then writes the stage
+/// out where it is inside both. Runs inside both are one 16-byte `cp.async` (reading the part
+/// inside the matrix and zero-filling the rest); the cut run goes element by element.
+///
+/// Preconditions: `src` 100 * 64 elements at leading dimension 104, `dst` likewise, both 16-byte
+/// aligned; block `(64,1,1)`, grid `(2,8,1)`.
+#[kernel]
+pub fn copy_async_clipped_b16(src: *const u16, dst: *mut u16) {
+    let src = LayoutTensor::<u16, _>::from_ptr(src as *mut u16, Static::<HalfInput>::new());
+    let dst = LayoutTensor::<u16, _>::from_ptr(dst, Static::<HalfInput>::new());
+    let stage = shared_tensor!(COPY_ASYNC_CLIPPED_B16: u16, HalfStage, align 16);
+    let t = thread_idx_x() as i64;
+    let (r, c) = (t % 8, t / 8);
+    let (row, col) = (block_idx_x() as i64 * 8 + r, block_idx_y() as i64 * 8 + c);
+    stage.tile_masked::<HalfRun, 2>([r, c]).copy_from_async(&src.tile_masked::<HalfRun, 2>([row, col]));
+    async_copy_wait_all();
+    sync_threads();
+    dst.tile_masked::<HalfRun, 2>([row, col]).copy_from(&stage.tile_masked::<HalfRun, 2>([r, c]));
+}
