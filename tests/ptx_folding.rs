@@ -279,12 +279,7 @@ fn mojo_copy_from_async_f32_issues_two_16_byte_copies() {
 #[test]
 fn copy_async_zero_fill_f32_copies_runs_with_zero_fill() {
     let body = assert_folded_but_predicated("copy_async_zero_fill_f32");
-    let (_, instructions) = parse_body(body);
-    let runs = instructions
-        .iter()
-        .filter(|i| i.opcode == "cp.async.cg.shared.global" && i.operands.split(',').nth(2).map(str::trim) == Some("16") && i.operands.split(',').count() == 4)
-        .count();
-    assert_eq!(runs, 1, "its PTX body:\n{body}");
+    assert_eq!(zero_filling_16_byte_copies(body), 1, "its PTX body:\n{body}");
 }
 
 /// 16-bit elements staged between masked tiles (`copy_async_clipped_b16`): a thread's run of 8
@@ -294,12 +289,17 @@ fn copy_async_zero_fill_f32_copies_runs_with_zero_fill() {
 #[test]
 fn copy_async_packs_16_bit_elements_into_16_byte_copies() {
     let body = assert_folded_but_predicated("copy_async_clipped_b16");
+    assert_eq!(zero_filling_16_byte_copies(body), 1, "its PTX body:\n{body}");
+}
+
+/// The 16-byte `cp.async.cg` copies in `body` that take a source-size operand (zero-filling what
+/// they do not read).
+fn zero_filling_16_byte_copies(body: &str) -> usize {
     let (_, instructions) = parse_body(body);
-    let runs = instructions
+    instructions
         .iter()
         .filter(|i| i.opcode == "cp.async.cg.shared.global" && i.operands.split(',').nth(2).map(str::trim) == Some("16") && i.operands.split(',').count() == 4)
-        .count();
-    assert_eq!(runs, 1, "its PTX body:\n{body}");
+        .count()
 }
 
 /// How many times `needle` occurs in kernel `name`'s body (inline-asm instructions, which the

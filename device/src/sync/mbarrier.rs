@@ -40,6 +40,25 @@ use core::arch::asm;
 
 use crate::shared::generic_to_shared;
 
+/// `mbarrier.$op.parity.shared::cta.b64` (`try_wait` or `test_wait`) on `$bar` for the phase of
+/// parity `$parity & 1`, as a `bool`.
+#[cfg(target_arch = "nvptx64")]
+macro_rules! parity_wait {
+    ($bar:expr, $parity:expr, $op:literal) => {{
+        let done: u32;
+        asm!(
+            "{{ .reg .pred p;",
+            concat!("mbarrier.", $op, ".parity.shared::cta.b64 p, [{a}], {q};"),
+            "selp.u32 {d}, 1, 0, p; }}",
+            d = out(reg32) done,
+            a = in(reg32) $bar.address(),
+            q = in(reg32) $parity & 1,
+            options(nostack),
+        );
+        done != 0
+    }};
+}
+
 /// A transaction barrier (`mbarrier`, 8 bytes, 8-byte aligned) in shared memory.
 ///
 /// On the GPU it must live in shared memory (the methods compute its shared-window address);
@@ -325,20 +344,9 @@ impl Mbarrier {
     #[inline(always)]
     pub unsafe fn try_wait_parity(&self, parity: u32) -> bool {
         #[cfg(target_arch = "nvptx64")]
-        {
-            let done: u32;
-            unsafe {
-                asm!(
-                    "{{ .reg .pred p;",
-                    "mbarrier.try_wait.parity.shared::cta.b64 p, [{a}], {q};",
-                    "selp.u32 {d}, 1, 0, p; }}",
-                    d = out(reg32) done,
-                    a = in(reg32) self.address(),
-                    q = in(reg32) parity & 1,
-                    options(nostack),
-                );
-            }
-            done != 0
+        // SAFETY: forwarded preconditions.
+        unsafe {
+            parity_wait!(self, parity, "try_wait")
         }
         #[cfg(not(target_arch = "nvptx64"))]
         self.cpu_phase_done(parity)
@@ -364,20 +372,9 @@ impl Mbarrier {
     #[inline(always)]
     pub unsafe fn test_wait_parity(&self, parity: u32) -> bool {
         #[cfg(target_arch = "nvptx64")]
-        {
-            let done: u32;
-            unsafe {
-                asm!(
-                    "{{ .reg .pred p;",
-                    "mbarrier.test_wait.parity.shared::cta.b64 p, [{a}], {q};",
-                    "selp.u32 {d}, 1, 0, p; }}",
-                    d = out(reg32) done,
-                    a = in(reg32) self.address(),
-                    q = in(reg32) parity & 1,
-                    options(nostack),
-                );
-            }
-            done != 0
+        // SAFETY: forwarded preconditions.
+        unsafe {
+            parity_wait!(self, parity, "test_wait")
         }
         #[cfg(not(target_arch = "nvptx64"))]
         self.cpu_phase_done(parity)
