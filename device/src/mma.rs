@@ -905,7 +905,7 @@ pub fn wgmma_fence_operands<const K: usize>(d: &mut [f32; K]) {
 
 
 macro_rules! wgmma_fns {
-    ($( $name:ident, $general:ident, $tf32:ident, $n:literal, $regs:literal, [$first:literal $(, $i:literal)* $(,)?]; )*) => {$(
+    ($( $name:ident, $general:ident, $tf32:ident, $fp8:ident, $n:literal, $regs:literal, [$first:literal $(, $i:literal)* $(,)?]; )*) => {$(
         gpu_only! {
             WgmmaMmaAsync;
             #[doc = concat!(
@@ -1031,23 +1031,74 @@ macro_rules! wgmma_fns {
                 }
             }
         }
+
+        gpu_only! {
+            WgmmaMmaAsync;
+            #[doc = concat!(
+                "`D = A * B + (scale_d ? D : 0)` for one warpgroup on 8-bit floats ",
+                "(`wgmma.mma_async.sync.aligned.m64n", $n, "k32.f32.{e4m3,e5m2}.{e4m3,e5m2}`, sm_90a): A 64x32 ",
+                "and B 32x", $n, " of fp8 elements (`A_E5M2`: A is e5m2, else e4m3; `B_E5M2` likewise), both ",
+                "K-major in shared memory (wgmma has no transpose for 8-bit elements); D as for [`",
+                stringify!($name), "`]. With the 128-byte swizzle a k32 step is 32 bytes further, as a k16 ",
+                "step of 16-bit elements.\n\n",
+                "GPU only: does not compile for the host ([`no_cpu`]).\n\n",
+                "# Safety\n",
+                "Those of [`", stringify!($name), "`].\n\n",
+                "# Example\n```ignore\n",
+                "for s in 0..4 { // 128 e4m3 of K in 128-byte swizzled rows\n",
+                "    ", stringify!($fp8), "::<false, false>(&mut d, a_desc.at(a, 0, s), b_desc.at(b, 0, s), s > 0);\n}\n```"
+            )]
+            pub unsafe fn $fp8<const A_E5M2: bool, const B_E5M2: bool>(
+                d: &mut [f32; $regs],
+                desc_a: u64,
+                desc_b: u64,
+                scale_d: bool,
+            ) {
+                macro_rules! mma {
+                    ($ta:literal, $tb:literal) => {
+                        asm!(
+                            "{{ .reg .pred p;",
+                            "setp.ne.b32 p, {sd}, 0;",
+                            concat!(
+                                "wgmma.mma_async.sync.aligned.m64n", $n, "k32.f32.", $ta, ".", $tb, " {{{", $first, "}"
+                                $(, ", {", $i, "}")*,
+                                "}}, {da}, {db}, p, 1, 1; }}"
+                            ),
+                            inout(reg32) d[$first], $(inout(reg32) d[$i],)*
+                            sd = in(reg32) scale_d as u32,
+                            da = in(reg64) desc_a,
+                            db = in(reg64) desc_b,
+                            options(nostack),
+                        )
+                    };
+                }
+                unsafe {
+                    match (A_E5M2, B_E5M2) {
+                        (false, false) => mma!("e4m3", "e4m3"),
+                        (false, true) => mma!("e4m3", "e5m2"),
+                        (true, false) => mma!("e5m2", "e4m3"),
+                        (true, true) => mma!("e5m2", "e5m2"),
+                    }
+                }
+            }
+        }
     )*};
 }
 
 wgmma_fns! {
-    wgmma_m64n8k16_f32_bf16, wgmma_m64n8k16_f32, wgmma_m64n8k8_f32_tf32, 8, 4, [0, 1, 2, 3];
-    wgmma_m64n16k16_f32_bf16, wgmma_m64n16k16_f32, wgmma_m64n16k8_f32_tf32, 16, 8, [0, 1, 2, 3, 4, 5, 6, 7];
-    wgmma_m64n32k16_f32_bf16, wgmma_m64n32k16_f32, wgmma_m64n32k8_f32_tf32, 32, 16, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
-    wgmma_m64n64k16_f32_bf16, wgmma_m64n64k16_f32, wgmma_m64n64k8_f32_tf32, 64, 32, [
+    wgmma_m64n8k16_f32_bf16, wgmma_m64n8k16_f32, wgmma_m64n8k8_f32_tf32, wgmma_m64n8k32_f32_f8, 8, 4, [0, 1, 2, 3];
+    wgmma_m64n16k16_f32_bf16, wgmma_m64n16k16_f32, wgmma_m64n16k8_f32_tf32, wgmma_m64n16k32_f32_f8, 16, 8, [0, 1, 2, 3, 4, 5, 6, 7];
+    wgmma_m64n32k16_f32_bf16, wgmma_m64n32k16_f32, wgmma_m64n32k8_f32_tf32, wgmma_m64n32k32_f32_f8, 32, 16, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
+    wgmma_m64n64k16_f32_bf16, wgmma_m64n64k16_f32, wgmma_m64n64k8_f32_tf32, wgmma_m64n64k32_f32_f8, 64, 32, [
         0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23,
         24, 25, 26, 27, 28, 29, 30, 31
     ];
-    wgmma_m64n128k16_f32_bf16, wgmma_m64n128k16_f32, wgmma_m64n128k8_f32_tf32, 128, 64, [
+    wgmma_m64n128k16_f32_bf16, wgmma_m64n128k16_f32, wgmma_m64n128k8_f32_tf32, wgmma_m64n128k32_f32_f8, 128, 64, [
         0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23,
         24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47,
         48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63
     ];
-    wgmma_m64n256k16_f32_bf16, wgmma_m64n256k16_f32, wgmma_m64n256k8_f32_tf32, 256, 128, [
+    wgmma_m64n256k16_f32_bf16, wgmma_m64n256k16_f32, wgmma_m64n256k8_f32_tf32, wgmma_m64n256k32_f32_f8, 256, 128, [
         0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23,
         24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47,
         48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70, 71,

@@ -174,6 +174,156 @@ pub const fn pack_b16x2(lo: u16, hi: u16) -> u32 {
     lo as u32 | (hi as u32) << 16
 }
 
+/// An 8-bit float with 4 exponent bits (bias 7) and 3 mantissa bits, no infinities, NaN
+/// `0x7f`/`0xff`, largest finite 448 (the OCP FP8 E4M3 format; PTX's `e4m3`), as its bits.
+///
+/// # Example
+/// ```
+/// use cute_rs_device::numeric::E4M3;
+/// assert_eq!(E4M3(0x38).to_f32(), 1.0);
+/// assert_eq!(E4M3(0x7e).to_f32(), 448.0);
+/// assert_eq!(E4M3::from_f32(1000.0), E4M3(0x7e)); // saturates
+/// assert_eq!(E4M3::from_f32(-0.3).to_f32(), -0.3125); // nearest
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[repr(transparent)]
+pub struct E4M3(pub u8);
+
+/// An 8-bit float with 5 exponent bits (bias 15) and 2 mantissa bits, with infinities and NaNs,
+/// largest finite 57344 (the OCP FP8 E5M2 format; PTX's `e5m2`), as its bits.
+///
+/// # Example
+/// ```
+/// use cute_rs_device::numeric::E5M2;
+/// assert_eq!(E5M2(0x3c).to_f32(), 1.0);
+/// assert_eq!(E5M2(0x7b).to_f32(), 57344.0);
+/// assert_eq!(E5M2(0x7c).to_f32(), f32::INFINITY);
+/// assert_eq!(E5M2::from_f32(1e9), E5M2(0x7b)); // saturates
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[repr(transparent)]
+pub struct E5M2(pub u8);
+
+/// The value of an 8-bit float with `m` mantissa bits and exponent bias `bias` (subnormals
+/// included); NaN and infinity handled by the callers.
+const fn fp8_magnitude(bits: u8, m: u32, bias: i32) -> f32 {
+    let e = ((bits & 0x7f) >> m) as i32;
+    let f = (bits & ((1 << m) - 1)) as f32;
+    let scale = if e == 0 { 1 - bias } else { e - bias };
+    let mut v = if e == 0 { f / (1 << m) as f32 } else { 1.0 + f / (1 << m) as f32 };
+    // 2^scale, exact (|scale| <= 16).
+    let mut k = 0;
+    while k < scale {
+        v *= 2.0;
+        k += 1;
+    }
+    while k > scale {
+        v /= 2.0;
+        k -= 1;
+    }
+    if bits & 0x80 != 0 { -v } else { v }
+}
+
+/// The code of the finite value nearest to `|x|` (ties to the even code), saturating at
+/// `max_code`, with `x`'s sign: codes `0..=max_code` of a format grow with their value.
+fn fp8_round(x: f32, max_code: u8, value: impl Fn(u8) -> f32) -> u8 {
+    let sign = if x.is_sign_negative() { 0x80 } else { 0 };
+    let a = x.abs();
+    // The largest code whose value is at most `a` (binary search over the monotone codes).
+    let (mut lo, mut hi) = (0u8, max_code);
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if value(mid) <= a {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    let code = if lo == max_code {
+        lo
+    } else {
+        let (below, above) = (value(lo), value(lo + 1));
+        if a - below < above - a || (a - below == above - a && lo % 2 == 0) {
+            lo
+        } else {
+            lo + 1
+        }
+    };
+    sign | code
+}
+
+impl E4M3 {
+    /// The `f32` value (exact); NaN for `0x7f` and `0xff`.
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_device::numeric::E4M3;
+    /// assert_eq!(E4M3(0x01).to_f32(), 2f32.powi(-9)); // the smallest subnormal
+    /// assert!(E4M3(0x7f).to_f32().is_nan());
+    /// ```
+    pub const fn to_f32(self) -> f32 {
+        if self.0 & 0x7f == 0x7f {
+            return f32::NAN;
+        }
+        fp8_magnitude(self.0, 3, 7)
+    }
+
+    /// The nearest e4m3 (ties to even), saturating at ±448 as PTX's `cvt.rn.satfinite` does;
+    /// NaN stays NaN.
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_device::numeric::E4M3;
+    /// assert_eq!(E4M3::from_f32(1.0625), E4M3(0x38)); // a tie: to the even code (1.0)
+    /// assert_eq!(E4M3::from_f32(-448.0), E4M3(0xfe));
+    /// ```
+    pub fn from_f32(x: f32) -> E4M3 {
+        if x.is_nan() {
+            return E4M3(0x7f);
+        }
+        E4M3(fp8_round(x, 0x7e, |c| E4M3(c).to_f32()))
+    }
+}
+
+impl E5M2 {
+    /// The `f32` value (exact); ±infinity for `0x7c`/`0xfc`, NaN above.
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_device::numeric::E5M2;
+    /// assert_eq!(E5M2(0x01).to_f32(), 2f32.powi(-16)); // the smallest subnormal
+    /// assert!(E5M2(0x7d).to_f32().is_nan());
+    /// ```
+    pub const fn to_f32(self) -> f32 {
+        match self.0 & 0x7f {
+            0x7c => {
+                if self.0 & 0x80 != 0 {
+                    f32::NEG_INFINITY
+                } else {
+                    f32::INFINITY
+                }
+            }
+            0x7d..=0x7f => f32::NAN,
+            _ => fp8_magnitude(self.0, 2, 15),
+        }
+    }
+
+    /// The nearest e5m2 (ties to even), saturating at ±57344 as PTX's `cvt.rn.satfinite` does;
+    /// NaN stays NaN.
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_device::numeric::E5M2;
+    /// assert_eq!(E5M2::from_f32(1.125), E5M2(0x3c)); // a tie: to the even code (1.0)
+    /// ```
+    pub fn from_f32(x: f32) -> E5M2 {
+        if x.is_nan() {
+            return E5M2(0x7f);
+        }
+        E5M2(fp8_round(x, 0x7b, |c| E5M2(c).to_f32()))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -222,5 +372,41 @@ mod tests {
         assert_eq!(f32_to_f16(2f32.powi(-25)), 0);
         assert_eq!(f32_to_f16(2f32.powi(-25) * 1.5), 1);
         assert!(f16_to_f32(f32_to_f16(f32::NAN)).is_nan());
+    }
+
+    /// Every e4m3 and e5m2 code against the formats' definitions, and rounding back.
+    #[test]
+    fn fp8_codes_decode_and_round_trip() {
+        for c in 0..=255u8 {
+            let (e, m) = (((c & 0x7f) >> 3) as i32, (c & 7) as f64);
+            let want = if e == 0 { m / 8.0 * 2f64.powi(-6) } else { (1.0 + m / 8.0) * 2f64.powi(e - 7) };
+            let want = if c & 0x80 != 0 { -want } else { want };
+            let got = E4M3(c).to_f32();
+            if c & 0x7f == 0x7f {
+                assert!(got.is_nan());
+                continue;
+            }
+            assert_eq!(got as f64, want, "e4m3 {c:#x}");
+            // -0 rounds to -0: the same code.
+            assert_eq!(E4M3::from_f32(got), E4M3(c), "e4m3 {c:#x} back");
+        }
+        for c in 0..=255u8 {
+            let (e, m) = (((c & 0x7f) >> 2) as i32, (c & 3) as f64);
+            let got = E5M2(c).to_f32();
+            if e == 31 {
+                assert!(if m == 0.0 { got.is_infinite() } else { got.is_nan() }, "e5m2 {c:#x}");
+                continue;
+            }
+            let want = if e == 0 { m / 4.0 * 2f64.powi(-14) } else { (1.0 + m / 4.0) * 2f64.powi(e - 15) };
+            let want = if c & 0x80 != 0 { -want } else { want };
+            assert_eq!(got as f64, want, "e5m2 {c:#x}");
+            assert_eq!(E5M2::from_f32(got), E5M2(c), "e5m2 {c:#x} back");
+        }
+        // Between neighbours: to the nearer, ties to the even code; past the largest: saturated.
+        assert_eq!(E4M3::from_f32(1.0 + 0.0624), E4M3(0x38));
+        assert_eq!(E4M3::from_f32(1.0 + 0.0626), E4M3(0x39));
+        assert_eq!(E4M3::from_f32(1.0 + 3.0 * 0.0625), E4M3(0x3a)); // tie between 0x39 and 0x3a
+        assert_eq!(E4M3::from_f32(f32::INFINITY), E4M3(0x7e));
+        assert_eq!(E5M2::from_f32(f32::NEG_INFINITY), E5M2(0xfb));
     }
 }

@@ -52,6 +52,8 @@ scalar!(u8 = 0, u16 = 0, u32 = 0, u64 = 0, usize = 0, i8 = 0, i16 = 0, i32 = 0, 
 // Half-precision floats (the `half` crate: plain 2-byte values, so reads and writes are ordinary
 // 16-bit accesses and `Vector<f16, 8>` is one 16-byte access).
 scalar!(half::f16 = half::f16::ZERO, half::bf16 = half::bf16::ZERO);
+// 8-bit floats (the tensor cores' fp8 formats), as their bits.
+scalar!(crate::device::numeric::E4M3 = crate::device::numeric::E4M3(0), crate::device::numeric::E5M2 = crate::device::numeric::E5M2(0));
 
 /// `W` consecutive elements accessed as one (aligned) vector: the element type of a
 /// [`vectorize`](LayoutTensor::vectorize)d view. `W * size_of::<T>()` bytes, aligned to that size

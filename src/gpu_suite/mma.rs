@@ -11,7 +11,7 @@
 use host::{DeviceElem, Gpu, KernelFn, LaunchConfig, Module};
 use layout::Layout;
 use layout_tensor::device::mma::{LDMATRIX_8X8, LDMATRIX_8X8_TRANS};
-use layout_tensor::device::numeric::{bf16_to_f32, f16_to_f32};
+use layout_tensor::device::numeric::{bf16_to_f32, f16_to_f32, E4M3, E5M2};
 use test_kernels::checks::mma;
 use test_kernels::checks::mma::wgmma::*;
 
@@ -56,6 +56,11 @@ pub fn checks() -> Vec<Check> {
         Check {
             name: "mma/wgmma_m64n256k16_bf16_swizzle_128b",
             run: |g, _| wgmma(g, wgmma_m64n256k16_bf16_check, 256, 1),
+        },
+        Check { name: "mma/wgmma_m64n256k32_e4m3 (fp8 atom, gemm over 4 k-blocks)", run: |g, _| wgmma_f8(g, wgmma_m64n256k32_e4m3_check, 256, [false, false]) },
+        Check {
+            name: "mma/wgmma_m64n64k32_e5m2_e4m3 (fp8 atom, gemm over 4 k-blocks)",
+            run: |g, _| wgmma_f8(g, wgmma_m64n64k32_e5m2_e4m3_check, 64, [true, false]),
         },
     ]
 }
@@ -280,6 +285,43 @@ fn mma_tf32(gpu: &Gpu, module: &Module) -> Result<(), String> {
 
 /// One warpgroup: D (64xN) = A (64x64) B^T (B Nx64), bf16, through the sm_90a module, with the
 /// kernel `wgmma_m64n{n}k16_bf16_check`.
+/// Random 8-bit floats of magnitude at most 4 (their codes): e5m2 if `e5m2`, else e4m3.
+fn random_f8(seed: u64, n: usize, e5m2: bool) -> Vec<u8> {
+    let value = |c: u8| if e5m2 { E5M2(c).to_f32() } else { E4M3(c).to_f32() };
+    random_u32(seed, n)
+        .into_iter()
+        .map(|w| {
+            // Redraw from the word's other bytes until the value is small and finite.
+            let bytes = w.to_le_bytes();
+            bytes.iter().copied().find(|&c| value(c).abs() <= 4.0).unwrap_or(0)
+        })
+        .collect()
+}
+
+/// An fp8 wgmma atom through `gemm` (K = 128) against an f64 reference: `formats` says which
+/// operand is e5m2. The tensor cores accumulate fp8 products with fewer bits than f32's, so the
+/// tolerance is `2^-10` of the sum of magnitudes.
+fn wgmma_f8(gpu: &Gpu, kernel: KernelFn<(*const u8, *const u8, *mut f32)>, n: usize, formats: [bool; 2]) -> Result<(), String> {
+    let module = gpu.module(&crate::TEST_KERNELS_SM90A).map_err(fail("loading the sm_90a module"))?;
+    let seed = fresh_seed();
+    let (a, b) = (random_f8(seed, 64 * 128, formats[0]), random_f8(seed ^ 0xf8, n * 128, formats[1]));
+    let (ga, gb) = (gpu.upload(&a).map_err(fail("upload"))?, gpu.upload(&b).map_err(fail("upload"))?);
+    let mut d = gpu.alloc::<f32>(64 * n).map_err(fail("alloc"))?;
+    gpu.memset(&mut d, 0xff).map_err(fail("poison"))?;
+    unsafe { gpu.launch(&module, kernel, LaunchConfig::linear(1, 128), (&ga, &gb, &mut d)).run() }.map_err(fail("launch"))?;
+    let got = gpu.download(&d).map_err(fail("download"))?;
+    let decode = |v: &[u8], e5m2: bool| -> Vec<f32> {
+        v.iter().map(|&c| if e5m2 { E5M2(c).to_f32() } else { E4M3(c).to_f32() }).collect()
+    };
+    let (want, scale) = reference(&decode(&a, formats[0]), &decode(&b, formats[1]), None, 64, n, 128);
+    let what = format!("fp8 wgmma m64n{n}k32 x 4 (K = 128, seed {seed})");
+    let tol = |i: usize| scale[i] * 2f64.powi(-10) + 1e-30;
+    match (0..got.len()).find(|&i| !((got[i] as f64 - want[i]).abs() <= tol(i))) {
+        None => Ok(()),
+        Some(i) => Err(format!("{what}: D[{}][{}] = {}, expected {} (tolerance {:.3e})", i / n, i % n, got[i], want[i], tol(i))),
+    }
+}
+
 fn wgmma(gpu: &Gpu, kernel: KernelFn<(*const u16, *const u16, u32, *mut f32)>, n: usize, swizzle: u32) -> Result<(), String> {
     let module = gpu.module(&crate::TEST_KERNELS_SM90A).map_err(fail("loading the sm_90a module"))?;
     let seed = fresh_seed();

@@ -26,6 +26,7 @@
 use layout::{tile_to_shape, IntTuple, Layout, LayoutError, Swizzle, SwizzledLayout};
 
 use crate::device::mma::{wgmma_descriptor, WgmmaSwizzle};
+use crate::device::numeric::{E4M3, E5M2};
 
 /// Which of an operand's two modes is contiguous in shared memory: K (A row-major, B column-major;
 /// CuTe's `GMMA::Major::K`) or M/N (wgmma's transposed operands; `GMMA::Major::MN`).
@@ -706,6 +707,116 @@ wgmma_tf32_atoms! {
     /// assert_eq!(SM90_64x256x8_F32TF32TF32_SS_TN::N, 256);
     /// ```
     SM90_64x256x8_F32TF32TF32_SS_TN: 256, 128, wgmma_m64n256k8_f32_tf32;
+}
+
+/// An 8-bit float format of the wgmma fp8 atoms: [`E4M3`] or [`E5M2`].
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::atom::wgmma::Fp8;
+/// use cute_rs_tensor::device::numeric::{E4M3, E5M2};
+/// assert!(!E4M3::IS_E5M2 && E5M2::IS_E5M2);
+/// ```
+pub trait Fp8: crate::Element + Default {
+    /// Whether the format is e5m2 (else e4m3).
+    const IS_E5M2: bool;
+}
+impl Fp8 for E4M3 {
+    const IS_E5M2: bool = false;
+}
+impl Fp8 for E5M2 {
+    const IS_E5M2: bool = true;
+}
+
+macro_rules! wgmma_fp8_atoms {
+    ($(
+        $(#[$attr:meta])*
+        $name:ident: $n:literal, $regs:literal, $instr:ident, [$($alias:ident = <$a:ty, $b:ty>),*];
+    )*) => {$(
+        $(#[$attr])*
+        #[allow(non_camel_case_types)]
+        #[derive(Debug)]
+        pub struct $name<A = E4M3, B = E4M3>(core::marker::PhantomData<(A, B)>);
+        impl<A, B> Clone for $name<A, B> {
+            fn clone(&self) -> Self {
+                *self
+            }
+        }
+        impl<A, B> Copy for $name<A, B> {}
+        impl<A, B> Default for $name<A, B> {
+            fn default() -> Self {
+                $name(core::marker::PhantomData)
+            }
+        }
+        impl<A: Fp8, B: Fp8> WgmmaAtom for $name<A, B> {
+            type A = A;
+            type B = B;
+            type MajorA = KMajor;
+            type MajorB = KMajor;
+            const N: i64 = $n;
+            const K: i64 = 32;
+            const LAYOUT_C: Layout = layout::unwrap!(crate::device::mma::wgmma_accumulator_layout($n));
+            const VALUES_C: usize = $regs;
+            #[cfg(target_arch = "nvptx64")]
+            #[inline(always)]
+            unsafe fn call(a: u64, b: u64, c: *mut f32, scale_d: bool) {
+                use crate::device::mma::$instr;
+                let d = unsafe { &mut *(c as *mut [f32; $regs]) };
+                // The formats are part of the instruction: one arm survives.
+                unsafe {
+                    match (A::IS_E5M2, B::IS_E5M2) {
+                        (false, false) => $instr::<false, false>(d, a, b, scale_d),
+                        (false, true) => $instr::<false, true>(d, a, b, scale_d),
+                        (true, false) => $instr::<true, false>(d, a, b, scale_d),
+                        (true, true) => $instr::<true, true>(d, a, b, scale_d),
+                    }
+                }
+            }
+        }
+        $(
+            #[doc = concat!("CuTe's name for [`", stringify!($name), "`]`<", stringify!($a), ", ", stringify!($b), ">`.")]
+            #[allow(non_camel_case_types)]
+            pub type $alias = $name<$a, $b>;
+        )*
+    )*};
+}
+
+wgmma_fp8_atoms! {
+    /// `wgmma.mma_async.sync.aligned.m64n64k32.f32.{e4m3,e5m2}.{e4m3,e5m2}`: A and B 8-bit floats
+    /// of the formats `A` and `B` ([`E4M3`] or [`E5M2`]), K-major in shared memory (wgmma has no
+    /// transpose for 8-bit elements), f32 accumulators.
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::atom::wgmma::{WgmmaAtom, SM90_64x64x32_F32E4M3E5M2_SS_TN};
+    /// assert_eq!((SM90_64x64x32_F32E4M3E5M2_SS_TN::K, SM90_64x64x32_F32E4M3E5M2_SS_TN::VALUES_C), (32, 32));
+    /// ```
+    SM90_64x64x32_F32F8F8_SS_TN: 64, 32, wgmma_m64n64k32_f32_f8, [
+        SM90_64x64x32_F32E4M3E4M3_SS_TN = <E4M3, E4M3>, SM90_64x64x32_F32E4M3E5M2_SS_TN = <E4M3, E5M2>,
+        SM90_64x64x32_F32E5M2E4M3_SS_TN = <E5M2, E4M3>, SM90_64x64x32_F32E5M2E5M2_SS_TN = <E5M2, E5M2>
+    ];
+    /// The m64n128k32 fp8 atom (see [`SM90_64x64x32_F32F8F8_SS_TN`]).
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::atom::wgmma::{WgmmaAtom, SM90_64x128x32_F32E4M3E4M3_SS_TN};
+    /// assert_eq!(SM90_64x128x32_F32E4M3E4M3_SS_TN::N, 128);
+    /// ```
+    SM90_64x128x32_F32F8F8_SS_TN: 128, 64, wgmma_m64n128k32_f32_f8, [
+        SM90_64x128x32_F32E4M3E4M3_SS_TN = <E4M3, E4M3>, SM90_64x128x32_F32E4M3E5M2_SS_TN = <E4M3, E5M2>,
+        SM90_64x128x32_F32E5M2E4M3_SS_TN = <E5M2, E4M3>, SM90_64x128x32_F32E5M2E5M2_SS_TN = <E5M2, E5M2>
+    ];
+    /// The m64n256k32 fp8 atom (see [`SM90_64x64x32_F32F8F8_SS_TN`]).
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::atom::wgmma::{WgmmaAtom, SM90_64x256x32_F32E5M2E5M2_SS_TN};
+    /// assert_eq!(SM90_64x256x32_F32E5M2E5M2_SS_TN::VALUES_C, 128);
+    /// ```
+    SM90_64x256x32_F32F8F8_SS_TN: 256, 128, wgmma_m64n256k32_f32_f8, [
+        SM90_64x256x32_F32E4M3E4M3_SS_TN = <E4M3, E4M3>, SM90_64x256x32_F32E4M3E5M2_SS_TN = <E4M3, E5M2>,
+        SM90_64x256x32_F32E5M2E4M3_SS_TN = <E5M2, E4M3>, SM90_64x256x32_F32E5M2E5M2_SS_TN = <E5M2, E5M2>
+    ];
 }
 
 /// A warpgroup's operand in shared memory: a tile's descriptors ([`GmmaDesc`]), the tile's

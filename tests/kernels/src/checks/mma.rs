@@ -209,10 +209,10 @@ pub mod wgmma {
             wgmma_accumulator_layout, wgmma_commit_group, wgmma_fence,
             wgmma_fence_operands, wgmma_k_major_interleaved, wgmma_k_major_sw128, wgmma_m64n128k16_f32_bf16,
             wgmma_m64n16k16_f32_bf16, wgmma_m64n256k16_f32_bf16, wgmma_m64n32k16_f32_bf16, wgmma_m64n64k16_f32_bf16,
-            wgmma_m64n8k16_f32_bf16, wgmma_wait_group,
+            wgmma_m64n8k16_f32_bf16, wgmma_wait_group, WgmmaSwizzle,
         },
         layout::{Swizzle, SwizzledLayout},
-        layout_tensor::atom::wgmma::{make_gmma_desc, Major},
+        layout_tensor::atom::wgmma::{gemm, make_gmma_desc, make_gmma_layout, Major, WgmmaAtom},
         layout_tensor::device::shared::generic_to_shared,
         layout_tensor::device::tma::fence_proxy_async_shared_cta,
         layout_tensor::device::unroll::for_each_unrolled_mut,
@@ -285,6 +285,59 @@ pub mod wgmma {
             let i = c_layout.call(t as i64 + 128 * v as i64);
             *d.add(((i % 64) * N as i64 + i / 64) as usize) = *x;
         });
+    }
+
+    /// `d = a * b` for one warpgroup with the fp8 wgmma atom `W` over K = 128 (four k32 blocks,
+    /// through `gemm`): `a` 64 x 128 and `b` N x 128 (N x K) row-major 8-bit floats (their bits),
+    /// `d` 64 x N row-major f32. The operands are placed in shared memory by the canonical K-major
+    /// 128-byte-swizzled tiles of 1-byte elements (`make_gmma_layout`), described by the
+    /// descriptors derived from them. The accumulators start as NaN. `R = N / 2`.
+    #[cfg(target_arch = "nvptx64")]
+    #[inline(always)]
+    unsafe fn check_f8<W: WgmmaAtom, const N: usize, const R: usize>(a: *const u8, b: *const u8, d: *mut f32) {
+        let sa = static_shared!(WGMMA_F8_CHECK_A, 8192, 1024);
+        let sb = static_shared!(WGMMA_F8_CHECK_B, 32768, 1024);
+        let a_tile = const { unwrap!(make_gmma_layout(Major::K, WgmmaSwizzle::B128, 1, 64, 128)) };
+        let b_tile = const { unwrap!(make_gmma_layout(Major::K, WgmmaSwizzle::B128, 1, N as i64, 128)) };
+        let c_layout = const { unwrap!(wgmma_accumulator_layout(N as i64)) };
+        let t = tid();
+        for e in (t..64 * 128).step_by(128) {
+            let (m, k) = ((e / 128) as i64, (e % 128) as i64);
+            *sa.add(a_tile.call(m + 64 * k) as usize) = *a.add(e as usize);
+        }
+        for e in (t..N as u32 * 128).step_by(128) {
+            let (n, k) = ((e / 128) as i64, (e % 128) as i64);
+            *sb.add(b_tile.call(n + N as i64 * k) as usize) = *b.add(e as usize);
+        }
+        fence_proxy_async_shared_cta();
+        sync_threads();
+        let da = const { unwrap!(make_gmma_desc(unwrap!(make_gmma_layout(Major::K, WgmmaSwizzle::B128, 1, 64, 128)), 1, Major::K, 64, 32)) };
+        let db = const {
+            unwrap!(make_gmma_desc(unwrap!(make_gmma_layout(Major::K, WgmmaSwizzle::B128, 1, N as i64, 128)), 1, Major::K, N as i64, 32))
+        };
+        let mut acc = [f32::NAN; R];
+        wgmma_fence();
+        gemm::<W, 4, R>(da.operand(generic_to_shared(sa), 0), db.operand(generic_to_shared(sb), 0), &mut acc, false);
+        wgmma_commit_group();
+        wgmma_wait_group::<0>();
+        wgmma_fence_operands(&mut acc);
+        for_each_unrolled_mut(&mut acc, |v, x| {
+            let i = c_layout.call(t as i64 + 128 * v as i64);
+            *d.add(((i % 64) * N as i64 + i / 64) as usize) = *x;
+        });
+    }
+
+    /// `d = a * b` (64 x 256, K = 128) with e4m3 A and B: see `check_f8`. One block of 128 threads.
+    #[kernel(gpu_only)]
+    pub fn wgmma_m64n256k32_e4m3_check(a: *const u8, b: *const u8, d: *mut f32) {
+        check_f8::<layout_tensor::atom::wgmma::SM90_64x256x32_F32E4M3E4M3_SS_TN, 256, 128>(a, b, d);
+    }
+
+    /// `d = a * b` (64 x 64, K = 128) with e5m2 A and e4m3 B: see `check_f8`. One block of 128
+    /// threads.
+    #[kernel(gpu_only)]
+    pub fn wgmma_m64n64k32_e5m2_e4m3_check(a: *const u8, b: *const u8, d: *mut f32) {
+        check_f8::<layout_tensor::atom::wgmma::SM90_64x64x32_F32E5M2E4M3_SS_TN, 64, 32>(a, b, d);
     }
 
     macro_rules! wgmma_checks {
