@@ -208,9 +208,11 @@ pub fn gemm_sm90_bf16_tn_ws(
 ) {
     const { assert!(GEMM_SM90_WS_128X256.stages == P_STAGES && GEMM_SM90_WS_128X256.bm == GEMM_SM90_P_128X256.bm) };
     let out = Epilogue::new(m, n, alpha, beta, c, d);
-    // Not persistent: the block's one tile, (row, column) = (block y, block x).
-    let tile = core::iter::once((block_idx_y(), block_idx_x()));
-    gemm_tile_ws::<f32, SM90_64x256x16_F32BF16BF16_SS, 1, false, _>(a_map, b_map, core::ptr::null(), out, k, tile);
+    // Not persistent: the block's one tile, (row, column) = (block y, block x), which is tile
+    // `y * tiles_n + x` of the row-by-row order (bands of one row).
+    let order = TileOrder::new(m, n, GEMM_SM90_WS_128X256.bm, GEMM_SM90_WS_128X256.bn, 1);
+    let first = block_idx_y() * order.tiles_n + block_idx_x();
+    gemm_tile_ws::<f32, SM90_64x256x16_F32BF16BF16_SS, 1, false>(a_map, b_map, core::ptr::null(), out, k, order, first, order.count());
 }
 
 /// The wgmma m64n256 accumulator layout, (thread, value) -> m + 64 n.
@@ -286,7 +288,7 @@ const P_STAGES: u32 = GEMM_SM90_P_128X256.stages;
 /// The warp-specialized kernels' body ([`GEMM_SM90_P_128X256`] tiles) for clusters of `CM`
 /// blocks along M (1 or 2), the wgmma atom `W` (input type and storage orders of A and B), D of
 /// element type `O`, written by the stmatrix + TMA-store epilogue if `TMA_OUT`, over the cluster
-/// tiles `tiles` (as `(row, column)` in cluster tiles of `CM` x 128 x 256).
+/// tiles `first, first + step, ...` of `order` (cluster tiles of `CM` x 128 x 256).
 ///
 /// The blocks of a cluster work on `CM` vertically adjacent 128 x 256 tiles together. Warpgroup 0
 /// produces ([`produce`]), warpgroups 1 and 2 each consume one m64 slice of every tile
@@ -295,13 +297,16 @@ const P_STAGES: u32 = GEMM_SM90_P_128X256.stages;
 /// non-persistent one takes its block's tile.
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
-unsafe fn gemm_tile_ws<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bool, T: Iterator<Item = (u32, u32)> + Clone>(
+#[allow(clippy::too_many_arguments)]
+unsafe fn gemm_tile_ws<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bool>(
     a_map: *const TmaDescriptor,
     b_map: *const TmaDescriptor,
     d_map: *const TmaDescriptor,
     out: Epilogue<O>,
     k: u32,
-    tiles: T,
+    order: TileOrder,
+    first: u32,
+    step: u32,
 ) {
     const S: GemmSm90Shape = GEMM_SM90_P_128X256;
     // Declared once (the declarations depend on no generic parameter), used by every entry.
@@ -311,6 +316,7 @@ unsafe fn gemm_tile_ws<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bo
     let pipe = PipelineTmaAsync::<P_STAGES>::new(full, empty);
     let t = thread_idx_x();
     let rank = if CM > 1 { block_rank_in_cluster() } else { 0 };
+    let tiles = order.tiles_from(first, step);
     // K per stage: one 128-byte row of elements (64 16-bit or 32 tf32).
     let k_tiles = k.div_ceil(128 / core::mem::size_of::<W::A>() as u32);
     if t == 0 {
@@ -331,11 +337,11 @@ unsafe fn gemm_tile_ws<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bo
     if t / 128 == 0 {
         warpgroup_reg_dealloc::<40>();
         if t == 0 {
-            produce::<W, CM, T>(pipe, ring, tiles, rank, a_map, b_map, k_tiles);
+            produce::<W, CM>(pipe, ring, tiles, rank, a_map, b_map, k_tiles);
         }
     } else {
         warpgroup_reg_alloc::<232>();
-        consume::<O, W, CM, TMA_OUT, T>(pipe, ring, tiles, rank, out, d_map, k_tiles, t / 128 - 1, t % 128);
+        consume::<O, W, CM, TMA_OUT>(pipe, ring, tiles, rank, out, d_map, k_tiles, t / 128 - 1, t % 128);
     }
     // No block may exit while another can still arrive on its barriers.
     if CM > 1 {
@@ -355,10 +361,10 @@ fn tile_origin<const CM: u32>((tm, tn): (u32, u32), rank: u32) -> (u32, u32) {
 /// tiles, so the producer fills the next tile's stages while the consumers store the last.
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
-unsafe fn produce<W: WgmmaAtom, const CM: u32, T: Iterator<Item = (u32, u32)>>(
+unsafe fn produce<W: WgmmaAtom, const CM: u32>(
     pipe: PipelineTmaAsync<P_STAGES>,
     ring: Ring,
-    tiles: T,
+    tiles: PersistentTiles,
     rank: u32,
     a_map: *const TmaDescriptor,
     b_map: *const TmaDescriptor,
@@ -411,10 +417,10 @@ unsafe fn produce<W: WgmmaAtom, const CM: u32, T: Iterator<Item = (u32, u32)>>(
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn consume<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bool, T: Iterator<Item = (u32, u32)>>(
+unsafe fn consume<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bool>(
     pipe: PipelineTmaAsync<P_STAGES>,
     ring: Ring,
-    tiles: T,
+    tiles: PersistentTiles,
     rank: u32,
     out: Epilogue<O>,
     d_map: *const TmaDescriptor,
@@ -582,8 +588,7 @@ macro_rules! gemm_sm90_persistent_kernels {
         ) {
             let out = Epilogue::new(m, n, alpha, beta, c, d);
             let order = TileOrder::new(m, n, GEMM_SM90_P_128X256.bm * $cm, GEMM_SM90_P_128X256.bn, GEMM_SM90_GROUP);
-            let tiles = order.tiles_from(block_idx_x() / $cm, grid_dim_x() / $cm);
-            gemm_tile_ws::<$out, $atom, $cm, $tma, _>(a_map, b_map, d_map, out, k, tiles);
+            gemm_tile_ws::<$out, $atom, $cm, $tma>(a_map, b_map, d_map, out, k, order, block_idx_x() / $cm, grid_dim_x() / $cm);
         }
     )*};
 }

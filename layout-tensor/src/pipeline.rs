@@ -47,8 +47,13 @@ use crate::device::sync::{fence_mbarrier_init, Mbarrier};
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PipelineState<const STAGES: u32> {
-    index: u32,
-    phase: u32,
+    // Uses of the ring so far: the index and the phase are derived from it (the same count in
+    // every thread keeps them in the GPU's uniform registers, where a stage index and a phase
+    // bit updated under a branch would not stay). It wraps after 2^32 uses, where a ring whose
+    // size is not a power of two would skip a phase.
+    count: u32,
+    // 1 for the producer, which starts one phase ahead.
+    ahead: u32,
 }
 
 impl<const STAGES: u32> PipelineState<STAGES> {
@@ -62,7 +67,7 @@ impl<const STAGES: u32> PipelineState<STAGES> {
     #[inline(always)]
     pub const fn consumer_start() -> Self {
         const { assert!(STAGES > 0, "a pipeline needs at least one stage") };
-        PipelineState { index: 0, phase: 0 }
+        PipelineState { count: 0, ahead: 0 }
     }
 
     /// The producer's start: stage 0, one phase ahead (parity 1), so that the first pass over the
@@ -76,7 +81,7 @@ impl<const STAGES: u32> PipelineState<STAGES> {
     #[inline(always)]
     pub const fn producer_start() -> Self {
         const { assert!(STAGES > 0, "a pipeline needs at least one stage") };
-        PipelineState { index: 0, phase: 1 }
+        PipelineState { count: 0, ahead: 1 }
     }
 
     /// The stage.
@@ -88,7 +93,7 @@ impl<const STAGES: u32> PipelineState<STAGES> {
     /// ```
     #[inline(always)]
     pub const fn index(&self) -> u32 {
-        self.index
+        self.count % STAGES
     }
 
     /// The parity of the phase to wait for at this stage.
@@ -102,7 +107,7 @@ impl<const STAGES: u32> PipelineState<STAGES> {
     /// ```
     #[inline(always)]
     pub const fn phase(&self) -> u32 {
-        self.phase
+        ((self.count / STAGES) & 1) ^ self.ahead
     }
 
     /// Moves to the next stage, flipping the phase when the ring wraps.
@@ -117,11 +122,7 @@ impl<const STAGES: u32> PipelineState<STAGES> {
     /// ```
     #[inline(always)]
     pub fn advance(&mut self) {
-        self.index += 1;
-        if self.index == STAGES {
-            self.index = 0;
-            self.phase ^= 1;
-        }
+        self.count = self.count.wrapping_add(1);
     }
 }
 
@@ -212,8 +213,8 @@ impl<const STAGES: u32> PipelineTmaAsync<STAGES> {
     #[inline(always)]
     pub unsafe fn producer_acquire(&self, state: PipelineState<STAGES>, bytes: u32) {
         unsafe {
-            self.empty(state.index).wait_parity(state.phase);
-            self.full(state.index).arrive_expect_tx(bytes);
+            self.empty(state.index()).wait_parity(state.phase());
+            self.full(state.index()).arrive_expect_tx(bytes);
         }
     }
 
@@ -226,7 +227,7 @@ impl<const STAGES: u32> PipelineTmaAsync<STAGES> {
     /// See the [module documentation](self).
     #[inline(always)]
     pub unsafe fn consumer_wait(&self, state: PipelineState<STAGES>) {
-        unsafe { self.full(state.index).wait_parity(state.phase) }
+        unsafe { self.full(state.index()).wait_parity(state.phase()) }
     }
 
     /// A consumer (one thread per consumer counted by [`init`](Self::init)) is done with stage
@@ -240,7 +241,7 @@ impl<const STAGES: u32> PipelineTmaAsync<STAGES> {
     #[inline(always)]
     pub unsafe fn consumer_release(&self, state: PipelineState<STAGES>) {
         unsafe {
-            self.empty(state.index).arrive();
+            self.empty(state.index()).arrive();
         }
     }
 
@@ -259,7 +260,7 @@ impl<const STAGES: u32> PipelineTmaAsync<STAGES> {
     #[inline(always)]
     pub unsafe fn consumer_release_cluster(&self, state: PipelineState<STAGES>, blocks: u32) {
         for rank in 0..blocks {
-            unsafe { crate::device::cluster::mbarrier_arrive_cluster(self.empty(state.index), rank) };
+            unsafe { crate::device::cluster::mbarrier_arrive_cluster(self.empty(state.index()), rank) };
         }
     }
 }

@@ -459,6 +459,27 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
         self.layout.size() as usize
     }
 
+    /// The extent of top-level mode `axis` (Mojo's `dim`, CuTe's `size<I>(tensor)`): a constant
+    /// for static layouts.
+    ///
+    /// # Panics
+    /// When `axis` is not below the rank.
+    ///
+    /// # Example
+    /// ```
+    /// # use cute_rs_tensor::LayoutTensor;
+    /// let mut v = [0u8; 24];
+    /// let t = LayoutTensor::new(&mut v, layout::Layout::parse("((2,3),4):((1,2),6)").unwrap()).unwrap();
+    /// assert_eq!((t.dim(0), t.dim(1)), (6, 4));
+    /// ```
+    #[inline(always)]
+    #[track_caller]
+    pub fn dim(&self, axis: usize) -> usize {
+        let modes = self.layout.modes();
+        assert!(axis < modes.rank, "dim: axis {axis} is not below the rank {}", modes.rank);
+        modes.size[axis] as usize
+    }
+
     /// The base pointer (element 0's address when `layout(0) == 0`).
     ///
     /// # Example
