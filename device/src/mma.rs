@@ -554,6 +554,18 @@ mma_fns! {
 // ------------------------------------------------------------------------------------------------
 // wgmma (sm_90a)
 
+/// The register A operand of the 16-bit `wgmma` instructions with A in registers (m64 x k16), as
+/// `(thread, value) -> m + 64 k` for the warpgroup's 128 threads and 8 values each: warp `w` holds
+/// rows `16 w ..`, as the m16n8k16 `mma.sync` A fragment ([`MMA_16X16_A_B16`]) does in one warp.
+///
+/// # Example
+/// ```
+/// use cute_rs_device::mma::WGMMA_64X16_A_B16;
+/// // Thread 37 (warp 1, lane 5), value 7: row 16 + 1 + 8, column 2 + 1 + 8.
+/// assert_eq!(WGMMA_64X16_A_B16.call(37 + 128 * 7), 25 + 64 * 11);
+/// ```
+pub const WGMMA_64X16_A_B16: Layout = unwrap!(Layout::parse("((4,8,4),(2,2,2)):((128,1,16),(64,8,512))"));
+
 /// The swizzle field of a wgmma shared-memory matrix descriptor (bits 62..64).
 ///
 /// # Example
@@ -905,7 +917,7 @@ pub fn wgmma_fence_operands<const K: usize>(d: &mut [f32; K]) {
 
 
 macro_rules! wgmma_fns {
-    ($( $name:ident, $general:ident, $tf32:ident, $fp8:ident, $n:literal, $regs:literal, [$first:literal $(, $i:literal)* $(,)?]; )*) => {$(
+    ($( $name:ident, $general:ident, $tf32:ident, $fp8:ident, $rs:ident, $n:literal, $regs:literal, [$first:literal $(, $i:literal)* $(,)?]; )*) => {$(
         gpu_only! {
             WgmmaMmaAsync;
             #[doc = concat!(
@@ -1082,23 +1094,77 @@ macro_rules! wgmma_fns {
                 }
             }
         }
+
+        gpu_only! {
+            WgmmaMmaAsync;
+            #[doc = concat!(
+                "`D = A * B + (scale_d ? D : 0)` for one warpgroup with A in registers ",
+                "(`wgmma.mma_async.sync.aligned.m64n", $n, "k16.f32.{bf16,f16}.{bf16,f16}` with a register A, ",
+                "sm_90a): A 64x16 as this thread's four registers of two 16-bit values each, at ",
+                "[`WGMMA_64X16_A_B16`]`(t + 128 v)` (as `m + 64 k`) for value `v` (register `v / 2`, low half ",
+                "for even `v`); B 16x", $n, " in shared memory through its descriptor (`B_MN`: N-major, else ",
+                "K-major); `F16`: f16 inputs, else bf16. D as for [`", stringify!($name), "`].\n\n",
+                "GPU only: does not compile for the host ([`no_cpu`]).\n\n",
+                "# Safety\n",
+                "Those of [`", stringify!($name), "`]; the A registers are read asynchronously too: they ",
+                "must not change before the group is waited for.\n\n",
+                "# Example\n```ignore\n",
+                stringify!($rs), "::<false, false>(&mut d, a_regs, b_desc.at(b, 0, s), s > 0);\n```"
+            )]
+            pub unsafe fn $rs<const F16: bool, const B_MN: bool>(
+                d: &mut [f32; $regs],
+                a: [u32; 4],
+                desc_b: u64,
+                scale_d: bool,
+            ) {
+                macro_rules! mma {
+                    ($ty:literal) => {
+                        asm!(
+                            "{{ .reg .pred p;",
+                            "setp.ne.b32 p, {sd}, 0;",
+                            concat!(
+                                "wgmma.mma_async.sync.aligned.m64n", $n, "k16.f32.", $ty, ".", $ty, " {{{", $first, "}"
+                                $(, ", {", $i, "}")*,
+                                "}}, {{{a0}, {a1}, {a2}, {a3}}}, {db}, p, 1, 1, {tb}; }}"
+                            ),
+                            inout(reg32) d[$first], $(inout(reg32) d[$i],)*
+                            a0 = in(reg32) a[0],
+                            a1 = in(reg32) a[1],
+                            a2 = in(reg32) a[2],
+                            a3 = in(reg32) a[3],
+                            sd = in(reg32) scale_d as u32,
+                            db = in(reg64) desc_b,
+                            tb = const B_MN as u32,
+                            options(nostack),
+                        )
+                    };
+                }
+                unsafe {
+                    if F16 {
+                        mma!("f16")
+                    } else {
+                        mma!("bf16")
+                    }
+                }
+            }
+        }
     )*};
 }
 
 wgmma_fns! {
-    wgmma_m64n8k16_f32_bf16, wgmma_m64n8k16_f32, wgmma_m64n8k8_f32_tf32, wgmma_m64n8k32_f32_f8, 8, 4, [0, 1, 2, 3];
-    wgmma_m64n16k16_f32_bf16, wgmma_m64n16k16_f32, wgmma_m64n16k8_f32_tf32, wgmma_m64n16k32_f32_f8, 16, 8, [0, 1, 2, 3, 4, 5, 6, 7];
-    wgmma_m64n32k16_f32_bf16, wgmma_m64n32k16_f32, wgmma_m64n32k8_f32_tf32, wgmma_m64n32k32_f32_f8, 32, 16, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
-    wgmma_m64n64k16_f32_bf16, wgmma_m64n64k16_f32, wgmma_m64n64k8_f32_tf32, wgmma_m64n64k32_f32_f8, 64, 32, [
+    wgmma_m64n8k16_f32_bf16, wgmma_m64n8k16_f32, wgmma_m64n8k8_f32_tf32, wgmma_m64n8k32_f32_f8, wgmma_m64n8k16_f32_rs, 8, 4, [0, 1, 2, 3];
+    wgmma_m64n16k16_f32_bf16, wgmma_m64n16k16_f32, wgmma_m64n16k8_f32_tf32, wgmma_m64n16k32_f32_f8, wgmma_m64n16k16_f32_rs, 16, 8, [0, 1, 2, 3, 4, 5, 6, 7];
+    wgmma_m64n32k16_f32_bf16, wgmma_m64n32k16_f32, wgmma_m64n32k8_f32_tf32, wgmma_m64n32k32_f32_f8, wgmma_m64n32k16_f32_rs, 32, 16, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
+    wgmma_m64n64k16_f32_bf16, wgmma_m64n64k16_f32, wgmma_m64n64k8_f32_tf32, wgmma_m64n64k32_f32_f8, wgmma_m64n64k16_f32_rs, 64, 32, [
         0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23,
         24, 25, 26, 27, 28, 29, 30, 31
     ];
-    wgmma_m64n128k16_f32_bf16, wgmma_m64n128k16_f32, wgmma_m64n128k8_f32_tf32, wgmma_m64n128k32_f32_f8, 128, 64, [
+    wgmma_m64n128k16_f32_bf16, wgmma_m64n128k16_f32, wgmma_m64n128k8_f32_tf32, wgmma_m64n128k32_f32_f8, wgmma_m64n128k16_f32_rs, 128, 64, [
         0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23,
         24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47,
         48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63
     ];
-    wgmma_m64n256k16_f32_bf16, wgmma_m64n256k16_f32, wgmma_m64n256k8_f32_tf32, wgmma_m64n256k32_f32_f8, 256, 128, [
+    wgmma_m64n256k16_f32_bf16, wgmma_m64n256k16_f32, wgmma_m64n256k8_f32_tf32, wgmma_m64n256k32_f32_f8, wgmma_m64n256k16_f32_rs, 256, 128, [
         0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23,
         24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47,
         48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70, 71,
@@ -1130,6 +1196,7 @@ mod tests {
 
     #[test]
     fn fragment_layouts_are_bijections_of_the_right_sizes() {
+        assert_bijection("WGMMA_64X16_A_B16", WGMMA_64X16_A_B16, 128, 8, 64, 16);
         for (name, atom) in [
             ("bf16 m16n8k16", SM80_16X8X16_F32BF16BF16F32_TN),
             ("f16 m16n8k16", SM80_16X8X16_F32F16F16F32_TN),

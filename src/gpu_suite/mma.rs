@@ -57,6 +57,8 @@ pub fn checks() -> Vec<Check> {
             name: "mma/wgmma_m64n256k16_bf16_swizzle_128b",
             run: |g, _| wgmma(g, wgmma_m64n256k16_bf16_check, 256, 1),
         },
+        Check { name: "mma/wgmma_m64n128k16_bf16_rs (A in registers)", run: |g, _| wgmma_rs(g, wgmma_m64n128k16_bf16_rs_check, 128) },
+        Check { name: "mma/wgmma_m64n64k16_bf16_rs (A in registers)", run: |g, _| wgmma_rs(g, wgmma_m64n64k16_bf16_rs_check, 64) },
         Check { name: "mma/wgmma_m64n256k32_e4m3 (fp8 atom, gemm over 4 k-blocks)", run: |g, _| wgmma_f8(g, wgmma_m64n256k32_e4m3_check, 256, [false, false]) },
         Check {
             name: "mma/wgmma_m64n64k32_e5m2_e4m3 (fp8 atom, gemm over 4 k-blocks)",
@@ -285,6 +287,22 @@ fn mma_tf32(gpu: &Gpu, module: &Module) -> Result<(), String> {
 
 /// One warpgroup: D (64xN) = A (64x64) B^T (B Nx64), bf16, through the sm_90a module, with the
 /// kernel `wgmma_m64n{n}k16_bf16_check`.
+/// A register-A wgmma atom (K = 64) against an f64 reference: bf16 A 64 x 64 and B n x 64.
+fn wgmma_rs(gpu: &Gpu, kernel: KernelFn<(*const u16, *const u16, *mut f32)>, n: usize) -> Result<(), String> {
+    let module = gpu.module(&crate::TEST_KERNELS_SM90A).map_err(fail("loading the sm_90a module"))?;
+    let seed = fresh_seed();
+    let a = random_half(seed, 64 * 64, Half::Bf16);
+    let b = random_half(seed ^ 0x5, n * 64, Half::Bf16);
+    let (ga, gb) = (gpu.upload(&a).map_err(fail("upload"))?, gpu.upload(&b).map_err(fail("upload"))?);
+    let mut d = gpu.alloc::<f32>(64 * n).map_err(fail("alloc"))?;
+    gpu.memset(&mut d, 0xff).map_err(fail("poison"))?;
+    unsafe { gpu.launch(&module, kernel, LaunchConfig::linear(1, 128), (&ga, &gb, &mut d)).run() }.map_err(fail("launch"))?;
+    let got = gpu.download(&d).map_err(fail("download"))?;
+    let f = |v: &[u16]| v.iter().map(|&x| bf16_to_f32(x)).collect::<Vec<f32>>();
+    let (want, scale) = reference(&f(&a), &f(&b), None, 64, n, 64);
+    compare_product(&format!("wgmma m64n{n}k16 with A in registers x 4 (K = 64, seed {seed})"), &got, &want, &scale, n)
+}
+
 /// Random 8-bit floats of magnitude at most 4 (their codes): e5m2 if `e5m2`, else e4m3.
 fn random_f8(seed: u64, n: usize, e5m2: bool) -> Vec<u8> {
     let value = |c: u8| if e5m2 { E5M2(c).to_f32() } else { E4M3(c).to_f32() };

@@ -554,15 +554,14 @@ pub trait WgmmaAtom: Copy + Default {
     unsafe fn call(a: u64, b: u64, c: *mut f32, scale_d: bool);
 }
 
-macro_rules! wgmma_ss_atoms {
-    ($(
-        $(#[$attr:meta])*
-        $name:ident: $ty:ty, $n:literal, $regs:literal, $general:ident, $f16:literal;
-    )*) => {$(
+/// An atom type with two type parameters (the operands' storage orders or formats) and no data:
+/// `Copy` and `Default` whatever the parameters.
+macro_rules! atom_type {
+    ($(#[$attr:meta])* $name:ident<A = $a:ty, B = $b:ty>) => {
         $(#[$attr])*
         #[allow(non_camel_case_types)]
         #[derive(Debug)]
-        pub struct $name<A = KMajor, B = KMajor>(core::marker::PhantomData<(A, B)>);
+        pub struct $name<A = $a, B = $b>(core::marker::PhantomData<(A, B)>);
         impl<A, B> Clone for $name<A, B> {
             fn clone(&self) -> Self {
                 *self
@@ -574,6 +573,15 @@ macro_rules! wgmma_ss_atoms {
                 $name(core::marker::PhantomData)
             }
         }
+    };
+}
+
+macro_rules! wgmma_ss_atoms {
+    ($(
+        $(#[$attr:meta])*
+        $name:ident: $ty:ty, $n:literal, $regs:literal, $general:ident, $f16:literal;
+    )*) => {$(
+        atom_type!($(#[$attr])* $name<A = KMajor, B = KMajor>);
         impl<A: MajorMode, B: MajorMode> WgmmaAtom for $name<A, B> {
             type A = $ty;
             type B = $ty;
@@ -733,21 +741,7 @@ macro_rules! wgmma_fp8_atoms {
         $(#[$attr:meta])*
         $name:ident: $n:literal, $regs:literal, $instr:ident, [$($alias:ident = <$a:ty, $b:ty>),*];
     )*) => {$(
-        $(#[$attr])*
-        #[allow(non_camel_case_types)]
-        #[derive(Debug)]
-        pub struct $name<A = E4M3, B = E4M3>(core::marker::PhantomData<(A, B)>);
-        impl<A, B> Clone for $name<A, B> {
-            fn clone(&self) -> Self {
-                *self
-            }
-        }
-        impl<A, B> Copy for $name<A, B> {}
-        impl<A, B> Default for $name<A, B> {
-            fn default() -> Self {
-                $name(core::marker::PhantomData)
-            }
-        }
+        atom_type!($(#[$attr])* $name<A = E4M3, B = E4M3>);
         impl<A: Fp8, B: Fp8> WgmmaAtom for $name<A, B> {
             type A = A;
             type B = B;
@@ -817,6 +811,134 @@ wgmma_fp8_atoms! {
         SM90_64x256x32_F32E4M3E4M3_SS_TN = <E4M3, E4M3>, SM90_64x256x32_F32E4M3E5M2_SS_TN = <E4M3, E5M2>,
         SM90_64x256x32_F32E5M2E4M3_SS_TN = <E5M2, E4M3>, SM90_64x256x32_F32E5M2E5M2_SS_TN = <E5M2, E5M2>
     ];
+}
+
+/// One `wgmma.mma_async` instruction with A in registers ("RS"): a warpgroup computes
+/// `C = A B (+ C)` on a `64 x N x 16` block of 16-bit inputs, A as each thread's
+/// [`LAYOUT_A`](Self::LAYOUT_A) values packed two per register, B in shared memory through its
+/// descriptor, C as for [`WgmmaAtom`]. The A operand of attention's second GEMM (P V) comes this
+/// way, straight from the first GEMM's accumulators.
+///
+/// [`call`](Self::call) exists only in GPU builds, as for [`WgmmaAtom`].
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::atom::wgmma::{WgmmaRsAtom, SM90_64x128x16_F32BF16BF16_RS};
+/// type Atom = SM90_64x128x16_F32BF16BF16_RS;
+/// assert_eq!((Atom::N, Atom::VALUES_A, Atom::VALUES_C), (128, 8, 64));
+/// // Thread 0 holds A's row 0, columns 0 and 1 in its first register.
+/// assert_eq!((Atom::LAYOUT_A.call(0), Atom::LAYOUT_A.call(128)), (0, 64));
+/// ```
+pub trait WgmmaRsAtom: Copy + Default {
+    /// A's elements (in registers, two per 32-bit register).
+    type A: crate::Element;
+    /// B's elements in shared memory.
+    type B: crate::Element;
+    /// How B is stored.
+    type MajorB: MajorMode;
+    /// Columns of B and C.
+    const N: i64;
+    /// Columns of A, rows of B.
+    const K: i64 = 16;
+    /// `(thread, value) -> m + 64 k` in A.
+    const LAYOUT_A: Layout = crate::device::mma::WGMMA_64X16_A_B16;
+    /// A's values per thread.
+    const VALUES_A: usize = 8;
+    /// `(thread, value) -> m + 64 n` in C.
+    const LAYOUT_C: Layout;
+    /// C's values per thread (`N / 2`).
+    const VALUES_C: usize;
+
+    /// `C = A B + (scale_d ? C : 0)`: `a` this thread's A values packed in pairs (value `2 j` in the
+    /// low half of register `j`), `b` B's descriptor, `c` this thread's accumulators.
+    ///
+    /// # Safety
+    /// Those of [`WgmmaAtom::call`]; `a`'s registers are read asynchronously.
+    #[cfg(target_arch = "nvptx64")]
+    unsafe fn call(a: [u32; 4], b: u64, c: *mut f32, scale_d: bool);
+}
+
+macro_rules! wgmma_rs_atoms {
+    ($(
+        $(#[$attr:meta])*
+        $name:ident: $ty:ty, $n:literal, $regs:literal, $instr:ident, $f16:literal;
+    )*) => {$(
+        atom_type!($(#[$attr])* $name<A = KMajor, B = KMajor>);
+        // A from registers is K-major: the atom exists for that order only.
+        impl<B: MajorMode> WgmmaRsAtom for $name<KMajor, B> {
+            type A = $ty;
+            type B = $ty;
+            type MajorB = B;
+            const N: i64 = $n;
+            const LAYOUT_C: Layout = layout::unwrap!(crate::device::mma::wgmma_accumulator_layout($n));
+            const VALUES_C: usize = $regs;
+            #[cfg(target_arch = "nvptx64")]
+            #[inline(always)]
+            unsafe fn call(a: [u32; 4], b: u64, c: *mut f32, scale_d: bool) {
+                use crate::device::mma::$instr;
+                let d = unsafe { &mut *(c as *mut [f32; $regs]) };
+                unsafe {
+                    if matches!(B::MAJOR, Major::MN) {
+                        $instr::<$f16, true>(d, a, b, scale_d)
+                    } else {
+                        $instr::<$f16, false>(d, a, b, scale_d)
+                    }
+                }
+            }
+        }
+    )*};
+}
+
+wgmma_rs_atoms! {
+    /// `wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16` with A in registers (K-major: `A`
+    /// is [`KMajor`]), B in shared memory stored as `B` ([`KMajor`] or [`MnMajor`]).
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::atom::wgmma::{WgmmaRsAtom, SM90_64x64x16_F32BF16BF16_RS};
+    /// assert_eq!(<SM90_64x64x16_F32BF16BF16_RS>::VALUES_C, 32);
+    /// ```
+    SM90_64x64x16_F32BF16BF16_RS: crate::half::bf16, 64, 32, wgmma_m64n64k16_f32_rs, false;
+    /// The m64n128k16 bf16 RS atom.
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::atom::wgmma::{WgmmaRsAtom, SM90_64x128x16_F32BF16BF16_RS};
+    /// assert_eq!(<SM90_64x128x16_F32BF16BF16_RS>::N, 128);
+    /// ```
+    SM90_64x128x16_F32BF16BF16_RS: crate::half::bf16, 128, 64, wgmma_m64n128k16_f32_rs, false;
+    /// The m64n256k16 bf16 RS atom.
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::atom::wgmma::{WgmmaRsAtom, SM90_64x256x16_F32BF16BF16_RS};
+    /// assert_eq!(<SM90_64x256x16_F32BF16BF16_RS>::N, 256);
+    /// ```
+    SM90_64x256x16_F32BF16BF16_RS: crate::half::bf16, 256, 128, wgmma_m64n256k16_f32_rs, false;
+    /// `wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16` with A in registers.
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::atom::wgmma::{WgmmaRsAtom, SM90_64x64x16_F32F16F16_RS};
+    /// assert_eq!(<SM90_64x64x16_F32F16F16_RS>::N, 64);
+    /// ```
+    SM90_64x64x16_F32F16F16_RS: crate::half::f16, 64, 32, wgmma_m64n64k16_f32_rs, true;
+    /// The m64n128k16 f16 RS atom.
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::atom::wgmma::{WgmmaRsAtom, SM90_64x128x16_F32F16F16_RS};
+    /// assert_eq!(<SM90_64x128x16_F32F16F16_RS>::N, 128);
+    /// ```
+    SM90_64x128x16_F32F16F16_RS: crate::half::f16, 128, 64, wgmma_m64n128k16_f32_rs, true;
+    /// The m64n256k16 f16 RS atom.
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::atom::wgmma::{WgmmaRsAtom, SM90_64x256x16_F32F16F16_RS};
+    /// assert_eq!(<SM90_64x256x16_F32F16F16_RS>::N, 256);
+    /// ```
+    SM90_64x256x16_F32F16F16_RS: crate::half::f16, 256, 128, wgmma_m64n256k16_f32_rs, true;
 }
 
 /// A warpgroup's operand in shared memory: a tile's descriptors ([`GmmaDesc`]), the tile's

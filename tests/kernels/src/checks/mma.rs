@@ -212,7 +212,8 @@ pub mod wgmma {
             wgmma_m64n8k16_f32_bf16, wgmma_wait_group, WgmmaSwizzle,
         },
         layout::{Swizzle, SwizzledLayout},
-        layout_tensor::atom::wgmma::{gemm, make_gmma_desc, make_gmma_layout, Major, WgmmaAtom},
+        layout_tensor::atom::wgmma::{gemm, make_gmma_desc, make_gmma_layout, Major, WgmmaAtom, WgmmaRsAtom},
+        layout_tensor::device::numeric::pack_b16x2,
         layout_tensor::device::shared::generic_to_shared,
         layout_tensor::device::tma::fence_proxy_async_shared_cta,
         layout_tensor::device::unroll::for_each_unrolled_mut,
@@ -338,6 +339,59 @@ pub mod wgmma {
     #[kernel(gpu_only)]
     pub fn wgmma_m64n64k32_e5m2_e4m3_check(a: *const u8, b: *const u8, d: *mut f32) {
         check_f8::<layout_tensor::atom::wgmma::SM90_64x64x32_F32E5M2E4M3_SS_TN, 64, 32>(a, b, d);
+    }
+
+    /// `d = a * b` for one warpgroup with the register-A atom `W` over K = 64 (four k16 blocks):
+    /// `a` 64 x 64 row-major bf16 read straight into each thread's registers by the atom's A layout,
+    /// `b` N x 64 (N x K) placed in shared memory by the K-major 128-byte-swizzled layout and read
+    /// through descriptors derived from it, `d` 64 x N row-major f32. The accumulators start as NaN.
+    #[cfg(target_arch = "nvptx64")]
+    #[inline(always)]
+    unsafe fn check_rs<W: WgmmaRsAtom, const N: usize, const R: usize>(a: *const u16, b: *const u16, d: *mut f32) {
+        let sb = static_shared!(WGMMA_RS_CHECK_B, 32768, 1024) as *mut u16;
+        let b_tile = const { unwrap!(wgmma_k_major_sw128(N as i64)) };
+        let c_layout = const { unwrap!(wgmma_accumulator_layout(N as i64)) };
+        let t = tid();
+        for e in (t..N as u32 * 64).step_by(128) {
+            let (n, k) = ((e / 64) as i64, (e % 64) as i64);
+            *sb.add(b_tile.call(n + N as i64 * k) as usize) = *b.add(e as usize);
+        }
+        fence_proxy_async_shared_cta();
+        sync_threads();
+        let db = const { unwrap!(make_gmma_desc(unwrap!(wgmma_k_major_sw128(N as i64)), 2, Major::K, N as i64, 16)) };
+        // This thread's A values of k-block `kb`, packed two per register.
+        let fragment = |kb: i64| -> [u32; 4] {
+            let at = |v: i64| {
+                let i = W::LAYOUT_A.call(t as i64 + 128 * v);
+                *a.add(((i % 64) * 64 + i / 64 + 16 * kb) as usize)
+            };
+            [pack_b16x2(at(0), at(1)), pack_b16x2(at(2), at(3)), pack_b16x2(at(4), at(5)), pack_b16x2(at(6), at(7))]
+        };
+        let frags = [fragment(0), fragment(1), fragment(2), fragment(3)];
+        let mut acc = [f32::NAN; R];
+        wgmma_fence();
+        for kb in 0..4u32 {
+            W::call(frags[kb as usize], db.at(generic_to_shared(sb), 0, kb), acc.as_mut_ptr(), kb > 0);
+        }
+        wgmma_commit_group();
+        wgmma_wait_group::<0>();
+        wgmma_fence_operands(&mut acc);
+        for_each_unrolled_mut(&mut acc, |v, x| {
+            let i = c_layout.call(t as i64 + 128 * v as i64);
+            *d.add(((i % 64) * N as i64 + i / 64) as usize) = *x;
+        });
+    }
+
+    /// `d = a * b` (64 x 128, K = 64) with A in registers: see `check_rs`. One block of 128 threads.
+    #[kernel(gpu_only)]
+    pub fn wgmma_m64n128k16_bf16_rs_check(a: *const u16, b: *const u16, d: *mut f32) {
+        check_rs::<layout_tensor::atom::wgmma::SM90_64x128x16_F32BF16BF16_RS, 128, 64>(a, b, d);
+    }
+
+    /// `d = a * b` (64 x 64, K = 64) with A in registers: see `check_rs`. One block of 128 threads.
+    #[kernel(gpu_only)]
+    pub fn wgmma_m64n64k16_bf16_rs_check(a: *const u16, b: *const u16, d: *mut f32) {
+        check_rs::<layout_tensor::atom::wgmma::SM90_64x64x16_F32BF16BF16_RS, 64, 32>(a, b, d);
     }
 
     macro_rules! wgmma_checks {
