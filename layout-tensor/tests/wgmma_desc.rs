@@ -177,3 +177,25 @@ fn layouts_outside_the_family_are_refused() {
     refuse(sw(3, 3, "((64,(2,2,2)),64):((64,(4096,16384,65536)),1)"), 2, Major::K, 64, 16, "evenly spaced");
     refuse(sw(0, 3, "(64,64):(64,1)"), 2, Major::K, 64, 16, "core matrices of 8 rows of 16 bytes");
 }
+
+/// The accumulators of an m64nN wgmma are, thread by thread and in order, the register A operand
+/// of the next wgmma with K = N: `LAYOUT_C(t, 8 kb + v) = LAYOUT_A(t, v) + 64 * 16 kb`, what
+/// `accumulators_as_a` relies on.
+#[test]
+fn accumulators_are_the_next_register_a_operand() {
+    use cute_rs_tensor::device::mma::{wgmma_accumulator_layout, WGMMA_64X16_A_B16};
+    for n in [16i64, 32, 64, 128, 256] {
+        let c = wgmma_accumulator_layout(n).unwrap();
+        for t in 0..128 {
+            for kb in 0..n / 16 {
+                for v in 0..8 {
+                    assert_eq!(
+                        c.call(t + 128 * (8 * kb + v)),
+                        WGMMA_64X16_A_B16.call(t + 128 * v) + 64 * 16 * kb,
+                        "N = {n}, thread {t}, k-block {kb}, value {v}"
+                    );
+                }
+            }
+        }
+    }
+}

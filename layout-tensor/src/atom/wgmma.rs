@@ -941,6 +941,40 @@ wgmma_rs_atoms! {
     SM90_64x256x16_F32F16F16_RS: crate::half::f16, 256, 128, wgmma_m64n256k16_f32_rs, true;
 }
 
+/// The A operand of register-A wgmmas read from a previous wgmma's f32 accumulators, rounded to
+/// 16 bits (bf16, or f16 if `F16`): `C = A B` of `64 x N` becomes the `A` of `64 x K` with
+/// `K = N`, `KB = N / 16` k-blocks of four registers each (FlashAttention-3's re-layout of P
+/// between its two GEMMs).
+///
+/// No data moves between threads: the accumulator layout's values `8 kb .. 8 kb + 8` of a thread
+/// are exactly its A values of k-block `kb` in order, `LAYOUT_C(t, 8 kb + v) = LAYOUT_A(t, v) +
+/// 64 * 16 kb` (checked for every thread, value and width by the tests), so each register packs
+/// two neighbouring accumulators.
+///
+/// Constraints: `R == 8 * KB` (checked at compile time).
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::atom::wgmma::accumulators_as_a;
+/// use cute_rs_tensor::device::numeric::pack_b16x2;
+/// let acc: [f32; 16] = core::array::from_fn(|i| i as f32);
+/// let a = accumulators_as_a::<2, 16, false>(&acc);
+/// // k-block 1, register 0: accumulators 8 and 9 as bf16 (0x4100 = 8.0, 0x4110 = 9.0).
+/// assert_eq!(a[1][0], pack_b16x2(0x4100, 0x4110));
+/// ```
+#[inline(always)]
+pub fn accumulators_as_a<const KB: usize, const R: usize, const F16: bool>(acc: &[f32; R]) -> [[u32; 4]; KB] {
+    const { assert!(R == 8 * KB, "a k-block of A takes 8 accumulators: R must be 8 * KB") };
+    let pair = |i: usize| {
+        if F16 {
+            crate::device::numeric::f32x2_to_f16x2(acc[i], acc[i + 1])
+        } else {
+            crate::device::numeric::f32x2_to_bf16x2(acc[i], acc[i + 1])
+        }
+    };
+    core::array::from_fn(|kb| core::array::from_fn(|j| pair(8 * kb + 2 * j)))
+}
+
 /// A warpgroup's operand in shared memory: a tile's descriptors ([`GmmaDesc`]), the tile's
 /// shared-window address, and the instruction block along M/N this warpgroup reads; its k-blocks
 /// are what [`gemm`] iterates over (CuTe's partitioned tensor of descriptors, `tCrA(_, _, k)`).
