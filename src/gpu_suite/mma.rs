@@ -59,6 +59,7 @@ pub fn checks() -> Vec<Check> {
         },
         Check { name: "mma/wgmma_m64n128k16_bf16_rs (A in registers)", run: |g, _| wgmma_rs(g, wgmma_m64n128k16_bf16_rs_check, 128) },
         Check { name: "mma/wgmma_m64n64k16_bf16_rs (A in registers)", run: |g, _| wgmma_rs(g, wgmma_m64n64k16_bf16_rs_check, 64) },
+        Check { name: "mma/wgmma_chain_ss_rs (accumulators as the next wgmma's register A)", run: |g, _| wgmma_chain(g) },
         Check { name: "mma/wgmma_m64n256k32_e4m3 (fp8 atom, gemm over 4 k-blocks)", run: |g, _| wgmma_f8(g, wgmma_m64n256k32_e4m3_check, 256, [false, false]) },
         Check {
             name: "mma/wgmma_m64n64k32_e5m2_e4m3 (fp8 atom, gemm over 4 k-blocks)",
@@ -301,6 +302,32 @@ fn wgmma_rs(gpu: &Gpu, kernel: KernelFn<(*const u16, *const u16, *mut f32)>, n: 
     let f = |v: &[u16]| v.iter().map(|&x| bf16_to_f32(x)).collect::<Vec<f32>>();
     let (want, scale) = reference(&f(&a), &f(&b), None, 64, n, 64);
     compare_product(&format!("wgmma m64n{n}k16 with A in registers x 4 (K = 64, seed {seed})"), &got, &want, &scale, n)
+}
+
+/// `wgmma_chain_ss_rs_check`: `d = bf16(a b^T) v^T` (64 x 64 each, K = 64) against an f64
+/// reference of the same rounding of the first product; the first product's f32 sums may differ
+/// from f64's in their last bits, which can move a bf16 rounding by one unit, so the tolerance is
+/// `2^-7` of the sum of the second product's magnitudes.
+fn wgmma_chain(gpu: &Gpu) -> Result<(), String> {
+    let module = gpu.module(&crate::TEST_KERNELS_SM90A).map_err(fail("loading the sm_90a module"))?;
+    let seed = fresh_seed();
+    let (a, b, v) = (random_half(seed, 64 * 64, Half::Bf16), random_half(seed ^ 0xb, 64 * 64, Half::Bf16), random_half(seed ^ 0x7, 64 * 64, Half::Bf16));
+    let up = |x: &[u16]| gpu.upload(x).map_err(fail("upload"));
+    let (ga, gb, gv) = (up(&a)?, up(&b)?, up(&v)?);
+    let mut d = gpu.alloc::<f32>(64 * 64).map_err(fail("alloc"))?;
+    gpu.memset(&mut d, 0xff).map_err(fail("poison"))?;
+    unsafe { gpu.launch(&module, wgmma_chain_ss_rs_check, LaunchConfig::linear(1, 128), (&ga, &gb, &gv, &mut d)).run() }
+        .map_err(fail("launch"))?;
+    let got = gpu.download(&d).map_err(fail("download"))?;
+    let f = |x: &[u16]| x.iter().map(|&h| bf16_to_f32(h)).collect::<Vec<f32>>();
+    let (s, _) = reference(&f(&a), &f(&b), None, 64, 64, 64);
+    let p: Vec<f32> = s.iter().map(|&x| bf16_to_f32(layout_tensor::device::numeric::f32_to_bf16(x as f32))).collect();
+    let (want, scale) = reference(&p, &f(&v), None, 64, 64, 64);
+    let tol = |i: usize| scale[i] * 2f64.powi(-7) + 1e-30;
+    match (0..got.len()).find(|&i| !((got[i] as f64 - want[i]).abs() <= tol(i))) {
+        None => Ok(()),
+        Some(i) => Err(format!("chained wgmma (seed {seed}): D[{}][{}] = {}, expected {} (tolerance {:.3e})", i / 64, i % 64, got[i], want[i], tol(i))),
+    }
 }
 
 /// Random 8-bit floats of magnitude at most 4 (their codes): e5m2 if `e5m2`, else e4m3.

@@ -212,7 +212,7 @@ pub mod wgmma {
             wgmma_m64n8k16_f32_bf16, wgmma_wait_group, WgmmaSwizzle,
         },
         layout::{Swizzle, SwizzledLayout},
-        layout_tensor::atom::wgmma::{gemm, make_gmma_desc, make_gmma_layout, Major, WgmmaAtom, WgmmaRsAtom},
+        layout_tensor::atom::wgmma::{accumulators_as_a, gemm, make_gmma_desc, make_gmma_layout, Major, WgmmaAtom, WgmmaRsAtom},
         layout_tensor::device::numeric::pack_b16x2,
         layout_tensor::device::shared::generic_to_shared,
         layout_tensor::device::tma::fence_proxy_async_shared_cta,
@@ -392,6 +392,59 @@ pub mod wgmma {
     #[kernel(gpu_only)]
     pub fn wgmma_m64n64k16_bf16_rs_check(a: *const u16, b: *const u16, d: *mut f32) {
         check_rs::<layout_tensor::atom::wgmma::SM90_64x64x16_F32BF16BF16_RS, 64, 32>(a, b, d);
+    }
+
+    /// Two chained GEMMs as attention runs them: `s = a * b` with the SS atom (64 x 64, K = 64),
+    /// its accumulators rounded to bf16 and used in place as the register A operand
+    /// (`accumulators_as_a`) of `d = s * v` with the RS atom (64 x 64, K = 64). `a` 64 x 64, `b`
+    /// and `v` 64 x 64 as N x K, all row-major bf16; `d` 64 x 64 row-major f32. One block of 128
+    /// threads.
+    #[kernel(gpu_only)]
+    pub fn wgmma_chain_ss_rs_check(a: *const u16, b: *const u16, v: *const u16, d: *mut f32) {
+        let sa = static_shared!(WGMMA_CHAIN_A, 8192, 1024) as *mut u16;
+        let sb = static_shared!(WGMMA_CHAIN_B, 8192, 1024) as *mut u16;
+        let sv = static_shared!(WGMMA_CHAIN_V, 8192, 1024) as *mut u16;
+        let tile = const { unwrap!(wgmma_k_major_sw128(64)) };
+        let t = tid();
+        for e in (t..64 * 64).step_by(128) {
+            let at = tile.call((e / 64) as i64 + 64 * (e % 64) as i64) as usize;
+            *sa.add(at) = *a.add(e as usize);
+            *sb.add(at) = *b.add(e as usize);
+            *sv.add(at) = *v.add(e as usize);
+        }
+        fence_proxy_async_shared_cta();
+        sync_threads();
+        let desc = const { unwrap!(make_gmma_desc(unwrap!(wgmma_k_major_sw128(64)), 2, Major::K, 64, 16)) };
+        let mut s = [f32::NAN; 32];
+        wgmma_fence();
+        gemm::<layout_tensor::atom::wgmma::SM90_64x64x16_F32BF16BF16_SS, 4, 32>(
+            desc.operand(generic_to_shared(sa), 0),
+            desc.operand(generic_to_shared(sb), 0),
+            &mut s,
+            false,
+        );
+        wgmma_commit_group();
+        wgmma_wait_group::<0>();
+        wgmma_fence_operands(&mut s);
+        let p = accumulators_as_a::<4, 32, false>(&s);
+        let mut acc = [f32::NAN; 32];
+        wgmma_fence();
+        for kb in 0..4u32 {
+            <layout_tensor::atom::wgmma::SM90_64x64x16_F32BF16BF16_RS as WgmmaRsAtom>::call(
+                p[kb as usize],
+                desc.at(generic_to_shared(sv), 0, kb),
+                acc.as_mut_ptr(),
+                kb > 0,
+            );
+        }
+        wgmma_commit_group();
+        wgmma_wait_group::<0>();
+        wgmma_fence_operands(&mut acc);
+        let c_layout = const { unwrap!(wgmma_accumulator_layout(64)) };
+        for_each_unrolled_mut(&mut acc, |i, x| {
+            let at = c_layout.call(t as i64 + 128 * i as i64);
+            *d.add(((at % 64) * 64 + at / 64) as usize) = *x;
+        });
     }
 
     macro_rules! wgmma_checks {
