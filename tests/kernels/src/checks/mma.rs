@@ -219,6 +219,22 @@ pub mod wgmma {
         layout_tensor::device::unroll::for_each_unrolled_mut,
     };
 
+    /// Commits and waits for the warpgroup's wgmmas, then stores its m64nN accumulators (thread
+    /// `t`'s part) into `d`, 64 x N row-major f32. `R = N / 2`.
+    #[cfg(target_arch = "nvptx64")]
+    #[inline(always)]
+    unsafe fn wait_and_store<const N: usize, const R: usize>(acc: &mut [f32; R], t: u32, d: *mut f32) {
+        wgmma_commit_group();
+        wgmma_wait_group::<0>();
+        wgmma_fence_operands(acc);
+        let c_layout = const { unwrap!(wgmma_accumulator_layout(N as i64)) };
+        // Constant indices only: the accumulators stay in registers.
+        for_each_unrolled_mut(acc, |v, x| {
+            let i = c_layout.call(t as i64 + 128 * v as i64);
+            *d.add(((i % 64) * N as i64 + i / 64) as usize) = *x;
+        });
+    }
+
     /// `d = a * b` for one warpgroup with four m64nNk16 wgmmas (K = 64): `a` 64x64 and `b` Nx64
     /// (N x K) row-major bf16 bit patterns, `d` 64xN row-major f32. The operands are placed in
     /// 1024-byte-aligned shared memory by the canonical K-major layouts of
@@ -243,7 +259,6 @@ pub mod wgmma {
         let b_interleaved = const { unwrap!(wgmma_k_major_interleaved(N as i64, 64)) };
         let a_sw128 = const { unwrap!(wgmma_k_major_sw128(64)) };
         let b_sw128 = const { unwrap!(wgmma_k_major_sw128(N as i64)) };
-        let c_layout = const { unwrap!(wgmma_accumulator_layout(N as i64)) };
         let t = tid();
         let sw = swizzle != 0;
         let mut e = t;
@@ -278,14 +293,7 @@ pub mod wgmma {
         for s in 0..4u32 {
             mma(&mut acc, da.at(a0, 0, s), db.at(b0, 0, s), s > 0);
         }
-        wgmma_commit_group();
-        wgmma_wait_group::<0>();
-        wgmma_fence_operands(&mut acc);
-        // Constant indices only: the accumulators stay in registers.
-        for_each_unrolled_mut(&mut acc, |v, x| {
-            let i = c_layout.call(t as i64 + 128 * v as i64);
-            *d.add(((i % 64) * N as i64 + i / 64) as usize) = *x;
-        });
+        wait_and_store::<N, R>(&mut acc, t, d);
     }
 
     /// `d = a * b` for one warpgroup with the fp8 wgmma atom `W` over K = 128 (four k32 blocks,
@@ -300,7 +308,6 @@ pub mod wgmma {
         let sb = static_shared!(WGMMA_F8_CHECK_B, 32768, 1024);
         let a_tile = const { unwrap!(make_gmma_layout(Major::K, WgmmaSwizzle::B128, 1, 64, 128)) };
         let b_tile = const { unwrap!(make_gmma_layout(Major::K, WgmmaSwizzle::B128, 1, N as i64, 128)) };
-        let c_layout = const { unwrap!(wgmma_accumulator_layout(N as i64)) };
         let t = tid();
         for e in (t..64 * 128).step_by(128) {
             let (m, k) = ((e / 128) as i64, (e % 128) as i64);
@@ -319,13 +326,7 @@ pub mod wgmma {
         let mut acc = [f32::NAN; R];
         wgmma_fence();
         gemm::<W, 4, R>(da.operand(generic_to_shared(sa), 0), db.operand(generic_to_shared(sb), 0), &mut acc, false);
-        wgmma_commit_group();
-        wgmma_wait_group::<0>();
-        wgmma_fence_operands(&mut acc);
-        for_each_unrolled_mut(&mut acc, |v, x| {
-            let i = c_layout.call(t as i64 + 128 * v as i64);
-            *d.add(((i % 64) * N as i64 + i / 64) as usize) = *x;
-        });
+        wait_and_store::<N, R>(&mut acc, t, d);
     }
 
     /// `d = a * b` (64 x 256, K = 128) with e4m3 A and B: see `check_f8`. One block of 128 threads.
@@ -350,7 +351,6 @@ pub mod wgmma {
     unsafe fn check_rs<W: WgmmaRsAtom, const N: usize, const R: usize>(a: *const u16, b: *const u16, d: *mut f32) {
         let sb = static_shared!(WGMMA_RS_CHECK_B, 32768, 1024) as *mut u16;
         let b_tile = const { unwrap!(wgmma_k_major_sw128(N as i64)) };
-        let c_layout = const { unwrap!(wgmma_accumulator_layout(N as i64)) };
         let t = tid();
         for e in (t..N as u32 * 64).step_by(128) {
             let (n, k) = ((e / 64) as i64, (e % 64) as i64);
@@ -373,13 +373,7 @@ pub mod wgmma {
         for kb in 0..4u32 {
             W::call(frags[kb as usize], db.at(generic_to_shared(sb), 0, kb), acc.as_mut_ptr(), kb > 0);
         }
-        wgmma_commit_group();
-        wgmma_wait_group::<0>();
-        wgmma_fence_operands(&mut acc);
-        for_each_unrolled_mut(&mut acc, |v, x| {
-            let i = c_layout.call(t as i64 + 128 * v as i64);
-            *d.add(((i % 64) * N as i64 + i / 64) as usize) = *x;
-        });
+        wait_and_store::<N, R>(&mut acc, t, d);
     }
 
     /// `d = a * b` (64 x 128, K = 64) with A in registers: see `check_rs`. One block of 128 threads.
@@ -437,14 +431,7 @@ pub mod wgmma {
                 kb > 0,
             );
         }
-        wgmma_commit_group();
-        wgmma_wait_group::<0>();
-        wgmma_fence_operands(&mut acc);
-        let c_layout = const { unwrap!(wgmma_accumulator_layout(64)) };
-        for_each_unrolled_mut(&mut acc, |i, x| {
-            let at = c_layout.call(t as i64 + 128 * i as i64);
-            *d.add(((at % 64) * 64 + at / 64) as usize) = *x;
-        });
+        wait_and_store::<64, 32>(&mut acc, t, d);
     }
 
     macro_rules! wgmma_checks {
