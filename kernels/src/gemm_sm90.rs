@@ -39,8 +39,7 @@ use layout_tensor::device::mma::{
 use layout_tensor::device::numeric::{f32_to_bf16, f32x2_to_bf16x2, f32x2_to_f16x2};
 use layout_tensor::atom::wgmma::{
     make_gmma_desc, make_gmma_layout, GmmaDesc, KMajor, Major, MajorMode, MnMajor, WgmmaAtom, SM90_64x128x16_F32BF16BF16_SS,
-    SM90_64x256x16_F32BF16BF16_SS,
-    SM90_64x256x16_F32F16F16_SS, SM90_64x256x8_F32TF32TF32_SS_TN,
+    SM90_64x256x16_F32BF16BF16_SS, SM90_64x256x16_F32F16F16_SS, SM90_64x256x8_F32TF32TF32_SS_TN,
 };
 #[cfg(target_arch = "nvptx64")]
 use layout_tensor::atom::wgmma::gemm;
@@ -812,8 +811,7 @@ impl<O: Output> Epilogue<O> {
     /// in one store when D's rows keep pairs aligned (`N` even).
     #[inline(always)]
     unsafe fn store<const R: usize>(&self, acc: &mut [f32; R], r0: usize, c0: usize, acc_layout: layout::Layout, full: bool) {
-        // The fields as values, read once: through `self` each value's use could be a fresh load
-        // of the kernel parameter (after the stores to D) and a fresh test of beta.
+        // The fields as values, and beta's test written once for all the values.
         let Epilogue { m, n, alpha, beta, c, d } = *self;
         let read_c = beta != 0.0;
         let value = |at: usize, x: f32| {

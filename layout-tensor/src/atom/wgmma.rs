@@ -208,15 +208,11 @@ const fn at(tile: SwizzledLayout, tile_mn: i64, e: i64, m: i64, k: i64) -> i64 {
 /// tile: the first step, the length of the first run of evenly spaced blocks, and where the next
 /// run starts. Whether all blocks follow it is checked with the elements.
 const fn block_steps(tile: SwizzledLayout, tile_mn: i64, e: i64, dm: i64, dk: i64, blocks: i64) -> Result<BlockSteps, LayoutError> {
-    const OP: &str = "make_gmma_desc";
     if blocks == 1 {
         return Ok(BlockSteps { step: 0, run: 0, outer: 0 });
     }
     let origin = at(tile, tile_mn, e, 0, 0);
-    let step = at(tile, tile_mn, e, dm, dk) - origin;
-    if step < 0 || step % 16 != 0 || step >= 1 << 18 {
-        return Err(invalid(OP, "descriptor offsets must be multiples of 16 bytes in [0, 256 KiB)", step));
-    }
+    let step = tri!(descriptor_offset(at(tile, tile_mn, e, dm, dk) - origin));
     let mut run = 2;
     while run < blocks && at(tile, tile_mn, e, run * dm, run * dk) - origin == run * step {
         run += 1;
@@ -224,11 +220,16 @@ const fn block_steps(tile: SwizzledLayout, tile_mn: i64, e: i64, dm: i64, dk: i6
     if run == blocks {
         return Ok(BlockSteps { step: step as u32, run: 0, outer: 0 });
     }
-    let outer = at(tile, tile_mn, e, run * dm, run * dk) - origin;
-    if outer < 0 || outer % 16 != 0 || outer >= 1 << 18 {
-        return Err(invalid(OP, "descriptor offsets must be multiples of 16 bytes in [0, 256 KiB)", outer));
-    }
+    let outer = tri!(descriptor_offset(at(tile, tile_mn, e, run * dm, run * dk) - origin));
     Ok(BlockSteps { step: step as u32, run: run as u32, outer: outer as u32 })
+}
+
+/// `bytes` if a descriptor can hold it as an offset: a multiple of 16 in `[0, 256 KiB)`.
+const fn descriptor_offset(bytes: i64) -> Result<i64, LayoutError> {
+    if bytes < 0 || bytes % 16 != 0 || bytes >= 1 << 18 {
+        return Err(invalid("make_gmma_desc", "descriptor offsets must be multiples of 16 bytes in [0, 256 KiB)", bytes));
+    }
+    Ok(bytes)
 }
 
 const fn invalid(op: &'static str, condition: &'static str, value: i64) -> LayoutError {
@@ -409,14 +410,10 @@ pub const fn make_gmma_desc(tile: SwizzledLayout, element_bytes: i64, major: Maj
     };
     let mn_steps = tri!(block_steps(tile, tile_mn, e, mn, 0, tile_mn / mn));
     let k_steps = tri!(block_steps(tile, tile_mn, e, 0, k, tile_k / k));
-    let fields = [origin, lbo, sbo, mn_steps.step as i64, k_steps.step as i64];
-    let mut f = 0;
-    while f < fields.len() {
-        if fields[f] < 0 || fields[f] % 16 != 0 || fields[f] >= 1 << 18 {
-            return Err(invalid(OP, "descriptor offsets must be multiples of 16 bytes in [0, 256 KiB)", fields[f]));
-        }
-        f += 1;
-    }
+    // The blocks' steps were checked by `block_steps`.
+    tri!(descriptor_offset(origin));
+    tri!(descriptor_offset(lbo));
+    tri!(descriptor_offset(sbo));
     let mut mb = 0;
     while mb < tile_mn / mn {
         let mut kb = 0;

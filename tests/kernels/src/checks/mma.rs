@@ -219,6 +219,17 @@ pub mod wgmma {
         layout_tensor::device::unroll::for_each_unrolled_mut,
     };
 
+    /// Thread `t`'s share (every 128th element) of copying the `rows x cols` row-major matrix `src`
+    /// into shared memory at `dst`, element `(r, c)` at `at(r + rows * c)`.
+    #[cfg(target_arch = "nvptx64")]
+    #[inline(always)]
+    unsafe fn place<T: Copy>(dst: *mut T, src: *const T, rows: usize, cols: usize, at: impl Fn(i64) -> i64, t: u32) {
+        for e in (t as usize..rows * cols).step_by(128) {
+            let (r, c) = ((e / cols) as i64, (e % cols) as i64);
+            *dst.add(at(r + rows as i64 * c) as usize) = *src.add(e);
+        }
+    }
+
     /// Commits and waits for the warpgroup's wgmmas, then stores its m64nN accumulators (thread
     /// `t`'s part) into `d`, 64 x N row-major f32. `R = N / 2`.
     #[cfg(target_arch = "nvptx64")]
@@ -261,20 +272,8 @@ pub mod wgmma {
         let b_sw128 = const { unwrap!(wgmma_k_major_sw128(N as i64)) };
         let t = tid();
         let sw = swizzle != 0;
-        let mut e = t;
-        while e < 64 * 64 {
-            let (m, k) = ((e / 64) as i64, (e % 64) as i64);
-            let at = if sw { a_sw128.call(m + 64 * k) } else { a_interleaved.call(m + 64 * k) };
-            *sa.add(at as usize) = *a.add(e as usize);
-            e += 128;
-        }
-        let mut e = t;
-        while e < N as u32 * 64 {
-            let (n, k) = ((e / 64) as i64, (e % 64) as i64);
-            let at = if sw { b_sw128.call(n + N as i64 * k) } else { b_interleaved.call(n + N as i64 * k) };
-            *sb.add(at as usize) = *b.add(e as usize);
-            e += 128;
-        }
+        place(sa, a, 64, 64, |i| if sw { a_sw128.call(i) } else { a_interleaved.call(i) }, t);
+        place(sb, b, N, 64, |i| if sw { b_sw128.call(i) } else { b_interleaved.call(i) }, t);
         // wgmma reads shared memory through the async proxy.
         fence_proxy_async_shared_cta();
         sync_threads();
@@ -309,14 +308,8 @@ pub mod wgmma {
         let a_tile = const { unwrap!(make_gmma_layout(Major::K, WgmmaSwizzle::B128, 1, 64, 128)) };
         let b_tile = const { unwrap!(make_gmma_layout(Major::K, WgmmaSwizzle::B128, 1, N as i64, 128)) };
         let t = tid();
-        for e in (t..64 * 128).step_by(128) {
-            let (m, k) = ((e / 128) as i64, (e % 128) as i64);
-            *sa.add(a_tile.call(m + 64 * k) as usize) = *a.add(e as usize);
-        }
-        for e in (t..N as u32 * 128).step_by(128) {
-            let (n, k) = ((e / 128) as i64, (e % 128) as i64);
-            *sb.add(b_tile.call(n + N as i64 * k) as usize) = *b.add(e as usize);
-        }
+        place(sa, a, 64, 128, |i| a_tile.call(i), t);
+        place(sb, b, N, 128, |i| b_tile.call(i), t);
         fence_proxy_async_shared_cta();
         sync_threads();
         let da = const { unwrap!(make_gmma_desc(unwrap!(make_gmma_layout(Major::K, WgmmaSwizzle::B128, 1, 64, 128)), 1, Major::K, 64, 32)) };
@@ -352,10 +345,7 @@ pub mod wgmma {
         let sb = static_shared!(WGMMA_RS_CHECK_B, 32768, 1024) as *mut u16;
         let b_tile = const { unwrap!(wgmma_k_major_sw128(N as i64)) };
         let t = tid();
-        for e in (t..N as u32 * 64).step_by(128) {
-            let (n, k) = ((e / 64) as i64, (e % 64) as i64);
-            *sb.add(b_tile.call(n + N as i64 * k) as usize) = *b.add(e as usize);
-        }
+        place(sb, b, N, 64, |i| b_tile.call(i), t);
         fence_proxy_async_shared_cta();
         sync_threads();
         let db = const { unwrap!(make_gmma_desc(unwrap!(wgmma_k_major_sw128(N as i64)), 2, Major::K, N as i64, 16)) };
@@ -400,11 +390,8 @@ pub mod wgmma {
         let sv = static_shared!(WGMMA_CHAIN_V, 8192, 1024) as *mut u16;
         let tile = const { unwrap!(wgmma_k_major_sw128(64)) };
         let t = tid();
-        for e in (t..64 * 64).step_by(128) {
-            let at = tile.call((e / 64) as i64 + 64 * (e % 64) as i64) as usize;
-            *sa.add(at) = *a.add(e as usize);
-            *sb.add(at) = *b.add(e as usize);
-            *sv.add(at) = *v.add(e as usize);
+        for (dst, src) in [(sa, a), (sb, b), (sv, v)] {
+            place(dst, src, 64, 64, |i| tile.call(i), t);
         }
         fence_proxy_async_shared_cta();
         sync_threads();
