@@ -23,7 +23,7 @@
 use core::marker::PhantomData;
 use layout::{IntTuple, Layout};
 
-use crate::fragment::CompactOf;
+use crate::fragment::{CompactOf, Fragment};
 use crate::identity::{IdentityTensor, MAX_IDENTITY_RANK};
 use crate::mask::Full;
 use crate::static_layout::{LayoutSource, Modes, StaticLayout};
@@ -142,6 +142,27 @@ impl<'a, T: Element, Shape: StaticLayout, L: StaticLayout, A: AddressSpace> Stat
         let t = self.source();
         let moved = StridedTile { origin: t.offset_of(Shape::MODES.coord(origin)), stride: t.stride, _m: PhantomData };
         Self::rebuild(self.ptr, self.byte_off, moved, Full)
+    }
+}
+
+impl<'a, T: Element, Shape: StaticLayout, L: StaticLayout, A: AddressSpace> LayoutTensor<'a, T, StridedTile<Shape, L>, A, Full> {
+    /// CuTe's `make_fragment_like`: a zeroed register fragment of this view's static shape
+    /// (compact, column-major: [`CompactOf<L>`]), such as the registers a thread's partition of a
+    /// global tile is loaded into; `N` is `size(L)` (checked at compile time).
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::{static_layout, strided_tile::local_tile, LayoutTensor, Strided};
+    /// static_layout!(Tile = "(2,2)");
+    /// let mut v: Vec<u8> = (0..16).collect();
+    /// let t = local_tile::<Tile, _, _, 2>(LayoutTensor::new(&mut v, Strided::row_major([4, 4])).unwrap(), [2, 2]);
+    /// let mut f = t.make_fragment_like::<4>();
+    /// f.tensor().copy_from(&t);
+    /// assert_eq!(f.data, [10, 14, 11, 15]);
+    /// ```
+    #[inline(always)]
+    pub fn make_fragment_like<const N: usize>(&self) -> Fragment<T, CompactOf<L>, N> {
+        Fragment::new()
     }
 }
 

@@ -41,11 +41,17 @@ fn main() -> Result<(), LayoutError> {
     println!("a small example, logical_divide((8,8):(8,1), 4:1) = {quad}:");
     print!("{}", print_layout(quad));
 
+    // The kernels' tiled copies (tests/kernels/src/demo.rs): where each thread's values lie in
+    // the block tile, computed from the thread and value arrangements.
+    use cute_rs::demo_layouts::{CopyThr, CopyVal, TransposeSmem, TransposeThr, TransposeVal};
+    use layout_tensor::atom::{copy::UniversalCopy, tiled_copy::make_tiled_copy};
+    use layout_tensor::StaticLayout;
+    let copy_tv = make_tiled_copy::<UniversalCopy, CopyThr, CopyVal>().tv();
+    let transpose_tv = make_tiled_copy::<UniversalCopy, TransposeThr, TransposeVal>().tv();
     println!(
-        "\nkernel layouts (const, folded at compile time): copy {} in 128-bit units {}, transpose tile {}",
-        cute_rs::demo_layouts::COPY_TV,
-        cute_rs::demo_layouts::COPY_TV_X4,
-        cute_rs::demo_layouts::TRANSPOSE_SMEM
+        "\nkernel layouts (const, folded at compile time): copy (thread, value) -> (row, column) {copy_tv}, \
+         transpose {transpose_tv} over the shared tile {}",
+        TransposeSmem::LAYOUT
     );
     run_on_gpu();
     Ok(())

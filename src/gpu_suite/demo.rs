@@ -6,8 +6,10 @@ use test_kernels::demo::{tiled_copy_f32x4, transpose_f32};
 
 use super::{expect_eq, fail, fresh_seed, random_f32, time_median, Bench, Check, Figure};
 
-/// Floats per block tile of `tiled_copy_f32x4`.
-const COPY_TILE: usize = crate::demo_layouts::COPY_TILE as usize;
+/// Floats per row of `tiled_copy_f32x4`'s matrices ([`COPY_ROWS`] rows per block).
+const COPY_ROW: usize = 1024;
+/// Rows per block of `tiled_copy_f32x4`.
+const COPY_ROWS: usize = 4;
 
 pub fn checks() -> Vec<Check> {
     vec![
@@ -30,8 +32,11 @@ fn launch_copy(
     src: &DeviceBuffer<f32>,
     dst: &mut DeviceBuffer<f32>,
 ) -> host::Result<()> {
-    let tiles = (src.len() / COPY_TILE) as u32;
-    unsafe { gpu.launch(module, tiled_copy_f32x4, LaunchConfig::linear(tiles, 256), (src, dst)).run() }
+    let rows = src.len() / COPY_ROW;
+    let matrix = layout_tensor::Strided::row_major([rows as i64, COPY_ROW as i64]);
+    let (src, dst) = (src.tensor(matrix)?, dst.tensor(matrix)?);
+    // SAFETY: both tensors were checked against their buffers; the grid covers the rows.
+    unsafe { gpu.launch(module, tiled_copy_f32x4, LaunchConfig::linear((rows / COPY_ROWS) as u32, 256), (src, dst)).run() }
 }
 
 fn launch_transpose(
@@ -43,7 +48,9 @@ fn launch_transpose(
     n: u32,
 ) -> host::Result<()> {
     let cfg = LaunchConfig { grid: (n / 32, m / 32, 1), block: (32, 8, 1), shared_mem_bytes: 0 };
-    unsafe { gpu.launch(module, transpose_f32, cfg, (src, dst, m, n)).run() }
+    let (src, dst) = (src.tensor(layout_tensor::Strided::row_major([m as i64, n as i64]))?, dst.tensor(layout_tensor::Strided::row_major([n as i64, m as i64]))?);
+    // SAFETY: both tensors were checked against their buffers; the grid covers the tiles.
+    unsafe { gpu.launch(module, transpose_f32, cfg, (src, dst)).run() }
 }
 
 /// Copies `n` fresh random floats (outputs poisoned) and compares exactly.

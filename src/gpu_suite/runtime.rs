@@ -37,10 +37,10 @@ fn invalid_launches(gpu: &Gpu, module: &Module) -> Result<(), String> {
     let ok = LaunchConfig::linear(1, 32);
     // A missing or mistyped argument no longer compiles (the arguments are checked against the
     // kernel's signature); what the types cannot say is checked at the launch: a buffer of 1023
-    // floats is not a whole number of `tiled_copy_f32x4`'s `[f32; 4]` vectors.
+    // floats is not a whole number of `cutile_copy_f32`'s `Vector<f32, 4>` elements.
     let ragged = gpu.alloc::<f32>(1023).map_err(fail("alloc"))?;
     let vector_launch =
-        unsafe { gpu.launch(module, test_kernels::demo::tiled_copy_f32x4, ok, (&ragged, &mut out)).run() };
+        unsafe { gpu.launch(module, test_kernels::cutile::cutile_copy_f32, ok, (&ragged, &mut out)).run() };
     expect_invalid("vector argument of the wrong length", vector_launch, "argument")?;
     // A kernel that declares its block (`#[kernel(block(32))]`) refuses any other.
     let values = gpu.upload(&[0u32; 64]).map_err(fail("upload"))?;

@@ -9,6 +9,9 @@
 //! | [`SM75_U16x8_LDSM_T`] (x2, x4) | `ldmatrix.x4.trans` | the same, transposed |
 //! | [`SM80_CP_ASYNC_CACHEGLOBAL_ZFILL`] | `cp.async.cg` 16 bytes, zero-fill | its own positions (global) |
 //! | [`SM80_CP_ASYNC_CACHEALWAYS_ZFILL`] | `cp.async.ca` 4, 8 or 16 bytes, zero-fill | its own positions (global) |
+//! | [`VectorCopy`] | one 4-, 8- or 16-byte load and store | its own positions |
+//! | [`GlobalLoadNc`] | `ld.global.nc` 4, 8 or 16 bytes with an L1 hint, into registers | its own positions (global) |
+//! | [`GlobalStore`] | `st.global` 4, 8 or 16 bytes with a cache hint, from registers | its own positions |
 //!
 //! # `ldmatrix`'s source from the destination
 //! A tiled copy for an MMA operand writes the thread's values exactly where the tiled MMA's
@@ -39,12 +42,13 @@ use layout::{right_inverse, unwrap, IntTuple, Layout, LayoutError};
 use super::mma::MmaAtom;
 use super::tiled_mma::{partition_by_tv, tile_tv, Operand, TiledMma};
 use crate::device::cp_async::{cp_async_ca, cp_async_ca_zfill, cp_async_cg, cp_async_cg_zfill};
+use crate::device::memory::{load_nc, store, NcLoadCache, StoreCache};
 use crate::device::mma::{self as instr, LDMATRIX_8X8, LDMATRIX_8X8_TRANS};
 use crate::device::unroll::{unroll_for, TripCount};
 use crate::mask::Full;
-use crate::static_layout::{LayoutSource, ModeSize, Static, StaticLayout};
+use crate::static_layout::{LayoutSource, ModeSize, StaticLayout};
 use crate::static_view::StaticView;
-use crate::tensor::{coord_offset, AddressSpace, Element, LayoutTensor};
+use crate::tensor::{AddressSpace, Element, LayoutTensor};
 
 
 /// Where a copy atom's threads read their values, given where they write them.
@@ -195,6 +199,130 @@ impl<T: Element, const BYTES: u32> CopyAtom<T> for SM80_CP_ASYNC_CACHEALWAYS_ZFI
     #[inline(always)]
     unsafe fn copy_zfill(src: *const T, dst: *mut T, valid: usize) {
         cp_async_ca_zfill::<BYTES>(dst as *mut u8, src as *const u8, (valid * core::mem::size_of::<T>()) as u32);
+    }
+}
+
+/// The register word one access of `BYTES` (4, 8 or 16) moves, aligned to its size.
+#[derive(Clone, Copy)]
+#[repr(C, align(16))]
+struct Words16([u32; 4]);
+
+/// Values of `T` in an access of `BYTES`, refusing widths no single access has.
+const fn values_in<T>(bytes: usize) -> usize {
+    assert!(bytes == 4 || bytes == 8 || bytes == 16, "vector copy: an access moves 4, 8 or 16 bytes");
+    assert!(bytes % core::mem::size_of::<T>() == 0, "vector copy: the access's bytes must be whole elements");
+    bytes / core::mem::size_of::<T>()
+}
+
+/// One access of `BYTES` (4, 8 or 16) per thread, in any address space (CuTe's
+/// `UniversalCopy<uint32_t>`, `<uint64_t>`, `<uint128_t>`): `BYTES / size_of::<T>()` consecutive
+/// values, whose first address at both ends is aligned to `BYTES`. On the GPU a 16-byte copy is
+/// one `ld.v4.b32` and one `st.v4.b32`.
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::atom::copy::{CopyAtom, VectorCopy};
+/// assert_eq!(<VectorCopy<16> as CopyAtom<u16>>::VALUES, 8);
+/// #[repr(align(16))] struct A([f32; 4]);
+/// let (src, mut dst) = (A([1.0, 2.0, 3.0, 4.0]), A([0.0; 4]));
+/// unsafe { <VectorCopy<16> as CopyAtom<f32>>::copy(src.0.as_ptr(), dst.0.as_mut_ptr()) };
+/// assert_eq!(dst.0, src.0);
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct VectorCopy<const BYTES: usize>;
+
+impl<T: Element, const BYTES: usize> CopyAtom<T> for VectorCopy<BYTES> {
+    const THREADS: i64 = 1;
+    const VALUES: usize = values_in::<T>(BYTES);
+    const SOURCE: Source = Source::Own;
+    #[inline(always)]
+    unsafe fn copy(src: *const T, dst: *mut T) {
+        let _ = <Self as CopyAtom<T>>::VALUES;
+        match BYTES {
+            4 => *(dst as *mut u32) = *(src as *const u32),
+            8 => *(dst as *mut u64) = *(src as *const u64),
+            16 => *(dst as *mut Words16) = *(src as *const Words16),
+            _ => unreachable!(),
+        }
+    }
+}
+
+/// A non-coherent global load of `BYTES` (4, 8 or 16) per thread, `ld.global.nc` with the L1
+/// behaviour `C` (a cache operator or an eviction priority,
+/// [`NcLoadCache`](crate::device::memory::NcLoadCache)), into registers: for data no thread of the
+/// kernel writes, such as a copy's or a GEMM's input. A streaming copy reads with
+/// [`EvictFirst`](crate::device::memory::EvictFirst) so that the data it passes once leaves L1
+/// first.
+///
+/// # Parameters
+/// - `C`: the L1 behaviour.
+/// - `BYTES`: the access's width; both addresses are aligned to it (a register fragment's atoms
+///   are: fragments are 16-byte aligned).
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::atom::copy::{CopyAtom, GlobalLoadNc};
+/// use cute_rs_tensor::device::memory::EvictFirst;
+/// #[repr(align(16))] struct A([u32; 4]);
+/// let (src, mut dst) = (A([1, 2, 3, 4]), A([0; 4]));
+/// unsafe { <GlobalLoadNc<EvictFirst, 16> as CopyAtom<u32>>::copy(src.0.as_ptr(), dst.0.as_mut_ptr()) };
+/// assert_eq!(dst.0, [1, 2, 3, 4]);
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct GlobalLoadNc<C, const BYTES: usize = 16>(PhantomData<C>);
+
+impl<T: Element, C: NcLoadCache + Default, const BYTES: usize> CopyAtom<T> for GlobalLoadNc<C, BYTES> {
+    const THREADS: i64 = 1;
+    const VALUES: usize = values_in::<T>(BYTES);
+    const SOURCE: Source = Source::Own;
+    #[inline(always)]
+    unsafe fn copy(src: *const T, dst: *mut T) {
+        let _ = <Self as CopyAtom<T>>::VALUES;
+        let (s, d) = (src as *const u8, dst as *mut u8);
+        match BYTES {
+            4 => *(d as *mut u32) = load_nc(s as *const u32, C::default()),
+            8 => *(d as *mut u64) = load_nc(s as *const u64, C::default()),
+            16 => *(d as *mut Words16) = Words16(load_nc(s as *const [u32; 4], C::default())),
+            _ => unreachable!(),
+        }
+    }
+}
+
+/// A global store of `BYTES` (4, 8 or 16) per thread from registers, `st.global` with the cache
+/// behaviour `C` ([`StoreCache`](crate::device::memory::StoreCache)): a streaming copy writes with
+/// [`Cs`](crate::device::memory::Cs), data read once more soon with the default
+/// [`Wb`](crate::device::memory::Wb).
+///
+/// # Parameters
+/// - `C`: the cache behaviour.
+/// - `BYTES`: the access's width; both addresses are aligned to it.
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::atom::copy::{CopyAtom, GlobalStore};
+/// use cute_rs_tensor::device::memory::Cs;
+/// #[repr(align(8))] struct A([f32; 2]);
+/// let (src, mut dst) = (A([5.0f32, 6.0]), A([0.0; 2]));
+/// unsafe { <GlobalStore<Cs, 8> as CopyAtom<f32>>::copy(src.0.as_ptr(), dst.0.as_mut_ptr()) };
+/// assert_eq!(dst.0, [5.0, 6.0]);
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct GlobalStore<C, const BYTES: usize = 16>(PhantomData<C>);
+
+impl<T: Element, C: StoreCache + Default, const BYTES: usize> CopyAtom<T> for GlobalStore<C, BYTES> {
+    const THREADS: i64 = 1;
+    const VALUES: usize = values_in::<T>(BYTES);
+    const SOURCE: Source = Source::Own;
+    #[inline(always)]
+    unsafe fn copy(src: *const T, dst: *mut T) {
+        let _ = <Self as CopyAtom<T>>::VALUES;
+        let (s, d) = (src as *const u8, dst as *mut u8);
+        match BYTES {
+            4 => store(d as *mut u32, *(s as *const u32), C::default()),
+            8 => store(d as *mut u64, *(s as *const u64), C::default()),
+            16 => store(d as *mut [u32; 4], (*(s as *const Words16)).0, C::default()),
+            _ => unreachable!(),
+        }
     }
 }
 
@@ -639,29 +767,46 @@ impl<C: CopyAtom<T>, T: Element, LD: StaticLayout> TripCount for AtomsPerBlock<C
 /// assert_eq!(frag.data, [2.0, 6.0, 3.0, 7.0]); // (m 1, 3) x (k 0, 1)
 /// ```
 #[inline(always)]
-pub fn copy<TC, T, LS, LD, AS, AD>(
+pub fn copy<'d, TC, T, LS, LD, AS, AD>(
     _copy: TC,
     src: LayoutTensor<'_, T, LS, AS, Full>,
-    dst: LayoutTensor<'_, T, Static<LD>, AD, Full>,
+    dst: LayoutTensor<'d, T, LD, AD, Full>,
 ) where
     TC: TiledCopyAtom,
     TC::Atom: CopyAtom<T>,
     T: Element,
     LS: LayoutSource,
-    LD: StaticLayout,
+    LD: LayoutSource,
+    LayoutTensor<'d, T, LD, AD, Full>: StaticView,
     AS: AddressSpace,
     AD: AddressSpace,
 {
-    const { assert!(LD::MODES.rank == 3 || LD::MODES.rank == 2, "copy: the destination must be a (values, rows, columns) or (values, rows) fragment") };
+    copy_shaped::<TC, T, LS, LD, AS, AD, <LayoutTensor<'d, T, LD, AD, Full> as StaticView>::Layout>(src, dst)
+}
+
+/// [`copy`] with the destination's static shape `Sh` named.
+#[inline(always)]
+fn copy_shaped<TC, T, LS, LD, AS, AD, Sh>(src: LayoutTensor<'_, T, LS, AS, Full>, dst: LayoutTensor<'_, T, LD, AD, Full>)
+where
+    TC: TiledCopyAtom,
+    TC::Atom: CopyAtom<T>,
+    T: Element,
+    LS: LayoutSource,
+    LD: LayoutSource,
+    AS: AddressSpace,
+    AD: AddressSpace,
+    Sh: StaticLayout,
+{
+    const { assert!(Sh::MODES.rank == 3 || Sh::MODES.rank == 2, "copy: the destination must be a (values, rows, columns) or (values, rows) partition") };
     let src_modes = src.source().modes();
     debug_assert!(
-        src_modes.rank == LD::MODES.rank && (1..LD::MODES.rank).all(|k| src_modes.size[k] == LD::MODES.size[k]),
+        src_modes.rank == Sh::MODES.rank && (1..Sh::MODES.rank).all(|k| src_modes.size[k] == Sh::MODES.size[k]),
         "copy: source and destination repetitions differ"
     );
-    let rank = LD::MODES.rank;
-    unroll_for::<ModeSize<LD, 2>>(|j| {
-        unroll_for::<ModeSize<LD, 1>>(|i| {
-            unroll_for::<AtomsPerBlock<TC::Atom, T, LD>>(|b| {
+    let rank = Sh::MODES.rank;
+    unroll_for::<ModeSize<Sh, 2>>(|j| {
+        unroll_for::<ModeSize<Sh, 1>>(|i| {
+            unroll_for::<AtomsPerBlock<TC::Atom, T, Sh>>(|b| {
                 let (i, j, v) = (i as i64, j as i64, b as i64 * <TC::Atom as CopyAtom<T>>::VALUES as i64);
                 let s = src.source().offset_at(&[v, i, j][..rank]);
                 #[cfg(not(target_arch = "nvptx64"))]
@@ -675,7 +820,7 @@ pub fn copy<TC, T, LS, LD, AS, AD>(
                         c += 1;
                     }
                 }
-                let d = coord_offset(&LD::LAYOUT, &LD::MODES, &[v, i, j][..rank]);
+                let d = dst.source().offset_at(&[v, i, j][..rank]);
                 // SAFETY: both offsets are inside the views; the atom's values at `s..` and `d..`
                 // (consecutive, as checked on the host and required by the contract).
                 unsafe { <TC::Atom as CopyAtom<T>>::copy(src.elem_ptr(s as isize), dst.elem_ptr(d as isize)) };

@@ -7,13 +7,17 @@
 //! `output` with the same method (a load-store round trip, as rocPRIM's and CUB's benchmarks do).
 
 use layout_tensor::kernel;
-use crate::demo_layouts::{TRANSPOSE_SMEM, TRANSPOSE_SMEM_FLOATS};
+use crate::demo_layouts::TransposeSmem;
 use layout_tensor::block_io::{method, BlockLoad};
 use layout_tensor::block_reduce::BlockReduce;
 use layout_tensor::device::atomics::{fetch_add, Gpu, Relaxed};
 use layout_tensor::device::ids::{block_idx_x, block_idx_y, thread_idx_x, thread_idx_y};
 use layout_tensor::device::sync::sync_threads;
-use layout_tensor::{block_storage, shared_array};
+use layout_tensor::{block_storage, shared_array, StaticLayout};
+
+/// The f32 transpose's padded 32 x 33 shared tile, and its words.
+const TRANSPOSE_SMEM: layout::Layout = TransposeSmem::LAYOUT;
+const TRANSPOSE_SMEM_FLOATS: usize = TransposeSmem::LAYOUT.cosize() as usize;
 
 /// Threads per block of the block benchmarks.
 pub const BENCH_THREADS: usize = 256;

@@ -1,63 +1,52 @@
-//! The demo's kernels: a tiled, vectorized copy and a shared-memory transpose, their index math
-//! written with `const` layouts of the algebra (folded to shifts and adds by the compiler).
+//! The demo's kernels: a tiled, vectorized copy and a shared-memory transpose, written as CuTe's
+//! tutorials write them: tensors with layouts, a tiled copy made from a copy atom and a
+//! thread-value arrangement, each thread's partitions, and `copy`. The index math is the layout
+//! algebra's, folded to shifts and adds by the compiler.
 
-use layout_tensor::kernel;
-use crate::demo_layouts::{COPY_TILE, COPY_TV_X4, TRANSPOSE_ROWS, TRANSPOSE_SMEM, TRANSPOSE_SMEM_FLOATS};
+use crate::demo_layouts::{CopyThr, CopyTile, CopyVal, TransposeSmem, TransposeThr, TransposeTile, TransposeVal};
+use layout_tensor::atom::copy::{copy, GlobalLoadNc, GlobalStore};
+use layout_tensor::atom::tiled_copy::make_tiled_copy;
 use layout_tensor::device::ids::{block_idx_x, block_idx_y, thread_idx_x, thread_idx_y};
-use layout_tensor::device::memory::{load_nc, store, Cs, EvictFirst};
+use layout_tensor::device::memory::{Cs, EvictFirst};
 use layout_tensor::device::sync::sync_threads;
-use layout_tensor::shared_array;
+use layout_tensor::strided_tile::local_tile;
+use layout_tensor::{kernel, shared_tensor, LayoutTensor, Strided};
 
-/// `dst = src` for `tiles * 4096` floats, one 4096-float tile per block (`tiles` blocks, 256
-/// threads): each thread loads its four 128-bit vectors of [`COPY_TV_X4`] first, then stores them.
+/// `dst = src` for two row-major `rows x 1024` f32 matrices, 4 rows ([`CopyTile`]) per block:
+/// each of the 256 threads loads its four 128-bit vectors ([`GlobalLoadNc`], streaming: evicted
+/// from L1 first) into registers, then stores them ([`GlobalStore`], `.cs`). Consecutive threads
+/// move consecutive vectors, so every warp access is one contiguous 512-byte segment.
 ///
-/// Preconditions: `src` and `dst` are 16-byte aligned global arrays of `tiles * 4096` floats;
-/// block `(256,1,1)`, grid `(tiles,1,1)`.
+/// Preconditions: both tensors are `rows x 1024`, row-major, 16-byte aligned, `rows` a multiple
+/// of 4; block `(256,1,1)`, grid `(rows / 4,1,1)`.
 #[kernel]
-pub fn tiled_copy_f32x4(src: *const [f32; 4], dst: *mut [f32; 4]) {
-    let t = thread_idx_x() as u64;
-    let base = block_idx_x() as u64 * (COPY_TILE / 4);
-    let mut v = [[0f32; 4]; 4];
-    let mut i = 0;
-    while i < 4 {
-        let off = COPY_TV_X4.call((t + 256 * i as u64) as i64) as u64;
-        v[i] = load_nc(src.add((base + off) as usize), EvictFirst);
-        i += 1;
-    }
-    i = 0;
-    while i < 4 {
-        let off = COPY_TV_X4.call((t + 256 * i as u64) as i64) as u64;
-        store(dst.add((base + off) as usize), v[i], Cs);
-        i += 1;
-    }
+pub fn tiled_copy_f32x4(src: LayoutTensor<'_, f32, Strided<2>>, dst: LayoutTensor<'_, f32, Strided<2>>) {
+    let at = [4 * block_idx_x() as i64, 0];
+    let load = make_tiled_copy::<GlobalLoadNc<EvictFirst>, CopyThr, CopyVal>();
+    let store = make_tiled_copy::<GlobalStore<Cs>, CopyThr, CopyVal>();
+    let thr = load.get_slice(thread_idx_x() as usize);
+    let (s, d) = (thr.partition_s(local_tile::<CopyTile, _, _, 2>(src, at)), thr.partition_d(local_tile::<CopyTile, _, _, 2>(dst, at)));
+    let mut regs = s.make_fragment_like::<16>();
+    copy(load, s, regs.tensor());
+    copy(store, regs.tensor(), d);
 }
 
-/// `dst = transpose(src)` for a row-major `m x n` matrix `src` (`(m,n):(n,1)`) into the
-/// row-major `n x m` matrix `dst`, through a padded 32 x 32 shared-memory tile.
+/// `dst = transpose(src)` for a row-major `m x n` matrix `src` into the row-major `n x m`
+/// matrix `dst`, through a 32 x 32 shared tile padded to 33 floats a row ([`TransposeSmem`]):
+/// the block copies its input tile into shared memory by rows (coalesced reads), then the shared
+/// tile's transpose into its output tile by rows (coalesced writes; the padding keeps the column
+/// reads on 32 different banks).
 ///
-/// Preconditions: `m` and `n` are multiples of 32; block `(32,8,1)`, grid `(n/32, m/32, 1)`.
+/// Preconditions: `src` is `m x n` and `dst` `n x m`, both row-major, with `m` and `n` multiples
+/// of 32; block `(32,8,1)`, grid `(n/32, m/32, 1)`.
 #[kernel]
-pub fn transpose_f32(src: *const f32, dst: *mut f32, m: u32, n: u32) {
-    let tile = shared_array!(TRANSPOSE_TILE: [f32; TRANSPOSE_SMEM_FLOATS], align 16);
-    let (tx, ty) = (thread_idx_x(), thread_idx_y());
-    let (bx, by) = (block_idx_x(), block_idx_y());
-    let (m, n) = (m as usize, n as usize);
-    let mut j = 0;
-    while j < 4 {
-        let r = ty + TRANSPOSE_ROWS.call(j) as u32;
-        let global = (by * 32 + r) as usize * n + (bx * 32 + tx) as usize;
-        let s = TRANSPOSE_SMEM.call((r + 32 * tx) as i64) as usize;
-        tile.write(s, load_nc(src.add(global), EvictFirst));
-        j += 1;
-    }
+pub fn transpose_f32(src: LayoutTensor<'_, f32, Strided<2>>, dst: LayoutTensor<'_, f32, Strided<2>>) {
+    let tile = shared_tensor!(TRANSPOSE_TILE: f32, TransposeSmem, align 16);
+    let (bx, by) = (32 * block_idx_x() as i64, 32 * block_idx_y() as i64);
+    let load = make_tiled_copy::<GlobalLoadNc<EvictFirst, 4>, TransposeThr, TransposeVal>();
+    let store = make_tiled_copy::<GlobalStore<Cs, 4>, TransposeThr, TransposeVal>();
+    let thr = load.get_slice((thread_idx_x() + 32 * thread_idx_y()) as usize);
+    copy(load, thr.partition_s(local_tile::<TransposeTile, _, _, 2>(src, [by, bx])), thr.partition_d(tile));
     sync_threads();
-    j = 0;
-    while j < 4 {
-        let r = ty + TRANSPOSE_ROWS.call(j) as u32;
-        // Row r of the output tile is column r of the input tile.
-        let s = TRANSPOSE_SMEM.call((tx + 32 * r) as i64) as usize;
-        let global = (bx * 32 + r) as usize * m + (by * 32 + tx) as usize;
-        store(dst.add(global), tile.read(s), Cs);
-        j += 1;
-    }
+    copy(store, thr.partition_s(tile.transpose()), thr.partition_d(local_tile::<TransposeTile, _, _, 2>(dst, [bx, by])));
 }
