@@ -923,6 +923,36 @@ mod tests {
     }
 
     #[test]
+    fn shared_variables_become_globals_of_the_shared_address_space() {
+        let ir = "target triple = \"nvptx64-nvidia-cuda\"\n\
+                  module asm \".shared .align 16 .b8 __cute_smem_TILE[4224];\"\n\
+                  module asm \".extern .shared .align 1024 .b8 __cute_smem_RING[];\"\n\
+                  module asm \".shared .align 4 .b8 other[8];\"\n\
+                  \n\
+                  define ptx_kernel void @k() {\n\
+                  \x20 %5 = tail call ptr asm \"cvta.shared.u64 ${0}, __cute_smem_TILE;\", \"=&l\"() #3, !srcloc !7\n\
+                  \x20 %p.i = call ptr asm \"cvta.shared.u64 $0, __cute_smem_RING;\", \"=l\"() #3\n\
+                  \x20 %q = call ptr asm \"cvta.shared.u64 $0, other;\", \"=l\"()\n\
+                  \x20 ret void\n\
+                  }\n";
+        let out = linker::shared_variables_as_globals(ir).unwrap().unwrap();
+        let globals = "@__cute_smem_TILE = internal addrspace(3) global [4224 x i8] undef, align 16\n\
+                       @__cute_smem_RING = external addrspace(3) global [0 x i8], align 1024\n\n\
+                       define ptx_kernel";
+        assert!(out.contains(globals), "{out}");
+        assert!(out.contains("  %5 = addrspacecast ptr addrspace(3) @__cute_smem_TILE to ptr\n"), "{out}");
+        assert!(out.contains("  %p.i = addrspacecast ptr addrspace(3) @__cute_smem_RING to ptr\n"), "{out}");
+        // Variables of other names are left alone.
+        assert!(out.contains("module asm \".shared .align 4 .b8 other[8];\""), "{out}");
+        assert!(out.contains("cvta.shared.u64 $0, other;"), "{out}");
+        assert!(!out.contains("module asm \".shared .align 16"), "{out}");
+        assert_eq!(linker::shared_variables_as_globals("define void @f() {\n}\n").unwrap(), None);
+        let undeclared = "define void @f() {\n  %a = call ptr asm \"cvta.shared.u64 $0, __cute_smem_X;\", \"=l\"()\n}\n";
+        let e = linker::shared_variables_as_globals(undeclared).unwrap_err();
+        assert!(e.contains("__cute_smem_X"), "{e}");
+    }
+
+    #[test]
     fn launch_bounds_go_after_the_parameter_list() {
         let ptx = ".visible .entry gemm(\n\t.param .u64 a\n)\n{\n\tret;\n}\n.visible .entry copy(\n)\n{\n}\n";
         let bounds = BTreeMap::from([("gemm".to_owned(), (384, 1))]);

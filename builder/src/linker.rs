@@ -15,10 +15,17 @@
 //! Every object and rlib holds LLVM bitcode. The program does the same job with the LLVM tools of
 //! the nightly toolchain's `llvm-tools` component:
 //! 1. `llvm-link` links every bitcode object (archive members included) into one module;
-//! 2. `opt` runs the whole-module pipeline, then internalizes everything but the kernels and drops
+//! 2. shared variables: each `.shared` variable declared in module assembly by the device crate's
+//!    `shared_array!` / `dynamic_shared!` (`__cute_smem_<name>`) becomes an IR global in the shared
+//!    address space, and each `cvta.shared.u64` of its address an `addrspacecast` of it
+//!    ([`shared_variables_as_globals`]). LLVM then knows which pointers are shared and emits
+//!    `ld.shared`/`st.shared` for the accesses through them, as nvcc does for `__shared__`
+//!    variables (a generic access costs the hardware an address-window check; rustc cannot
+//!    declare a variable in an address space itself);
+//! 3. `opt` runs the whole-module pipeline, then internalizes everything but the kernels and drops
 //!    dead code;
-//! 3. `llc` emits PTX for the requested `--target-cpu` and `--target-feature`s;
-//! 4. launch bounds: each marker global `__cute_launch_bounds_<kernel>__<max>_<min>` (emitted by
+//! 4. `llc` emits PTX for the requested `--target-cpu` and `--target-feature`s;
+//! 5. launch bounds: each marker global `__cute_launch_bounds_<kernel>__<max>_<min>` (emitted by
 //!    `#[kernel(launch_bounds(max, min))]`, read from the linked IR, dropped by step 2) becomes
 //!    `.maxntid max, 1, 1` (and `.minnctapersm min` when `min > 0`) on that kernel's entry: rustc
 //!    has no attribute for them, and ptxas needs them to know a kernel's register budget.
@@ -98,6 +105,98 @@ pub fn ptx_kernels_in_ir(ir: &str) -> Vec<String> {
         .filter(|l| l.starts_with("define ") && l.contains("ptx_kernel "))
         .filter_map(|l| ir_symbol_after(l, '@'))
         .collect()
+}
+
+/// The prefix of the shared variables the device crate declares in module assembly.
+pub const SHARED_PREFIX: &str = "__cute_smem_";
+
+/// Rewrites textual IR so that the shared variables declared in module assembly are IR globals in
+/// the shared address space (step 2 of the [module documentation](self)):
+/// - `module asm ".shared .align A .b8 __cute_smem_X[N];"` becomes
+///   `@__cute_smem_X = internal addrspace(3) global [N x i8] undef, align A`;
+/// - `module asm ".extern .shared .align A .b8 __cute_smem_X[];"` (dynamic shared memory) becomes
+///   `@__cute_smem_X = external addrspace(3) global [0 x i8], align A`;
+/// - `%p = ... call ptr asm "cvta.shared.u64 ${0}, __cute_smem_X;", "=&l"()...` becomes
+///   `%p = addrspacecast ptr addrspace(3) @__cute_smem_X to ptr`.
+///
+/// Returns `None` when the IR has nothing to rewrite, and an error naming the variable when a
+/// conversion names a variable that is not declared.
+pub fn shared_variables_as_globals(ir: &str) -> Result<Option<String>, String> {
+    let mut declared = BTreeSet::new();
+    let mut globals = String::new();
+    let mut out = String::with_capacity(ir.len());
+    let mut changed = false;
+    for line in ir.lines() {
+        if let Some((name, global)) = shared_declaration(line) {
+            declared.insert(name);
+            globals.push_str(&global);
+            globals.push('\n');
+            changed = true;
+            continue;
+        }
+        if let Some((value, name)) = shared_address(line) {
+            out.push_str(&format!("  {value} = addrspacecast ptr addrspace(3) @{name} to ptr\n"));
+            changed = true;
+            if !declared.contains(&name) && !ir.contains(&format!("b8 {name}[")) {
+                return Err(format!("shared variables: `{name}` is converted but never declared"));
+            }
+            continue;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    if !changed {
+        return Ok(None);
+    }
+    // The globals go before the first function or declaration, after the module's header.
+    let at = out.find("\ndefine ").or_else(|| out.find("\ndeclare ")).map_or(out.len(), |i| i + 1);
+    out.insert_str(at, &format!("{globals}\n"));
+    Ok(Some(out))
+}
+
+/// `(name, IR global)` of a `module asm` line declaring a shared variable.
+fn shared_declaration(line: &str) -> Option<(String, String)> {
+    let text = line.strip_prefix("module asm \"")?.strip_suffix('"')?;
+    let (external, rest) = match text.strip_prefix(".extern ") {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let rest = rest.strip_prefix(".shared .align ")?;
+    let (align, rest) = rest.split_once(" .b8 ")?;
+    let align: u64 = align.parse().ok()?;
+    let (name, rest) = rest.split_once('[')?;
+    let count = rest.strip_suffix("];")?;
+    if !name.starts_with(SHARED_PREFIX) || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+        return None;
+    }
+    let global = if external {
+        if !count.is_empty() {
+            return None;
+        }
+        format!("@{name} = external addrspace(3) global [0 x i8], align {align}")
+    } else {
+        let bytes: u64 = count.parse().ok()?;
+        format!("@{name} = internal addrspace(3) global [{bytes} x i8] undef, align {align}")
+    };
+    Some((name.to_owned(), global))
+}
+
+/// `(%value, name)` of a call to the inline assembly `cvta.shared.u64 ${0}, <name>;`.
+fn shared_address(line: &str) -> Option<(String, String)> {
+    let (value, rest) = line.trim_start().split_once(" = ")?;
+    if !value.starts_with('%') {
+        return None;
+    }
+    let rest = rest.strip_prefix("tail ").unwrap_or(rest);
+    let rest = rest.strip_prefix("call ptr asm \"cvta.shared.u64 ")?;
+    // rustc writes the operand `${0}` and the constraint `=&l`; hand-written IR `$0` and `=l`.
+    let rest = rest.strip_prefix("${0}, ").or_else(|| rest.strip_prefix("$0, "))?;
+    let (name, rest) = rest.split_once(";\", \"=")?;
+    rest.strip_prefix("&l\"()").or_else(|| rest.strip_prefix("l\"()"))?;
+    if !name.starts_with(SHARED_PREFIX) || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+        return None;
+    }
+    Some((value.to_owned(), name.to_owned()))
 }
 
 /// The symbol following the first `sigil` on `line`, quoted (`@"a b"`) or not (`@name(`).
@@ -260,9 +359,18 @@ fn link(inv: &Invocation) -> Result<(), String> {
         let list: String = kernels.iter().map(|k| format!("{k}\n")).collect();
         std::fs::write(&kernel_list, list).map_err(|e| format!("cannot write {}: {e}", kernel_list.display()))?;
 
+        // The shared variables as globals of the shared address space (opt reads textual IR too).
+        let input = match shared_variables_as_globals(&ir)? {
+            Some(rewritten) => {
+                let text = work.join("linked.ll");
+                std::fs::write(&text, rewritten).map_err(|e| format!("cannot write {}: {e}", text.display()))?;
+                text
+            }
+            None => linked.clone(),
+        };
         let optimized = work.join("opt.bc");
         run(Command::new(bin.join("opt"))
-            .arg(&linked)
+            .arg(&input)
             .arg("-o")
             .arg(&optimized)
             .arg(format!("--internalize-public-api-file={}", kernel_list.display()))
