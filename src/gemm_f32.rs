@@ -110,8 +110,8 @@ impl Gemm {
 
     /// [`run_f32`](Gemm::run_f32) on the tensor cores: each element of A and B is rounded to tf32
     /// (10 mantissa bits, to nearest, ties away from zero:
-    /// [`round_to_tf32`](kernels::sgemm::round_to_tf32)) and the products, exact in f32, are summed
-    /// in f32 by `mma.sync.m16n8k8` (sm_80+; the CPU backend models it). The relative error of each
+    /// [`f32_to_tf32`](layout_tensor::device::numeric::f32_to_tf32)) and the products, exact in
+    /// f32, are summed in f32 by `mma.sync.m16n8k8` (sm_80+; the CPU backend models it). The relative error of each
     /// product is up to about `2^-10`: use it where that is acceptable.
     ///
     /// # Errors
@@ -120,13 +120,13 @@ impl Gemm {
     /// # Example
     /// ```
     /// use cute_rs::gemm::Gemm;
-    /// use kernels::sgemm::round_to_tf32;
+    /// use layout_tensor::device::numeric::f32_to_tf32;
     /// let gpu = host::Gpu::cpu();
     /// let x = 1.0f32 + 1.0 / 4096.0; // not a tf32 value: rounds to 1
     /// let (a, b) = (gpu.upload(&[x])?, gpu.upload(&[3.0f32])?);
     /// let mut d = gpu.alloc::<f32>(1)?;
     /// Gemm::new(1, 1, 1).run_tf32(&gpu, &a, &b, None, &mut d)?;
-    /// assert_eq!(gpu.download(&d)?, [round_to_tf32(x) * 3.0]);
+    /// assert_eq!(gpu.download(&d)?, [f32_to_tf32(x) * 3.0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn run_tf32(

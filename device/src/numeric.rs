@@ -1,6 +1,6 @@
 //! Number formats of the tensor cores and their epilogues: bf16 and f16 bit patterns to and from
-//! `f32` (round to nearest even), and the pairs packed into one 32-bit register as `mma.sync`,
-//! `wgmma` and `stmatrix` take them.
+//! `f32` (round to nearest even), tf32 rounding, fp8 (e4m3, e5m2), and the pairs packed into one
+//! 32-bit register as `mma.sync`, `wgmma` and `stmatrix` take them.
 //!
 //! Each conversion is one `cvt` instruction on the GPU where one exists, and the same rounding in
 //! software on the host, so a kernel gives the same bits on both backends:
@@ -159,6 +159,40 @@ pub fn f32_to_f16(x: f32) -> u16 {
     #[cfg(not(target_arch = "nvptx64"))]
     {
         half::f16::from_f32(x).to_bits()
+    }
+}
+
+/// `x` rounded to tf32 (10 explicit mantissa bits, the low 13 bits of the `f32` cleared): to
+/// nearest, ties away from zero, as PTX's `cvt.rna.tf32.f32` (one instruction on the GPU). NaN
+/// and infinities are returned unchanged; a value within half a tf32 ulp of `f32::MAX` rounds to
+/// infinity. The tf32 tensor cores ignore the low 13 bits of their operands (truncating), so a
+/// kernel rounds its operands with this first.
+///
+/// # Example
+/// ```
+/// use cute_rs_device::numeric::f32_to_tf32;
+/// assert_eq!(f32_to_tf32(1.0 + 1.0 / 4096.0), 1.0);          // below half an ulp (2^-11)
+/// assert_eq!(f32_to_tf32(1.0 + 1.0 / 2048.0), 1.0 + 1.0 / 1024.0); // a tie: away from zero
+/// assert_eq!(f32_to_tf32(-1.0 - 1.0 / 2048.0), -1.0 - 1.0 / 1024.0);
+/// assert!(f32_to_tf32(f32::NAN).is_nan());
+/// ```
+#[inline(always)]
+pub fn f32_to_tf32(x: f32) -> f32 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let r: u32;
+        // SAFETY: a register-only conversion.
+        unsafe { asm!("cvt.rna.tf32.f32 {r}, {x};", r = out(reg32) r, x = in(reg32) x, options(pure, nomem, nostack, preserves_flags)) };
+        f32::from_bits(r)
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        let bits = x.to_bits();
+        if bits & 0x7f80_0000 == 0x7f80_0000 {
+            return x;
+        }
+        // Sign and magnitude: adding half an ulp to the magnitude bits rounds ties away from zero.
+        f32::from_bits(bits.wrapping_add(0x1000) & !0x1fff)
     }
 }
 

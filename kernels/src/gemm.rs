@@ -68,7 +68,7 @@ use layout_tensor::atom::copy::{
 };
 use layout_tensor::atom::tiled_copy::{copy_if, make_tiled_copy};
 use layout_tensor::strided_tile::local_tile;
-use layout_tensor::atom::{MmaAtom, SM80_16x8x16_F32BF16BF16F32_TN, SM80_16x8x16_F32F16F16F32_TN, TiledMma};
+use layout_tensor::atom::{MmaAtom, SM80_16x8x16_F32BF16BF16F32_TN, SM80_16x8x16_F32F16F16F32_TN, ThrMma, TiledMma};
 use layout_tensor::identity::IdentityTensor;
 use layout_tensor::partition::{StaticSwizzle, Sw};
 use layout_tensor::static_view::StaticView;
@@ -277,7 +277,7 @@ impl Input for half::f16 {
 }
 
 /// How the epilogue writes one D element.
-trait Output: Element {
+pub(crate) trait Output: Element {
     /// Writes `value` at `d[i]`.
     unsafe fn store(d: *mut Self, i: usize, value: f32);
     /// `value` rounded to the output type.
@@ -403,7 +403,7 @@ unsafe fn gemm_raw<I: Input, const A_K: bool, const B_K: bool, const VEC: bool, 
 
 static_layout!(
     /// The tiled MMA's warps: 2 along M, 4 along N.
-    Warps = "(2,4,1)"
+    pub(crate) Warps = "(2,4,1)"
 );
 static_layout!(
     /// Each warp's thread block: two m16n8k16 atoms side by side along N, so that one
@@ -416,7 +416,7 @@ static_layout!(
 );
 static_layout!(
     /// A block's D tile, `BM x BN`.
-    TileMN = "(128,128)"
+    pub(crate) TileMN = "(128,128)"
 );
 static_layout!(
     /// The staging threads of a K-major tile: 64 rows x 4 chunks of 8 along k, row-major.
@@ -460,7 +460,7 @@ trait OperandTile {
     type Val: StaticLayout;
 }
 /// An operand by major-ness: `MajorK<true>` is K-major.
-struct MajorK<const K_MAJOR: bool>;
+pub(crate) struct MajorK<const K_MAJOR: bool>;
 impl OperandTile for MajorK<true> {
     type Ring = RingKMajor;
     type Swizzle = Sw<2, 3, 3>;
@@ -589,19 +589,41 @@ unsafe fn gemm<I: Input, const A_K: bool, const B_K: bool, const VEC: bool, O: O
         });
     });
 
-    // Epilogue: D = alpha * acc + beta * C through the thread's partitions of the block's C and
-    // D tiles, predicated on the coordinates of the same partition of an identity tensor.
-    let at = [bm0 as i64, bn0 as i64];
-    let coords = thr_mma.partition_c(IdentityTensor::<TileMN>::tile_at(at));
-    // SAFETY: C and D are `m x n` row-major (the launch's contract); only coordinates inside
-    // are accessed, and C only when beta != 0.
-    let (gmem_c, gmem_d) = unsafe {
-        let mn = Strided::new([m as i64, n as i64], [n as i64, 1]);
-        (LayoutTensor::<f32, _, Global>::from_ptr_in(c as *mut f32, mn), LayoutTensor::<O, _, Global>::from_ptr_in(d, mn))
-    };
-    let tile_c = thr_mma.partition_c(local_tile::<TileMN, _, _, 2>(gmem_c, at));
-    let tile_d = thr_mma.partition_c(local_tile::<TileMN, _, _, 2>(gmem_d, at));
-    for_each_unrolled_mut(&mut acc.data, |i, x| {
+    epilogue(thr_mma, &mut acc.data, c, d, m, n, [bm0 as i64, bn0 as i64], alpha, beta);
+}
+
+/// The epilogue of the kernels written in the atom layer: `D = alpha * acc + beta * C` through
+/// thread `thr`'s partitions of the block's `BM x BN` tiles of C and D at coordinate `at` (both
+/// row-major `m x n`), predicated on the coordinates of the same partition of an identity tensor;
+/// C is read only when `beta != 0`.
+///
+/// # Safety
+/// C and D are `m x n` row-major (the launch's contract).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn epilogue<Atom, G, V, O, const N: usize>(
+    thr: ThrMma<Atom, G, V>,
+    acc: &mut [f32; N],
+    c: *const f32,
+    d: *mut O,
+    m: u32,
+    n: u32,
+    at: [i64; 2],
+    alpha: f32,
+    beta: f32,
+) where
+    Atom: MmaAtom,
+    G: StaticLayout,
+    V: StaticLayout,
+    O: Output,
+{
+    let coords = thr.partition_c(IdentityTensor::<TileMN>::tile_at(at));
+    let mn = Strided::new([m as i64, n as i64], [n as i64, 1]);
+    // SAFETY: only coordinates inside `m x n` are accessed, and C only when beta != 0.
+    let (gmem_c, gmem_d) = (LayoutTensor::<f32, _, Global>::from_ptr_in(c as *mut f32, mn), LayoutTensor::<O, _, Global>::from_ptr_in(d, mn));
+    let tile_c = thr.partition_c(local_tile::<TileMN, _, _, 2>(gmem_c, at));
+    let tile_d = thr.partition_c(local_tile::<TileMN, _, _, 2>(gmem_d, at));
+    for_each_unrolled_mut(acc, |i, x| {
         let [row, col] = coords.get(i).map(|c| c as u32);
         if row < m && col < n {
             let y = alpha * *x;

@@ -35,10 +35,12 @@
 //!   [`TF32_SMEM_MN_MAJOR`]), so that `cp.async` copies them without registers: a ring of
 //!   [`TF32_STAGES`] k-steps in [`TF32_SMEM_BYTES`] of dynamic shared memory, three in flight while
 //!   one is multiplied (one block of 8 warps per SM: global latency needs the depth).
-//! - 8 warps, 2 (M) x 4 (N), each owning 64 x 32 of the tile as 4 x 4 m16n8 accumulators;
-//!   fragments are read from the shared tiles through the atom's A and B layouts
-//!   ([`SM80_16X8X8_F32TF32TF32F32_TN`]) and rounded to tf32 there (to nearest, ties away from
-//!   zero: [`round_to_tf32`]); the accumulators are written through its C layout.
+//! - Written in the atom layer: a tiled MMA of the m16n8k8 tf32 atom over 8 warps, 2 (M) x 4 (N)
+//!   (each warp's 4 x 4 atoms of the 128 x 128 tile 32 rows and 32 columns apart); tiled
+//!   `cp.async` copies stage the tiles (`copy_if`, zero-filled past the edges); each k-block's
+//!   fragments are copied from the ring through the tiled MMA's partitions, rounded to tf32
+//!   (`transform` with `f32_to_tf32`: to nearest, ties away from zero) and multiplied (`gemm`);
+//!   the epilogue writes through the C partition, predicated on an identity tensor's.
 //!
 //! Launch: grid `(ceil(N / BN), ceil(M / BM))`, block [`THREADS`], dynamic shared memory 0 (FFMA)
 //! or [`TF32_SMEM_BYTES`] (tf32). Parameters: `(a, b, c, d, m, n, k, lda, ldb, alpha, beta)`; C
@@ -56,17 +58,26 @@
 //! k-steps of 32 in a 3-stage ring (236-255 registers, spills). Next for tf32: `ldmatrix` on
 //! K-major tiles (a b16 8x8 matrix is an 8x4 tf32 one), or the Hopper path (wgmma tf32).
 
-use layout_tensor::kernel;
-use layout_tensor::device::unroll::for_each_unrolled_mut;
 use layout::{unwrap, Layout};
-use layout_tensor::device::cp_async::{cp_async_ca_zfill, cp_async_cg_zfill, cp_async_pipeline};
+use layout_tensor::algorithm::{gemm as mma_gemm, transform};
+use layout_tensor::atom::copy::{
+    copy, make_tiled_copy_a, make_tiled_copy_b, CopyAtom, SM80_CP_ASYNC_CACHEALWAYS_ZFILL, SM80_CP_ASYNC_CACHEGLOBAL_ZFILL,
+    UniversalCopy,
+};
+use layout_tensor::atom::tiled_copy::{copy_if, make_tiled_copy};
+use layout_tensor::atom::{SM80_16x8x8_F32TF32TF32F32_TN, TiledMma};
+use layout_tensor::device::cp_async::cp_async_pipeline;
 use layout_tensor::device::ids::{block_idx_x, block_idx_y, thread_idx_x};
 use layout_tensor::device::memory::{load_nc, Ca};
-use layout_tensor::device::mma::{mma_m16n8k8_f32_tf32, SM80_16X8X8_F32TF32TF32F32_TN};
+use layout_tensor::device::numeric::f32_to_tf32;
+use layout_tensor::device::unroll::{for_each_unrolled_mut, unroll_for, Count};
+use layout_tensor::identity::IdentityTensor;
+use layout_tensor::static_view::StaticView;
+use layout_tensor::strided_tile::local_tile;
+use layout_tensor::{kernel, static_layout, Global, LayoutTensor, Shared, Static, StaticLayout, Strided};
 
-use crate::gemm::{epilogue_value, for_each_accumulator};
+use crate::gemm::{epilogue, epilogue_value, MajorK, TileMN, Warps};
 use layout_tensor::device::sync::sync_threads;
-use layout_tensor::device::shared::generic_to_shared;
 use layout_tensor::{dynamic_shared, shared_array};
 
 /// Rows (M) of a block's D tile.
@@ -153,28 +164,6 @@ const FFMA_STAGE: usize = 2 * FFMA_SMEM.cosize() as usize;
 #[allow(non_upper_case_globals)]
 pub const ffma_thread_tile: Layout = unwrap!(Layout::parse("((8,4),(2,4)):((16,1),(128,4))"));
 
-/// `x` rounded to tf32 (10 explicit mantissa bits, the low 13 bits of the `f32` cleared): to
-/// nearest, ties away from zero, as PTX's `cvt.rna.tf32.f32`. NaN and infinities are returned
-/// unchanged; a value within half a tf32 ulp of `f32::MAX` rounds to infinity.
-///
-/// # Example
-/// ```
-/// use kernels::sgemm::round_to_tf32;
-/// assert_eq!(round_to_tf32(1.0 + 1.0 / 4096.0), 1.0);          // below half an ulp (2^-11)
-/// assert_eq!(round_to_tf32(1.0 + 1.0 / 2048.0), 1.0 + 1.0 / 1024.0); // a tie: away from zero
-/// assert_eq!(round_to_tf32(-1.0 - 1.0 / 2048.0), -1.0 - 1.0 / 1024.0);
-/// assert!(round_to_tf32(f32::NAN).is_nan());
-/// ```
-#[inline(always)]
-pub const fn round_to_tf32(x: f32) -> f32 {
-    let bits = x.to_bits();
-    if bits & 0x7f80_0000 == 0x7f80_0000 {
-        return x;
-    }
-    // Sign and magnitude: adding half an ulp to the magnitude bits rounds ties away from zero.
-    f32::from_bits(bits.wrapping_add(0x1000) & !0x1fff)
-}
-
 /// `ld.shared.v4.f32` at the shared-window address `addr` (16-byte aligned).
 #[inline(always)]
 unsafe fn lds4(addr: u32) -> [f32; 4] {
@@ -193,25 +182,6 @@ unsafe fn lds4(addr: u32) -> [f32; 4] {
     #[cfg(not(target_arch = "nvptx64"))]
     {
         layout_tensor::device::shared::shared_to_generic::<[f32; 4]>(addr).read()
-    }
-}
-
-/// `ld.shared.b32` at the shared-window address `addr`.
-#[inline(always)]
-unsafe fn lds(addr: u32) -> u32 {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        let x: u32;
-        core::arch::asm!(
-            "ld.shared.b32 {x}, [{a}];",
-            a = in(reg32) addr, x = out(reg32) x,
-            options(pure, readonly, nostack, preserves_flags)
-        );
-        x
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    {
-        layout_tensor::device::shared::shared_to_generic::<u32>(addr).read()
     }
 }
 
@@ -463,74 +433,87 @@ unsafe fn sgemm_ffma<const A_K: bool, const B_K: bool, const VEC: bool>(
     });
 }
 
-/// The tf32 shared-memory layout of an operand tile.
-#[inline(always)]
-const fn tf32_smem(k_major: bool) -> Layout {
-    if k_major {
-        TF32_SMEM_K_MAJOR
-    } else {
-        TF32_SMEM_MN_MAJOR
-    }
-}
+static_layout!(
+    /// A tf32 operand tile, `(outer, k)`: `BM x TF32_BK`.
+    TfTile = "(128,16)"
+);
+static_layout!(
+    /// The `cp.async` ring of a K-major tf32 operand, `(outer, k, stage)`: [`TF32_SMEM_K_MAJOR`]
+    /// per stage, A's and B's tiles of a stage side by side.
+    TfRingKMajor = "(128,16,4):(20,1,5120)"
+);
+static_layout!(
+    /// The ring of an M/N-major tf32 operand: [`TF32_SMEM_MN_MAJOR`] per stage.
+    TfRingMnMajor = "(128,16,4):(1,136,5120)"
+);
+static_layout!(
+    /// The staging threads of a K-major tf32 tile: 64 rows x 4 chunks of 4 k, row-major.
+    TfThrKMajor = "(64,4):(4,1)"
+);
+static_layout!(
+    /// A staging thread's chunk in a K-major tile: 4 values along k (16 bytes).
+    TfValKMajor = "(1,4):(1,1)"
+);
+static_layout!(
+    /// The staging threads of an M/N-major tf32 tile: 32 chunks of 4 along the outer dimension x
+    /// 8 k.
+    TfThrMnMajor = "(32,8):(1,32)"
+);
+static_layout!(
+    /// A staging thread's chunk in an M/N-major tile: 4 values along the outer dimension.
+    TfValMnMajor = "(4,1):(1,1)"
+);
+const _: () = assert!(
+    TfRingKMajor::LAYOUT.stride().leaves()[0] == TF32_SMEM_K_MAJOR.stride().leaves()[0]
+        && TfRingMnMajor::LAYOUT.stride().leaves()[1] == TF32_SMEM_MN_MAJOR.stride().leaves()[1]
+        && TfRingKMajor::LAYOUT.stride().leaves()[2] == 2 * TF32_TILE as i64
+);
 
-/// Starts the `cp.async` copies of thread `t`'s chunks of the operand's tf32 k-step at `k0` into
-/// `tile` (generic address of a [`tf32_smem`] tile), zero-filled past the edges. `VEC`: one 16-byte
-/// copy per chunk (wholly inside or outside, see the module docs), else four 4-byte copies.
-#[inline(always)]
-unsafe fn stage_tf32<const K_MAJOR: bool, const VEC: bool>(op: Operand, k0: u32, k: u32, t: u32, tile: *mut f32) {
-    const CHUNKS: usize = (TF32_BK / 8) as usize;
-    let layout = const { tf32_smem(K_MAJOR) };
-    let mut chunks = [(); CHUNKS];
-    for_each_unrolled_mut(&mut chunks, |c, _| {
-        let (o, kk) = Operand::chunk::<K_MAJOR, CHUNKS>(t, c as u32);
-        let (go, gk) = (op.outer0 + o, k0 + kk);
-        let mut elems = [(); 4];
-        for_each_unrolled_mut(&mut elems, |e, _| {
-            if e > 0 && VEC {
-                return;
-            }
-            let (eo, ek, eo_s, ek_s) = if K_MAJOR { (go, gk + e as u32, o, kk + e as u32) } else { (go + e as u32, gk, o + e as u32, kk) };
-            let inside = eo < op.outer && ek < k;
-            // Nothing is read past the matrix, but the address must be valid: the base then.
-            let src = if inside {
-                op.ptr.add(if K_MAJOR { eo as usize * op.ld + ek as usize } else { ek as usize * op.ld + eo as usize })
-            } else {
-                op.ptr
-            };
-            let dst = tile.add(layout.call(eo_s as i64 + 128 * ek_s as i64) as usize) as *mut u8;
-            if VEC {
-                cp_async_cg_zfill::<16>(dst, src as *const u8, if inside { 16 } else { 0 });
-            } else {
-                cp_async_ca_zfill::<4>(dst, src as *const u8, if inside { 4 } else { 0 });
-            }
-        });
-    });
+/// How a tf32 operand tile lies in shared memory and is staged there, by its major-ness.
+trait Tf32Tile {
+    /// `(outer, k, stage) -> offset`.
+    type Ring: StaticLayout;
+    /// The staging copy's threads over the `(outer, k)` tile.
+    type Thr: StaticLayout;
+    /// Each staging thread's values (one 16-byte chunk) along the contiguous dimension.
+    type Val: StaticLayout;
 }
-
-/// The bits of `x` rounded to tf32, as [`round_to_tf32`] (one `cvt.rna.tf32.f32` on the GPU).
-#[inline(always)]
-fn tf32_bits(x: f32) -> u32 {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        let r: u32;
-        // SAFETY: a conversion on registers.
-        unsafe {
-            core::arch::asm!(
-                "cvt.rna.tf32.f32 {r}, {x};",
-                r = out(reg32) r, x = in(reg32) x,
-                options(pure, nomem, nostack, preserves_flags)
-            );
-        }
-        r
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    {
-        round_to_tf32(x).to_bits()
-    }
+impl Tf32Tile for MajorK<true> {
+    type Ring = TfRingKMajor;
+    type Thr = TfThrKMajor;
+    type Val = TfValKMajor;
 }
+impl Tf32Tile for MajorK<false> {
+    type Ring = TfRingMnMajor;
+    type Thr = TfThrMnMajor;
+    type Val = TfValMnMajor;
+}
+/// The tf32 staging atom: a 16-byte `cp.async` of 4 values, or 4-byte ones where the leading
+/// dimensions are not multiples of 4 (both zero-filled past the edges).
+trait Tf32Staging {
+    /// The copy atom.
+    type Atom: Default + Copy + CopyAtom<f32>;
+}
+impl Tf32Staging for Vec4<true> {
+    type Atom = SM80_CP_ASYNC_CACHEGLOBAL_ZFILL;
+}
+impl Tf32Staging for Vec4<false> {
+    type Atom = SM80_CP_ASYNC_CACHEALWAYS_ZFILL<4>;
+}
+/// By whether the 16-byte copies apply.
+struct Vec4<const VEC: bool>;
 
-/// The tf32 tensor-core kernel (see the module docs) for A K-major or not, B K-major or not,
-/// 16-byte `cp.async` or not.
+/// The tf32 tiled MMA: 8 warps, 2 along M x 4 along N, of one m16n8k8 atom each (a 32 x 32 x 8
+/// tile, repeated 4 x 4 over the block's 128 x 128).
+type Tf32Mma = TiledMma<SM80_16x8x8_F32TF32TF32F32_TN, Warps>;
+/// The m16n8k8 k-blocks of a k-step.
+type Tf32KBlocks = Count<{ (TF32_BK / 8) as usize }>;
+
+/// The tf32 tensor-core kernel (see the module docs) in the atom layer's terms, for A K-major or
+/// not, B K-major or not, 16-byte `cp.async` or not: each k-step's tiles are staged into the
+/// shared ring by tiled `cp.async` copies (`copy_if`: zero-filled past the edges); each k-block's
+/// fragments are copied from the ring through the tiled MMA's partitions, rounded to tf32
+/// (`transform`) and multiplied (`gemm`).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 unsafe fn sgemm_tf32<const A_K: bool, const B_K: bool, const VEC: bool>(
@@ -545,61 +528,71 @@ unsafe fn sgemm_tf32<const A_K: bool, const B_K: bool, const VEC: bool>(
     ldb: u32,
     alpha: f32,
     beta: f32,
-) {
-    const MMA: layout_tensor::device::mma::MmaTraits = SM80_16X8X8_F32TF32TF32F32_TN;
+) where
+    MajorK<A_K>: Tf32Tile,
+    MajorK<B_K>: Tf32Tile,
+    Vec4<VEC>: Tf32Staging,
+{
     let ring = dynamic_shared!(SGEMM_TF32_RING: f32, align 16).as_mut_ptr();
-    let t = thread_idx_x();
-    let (lane, warp) = (t % 32, t / 32);
-    // Warp (wm, wn) owns rows 64 wm .. + 64 and columns 32 wn .. + 32 of the block tile.
-    let (wm, wn) = (warp % 2, warp / 2);
+    let t = thread_idx_x() as usize;
     let (bm0, bn0) = (block_idx_y() * BM, block_idx_x() * BN);
-    let opa = Operand { ptr: a, ld: lda as usize, outer: m, outer0: bm0 };
-    let opb = Operand { ptr: b, ld: ldb as usize, outer: n, outer0: bn0 };
-    let a_tile = |s: u32| ring.add(s as usize * 2 * TF32_TILE);
-    let b_tile = |s: u32| ring.add((s as usize * 2 + 1) * TF32_TILE);
-    let k_steps = k.div_ceil(TF32_BK);
-
-    // acc[4 i + j]: the m16n8 tile at rows 64 wm + 16 i, columns 32 wn + 8 j.
-    let mut acc = [[0f32; 4]; 16];
-    let load = |ks: u32, slot: u32| {
-        stage_tf32::<A_K, VEC>(opa, ks * TF32_BK, k, t, a_tile(slot));
-        stage_tf32::<B_K, VEC>(opb, ks * TF32_BK, k, t, b_tile(slot));
+    // A's and B's rings, B's tiles `TF32_TILE` elements after A's.
+    let ring_a = LayoutTensor::<f32, _, Shared>::from_ptr_in(ring, Static::<<MajorK<A_K> as Tf32Tile>::Ring>::new());
+    let ring_b = LayoutTensor::<f32, _, Shared>::from_ptr_in(ring.add(TF32_TILE), Static::<<MajorK<B_K> as Tf32Tile>::Ring>::new());
+    // A and B as global tensors of (outer, k) coordinates.
+    let operand = |p: *const f32, ld: u32, outer: u32, k_major: bool| {
+        let stride = if k_major { [ld as i64, 1] } else { [1, ld as i64] };
+        LayoutTensor::<f32, _, Global>::from_ptr_in(p as *mut f32, Strided::new([outer as i64, k as i64], stride))
     };
-    cp_async_pipeline::<{ TF32_STAGES - 2 }>(k_steps, load, |_, slot| {
-        let (at, bt) = (generic_to_shared(a_tile(slot)), generic_to_shared(b_tile(slot)));
-        let mut steps = [(); (TF32_BK / 8) as usize];
-        for_each_unrolled_mut(&mut steps, |s, _| {
-            let k0 = 8 * s as i64;
-            // Fragment element `e` (`outer + size * k`, of the atom's layouts) of the piece at
-            // `outer0`, rounded to tf32.
-            let word = |tile: u32, layout: Layout, outer0: u32, size: i64, e: i64| {
-                tf32_bits(f32::from_bits(lds(tile + 4 * layout.call(outer0 as i64 + e % size + 128 * (k0 + e / size)) as u32)))
-            };
-            let mut fa = [[0u32; 4]; 4];
-            for_each_unrolled_mut(&mut fa, |i, frag| {
-                for_each_unrolled_mut(frag, |v, x| {
-                    let e = MMA.a.call((lane + 32 * v as u32) as i64);
-                    *x = word(at, const { tf32_smem(A_K) }, 64 * wm + 16 * i as u32, MMA.m, e);
-                });
-            });
-            let mut fb = [[0u32; 2]; 4];
-            for_each_unrolled_mut(&mut fb, |j, frag| {
-                for_each_unrolled_mut(frag, |v, x| {
-                    let e = MMA.b.call((lane + 32 * v as u32) as i64);
-                    *x = word(bt, const { tf32_smem(B_K) }, 32 * wn + 8 * j as u32, MMA.n, e);
-                });
-            });
-            for_each_unrolled_mut(&mut acc, |ij, x| *x = mma_m16n8k8_f32_tf32(fa[ij / 4], fb[ij % 4], *x));
+    let (gmem_a, gmem_b) = (operand(a, lda, m, A_K), operand(b, ldb, n, B_K));
+
+    let mma = Tf32Mma::default();
+    let thr_mma = Tf32Mma::get_slice(t);
+    let s2r_a = make_tiled_copy_a::<UniversalCopy, _, _, _>(mma);
+    let s2r_b = make_tiled_copy_b::<UniversalCopy, _, _, _>(mma);
+    let (s2r_thr_a, s2r_thr_b) = (s2r_a.get_slice(t), s2r_b.get_slice(t));
+    let g2s_a = make_tiled_copy::<<Vec4<VEC> as Tf32Staging>::Atom, <MajorK<A_K> as Tf32Tile>::Thr, <MajorK<A_K> as Tf32Tile>::Val>();
+    let g2s_b = make_tiled_copy::<<Vec4<VEC> as Tf32Staging>::Atom, <MajorK<B_K> as Tf32Tile>::Thr, <MajorK<B_K> as Tf32Tile>::Val>();
+    let (g2s_thr_a, g2s_thr_b) = (g2s_a.get_slice(t), g2s_b.get_slice(t));
+    let mut acc = thr_mma.partition_fragment_c::<TileMN, 64>();
+
+    // Stages k-step `ks` of A and B into ring slot `slot`: each thread's chunks of the tiles at
+    // (block row, ks * TF32_BK), zero-filled past the matrices' edges.
+    let load = |ks: u32, slot: u32| {
+        let k0 = (ks * TF32_BK) as i64;
+        let (at_a, at_b) = ([bm0 as i64, k0], [bn0 as i64, k0]);
+        copy_if(
+            g2s_a,
+            g2s_thr_a.partition_s(IdentityTensor::<TfTile>::tile_at(at_a)),
+            [m as i64, k as i64],
+            g2s_thr_a.partition_s(local_tile::<TfTile, _, _, 2>(gmem_a, at_a)),
+            g2s_thr_a.partition_d(ring_a.slice_mode::<2>(slot as i64)),
+        );
+        copy_if(
+            g2s_b,
+            g2s_thr_b.partition_s(IdentityTensor::<TfTile>::tile_at(at_b)),
+            [n as i64, k as i64],
+            g2s_thr_b.partition_s(local_tile::<TfTile, _, _, 2>(gmem_b, at_b)),
+            g2s_thr_b.partition_d(ring_b.slice_mode::<2>(slot as i64)),
+        );
+    };
+    cp_async_pipeline::<{ TF32_STAGES - 2 }>(k.div_ceil(TF32_BK), load, |_, slot| {
+        let smem_a = s2r_thr_a.partition_s(ring_a.slice_mode::<2>(slot as i64));
+        let smem_b = s2r_thr_b.partition_s(ring_b.slice_mode::<2>(slot as i64));
+        let mut frag_a = thr_mma.partition_fragment_a::<TfTile, 32>();
+        let mut frag_b = thr_mma.partition_fragment_b::<TfTile, 16>();
+        unroll_for::<Tf32KBlocks>(|kb| {
+            let kb = kb as i64;
+            let (fa, fb) = (frag_a.tensor().slice_mode::<2>(kb), frag_b.tensor().slice_mode::<2>(kb));
+            copy(s2r_a, smem_a.slice_mode::<2>(kb), fa);
+            copy(s2r_b, smem_b.slice_mode::<2>(kb), fb);
+            transform(fa, f32_to_tf32);
+            transform(fb, f32_to_tf32);
+            mma_gemm(mma, fa, fb, acc.tensor());
         });
     });
 
-    // Each value through the atom's C layout, predicated on the edges.
-    for_each_accumulator(&mut acc, lane, bm0 + 64 * wm, bn0 + 32 * wn, |row, col, x| {
-        if row < m && col < n {
-            let at = row as usize * n as usize + col as usize;
-            *d.add(at) = epilogue_value(x, c, at, alpha, beta);
-        }
-    });
+    epilogue(thr_mma, &mut acc.data, c, d, m, n, [bm0 as i64, bn0 as i64], alpha, beta);
 }
 
 macro_rules! sgemm_kernels {

@@ -1,5 +1,5 @@
-//! CuTe's algorithms on tensors: [`gemm`] (a tiled MMA over register fragments), [`axpby`] and
-//! [`fill`]. Their loops over a static layout are unrolled by construction
+//! CuTe's algorithms on tensors: [`gemm`] (a tiled MMA over register fragments), [`axpby`],
+//! [`fill`] and [`transform`]. Their loops over a static layout are unrolled by construction
 //! ([`unroll`](crate::device::unroll)), so that register fragments keep constant indices and stay
 //! in registers.
 //!
@@ -174,4 +174,21 @@ pub fn axpby<T, LX: StaticLayout, LY: StaticLayout, AX: AddressSpace, AY: Addres
 #[inline(always)]
 pub fn fill<T: Element, L: StaticLayout, A: AddressSpace>(t: LayoutTensor<'_, T, Static<L>, A, Full>, value: T) {
     unroll_for::<SizeOf<L>>(|i| t.set(i, value));
+}
+
+/// Replaces every element `x` of `t` with `f(x)` (CuTe's `transform(tensor, op)`), in place: for
+/// example, rounding a fragment of f32 operands to tf32 before the tensor cores read it.
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::{algorithm::transform, static_layout, Fragment};
+/// static_layout!(F = "(2,2)");
+/// let mut f = Fragment::<f32, F, 4>::new();
+/// f.data = [1.0, 2.0, 3.0, 4.0];
+/// transform(f.tensor(), |x| 2.0 * x);
+/// assert_eq!(f.data, [2.0, 4.0, 6.0, 8.0]);
+/// ```
+#[inline(always)]
+pub fn transform<T: Element, L: StaticLayout, A: AddressSpace>(t: LayoutTensor<'_, T, Static<L>, A, Full>, mut f: impl FnMut(T) -> T) {
+    unroll_for::<SizeOf<L>>(|i| t.set(i, f(t.get(i))));
 }

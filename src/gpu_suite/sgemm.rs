@@ -4,7 +4,7 @@
 //! Each check runs one A/B storage combination over ragged sizes on fresh random f32 data in
 //! `[-1, 1)`, with random `alpha`, `beta` and C, D poisoned with NaN first (an element the kernel
 //! does not write shows as NaN). The reference is computed in f64; for tf32 from the inputs rounded
-//! to tf32 as the kernel rounds them ([`round_to_tf32`]), so that what is left is the f32
+//! to tf32 as the kernel rounds them ([`f32_to_tf32`]), so that what is left is the f32
 //! summation. An element passes when `|got - want| <= tol * scale`, `scale` being
 //! `|alpha| sum_k |a b| + |beta c|` (the size of what was summed: see `mma::compare_product`):
 //! `tol = 1e-5` for FFMA (f32 rounding of K terms is far below it for these K) and `1e-4` for tf32
@@ -15,7 +15,7 @@
 //! per combination, and `sgemm/large` 4095 x 4097 x 1000 (GPU only).
 
 use host::{DeviceBuffer, Gpu, Module};
-use kernels::sgemm::round_to_tf32;
+use layout_tensor::device::numeric::f32_to_tf32;
 
 use super::gemm::host_err;
 use super::{fail, fresh_seed, random_f32, random_u32, Bench, Check, Figure};
@@ -79,7 +79,7 @@ fn inputs(gpu: &Gpu, g: &Gemm, seed: u64) -> Result<Inputs, String> {
 fn operands_f64(g: &Gemm, x: &Inputs, math: F32Math) -> (Vec<f64>, Vec<f64>) {
     let (m, n, k) = (g.m, g.n, g.k);
     let (lda, ldb) = g.lds();
-    let seen = |v: f32| if math == F32Math::Tf32 { round_to_tf32(v) as f64 } else { v as f64 };
+    let seen = |v: f32| if math == F32Math::Tf32 { f32_to_tf32(v) as f64 } else { v as f64 };
     let a = (0..m * k)
         .map(|e| {
             let (i, p) = (e / k, e % k);
