@@ -29,6 +29,11 @@
 //!   64 accumulators in registers. Per k it reads two 128-bit A values and two B values and issues
 //!   64 FFMA. A warp covers 4 `tm` x 8 `tn`, so each 8-lane phase of a 128-bit shared load reads
 //!   either one A address (a broadcast) or 32 consecutive B words: no bank conflicts.
+//! - Written in the atom layer: that grid is a tiled MMA of the one-thread FMA atom with 4 x 4
+//!   values per thread (`UniversalFma`, CuTe's `sgemm_sm80` arrangement); the prefetch and the
+//!   stores into the buffers are tiled copies (`copy_if` of `ld.global.nc` atoms into a register
+//!   fragment, `copy` of element or 128-bit atoms into shared memory); each k's fragments are
+//!   128-bit copies through the tiled MMA's partitions, multiplied with `gemm`.
 //!
 //! tf32 (`sgemm_tf32_*`, launch bounds 256 x 1):
 //! - Tiles keep their global orientation in shared memory ([`TF32_SMEM_K_MAJOR`],
@@ -46,37 +51,27 @@
 //! or [`TF32_SMEM_BYTES`] (tf32). Parameters: `(a, b, c, d, m, n, k, lda, ldb, alpha, beta)`; C
 //! and D are row-major `M x N` (leading dimension `n`); C is read only when `beta != 0`.
 //!
-//! # Measured (H100 80GB HBM3, 2026-11-22, `bench/results/2026-11-22-h100-sgemm`)
-//! 4096^3, A and B row-major, against cuBLAS through `torch.matmul` in the same session: FFMA
-//! 42.3 TFLOP/s (44.6 with A column-major: no transposing stores) against 50.9 for sgemm (TF32
-//! off): 0.83x (0.85x, 43.5 against 51.0, in an earlier run of the same kernel). tf32 91.2 TFLOP/s
-//! against 372.0 for cuBLAS with TF32 on (wgmma): 0.25x; with register prefetch into two
-//! K-outermost buffers, as FFMA, it was 79.3 (one block per SM does not hide the global latency
-//! behind two k8 steps: hence the ring). ptxas (sm_90): FFMA 127-128 registers, tf32 164-214, 0
-//! bytes of stack, no spills. The FFMA inner loop is 4 `LDS.128` and 64 `FFMA` per k (SASS).
-//! Tried and not kept: FFMA k-steps of 16 (the accumulators went to a 288-byte stack frame); tf32
-//! k-steps of 32 in a 3-stage ring (236-255 registers, spills). Next for tf32: `ldmatrix` on
-//! K-major tiles (a b16 8x8 matrix is an 8x4 tf32 one), or the Hopper path (wgmma tf32).
+//! Measurements: `bench/results/` (`2026-11-22-h100-sgemm`, `2026-11-25-h100-atom-kernels`).
 
 use layout::{unwrap, Layout};
 use layout_tensor::algorithm::{gemm as mma_gemm, transform};
 use layout_tensor::atom::copy::{
-    copy, make_tiled_copy_a, make_tiled_copy_b, CopyAtom, SM80_CP_ASYNC_CACHEALWAYS_ZFILL, SM80_CP_ASYNC_CACHEGLOBAL_ZFILL,
-    UniversalCopy,
+    copy, make_tiled_copy_a, make_tiled_copy_b, CopyAtom, GlobalLoadNc, SM80_CP_ASYNC_CACHEALWAYS_ZFILL,
+    SM80_CP_ASYNC_CACHEGLOBAL_ZFILL, UniversalCopy, VectorCopy,
 };
 use layout_tensor::atom::tiled_copy::{copy_if, make_tiled_copy};
-use layout_tensor::atom::{SM80_16x8x8_F32TF32TF32F32_TN, TiledMma};
+use layout_tensor::atom::{SM80_16x8x8_F32TF32TF32F32_TN, TiledMma, UniversalFma};
 use layout_tensor::device::cp_async::cp_async_pipeline;
 use layout_tensor::device::ids::{block_idx_x, block_idx_y, thread_idx_x};
-use layout_tensor::device::memory::{load_nc, Ca};
+use layout_tensor::device::memory::Ca;
 use layout_tensor::device::numeric::f32_to_tf32;
-use layout_tensor::device::unroll::{for_each_unrolled_mut, unroll_for, Count};
+use layout_tensor::device::unroll::{unroll_for, Count};
 use layout_tensor::identity::IdentityTensor;
 use layout_tensor::static_view::StaticView;
 use layout_tensor::strided_tile::local_tile;
-use layout_tensor::{kernel, static_layout, Global, LayoutTensor, Shared, Static, StaticLayout, Strided};
+use layout_tensor::{kernel, static_layout, Fragment, Global, LayoutTensor, Shared, Static, StaticLayout, Strided};
 
-use crate::gemm::{epilogue, epilogue_value, MajorK, TileMN, Warps};
+use crate::gemm::{epilogue, MajorK, TileMN, Warps};
 use layout_tensor::device::sync::sync_threads;
 use layout_tensor::{dynamic_shared, shared_array};
 
@@ -164,275 +159,6 @@ const FFMA_STAGE: usize = 2 * FFMA_SMEM.cosize() as usize;
 #[allow(non_upper_case_globals)]
 pub const ffma_thread_tile: Layout = unwrap!(Layout::parse("((8,4),(2,4)):((16,1),(128,4))"));
 
-/// `ld.shared.v4.f32` at the shared-window address `addr` (16-byte aligned).
-#[inline(always)]
-unsafe fn lds4(addr: u32) -> [f32; 4] {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        let (x, y, z, w): (f32, f32, f32, f32);
-        // `readonly`, not `nomem`: it must not move across the barriers that order the tile's
-        // writes (their asm clobbers memory).
-        core::arch::asm!(
-            "ld.shared.v4.f32 {{{x}, {y}, {z}, {w}}}, [{a}];",
-            a = in(reg32) addr, x = out(reg32) x, y = out(reg32) y, z = out(reg32) z, w = out(reg32) w,
-            options(pure, readonly, nostack, preserves_flags)
-        );
-        [x, y, z, w]
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    {
-        layout_tensor::device::shared::shared_to_generic::<[f32; 4]>(addr).read()
-    }
-}
-
-/// `st.shared.f32` at the shared-window address `addr`.
-#[inline(always)]
-unsafe fn sts(addr: u32, v: f32) {
-    #[cfg(target_arch = "nvptx64")]
-    core::arch::asm!("st.shared.f32 [{a}], {v};", a = in(reg32) addr, v = in(reg32) v, options(nostack, preserves_flags));
-    #[cfg(not(target_arch = "nvptx64"))]
-    layout_tensor::device::shared::shared_to_generic::<f32>(addr).write(v)
-}
-
-/// `st.shared.v4.f32` at the shared-window address `addr` (16-byte aligned).
-#[inline(always)]
-unsafe fn sts4(addr: u32, v: [f32; 4]) {
-    #[cfg(target_arch = "nvptx64")]
-    core::arch::asm!(
-        "st.shared.v4.f32 [{a}], {{{x}, {y}, {z}, {w}}};",
-        a = in(reg32) addr, x = in(reg32) v[0], y = in(reg32) v[1], z = in(reg32) v[2], w = in(reg32) v[3],
-        options(nostack, preserves_flags)
-    );
-    #[cfg(not(target_arch = "nvptx64"))]
-    layout_tensor::device::shared::shared_to_generic::<[f32; 4]>(addr).write(v)
-}
-
-/// `a * b + c` rounded once (`fma.rn.f32`: one FFMA). LLVM emits the product and the sum as
-/// separate `mul.rn`/`add.rn` otherwise, which ptxas may not fuse. On the host (the CPU backend,
-/// `no_std` here, without `mul_add`) it rounds twice: the results differ by at most an ulp.
-#[inline(always)]
-fn fma(a: f32, b: f32, c: f32) -> f32 {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        let d: f32;
-        // SAFETY: arithmetic on registers only.
-        unsafe {
-            core::arch::asm!(
-                "fma.rn.f32 {d}, {a}, {b}, {c};",
-                d = out(reg32) d, a = in(reg32) a, b = in(reg32) b, c = in(reg32) c,
-                options(pure, nomem, nostack, preserves_flags)
-            );
-        }
-        d
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    {
-        a * b + c
-    }
-}
-
-/// One operand (A or B) as the kernels see it: `outer` is M for A and N for B.
-#[derive(Clone, Copy)]
-struct Operand {
-    /// Its first element.
-    ptr: *const f32,
-    /// Elements between consecutive rows (K-major: between outer indices; else between k).
-    ld: usize,
-    /// Extent along outer (M or N).
-    outer: u32,
-    /// The block's first outer index.
-    outer0: u32,
-}
-
-impl Operand {
-    /// `(outer, k)` in the block's tile of thread `t`'s chunk `c` (of `CHUNKS`): 4 elements along
-    /// the contiguous dimension, k when `K_MAJOR`, else outer. The `CHUNKS * THREADS` chunks cover
-    /// the 128 x `8 CHUNKS` tile, consecutive threads on consecutive chunks (coalesced).
-    #[inline(always)]
-    const fn chunk<const K_MAJOR: bool, const CHUNKS: usize>(t: u32, c: u32) -> (u32, u32) {
-        let (q, chunks) = (t + THREADS * c, CHUNKS as u32);
-        // K-major: 2 CHUNKS chunks per row of BK = 8 CHUNKS k; else 32 chunks per row of 128.
-        if K_MAJOR {
-            (q / (2 * chunks), 4 * (q % (2 * chunks)))
-        } else {
-            (4 * (q % 32), q / 32)
-        }
-    }
-
-    /// Thread `t`'s chunks of the k-step starting at `k0`, from global memory, zeros past the
-    /// edges. `VEC`: one 128-bit load per chunk (the chunk is wholly inside or wholly outside, see
-    /// the module docs), else element-wise loads.
-    #[inline(always)]
-    unsafe fn fetch<const K_MAJOR: bool, const VEC: bool, const CHUNKS: usize>(
-        self,
-        k0: u32,
-        k: u32,
-        t: u32,
-    ) -> [[f32; 4]; CHUNKS] {
-        let mut regs = [[0f32; 4]; CHUNKS];
-        for_each_unrolled_mut(&mut regs, |c, chunk| {
-            let (o, kk) = Self::chunk::<K_MAJOR, CHUNKS>(t, c as u32);
-            let (go, gk) = (self.outer0 + o, k0 + kk);
-            let at = |e: u32| {
-                let (eo, ek) = if K_MAJOR { (go, gk + e) } else { (go + e, gk) };
-                // Only dereferenced when inside the matrix; wrapping: it may lie past it.
-                let p = self.ptr.wrapping_add(if K_MAJOR { eo as usize * self.ld + ek as usize } else { ek as usize * self.ld + eo as usize });
-                (eo < self.outer && ek < k, p)
-            };
-            if VEC {
-                let (inside, p) = at(0);
-                if inside {
-                    *chunk = load_nc(p as *const [f32; 4], Ca);
-                }
-            } else {
-                for_each_unrolled_mut(chunk, |e, x| {
-                    let (inside, p) = at(e as u32);
-                    if inside {
-                        *x = load_nc(p, Ca);
-                    }
-                });
-            }
-        });
-        regs
-    }
-
-    /// Stores chunks fetched by [`fetch`](Operand::fetch) into the FFMA shared tile at `tile`
-    /// (shared-window address, laid out by [`FFMA_SMEM`]). K-major chunks are transposed (4
-    /// scalar stores into 4 rows), M/N-major ones stored as one 128-bit value.
-    #[inline(always)]
-    unsafe fn stage<const K_MAJOR: bool, const CHUNKS: usize>(
-        regs: [[f32; 4]; CHUNKS],
-        tile: u32,
-        t: u32,
-    ) {
-        let mut regs = regs;
-        for_each_unrolled_mut(&mut regs, |c, chunk| {
-            let (o, kk) = Self::chunk::<K_MAJOR, CHUNKS>(t, c as u32);
-            let at = |o: u32, kk: u32| tile + 4 * FFMA_SMEM.call(o as i64 + 128 * kk as i64) as u32;
-            if K_MAJOR {
-                for_each_unrolled_mut(chunk, |e, x| sts(at(o, kk + e as u32), *x));
-            } else {
-                sts4(at(o, kk), *chunk);
-            }
-        });
-    }
-}
-
-/// The FFMA kernels' k-loop (see the module docs): stages k-steps of [`FFMA_BK`] into the two
-/// shared buffers at `smem` (shared-window address; [`FFMA_STAGE`] elements each: the A tile, then
-/// the B tile) with register prefetch, and calls `compute(a_tile, b_tile)` (shared-window
-/// addresses) once per k-step, every k-step's tiles complete.
-#[inline(always)]
-unsafe fn ffma_k_loop<const A_K: bool, const B_K: bool, const VEC: bool>(
-    opa: Operand,
-    opb: Operand,
-    k: u32,
-    smem: u32,
-    mut compute: impl FnMut(u32, u32),
-) {
-    const CHUNKS: usize = (FFMA_BK / 8) as usize;
-    let t = thread_idx_x();
-    let b_off = 4 * FFMA_SMEM.cosize() as u32;
-    let k_steps = k.div_ceil(FFMA_BK);
-    let buffer = |s: u32| smem + 4 * FFMA_STAGE as u32 * (s % 2);
-    if k_steps == 0 {
-        return;
-    }
-    let (mut ra, mut rb) = (opa.fetch::<A_K, VEC, CHUNKS>(0, k, t), opb.fetch::<B_K, VEC, CHUNKS>(0, k, t));
-    Operand::stage::<A_K, CHUNKS>(ra, buffer(0), t);
-    Operand::stage::<B_K, CHUNKS>(rb, buffer(0) + b_off, t);
-    sync_threads();
-    let mut ks = 0;
-    while ks < k_steps {
-        let more = ks + 1 < k_steps;
-        if more {
-            ra = opa.fetch::<A_K, VEC, CHUNKS>((ks + 1) * FFMA_BK, k, t);
-            rb = opb.fetch::<B_K, VEC, CHUNKS>((ks + 1) * FFMA_BK, k, t);
-        }
-        compute(buffer(ks), buffer(ks) + b_off);
-        if more {
-            // The other buffer's last readers (step ks - 1) passed the barrier ending that step.
-            Operand::stage::<A_K, CHUNKS>(ra, buffer(ks + 1), t);
-            Operand::stage::<B_K, CHUNKS>(rb, buffer(ks + 1) + b_off, t);
-        }
-        // Step ks + 1's tiles complete; every read of step ks's done before it is overwritten.
-        sync_threads();
-        ks += 1;
-    }
-}
-
-
-/// The FFMA kernel (see the module docs) for A K-major or not, B K-major or not, 128-bit loads or
-/// not.
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-unsafe fn sgemm_ffma<const A_K: bool, const B_K: bool, const VEC: bool>(
-    a: *const f32,
-    b: *const f32,
-    c: *const f32,
-    d: *mut f32,
-    m: u32,
-    n: u32,
-    k: u32,
-    lda: u32,
-    ldb: u32,
-    alpha: f32,
-    beta: f32,
-) {
-    let smem = shared_array!(SGEMM_FFMA_TILES: [f32; 2 * FFMA_STAGE], align 16).shared_addr();
-    let t = thread_idx_x();
-    let tile = ffma_thread_tile.call(t as i64) as u32;
-    let (tm, tn) = (tile % 16, tile / 16);
-    let (bm0, bn0) = (block_idx_y() * BM, block_idx_x() * BN);
-    let opa = Operand { ptr: a, ld: lda as usize, outer: m, outer0: bm0 };
-    let opb = Operand { ptr: b, ld: ldb as usize, outer: n, outer0: bn0 };
-
-    // acc[i][j]: row 4 tm + i % 4 + 64 (i / 4), column 4 tn + j % 4 + 64 (j / 4). Indexed only
-    // with literals (unrolled): the accumulators stay in registers.
-    let mut acc = [[0f32; 8]; 8];
-    ffma_k_loop::<A_K, B_K, VEC>(opa, opb, k, smem, |at, bt| {
-        let mut kk = [(); FFMA_BK as usize];
-        for_each_unrolled_mut(&mut kk, |kk, _| {
-            let row = |tile: u32, x: u32| tile + 4 * FFMA_SMEM.call(4 * x as i64 + 128 * kk as i64) as u32;
-            let (a0, a1) = (lds4(row(at, tm)), lds4(row(at, tm + 16)));
-            let (b0, b1) = (lds4(row(bt, tn)), lds4(row(bt, tn + 16)));
-            let fa = [a0[0], a0[1], a0[2], a0[3], a1[0], a1[1], a1[2], a1[3]];
-            let fb = [b0[0], b0[1], b0[2], b0[3], b1[0], b1[1], b1[2], b1[3]];
-            for_each_unrolled_mut(&mut acc, |i, accrow| {
-                for_each_unrolled_mut(accrow, |j, x| *x = fma(fa[i], fb[j], *x));
-            });
-        });
-    });
-
-    // 128-bit stores (and C loads) when every row starts 16-byte aligned.
-    let vec_out = n % 4 == 0 && d as usize % 16 == 0 && (beta == 0.0 || c as usize % 16 == 0);
-    for_each_unrolled_mut(&mut acc, |i, accrow| {
-        let row = bm0 + 4 * tm + i as u32 % 4 + 64 * (i as u32 / 4);
-        if row >= m {
-            return;
-        }
-        let mut half = [0u32; 2];
-        for_each_unrolled_mut(&mut half, |h, _| {
-            let col0 = bn0 + 4 * tn + 64 * h as u32;
-            let base = row as usize * n as usize + col0 as usize;
-            let vals = [accrow[4 * h], accrow[4 * h + 1], accrow[4 * h + 2], accrow[4 * h + 3]];
-            if vec_out && col0 < n {
-                let old = if beta != 0.0 { load_nc(c.add(base) as *const [f32; 4], Ca) } else { [0.0; 4] };
-                let mut out = [0f32; 4];
-                for_each_unrolled_mut(&mut out, |e, y| *y = alpha * vals[e] + beta * old[e]);
-                layout_tensor::device::memory::store(d.add(base) as *mut [f32; 4], out, layout_tensor::device::memory::Wb);
-            } else {
-                let mut e4 = [(); 4];
-                for_each_unrolled_mut(&mut e4, |e, _| {
-                    if col0 + (e as u32) < n {
-                        *d.add(base + e) = epilogue_value(vals[e], c, base + e, alpha, beta);
-                    }
-                });
-            }
-        });
-    });
-}
-
 static_layout!(
     /// A tf32 operand tile, `(outer, k)`: `BM x TF32_BK`.
     TfTile = "(128,16)"
@@ -503,11 +229,185 @@ impl Tf32Staging for Vec4<false> {
 /// By whether the 16-byte copies apply.
 struct Vec4<const VEC: bool>;
 
+static_layout!(
+    /// The FFMA kernels' threads as the tiled MMA's thread groups, `(tm, tn) -> thread`: lane `l`
+    /// of warp `w` is `tm = l / 8 + 4 (w / 2)`, `tn = l % 8 + 8 (w % 2)` (the inverse of
+    /// [`ffma_thread_tile`]).
+    FfmaThreads = "((4,4),(8,2),1):((8,64),(1,32),0)"
+);
+static_layout!(
+    /// Each FFMA thread's block of C: 4 x 4 adjacent values, so that its 4 A (and B) values of a
+    /// k are one 128-bit shared load.
+    FfmaValues = "(4,4,1)"
+);
+static_layout!(
+    /// An FFMA operand tile, `(outer, k)`: `BM x FFMA_BK`.
+    FfmaTile = "(128,8)"
+);
+static_layout!(
+    /// The FFMA kernels' two shared buffers of an operand, `(outer, k, buffer)`: [`FFMA_SMEM`] per
+    /// buffer, A's and B's tiles of a buffer side by side.
+    FfmaRing = "(128,8,2):(1,132,2104)"
+);
+static_layout!(
+    /// The FFMA staging threads of a K-major tile: 128 rows x 2 chunks of 4 k, row-major.
+    FfmaThrKMajor = "(128,2):(2,1)"
+);
+static_layout!(
+    /// The FFMA staging threads of an M/N-major tile: 32 chunks of 4 along the outer dimension x
+    /// 8 k.
+    FfmaThrMnMajor = "(32,8):(1,32)"
+);
+const _: () = assert!(
+    FfmaRing::LAYOUT.stride().leaves()[1] == FFMA_SMEM.stride().leaves()[1] && FfmaRing::LAYOUT.stride().leaves()[2] == FFMA_STAGE as i64
+);
+
+/// How an FFMA operand tile is staged, by its major-ness: register prefetch through the staging
+/// threads' 4-value chunks along the contiguous dimension, stored K-outermost ([`FFMA_SMEM`]):
+/// a K-major chunk is transposed on its way (4 element stores into 4 rows), an M/N-major one
+/// stored as one 128-bit value.
+trait FfmaTileStaging {
+    /// The staging threads over the `(outer, k)` tile.
+    type Thr: StaticLayout;
+    /// Each staging thread's chunk.
+    type Val: StaticLayout;
+    /// The store of a chunk into the shared tile.
+    type Store: Default + Copy + CopyAtom<f32>;
+}
+impl FfmaTileStaging for MajorK<true> {
+    type Thr = FfmaThrKMajor;
+    type Val = TfValKMajor;
+    type Store = UniversalCopy;
+}
+impl FfmaTileStaging for MajorK<false> {
+    type Thr = FfmaThrMnMajor;
+    type Val = TfValMnMajor;
+    type Store = VectorCopy<16>;
+}
+/// The FFMA kernels' global loads: one 128-bit `ld.global.nc` per chunk (wholly inside or wholly
+/// outside, see the module docs), or element loads.
+trait FfmaLoad {
+    /// The load atom.
+    type Atom: Default + Copy + CopyAtom<f32>;
+}
+impl FfmaLoad for Vec4<true> {
+    type Atom = GlobalLoadNc<Ca, 16>;
+}
+impl FfmaLoad for Vec4<false> {
+    type Atom = GlobalLoadNc<Ca, 4>;
+}
+
+/// The FFMA tiled MMA: the one-thread FMA atom, 4 x 4 values per thread, 16 x 16 threads (a
+/// 64 x 64 tile, repeated 2 x 2 over the block's 128 x 128).
+type FfmaMma = TiledMma<UniversalFma<f32>, FfmaThreads, FfmaValues>;
+
+/// The FFMA kernel (see the module docs) in the atom layer's terms, for A K-major or not, B
+/// K-major or not, 128-bit loads or not: each k-step's tiles are prefetched into registers by
+/// tiled copies (`copy_if`: zeros past the edges) while the previous one is multiplied, then
+/// stored into the other shared buffer (`copy`); each k's fragments are copied from the buffer
+/// through the tiled MMA's partitions (128-bit loads) and multiplied (`gemm`).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn sgemm_ffma<const A_K: bool, const B_K: bool, const VEC: bool>(
+    a: *const f32,
+    b: *const f32,
+    c: *const f32,
+    d: *mut f32,
+    m: u32,
+    n: u32,
+    k: u32,
+    lda: u32,
+    ldb: u32,
+    alpha: f32,
+    beta: f32,
+) where
+    MajorK<A_K>: FfmaTileStaging,
+    MajorK<B_K>: FfmaTileStaging,
+    Vec4<VEC>: FfmaLoad,
+{
+    let smem = shared_array!(SGEMM_FFMA_TILES: [f32; 2 * FFMA_STAGE], align 16).as_mut_ptr();
+    let t = thread_idx_x() as usize;
+    let (bm0, bn0) = (block_idx_y() * BM, block_idx_x() * BN);
+    let ring_a = LayoutTensor::<f32, _, Shared>::from_ptr_in(smem, Static::<FfmaRing>::new());
+    let ring_b = LayoutTensor::<f32, _, Shared>::from_ptr_in(smem.add(FFMA_SMEM.cosize() as usize), Static::<FfmaRing>::new());
+    let (gmem_a, gmem_b) = (operand(a, lda, m, k, A_K), operand(b, ldb, n, k, B_K));
+
+    let mma = FfmaMma::default();
+    let thr_mma = FfmaMma::get_slice(t);
+    let s2r_a = make_tiled_copy_a::<VectorCopy<16>, _, _, _>(mma);
+    let s2r_b = make_tiled_copy_b::<VectorCopy<16>, _, _, _>(mma);
+    let (s2r_thr_a, s2r_thr_b) = (s2r_a.get_slice(t), s2r_b.get_slice(t));
+    let g2r_a = make_tiled_copy::<<Vec4<VEC> as FfmaLoad>::Atom, <MajorK<A_K> as FfmaTileStaging>::Thr, <MajorK<A_K> as FfmaTileStaging>::Val>();
+    let g2r_b = make_tiled_copy::<<Vec4<VEC> as FfmaLoad>::Atom, <MajorK<B_K> as FfmaTileStaging>::Thr, <MajorK<B_K> as FfmaTileStaging>::Val>();
+    let r2s_a = make_tiled_copy::<<MajorK<A_K> as FfmaTileStaging>::Store, <MajorK<A_K> as FfmaTileStaging>::Thr, <MajorK<A_K> as FfmaTileStaging>::Val>();
+    let r2s_b = make_tiled_copy::<<MajorK<B_K> as FfmaTileStaging>::Store, <MajorK<B_K> as FfmaTileStaging>::Thr, <MajorK<B_K> as FfmaTileStaging>::Val>();
+    let (g2r_thr_a, g2r_thr_b) = (g2r_a.get_slice(t), g2r_b.get_slice(t));
+    let mut acc = thr_mma.partition_fragment_c::<TileMN, 64>();
+
+    // The thread's chunks of the operands' tiles at k-step `ks`, and its registers for them.
+    let tile_a = |ks: u32| g2r_thr_a.partition_s(local_tile::<FfmaTile, _, _, 2>(gmem_a, [bm0 as i64, (ks * FFMA_BK) as i64]));
+    let tile_b = |ks: u32| g2r_thr_b.partition_s(local_tile::<FfmaTile, _, _, 2>(gmem_b, [bn0 as i64, (ks * FFMA_BK) as i64]));
+    let (mut regs_a, mut regs_b) = (tile_a(0).make_fragment_like::<4>(), tile_b(0).make_fragment_like::<4>());
+    let fetch = |ks: u32, regs_a: &mut Fragment<f32, _, 4>, regs_b: &mut Fragment<f32, _, 4>| {
+        let k0 = (ks * FFMA_BK) as i64;
+        let (at_a, at_b) = ([bm0 as i64, k0], [bn0 as i64, k0]);
+        copy_if(g2r_a, g2r_thr_a.partition_s(IdentityTensor::<FfmaTile>::tile_at(at_a)), [m as i64, k as i64], tile_a(ks), regs_a.tensor());
+        copy_if(g2r_b, g2r_thr_b.partition_s(IdentityTensor::<FfmaTile>::tile_at(at_b)), [n as i64, k as i64], tile_b(ks), regs_b.tensor());
+    };
+    let k_steps = k.div_ceil(FFMA_BK);
+    if k_steps > 0 {
+        fetch(0, &mut regs_a, &mut regs_b);
+        copy(r2s_a, regs_a.tensor(), g2r_thr_a.partition_d(ring_a.slice_mode::<2>(0)));
+        copy(r2s_b, regs_b.tensor(), g2r_thr_b.partition_d(ring_b.slice_mode::<2>(0)));
+        sync_threads();
+    }
+    for ks in 0..k_steps {
+        let more = ks + 1 < k_steps;
+        if more {
+            fetch(ks + 1, &mut regs_a, &mut regs_b);
+        }
+        let buffer = (ks % 2) as i64;
+        let smem_a = s2r_thr_a.partition_s(ring_a.slice_mode::<2>(buffer));
+        let smem_b = s2r_thr_b.partition_s(ring_b.slice_mode::<2>(buffer));
+        let mut frag_a = thr_mma.partition_fragment_a::<FfmaTile, 64>();
+        let mut frag_b = thr_mma.partition_fragment_b::<FfmaTile, 64>();
+        unroll_for::<Count<{ FFMA_BK as usize }>>(|kb| {
+            let kb = kb as i64;
+            let (fa, fb) = (frag_a.tensor().slice_mode::<2>(kb), frag_b.tensor().slice_mode::<2>(kb));
+            copy(s2r_a, smem_a.slice_mode::<2>(kb), fa);
+            copy(s2r_b, smem_b.slice_mode::<2>(kb), fb);
+            mma_gemm(mma, fa, fb, acc.tensor());
+        });
+        if more {
+            // The other buffer's last readers (step ks - 1) passed the barrier ending that step.
+            let next = 1 - buffer;
+            copy(r2s_a, regs_a.tensor(), g2r_thr_a.partition_d(ring_a.slice_mode::<2>(next)));
+            copy(r2s_b, regs_b.tensor(), g2r_thr_b.partition_d(ring_b.slice_mode::<2>(next)));
+        }
+        // Step ks + 1's tiles complete; every read of step ks's done before it is overwritten.
+        sync_threads();
+    }
+
+    epilogue(thr_mma, &mut acc.data, c, d, m, n, [bm0 as i64, bn0 as i64], alpha, beta);
+}
+
 /// The tf32 tiled MMA: 8 warps, 2 along M x 4 along N, of one m16n8k8 atom each (a 32 x 32 x 8
 /// tile, repeated 4 x 4 over the block's 128 x 128).
 type Tf32Mma = TiledMma<SM80_16x8x8_F32TF32TF32F32_TN, Warps>;
 /// The m16n8k8 k-blocks of a k-step.
 type Tf32KBlocks = Count<{ (TF32_BK / 8) as usize }>;
+
+/// An operand (A or B) as a global tensor of `(outer, k)` coordinates, `outer x k` (outer = M
+/// for A, N for B), with strides `(ld, 1)` when K-major, else `(1, ld)`.
+///
+/// # Safety
+/// `p` holds the operand (the launch's contract); the tiles read from it are predicated on the
+/// extents given here.
+#[inline(always)]
+unsafe fn operand<'a>(p: *const f32, ld: u32, outer: u32, k: u32, k_major: bool) -> LayoutTensor<'a, f32, Strided<2>, Global> {
+    let stride = if k_major { [ld as i64, 1] } else { [1, ld as i64] };
+    LayoutTensor::from_ptr_in(p as *mut f32, Strided::new([outer as i64, k as i64], stride))
+}
 
 /// The tf32 tensor-core kernel (see the module docs) in the atom layer's terms, for A K-major or
 /// not, B K-major or not, 16-byte `cp.async` or not: each k-step's tiles are staged into the
@@ -539,12 +439,7 @@ unsafe fn sgemm_tf32<const A_K: bool, const B_K: bool, const VEC: bool>(
     // A's and B's rings, B's tiles `TF32_TILE` elements after A's.
     let ring_a = LayoutTensor::<f32, _, Shared>::from_ptr_in(ring, Static::<<MajorK<A_K> as Tf32Tile>::Ring>::new());
     let ring_b = LayoutTensor::<f32, _, Shared>::from_ptr_in(ring.add(TF32_TILE), Static::<<MajorK<B_K> as Tf32Tile>::Ring>::new());
-    // A and B as global tensors of (outer, k) coordinates.
-    let operand = |p: *const f32, ld: u32, outer: u32, k_major: bool| {
-        let stride = if k_major { [ld as i64, 1] } else { [1, ld as i64] };
-        LayoutTensor::<f32, _, Global>::from_ptr_in(p as *mut f32, Strided::new([outer as i64, k as i64], stride))
-    };
-    let (gmem_a, gmem_b) = (operand(a, lda, m, A_K), operand(b, ldb, n, B_K));
+    let (gmem_a, gmem_b) = (operand(a, lda, m, k, A_K), operand(b, ldb, n, k, B_K));
 
     let mma = Tf32Mma::default();
     let thr_mma = Tf32Mma::get_slice(t);

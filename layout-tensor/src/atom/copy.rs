@@ -286,6 +286,17 @@ impl<T: Element, C: NcLoadCache + Default, const BYTES: usize> CopyAtom<T> for G
             _ => unreachable!(),
         }
     }
+    /// The whole access when every value is valid; otherwise value by value.
+    #[inline(always)]
+    unsafe fn copy_zfill(src: *const T, dst: *mut T, valid: usize) {
+        if valid == <Self as CopyAtom<T>>::VALUES {
+            <Self as CopyAtom<T>>::copy(src, dst);
+        } else {
+            for v in 0..<Self as CopyAtom<T>>::VALUES {
+                T::write(dst.add(v), if v < valid { T::read(src.add(v)) } else { T::ZERO });
+            }
+        }
+    }
 }
 
 /// A global store of `BYTES` (4, 8 or 16) per thread from registers, `st.global` with the cache
