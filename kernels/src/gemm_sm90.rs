@@ -43,6 +43,8 @@ use layout_tensor::atom::wgmma::{
 };
 #[cfg(target_arch = "nvptx64")]
 use layout_tensor::atom::wgmma::gemm;
+use layout_tensor::atom::tma::{MapOrder, TmaBoxes};
+use layout_tensor::identity::IdentityTensor;
 use layout_tensor::pipeline::{PipelineState, PipelineTmaAsync};
 use layout_tensor::device::shared::generic_to_shared;
 use layout_tensor::device::sync::{sync_threads, NamedBarrier};
@@ -52,7 +54,7 @@ use layout_tensor::device::tma::{
 };
 use layout_tensor::device::sync::{fence_mbarrier_init, Mbarrier};
 use layout_tensor::half::f16;
-use layout_tensor::{dynamic_shared, shared_array};
+use layout_tensor::{dynamic_shared, shared_array, static_layout};
 
 pub use crate::gemm_sm90_sizes::*;
 
@@ -262,6 +264,37 @@ const fn operand_descs<W: WgmmaAtom>() -> (GmmaDesc, GmmaDesc) {
     }
 }
 
+/// The TMA boxes of a stage's operand tile (`rows` x one 128-byte row of K, the canonical tile of
+/// `major` with the 128-byte swizzle, as [`operand_desc`]): a K-major tile is one box per part
+/// of `parts` (a cluster's blocks each load theirs), an MN-major tile 64 x 64 boxes (its swizzle
+/// atom columns).
+const fn operand_boxes(major: Major, rows: u32, element_bytes: i64, parts: u32) -> TmaBoxes {
+    let k = 128 / element_bytes;
+    let tile = layout::unwrap!(make_gmma_layout(major, WgmmaSwizzle::B128, element_bytes, rows as i64, k));
+    let (extent, order) = match major {
+        Major::K => ([(rows / parts) as i64, k], MapOrder::KFirst),
+        Major::MN => ([64, k], MapOrder::OuterFirst),
+    };
+    layout::unwrap!(TmaBoxes::new(tile, [rows as i64, k], extent, element_bytes, order))
+}
+
+/// The A and B boxes of a stage for wgmma atom `W` in a cluster of `CM` blocks along N (B's
+/// boxes split among them).
+const fn stage_boxes<W: WgmmaAtom, const CM: u32>() -> (TmaBoxes, TmaBoxes) {
+    let e = core::mem::size_of::<W::A>() as i64;
+    (operand_boxes(W::MajorA::MAJOR, 128, e, 1), operand_boxes(W::MajorB::MAJOR, 256, e, CM))
+}
+
+static_layout!(
+    /// The coordinates of a stage's A tile, `(m, k)`: 128 rows x one 128-byte row of K (64
+    /// 16-bit or 32 tf32 elements; the coordinate tensor spans the wider).
+    StageA = "(128,64)"
+);
+static_layout!(
+    /// The coordinates of a stage's B tile, `(n, k)`.
+    StageB = "(256,64)"
+);
+
 /// The persistent kernel's ring of stages ([`GEMM_SM90_P_128X256`]): A's 128 x 64 (16-bit) tile,
 /// then B's 256 x 64, per stage.
 #[derive(Clone, Copy)]
@@ -370,40 +403,27 @@ unsafe fn produce<W: WgmmaAtom, const CM: u32>(
     k_tiles: u32,
 ) {
     const S: GemmSm90Shape = GEMM_SM90_P_128X256;
-    let (a_desc, b_desc) = const { operand_descs::<W>() };
-    let bk = 128 / core::mem::size_of::<W::A>() as u32;
+    let (a_boxes, b_boxes) = const { stage_boxes::<W, CM>() };
+    let bk = 128 / core::mem::size_of::<W::A>() as i64;
     let mut state = PipelineState::producer_start();
     for tile in tiles {
         let (row0, col0) = tile_origin::<CM>(tile, rank);
         for kt in 0..k_tiles {
             pipe.producer_acquire(state, S.stage_bytes());
             let (s, bar) = (state.index(), pipe.full(state.index()));
-            let kx = (kt * bk) as i32;
-            if matches!(W::MajorA::MAJOR, Major::MN) {
-                // An MN-major tile's swizzle atom columns are the 64 x 64 boxes.
-                for i in 0..S.bm / 64 {
-                    tma_load_2d(ring.a(s).add((i * a_desc.mn_step()) as usize), a_map, [(row0 + 64 * i) as i32, kx], bar);
-                }
-            } else {
-                tma_load_2d(ring.a(s), a_map, [kx, row0 as i32], bar);
-            }
-            // This block's share of B (all of it without a cluster), multicast to the cluster:
-            // rows `rank * bn / CM ..` of the cluster's B tile.
-            let part = S.bn / CM;
-            let load_b = |dst: *mut u8, coords: [i32; 2]| {
+            // The stage's tiles as coordinate tensors: each TMA box starts at the global
+            // coordinate of its first element.
+            let k0 = kt as i64 * bk;
+            let (a, b) = (IdentityTensor::<StageA>::tile_at([row0 as i64, k0]), IdentityTensor::<StageB>::tile_at([col0 as i64, k0]));
+            a_boxes.for_each_box(a, ring.a(s), 0, 1, |dst, c| tma_load_2d(dst, a_map, c, bar));
+            // This block's part of B (all of it without a cluster), multicast to the cluster.
+            b_boxes.for_each_box(b, ring.b(s), rank, CM, |dst, c| {
                 if CM == 1 {
-                    tma_load_2d(dst, b_map, coords, bar);
+                    tma_load_2d(dst, b_map, c, bar);
                 } else {
-                    tma_load_2d_multicast(dst, b_map, coords, bar, ((1u32 << CM) - 1) as u16);
+                    tma_load_2d_multicast(dst, b_map, c, bar, ((1u32 << CM) - 1) as u16);
                 }
-            };
-            if matches!(W::MajorB::MAJOR, Major::MN) {
-                for i in rank * part / 64..(rank + 1) * part / 64 {
-                    load_b(ring.b(s).add((i * b_desc.leading_byte_offset()) as usize), [(col0 + 64 * i) as i32, kx]);
-                }
-            } else {
-                load_b(ring.b(s).add((rank * part * GEMM_SM90_BK * 2) as usize), [kx, (col0 + rank * part) as i32]);
-            }
+            });
             state.advance();
         }
     }

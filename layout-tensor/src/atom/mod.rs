@@ -31,6 +31,7 @@ pub mod copy;
 pub mod mma;
 pub mod tiled_copy;
 pub mod tiled_mma;
+pub mod tma;
 pub mod wgmma;
 
 pub use mma::{
