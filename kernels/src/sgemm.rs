@@ -178,16 +178,16 @@ static_layout!(
 );
 static_layout!(
     /// A staging thread's chunk in a K-major tile: 4 values along k (16 bytes).
-    TfValKMajor = "(1,4):(1,1)"
+    ChunkK = "(1,4):(1,1)"
 );
 static_layout!(
-    /// The staging threads of an M/N-major tf32 tile: 32 chunks of 4 along the outer dimension x
-    /// 8 k.
-    TfThrMnMajor = "(32,8):(1,32)"
+    /// The staging threads of an M/N-major tile of 8 k (tf32: per half of a k-step; FFMA: a
+    /// k-step): 32 chunks of 4 along the outer dimension x 8 k.
+    ThrMnMajor = "(32,8):(1,32)"
 );
 static_layout!(
     /// A staging thread's chunk in an M/N-major tile: 4 values along the outer dimension.
-    TfValMnMajor = "(4,1):(1,1)"
+    ChunkMn = "(4,1):(1,1)"
 );
 const _: () = assert!(
     TfRingKMajor::LAYOUT.stride().leaves()[0] == TF32_SMEM_K_MAJOR.stride().leaves()[0]
@@ -207,12 +207,12 @@ trait Tf32Tile {
 impl Tf32Tile for MajorK<true> {
     type Ring = TfRingKMajor;
     type Thr = TfThrKMajor;
-    type Val = TfValKMajor;
+    type Val = ChunkK;
 }
 impl Tf32Tile for MajorK<false> {
     type Ring = TfRingMnMajor;
-    type Thr = TfThrMnMajor;
-    type Val = TfValMnMajor;
+    type Thr = ThrMnMajor;
+    type Val = ChunkMn;
 }
 /// The tf32 staging atom: a 16-byte `cp.async` of 4 values, or 4-byte ones where the leading
 /// dimensions are not multiples of 4 (both zero-filled past the edges).
@@ -253,11 +253,6 @@ static_layout!(
     /// The FFMA staging threads of a K-major tile: 128 rows x 2 chunks of 4 k, row-major.
     FfmaThrKMajor = "(128,2):(2,1)"
 );
-static_layout!(
-    /// The FFMA staging threads of an M/N-major tile: 32 chunks of 4 along the outer dimension x
-    /// 8 k.
-    FfmaThrMnMajor = "(32,8):(1,32)"
-);
 const _: () = assert!(
     FfmaRing::LAYOUT.stride().leaves()[1] == FFMA_SMEM.stride().leaves()[1] && FfmaRing::LAYOUT.stride().leaves()[2] == FFMA_STAGE as i64
 );
@@ -276,12 +271,12 @@ trait FfmaTileStaging {
 }
 impl FfmaTileStaging for MajorK<true> {
     type Thr = FfmaThrKMajor;
-    type Val = TfValKMajor;
+    type Val = ChunkK;
     type Store = UniversalCopy;
 }
 impl FfmaTileStaging for MajorK<false> {
-    type Thr = FfmaThrMnMajor;
-    type Val = TfValMnMajor;
+    type Thr = ThrMnMajor;
+    type Val = ChunkMn;
     type Store = VectorCopy<16>;
 }
 /// The FFMA kernels' global loads: one 128-bit `ld.global.nc` per chunk (wholly inside or wholly
