@@ -947,6 +947,16 @@ mod tests {
         assert!(out.contains("cvta.shared.u64 $0, other;"), "{out}");
         assert!(!out.contains("module asm \".shared .align 16"), "{out}");
         assert_eq!(linker::shared_variables_as_globals("define void @f() {\n}\n").unwrap(), None);
+        // generic_to_shared's conversion becomes address-space casts, constant operands included.
+        let to_shared = "define void @f(ptr %p) {\n\
+                         \x20 %a = tail call i32 asm \"{ .reg .b64 %cute_s; cvta.to.shared.u64 %cute_s, ${1}; cvt.u32.u64 ${0}, %cute_s; }\", \"=&r,l\"(ptr %p) #3, !srcloc !9\n\
+                         \x20 %c = call i32 asm \"{ .reg .b64 %cute_s; cvta.to.shared.u64 %cute_s, ${1}; cvt.u32.u64 ${0}, %cute_s; }\", \"=&r,l\"(ptr nonnull align 16 %q)\n\
+                         \x20 %b = call i32 asm \"{ .reg .b64 %cute_s; cvta.to.shared.u64 %cute_s, ${1}; cvt.u32.u64 ${0}, %cute_s; }\", \"=r,l\"(ptr getelementptr (i8, ptr @g, i64 8))\n\
+                         }\n";
+        let out = linker::shared_variables_as_globals(to_shared).unwrap().unwrap();
+        assert!(out.contains("  %\"a.shared\" = addrspacecast ptr %p to ptr addrspace(3)\n  %a = ptrtoint ptr addrspace(3) %\"a.shared\" to i32\n"), "{out}");
+        assert!(out.contains("  %\"c.shared\" = addrspacecast ptr %q to ptr addrspace(3)\n"), "{out}");
+        assert!(out.contains("  %\"b.shared\" = addrspacecast ptr getelementptr (i8, ptr @g, i64 8) to ptr addrspace(3)\n"), "{out}");
         let undeclared = "define void @f() {\n  %a = call ptr asm \"cvta.shared.u64 $0, __cute_smem_X;\", \"=l\"()\n}\n";
         let e = linker::shared_variables_as_globals(undeclared).unwrap_err();
         assert!(e.contains("__cute_smem_X"), "{e}");

@@ -17,7 +17,9 @@
 //! 1. `llvm-link` links every bitcode object (archive members included) into one module;
 //! 2. shared variables: each `.shared` variable declared in module assembly by the device crate's
 //!    `shared_array!` / `dynamic_shared!` (`__cute_smem_<name>`) becomes an IR global in the shared
-//!    address space, and each `cvta.shared.u64` of its address an `addrspacecast` of it
+//!    address space, each `cvta.shared.u64` of its address an `addrspacecast` of it, and each
+//!    conversion of a generic pointer to a 32-bit shared address (`generic_to_shared`, which
+//!    `ldmatrix`, `cp.async` and the mbarriers take) an `addrspacecast` back and a `ptrtoint`
 //!    ([`shared_variables_as_globals`]). LLVM then knows which pointers are shared and emits
 //!    `ld.shared`/`st.shared` for the accesses through them, as nvcc does for `__shared__`
 //!    variables (a generic access costs the hardware an address-window check; rustc cannot
@@ -134,6 +136,13 @@ pub fn shared_variables_as_globals(ir: &str) -> Result<Option<String>, String> {
             changed = true;
             continue;
         }
+        if let Some((value, pointer)) = shared_window_offset(line) {
+            let cast = format!("%\"{}.shared\"", value[1..].trim_matches('"'));
+            out.push_str(&format!("  {cast} = addrspacecast {pointer} to ptr addrspace(3)\n"));
+            out.push_str(&format!("  {value} = ptrtoint ptr addrspace(3) {cast} to i32\n"));
+            changed = true;
+            continue;
+        }
         if let Some((value, name)) = shared_address(line) {
             out.push_str(&format!("  {value} = addrspacecast ptr addrspace(3) @{name} to ptr\n"));
             changed = true;
@@ -152,6 +161,52 @@ pub fn shared_variables_as_globals(ir: &str) -> Result<Option<String>, String> {
     let at = out.find("\ndefine ").or_else(|| out.find("\ndeclare ")).map_or(out.len(), |i| i + 1);
     out.insert_str(at, &format!("{globals}\n"));
     Ok(Some(out))
+}
+
+/// `(%value, pointer operand)` of a call to the device crate's `generic_to_shared` assembly
+/// (`cvta.to.shared.u64` then `cvt.u32.u64`: a generic pointer's 32-bit shared address), which
+/// becomes an `addrspacecast` to the shared address space and a `ptrtoint`: LLVM then folds the
+/// conversion of a shared variable's pointer back into the variable's address plus an offset.
+fn shared_window_offset(line: &str) -> Option<(String, String)> {
+    let (value, rest) = line.trim_start().split_once(" = ")?;
+    if !value.starts_with('%') {
+        return None;
+    }
+    let rest = rest.strip_prefix("tail ").unwrap_or(rest);
+    let rest = rest.strip_prefix(
+        "call i32 asm \"{ .reg .b64 %cute_s; cvta.to.shared.u64 %cute_s, ${1}; cvt.u32.u64 ${0}, %cute_s; }\", \"=",
+    )?;
+    // rustc marks the output early-clobber (`=&r`).
+    let rest = rest.strip_prefix("&").unwrap_or(rest).strip_prefix("r,l\"(")?;
+    // The operand runs to the parenthesis that closes the call's argument list.
+    let mut depth = 0usize;
+    for (i, c) in rest.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' if depth == 0 => {
+                return pointer_operand(&rest[..i]).map(|p| (value.to_owned(), format!("ptr {p}")));
+            }
+            ')' => depth -= 1,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The value of a call's pointer operand `ptr [attributes] value` (`ptr nonnull %5`,
+/// `ptr align 16 getelementptr (...)`), without its parameter attributes.
+fn pointer_operand(operand: &str) -> Option<&str> {
+    let mut rest = operand.strip_prefix("ptr ")?;
+    loop {
+        let word = rest.split(' ').next()?;
+        let skip = match word {
+            "nonnull" | "noundef" | "readnone" | "readonly" | "nocapture" | "noalias" => word.len() + 1,
+            "align" => word.len() + 1 + rest[word.len() + 1..].split(' ').next()?.len() + 1,
+            _ if word.starts_with("dereferenceable") => word.len() + 1,
+            _ => return Some(rest),
+        };
+        rest = rest.get(skip..)?;
+    }
 }
 
 /// `(name, IR global)` of a `module asm` line declaring a shared variable.
