@@ -199,3 +199,75 @@ fn accumulators_are_the_next_register_a_operand() {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// The TMA boxes of a canonical tile: an accepted box cut gives each box a destination that is
+    /// its first element's byte offset, each box's elements fill exactly the box's bytes from
+    /// there, the boxes cover the tile once, a cluster's parts split the boxes, and each box's
+    /// global coordinate is the tile's coordinate at its first element in the map's order.
+    #[test]
+    fn tma_boxes_cover_the_tile_once_at_their_first_elements(
+        mn_major in any::<bool>(),
+        swizzle in swizzles(),
+        e in prop_oneof![Just(1i64), Just(2), Just(4)],
+        row_blocks in 1i64..=4,
+        k_atoms in 1i64..=2,
+        box_rows_log in 3u32..=8,
+        whole_k in any::<bool>(),
+        parts_log in 0u32..=2,
+        origin in (0i64..1000, 0i64..1000),
+    ) {
+        use cute_rs_tensor::atom::tma::{MapOrder, TmaBoxes};
+        use cute_rs_tensor::{identity::IdentityTensor, static_layout};
+        static_layout!(Coords = "(256,256)");
+        let major = if mn_major { Major::MN } else { Major::K };
+        prop_assume!(!(mn_major && swizzle == WgmmaSwizzle::None));
+        let atom_k = (width(swizzle) / e).max(16 / e);
+        // Whole swizzle atoms: an MN-major atom is one swizzle width of rows.
+        let row_unit = if mn_major { (width(swizzle) / e).max(64) } else { 64 };
+        let (rows, k) = (row_unit * row_blocks, atom_k * k_atoms);
+        prop_assume!(rows <= 256 && k <= 256);
+        let tile = make_gmma_layout(major, swizzle, e, rows, k).unwrap();
+        let extent = [1i64 << box_rows_log, if whole_k { k } else { atom_k }];
+        let order = if mn_major { MapOrder::OuterFirst } else { MapOrder::KFirst };
+        let boxes = TmaBoxes::new(tile, [rows, k], extent, e, order);
+        // A box cut that is refused names its condition; the others are checked below.
+        if let Err(err) = &boxes {
+            let text = err.to_string();
+            prop_assert!(text.contains("divide") || text.contains("contiguous") || text.contains("affine"), "{}", text);
+        }
+        prop_assume!(boxes.is_ok());
+        let boxes = boxes.unwrap();
+        let [count_o, count_k] = boxes.count();
+        prop_assert_eq!([count_o * extent[0], count_k * extent[1]], [rows, k]);
+        let parts = 1u32 << parts_log;
+        prop_assume!(count_o % parts as i64 == 0);
+        let mut covered = vec![0u8; (rows * k) as usize];
+        let mut seen = 0;
+        for part in 0..parts {
+            let coords = IdentityTensor::<Coords>::tile_at([origin.0, origin.1]);
+            boxes.for_each_box(coords, core::ptr::null_mut(), part, parts, |dst, c| {
+                let dst = dst as i64;
+                // Recover the box from its destination: its first element's byte offset.
+                let (i, j) = (0..count_o).flat_map(|i| (0..count_k).map(move |j| (i, j)))
+                    .find(|&(i, j)| tile.call(i * extent[0] + rows * j * extent[1]) * e == dst)
+                    .expect("a box's destination is a box's first element");
+                assert!(i >= (part as i64) * count_o / parts as i64 && i < (part as i64 + 1) * count_o / parts as i64, "a part loads its own boxes");
+                let first = [origin.0 + i * extent[0], origin.1 + j * extent[1]];
+                assert_eq!([c[0] as i64, c[1] as i64], order.coords(first), "the box's coordinate");
+                for o in 0..extent[0] {
+                    for kk in 0..extent[1] {
+                        let off = tile.call(i * extent[0] + o + rows * (j * extent[1] + kk));
+                        assert!((dst / e..dst / e + extent[0] * extent[1]).contains(&off), "an element outside its box's bytes");
+                        covered[off as usize] += 1;
+                    }
+                }
+                seen += 1;
+            });
+        }
+        prop_assert_eq!(seen, count_o * count_k);
+        prop_assert!(covered.iter().all(|&n| n == 1), "the boxes cover the tile once");
+    }
+}
