@@ -7,6 +7,7 @@ use layout::{Layout, LayoutError};
 use crate::mask::{Clip, Full};
 use crate::static_layout::{divide_by_shape, LayoutSource, Modes, Static, StaticLayout, TileOf, TileRest};
 use crate::tensor::{coord_offset, coord_offset_unchecked, AddressSpace, Element, LayoutTensor};
+use crate::device::shared::{DynamicShared, SharedArray};
 
 /// `a` with each top-level mode `k` rounded up to a multiple of mode `k` of `tile` (same stride):
 /// the layout a partial tiling divides. A nested mode must already be a multiple.
@@ -283,10 +284,51 @@ impl<'a, T: Element, L: LayoutSource> TileIter<'a, T, L, crate::Global> {
     /// assert_eq!(it.len(), 4);
     /// ```
     pub fn over_buffer(buf: &'a mut [T], layout: L, circular: bool) -> Self {
+        Self::back_to_back(buf.as_mut_ptr(), buf.len(), layout, circular)
+    }
+}
+
+impl<'a, T: Element, L: LayoutSource> TileIter<'a, T, L, crate::Shared> {
+    /// Tiles of `layout` back to back in a block's static shared array (one every `size(layout)`
+    /// elements): the stages of a shared-memory ring, as Mojo's `LayoutTensorIter` over a
+    /// shared `stack_allocation`; a circular iterator walks the ring.
+    ///
+    /// # Example
+    /// ```no_run
+    /// use cute_rs_tensor::{shared_array, static_layout, Static, TileIter};
+    /// static_layout!(Stage = "(8,8):(8,1)");
+    /// // Four 8 x 8 stages; `advance(1)` moves to the next, the fifth is the first again.
+    /// let mut ring = TileIter::over_shared(shared_array!(RING: [f32; 256]), Static::<Stage>::new(), true);
+    /// ring.advance(5);
+    /// ring.get().set_at([0, 0], 1.0); // stage 1
+    /// ```
+    pub fn over_shared<const N: usize>(buf: SharedArray<T, N>, layout: L, circular: bool) -> Self {
+        Self::back_to_back(buf.as_mut_ptr(), buf.len(), layout, circular)
+    }
+
+    /// [`over_shared`](Self::over_shared) for the launch's dynamic shared memory (as many tiles
+    /// as its bytes hold).
+    ///
+    /// # Example
+    /// ```no_run
+    /// use cute_rs_tensor::{dynamic_shared, static_layout, Static, TileIter};
+    /// static_layout!(Stage = "(128,16):(16,1)");
+    /// let ring = TileIter::over_dynamic_shared(dynamic_shared!(STAGES: f32, align 16), Static::<Stage>::new(), true);
+    /// let _first = ring.get();
+    /// ```
+    pub fn over_dynamic_shared(buf: DynamicShared<T>, layout: L, circular: bool) -> Self {
+        Self::back_to_back(buf.as_mut_ptr(), buf.len(), layout, circular)
+    }
+}
+
+impl<'a, T: Element, L: LayoutSource, A: AddressSpace> TileIter<'a, T, L, A> {
+    /// Tiles of `layout` one every `size(layout)` elements of the `len` elements at `ptr`, as many
+    /// as fit.
+    fn back_to_back(ptr: *mut T, len: usize, layout: L, circular: bool) -> Self {
         let l = layout.layout();
         let size = l.size().max(1) as usize;
-        let count = if l.cosize() as usize > buf.len() { 0 } else { (buf.len() - l.cosize() as usize) / size + 1 };
-        TileIter { ptr: buf.as_mut_ptr(), layout, step: size as isize, pos: 0, count, circular, _m: PhantomData }
+        let count = if l.cosize() as usize > len { 0 } else { (len - l.cosize() as usize) / size + 1 };
+        TileIter { ptr, layout, step: size as isize, pos: 0, count, circular, _m: PhantomData }
     }
 }
 

@@ -344,3 +344,41 @@ proptest! {
         prop_assert_eq!(stage_with::<SM80_CP_ASYNC_CACHEGLOBAL_ZFILL>(&mut m, rows, cols, [r0, c0]), want);
     }
 }
+
+static_layout!(RingStage = "(4,8):(8,1)");
+
+/// Kernel body: each of 32 threads writes `stage * 100 + tid` into its element of every stage of
+/// a circular shared ring of 3 stages, walking it 7 times around, then copies the ring out.
+unsafe fn ring_walk(args: &[&[u8]]) {
+    use cute_rs_tensor::TileIter;
+    let out = u64::from_le_bytes(args[0].try_into().unwrap()) as *mut u32;
+    let tid = thread_idx_x() as usize;
+    let buf = shared_array!(ATOMS_RING: [u32; 96]);
+    let mut ring = TileIter::over_shared(buf, Static::<RingStage>::new(), true);
+    assert_eq!(ring.len(), 3);
+    for step in 0..21 {
+        ring.get().set(tid, (step % 3 * 100 + tid) as u32);
+        ring.advance(1);
+    }
+    sync_threads();
+    for i in (tid..96).step_by(32) {
+        *out.add(i) = buf.read(i);
+    }
+}
+
+/// A shared ring walked by a circular `TileIter` wraps at its stage count and addresses each
+/// stage's elements through the stage layout.
+#[test]
+fn a_circular_iterator_walks_a_shared_ring() {
+    let mut out = vec![0u32; 96];
+    let arg = (out.as_mut_ptr() as u64).to_le_bytes();
+    let kernel = CpuKernel { name: "ring_walk", params: &[8], entry: ring_walk };
+    cpu::launch(&kernel, &CpuLaunch::linear(1, 32), &[&arg]).unwrap();
+    // Stage s holds s * 100 + t at thread t's element (4 x 8 row-major: index t is (t % 4, t / 4)).
+    let want: Vec<u32> = (0..96).map(|i| {
+        let (stage, off) = (i / 32, i % 32);
+        let t = (off / 8) + 4 * (off % 8);
+        (stage * 100 + t) as u32
+    }).collect();
+    assert_eq!(out, want);
+}
