@@ -235,6 +235,15 @@ static_layout!(
     /// [`ffma_thread_tile`]).
     FfmaThreads = "((4,4),(8,2),1):((8,64),(1,32),0)"
 );
+/// The tiled MMA's thread groups are exactly [`ffma_thread_tile`]'s threads: `FfmaThreads` maps
+/// each thread's `(tm, tn)` back to the thread.
+const _: () = {
+    let mut t = 0;
+    while t < 256 {
+        assert!(FfmaThreads::LAYOUT.call(ffma_thread_tile.call(t)) == t, "FfmaThreads must invert ffma_thread_tile");
+        t += 1;
+    }
+};
 static_layout!(
     /// Each FFMA thread's block of C: 4 x 4 adjacent values, so that its 4 A (and B) values of a
     /// k are one 128-bit shared load.
