@@ -187,11 +187,21 @@ impl Operand {
     /// `(ld, 1)` when K-major, else `(1, ld)`.
     #[inline(always)]
     fn tensor<'a, I: Element, const K_MAJOR: bool>(&self, k: u32) -> LayoutTensor<'a, I, Strided<2>, Global> {
-        let stride = if K_MAJOR { [self.ld as i64, 1] } else { [1, self.ld as i64] };
-        // SAFETY: the operand's elements are the kernel's (the launch's contract); the tiles
-        // read from it are predicated on the extents given here.
-        unsafe { LayoutTensor::from_ptr_in(self.ptr as *mut I, Strided::new([self.outer as i64, k as i64], stride)) }
+        // SAFETY: the operand's elements are the kernel's (the launch's contract).
+        unsafe { operand_tensor(self.ptr as *const I, self.ld as u32, self.outer, k, K_MAJOR) }
     }
+}
+
+/// An operand (A or B) at `p` as a global tensor of `(outer, k)` coordinates, `outer x k` (outer
+/// = M for A, N for B), with strides `(ld, 1)` when K-major, else `(1, ld)`.
+///
+/// # Safety
+/// `p` holds the operand (the launch's contract); the tiles read from it are predicated on the
+/// extents given here.
+#[inline(always)]
+pub(crate) unsafe fn operand_tensor<'a, T: Element>(p: *const T, ld: u32, outer: u32, k: u32, k_major: bool) -> LayoutTensor<'a, T, Strided<2>, Global> {
+    let stride = if k_major { [ld as i64, 1] } else { [1, ld as i64] };
+    LayoutTensor::from_ptr_in(p as *mut T, Strided::new([outer as i64, k as i64], stride))
 }
 
 /// Stages the operand's `(outer0 .. outer0 + 128) x (k0 .. k0 + 32)` tile into `tile`, thread `t`

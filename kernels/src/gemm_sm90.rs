@@ -238,8 +238,13 @@ const _: () = assert!(pairs_are_neighbours(ACC_256, 128), "wgmma accumulator pai
 /// boxes of that swizzle write: K-major one box of `rows` rows, MN-major boxes of 64 x 64), read
 /// `mn` rows by 32 bytes of K per instruction. Checked element by element at compile time.
 const fn operand_desc(major: Major, rows: u32, element_bytes: i64, mn: u32) -> GmmaDesc {
-    let tile = layout::unwrap!(make_gmma_layout(major, WgmmaSwizzle::B128, element_bytes, rows as i64, 128 / element_bytes));
-    layout::unwrap!(make_gmma_desc(tile, element_bytes, major, mn as i64, 32 / element_bytes))
+    layout::unwrap!(make_gmma_desc(stage_tile(major, rows, element_bytes), element_bytes, major, mn as i64, 32 / element_bytes))
+}
+
+/// A stage's operand tile: `rows` (M or N) x one 128-byte row of K, the canonical tile of
+/// `major` with the 128-byte swizzle.
+const fn stage_tile(major: Major, rows: u32, element_bytes: i64) -> layout::SwizzledLayout {
+    layout::unwrap!(make_gmma_layout(major, WgmmaSwizzle::B128, element_bytes, rows as i64, 128 / element_bytes))
 }
 
 /// A (128 rows, m64 per instruction) and B (256 rows, all per instruction) of 16-bit elements,
@@ -264,18 +269,16 @@ const fn operand_descs<W: WgmmaAtom>() -> (GmmaDesc, GmmaDesc) {
     }
 }
 
-/// The TMA boxes of a stage's operand tile (`rows` x one 128-byte row of K, the canonical tile of
-/// `major` with the 128-byte swizzle, as [`operand_desc`]): a K-major tile is one box per part
+/// The TMA boxes of a stage's operand tile ([`stage_tile`]): a K-major tile is one box per part
 /// of `parts` (a cluster's blocks each load theirs), an MN-major tile 64 x 64 boxes (its swizzle
 /// atom columns).
 const fn operand_boxes(major: Major, rows: u32, element_bytes: i64, parts: u32) -> TmaBoxes {
     let k = 128 / element_bytes;
-    let tile = layout::unwrap!(make_gmma_layout(major, WgmmaSwizzle::B128, element_bytes, rows as i64, k));
     let (extent, order) = match major {
         Major::K => ([(rows / parts) as i64, k], MapOrder::KFirst),
         Major::MN => ([64, k], MapOrder::OuterFirst),
     };
-    layout::unwrap!(TmaBoxes::new(tile, [rows as i64, k], extent, element_bytes, order))
+    layout::unwrap!(TmaBoxes::new(stage_tile(major, rows, element_bytes), [rows as i64, k], extent, element_bytes, order))
 }
 
 /// The A and B boxes of a stage for wgmma atom `W` in a cluster of `CM` blocks along N (B's

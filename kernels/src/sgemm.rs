@@ -69,9 +69,9 @@ use layout_tensor::device::unroll::{unroll_for, Count};
 use layout_tensor::identity::IdentityTensor;
 use layout_tensor::static_view::StaticView;
 use layout_tensor::strided_tile::local_tile;
-use layout_tensor::{kernel, static_layout, Fragment, Global, LayoutTensor, Shared, Static, StaticLayout, Strided};
+use layout_tensor::{kernel, static_layout, Fragment, LayoutTensor, Shared, Static, StaticLayout};
 
-use crate::gemm::{epilogue, MajorK, TileMN, Warps};
+use crate::gemm::{epilogue, operand_tensor, MajorK, TileMN, Warps};
 use layout_tensor::device::sync::sync_threads;
 use layout_tensor::{dynamic_shared, shared_array};
 
@@ -334,7 +334,7 @@ unsafe fn sgemm_ffma<const A_K: bool, const B_K: bool, const VEC: bool>(
     let (bm0, bn0) = (block_idx_y() * BM, block_idx_x() * BN);
     let ring_a = LayoutTensor::<f32, _, Shared>::from_ptr_in(smem, Static::<FfmaRing>::new());
     let ring_b = LayoutTensor::<f32, _, Shared>::from_ptr_in(smem.add(FFMA_SMEM.cosize() as usize), Static::<FfmaRing>::new());
-    let (gmem_a, gmem_b) = (operand(a, lda, m, k, A_K), operand(b, ldb, n, k, B_K));
+    let (gmem_a, gmem_b) = (operand_tensor(a, lda, m, k, A_K), operand_tensor(b, ldb, n, k, B_K));
 
     let mma = FfmaMma::default();
     let thr_mma = FfmaMma::get_slice(t);
@@ -401,18 +401,6 @@ type Tf32Mma = TiledMma<SM80_16x8x8_F32TF32TF32F32_TN, Warps>;
 /// The m16n8k8 k-blocks of a k-step.
 type Tf32KBlocks = Count<{ (TF32_BK / 8) as usize }>;
 
-/// An operand (A or B) as a global tensor of `(outer, k)` coordinates, `outer x k` (outer = M
-/// for A, N for B), with strides `(ld, 1)` when K-major, else `(1, ld)`.
-///
-/// # Safety
-/// `p` holds the operand (the launch's contract); the tiles read from it are predicated on the
-/// extents given here.
-#[inline(always)]
-unsafe fn operand<'a>(p: *const f32, ld: u32, outer: u32, k: u32, k_major: bool) -> LayoutTensor<'a, f32, Strided<2>, Global> {
-    let stride = if k_major { [ld as i64, 1] } else { [1, ld as i64] };
-    LayoutTensor::from_ptr_in(p as *mut f32, Strided::new([outer as i64, k as i64], stride))
-}
-
 /// The tf32 tensor-core kernel (see the module docs) in the atom layer's terms, for A K-major or
 /// not, B K-major or not, 16-byte `cp.async` or not: each k-step's tiles are staged into the
 /// shared ring by tiled `cp.async` copies (`copy_if`: zero-filled past the edges); each k-block's
@@ -443,7 +431,7 @@ unsafe fn sgemm_tf32<const A_K: bool, const B_K: bool, const VEC: bool>(
     // A's and B's rings, B's tiles `TF32_TILE` elements after A's.
     let ring_a = LayoutTensor::<f32, _, Shared>::from_ptr_in(ring, Static::<<MajorK<A_K> as Tf32Tile>::Ring>::new());
     let ring_b = LayoutTensor::<f32, _, Shared>::from_ptr_in(ring.add(TF32_TILE), Static::<<MajorK<B_K> as Tf32Tile>::Ring>::new());
-    let (gmem_a, gmem_b) = (operand(a, lda, m, k, A_K), operand(b, ldb, n, k, B_K));
+    let (gmem_a, gmem_b) = (operand_tensor(a, lda, m, k, A_K), operand_tensor(b, ldb, n, k, B_K));
 
     let mma = Tf32Mma::default();
     let thr_mma = Tf32Mma::get_slice(t);

@@ -202,7 +202,8 @@ impl<T: Element, const BYTES: u32> CopyAtom<T> for SM80_CP_ASYNC_CACHEALWAYS_ZFI
     }
 }
 
-/// The register word one access of `BYTES` (4, 8 or 16) moves, aligned to its size.
+/// The 16 bytes of a 128-bit access, aligned to 16 so that a copy of it is one vector load or
+/// store.
 #[derive(Clone, Copy)]
 #[repr(C, align(16))]
 struct Words16([u32; 4]);
