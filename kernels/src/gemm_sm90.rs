@@ -33,7 +33,7 @@ use layout_tensor::device::unroll::for_each_unrolled_mut;
 use layout_tensor::device::cluster::{cluster_sync, tma_load_2d_multicast};
 use layout_tensor::device::ids::{block_idx_x, block_idx_y, block_rank_in_cluster, grid_dim_x, thread_idx_x};
 use layout_tensor::device::mma::{
-    stmatrix_x4, warpgroup_reg_alloc, warpgroup_reg_dealloc, wgmma_accumulator_layout, wgmma_commit_group, wgmma_fence,
+    warpgroup_reg_alloc, warpgroup_reg_dealloc, wgmma_accumulator_layout, wgmma_commit_group, wgmma_fence,
     wgmma_fence_operands, wgmma_k_major_sw128, wgmma_wait_group, WgmmaSwizzle,
 };
 use layout_tensor::device::numeric::{f32_to_bf16, f32x2_to_bf16x2, f32x2_to_f16x2};
@@ -54,7 +54,13 @@ use layout_tensor::device::tma::{
 };
 use layout_tensor::device::sync::{fence_mbarrier_init, Mbarrier};
 use layout_tensor::half::f16;
-use layout_tensor::{dynamic_shared, shared_array, static_layout};
+use layout_tensor::atom::copy::{copy, SM90_U32x4_STSM_N};
+use layout_tensor::atom::fragment_copy::make_tiled_copy_c;
+use layout_tensor::device::unroll::{unroll_for, Count};
+use layout_tensor::partition::{StaticSwizzle, Sw};
+use layout_tensor::static_view::StaticView;
+use layout_tensor::swizzled::Swizzled;
+use layout_tensor::{dynamic_shared, shared_array, static_layout, Fragment, LayoutTensor, Shared, StaticLayout};
 
 pub use crate::gemm_sm90_sizes::*;
 
@@ -482,7 +488,9 @@ unsafe fn consume<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bool>(
         if TMA_OUT {
             const { assert!(!TMA_OUT || O::B16, "the TMA-store epilogue stores 16-bit elements") };
             out.scale(&mut acc, r0, col0 as usize + mine / 64, ACC_256, full);
-            let staging = ring.0.add((S.smem_bytes() + slice * GEMM_SM90_EPILOGUE_BYTES / 2) as usize) as *mut u16;
+            // The warpgroup's staging buffers follow the ring of stages.
+            let at = ring.0.add((S.smem_bytes() + slice * GEMM_SM90_EPILOGUE_BYTES / 2) as usize) as *mut u16;
+            let staging = LayoutTensor::<u16, _, Shared>::from_ptr_in(at, Staging::new());
             store_tile_tma::<O>(&acc, d_map, row0 + 64 * slice, col0, staging, lane128, slice);
         } else {
             out.store(&mut acc, r0, col0 as usize + mine / 64, ACC_256, full);
@@ -494,44 +502,58 @@ unsafe fn consume<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bool>(
     }
 }
 
-/// The staging tile of the TMA-store epilogue: 64 rows of 64 16-bit elements (128 bytes) with the
-/// 128-byte swizzle, as a TMA store with that swizzle reads its 64 x 64 box; `(row, col)` is at
-/// element `STAGE_OUT.call(row + 64 col)`.
-const STAGE_OUT: layout::SwizzledLayout = layout::unwrap!(wgmma_k_major_sw128(64));
+static_layout!(
+    /// A consumer warpgroup's two staging buffers of the TMA-store epilogue, `(row, column,
+    /// buffer)`: 64 rows of 64 16-bit elements (128 bytes) each, row-major, viewed through the
+    /// 128-byte swizzle ([`Staging`]) as a TMA store with that swizzle reads its 64 x 64 box.
+    StagingPair = "(64,64,2):(64,1,4096)"
+);
+/// [`StagingPair`] through the 128-byte swizzle of 16-bit elements.
+type Staging = Swizzled<Sw<3, 3, 3>, StagingPair>;
+static_layout!(
+    /// The accumulators of one 64 x 64 box of a warpgroup's m64n256 slice: the wgmma m64n64
+    /// accumulator layout, `(thread, value) -> m + 64 n`.
+    AccBox = "((4,8,4),(2,2,8)):((128,1,16),(64,8,512))"
+);
+static_layout!(
+    /// A box's shape, `(rows, columns)`.
+    BoxTile = "(64,64)"
+);
+static_layout!(
+    /// A thread's 32 values of one box, converted to 16 bits, in accumulator order.
+    BoxValues = "32:1"
+);
 
-/// Whether the m64n256 accumulator layout is the `stmatrix` fragment the TMA-store epilogue
-/// assumes: thread `t` of warp `w` holds rows `16 w + (t % 32) / 4` (values `4j`, `4j + 1`) and
-/// `+ 8` (values `4j + 2`, `4j + 3`) of the 8-column block `j`, columns `8j + 2 (t % 4)`, `+ 1`.
-const fn accumulators_are_stmatrix_fragments(layout: layout::Layout) -> bool {
-    let mut t = 0;
-    while t < 128 {
-        let mut j = 0;
-        while j < 32 {
-            let row = 16 * (t / 32) + (t % 32) / 4;
-            let col = 8 * j + 2 * (t % 4);
-            let mut v = 0;
-            while v < 4 {
-                let want = row + 8 * (v / 2) + 64 * (col + v % 2);
-                if layout.call(t + 128 * (4 * j + v)) != want {
-                    return false;
-                }
-                v += 1;
-            }
-            j += 1;
-        }
-        t += 1;
+// The staging buffer is the swizzled layout TMA's 64 x 64 boxes of 128-byte rows use; the boxes'
+// accumulators are the m64n256 accumulators' values 32 c .. 32 c + 32, shifted by 64 c columns.
+const _: () = {
+    let sw = layout::unwrap!(wgmma_k_major_sw128(64));
+    let mut e = 0;
+    while e < 64 * 64 {
+        assert!(<Sw<3, 3, 3>>::SWIZZLE.apply(StagingPair::LAYOUT.call(e)) == sw.call(e), "the staging buffer is TMA's 128-byte swizzle");
+        e += 1;
     }
-    true
-}
-const _: () = assert!(accumulators_are_stmatrix_fragments(ACC_256), "the epilogue's stmatrix fragments");
+    let box_acc = layout::unwrap!(wgmma_accumulator_layout(64));
+    let mut i = 0;
+    while i < 128 * 32 {
+        assert!(AccBox::LAYOUT.call(i) == box_acc.call(i), "AccBox is the m64n64 accumulator layout");
+        let (t, v) = (i % 128, i / 128);
+        let mut c = 0;
+        while c < 4 {
+            assert!(ACC_256.call(t + 128 * (32 * c + v)) == AccBox::LAYOUT.call(i) + 64 * 64 * c, "box c's accumulators");
+            c += 1;
+        }
+        i += 1;
+    }
+};
 
 /// The stmatrix + TMA-store epilogue of one consumer warpgroup: its 64 x 256 slice (scaled values
-/// in `acc`) goes to D at `(row0, col0)` as four 64 x 64 boxes, each written to a swizzled staging
-/// buffer with `stmatrix` (its 8 x 8 fragments are the accumulator's, converted to bf16) and
-/// stored by one thread with a TMA store, which clips rows and columns outside D. Two buffers
-/// alternate: before a buffer is rewritten, the store that read it two boxes ago has finished
-/// reading (`cp.async.bulk.wait_group.read 1`), and the stores of the last boxes drain while the
-/// warpgroup goes on to its next tile.
+/// in `acc`) goes to D at `(row0, col0)` as four 64 x 64 boxes. Each box's accumulators,
+/// converted to 16 bits, are stored into a swizzled staging buffer by the tiled `stmatrix` copy,
+/// and one thread stores the buffer with a TMA store, which clips rows and columns outside D.
+/// Two buffers alternate: before a buffer is rewritten, the store that read it two boxes ago has
+/// finished reading (`cp.async.bulk.wait_group.read 1`), and the stores of the last boxes drain
+/// while the warpgroup goes on to its next tile.
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 unsafe fn store_tile_tma<O: Output>(
@@ -539,7 +561,7 @@ unsafe fn store_tile_tma<O: Output>(
     d_map: *const TmaDescriptor,
     row0: u32,
     col0: u32,
-    staging: *mut u16,
+    staging: LayoutTensor<'_, u16, Staging, Shared>,
     lane128: u32,
     slice: u32,
 ) {
@@ -550,39 +572,30 @@ unsafe fn store_tile_tma<O: Output>(
             NamedBarrier::<2, 128>::new().sync()
         }
     };
-    let (warp, lane) = (lane128 / 32, lane128 % 32);
-    // This lane gives the address of row `lane % 8` of matrix `lane / 8`: the upper or lower 8
-    // rows (`lane / 8 % 2`) of the warp's 16, in the even or odd 8-column block (`lane / 16`).
-    let row = 16 * warp + 8 * (lane / 8 % 2) + lane % 8;
-    let pack = |v: usize| O::pack2(acc[v], acc[v + 1]);
-    // Every accumulator index must be a constant (a run-time index puts `acc` on the stack), so
-    // the boxes and their 8 x 16 column pairs are spelled out.
-    macro_rules! stage_box {
-        ($c:literal: $($j:literal)*) => {{
-            let buf = staging.add($c % 2 * 64 * 64);
-            if lane128 == 0 {
-                bulk_wait_group_read::<1>();
-            }
-            sync();
-            $(
-                // Blocks j and j + 1 of the 32 8-column blocks: this lane's matrix is block
-                // `j + lane / 16`, upper or lower half.
-                let regs = [pack(4 * $j), pack(4 * $j + 2), pack(4 * $j + 4), pack(4 * $j + 6)];
-                let col = 8 * ($j % 8 + lane / 16);
-                stmatrix_x4(buf.add(STAGE_OUT.call((row + 64 * col) as i64) as usize), regs);
-            )*
-            fence_proxy_async_shared_cta();
-            sync();
-            if lane128 == 0 {
-                tma_store_2d(d_map, [(col0 + 64 * $c) as i32, row0 as i32], buf as *const u8);
-                bulk_commit_group();
-            }
-        }};
-    }
-    stage_box!(0: 0 2 4 6);
-    stage_box!(1: 8 10 12 14);
-    stage_box!(2: 16 18 20 22);
-    stage_box!(3: 24 26 28 30);
+    let r2s = make_tiled_copy_c::<SM90_U32x4_STSM_N, AccBox, BoxTile>();
+    let thr = r2s.get_slice(lane128 as usize);
+    // Constant box indices: every accumulator index is then a constant (a run-time index would
+    // put `acc` on the stack).
+    unroll_for::<Count<4>>(|c| {
+        let buf = staging.slice_mode::<2>((c % 2) as i64);
+        if lane128 == 0 {
+            bulk_wait_group_read::<1>();
+        }
+        sync();
+        let mut frag = Fragment::<u16, BoxValues, 32>::new();
+        unroll_for::<Count<16>>(|i| {
+            let pair = O::pack2(acc[32 * c + 2 * i], acc[32 * c + 2 * i + 1]);
+            frag.data[2 * i] = pair as u16;
+            frag.data[2 * i + 1] = (pair >> 16) as u16;
+        });
+        copy(r2s, thr.retile_s(frag.tensor()), thr.partition_d(buf));
+        fence_proxy_async_shared_cta();
+        sync();
+        if lane128 == 0 {
+            tma_store_2d(d_map, [(col0 + 64 * c as u32) as i32, row0 as i32], buf.as_ptr() as *const u8);
+            bulk_commit_group();
+        }
+    });
 }
 
 /// The persistent kernels: one entry per output type, cluster size, epilogue (`TMA_OUT`: stmatrix

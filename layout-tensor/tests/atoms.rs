@@ -382,3 +382,74 @@ fn a_circular_iterator_walks_a_shared_ring() {
     }).collect();
     assert_eq!(out, want);
 }
+
+/// The destination of the x4 `stmatrix` tiled copy of every wgmma accumulator width is a
+/// bijection onto its 64 x N tile: each element is written exactly once.
+#[test]
+fn stmatrix_tiled_copies_of_wgmma_accumulators_cover_the_tile_once() {
+    use cute_rs_tensor::atom::fragment_copy::matrix_store_tv;
+    use cute_rs_tensor::device::mma::wgmma_accumulator_layout;
+    for n in [16, 32, 64, 128, 256] {
+        let tv = matrix_store_tv(LDMATRIX_8X8, 4, wgmma_accumulator_layout(n).unwrap()).unwrap();
+        assert!(is_bijection(&tv, 64 * n), "m64n{n}");
+        // Each row of 8 elements runs along N (stride 64 in m + 64 n).
+        assert!((0..128).all(|t| (1..8).all(|c| tv.call(t + 128 * c) == tv.call(t) + 64 * c)), "m64n{n}");
+    }
+    // A fragment whose rows are not runs of the tile is refused by name.
+    let scattered = Layout::parse("((4,8,4),(2,2,8)):((128,1,16),(192,8,512))").unwrap();
+    assert!(matrix_store_tv(LDMATRIX_8X8, 4, scattered).is_err());
+}
+
+static_layout!(Acc64 = "((4,8,4),(2,2,8)):((128,1,16),(64,8,512))");
+static_layout!(Tile64 = "(64,64)");
+static_layout!(StagingRows = "(64,64):(64,1)");
+static_layout!(AccValues = "32:1");
+
+/// Kernel body: a warpgroup stores its m64n64 accumulator fragment (each value its own tile index
+/// `m + 64 n`) into a 128-byte-swizzled row-major 64 x 64 shared tile with the tiled copy of atom
+/// `C`, then copies the tile's memory out.
+unsafe fn store_accumulators<C: CopyAtom<u16>>(args: &[&[u8]]) {
+    use cute_rs_tensor::atom::fragment_copy::make_tiled_copy_c;
+    use cute_rs_tensor::partition::Sw;
+    use cute_rs_tensor::swizzled::Swizzled;
+    use cute_rs_tensor::{Fragment, Shared};
+    let out = u64::from_le_bytes(args[0].try_into().unwrap()) as *mut u16;
+    let tid = thread_idx_x() as usize;
+    let buf = shared_array!(ATOMS_STAGING: [u16; 4096], align 128);
+    let staging = LayoutTensor::<u16, _, Shared>::from_ptr_in(buf.as_mut_ptr(), Swizzled::<Sw<3, 3, 3>, StagingRows>::new());
+    let mut frag = Fragment::<u16, AccValues, 32>::new();
+    for v in 0..32 {
+        frag.data[v] = Acc64::LAYOUT.call(tid as i64 + 128 * v as i64) as u16;
+    }
+    let c = make_tiled_copy_c::<C, Acc64, Tile64>();
+    let thr = c.get_slice(tid);
+    copy(c, thr.retile_s(frag.tensor()), thr.partition_d(staging));
+    sync_threads();
+    for i in (tid..4096).step_by(128) {
+        *out.add(i) = buf.read(i);
+    }
+}
+
+/// `stmatrix` and element-wise tiled copies of a wgmma accumulator put every element where the
+/// swizzled staging layout says: element `(m, n)` at `Sw<3,3,3>(64 m + n)`.
+#[test]
+fn stmatrix_stores_accumulators_where_the_staging_layout_says() {
+    use cute_rs_tensor::atom::copy::SM90_U32x4_STSM_N;
+    let swizzle = |i: i64| i ^ ((i >> 3) & 0b111_000);
+    let want: Vec<u16> = {
+        let mut w = vec![0u16; 4096];
+        for m in 0..64 {
+            for n in 0..64 {
+                w[swizzle(64 * m + n) as usize] = (m + 64 * n) as u16;
+            }
+        }
+        w
+    };
+    for (name, entry) in [("stmatrix", store_accumulators::<SM90_U32x4_STSM_N> as unsafe fn(&[&[u8]])), ("universal", store_accumulators::<UniversalCopy>)] {
+        let mut out = vec![0xffffu16; 4096];
+        let arg = (out.as_mut_ptr() as u64).to_le_bytes();
+        let kernel = CpuKernel { name: "store_accumulators", params: &[8], entry };
+        cpu::launch(&kernel, &CpuLaunch::linear(1, 128), &[&arg]).unwrap();
+        assert!(out == want, "{name}: first difference at {:?}", (0..4096).find(|&i| out[i] != want[i]));
+    }
+}

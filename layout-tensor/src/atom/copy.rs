@@ -7,6 +7,8 @@
 //! | [`UniversalCopy`] | one element load and store | its own positions |
 //! | [`SM75_U32x4_LDSM_N`] (x1, x2) | `ldmatrix.x4` | rows of 8 elements, given by lanes `8q + r` |
 //! | [`SM75_U16x8_LDSM_T`] (x2, x4) | `ldmatrix.x4.trans` | the same, transposed |
+//! | [`SM90_U32x4_STSM_N`] (x1, x2) | `stmatrix.x4` | its registers; destination rows of 8 elements, given by lanes `8q + r` |
+//! | [`SM90_U16x8_STSM_T`] (x2, x4) | `stmatrix.x4.trans` | the same, transposed |
 //! | [`SM80_CP_ASYNC_CACHEGLOBAL_ZFILL`] | `cp.async.cg` 16 bytes, zero-fill | its own positions (global) |
 //! | [`SM80_CP_ASYNC_CACHEALWAYS_ZFILL`] | `cp.async.ca` 4, 8 or 16 bytes, zero-fill | its own positions (global) |
 //! | [`VectorCopy`] | one 4-, 8- or 16-byte load and store | its own positions |
@@ -88,6 +90,10 @@ pub trait CopyAtom<T: Element>: Copy + Default {
     const VALUES: usize;
     /// Where the values come from.
     const SOURCE: Source;
+    /// Where the values go, in the same terms: [`Source::Own`] (the thread's own positions) for
+    /// every atom but `stmatrix`, whose lanes `8q + r` give the destination rows of its matrices
+    /// ([`Source::Matrices`]) as `ldmatrix`'s give its source rows.
+    const DESTINATION: Source = Source::Own;
     /// Copies one thread's values: `src` is its first source value (the others follow at
     /// consecutive addresses for [`Source::Matrices`], and are `src` itself for one value),
     /// `dst` its destination values in value order.
@@ -405,6 +411,79 @@ ldmatrix_atoms! {
     /// assert_eq!(<SM75_U16x8_LDSM_T as CopyAtom<u16>>::VALUES, 8);
     /// ```
     SM75_U16x8_LDSM_T: 4, LDMATRIX_8X8_TRANS, instr::ldmatrix_x4_trans;
+}
+
+macro_rules! stmatrix_atoms {
+    ($($(#[$doc:meta])* $name:ident: $count:literal, $register:expr, $instr:path;)*) => {$(
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, Default)]
+        pub struct $name;
+        impl<T: Element> CopyAtom<T> for $name {
+            const THREADS: i64 = 32;
+            const VALUES: usize = 2 * $count;
+            const SOURCE: Source = Source::Own;
+            const DESTINATION: Source = Source::Matrices { register: $register, count: $count };
+            #[inline(always)]
+            unsafe fn copy(src: *const T, dst: *mut T) {
+                const { assert!(core::mem::size_of::<T>() == 2, "stmatrix moves 16-bit elements") };
+                $instr(dst as *mut u16, core::ptr::read_unaligned(src as *const [u32; $count]));
+            }
+        }
+    )*};
+}
+
+stmatrix_atoms! {
+    /// `stmatrix.x1`: one 8x8 matrix of 16-bit elements per warp, from registers to shared
+    /// memory (CuTe's `SM90_U32x1_STSM_N`).
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::atom::copy::{CopyAtom, SM90_U32x1_STSM_N};
+    /// assert_eq!(<SM90_U32x1_STSM_N as CopyAtom<u16>>::VALUES, 2);
+    /// ```
+    SM90_U32x1_STSM_N: 1, LDMATRIX_8X8, instr::stmatrix_x1;
+    /// `stmatrix.x2` (CuTe's `SM90_U32x2_STSM_N`).
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::atom::copy::{CopyAtom, SM90_U32x2_STSM_N};
+    /// assert_eq!(<SM90_U32x2_STSM_N as CopyAtom<u16>>::VALUES, 4);
+    /// ```
+    SM90_U32x2_STSM_N: 2, LDMATRIX_8X8, instr::stmatrix_x2;
+    /// `stmatrix.x4` (CuTe's `SM90_U32x4_STSM_N`): an m16n16 piece of an MMA accumulator,
+    /// converted to 16 bits, into a shared tile (an epilogue's staging buffer).
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::atom::copy::{CopyAtom, SM90_U32x4_STSM_N};
+    /// assert_eq!(<SM90_U32x4_STSM_N as CopyAtom<u16>>::VALUES, 8);
+    /// ```
+    SM90_U32x4_STSM_N: 4, LDMATRIX_8X8, instr::stmatrix_x4;
+    /// `stmatrix.x1.trans` (CuTe's `SM90_U16x2_STSM_T`).
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::atom::copy::{CopyAtom, SM90_U16x2_STSM_T};
+    /// assert_eq!(<SM90_U16x2_STSM_T as CopyAtom<u16>>::VALUES, 2);
+    /// ```
+    SM90_U16x2_STSM_T: 1, LDMATRIX_8X8_TRANS, instr::stmatrix_x1_trans;
+    /// `stmatrix.x2.trans` (CuTe's `SM90_U16x4_STSM_T`).
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::atom::copy::{CopyAtom, SM90_U16x4_STSM_T};
+    /// assert_eq!(<SM90_U16x4_STSM_T as CopyAtom<u16>>::VALUES, 4);
+    /// ```
+    SM90_U16x4_STSM_T: 2, LDMATRIX_8X8_TRANS, instr::stmatrix_x2_trans;
+    /// `stmatrix.x4.trans` (CuTe's `SM90_U16x8_STSM_T`): an accumulator piece into an
+    /// M-major tile.
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::atom::copy::{CopyAtom, SM90_U16x8_STSM_T};
+    /// assert_eq!(<SM90_U16x8_STSM_T as CopyAtom<u16>>::VALUES, 8);
+    /// ```
+    SM90_U16x8_STSM_T: 4, LDMATRIX_8X8_TRANS, instr::stmatrix_x4_trans;
 }
 
 /// The source layout `(T32, V8) -> block index` of an `ldmatrix` of `count` matrices whose
@@ -833,6 +912,17 @@ where
                     }
                 }
                 let d = dst.source().offset_at(&[v, i, j][..rank]);
+                #[cfg(not(target_arch = "nvptx64"))]
+                if matches!(<TC::Atom as CopyAtom<T>>::DESTINATION, Source::Matrices { .. }) {
+                    let mut c = 1;
+                    while c < 8 {
+                        assert!(
+                            dst.source().offset_at(&[v + c, i, j][..rank]) == d + c,
+                            "copy: a stmatrix row must be 8 consecutive elements in memory"
+                        );
+                        c += 1;
+                    }
+                }
                 // SAFETY: both offsets are inside the views; the atom's values at `s..` and `d..`
                 // (consecutive, as checked on the host and required by the contract).
                 unsafe { <TC::Atom as CopyAtom<T>>::copy(src.elem_ptr(s as isize), dst.elem_ptr(d as isize)) };

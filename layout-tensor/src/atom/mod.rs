@@ -28,6 +28,7 @@
 //! ```
 
 pub mod copy;
+pub mod fragment_copy;
 pub mod mma;
 pub mod tiled_copy;
 pub mod tiled_mma;
@@ -38,5 +39,6 @@ pub use mma::{
     MmaAtom, UniversalFma, SM80_16x8x16_F32BF16BF16F32_TN, SM80_16x8x16_F32F16F16F32_TN, SM80_16x8x8_F32TF32TF32F32_TN,
 };
 pub use copy::{make_tiled_copy_a, make_tiled_copy_b, CopyAtom, MmaCopy, ThrCopy};
+pub use fragment_copy::{make_tiled_copy_c, FragmentCopy, ThrFragmentCopy};
 pub use tiled_copy::{copy_if, make_tiled_copy, ThrTiledCopy, TiledCopy};
 pub use tiled_mma::{ThrMma, TiledMma};
