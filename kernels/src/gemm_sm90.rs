@@ -75,20 +75,20 @@ pub use crate::gemm_sm90_sizes::*;
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn gemm_tile<W: WgmmaAtom, const R: usize, const TWO: bool>(
+unsafe fn gemm_tile<W: WgmmaAtom, const R: usize, const TWO: bool, const N: usize, const A: usize, const B: usize>(
     shape: GemmSm90Shape,
     a_map: *const TmaDescriptor,
     b_map: *const TmaDescriptor,
     out: Epilogue<f32>,
     k: u32,
-    smem: *mut u8,
-    bars: *mut u64,
+    stages: *mut Stages<N, A, B>,
+    bars: &[Mbarrier; N],
 ) {
     const { assert!(W::N == 128 || W::N == 256, "the non-specialized tiles are 128 or 256 wide") };
     let bn = W::N as u32;
-    let bar = |s: u32| Mbarrier::from_ptr(bars.add(s as usize) as *mut u8);
-    let stage_a = |s: u32| smem.add((s * shape.stage_bytes()) as usize);
-    let stage_b = |s: u32| smem.add((s * shape.stage_bytes() + shape.bm * GEMM_SM90_BK * 2) as usize);
+    let bar = |s: u32| &bars[s as usize];
+    let stage_a = |s: u32| core::ptr::addr_of_mut!((*stages).a[s as usize]) as *mut u8;
+    let stage_b = |s: u32| core::ptr::addr_of_mut!((*stages).b[s as usize]) as *mut u8;
     let t = thread_idx_x();
     let (wg, lane128) = (t / 128, t % 128);
     let (row0, col0) = (block_idx_y() * shape.bm, block_idx_x() * bn);
@@ -100,10 +100,8 @@ unsafe fn gemm_tile<W: WgmmaAtom, const R: usize, const TWO: bool>(
         tma_load_2d(stage_b(s), b_map, [kx, col0 as i32], bar(s));
     };
     if t == 0 {
-        let mut s = 0;
-        while s < shape.stages {
+        for s in 0..shape.stages {
             bar(s).init(1);
-            s += 1;
         }
         fence_mbarrier_init();
         fence_proxy_tensormap_acquire(a_map);
@@ -111,16 +109,13 @@ unsafe fn gemm_tile<W: WgmmaAtom, const R: usize, const TWO: bool>(
     }
     sync_threads();
     if t == 0 {
-        let mut kt = 0;
-        while kt < k_tiles && kt < shape.stages {
+        for kt in 0..k_tiles.min(shape.stages) {
             load(kt, kt);
-            kt += 1;
         }
     }
     let slices = 1 + TWO as u32;
     let (mut acc0, mut acc1) = ([0f32; R], [0f32; R]);
-    let mut kt = 0;
-    while kt < k_tiles {
+    for kt in 0..k_tiles {
         let s = kt % shape.stages;
         bar(s).wait_parity((kt / shape.stages) & 1);
         let (a0, b0) = (generic_to_shared(stage_a(s)), generic_to_shared(stage_b(s)));
@@ -141,7 +136,6 @@ unsafe fn gemm_tile<W: WgmmaAtom, const R: usize, const TWO: bool>(
         if t == 0 && kt + shape.stages < k_tiles {
             load(kt + shape.stages, s);
         }
-        kt += 1;
     }
     // The accumulator layout is (thread, value) -> m + 64 n with the two modes independent: a
     // thread's value v sits at (row of the thread + row of v, column of the thread + column of v).
@@ -177,10 +171,14 @@ macro_rules! gemm_sm90_kernels {
             beta: f32,
         ) {
             const S: GemmSm90Shape = $shape;
-            let smem = dynamic_shared!($ring: u8, align 1024).as_mut_ptr();
+            type Ring = Stages<{ S.stages as usize }, { (S.bm * 128) as usize }, { (S.bn * 128) as usize }>;
+            const { assert!(core::mem::size_of::<Ring>() == S.smem_bytes() as usize, "the launch's dynamic shared memory holds the stages") };
+            let stages = dynamic_shared!($ring: u8, align 1024).as_mut_ptr() as *mut Ring;
             let bars = shared_array!($full: [u64; S.stages as usize], align 8);
+            // SAFETY: the array's mbarriers, aligned.
+            let bars = &*(bars.as_mut_ptr() as *const [Mbarrier; S.stages as usize]);
             let out = Epilogue::new(m, n, alpha, beta, c, d);
-            gemm_tile::<$atom, $r, $two>(S, a_map, b_map, out, k, smem, bars.as_mut_ptr());
+            gemm_tile::<$atom, $r, $two, { S.stages as usize }, { (S.bm * 128) as usize }, { (S.bn * 128) as usize }>(S, a_map, b_map, out, k, stages, bars);
         }
     )*};
 }
@@ -304,22 +302,62 @@ static_layout!(
     StageB = "(256,64)"
 );
 
-/// The persistent kernel's ring of stages ([`GEMM_SM90_P_128X256`]): A's 128 x 64 (16-bit) tile,
-/// then B's 256 x 64, per stage.
+/// One stage's tile of an operand as TMA writes it and wgmma reads it: `BYTES` bytes (rows of
+/// 128 bytes of K), aligned to the 128-byte swizzle's 1024-byte atom.
+#[repr(C, align(1024))]
+struct StageTile<const BYTES: usize>([u8; BYTES]);
+
+/// The persistent kernels' shared memory (CuTe's `SharedStorage`): the ring's A stages (128 rows
+/// of K), its B stages (256 rows), then each consumer warpgroup's two staging buffers of the
+/// TMA-store epilogue (only the `_tma` kernels are launched with those
+/// [`GEMM_SM90_EPILOGUE_BYTES`]).
+#[repr(C)]
+struct SharedStorage {
+    ring: Stages<{ P_STAGES as usize }, { 128 * 128 }, { 256 * 128 }>,
+    staging: [u16; 2 * 2 * 64 * 64],
+}
+
+/// A ring of `N` stages (CuTe's `SharedStorage` of a mainloop): A's tiles of `A` bytes, then
+/// B's of `B` bytes.
+#[repr(C)]
+struct Stages<const N: usize, const A: usize, const B: usize> {
+    a: [StageTile<A>; N],
+    b: [StageTile<B>; N],
+}
+
+// The host sizes the launch from the tile shape: the stages, then the epilogue's buffers.
+const _: () = {
+    const S: GemmSm90Shape = GEMM_SM90_P_128X256;
+    assert!(S.stage_bytes() == 128 * 128 + 256 * 128 && S.bm == 128 && S.bn == 256);
+    assert!(core::mem::offset_of!(SharedStorage, staging) == S.smem_bytes() as usize);
+    assert!(core::mem::size_of::<SharedStorage>() == (S.smem_bytes() + GEMM_SM90_EPILOGUE_BYTES) as usize);
+};
+
+/// The persistent kernels' shared memory, as the launch's dynamic shared memory.
 #[derive(Clone, Copy)]
-struct Ring(*mut u8);
+struct Ring(*mut SharedStorage);
 
 impl Ring {
-    const S: GemmSm90Shape = GEMM_SM90_P_128X256;
-
+    /// A's tile of stage `stage`.
     #[inline(always)]
-    unsafe fn a(&self, stage: u32) -> *mut u8 {
-        self.0.add((stage * Self::S.stage_bytes()) as usize)
+    fn a(&self, stage: u32) -> *mut u8 {
+        // SAFETY: a place inside the storage, not read.
+        unsafe { core::ptr::addr_of_mut!((*self.0).ring.a[stage as usize]) as *mut u8 }
     }
 
+    /// B's tile of stage `stage`.
     #[inline(always)]
-    unsafe fn b(&self, stage: u32) -> *mut u8 {
-        self.0.add((stage * Self::S.stage_bytes() + Self::S.bm * GEMM_SM90_BK * 2) as usize)
+    fn b(&self, stage: u32) -> *mut u8 {
+        // SAFETY: as for `a`.
+        unsafe { core::ptr::addr_of_mut!((*self.0).ring.b[stage as usize]) as *mut u8 }
+    }
+
+    /// The staging buffers of the TMA-store epilogue.
+    #[inline(always)]
+    fn staging(&self) -> LayoutTensor<'static, u16, Staging, Shared> {
+        // SAFETY: the buffers lie inside the storage (the `_tma` launches hold them); each
+        // consumer warpgroup uses its own.
+        unsafe { LayoutTensor::from_ptr_in(core::ptr::addr_of_mut!((*self.0).staging) as *mut u16, Staging::new()) }
     }
 }
 
@@ -351,7 +389,7 @@ unsafe fn gemm_tile_ws<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bo
 ) {
     const S: GemmSm90Shape = GEMM_SM90_P_128X256;
     // Declared once (the declarations depend on no generic parameter), used by every entry.
-    let ring = Ring(dynamic_shared!(GEMM_SM90_RING_P: u8, align 1024).as_mut_ptr());
+    let ring = Ring(dynamic_shared!(GEMM_SM90_RING_P: u8, align 1024).as_mut_ptr() as *mut SharedStorage);
     let full = shared_array!(GEMM_SM90_P_FULL: [u64; S.stages as usize], align 8).as_mut_ptr();
     let empty = shared_array!(GEMM_SM90_P_EMPTY: [u64; S.stages as usize], align 8).as_mut_ptr();
     let pipe = PipelineTmaAsync::<P_STAGES>::new(full, empty);
@@ -488,10 +526,7 @@ unsafe fn consume<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bool>(
         if TMA_OUT {
             const { assert!(!TMA_OUT || O::B16, "the TMA-store epilogue stores 16-bit elements") };
             out.scale(&mut acc, r0, col0 as usize + mine / 64, ACC_256, full);
-            // The warpgroup's staging buffers follow the ring of stages.
-            let at = ring.0.add((S.smem_bytes() + slice * GEMM_SM90_EPILOGUE_BYTES / 2) as usize) as *mut u16;
-            let staging = LayoutTensor::<u16, _, Shared>::from_ptr_in(at, Staging::new());
-            store_tile_tma::<O>(&acc, d_map, row0 + 64 * slice, col0, staging, lane128, slice);
+            store_tile_tma::<O>(&acc, d_map, row0 + 64 * slice, col0, ring.staging(), lane128, slice);
         } else {
             out.store(&mut acc, r0, col0 as usize + mine / 64, ACC_256, full);
         }
@@ -503,13 +538,14 @@ unsafe fn consume<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bool>(
 }
 
 static_layout!(
-    /// A consumer warpgroup's two staging buffers of the TMA-store epilogue, `(row, column,
-    /// buffer)`: 64 rows of 64 16-bit elements (128 bytes) each, row-major, viewed through the
-    /// 128-byte swizzle ([`Staging`]) as a TMA store with that swizzle reads its 64 x 64 box.
-    StagingPair = "(64,64,2):(64,1,4096)"
+    /// The staging buffers of the TMA-store epilogue, `(row, column, buffer, consumer
+    /// warpgroup)`: two buffers per consumer warpgroup, each 64 rows of 64 16-bit elements (128
+    /// bytes), row-major, viewed through the 128-byte swizzle ([`Staging`]) as a TMA store with
+    /// that swizzle reads its 64 x 64 box.
+    StagingBuffers = "(64,64,2,2):(64,1,4096,8192)"
 );
-/// [`StagingPair`] through the 128-byte swizzle of 16-bit elements.
-type Staging = Swizzled<Sw<3, 3, 3>, StagingPair>;
+/// [`StagingBuffers`] through the 128-byte swizzle of 16-bit elements.
+type Staging = Swizzled<Sw<3, 3, 3>, StagingBuffers>;
 static_layout!(
     /// The accumulators of one 64 x 64 box of a warpgroup's m64n256 slice: the wgmma m64n64
     /// accumulator layout, `(thread, value) -> m + 64 n`.
@@ -530,7 +566,7 @@ const _: () = {
     let sw = layout::unwrap!(wgmma_k_major_sw128(64));
     let mut e = 0;
     while e < 64 * 64 {
-        assert!(<Sw<3, 3, 3>>::SWIZZLE.apply(StagingPair::LAYOUT.call(e)) == sw.call(e), "the staging buffer is TMA's 128-byte swizzle");
+        assert!(<Sw<3, 3, 3>>::SWIZZLE.apply(StagingBuffers::LAYOUT.call(e)) == sw.call(e), "the staging buffer is TMA's 128-byte swizzle");
         e += 1;
     }
     let box_acc = layout::unwrap!(wgmma_accumulator_layout(64));
@@ -577,7 +613,7 @@ unsafe fn store_tile_tma<O: Output>(
     // Constant box indices: every accumulator index is then a constant (a run-time index would
     // put `acc` on the stack).
     unroll_for::<Count<4>>(|c| {
-        let buf = staging.slice_mode::<2>((c % 2) as i64);
+        let buf = staging.slice_mode::<3>(slice as i64).slice_mode::<2>((c % 2) as i64);
         if lane128 == 0 {
             bulk_wait_group_read::<1>();
         }
