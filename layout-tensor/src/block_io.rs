@@ -359,14 +359,12 @@ impl<T: BlockItem, M: Method, G: Group, const I: usize> Coop<T, M, G, I> {
         if Self::VECTOR != 0 && guard.map(|(v, _)| v >= Self::TILE).unwrap_or(true) && input as usize % Self::VECTOR == 0 {
             return vector_copy::<T, I>(input.add(rank * I) as *mut u8, items.as_mut_ptr() as *mut u8, Self::VECTOR, true);
         }
-        let mut i = 0;
-        while i < I {
+        for i in 0..I {
             let j = Self::MEMORY.call((i + I * rank) as i64) as usize;
             items[i] = match guard {
                 Some((valid, oob)) if j >= valid => oob,
                 _ => *input.add(j),
             };
-            i += 1;
         }
     }
 
@@ -376,13 +374,11 @@ impl<T: BlockItem, M: Method, G: Group, const I: usize> Coop<T, M, G, I> {
         if Self::VECTOR != 0 && valid.map(|v| v >= Self::TILE).unwrap_or(true) && output as usize % Self::VECTOR == 0 {
             return vector_copy::<T, I>(output.add(rank * I) as *mut u8, items.as_ptr() as *mut u8, Self::VECTOR, false);
         }
-        let mut i = 0;
-        while i < I {
+        for i in 0..I {
             let j = Self::MEMORY.call((i + I * rank) as i64) as usize;
             if valid.map(|v| j < v).unwrap_or(true) {
                 *output.add(j) = items[i];
             }
-            i += 1;
         }
     }
 
@@ -396,15 +392,13 @@ impl<T: BlockItem, M: Method, G: Group, const I: usize> Coop<T, M, G, I> {
                 // elements; the block barriers separate the turns.
                 let warp = rank / 32;
                 let base = warp * 32 * I;
-                let mut w = 0;
-                while w < G::THREADS / 32 {
+                for w in 0..G::THREADS / 32 {
                     if w == warp {
                         Self::stage(items, rank, storage, from, base);
                         sync::sync_warp(u32::MAX);
                         Self::unstage(items, rank, storage, to, base);
                     }
                     G::sync();
-                    w += 1;
                 }
             }
             Kind::WarpTranspose => {
@@ -423,21 +417,17 @@ impl<T: BlockItem, M: Method, G: Group, const I: usize> Coop<T, M, G, I> {
 
     #[inline(always)]
     unsafe fn stage(items: &[T; I], rank: usize, storage: *mut T, from: Layout, base: usize) {
-        let mut i = 0;
-        while i < I {
+        for i in 0..I {
             let j = from.call((i + I * rank) as i64) as usize - base;
             *storage.add(Self::PAD.call(j as i64) as usize) = items[i];
-            i += 1;
         }
     }
 
     #[inline(always)]
     unsafe fn unstage(items: &mut [T; I], rank: usize, storage: *mut T, to: Layout, base: usize) {
-        let mut i = 0;
-        while i < I {
+        for i in 0..I {
             let j = to.call((i + I * rank) as i64) as usize - base;
             items[i] = *storage.add(Self::PAD.call(j as i64) as usize);
-            i += 1;
         }
     }
 

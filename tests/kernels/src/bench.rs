@@ -63,10 +63,8 @@ pub fn bench_block_reduce_sum_f32(input: *const f32, result: *mut f32) {
     let mut items = [0f32; BENCH_ITEMS];
     L::new().load(input.add(base), &mut items, storage);
     let mut s = 0.0;
-    let mut i = 0;
-    while i < BENCH_ITEMS {
+    for i in 0..BENCH_ITEMS {
         s += items[i];
-        i += 1;
     }
     let total = BlockReduce::<f32, BENCH_THREADS>::new().sum(s, partials);
     if thread_idx_x() == 0 {
@@ -90,8 +88,7 @@ pub fn transpose_bf16(src: *const u32, dst: *mut u32, m: u32, n: u32) {
     let (tx, ty) = (thread_idx_x() as usize, thread_idx_y() as usize);
     let (r0, c0) = (block_idx_y() as usize * 64, block_idx_x() as usize * 64);
     let (m2, n2) = (m as usize / 2, n as usize / 2); // row lengths in pairs
-    let mut k = 0;
-    while k < 4 {
+    for k in 0..4 {
         let (row, col) = (ty + 8 * k, tx); // cell (R, C) = (row, col)
         let a = *src.add((r0 + 2 * row) * n2 + c0 / 2 + col);
         let b = *src.add((r0 + 2 * row + 1) * n2 + c0 / 2 + col);
@@ -99,15 +96,12 @@ pub fn transpose_bf16(src: *const u32, dst: *mut u32, m: u32, n: u32) {
         let cell = TRANSPOSE_SMEM.call((col + 32 * row) as i64) as usize;
         even.write(cell, (a & 0xffff) | (b << 16));
         odd.write(cell, (a >> 16) | (b & 0xffff_0000));
-        k += 1;
     }
     sync_threads();
-    k = 0;
-    while k < 4 {
+    for k in 0..4 {
         let (c, r) = (ty + 8 * k, tx); // output cell row c (rows 2c, 2c+1), pair column r
         let cell = TRANSPOSE_SMEM.call((c + 32 * r) as i64) as usize;
         *dst.add((c0 + 2 * c) * m2 + r0 / 2 + r) = even.read(cell);
         *dst.add((c0 + 2 * c + 1) * m2 + r0 / 2 + r) = odd.read(cell);
-        k += 1;
     }
 }

@@ -34,10 +34,8 @@ macro_rules! block_io_cases {
             let mut items = [oob; $items];
             L::new().load_guarded(input.wrapping_add(base), &mut items, valid, oob, storage);
             let t = thread_idx_x() as usize;
-            let mut i = 0;
-            while i < $items {
+            for i in 0..$items {
                 *regs.add((b * $threads + t) * $items + i) = items[i];
-                i += 1;
             }
             sync_threads();
             L::new().store_guarded(output.wrapping_add(base), &items, valid, storage);
@@ -61,10 +59,8 @@ macro_rules! block_io_cases {
             let mut items = [oob; $items];
             L::new().load_guarded(input.wrapping_add(base), &mut items, valid, oob, storage);
             let lane = t % $threads;
-            let mut i = 0;
-            while i < $items {
+            for i in 0..$items {
                 *regs.add((w * $threads + lane) * $items + i) = items[i];
-                i += 1;
             }
             sync_threads();
             L::new().store_guarded(output.wrapping_add(base), &items, valid, storage);
@@ -89,31 +85,23 @@ macro_rules! exchange_kernels {
             let mut items = [0u32; $items];
             BlockLoad::<u32, method::Direct, $threads, $items>::new().load(input, &mut items, s);
             X::new().blocked_to_striped(&mut items, s);
-            let mut i = 0;
-            while i < $items {
+            for i in 0..$items {
                 *out.add(i * $threads + t) = items[i];
-                i += 1;
             }
             sync_threads();
             X::new().striped_to_blocked(&mut items, s);
-            i = 0;
-            while i < $items {
+            for i in 0..$items {
                 *out.add(TILE + t * $items + i) = items[i];
-                i += 1;
             }
             sync_threads();
             X::new().blocked_to_warp_striped(&mut items, s);
-            i = 0;
-            while i < $items {
+            for i in 0..$items {
                 *out.add(2 * TILE + w * 32 * $items + i * 32 + l) = items[i];
-                i += 1;
             }
             sync_threads();
             X::new().warp_striped_to_blocked(&mut items, s);
-            i = 0;
-            while i < $items {
+            for i in 0..$items {
                 *out.add(3 * TILE + t * $items + i) = items[i];
-                i += 1;
             }
         }
     )*};

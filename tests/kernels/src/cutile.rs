@@ -55,10 +55,8 @@ static_layout!(
 /// Stores `v` to `out[k]`.
 #[inline(always)]
 unsafe fn put<T: Copy, const N: usize>(out: *mut T, k: usize, v: [T; N]) {
-    let mut i = 0;
-    while i < N {
+    for i in 0..N {
         *out.add(k + i) = v[i];
-        i += 1;
     }
 }
 
@@ -81,10 +79,8 @@ pub fn cutile_seed_load_1d(x: *const i64, out: *mut i64) {
 #[kernel]
 pub fn cutile_seed_load_2d_f(x: *const i64, out: *mut i64) {
     let s = LayoutTensor::<i64, _>::from_ptr(x as *mut i64, Static::<X4x4>::new()).tile_space::<T1x4, 2>(Order::F);
-    let mut i = 0;
-    while i < 4 {
+    for i in 0..4 {
         put(out, 4 * i, s.load::<4>([i as i64, 0], LoadOptions::default()).data);
-        i += 1;
     }
 }
 
@@ -105,10 +101,8 @@ pub fn cutile_seed_load_3d(x: *const i64, out: *mut i64) {
 #[kernel]
 pub fn cutile_seed_load_scalar(x: *const i64, out: *mut i64) {
     let a = LayoutTensor::<i64, _>::from_ptr(x as *mut i64, Static::<X10>::new());
-    let mut i = 0;
-    while i < 10 {
+    for i in 0..10 {
         *out.add(i) = load_scalar(&a, [i as i64], Order::C, LoadOptions::default());
-        i += 1;
     }
 }
 
