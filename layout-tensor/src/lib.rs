@@ -41,6 +41,10 @@
 //!   derived static layouts.
 //! * [`view`]: `slice`, `compose`, `permute`/`transpose`, `coalesce`, `tile`, `split`,
 //!   `vectorize`, `distribute`.
+//! * [`vectorized`]: vectors along any modes ([`vectorize_by`](LayoutTensor::vectorize_by),
+//!   Mojo's `vectorize[*vector_shape]`): a [`VectorizedTensor`] over the outer coordinates whose
+//!   elements are vectors with an element layout, one aligned access where contiguous, gathered
+//!   otherwise.
 //! * [`tile`]: partial tiles ([`tile_masked`](LayoutTensor::tile_masked), bounds in [`mask`]) and
 //!   [`TileIter`] (`tiled_iterator`, over a tensor or a raw buffer, optionally circular).
 //! * [`fragment`]: register [`Fragment`]s (`make_fragment_like`) and [`shared_tensor!`].
@@ -114,6 +118,7 @@ pub mod tile;
 pub mod triton;
 pub mod tile_space;
 pub mod tma_copy;
+pub mod vectorized;
 pub mod view;
 
 /// Makes a function a GPU kernel (and a CPU-backend kernel on the host): see [`kernel`](mod@kernel).
@@ -129,4 +134,5 @@ pub use static_layout::{LayoutSource, Static, StaticLayout};
 pub use strided::Strided;
 pub use tensor::{AddressSpace, Element, Global, LayoutTensor, Local, Shared, Vector};
 pub use tile::TileIter;
+pub use vectorized::VectorizedTensor;
 pub use tile_space::{load_scalar, store_scalar, LoadOptions, MemoryOrder, MemoryScope, Order, Pad, Padding, StoreOptions, TileSpace};

@@ -105,7 +105,7 @@ pub const fn vector_align(bytes: usize) -> usize {
 /// # Safety
 /// `p` valid for `W` reads and aligned to `vector_align(W * size_of::<T>())`.
 #[inline(always)]
-unsafe fn read_vec<T: Copy, const W: usize>(p: *const T) -> [T; W] {
+pub(crate) unsafe fn read_vec<T: Copy, const W: usize>(p: *const T) -> [T; W] {
     let bytes = W * core::mem::size_of::<T>();
     debug_assert!(p as usize % vector_align(bytes) == 0, "misaligned vector read");
     // Whole words of the vector's size: one aligned access that LLVM keeps whole (an aggregate
@@ -130,7 +130,7 @@ unsafe fn read_vec<T: Copy, const W: usize>(p: *const T) -> [T; W] {
 /// # Safety
 /// `p` valid for `W` writes and aligned to `vector_align(W * size_of::<T>())`.
 #[inline(always)]
-unsafe fn write_vec<T: Copy, const W: usize>(p: *mut T, v: [T; W]) {
+pub(crate) unsafe fn write_vec<T: Copy, const W: usize>(p: *mut T, v: [T; W]) {
     let bytes = W * core::mem::size_of::<T>();
     debug_assert!(p as usize % vector_align(bytes) == 0, "misaligned vector write");
     match bytes {
@@ -244,7 +244,7 @@ pub(crate) fn out_of_bounds(what: core::fmt::Arguments<'_>) -> ! {
 /// Checks a 1-D index against a tensor of `size` elements (see [`out_of_bounds`]).
 #[inline(always)]
 #[track_caller]
-fn check_index(i: usize, size: usize) {
+pub(crate) fn check_index(i: usize, size: usize) {
     #[cfg(not(target_arch = "nvptx64"))]
     if i >= size {
         out_of_bounds(format_args!("index {i} of a tensor of {size} elements"));

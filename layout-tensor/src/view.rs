@@ -1,5 +1,6 @@
 //! Views without copies: slice, compose (reshape), select/transpose, coalesce, tile (CuTe's
-//! `local_tile`), split, vectorize, distribute (CuTe's `local_partition`).
+//! `local_tile`), split, vectorize, distribute (CuTe's `local_partition`). Vectors along any modes
+//! (`vectorize_by`) are in [`vectorized`](crate::vectorized).
 //!
 //! Each operation comes twice: on tensors with a [`Static`] layout it returns a tensor whose layout
 //! is a static type computed by the algebra at compile time (a violated precondition fails
@@ -74,7 +75,8 @@ impl<'a, T: Element, S: StaticLayout, A: AddressSpace> LayoutTensor<'a, T, Stati
     /// A view of `W`-element [`Vector`]s: the layout in units of `W` ([`Upcast<S, W>`], static).
     /// Requires a stride-1 mode whose extent `W` divides and all other strides multiples of `W`
     /// (compile-time error otherwise); the base pointer must be aligned for the vector (checked in
-    /// debug builds).
+    /// debug builds). [`vectorize_by`](Self::vectorize_by) makes vectors along any modes (Mojo's
+    /// `vectorize[1, W]` and `vectorize[W, 1]`).
     ///
     /// # Example
     /// ```
