@@ -909,6 +909,29 @@ mod tests {
     }
 
     #[test]
+    fn tensor_map_parameters_are_aligned_for_tma() {
+        let ir = "@__cute_grid_constant_gemm__1 = constant i8 0\n\
+                  @\"__cute_grid_constant_gemm__2\" = constant i8 0\n\
+                  define ptx_kernel void @gemm(ptr %c, [8 x i128] %a, [8 x i128] %b) {\n";
+        let marks = linker::grid_constants_in_ir(ir);
+        assert_eq!(marks, BTreeMap::from([("gemm".into(), BTreeSet::from([1, 2]))]));
+        let ptx = ".visible .entry gemm(\n\t.param .u64 .ptr .align 1 gemm_param_0,\n\t.param .align 16 .b8 gemm_param_1[128],\n\
+                   \t.param .align 16 .b8 gemm_param_2[128]\n)\n{\n}\n\
+                   .visible .entry other(\n\t.param .align 16 .b8 other_param_0[128]\n)\n";
+        let out = linker::apply_grid_constants(ptx, &marks).unwrap();
+        assert!(out.contains("\t.param .align 64 .b8 gemm_param_1[128],\n\t.param .align 64 .b8 gemm_param_2[128]\n)"), "{out}");
+        assert!(out.contains("\t.param .align 16 .b8 other_param_0[128]"), "unmarked kernels stay: {out}");
+        // A parameter that is not a 128-byte by-value one, one that does not exist, and an unknown
+        // kernel are refused.
+        let wrong = BTreeMap::from([("gemm".to_owned(), BTreeSet::from([0]))]);
+        assert!(linker::apply_grid_constants(ptx, &wrong).unwrap_err().contains("not a 128-byte by-value parameter"));
+        let wrong = BTreeMap::from([("gemm".to_owned(), BTreeSet::from([7]))]);
+        assert!(linker::apply_grid_constants(ptx, &wrong).unwrap_err().contains("gemm (parameter 7)"));
+        let wrong = BTreeMap::from([("nope".to_owned(), BTreeSet::from([0]))]);
+        assert!(linker::apply_grid_constants(ptx, &wrong).unwrap_err().contains("nope (parameter 0)"));
+    }
+
+    #[test]
     fn kernels_and_launch_bounds_from_ir() {
         let ir = "@__cute_launch_bounds_gemm__384_1 = constant i8 0\n\
                   @\"__cute_launch_bounds_copy__256_\" = constant i8 0\n\

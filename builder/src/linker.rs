@@ -30,7 +30,13 @@
 //! 5. launch bounds: each marker global `__cute_launch_bounds_<kernel>__<max>_<min>` (emitted by
 //!    `#[kernel(launch_bounds(max, min))]`, read from the linked IR, dropped by step 2) becomes
 //!    `.maxntid max, 1, 1` (and `.minnctapersm min` when `min > 0`) on that kernel's entry: rustc
-//!    has no attribute for them, and ptxas needs them to know a kernel's register budget.
+//!    has no attribute for them, and ptxas needs them to know a kernel's register budget;
+//! 6. grid constants: each marker global `__cute_grid_constant_<kernel>__<i>` (emitted by
+//!    `#[kernel]` for a `TmaDescriptorParam` parameter `i`, whose body reads the map in place
+//!    through `cvta.param` of `<kernel>_param_<i>`) aligns that parameter to 64 bytes
+//!    ([`apply_grid_constants`]): TMA reads the tensor map straight from the launch's parameters,
+//!    as CUDA's `__grid_constant__` (rustc's kernel ABI aligns by-value parameters to at most 16
+//!    bytes; a tensor map needs 64).
 //!
 //! The kernels kept are the exported symbols plus every function with the `ptx_kernel` calling
 //! convention.
@@ -46,6 +52,9 @@ use std::process::{Command, ExitCode};
 
 /// The prefix of the launch-bound marker symbols.
 pub const LAUNCH_BOUNDS_PREFIX: &str = "__cute_launch_bounds_";
+
+/// The prefix of the grid-constant marker symbols.
+pub const GRID_CONSTANT_PREFIX: &str = "__cute_grid_constant_";
 
 /// What rustc asked the linker to do.
 #[derive(Debug, Default, PartialEq)]
@@ -288,6 +297,75 @@ pub fn parse_launch_bounds_marker(symbol: &str) -> Option<(String, (u32, u32))> 
     Some((kernel.to_owned(), (max, min)))
 }
 
+/// The grid-constant parameters of each kernel, from the marker globals
+/// `__cute_grid_constant_<kernel>__<index>` of textual IR.
+pub fn grid_constants_in_ir(ir: &str) -> BTreeMap<String, BTreeSet<usize>> {
+    let mut out: BTreeMap<String, BTreeSet<usize>> = BTreeMap::new();
+    for line in ir.lines().filter(|l| l.starts_with('@')) {
+        let Some(symbol) = ir_symbol_after(line, '@') else { continue };
+        let Some(rest) = symbol.strip_prefix(GRID_CONSTANT_PREFIX) else { continue };
+        let Some((kernel, index)) = rest.rsplit_once("__") else { continue };
+        if let Ok(i) = index.parse() {
+            out.entry(kernel.to_owned()).or_default().insert(i);
+        }
+    }
+    out
+}
+
+/// Aligns parameter `i` of each kernel named in `params` to 64 bytes in `ptx` (step 6 of the
+/// [module documentation](self)): `.param .align A .b8 <kernel>_param_<i>[128]` becomes
+/// `.param .align 64 ...`, the alignment TMA needs of a tensor map.
+///
+/// # Errors
+/// The kernels whose entry is not found, and any parameter that is not a 128-byte by-value one.
+pub fn apply_grid_constants(ptx: &str, params: &BTreeMap<String, BTreeSet<usize>>) -> Result<String, String> {
+    let mut out = String::with_capacity(ptx.len());
+    let mut current: Option<(&str, &BTreeSet<usize>)> = None;
+    let mut aligned: BTreeSet<(String, usize)> = BTreeSet::new();
+    for line in ptx.lines() {
+        if line.contains(GRID_CONSTANT_PREFIX) {
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix(".visible .entry ").or_else(|| line.strip_prefix(".entry ")) {
+            let name = rest.split('(').next().unwrap_or("").trim();
+            current = params.get_key_value(name).map(|(k, v)| (k.as_str(), v));
+        } else if line.starts_with(')') {
+            current = None;
+        } else if let Some((kernel, indices)) = current {
+            let param = line.trim_start();
+            // The parameter's name: its last word, without an array extent or a comma.
+            let name = param.trim_end_matches(',').rsplit(' ').next().unwrap_or("").split('[').next().unwrap_or("");
+            if let Some(i) = indices.iter().find(|i| name == format!("{kernel}_param_{i}")) {
+                let declared = param.strip_prefix(".param .align ").and_then(|r| r.split_once(' ')).map(|(_, rest)| rest);
+                match declared {
+                    Some(rest) if rest.starts_with(".b8 ") && rest.trim_end_matches(',').ends_with("[128]") => {
+                        out.push_str(&format!("\t.param .align 64 {rest}\n"));
+                        aligned.insert((kernel.to_owned(), *i));
+                        continue;
+                    }
+                    _ => {
+                        return Err(format!(
+                            "grid constant: parameter {i} of kernel `{kernel}` is not a 128-byte by-value parameter: `{param}`"
+                        ))
+                    }
+                }
+            }
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    let missing: Vec<String> = params
+        .iter()
+        .flat_map(|(k, is)| is.iter().map(move |i| (k.clone(), *i)))
+        .filter(|ki| !aligned.contains(ki))
+        .map(|(k, i)| format!("{k} (parameter {i})"))
+        .collect();
+    if !missing.is_empty() {
+        return Err(format!("grid constants not found: {}", missing.join(", ")));
+    }
+    Ok(out)
+}
+
 /// Adds `.maxntid` (and `.minnctapersm`) to the entries of `ptx` named in `bounds`, after each
 /// entry's parameter list, and drops any line mentioning a marker.
 ///
@@ -400,11 +478,12 @@ fn link(inv: &Invocation) -> Result<(), String> {
         run(Command::new(bin.join("llvm-link")).arg("--ignore-non-bitcode").args(&inputs).arg("-o").arg(&linked))?;
         let ir = llvm_dis(&bin, &linked)?;
 
-        // Launch-bound markers are exported too, but only read from the IR: never kept.
+        // Launch-bound and grid-constant markers are exported too, but only read from the IR:
+        // never kept.
         let kernels: BTreeSet<String> = inv
             .exports
             .iter()
-            .filter(|s| !s.starts_with(LAUNCH_BOUNDS_PREFIX))
+            .filter(|s| !s.starts_with(LAUNCH_BOUNDS_PREFIX) && !s.starts_with(GRID_CONSTANT_PREFIX))
             .cloned()
             .chain(ptx_kernels_in_ir(&ir))
             .collect();
@@ -448,6 +527,7 @@ fn link(inv: &Invocation) -> Result<(), String> {
         let ptx = std::fs::read_to_string(&ptx_file).map_err(|e| format!("cannot read llc's PTX: {e}"))?;
         let ptx = apply_launch_bounds(&ptx, &launch_bounds_in_ir(&ir))
             .map_err(|missing| format!("launch bounds for unknown kernel(s): {}", missing.join(", ")))?;
+        let ptx = apply_grid_constants(&ptx, &grid_constants_in_ir(&ir))?;
         std::fs::write(out, ptx).map_err(|e| format!("cannot write {out}: {e}"))
     })();
     let _ = std::fs::remove_dir_all(&work);

@@ -145,6 +145,43 @@ impl core::fmt::Debug for TmaDescriptor {
     }
 }
 
+/// A tensor map passed by value as a kernel parameter (CUDA's `const __grid_constant__
+/// CUtensorMap`): TMA reads it from the launch's parameters, so the host neither allocates nor
+/// uploads anything per launch and the launch can be captured in a graph.
+///
+/// A `#[kernel]` parameter of this type is marked a grid constant, and the PTX linker places it at
+/// a 64-byte boundary of the parameter space, as TMA requires: its [`as_ptr`](Self::as_ptr) is then
+/// the map's parameter-space address (`cvta.param`), never a copy in local memory. (rustc's kernel
+/// ABI takes by-value parameters aligned to at most 16 bytes, hence a type of its own rather than
+/// [`TmaDescriptor`] itself.) The map needs no acquire fence: the parameters are never written.
+///
+/// # Example
+/// ```
+/// use cute_rs_device::tma::{TmaDescriptor, TmaDescriptorParam};
+/// let p = TmaDescriptorParam { bytes: [7; 128] };
+/// assert_eq!(core::mem::size_of::<TmaDescriptorParam>(), 128);
+/// assert_eq!(unsafe { (*p.as_ptr()).bytes[0] }, 7);
+/// ```
+#[derive(Clone, Copy)]
+#[cfg_attr(target_arch = "nvptx64", repr(C, align(16)))]
+#[cfg_attr(not(target_arch = "nvptx64"), repr(C, align(64)))]
+pub struct TmaDescriptorParam {
+    /// The encoded map.
+    pub bytes: [u8; 128],
+}
+
+impl TmaDescriptorParam {
+    /// The map's address, for the TMA copies (on the GPU, in the parameter space, 64-byte aligned
+    /// by the linker).
+    ///
+    /// # Example
+    /// See [`TmaDescriptorParam`].
+    #[inline(always)]
+    pub fn as_ptr(&self) -> *const TmaDescriptor {
+        self as *const Self as *const TmaDescriptor
+    }
+}
+
 /// Makes the tensor map at `desc` (written to global memory by the host or by generic stores)
 /// visible to the copy engine (`fence.proxy.tensormap::generic.acquire.gpu [desc], 128`). Call it
 /// once per kernel (per thread that issues TMA copies with this map) before the first copy. A no-op

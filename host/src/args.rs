@@ -12,6 +12,7 @@
 //! | `*const u16` / `*mut u16` | also a buffer of `bf16` or `f16` (16-bit floats as their bits) |
 //! | `*const [T; N]`, `*const Vector<T, N>` (and `*mut`) | a buffer of `T` whose length and address suit `N`-vectors (checked) |
 //! | `*const TmaDescriptor` | the 128-byte buffer of [`Gpu::upload_tensor_map`](crate::Gpu::upload_tensor_map) (checked) |
+//! | `TmaDescriptorParam` (a grid constant) | a [`TensorMap`](crate::TensorMap) (or `&TensorMap`), passed in the launch's parameters |
 //! | `LayoutTensor<T, L>` (`L` a [`KernelLayout`](layout_tensor::kernel::KernelLayout): `Static` or `Strided`) | a [`DeviceTensor`](crate::DeviceTensor): a buffer with a layout that fits in it (checked) |
 //! | `u8` ... `u64`, `i8` ... `i64`, `usize`, `isize`, `f32`, `f64`, `bool` | a value of the same type |
 //! | `*const T`, `*mut T` | also a raw pointer of the same type (unchecked: for library code that checked its buffers) |
@@ -209,6 +210,34 @@ impl KernelParam<*const layout_tensor::device::tma::TmaDescriptor> for &DeviceBu
             );
         }
         Ok(self.device_ptr() as *const layout_tensor::device::tma::TmaDescriptor)
+    }
+}
+
+/// A tensor map passed by value, for a `TmaDescriptorParam` parameter: the kernel's TMA reads it from the
+/// launch's parameters (a grid constant, CUDA's `__grid_constant__`), so no device buffer holds it
+/// and nothing has to outlive the launch.
+///
+/// # Example
+/// ```
+/// use cute_rs_host::{Gpu, KernelParam, TmaOobFill, TmaSwizzle};
+/// use layout_tensor::device::tma::TmaDescriptorParam;
+/// let cpu = Gpu::cpu();
+/// let x = cpu.alloc::<f32>(64 * 64)?;
+/// let map = cpu.tensor_map(&x, layout::Layout::parse("(64,64):(1,64)").unwrap(), &[32, 32], TmaSwizzle::B128, TmaOobFill::Zero)?;
+/// let p: TmaDescriptorParam = (&map).to_param()?;
+/// assert_eq!(p.bytes, map.bytes);
+/// # Ok::<(), cute_rs_host::HostError>(())
+/// ```
+impl KernelParam<layout_tensor::device::tma::TmaDescriptorParam> for &crate::TensorMap {
+    fn to_param(self) -> Result<layout_tensor::device::tma::TmaDescriptorParam> {
+        Ok(layout_tensor::device::tma::TmaDescriptorParam { bytes: self.bytes })
+    }
+}
+
+/// A tensor map passed by value (see the `&TensorMap` case).
+impl KernelParam<layout_tensor::device::tma::TmaDescriptorParam> for crate::TensorMap {
+    fn to_param(self) -> Result<layout_tensor::device::tma::TmaDescriptorParam> {
+        (&self).to_param()
     }
 }
 

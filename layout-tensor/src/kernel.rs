@@ -214,15 +214,17 @@ impl<P: 'static> KernelFn<P> {
 /// On `nvptx64`, an unmangled `unsafe extern "ptx-kernel" fn` (an entry of the PTX module, named as
 /// written) and, with launch bounds `[max, min]`, a marker symbol
 /// `__cute_launch_bounds_<name>__<max>_<min>` that the PTX linker of `cute-rs-build` turns into the
-/// entry's `.maxntid`/`.minnctapersm` (and drops). On other targets, a [`KernelFn`] constant of the
+/// entry's `.maxntid`/`.minnctapersm` (and drops); for each `TmaDescriptorParam` parameter `i`, a marker
+/// `__cute_grid_constant_<name>__<i>` by which the linker makes the parameter a grid constant. On other targets, a [`KernelFn`] constant of the
 /// kernel's name, holding the body as a plain `unsafe fn`, and its entry in the CPU backend's
 /// registry ([`KERNELS`](crate::device::cpu::KERNELS)).
 #[doc(hidden)]
 #[macro_export]
-#[cfg_attr(target_arch = "nvptx64", allow_internal_unstable(abi_ptx))]
+#[cfg_attr(target_arch = "nvptx64", allow_internal_unstable(abi_ptx, asm_experimental_arch))]
 macro_rules! __kernel {
     (
         bounds: [$($max:literal $(, $min:literal)?)?],
+        grid_constants: [$($gname:ident $grid:literal),*],
         block: [$($block:expr),*],
         shared_mem: [$($shared:expr)?],
         host_params: [$($hty:ty),*],
@@ -237,9 +239,29 @@ macro_rules! __kernel {
         #[cfg(target_arch = "nvptx64")]
         #[no_mangle]
         #[allow(unused_unsafe)]
-        $vis unsafe extern "ptx-kernel" fn $name( $($arg : $ty),* ) { unsafe { $body } }
+        $vis unsafe extern "ptx-kernel" fn $name( $($arg : $ty),* ) {
+            unsafe {
+                // A tensor map parameter is read in place: its name is its parameter-space
+                // address (`cvta.param` of the entry's parameter, which the linker aligns to 64
+                // bytes), never a copy in local memory.
+                $(
+                    let _ = $gname;
+                    let $gname: &$crate::device::tma::TmaDescriptorParam = {
+                        let at: u64;
+                        ::core::arch::asm!(
+                            concat!("mov.b64 {at}, ", stringify!($name), "_param_", stringify!($grid), ";\n\tcvta.param.u64 {at}, {at};"),
+                            at = out(reg64) at,
+                            options(pure, nomem, nostack),
+                        );
+                        &*(at as *const $crate::device::tma::TmaDescriptorParam)
+                    };
+                )*
+                $body
+            }
+        }
 
         $crate::__kernel!(@bounds $name [$($cfg)*] $($max $(, $min)?)?);
+        $crate::__kernel!(@grid_constants $name [$($cfg)*] [$($grid)*]);
 
         $(#[$attr])*
         #[cfg(not(target_arch = "nvptx64"))]
@@ -290,6 +312,18 @@ macro_rules! __kernel {
                 "__cute_launch_bounds_", stringify!($name), "__", stringify!($max), "_" $(, stringify!($min))?
             )]
             static LAUNCH_BOUNDS: u8 = 0;
+        };
+    };
+    (@grid_constants $name:ident $cfg:tt [$($index:literal)*]) => {
+        $($crate::__kernel!(@grid_constant $name $cfg $index);)*
+    };
+    // A marker naming a parameter the linker marks `nvvm.grid_constant`.
+    (@grid_constant $name:ident [$($cfg:tt)*] $index:literal) => {
+        $($cfg)*
+        #[cfg(target_arch = "nvptx64")]
+        const _: () = {
+            #[export_name = concat!("__cute_grid_constant_", stringify!($name), "__", stringify!($index))]
+            static GRID_CONSTANT: u8 = 0;
         };
     };
     (@block) => { ::core::option::Option::None };

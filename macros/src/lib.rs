@@ -61,6 +61,10 @@ use syn::{Expr, FnArg, ItemFn, Lit, LitInt, Pat, Path, ReturnType, Type};
 /// - `crate = path`: where `cute-rs-tensor` is, when the calling crate cannot name it
 ///   `::cute_rs_tensor` (a dependency renamed in `Cargo.toml` is found without it).
 ///
+/// A `TmaDescriptorParam` parameter (a tensor map by value) is a grid constant (CUDA's
+/// `__grid_constant__`): on the GPU the body sees a `&TmaDescriptorParam` to the map in the
+/// launch's parameters (use its `as_ptr()` for the TMA copies), never a copy.
+///
 /// # Constraints
 /// No generic parameters, no `self`, no return value, not `async`; each parameter is a name
 /// (`x` or `mut x`) with a type the driver can pass by value: pointers, integers, floats and
@@ -174,13 +178,23 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
     let mut names = Vec::new();
     let mut types = Vec::new();
     let mut rebinds = TokenStream2::new();
-    for input in &sig.inputs {
+    let mut grid_constants = Vec::new();
+    for (index, input) in sig.inputs.iter().enumerate() {
         let typed = match input {
             FnArg::Typed(t) => t,
             FnArg::Receiver(r) => return Err(syn::Error::new(r.span(), "a kernel takes no `self`")),
         };
         let ident = match &*typed.pat {
             Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
+                if is_grid_constant(&typed.ty) {
+                    if p.mutability.is_some() {
+                        return Err(syn::Error::new(
+                            p.span(),
+                            "a `TmaDescriptorParam` parameter is a grid constant (CUDA's `__grid_constant__`): it cannot be `mut`",
+                        ));
+                    }
+                    grid_constants.push((p.ident.clone(), LitInt::new(&index.to_string(), Span::call_site())));
+                }
                 if p.mutability.is_some() {
                     let name = &p.ident;
                     rebinds.extend(quote_spanned!(p.span()=> #[allow(unused_mut)] let mut #name = #name;));
@@ -227,6 +241,7 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
     };
     let block = &options.block;
     let shared = options.shared_mem.iter();
+    let (grid_names, grid_indices): (Vec<_>, Vec<_>) = grid_constants.into_iter().unzip();
     let host_types = types.iter().map(|t| {
         let mut ty: Type = syn::parse2(t.clone()).expect("a parsed type");
         StaticLifetimes.visit_type_mut(&mut ty);
@@ -245,6 +260,7 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
     Ok(quote! {
         #krate::__kernel! {
             bounds: [#bounds],
+            grid_constants: [#(#grid_names #grid_indices),*],
             block: [#(#block),*],
             shared_mem: [#(#shared)*],
             host_params: [#(#host_types),*],
@@ -254,6 +270,18 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
             #vis fn #name( #(#names : #types),* ) { #rebinds #(#stmts)* }
         }
     })
+}
+
+/// Whether a parameter of type `ty` is passed as a grid constant: a `TmaDescriptorParam` (the
+/// tensor map TMA reads from the kernel's parameter space, as CUDA's `const __grid_constant__
+/// CUtensorMap`).
+fn is_grid_constant(ty: &Type) -> bool {
+    match ty {
+        Type::Path(p) => p.qself.is_none() && p.path.segments.last().is_some_and(|s| s.ident == "TmaDescriptorParam" && s.arguments.is_empty()),
+        Type::Paren(p) => is_grid_constant(&p.elem),
+        Type::Group(g) => is_grid_constant(&g.elem),
+        _ => false,
+    }
 }
 
 /// The product of `dims` when each is an integer literal.
@@ -352,7 +380,15 @@ mod tests {
         assert!(out.contains("pub fn k (a : * const f32 , n : u32)"), "{out}");
         assert!(out.contains("host_params : [* const f32 , u32]"), "{out}");
         assert!(out.contains("let mut n = n ;"), "{out}");
+        assert!(out.contains("grid_constants : []"), "{out}");
         assert!(out.contains("# [doc = \" doc\"]"), "{out}");
+    }
+
+    #[test]
+    fn tensor_maps_by_value_are_grid_constants() {
+        let out = expanded("", "fn k(a: *const f32, map: TmaDescriptorParam, b: tma::TmaDescriptorParam, p: *const TmaDescriptor) {}");
+        assert!(out.contains("grid_constants : [map 1 , b 2]"), "{out}");
+        assert!(expanded("", "fn k(mut map: TmaDescriptorParam) {}").contains("cannot be `mut`"));
     }
 
     #[test]

@@ -18,7 +18,7 @@ pub fn checks() -> Vec<Check> {
         Check { name: "tensor/copy_async_zero_fill_f32 98x70 (cp.async zero-fill)", run: check_copy_async_zero_fill },
         Check { name: "tensor/tiled_copy_async_f32 1024x512 (thread-value tiled copy, cp.async)", run: check_tiled_copy_async },
         Check { name: "tensor/copy_async_clipped_b16 100x64 (16-bit elements packed into 16-byte cp.async)", run: check_copy_async_clipped_b16 },
-        Check { name: "tensor/tma_tile_load_f32 197x96 (load_tma, 128-byte swizzle, zero fill)", run: check_tma_tile_load },
+        Check { name: "tensor/tma_tile_load_f32 197x96 (load_tma, 128-byte swizzle, zero fill; map in memory and by value)", run: check_tma_tile_load },
         Check { name: "tensor/scale_tensor 77x300 (a LayoutTensor parameter, column-major)", run: check_tensor_parameter },
     ]
 }
@@ -244,7 +244,11 @@ pub fn check_tma_tile_load(gpu: &Gpu, module: &Module) -> Result<(), String> {
     gpu.memset(&mut out, 0xff).map_err(fail("poison"))?;
     let cfg = LaunchConfig { grid: ((cols / 32) as u32, (out_rows / 8) as u32, 1), block: (256, 1, 1), shared_mem_bytes: 0 };
     unsafe { gpu.launch(module, tma_tile::tma_tile_load_f32, cfg, (&desc, &mut out)).run() }.map_err(fail("launch"))?;
-    expect_eq("TMA box load through LayoutTensor", &gpu.download(&out).map_err(fail("download"))?, &want)
+    expect_eq("TMA box load through LayoutTensor", &gpu.download(&out).map_err(fail("download"))?, &want)?;
+    // The same with the map passed by value (a grid constant in the launch's parameters).
+    gpu.memset(&mut out, 0xff).map_err(fail("poison"))?;
+    unsafe { gpu.launch(module, tma_tile::tma_tile_load_f32_by_value, cfg, (&map, &mut out)).run() }.map_err(fail("launch"))?;
+    expect_eq("TMA box load, map by value", &gpu.download(&out).map_err(fail("download"))?, &want)
 }
 
 /// Bandwidth in TB/s of moving `bytes` (read + written) in `ms`.

@@ -4,7 +4,7 @@
 use layout_tensor::kernel;
 use layout_tensor::device::ids::{block_idx_x, block_idx_y, thread_idx_x};
 use layout_tensor::device::sync::sync_threads;
-use layout_tensor::device::tma::{fence_proxy_tensormap_acquire, TmaDescriptor};
+use layout_tensor::device::tma::{fence_proxy_tensormap_acquire, TmaDescriptor, TmaDescriptorParam};
 use layout_tensor::device::sync::{fence_mbarrier_init, Mbarrier};
 use layout_tensor::tma_copy::Swizzle128B;
 use layout_tensor::{shared_array, shared_tensor, static_layout, LayoutTensor, Static};
@@ -27,6 +27,19 @@ static_layout!(
 /// Preconditions: `desc` as above in global memory; block `(256,1,1)`, grid `(3,25,1)`.
 #[kernel]
 pub fn tma_tile_load_f32(desc: *const TmaDescriptor, out: *mut f32) {
+    load_box(desc, out, true);
+}
+
+/// [`tma_tile_load_f32`] with the tensor map passed by value: a grid constant, read by TMA from the
+/// launch's parameters (no acquire fence: the parameters are never written).
+#[kernel]
+pub fn tma_tile_load_f32_by_value(desc: TmaDescriptorParam, out: *mut f32) {
+    load_box(desc.as_ptr(), out, false);
+}
+
+/// The body of [`tma_tile_load_f32`]; `fence`: acquire the map first (one in global memory).
+#[inline(always)]
+unsafe fn load_box(desc: *const TmaDescriptor, out: *mut f32, fence: bool) {
     let smem = shared_tensor!(TMA_TILE_BOX: f32, TmaBox, align 1024);
     let bar = Mbarrier::from_ptr(shared_array!(TMA_TILE_BAR: [u64; 1], align 8).as_mut_ptr() as *mut u8);
     let out = LayoutTensor::<f32, _>::from_ptr(out, Static::<TmaOut>::new());
@@ -38,7 +51,9 @@ pub fn tma_tile_load_f32(desc: *const TmaDescriptor, out: *mut f32) {
     }
     sync_threads();
     if t == 0 {
-        fence_proxy_tensormap_acquire(desc);
+        if fence {
+            fence_proxy_tensormap_acquire(desc);
+        }
         smem.load_tma::<Swizzle128B, 2>(desc, [32 * x as i32, 8 * y as i32], bar);
     }
     bar.wait_parity(0);
