@@ -82,6 +82,14 @@ def main():
         for kernel, label in steps[-2:]:
             row(f"gemm bf16 {shape} TFLOP/s (wgmma {kernel})", our(f"gemm_sm90/{label} bf16 {shape}"),
                 "torch matmul", peers.get(f"torch gemm bf16 {shape}"), None)
+    # cuBLAS timed inside gpu_suite (cublasGemmEx on the same buffers, interleaved round by round
+    # with our kernel): the ratio is the suite's, the median of the rounds' speed ratios.
+    for b in ours_doc.get("benchmarks", []):
+        figs = b.get("figures", [])
+        if b["name"].startswith("gemm_sm90/vs cublas ") and len(figs) >= 3:
+            rows.append({"subject": f"gemm {b['name'][len('gemm_sm90/vs cublas '):]} TFLOP/s", "ours": figs[0]["value"],
+                         "peer": "cuBLAS in-process", "peer_value": figs[1]["value"], "ratio": figs[2]["value"],
+                         "target": None, "met": None})
     # f32 GEMM: FFMA against cuBLAS sgemm (torch.matmul, TF32 off; acceptance 0.80x), and the tf32
     # tensor-core kernel against cuBLAS with TF32 on (no target).
     row("sgemm f32 4096^3 TFLOP/s (FFMA)", our("sgemm/f32 4096^3 (ffma)", "FFMA, A, B row-major"),

@@ -31,6 +31,28 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 out="${OUT:-$here/out}"
 mkdir -p "$out"
 status=0
+# cuBLAS, the in-process peer of the Hopper GEMM (gemm_sm90/vs cublas ...), is opened at run time
+# by name. When libcublas.so.13 is neither in the loader cache nor on LD_LIBRARY_PATH, add the
+# folders where CUDA 13 and its Python wheel (nvidia-cublas, under nvidia/cu13/lib) put it.
+cublas_in() { [ -n "$1" ] && [ -e "$1/libcublas.so.13" ]; }
+cublas_found() {
+  { ldconfig -p || /sbin/ldconfig -p; } 2>/dev/null | grep -q 'libcublas\.so\.13 ' && return 0
+  local dir dirs
+  IFS=: read -ra dirs <<< "${LD_LIBRARY_PATH:-}"
+  for dir in "${dirs[@]}"; do cublas_in "$dir" && return 0; done
+  return 1
+}
+if ! cublas_found; then
+  wheel="$(python3 -c 'import nvidia.cu13, os; print(os.path.join(list(nvidia.cu13.__path__)[0], "lib"))' 2>/dev/null || true)"
+  for dir in /usr/local/cuda/lib64 /usr/local/cuda-13.0/targets/x86_64-linux/lib "$wheel"; do
+    if cublas_in "$dir"; then
+      export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$dir"
+      echo "cuBLAS: using $dir/libcublas.so.13"
+      break
+    fi
+  done
+  cublas_found || echo "cuBLAS: libcublas.so.13 not found (set LD_LIBRARY_PATH): the cuBLAS comparisons will fail"
+fi
 # The first GEMM of a fresh process with a cold driver cache: from the cubin, then from the PTX.
 CUDA_CACHE_DISABLE=1 "$here/cold_start" | tee "$out/cold_start.txt" || status=1
 CUDA_CACHE_DISABLE=1 CUTE_JIT=1 "$here/cold_start" | tee -a "$out/cold_start.txt" || status=1

@@ -693,6 +693,41 @@ impl Gpu {
         self.stream.synchronize()
     }
 
+    /// The GPU's own stream as the driver's `CUstream` handle, after making the GPU's context
+    /// current on the calling thread: for handing the stream to a CUDA library (cuBLAS's
+    /// `cublasSetStream`), so that the library's work is ordered with this GPU's launches and
+    /// copies, and timed by [`Gpu::time_ms`]. Libraries on the CUDA runtime API run in the context
+    /// current on the calling thread, which is the device's primary context here, the one the
+    /// runtime itself uses; call this again before each library call from another thread.
+    ///
+    /// The handle is untyped, to be cast to the library's stream type (`cudaStream_t` and
+    /// `CUstream` are the same handle). It stays valid as long as the `Gpu`; it must not be
+    /// destroyed.
+    ///
+    /// # Errors
+    /// [`HostError::Invalid`] on the CPU backend, which has no CUDA stream;
+    /// [`HostError::Cuda`] if the context cannot be made current.
+    ///
+    /// # Example
+    /// ```
+    /// // The CPU backend has no stream to hand out.
+    /// assert!(cute_rs_host::Gpu::cpu().raw_stream().is_err());
+    /// ```
+    /// ```no_run
+    /// let gpu = cute_rs_host::Gpu::new(0)?;
+    /// let stream = gpu.raw_stream()?;
+    /// assert!(!stream.is_null());
+    /// // e.g. cudarc::cublas::result::set_stream(handle, stream as _)
+    /// # Ok::<(), cute_rs_host::HostError>(())
+    /// ```
+    pub fn raw_stream(&self) -> Result<*mut std::ffi::c_void> {
+        if self.ctx.cpu {
+            invalid!("the CPU backend has no CUDA stream to give to a CUDA library");
+        }
+        self.ctx.bind()?;
+        Ok(self.stream.stream as *mut std::ffi::c_void)
+    }
+
     /// Runs `f` between two CUDA events on the stream and returns the elapsed milliseconds.
     ///
     /// `f` should issue work on the GPU's stream ([`Gpu::launch`], [`Gpu::copy`], [`Gpu::memset`]);

@@ -51,9 +51,10 @@ fn main() -> ExitCode {
 
     println!("\n| check | result | ms |\n| --- | --- | --- |");
     for o in &outcomes {
-        let r = match &o.error {
-            None => "passed".to_string(),
-            Some(e) => format!("FAILED: {e}"),
+        let r = match (&o.error, o.skipped) {
+            (Some(e), _) => format!("FAILED: {e}"),
+            (None, Some(why)) => format!("skipped: {why}"),
+            (None, None) => "passed".to_string(),
         };
         println!("| {} | {} | {:.1} |", o.name, r, o.millis);
     }
@@ -72,14 +73,15 @@ fn main() -> ExitCode {
     }
     let failed = outcomes.iter().filter(|o| o.error.is_some()).count()
         + bench_rows.iter().filter(|(_, r)| r.is_err()).count();
-    println!("\n{} passed, {failed} failed", outcomes.len() + bench_rows.len() - failed);
+    let skipped = outcomes.iter().filter(|o| o.skipped.is_some()).count();
+    println!("\n{} passed, {failed} failed, {skipped} skipped", outcomes.len() + bench_rows.len() - failed - skipped);
 
     if let Some(path) = json_path {
         let doc = json!({
             "device": props.name,
             "compute_capability": [props.compute_capability.0, props.compute_capability.1],
             "date": date,
-            "checks": outcomes.iter().map(|o| json!({"name": o.name, "passed": o.error.is_none(), "error": o.error, "ms": o.millis})).collect::<Vec<_>>(),
+            "checks": outcomes.iter().map(|o| json!({"name": o.name, "passed": o.error.is_none(), "error": o.error, "skipped": o.skipped, "ms": o.millis})).collect::<Vec<_>>(),
             "benchmarks": bench_rows.iter().map(|(name, r)| match r {
                 Ok(figs) => json!({"name": name, "figures": figs.iter().map(|f| json!({"what": f.what, "value": f.value, "unit": f.unit})).collect::<Vec<_>>()}),
                 Err(e) => json!({"name": name, "error": e}),

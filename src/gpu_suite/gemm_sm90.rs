@@ -4,6 +4,10 @@
 //! Each check multiplies fresh random bf16 matrices (`A` M x K, `B` N x K, both row-major, i.e.
 //! K-major) into a poisoned f32 output and compares with an f64 reference within `2^-16` of the
 //! sum of the absolute products; ragged sizes exercise TMA's zero fill and the predicated epilogue.
+//!
+//! cuBLAS (`cublasGemmEx`, [`super::cublas`]) is the peer: checked against the same reference on
+//! the same operands as the API entry, and timed in the same process, interleaved with the
+//! persistent TMA-store kernel and the API entry on the same buffers (`gemm_sm90/vs cublas ...`).
 
 use host::{DeviceBuffer, DeviceElem, Gpu, KernelFn, LaunchConfig, Module, TmaOobFill, TmaSwizzle};
 use kernels::gemm_sm90::{self as sm90, by_output};
@@ -15,11 +19,12 @@ use kernels::gemm_sm90_sizes::{
 use layout::Layout;
 use layout_tensor::device::numeric::{bf16_to_f32, f16_to_f32};
 
-use crate::gemm::Gemm;
+use crate::gemm::{Gemm, GemmOutput, Major};
 use crate::gemm_hopper::{HopperGemm, HopperIn, HopperOut};
 
+use super::cublas::{Cublas, PeerOut};
 use super::mma::{compare_product, random_half, reference, Half};
-use super::{fail, fresh_seed, random_f32, time_median, Bench, Check, Figure};
+use super::{fail, fresh_seed, random_f32, time_interleaved, time_median, wall_interleaved, Bench, Check, Figure, Interleaved};
 
 /// A Hopper GEMM entry: its tile, whether it is persistent (a grid of at most one block per SM,
 /// in clusters of `cluster` blocks along M) and its output element type (`f32` or bf16 bits).
@@ -127,6 +132,9 @@ pub fn checks() -> Vec<Check> {
         Check { name: "gemm_sm90/api f16 -> bf16, every storage order", run: |g, _| check_api(g, true, HopperOut::Bf16) },
         Check { name: "gemm_sm90/api f16 -> f16, every storage order", run: |g, _| check_api(g, true, HopperOut::F16) },
         Check { name: "gemm_sm90/tf32 run_tf32_sm90 (A row-, B column-major)", run: check_tf32 },
+        // Skipped where libcublas does not load (`super::NEEDS`).
+        Check { name: "gemm_sm90/vs cublas api bf16 -> bf16 (256x384x512, 264x520x136)", run: |g, _| check_vs_cublas::<u16>(g) },
+        Check { name: "gemm_sm90/vs cublas api bf16 -> f32 (256x384x512, 264x520x136)", run: |g, _| check_vs_cublas::<f32>(g) },
     ];
     odd_n.into_iter().chain(api).chain(every_kernel! {
         "128x128x64" => 128, 128, 64, 1.0, 0.0;
@@ -176,6 +184,20 @@ pub fn benches() -> Vec<Bench> {
         "A col, B col": true, false;
         "A col, B row": true, true;
     }
+    // cuBLAS in the same process, interleaved on the same buffers: `--filter cublas` runs these.
+    macro_rules! vs_cublas {
+        ($($label:literal $f:expr => $($m:literal x $n:literal x $k:literal),*;)*) => {$($(
+            benches.push(Bench {
+                name: concat!("gemm_sm90/vs cublas ", $label, " ", $m, "x", $n, "x", $k),
+                run: |g, _| $f(g, ($m, $n, $k)),
+            });
+        )*)*};
+    }
+    vs_cublas! {
+        "persistent bf16-out tma-store" tma_store_vs_cublas => 4096 x 4096 x 4096, 8192 x 8192 x 8192, 8192 x 8192 x 1024, 4096 x 14336 x 4096;
+        "api bf16 -> bf16" api_vs_cublas::<u16> => 4096 x 4096 x 4096, 8192 x 8192 x 8192, 8192 x 8192 x 1024, 4096 x 14336 x 4096;
+        "api bf16 -> f32" api_vs_cublas::<f32> => 4096 x 4096 x 4096, 8192 x 8192 x 8192;
+    }
     benches
 }
 
@@ -219,10 +241,11 @@ fn bench_hopper<I: DeviceElem, O: DeviceElem>(
 }
 
 /// The operands on the GPU with their tensor maps (boxes of 64 K x the rows one block loads,
-/// 128-byte swizzle). The buffers are only held: the maps point into them.
+/// 128-byte swizzle). The buffers are held for the maps, which point into them; the cuBLAS
+/// comparison reads them too.
 struct Operands {
-    _a: DeviceBuffer<u16>,
-    _b: DeviceBuffer<u16>,
+    a: DeviceBuffer<u16>,
+    b: DeviceBuffer<u16>,
     a_map: DeviceBuffer<u8>,
     b_map: DeviceBuffer<u8>,
 }
@@ -240,7 +263,7 @@ fn operands(gpu: &Gpu, kernel: Kernel, a: &[u16], b: &[u16], m: usize, n: usize,
     let a_map = map(&a, m, kernel.shape.bm)?;
     // In a cluster each block loads its share of the B box (multicast to all).
     let b_map = map(&b, n, kernel.shape.bn / kernel.cluster.max(1))?;
-    Ok(Operands { _a: a, _b: b, a_map, b_map })
+    Ok(Operands { a, b, a_map, b_map })
 }
 
 /// D's tensor map for the TMA-store epilogue (bf16, boxes of 64 x 64, 128-byte swizzle), if the
@@ -346,6 +369,20 @@ fn check_d(
     product_slack: f64,
     out: HopperOut,
 ) -> Result<(), String> {
+    let (want, scale) = expected((a, b, c), (m, n, k), (alpha, beta), product_slack, out);
+    compare_product(what, got, &want, &scale, n)
+}
+
+/// The f64 reference of [`check_d`] and each element's error scale (the tolerance is `2^-16` of
+/// it, as [`compare_product`] applies it).
+#[allow(clippy::type_complexity)]
+fn expected(
+    (a, b, c): (&[f32], &[f32], &[f32]),
+    (m, n, k): (usize, usize, usize),
+    (alpha, beta): (f32, f32),
+    product_slack: f64,
+    out: HopperOut,
+) -> (Vec<f64>, Vec<f64>) {
     let rounding = match out {
         HopperOut::F32 => 0.0,
         HopperOut::Bf16 => 2f64.powi(-8),
@@ -359,7 +396,7 @@ fn check_d(
             + (beta as f64 * c[i] as f64).abs()
             + want[i].abs() * rounding * 2f64.powi(16);
     }
-    compare_product(what, got, &want, &scale, n)
+    (want, scale)
 }
 
 fn bench(gpu: &Gpu, kernel: Kernel, m: usize, n: usize, k: usize) -> Result<Vec<Figure>, String> {
@@ -456,4 +493,172 @@ fn check_tf32(gpu: &Gpu, _: &Module) -> Result<(), String> {
         check_d(&what, &got, (&a, &b, &c), (m, n, k), (alpha, beta), 2f64.powi(7), HopperOut::F32)?;
     }
     Ok(())
+}
+
+/// Which D the Hopper path writes for the peer's output type `O` (bf16 bits or f32, the types
+/// [`PeerOut`] has).
+fn hopper_out<O: GemmOutput>() -> HopperOut {
+    if O::KERNEL_SUFFIX.is_empty() {
+        HopperOut::F32
+    } else {
+        HopperOut::Bf16
+    }
+}
+
+/// The API entry for A row-major and B column-major (both K-major: the "TN" GEMM cuBLAS computes
+/// in [`Cublas::gemm_tn`]), bf16 in, `O` out, alpha 1, beta 0.
+fn api_tn<O: GemmOutput>((m, n, k): (usize, usize, usize)) -> HopperGemm {
+    HopperGemm { m, n, k, input: HopperIn::Bf16, a_col: false, b_row: false, out: hopper_out::<O>(), alpha: 1.0, beta: 0.0 }
+}
+
+/// D as f32 values.
+fn values<O: GemmOutput>(gpu: &Gpu, d: &DeviceBuffer<O>) -> Result<Vec<f32>, String> {
+    Ok(gpu.download(d).map_err(fail("download"))?.into_iter().map(GemmOutput::value).collect())
+}
+
+/// The API entry (TN) and cuBLAS on the same random operands, on a size of whole tiles and a
+/// ragged one (M, N, K not multiples of the 128 x 256 x 64 tile): each against the f64 reference,
+/// and each other within the sum of their tolerances. M, N and K all differ, so a transposed
+/// operand or D cannot pass.
+fn check_vs_cublas<O: PeerOut + GemmOutput>(gpu: &Gpu) -> Result<(), String> {
+    let blas = Cublas::new(gpu)?;
+    for (m, n, k) in [(256, 384, 512), (264, 520, 136)] {
+        let p = api_tn::<O>((m, n, k));
+        let seed = fresh_seed();
+        let (a, b) = (random_half(seed, m * k, Half::Bf16), random_half(seed ^ 0xb, n * k, Half::Bf16));
+        let (ga, gb) = (gpu.upload(&a).map_err(fail("upload"))?, gpu.upload(&b).map_err(fail("upload"))?);
+        let mut d = gpu.alloc::<O>(m * n).map_err(fail("alloc"))?;
+        gpu.memset(&mut d, 0xff).map_err(fail("poison"))?;
+        // SAFETY: A (M x K) and B (N x K) row-major bf16 and D (M x N) are this problem's buffers.
+        unsafe { p.launch(gpu, None, &ga, &gb, None, &d) }.map_err(fail("launch"))?;
+        let ours = values(gpu, &d)?;
+        let mut dp = gpu.alloc::<O>(m * n).map_err(fail("alloc"))?;
+        gpu.memset(&mut dp, 0xff).map_err(fail("poison"))?;
+        // SAFETY: as above; `values` waits for the stream before the buffers can go.
+        unsafe { blas.gemm_tn((m, n, k), &ga, &gb, &dp) }.map_err(|e| e.to_string())?;
+        let peer = values(gpu, &dp)?;
+        let f = |v: &[u16]| v.iter().map(|&x| bf16_to_f32(x)).collect::<Vec<f32>>();
+        let zero = vec![0.0; m * n];
+        let (want, scale) = expected((&f(&a), &f(&b), &zero), (m, n, k), (1.0, 0.0), 1.0, p.out);
+        let what = |who: &str| format!("{who} {m}x{n}x{k} (seed {seed})");
+        compare_product(&what(&p.kernel_name()), &ours, &want, &scale, n)?;
+        compare_product(&what("cublasGemmEx"), &peer, &want, &scale, n)?;
+        let peer64: Vec<f64> = peer.iter().map(|&x| x as f64).collect();
+        let both: Vec<f64> = scale.iter().map(|s| 2.0 * s).collect();
+        compare_product(&what(&format!("{} against cublasGemmEx", p.kernel_name())), &ours, &peer64, &both, n)?;
+    }
+    Ok(())
+}
+
+/// Rounds of each comparison with cuBLAS (after 3 warm-up batches of each).
+const PEER_ROUNDS: usize = 20;
+
+/// Calls per timed batch: about 1.1 * 10^12 flops (one 8192^3 GEMM, near 1.5 ms on an H100), at
+/// most 16 calls, so that the events and the gaps between launches weigh little beside the work.
+fn peer_batch((m, n, k): (usize, usize, usize)) -> usize {
+    ((1.1e12 / (2.0 * m as f64 * n as f64 * k as f64)).round() as usize).clamp(1, 16)
+}
+
+/// Whether our D and cuBLAS's D agree at a benchmark's size, where the f64 reference would take
+/// minutes on the CPU: within twice `2^-16 |a_i| |b_j|` (Cauchy-Schwarz bounds the sum of the
+/// products' magnitudes, the base of each one's tolerance, by the norms of A's row and B's row)
+/// plus two roundings of a bf16 D. A transposed operand or D is off by about the values themselves.
+fn agree(what: &str, ours: &[f32], peer: &[f32], (a, b): (&[u16], &[u16]), (m, n, k): (usize, usize, usize), bf16_out: bool) -> Result<(), String> {
+    let norms = |v: &[u16], rows: usize| -> Vec<f64> {
+        (0..rows).map(|r| v[r * k..(r + 1) * k].iter().map(|&x| (bf16_to_f32(x) as f64).powi(2)).sum::<f64>().sqrt()).collect()
+    };
+    let (na, nb) = (norms(a, m), norms(b, n));
+    let rounding = if bf16_out { 2f64.powi(-7) } else { 0.0 };
+    let want: Vec<f64> = peer.iter().map(|&x| x as f64).collect();
+    // compare_product allows 2^-16 of the scale.
+    let scale: Vec<f64> =
+        (0..m * n).map(|i| 2.0 * na[i / n] * nb[i % n] + want[i].abs() * rounding * 2f64.powi(16)).collect();
+    compare_product(what, ours, &want, &scale, n)
+}
+
+/// Figures of a comparison with cuBLAS: both in TFLOP/s, then our speed relative to cuBLAS's.
+fn peer_figures(ours: &str, out: &str, (m, n, k): (usize, usize, usize), t: &Interleaved, batch: usize) -> Vec<Figure> {
+    let tflops = |ms: f32| 2.0 * m as f64 * n as f64 * k as f64 / (ms as f64 * 1e-3) / 1e12;
+    let rounds = format!("{PEER_ROUNDS} interleaved rounds of {batch} call(s) each");
+    vec![
+        Figure { what: format!("{ours} {m}x{n}x{k} ({out} out; {rounds})"), value: tflops(t.ours_ms), unit: "TFLOP/s" },
+        Figure { what: format!("cublasGemmEx bf16 TN, f32 compute, {out} out (same buffers)"), value: tflops(t.peer_ms), unit: "TFLOP/s" },
+        Figure { what: "ours / cuBLAS (median of the rounds' speed ratios)".into(), value: t.speedup, unit: "x" },
+    ]
+}
+
+/// The persistent kernel with the TMA-store epilogue (bf16 D) against cuBLAS, interleaved on the
+/// same A, B and D.
+fn tma_store_vs_cublas(gpu: &Gpu, (m, n, k): (usize, usize, usize)) -> Result<Vec<Figure>, String> {
+    let blas = Cublas::new(gpu)?;
+    let kernel = KERNELS[7];
+    let module = gpu.module(&crate::GEMM_SM90A).map_err(fail("loading the sm_90a module"))?;
+    let seed = fresh_seed();
+    let (a, b) = (random_half(seed, m * k, Half::Bf16), random_half(seed ^ 0xb, n * k, Half::Bf16));
+    let ops = operands(gpu, kernel, &a, &b, m, n, k)?;
+    let c = gpu.alloc::<f32>(1).map_err(fail("alloc"))?;
+    let d = gpu.alloc::<u16>(m * n).map_err(fail("alloc"))?;
+    let d_map = output_map(gpu, kernel, &d, m, n)?;
+    let dims = (m as u32, n as u32, k as u32);
+    let cfg = launch_config(gpu, &module, kernel, dims.0, dims.1).map_err(fail("launch shape"))?;
+    let ours = || launch(gpu, &module, kernel, cfg, &ops, d_map.as_ref(), &c, &d, dims, 1.0, 0.0);
+    // SAFETY (both calls): A, B and D hold the problem's matrices until the end of the function,
+    // after the last synchronization.
+    let peer = || unsafe { blas.gemm_tn((m, n, k), &ops.a, &ops.b, &d) };
+    ours().map_err(fail("launch"))?;
+    let got = values(gpu, &d)?;
+    peer().map_err(|e| e.to_string())?;
+    let want = values(gpu, &d)?;
+    agree(&format!("{} {m}x{n}x{k} against cublasGemmEx (seed {seed})", kernel.name()), &got, &want, (&a, &b), (m, n, k), true)?;
+    let batch = peer_batch((m, n, k));
+    let t = time_interleaved(gpu, (3, PEER_ROUNDS, batch), ours, peer)?;
+    Ok(peer_figures(kernel.name(), "bf16", (m, n, k), &t, batch))
+}
+
+/// The API entry (TN, tensor maps made once, as [`bench_hopper`] times it) against cuBLAS,
+/// interleaved on the same A, B and D; then the call to completion of `Gemm::run_sm90` (tensor
+/// maps made and uploaded per call, returns when the kernel is done) beside `cublasGemmEx`
+/// followed by a stream synchronization, interleaved too.
+fn api_vs_cublas<O: PeerOut + GemmOutput>(gpu: &Gpu, (m, n, k): (usize, usize, usize)) -> Result<Vec<Figure>, String> {
+    let blas = Cublas::new(gpu)?;
+    let p = api_tn::<O>((m, n, k));
+    let seed = fresh_seed();
+    let (a, b) = (random_half(seed, m * k, Half::Bf16), random_half(seed ^ 0xb, n * k, Half::Bf16));
+    let (ga, gb) = (gpu.upload(&a).map_err(fail("upload"))?, gpu.upload(&b).map_err(fail("upload"))?);
+    let d = gpu.alloc::<O>(m * n).map_err(fail("alloc"))?;
+    let maps = p.maps(gpu, &ga, &gb, &d).map_err(fail("tensor maps"))?;
+    // SAFETY (both calls): the maps and buffers hold the problem's operands until the end of the
+    // function, after the last synchronization.
+    let ours = || unsafe { p.launch_with(gpu, None, &maps, None, &d) };
+    let peer = || unsafe { blas.gemm_tn((m, n, k), &ga, &gb, &d) };
+    ours().map_err(fail("launch"))?;
+    let got = values(gpu, &d)?;
+    peer().map_err(|e| e.to_string())?;
+    let want = values(gpu, &d)?;
+    let bf16_out = p.out == HopperOut::Bf16;
+    agree(&format!("{} {m}x{n}x{k} against cublasGemmEx (seed {seed})", p.kernel_name()), &got, &want, (&a, &b), (m, n, k), bf16_out)?;
+    let batch = peer_batch((m, n, k));
+    let t = time_interleaved(gpu, (3, PEER_ROUNDS, batch), ours, peer)?;
+    let out = if bf16_out { "bf16" } else { "f32" };
+    let mut figures = peer_figures(&p.kernel_name(), out, (m, n, k), &t, batch);
+
+    // `run_sm90` takes D mutably; cuBLAS writes the same buffer between its calls.
+    let d = std::cell::RefCell::new(d);
+    let g = Gemm::new(m, n, k).b_major(Major::Col);
+    let (api_ms, peer_ms) = wall_interleaved(
+        PEER_ROUNDS,
+        || g.run_sm90(gpu, &ga, &gb, None, &mut d.borrow_mut()).map_err(|e| format!("Gemm::run_sm90: {e}")),
+        || {
+            // SAFETY: as above; synchronized before the closure returns.
+            unsafe { blas.gemm_tn((m, n, k), &ga, &gb, &d.borrow()) }.map_err(|e| e.to_string())?;
+            gpu.synchronize().map_err(fail("synchronize"))
+        },
+    )?;
+    figures.extend([
+        Figure { what: format!("{} kernel time (events)", p.kernel_name()), value: t.ours_ms as f64, unit: "ms" },
+        Figure { what: "cublasGemmEx kernel time (events)".into(), value: t.peer_ms as f64, unit: "ms" },
+        Figure { what: "Gemm::run_sm90 call to completion (wall clock, tensor maps per call)".into(), value: api_ms, unit: "ms" },
+        Figure { what: "cublasGemmEx + stream synchronize, call to completion (wall clock)".into(), value: peer_ms, unit: "ms" },
+    ]);
+    Ok(figures)
 }

@@ -95,6 +95,19 @@ pub fn gpu_only(name: &str) -> Option<&'static str> {
     GPU_ONLY.iter().find(|(prefix, _)| name.starts_with(prefix)).map(|(_, why)| *why)
 }
 
+/// Checks that need a library the machine may lack (name prefix, the test for it): skipped, with
+/// the test's message, when it finds the library missing. Looked at after [`GPU_ONLY`], which
+/// covers these too (they are Hopper checks), so that the CPU backend never opens the library.
+pub const NEEDS: &[(&str, LibraryTest)] = &[("gemm_sm90/vs cublas", cublas::missing)];
+
+/// Whether a library can be used in this process: `None` when it can, else why not.
+pub type LibraryTest = fn() -> Option<&'static str>;
+
+/// Why the check `name` cannot run in this process for want of a library, if it cannot.
+pub fn unavailable(name: &str) -> Option<&'static str> {
+    NEEDS.iter().filter(|(prefix, _)| name.starts_with(prefix)).find_map(|(_, missing)| missing())
+}
+
 /// The result of one check.
 #[derive(Debug, Clone)]
 pub struct Outcome {
@@ -102,14 +115,15 @@ pub struct Outcome {
     pub name: &'static str,
     /// `None` when it passed (or was skipped), else what went wrong.
     pub error: Option<String>,
-    /// Why it did not run (a GPU-only check on the CPU backend).
+    /// Why it did not run (a GPU-only check on the CPU backend, a library it needs missing).
     pub skipped: Option<&'static str>,
     /// Wall time of the check, milliseconds.
     pub millis: f64,
 }
 
 /// Runs every check, printing one line per check as it finishes. On the CPU backend
-/// ([`Gpu::is_cpu`]) the [`GPU_ONLY`] checks are skipped.
+/// ([`Gpu::is_cpu`]) the [`GPU_ONLY`] checks are skipped; so are the [`NEEDS`] checks whose
+/// library is missing.
 pub fn run_checks(gpu: &Gpu, module: &Module) -> Vec<Outcome> {
     run_checks_matching(gpu, module, "")
 }
@@ -122,6 +136,10 @@ pub fn run_checks_matching(gpu: &Gpu, module: &Module, filter: &str) -> Vec<Outc
         .map(|c| {
             if let Some(why) = gpu.is_cpu().then(|| gpu_only(c.name)).flatten() {
                 println!("skipped {} (GPU only: {why})", c.name);
+                return Outcome { name: c.name, error: None, skipped: Some(why), millis: 0.0 };
+            }
+            if let Some(why) = unavailable(c.name) {
+                println!("skipped {} ({why})", c.name);
                 return Outcome { name: c.name, error: None, skipped: Some(why), millis: 0.0 };
             }
             let start = std::time::Instant::now();
@@ -155,6 +173,81 @@ pub fn time_median(gpu: &Gpu, warmup: usize, reps: usize, mut f: impl FnMut() ->
         times.push(gpu.time_ms(&mut f).map_err(fail("timed run"))?);
     }
     Ok(median(times))
+}
+
+/// The medians of [`time_interleaved`], per call.
+#[derive(Debug, Clone, Copy)]
+pub struct Interleaved {
+    /// Median milliseconds of one call of the first function.
+    pub ours_ms: f32,
+    /// Median milliseconds of one call of the second function.
+    pub peer_ms: f32,
+    /// Median over the rounds of `peer / ours` (the first function's speed relative to the
+    /// second's): each round's two batches ran back to back, so the clock drift between rounds
+    /// cancels in their ratio.
+    pub speedup: f64,
+}
+
+/// Times two functions that issue the same work on the GPU's stream (our kernel and a peer's, on
+/// the same buffers) alternately: `warmup` batches of each, then `rounds` rounds of one batch of
+/// `batch` calls of `ours` and one of `peer`, each batch between two CUDA events, the one that goes
+/// first alternating from round to round (so that neither always follows the other). Interleaving
+/// puts both under the same clocks and the same thermal state, which separate runs (let alone
+/// separate processes) do not: GPU clocks drift by several percent.
+pub fn time_interleaved(
+    gpu: &Gpu,
+    (warmup, rounds, batch): (usize, usize, usize),
+    mut ours: impl FnMut() -> host::Result<()>,
+    mut peer: impl FnMut() -> host::Result<()>,
+) -> Result<Interleaved, String> {
+    let batch = batch.max(1);
+    let run = |f: &mut dyn FnMut() -> host::Result<()>| (0..batch).try_for_each(|_| f());
+    for _ in 0..warmup {
+        run(&mut ours).map_err(fail("warm-up (ours)"))?;
+        run(&mut peer).map_err(fail("warm-up (peer)"))?;
+    }
+    gpu.synchronize().map_err(fail("warm-up"))?;
+    let (mut o, mut p, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+    for round in 0..rounds.max(1) {
+        let mut time_ours = || gpu.time_ms(|| run(&mut ours)).map_err(fail("timed batch (ours)"));
+        let mut time_peer = || gpu.time_ms(|| run(&mut peer)).map_err(fail("timed batch (peer)"));
+        let (ours_ms, peer_ms) = if round % 2 == 0 {
+            let o = time_ours()?;
+            (o, time_peer()?)
+        } else {
+            let p = time_peer()?;
+            (time_ours()?, p)
+        };
+        o.push(ours_ms / batch as f32);
+        p.push(peer_ms / batch as f32);
+        ratios.push(peer_ms as f64 / ours_ms as f64);
+    }
+    ratios.sort_by(|a, b| a.total_cmp(b));
+    Ok(Interleaved { ours_ms: median(o), peer_ms: median(p), speedup: ratios[ratios.len() / 2] })
+}
+
+/// Wall-clock milliseconds from the call to the completion of two functions that each return
+/// once their work is done (an API call that synchronizes, a library call followed by a
+/// synchronization), alternately, `rounds` times after one warm-up call each: the medians of
+/// `ours` and `peer`.
+pub fn wall_interleaved(
+    rounds: usize,
+    mut ours: impl FnMut() -> Result<(), String>,
+    mut peer: impl FnMut() -> Result<(), String>,
+) -> Result<(f64, f64), String> {
+    ours()?;
+    peer()?;
+    let wall = |f: &mut dyn FnMut() -> Result<(), String>| -> Result<f32, String> {
+        let start = std::time::Instant::now();
+        f()?;
+        Ok(start.elapsed().as_secs_f32() * 1e3)
+    };
+    let (mut o, mut p) = (Vec::new(), Vec::new());
+    for _ in 0..rounds.max(1) {
+        o.push(wall(&mut ours)?);
+        p.push(wall(&mut peer)?);
+    }
+    Ok((median(o) as f64, median(p) as f64))
 }
 
 /// Turns any displayable error into the check's error string.
@@ -205,6 +298,7 @@ pub fn fresh_seed() -> u64 {
 mod atomics;
 mod block_io;
 mod cp_async;
+mod cublas;
 mod cutile;
 pub mod demo;
 mod gemm;
