@@ -533,8 +533,10 @@ impl Gemm {
     /// wgmma kernels of [`GEMM_SM90A`](crate::GEMM_SM90A) (128 x 256 tiles, a producer
     /// and two consumer warpgroups, a 4-stage ring, 16-bit D stored through `stmatrix` and TMA):
     /// bf16 or f16 A and B in either storage order, f32, bf16 or f16 D, on `gpu`'s default stream.
-    /// The module ([`GEMM_SM90A`](crate::GEMM_SM90A)) loads on first use. It returns once the kernel is
-    /// done (the kernel reads tensor maps made for the call).
+    /// The module ([`GEMM_SM90A`](crate::GEMM_SM90A)) loads on first use. Like [`run`](Gemm::run) it
+    /// returns once the kernel is launched: the tensor maps of A, B and D travel by value in the
+    /// launch's parameters (CUDA's `__grid_constant__`), so a call allocates nothing on the GPU and
+    /// never waits; a download or [`Gpu::synchronize`] waits for it.
     ///
     /// # Errors
     /// Those of [`validate`](Gemm::validate); [`GemmError::Unsupported`] naming the condition when
@@ -566,8 +568,8 @@ impl Gemm {
     }
 
     /// [`run_sm90`](Gemm::run_sm90) on `stream` instead of the GPU's default stream; the ordering
-    /// with the default stream is as for [`run_on`](Gemm::run_on). Like `run_sm90` it returns once
-    /// the kernel is done (it waits for `stream`: the kernel reads tensor maps made for the call).
+    /// with the default stream is as for [`run_on`](Gemm::run_on). It returns once the kernel is
+    /// launched ([`Stream::synchronize`] before reading D), and can be captured in a CUDA graph.
     ///
     /// # Errors
     /// Those of [`run_sm90`](Gemm::run_sm90).
@@ -741,8 +743,8 @@ pub(crate) fn run_hopper<I: DeviceElem, O: DeviceElem>(
     if h.m == 0 || h.n == 0 {
         return Ok(());
     }
-    // SAFETY: validated shapes and alignment, a supported problem; `launch` waits for the kernel
-    // before the tensor maps are freed.
+    // SAFETY: validated shapes and alignment, a supported problem; the tensor maps are copied
+    // into the launch's parameters, the buffers outlive the call as for any launch.
     unsafe { h.launch(gpu, stream, a, b, c, d) }?;
     Ok(())
 }

@@ -145,7 +145,7 @@ impl Gemm {
     /// B column-major (wgmma reads tf32 operands K-major only), K a multiple of 4 (16-byte TMA
     /// rows). The tensor cores use the tf32 part of each f32 (the low 13 mantissa bits are
     /// ignored, not rounded: a product's relative error is under `2^-9`) and sum in f32. Returns
-    /// once the kernel is done.
+    /// once the kernel is launched (the tensor maps travel in the launch's parameters).
     ///
     /// # Errors
     /// Those of [`run_f32`](Gemm::run_f32); [`GemmError::Unsupported`] naming the condition for

@@ -8,7 +8,7 @@
 //! of 64 K x the tile's rows, an MN-major one in boxes of 64 M (N) x 64 K, all with the 128-byte
 //! swizzle wgmma reads; a 16-bit D is written by TMA stores of 64 x 64 boxes.
 
-use host::{DeviceBuffer, DeviceElem, Gpu, LaunchConfig, Stream, TmaOobFill, TmaSwizzle};
+use host::{DeviceBuffer, DeviceElem, Gpu, LaunchConfig, Stream, TensorMap, TmaOobFill, TmaSwizzle};
 use kernels::gemm_sm90_sizes::{GEMM_SM90_BK, GEMM_SM90_EPILOGUE_BYTES, GEMM_SM90_P_128X256 as SHAPE};
 
 /// The element type of A and B on the Hopper path.
@@ -125,7 +125,8 @@ impl HopperGemm {
         LaunchConfig { grid: (blocks, 1, 1), block: (SHAPE.threads(), 1, 1), shared_mem_bytes: self.smem_bytes() }
     }
 
-    /// The tensor maps of A, B and (16-bit) D, in device memory.
+    /// The tensor maps of A, B and (16-bit) D, encoded on the host: the kernels take them by value
+    /// in the launch's parameters, so nothing is allocated or uploaded.
     pub fn maps<I: DeviceElem, O: DeviceElem>(
         &self,
         gpu: &Gpu,
@@ -134,7 +135,7 @@ impl HopperGemm {
         d: &DeviceBuffer<O>,
     ) -> host::Result<HopperMaps> {
         let (m, n, k) = (self.m, self.n, self.k);
-        let map = |buf: &dyn MapSource, inner: usize, outer: usize, box_shape: [u32; 2]| -> host::Result<DeviceBuffer<u8>> {
+        let map = |buf: &dyn MapSource, inner: usize, outer: usize, box_shape: [u32; 2]| -> host::Result<TensorMap> {
             let global = layout::Layout::parse(&format!("({inner},{outer}):(1,{inner})"))
                 .map_err(|e| host::HostError::Invalid(e.to_string()))?;
             buf.tensor_map(gpu, global, &box_shape)
@@ -149,7 +150,8 @@ impl HopperGemm {
     }
 
     /// Launches `D = alpha * A * B + beta * C` with the tensor maps `maps` of its A, B and D on
-    /// `stream` (the default stream if `None`), without waiting.
+    /// `stream` (the default stream if `None`), without waiting: the maps travel in the launch's
+    /// parameters.
     ///
     /// # Safety
     /// `maps` are this problem's maps ([`maps`](Self::maps)) of buffers holding its operands (A:
@@ -183,8 +185,8 @@ impl HopperGemm {
         }
     }
 
-    /// [`maps`](Self::maps), [`launch_with`](Self::launch_with), then waits for the kernel (the
-    /// maps are freed on return).
+    /// [`maps`](Self::maps) then [`launch_with`](Self::launch_with): returns once the kernel is
+    /// launched.
     ///
     /// # Safety
     /// Those of [`launch_with`](Self::launch_with) for the buffers.
@@ -199,32 +201,27 @@ impl HopperGemm {
         d: &DeviceBuffer<O>,
     ) -> host::Result<()> {
         let maps = self.maps(gpu, a, b, d)?;
-        // SAFETY: forwarded; the maps live until the kernel has ended (synchronized below).
-        unsafe { self.launch_with(gpu, stream, &maps, c, d)? };
-        match stream {
-            Some(s) => s.synchronize(),
-            None => gpu.synchronize(),
-        }
+        // SAFETY: forwarded; the maps are copied into the launch's parameters.
+        unsafe { self.launch_with(gpu, stream, &maps, c, d) }
     }
 }
 
-/// The tensor maps of one problem's A, B and D (none for an f32 D), in device memory.
+/// The tensor maps of one problem's A, B and D (none for an f32 D), encoded on the host.
 pub(crate) struct HopperMaps {
-    a_map: DeviceBuffer<u8>,
-    b_map: DeviceBuffer<u8>,
-    d_map: Option<DeviceBuffer<u8>>,
+    a_map: TensorMap,
+    b_map: TensorMap,
+    d_map: Option<TensorMap>,
 }
 
 /// A buffer a tensor map can be made of (so that A, B and D of different element types share
 /// one map closure).
 trait MapSource {
-    fn tensor_map(&self, gpu: &Gpu, global: layout::Layout, box_shape: &[u32]) -> host::Result<DeviceBuffer<u8>>;
+    fn tensor_map(&self, gpu: &Gpu, global: layout::Layout, box_shape: &[u32]) -> host::Result<TensorMap>;
 }
 
 impl<T: DeviceElem> MapSource for DeviceBuffer<T> {
-    fn tensor_map(&self, gpu: &Gpu, global: layout::Layout, box_shape: &[u32]) -> host::Result<DeviceBuffer<u8>> {
-        let tm = gpu.tensor_map(self, global, box_shape, TmaSwizzle::B128, TmaOobFill::Zero)?;
-        gpu.upload_tensor_map(&tm)
+    fn tensor_map(&self, gpu: &Gpu, global: layout::Layout, box_shape: &[u32]) -> host::Result<TensorMap> {
+        gpu.tensor_map(self, global, box_shape, TmaSwizzle::B128, TmaOobFill::Zero)
     }
 }
 

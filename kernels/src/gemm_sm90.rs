@@ -23,6 +23,11 @@
 //! of 64 M (N) x 64 K, the canonical MN-major layout, read with wgmma's transpose. Out-of-bounds
 //! rows and columns of a box are zero-filled by TMA, so partial tiles need no special main loop;
 //! direct-store epilogues predicate their stores, TMA stores clip at D's bounds.
+//!
+//! The tensor maps come by value in the launch's parameters (`TmaDescriptorParam`, CUDA's
+//! `__grid_constant__`): a launch needs no device memory of its own, so the host's call returns at
+//! once and can be captured in a graph, and the maps need no acquire fence (parameters are never
+//! written).
 
 // On the host only the kernels' typed constants exist (`#[kernel(gpu_only)]`): the helpers, and
 // the imports they use, are GPU code.
@@ -49,8 +54,8 @@ use layout_tensor::pipeline::{PipelineState, PipelineTmaAsync};
 use layout_tensor::device::shared::generic_to_shared;
 use layout_tensor::device::sync::{sync_threads, NamedBarrier};
 use layout_tensor::device::tma::{
-    bulk_commit_group, bulk_wait_group, bulk_wait_group_read, fence_proxy_async_shared_cta,
-    fence_proxy_tensormap_acquire, tma_load_2d, tma_store_2d, TmaDescriptor,
+    bulk_commit_group, bulk_wait_group, bulk_wait_group_read, fence_proxy_async_shared_cta, tma_load_2d, tma_store_2d,
+    TmaDescriptor, TmaDescriptorParam,
 };
 use layout_tensor::device::sync::{fence_mbarrier_init, Mbarrier};
 use layout_tensor::half::f16;
@@ -104,8 +109,6 @@ unsafe fn gemm_tile<W: WgmmaAtom, const R: usize, const TWO: bool, const N: usiz
             bar(s).init(1);
         }
         fence_mbarrier_init();
-        fence_proxy_tensormap_acquire(a_map);
-        fence_proxy_tensormap_acquire(b_map);
     }
     sync_threads();
     if t == 0 {
@@ -160,8 +163,8 @@ macro_rules! gemm_sm90_kernels {
         $(#[$attr])*
         #[kernel(gpu_only)]
         pub fn $name(
-            a_map: *const TmaDescriptor,
-            b_map: *const TmaDescriptor,
+            a_map: TmaDescriptorParam,
+            b_map: TmaDescriptorParam,
             c: *const f32,
             d: *mut f32,
             m: u32,
@@ -178,14 +181,14 @@ macro_rules! gemm_sm90_kernels {
             // SAFETY: the array's mbarriers, aligned.
             let bars = &*(bars.as_mut_ptr() as *const [Mbarrier; S.stages as usize]);
             let out = Epilogue::new(m, n, alpha, beta, c, d);
-            gemm_tile::<$atom, $r, $two, { S.stages as usize }, { (S.bm * 128) as usize }, { (S.bn * 128) as usize }>(S, a_map, b_map, out, k, stages, bars);
+            gemm_tile::<$atom, $r, $two, { S.stages as usize }, { (S.bm * 128) as usize }, { (S.bn * 128) as usize }>(S, a_map.as_ptr(), b_map.as_ptr(), out, k, stages, bars);
         }
     )*};
 }
 
 gemm_sm90_kernels! {
     /// `D = alpha * A * B^T + beta * C` for `A` M x K and `B` N x K row-major bf16 (tensor maps
-    /// `a_map`, `b_map` in global memory: boxes 64 x 128, 128-byte swizzle, zero fill), `C` and `D`
+    /// `a_map`, `b_map` by value: boxes 64 x 128, 128-byte swizzle, zero fill), `C` and `D`
     /// M x N row-major f32 (`c` is read only when `beta != 0`), with [`GEMM_SM90_128X128`] tiles:
     /// block of 128 threads, grid `(ceil(N / 128), ceil(M / 128))`, its `smem_bytes()` of dynamic
     /// shared memory. `K` is a multiple of 8 (16-byte rows for TMA), checked by the host.
@@ -201,8 +204,8 @@ gemm_sm90_kernels! {
 /// `(ceil(N / 256), ceil(M / 128))`.
 #[kernel(launch_bounds(384, 1), gpu_only)]
 pub fn gemm_sm90_bf16_tn_ws(
-    a_map: *const TmaDescriptor,
-    b_map: *const TmaDescriptor,
+    a_map: TmaDescriptorParam,
+    b_map: TmaDescriptorParam,
     c: *const f32,
     d: *mut f32,
     m: u32,
@@ -217,7 +220,7 @@ pub fn gemm_sm90_bf16_tn_ws(
     // `y * tiles_n + x` of the row-by-row order (bands of one row).
     let order = TileOrder::new(m, n, GEMM_SM90_WS_128X256.bm, GEMM_SM90_WS_128X256.bn, 1);
     let first = block_idx_y() * order.tiles_n + block_idx_x();
-    gemm_tile_ws::<f32, SM90_64x256x16_F32BF16BF16_SS, 1, false>(a_map, b_map, core::ptr::null(), out, k, order, first, order.count());
+    gemm_tile_ws::<f32, SM90_64x256x16_F32BF16BF16_SS, 1, false>(a_map.as_ptr(), b_map.as_ptr(), core::ptr::null(), out, k, order, first, order.count());
 }
 
 /// The wgmma m64n256 accumulator layout, (thread, value) -> m + 64 n.
@@ -401,11 +404,6 @@ unsafe fn gemm_tile_ws<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bo
     if t == 0 {
         // Each consumer warpgroup of every block of the cluster writes into each block's stages.
         pipe.init((S.warpgroups - 1) * CM);
-        fence_proxy_tensormap_acquire(a_map);
-        fence_proxy_tensormap_acquire(b_map);
-        if TMA_OUT {
-            fence_proxy_tensormap_acquire(d_map);
-        }
     }
     // The other blocks multicast into this block's stages and arrive on its barriers.
     if CM > 1 {
@@ -646,9 +644,9 @@ macro_rules! gemm_sm90_persistent_kernels {
         $(#[$attr])*
         #[kernel(launch_bounds(384, 1), gpu_only)]
         pub fn $name(
-            a_map: *const TmaDescriptor,
-            b_map: *const TmaDescriptor,
-            d_map: *const TmaDescriptor,
+            a_map: TmaDescriptorParam,
+            b_map: TmaDescriptorParam,
+            d_map: TmaDescriptorParam,
             c: *const f32,
             d: *mut $out,
             m: u32,
@@ -659,7 +657,7 @@ macro_rules! gemm_sm90_persistent_kernels {
         ) {
             let out = Epilogue::new(m, n, alpha, beta, c, d);
             let order = TileOrder::new(m, n, GEMM_SM90_P_128X256.bm * $cm, GEMM_SM90_P_128X256.bn, GEMM_SM90_GROUP);
-            gemm_tile_ws::<$out, $atom, $cm, $tma>(a_map, b_map, d_map, out, k, order, block_idx_x() / $cm, grid_dim_x() / $cm);
+            gemm_tile_ws::<$out, $atom, $cm, $tma>(a_map.as_ptr(), b_map.as_ptr(), d_map.as_ptr(), out, k, order, block_idx_x() / $cm, grid_dim_x() / $cm);
         }
     )*};
 }
@@ -927,7 +925,7 @@ pub mod by_output {
     /// The parameters of the Hopper GEMMs with output `O`: the tensor maps of A, B and D, then C,
     /// D, M, N, K, alpha and beta.
     pub type Params<O> = (
-        *const TmaDescriptor, *const TmaDescriptor, *const TmaDescriptor, *const f32, *mut O, u32, u32, u32, f32, f32,
+        TmaDescriptorParam, TmaDescriptorParam, TmaDescriptorParam, *const f32, *mut O, u32, u32, u32, f32, f32,
     );
 
     /// f32 D.

@@ -448,6 +448,8 @@ fn check_sm90(gpu: &Gpu, _: &Module) -> Result<(), String> {
     gpu.memset(&mut d, 0xff).map_err(fail("poison D"))?;
     gpu.synchronize().map_err(fail("synchronize the default stream"))?;
     g.run_sm90_on(gpu, &stream, &x.da, &x.db, Some(&x.dc), &mut d).map_err(|e| e.to_string())?;
+    // The call returns once launched; the download waits for the default stream only.
+    stream.synchronize().map_err(fail("synchronize the stream"))?;
     let got: Vec<f64> = gpu.download(&d).map_err(fail("download D"))?.into_iter().map(|v| v.to_f64()).collect();
     compare(&g, &x, &got, None, &format!("run_sm90_on f16 -> f16 264 x 520 x 136 (seed {seed})"))?;
     let g = Gemm::new(16, 16, 12).b_major(Major::Col);

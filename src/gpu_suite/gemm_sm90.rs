@@ -9,9 +9,9 @@
 //! the same operands as the API entry, and timed in the same process, interleaved with the
 //! persistent TMA-store kernel and the API entry on the same buffers (`gemm_sm90/vs cublas ...`).
 
-use host::{DeviceBuffer, DeviceElem, Gpu, KernelFn, LaunchConfig, Module, TmaOobFill, TmaSwizzle};
+use host::{DeviceBuffer, DeviceElem, Gpu, KernelFn, LaunchConfig, Module, TensorMap, TmaOobFill, TmaSwizzle};
 use kernels::gemm_sm90::{self as sm90, by_output};
-use layout_tensor::device::tma::TmaDescriptor;
+use layout_tensor::device::tma::TmaDescriptorParam;
 use kernels::gemm_sm90_sizes::{
     GemmSm90Shape, GEMM_SM90_128X128, GEMM_SM90_128X256, GEMM_SM90_BK, GEMM_SM90_EPILOGUE_BYTES, GEMM_SM90_P_128X256,
     GEMM_SM90_WS_128X256,
@@ -43,7 +43,7 @@ struct Kernel {
 /// f32 or a bf16-bits D.
 #[derive(Clone, Copy)]
 enum Entry {
-    Grid(KernelFn<(*const TmaDescriptor, *const TmaDescriptor, *const f32, *mut f32, u32, u32, u32, f32, f32)>),
+    Grid(KernelFn<(TmaDescriptorParam, TmaDescriptorParam, *const f32, *mut f32, u32, u32, u32, f32, f32)>),
     F32(KernelFn<by_output::Params<f32>>),
     Bf16(KernelFn<by_output::Params<u16>>),
 }
@@ -241,24 +241,21 @@ fn bench_hopper<I: DeviceElem, O: DeviceElem>(
 }
 
 /// The operands on the GPU with their tensor maps (boxes of 64 K x the rows one block loads,
-/// 128-byte swizzle). The buffers are held for the maps, which point into them; the cuBLAS
-/// comparison reads them too.
+/// 128-byte swizzle; passed by value to the kernels). The buffers are held for the maps, which
+/// point into them; the cuBLAS comparison reads them too.
 struct Operands {
     a: DeviceBuffer<u16>,
     b: DeviceBuffer<u16>,
-    a_map: DeviceBuffer<u8>,
-    b_map: DeviceBuffer<u8>,
+    a_map: TensorMap,
+    b_map: TensorMap,
 }
 
 fn operands(gpu: &Gpu, kernel: Kernel, a: &[u16], b: &[u16], m: usize, n: usize, k: usize) -> Result<Operands, String> {
     let a = gpu.upload(a).map_err(fail("upload"))?;
     let b = gpu.upload(b).map_err(fail("upload"))?;
-    let map = |buf: &DeviceBuffer<u16>, rows: usize, box_rows: u32| -> Result<DeviceBuffer<u8>, String> {
+    let map = |buf: &DeviceBuffer<u16>, rows: usize, box_rows: u32| -> Result<TensorMap, String> {
         let global = Layout::parse(&format!("({k},{rows}):(1,{k})")).map_err(fail("layout"))?;
-        let tm = gpu
-            .tensor_map(buf, global, &[GEMM_SM90_BK, box_rows], TmaSwizzle::B128, TmaOobFill::Zero)
-            .map_err(fail("tensor map"))?;
-        gpu.upload_tensor_map(&tm).map_err(fail("upload tensor map"))
+        gpu.tensor_map(buf, global, &[GEMM_SM90_BK, box_rows], TmaSwizzle::B128, TmaOobFill::Zero).map_err(fail("tensor map"))
     };
     let a_map = map(&a, m, kernel.shape.bm)?;
     // In a cluster each block loads its share of the B box (multicast to all).
@@ -268,13 +265,12 @@ fn operands(gpu: &Gpu, kernel: Kernel, a: &[u16], b: &[u16], m: usize, n: usize,
 
 /// D's tensor map for the TMA-store epilogue (bf16, boxes of 64 x 64, 128-byte swizzle), if the
 /// kernel has it.
-fn output_map(gpu: &Gpu, kernel: Kernel, d: &DeviceBuffer<u16>, m: usize, n: usize) -> Result<Option<DeviceBuffer<u8>>, String> {
+fn output_map(gpu: &Gpu, kernel: Kernel, d: &DeviceBuffer<u16>, m: usize, n: usize) -> Result<Option<TensorMap>, String> {
     if !kernel.tma_out {
         return Ok(None);
     }
     let global = Layout::parse(&format!("({n},{m}):(1,{n})")).map_err(fail("layout"))?;
-    let tm = gpu.tensor_map(d, global, &[64, 64], TmaSwizzle::B128, TmaOobFill::Zero).map_err(fail("tensor map of D"))?;
-    gpu.upload_tensor_map(&tm).map(Some).map_err(fail("upload tensor map"))
+    gpu.tensor_map(d, global, &[64, 64], TmaSwizzle::B128, TmaOobFill::Zero).map(Some).map_err(fail("tensor map of D"))
 }
 
 /// The launch shape of `kernel` for an `m x n` output: a block per tile, or for the persistent
@@ -307,7 +303,7 @@ fn launch<'a, O: DeviceElem>(
     kernel: Kernel,
     cfg: LaunchConfig,
     ops: &Operands,
-    d_map: Option<&DeviceBuffer<u8>>,
+    d_map: Option<&TensorMap>,
     c: &DeviceBuffer<f32>,
     d: &DeviceBuffer<O>,
     (m, n, kk): (u32, u32, u32),
@@ -617,8 +613,8 @@ fn tma_store_vs_cublas(gpu: &Gpu, (m, n, k): (usize, usize, usize)) -> Result<Ve
 
 /// The API entry (TN, tensor maps made once, as [`bench_hopper`] times it) against cuBLAS,
 /// interleaved on the same A, B and D; then the call to completion of `Gemm::run_sm90` (tensor
-/// maps made and uploaded per call, returns when the kernel is done) beside `cublasGemmEx`
-/// followed by a stream synchronization, interleaved too.
+/// maps encoded per call and passed by value) beside `cublasGemmEx`, each followed by a
+/// synchronization, interleaved too.
 fn api_vs_cublas<O: PeerOut + GemmOutput>(gpu: &Gpu, (m, n, k): (usize, usize, usize)) -> Result<Vec<Figure>, String> {
     let blas = Cublas::new(gpu)?;
     let p = api_tn::<O>((m, n, k));
@@ -647,7 +643,10 @@ fn api_vs_cublas<O: PeerOut + GemmOutput>(gpu: &Gpu, (m, n, k): (usize, usize, u
     let g = Gemm::new(m, n, k).b_major(Major::Col);
     let (api_ms, peer_ms) = wall_interleaved(
         PEER_ROUNDS,
-        || g.run_sm90(gpu, &ga, &gb, None, &mut d.borrow_mut()).map_err(|e| format!("Gemm::run_sm90: {e}")),
+        || {
+            g.run_sm90(gpu, &ga, &gb, None, &mut d.borrow_mut()).map_err(|e| format!("Gemm::run_sm90: {e}"))?;
+            gpu.synchronize().map_err(fail("synchronize"))
+        },
         || {
             // SAFETY: as above; synchronized before the closure returns.
             unsafe { blas.gemm_tn((m, n, k), &ga, &gb, &d.borrow()) }.map_err(|e| e.to_string())?;
@@ -657,7 +656,7 @@ fn api_vs_cublas<O: PeerOut + GemmOutput>(gpu: &Gpu, (m, n, k): (usize, usize, u
     figures.extend([
         Figure { what: format!("{} kernel time (events)", p.kernel_name()), value: t.ours_ms as f64, unit: "ms" },
         Figure { what: "cublasGemmEx kernel time (events)".into(), value: t.peer_ms as f64, unit: "ms" },
-        Figure { what: "Gemm::run_sm90 call to completion (wall clock, tensor maps per call)".into(), value: api_ms, unit: "ms" },
+        Figure { what: "Gemm::run_sm90 + synchronize, call to completion (wall clock)".into(), value: api_ms, unit: "ms" },
         Figure { what: "cublasGemmEx + stream synchronize, call to completion (wall clock)".into(), value: peer_ms, unit: "ms" },
     ]);
     Ok(figures)
