@@ -80,6 +80,7 @@ impl HopperGemm {
         let index = 4 * (self.input == HopperIn::F16) as usize + 2 * self.a_col as usize + self.b_row as usize;
         match (self.input, self.out) {
             (HopperIn::Tf32, _) => HopperKernel::F32(by_output::TF32),
+            (_, HopperOut::F32) if self.tma_out() => HopperKernel::F32(by_output::F32_TMA[index]),
             (_, HopperOut::F32) => HopperKernel::F32(by_output::F32[index]),
             (_, HopperOut::Bf16) => HopperKernel::Bf16(by_output::BF16[index]),
             (_, HopperOut::F16) => HopperKernel::F16(by_output::F16[index]),
@@ -113,9 +114,20 @@ impl HopperGemm {
         })
     }
 
+    /// Whether D goes out through the TMA-store epilogue: a 16-bit D (N a multiple of 8, checked by
+    /// [`unsupported`](Self::unsupported)), and an f32 D whose rows are whole 16-byte units (N a
+    /// multiple of 4; other f32 D are stored directly).
+    fn tma_out(&self) -> bool {
+        match (self.input, self.out) {
+            (HopperIn::Tf32, _) => false,
+            (_, HopperOut::F32) => self.n.is_multiple_of(4),
+            _ => true,
+        }
+    }
+
     /// Dynamic shared memory of a launch.
     fn smem_bytes(&self) -> u32 {
-        SHAPE.smem_bytes() + if self.out == HopperOut::F32 { 0 } else { GEMM_SM90_EPILOGUE_BYTES }
+        SHAPE.smem_bytes() + if self.tma_out() { GEMM_SM90_EPILOGUE_BYTES } else { 0 }
     }
 
     /// The persistent grid: one block per SM, at most one per tile.
@@ -145,7 +157,12 @@ impl HopperGemm {
         let bk = GEMM_SM90_BK * 2 / self.input.bytes() as u32;
         let a_map = if self.a_col { map(a, m, k, [64, 64])? } else { map(a, k, m, [bk, SHAPE.bm])? };
         let b_map = if self.b_row { map(b, n, k, [64, 64])? } else { map(b, k, n, [bk, SHAPE.bn])? };
-        let d_map = if self.out == HopperOut::F32 { None } else { Some(map(d, n, m, [64, 64])?) };
+        // D: boxes of 128-byte rows (64 16-bit or 32 f32 elements) x 64 rows.
+        let d_map = match (self.tma_out(), self.out) {
+            (false, _) => None,
+            (true, HopperOut::F32) => Some(map(d, n, m, [32, 64])?),
+            (true, _) => Some(map(d, n, m, [64, 64])?),
+        };
         Ok(HopperMaps { a_map, b_map, d_map })
     }
 
@@ -237,7 +254,9 @@ mod tests {
     fn names_follow_storage_and_types() {
         let p = problem(8, 8, 8, true, true, HopperOut::F16);
         assert_eq!(p.kernel_name(), "gemm_sm90_bf16_ac_br_of16");
-        assert_eq!(HopperGemm { input: HopperIn::F16, ..problem(8, 8, 8, false, false, HopperOut::F32) }.kernel_name(), "gemm_sm90_f16_ar_bc_of32");
+        assert_eq!(HopperGemm { input: HopperIn::F16, ..problem(8, 8, 8, false, false, HopperOut::F32) }.kernel_name(), "gemm_sm90_f16_ar_bc_of32_tma");
+        // An f32 D whose rows are not whole 16-byte units is stored directly.
+        assert_eq!(HopperGemm { input: HopperIn::F16, ..problem(8, 6, 8, false, false, HopperOut::F32) }.kernel_name(), "gemm_sm90_f16_ar_bc_of32");
         assert_eq!(HopperGemm { input: HopperIn::Tf32, ..problem(8, 8, 8, false, false, HopperOut::F32) }.kernel_name(), "gemm_sm90_tf32_ar_bc_of32");
     }
 

@@ -59,7 +59,7 @@ use layout_tensor::device::tma::{
 };
 use layout_tensor::device::sync::{fence_mbarrier_init, Mbarrier};
 use layout_tensor::half::f16;
-use layout_tensor::atom::copy::{copy, SM90_U32x4_STSM_N};
+use layout_tensor::atom::copy::{copy, VectorCopy, SM90_U32x4_STSM_N};
 use layout_tensor::atom::fragment_copy::make_tiled_copy_c;
 use layout_tensor::device::unroll::{unroll_for, Count};
 use layout_tensor::partition::{StaticSwizzle, Sw};
@@ -355,6 +355,13 @@ impl Ring {
         unsafe { core::ptr::addr_of_mut!((*self.0).ring.b[stage as usize]) as *mut u8 }
     }
 
+    /// The staging buffers of the TMA-store epilogue of an f32 D (the same bytes).
+    #[inline(always)]
+    fn staging_f32(&self) -> LayoutTensor<'static, f32, StagingF32, Shared> {
+        // SAFETY: as for `staging`; the buffers are 1024-byte aligned, f32 fits.
+        unsafe { LayoutTensor::from_ptr_in(core::ptr::addr_of_mut!((*self.0).staging) as *mut f32, StagingF32::new()) }
+    }
+
     /// The staging buffers of the TMA-store epilogue.
     #[inline(always)]
     fn staging(&self) -> LayoutTensor<'static, u16, Staging, Shared> {
@@ -522,9 +529,12 @@ unsafe fn consume<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bool>(
         let r0 = (row0 + 64 * slice) as usize + mine % 64;
         let full = out.inside(row0, col0, S.bm, S.bn);
         if TMA_OUT {
-            const { assert!(!TMA_OUT || O::B16, "the TMA-store epilogue stores 16-bit elements") };
             out.scale(&mut acc, r0, col0 as usize + mine / 64, ACC_256, full);
-            store_tile_tma::<O>(&acc, d_map, row0 + 64 * slice, col0, ring.staging(), lane128, slice);
+            if O::B16 {
+                store_tile_tma::<O>(&acc, d_map, row0 + 64 * slice, col0, ring.staging(), lane128, slice);
+            } else {
+                store_tile_tma_f32(&acc, d_map, row0 + 64 * slice, col0, ring.staging_f32(), lane128, slice);
+            }
         } else {
             out.store(&mut acc, r0, col0 as usize + mine / 64, ACC_256, full);
         }
@@ -632,6 +642,94 @@ unsafe fn store_tile_tma<O: Output>(
     });
 }
 
+static_layout!(
+    /// The staging buffers of the TMA-store epilogue of an f32 D, `(row, column, buffer, consumer
+    /// warpgroup)`: the same bytes as [`StagingBuffers`], each buffer 64 rows of 32 f32 (128
+    /// bytes), row-major, viewed through the 128-byte swizzle of 4-byte elements
+    /// ([`StagingF32`]), as a TMA store with that swizzle reads its 32 x 64 box.
+    StagingBuffersF32 = "(64,32,2,2):(32,1,2048,4096)"
+);
+/// [`StagingBuffersF32`] through the 128-byte swizzle of 4-byte elements.
+type StagingF32 = Swizzled<Sw<3, 2, 3>, StagingBuffersF32>;
+static_layout!(
+    /// The accumulators of one 64 x 32 box of a warpgroup's m64n256 slice: the wgmma m64n32
+    /// accumulator layout, `(thread, value) -> m + 64 n`.
+    AccBoxF32 = "((4,8,4),(2,2,4)):((128,1,16),(64,8,512))"
+);
+static_layout!(
+    /// An f32 box's shape, `(rows, columns)`.
+    BoxTileF32 = "(64,32)"
+);
+static_layout!(
+    /// A thread's 16 values of one f32 box, in accumulator order.
+    BoxValuesF32 = "16:1"
+);
+
+// The f32 staging buffer is the canonical 128-byte-swizzled tile of 4-byte elements TMA's boxes
+// of 128-byte rows use; the boxes' accumulators are the m64n256 accumulators' values 16 c ..
+// 16 c + 16, shifted by 32 c columns.
+const _: () = {
+    let sw = stage_tile(Major::K, 64, 4);
+    let mut e = 0;
+    while e < 64 * 32 {
+        assert!(<Sw<3, 2, 3>>::SWIZZLE.apply(StagingBuffersF32::LAYOUT.call(e)) == sw.call(e), "the f32 staging buffer is TMA's 128-byte swizzle");
+        e += 1;
+    }
+    let box_acc = layout::unwrap!(wgmma_accumulator_layout(32));
+    let mut i = 0;
+    while i < 128 * 16 {
+        assert!(AccBoxF32::LAYOUT.call(i) == box_acc.call(i), "AccBoxF32 is the m64n32 accumulator layout");
+        let (t, v) = (i % 128, i / 128);
+        let mut c = 0;
+        while c < 8 {
+            assert!(ACC_256.call(t + 128 * (16 * c + v)) == AccBoxF32::LAYOUT.call(i) + 64 * 32 * c, "f32 box c's accumulators");
+            c += 1;
+        }
+        i += 1;
+    }
+};
+
+/// [`store_tile_tma`] for an f32 D: eight 64 x 32 boxes (rows of 128 bytes), each thread's pairs
+/// of neighbouring accumulators stored as 8-byte vectors by a tiled copy made from the wgmma
+/// accumulator layout.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+unsafe fn store_tile_tma_f32(
+    acc: &[f32; 128],
+    d_map: *const TmaDescriptor,
+    row0: u32,
+    col0: u32,
+    staging: LayoutTensor<'_, f32, StagingF32, Shared>,
+    lane128: u32,
+    slice: u32,
+) {
+    let sync = || {
+        if slice == 0 {
+            NamedBarrier::<1, 128>::new().sync()
+        } else {
+            NamedBarrier::<2, 128>::new().sync()
+        }
+    };
+    let r2s = make_tiled_copy_c::<VectorCopy<8>, AccBoxF32, BoxTileF32>();
+    let thr = r2s.get_slice(lane128 as usize);
+    unroll_for::<Count<8>>(|c| {
+        let buf = staging.slice_mode::<3>(slice as i64).slice_mode::<2>((c % 2) as i64);
+        if lane128 == 0 {
+            bulk_wait_group_read::<1>();
+        }
+        sync();
+        let mut frag = Fragment::<f32, BoxValuesF32, 16>::new();
+        unroll_for::<Count<16>>(|v| frag.data[v] = acc[16 * c + v]);
+        copy(r2s, thr.retile_s(frag.tensor()), thr.partition_d(buf));
+        fence_proxy_async_shared_cta();
+        sync();
+        if lane128 == 0 {
+            tma_store_2d(d_map, [(col0 + 32 * c as u32) as i32, row0 as i32], buf.as_ptr() as *const u8);
+            bulk_commit_group();
+        }
+    });
+}
+
 /// The persistent kernels: one entry per output type, cluster size, epilogue (`TMA_OUT`: stmatrix
 /// + TMA store through `d_map`; otherwise direct stores, `d_map` unused), input type and operand
 /// majors. All take the same parameters: the tensor maps of A, B and D, C (f32), D, M, N, K, alpha,
@@ -685,10 +783,11 @@ gemm_sm90_persistent_kernels! {
 // The entries of the GEMM API's Hopper path (`cute_rs::gemm::Gemm::run_sm90`): the persistent
 // kernel without clusters for each input type (`bf16`, `f16`), storage order of A (`ar`
 // row-major = K-major, `ac` column-major = M-major) and B (`br` row-major = N-major, `bc`
-// column-major = K-major) and D (`of32`: direct stores; `obf16`, `of16`: the stmatrix +
-// TMA-store epilogue). All take the same parameters: the tensor maps of A, B (boxes of 64 K x
-// 128 / 256 rows when K-major, 64 x 64 when MN-major; 128-byte swizzle) and D (16-bit D only;
-// boxes of 64 x 64, 128-byte swizzle), C (f32), D, M, N, K, alpha, beta.
+// column-major = K-major) and D (`of32`: direct stores, any N; `of32_tma`: the TMA-store
+// epilogue, N a multiple of 4; `obf16`, `of16`: the stmatrix + TMA-store epilogue). All take the
+// same parameters: the tensor maps of A, B (boxes of 64 K x 128 / 256 rows when K-major, 64 x 64
+// when MN-major; 128-byte swizzle) and D (TMA-store entries only; boxes of 64 x 64 16-bit or
+// 32 x 64 f32 elements, 128-byte swizzle), C (f32), D, M, N, K, alpha, beta.
 gemm_sm90_persistent_kernels! {
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
@@ -762,6 +861,30 @@ gemm_sm90_persistent_kernels! {
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
     gemm_sm90_f16_ac_bc_of16: f16, 1, true, SM90_64x256x16_F32F16F16_SS<MnMajor, KMajor>;
+    /// An entry of `Gemm::run_sm90` with f32 D through the TMA-store epilogue (`N` a multiple of
+    /// 4): input type and storage of A and B as its name says.
+    gemm_sm90_bf16_ar_br_of32_tma: f32, 1, true, SM90_64x256x16_F32BF16BF16_SS<KMajor, MnMajor>;
+    /// An entry of `Gemm::run_sm90` with f32 D through the TMA-store epilogue (`N` a multiple of
+    /// 4): input type and storage of A and B as its name says.
+    gemm_sm90_bf16_ar_bc_of32_tma: f32, 1, true, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
+    /// An entry of `Gemm::run_sm90` with f32 D through the TMA-store epilogue (`N` a multiple of
+    /// 4): input type and storage of A and B as its name says.
+    gemm_sm90_bf16_ac_br_of32_tma: f32, 1, true, SM90_64x256x16_F32BF16BF16_SS<MnMajor, MnMajor>;
+    /// An entry of `Gemm::run_sm90` with f32 D through the TMA-store epilogue (`N` a multiple of
+    /// 4): input type and storage of A and B as its name says.
+    gemm_sm90_bf16_ac_bc_of32_tma: f32, 1, true, SM90_64x256x16_F32BF16BF16_SS<MnMajor, KMajor>;
+    /// An entry of `Gemm::run_sm90` with f32 D through the TMA-store epilogue (`N` a multiple of
+    /// 4): input type and storage of A and B as its name says.
+    gemm_sm90_f16_ar_br_of32_tma: f32, 1, true, SM90_64x256x16_F32F16F16_SS<KMajor, MnMajor>;
+    /// An entry of `Gemm::run_sm90` with f32 D through the TMA-store epilogue (`N` a multiple of
+    /// 4): input type and storage of A and B as its name says.
+    gemm_sm90_f16_ar_bc_of32_tma: f32, 1, true, SM90_64x256x16_F32F16F16_SS<KMajor, KMajor>;
+    /// An entry of `Gemm::run_sm90` with f32 D through the TMA-store epilogue (`N` a multiple of
+    /// 4): input type and storage of A and B as its name says.
+    gemm_sm90_f16_ac_br_of32_tma: f32, 1, true, SM90_64x256x16_F32F16F16_SS<MnMajor, MnMajor>;
+    /// An entry of `Gemm::run_sm90` with f32 D through the TMA-store epilogue (`N` a multiple of
+    /// 4): input type and storage of A and B as its name says.
+    gemm_sm90_f16_ac_bc_of32_tma: f32, 1, true, SM90_64x256x16_F32F16F16_SS<MnMajor, KMajor>;
     /// The tf32 entry of `Gemm::run_tf32_sm90`: f32 A row-major and B column-major (K-major:
     /// boxes of 32 K x 128 / 256 rows), their tf32 part multiplied, f32 D.
     gemm_sm90_tf32_ar_bc_of32: f32, 1, false, SM90_64x256x8_F32TF32TF32_SS_TN;
@@ -932,6 +1055,11 @@ pub mod by_output {
     pub const F32: [KernelFn<Params<f32>>; 8] = [
         gemm_sm90_bf16_ar_bc_of32, gemm_sm90_bf16_ar_br_of32, gemm_sm90_bf16_ac_bc_of32, gemm_sm90_bf16_ac_br_of32,
         gemm_sm90_f16_ar_bc_of32, gemm_sm90_f16_ar_br_of32, gemm_sm90_f16_ac_bc_of32, gemm_sm90_f16_ac_br_of32,
+    ];
+    /// f32 D through the TMA-store epilogue (`N` a multiple of 4: 16-byte rows of D).
+    pub const F32_TMA: [KernelFn<Params<f32>>; 8] = [
+        gemm_sm90_bf16_ar_bc_of32_tma, gemm_sm90_bf16_ar_br_of32_tma, gemm_sm90_bf16_ac_bc_of32_tma, gemm_sm90_bf16_ac_br_of32_tma,
+        gemm_sm90_f16_ar_bc_of32_tma, gemm_sm90_f16_ar_br_of32_tma, gemm_sm90_f16_ac_bc_of32_tma, gemm_sm90_f16_ac_br_of32_tma,
     ];
     /// bf16 D (as bits).
     pub const BF16: [KernelFn<Params<u16>>; 8] = [

@@ -432,10 +432,16 @@ fn bench(gpu: &Gpu, kernel: Kernel, m: usize, n: usize, k: usize) -> Result<Vec<
 fn check_api(gpu: &Gpu, f16: bool, out: HopperOut) -> Result<(), String> {
     let kind = if f16 { Half::F16 } else { Half::Bf16 };
     let to_f32 = |v: &[u16]| -> Vec<f32> { v.iter().map(|&x| if f16 { f16_to_f32(x) } else { bf16_to_f32(x) }).collect() };
-    for (m, n, k, alpha, beta) in [(200, 136, 72, 1.0, 0.0), (264, 520, 136, 1.5, -0.5), (1000, 1000, 1000, 1.0, 0.0)] {
+    // N = 138 (f32 D only, where B is K-major): rows of D that TMA cannot store, the direct-store
+    // epilogue.
+    let sizes = [(200, 136, 72, 1.0, 0.0), (264, 520, 136, 1.5, -0.5), (1000, 1000, 1000, 1.0, 0.0), (136, 138, 64, 1.0, 0.5)];
+    for (m, n, k, alpha, beta) in sizes {
         for (a_col, b_row) in [(false, false), (false, true), (true, false), (true, true)] {
             let input = if f16 { HopperIn::F16 } else { HopperIn::Bf16 };
             let p = HopperGemm { m, n, k, input, a_col, b_row, out, alpha, beta };
+            if n == 138 && (out != HopperOut::F32 || b_row) {
+                continue;
+            }
             let seed = fresh_seed();
             let (a, b, c) = (random_half(seed, m * k, kind), random_half(seed ^ 0xb, k * n, kind), random_f32(seed ^ 0xc, m * n));
             // The reference wants A as M x K and B as N x K, row-major.
