@@ -531,9 +531,9 @@ unsafe fn consume<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bool>(
         if TMA_OUT {
             out.scale(&mut acc, r0, col0 as usize + mine / 64, ACC_256, full);
             if O::B16 {
-                store_tile_tma::<O>(&acc, d_map, row0 + 64 * slice, col0, ring.staging(), lane128, slice);
+                store_tile_tma::<O>(&acc, d_map, (row0 + 64 * slice, col0), ring.staging(), (lane128, slice));
             } else {
-                store_tile_tma_f32(&acc, d_map, row0 + 64 * slice, col0, ring.staging_f32(), lane128, slice);
+                store_tile_tma_f32(&acc, d_map, (row0 + 64 * slice, col0), ring.staging_f32(), (lane128, slice));
             }
         } else {
             out.store(&mut acc, r0, col0 as usize + mine / 64, ACC_256, full);
@@ -591,57 +591,6 @@ const _: () = {
     }
 };
 
-/// The stmatrix + TMA-store epilogue of one consumer warpgroup: its 64 x 256 slice (scaled values
-/// in `acc`) goes to D at `(row0, col0)` as four 64 x 64 boxes. Each box's accumulators,
-/// converted to 16 bits, are stored into a swizzled staging buffer by the tiled `stmatrix` copy,
-/// and one thread stores the buffer with a TMA store, which clips rows and columns outside D.
-/// Two buffers alternate: before a buffer is rewritten, the store that read it two boxes ago has
-/// finished reading (`cp.async.bulk.wait_group.read 1`), and the stores of the last boxes drain
-/// while the warpgroup goes on to its next tile.
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-unsafe fn store_tile_tma<O: Output>(
-    acc: &[f32; 128],
-    d_map: *const TmaDescriptor,
-    row0: u32,
-    col0: u32,
-    staging: LayoutTensor<'_, u16, Staging, Shared>,
-    lane128: u32,
-    slice: u32,
-) {
-    let sync = || {
-        if slice == 0 {
-            NamedBarrier::<1, 128>::new().sync()
-        } else {
-            NamedBarrier::<2, 128>::new().sync()
-        }
-    };
-    let r2s = make_tiled_copy_c::<SM90_U32x4_STSM_N, AccBox, BoxTile>();
-    let thr = r2s.get_slice(lane128 as usize);
-    // Constant box indices: every accumulator index is then a constant (a run-time index would
-    // put `acc` on the stack).
-    unroll_for::<Count<4>>(|c| {
-        let buf = staging.slice_mode::<3>(slice as i64).slice_mode::<2>((c % 2) as i64);
-        if lane128 == 0 {
-            bulk_wait_group_read::<1>();
-        }
-        sync();
-        let mut frag = Fragment::<u16, BoxValues, 32>::new();
-        unroll_for::<Count<16>>(|i| {
-            let pair = O::pack2(acc[32 * c + 2 * i], acc[32 * c + 2 * i + 1]);
-            frag.data[2 * i] = pair as u16;
-            frag.data[2 * i + 1] = (pair >> 16) as u16;
-        });
-        copy(r2s, thr.retile_s(frag.tensor()), thr.partition_d(buf));
-        fence_proxy_async_shared_cta();
-        sync();
-        if lane128 == 0 {
-            tma_store_2d(d_map, [(col0 + 64 * c as u32) as i32, row0 as i32], buf.as_ptr() as *const u8);
-            bulk_commit_group();
-        }
-    });
-}
-
 static_layout!(
     /// The staging buffers of the TMA-store epilogue of an f32 D, `(row, column, buffer, consumer
     /// warpgroup)`: the same bytes as [`StagingBuffers`], each buffer 64 rows of 32 f32 (128
@@ -689,19 +638,22 @@ const _: () = {
     }
 };
 
-/// [`store_tile_tma`] for an f32 D: eight 64 x 32 boxes (rows of 128 bytes), each thread's pairs
-/// of neighbouring accumulators stored as 8-byte vectors by a tiled copy made from the wgmma
-/// accumulator layout.
+/// The TMA-store epilogue of one consumer warpgroup: its 64 x 256 slice (scaled values in `acc`)
+/// goes to D at `(row0, col0)` as `BOXES` boxes of 64 rows x 128 bytes (`COLS` elements). Box `c`
+/// is written into staging buffer `buffer(c)` by `write(c)` (a tiled copy made from the box's
+/// accumulator layout: `stmatrix` for a 16-bit D, 8-byte vectors for f32), and one thread stores
+/// it with a TMA store, which clips rows and columns outside D. Two buffers alternate: before a
+/// buffer is rewritten, the store that read it two boxes ago has finished reading
+/// (`cp.async.bulk.wait_group.read 1`), and the stores of the last boxes drain while the
+/// warpgroup goes on to its next tile.
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
-unsafe fn store_tile_tma_f32(
-    acc: &[f32; 128],
+unsafe fn store_boxes<const BOXES: usize, const COLS: u32>(
     d_map: *const TmaDescriptor,
-    row0: u32,
-    col0: u32,
-    staging: LayoutTensor<'_, f32, StagingF32, Shared>,
-    lane128: u32,
-    slice: u32,
+    (row0, col0): (u32, u32),
+    (lane128, slice): (u32, u32),
+    buffer: impl Fn(usize) -> *const u8,
+    mut write: impl FnMut(usize),
 ) {
     let sync = || {
         if slice == 0 {
@@ -710,23 +662,66 @@ unsafe fn store_tile_tma_f32(
             NamedBarrier::<2, 128>::new().sync()
         }
     };
-    let r2s = make_tiled_copy_c::<VectorCopy<8>, AccBoxF32, BoxTileF32>();
-    let thr = r2s.get_slice(lane128 as usize);
-    unroll_for::<Count<8>>(|c| {
-        let buf = staging.slice_mode::<3>(slice as i64).slice_mode::<2>((c % 2) as i64);
+    // Constant box indices: every accumulator index is then a constant (a run-time index would
+    // put `acc` on the stack).
+    unroll_for::<Count<BOXES>>(|c| {
         if lane128 == 0 {
             bulk_wait_group_read::<1>();
         }
         sync();
-        let mut frag = Fragment::<f32, BoxValuesF32, 16>::new();
-        unroll_for::<Count<16>>(|v| frag.data[v] = acc[16 * c + v]);
-        copy(r2s, thr.retile_s(frag.tensor()), thr.partition_d(buf));
+        write(c);
         fence_proxy_async_shared_cta();
         sync();
         if lane128 == 0 {
-            tma_store_2d(d_map, [(col0 + 32 * c as u32) as i32, row0 as i32], buf.as_ptr() as *const u8);
+            tma_store_2d(d_map, [(col0 + COLS * c as u32) as i32, row0 as i32], buffer(c));
             bulk_commit_group();
         }
+    });
+}
+
+/// The stmatrix + TMA-store epilogue of a 16-bit D ([`store_boxes`]): four 64 x 64 boxes, each
+/// box's accumulators converted to 16 bits in pairs and stored by the tiled `stmatrix` copy.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+unsafe fn store_tile_tma<O: Output>(
+    acc: &[f32; 128],
+    d_map: *const TmaDescriptor,
+    origin: (u32, u32),
+    staging: LayoutTensor<'_, u16, Staging, Shared>,
+    (lane128, slice): (u32, u32),
+) {
+    let r2s = make_tiled_copy_c::<SM90_U32x4_STSM_N, AccBox, BoxTile>();
+    let thr = r2s.get_slice(lane128 as usize);
+    let buffer = |c: usize| staging.slice_mode::<3>(slice as i64).slice_mode::<2>((c % 2) as i64);
+    store_boxes::<4, 64>(d_map, origin, (lane128, slice), |c| buffer(c).as_ptr() as *const u8, |c| {
+        let mut frag = Fragment::<u16, BoxValues, 32>::new();
+        unroll_for::<Count<16>>(|i| {
+            let pair = O::pack2(acc[32 * c + 2 * i], acc[32 * c + 2 * i + 1]);
+            frag.data[2 * i] = pair as u16;
+            frag.data[2 * i + 1] = (pair >> 16) as u16;
+        });
+        copy(r2s, thr.retile_s(frag.tensor()), thr.partition_d(buffer(c)));
+    });
+}
+
+/// The TMA-store epilogue of an f32 D ([`store_boxes`]): eight 64 x 32 boxes, each thread's pairs
+/// of neighbouring accumulators stored as 8-byte vectors.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+unsafe fn store_tile_tma_f32(
+    acc: &[f32; 128],
+    d_map: *const TmaDescriptor,
+    origin: (u32, u32),
+    staging: LayoutTensor<'_, f32, StagingF32, Shared>,
+    (lane128, slice): (u32, u32),
+) {
+    let r2s = make_tiled_copy_c::<VectorCopy<8>, AccBoxF32, BoxTileF32>();
+    let thr = r2s.get_slice(lane128 as usize);
+    let buffer = |c: usize| staging.slice_mode::<3>(slice as i64).slice_mode::<2>((c % 2) as i64);
+    store_boxes::<8, 32>(d_map, origin, (lane128, slice), |c| buffer(c).as_ptr() as *const u8, |c| {
+        let mut frag = Fragment::<f32, BoxValuesF32, 16>::new();
+        unroll_for::<Count<16>>(|v| frag.data[v] = acc[16 * c + v]);
+        copy(r2s, thr.retile_s(frag.tensor()), thr.partition_d(buffer(c)));
     });
 }
 

@@ -40,63 +40,6 @@ use crate::mask::Full;
 use crate::static_layout::{divide_by_shape, LayoutSource, Static, StaticLayout, TileOf, TileRest};
 use crate::tensor::{check_index, read_vec, vector_align, write_vec, AddressSpace, Element, Global, LayoutTensor, Vector};
 
-/// A message built in `const` evaluation (no formatting machinery there): text and integers.
-struct Msg {
-    buf: [u8; Msg::CAP],
-    len: usize,
-}
-
-impl Msg {
-    const CAP: usize = 160;
-
-    const fn new() -> Msg {
-        Msg { buf: [0; Msg::CAP], len: 0 }
-    }
-
-    const fn push(mut self, s: &str) -> Msg {
-        let b = s.as_bytes();
-        let mut i = 0;
-        while i < b.len() && self.len < Msg::CAP {
-            self.buf[self.len] = b[i];
-            self.len += 1;
-            i += 1;
-        }
-        self
-    }
-
-    const fn int(mut self, v: i64) -> Msg {
-        let mut digits = [0u8; 20];
-        let mut n = v.unsigned_abs();
-        let mut k = 0;
-        loop {
-            digits[k] = b'0' + (n % 10) as u8;
-            k += 1;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
-        }
-        if v < 0 {
-            self = self.push("-");
-        }
-        while k > 0 && self.len < Msg::CAP {
-            k -= 1;
-            self.buf[self.len] = digits[k];
-            self.len += 1;
-        }
-        self
-    }
-
-    const fn panic(&self) -> ! {
-        let (head, _) = self.buf.split_at(self.len);
-        match core::str::from_utf8(head) {
-            Ok(s) => panic!("{}", s),
-            // Only ASCII is pushed.
-            Err(_) => panic!("vectorize: invalid vector shape"),
-        }
-    }
-}
-
 /// Why a vector shape does not vectorize a layout.
 #[derive(Clone, Copy)]
 enum Violation {
@@ -126,7 +69,7 @@ impl Violation {
 
     /// Stops `const` evaluation naming the violated condition.
     const fn panic(self) -> ! {
-        let m = Msg::new().push("vectorize: ");
+        let m = layout::Message::new().push("vectorize: ");
         let m = match self {
             Violation::Rank { tensor, vector } => m
                 .push("the vector shape has ")
@@ -148,7 +91,7 @@ impl Violation {
                 .push(" is not the vector shape's size ")
                 .int(size),
         };
-        m.panic()
+        panic!("{}", m.as_str())
     }
 }
 

@@ -142,12 +142,22 @@ pub struct Message {
 impl Message {
     const CAP: usize = 240;
 
-    const fn new() -> Message {
+    /// An empty message.
+    ///
+    /// # Example
+    /// ```
+    /// let m = cute_rs_layout::Message::new().push("vectorize: extent ").int(-3);
+    /// assert_eq!(m.as_str(), "vectorize: extent -3");
+    /// ```
+    pub const fn new() -> Message {
         Message { buf: [0; Message::CAP], len: 0 }
     }
 
     /// Appends text; text past the capacity is dropped (it is only a message).
-    const fn push(mut self, s: &str) -> Message {
+    ///
+    /// # Example
+    /// See [`Message::new`].
+    pub const fn push(mut self, s: &str) -> Message {
         let b = s.as_bytes();
         let mut i = 0;
         while i < b.len() && self.len < Message::CAP {
@@ -158,7 +168,11 @@ impl Message {
         self
     }
 
-    const fn int(mut self, v: i64) -> Message {
+    /// Appends an integer in decimal.
+    ///
+    /// # Example
+    /// See [`Message::new`].
+    pub const fn int(mut self, v: i64) -> Message {
         let mut digits = [0u8; 20];
         let mut n = v.unsigned_abs();
         let mut k = 0;

@@ -344,25 +344,39 @@ impl<T: Element, C: StoreCache + Default, const BYTES: usize> CopyAtom<T> for Gl
     }
 }
 
-macro_rules! ldmatrix_atoms {
-    ($($(#[$doc:meta])* $name:ident: $count:literal, $register:expr, $instr:path;)*) => {$(
+/// The `ldmatrix` (`load`) and `stmatrix` (`store`) atoms: 32 lanes, two 16-bit values per
+/// matrix each, the lanes `8q + r` giving the rows of the shared-memory side.
+macro_rules! matrix_atoms {
+    ($dir:ident: $($(#[$doc:meta])* $name:ident: $count:literal, $register:expr, $instr:path;)*) => {$(
         $(#[$doc])*
         #[derive(Clone, Copy, Debug, Default)]
         pub struct $name;
         impl<T: Element> CopyAtom<T> for $name {
             const THREADS: i64 = 32;
             const VALUES: usize = 2 * $count;
-            const SOURCE: Source = Source::Matrices { register: $register, count: $count };
+            const SOURCE: Source = matrix_atoms!(@source $dir, $register, $count);
+            const DESTINATION: Source = matrix_atoms!(@destination $dir, $register, $count);
             #[inline(always)]
             unsafe fn copy(src: *const T, dst: *mut T) {
-                const { assert!(core::mem::size_of::<T>() == 2, "ldmatrix moves 16-bit elements") };
-                *(dst as *mut [u32; $count]) = $instr(src as *const u16);
+                const { assert!(core::mem::size_of::<T>() == 2, "ldmatrix and stmatrix move 16-bit elements") };
+                matrix_atoms!(@copy $dir, $instr, $count, src, dst);
             }
         }
     )*};
+    (@source load, $register:expr, $count:literal) => { Source::Matrices { register: $register, count: $count } };
+    (@source store, $register:expr, $count:literal) => { Source::Own };
+    (@destination load, $register:expr, $count:literal) => { Source::Own };
+    (@destination store, $register:expr, $count:literal) => { Source::Matrices { register: $register, count: $count } };
+    (@copy load, $instr:path, $count:literal, $src:ident, $dst:ident) => {
+        *($dst as *mut [u32; $count]) = $instr($src as *const u16)
+    };
+    (@copy store, $instr:path, $count:literal, $src:ident, $dst:ident) => {
+        $instr($dst as *mut u16, core::ptr::read_unaligned($src as *const [u32; $count]))
+    };
 }
 
-ldmatrix_atoms! {
+matrix_atoms! {
+    load:
     /// `ldmatrix.x1`: one 8x8 matrix of 16-bit elements per warp (CuTe's `SM75_U32x1_LDSM_N`).
     ///
     /// # Example
@@ -413,26 +427,8 @@ ldmatrix_atoms! {
     SM75_U16x8_LDSM_T: 4, LDMATRIX_8X8_TRANS, instr::ldmatrix_x4_trans;
 }
 
-macro_rules! stmatrix_atoms {
-    ($($(#[$doc:meta])* $name:ident: $count:literal, $register:expr, $instr:path;)*) => {$(
-        $(#[$doc])*
-        #[derive(Clone, Copy, Debug, Default)]
-        pub struct $name;
-        impl<T: Element> CopyAtom<T> for $name {
-            const THREADS: i64 = 32;
-            const VALUES: usize = 2 * $count;
-            const SOURCE: Source = Source::Own;
-            const DESTINATION: Source = Source::Matrices { register: $register, count: $count };
-            #[inline(always)]
-            unsafe fn copy(src: *const T, dst: *mut T) {
-                const { assert!(core::mem::size_of::<T>() == 2, "stmatrix moves 16-bit elements") };
-                $instr(dst as *mut u16, core::ptr::read_unaligned(src as *const [u32; $count]));
-            }
-        }
-    )*};
-}
-
-stmatrix_atoms! {
+matrix_atoms! {
+    store:
     /// `stmatrix.x1`: one 8x8 matrix of 16-bit elements per warp, from registers to shared
     /// memory (CuTe's `SM90_U32x1_STSM_N`).
     ///
