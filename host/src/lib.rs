@@ -73,6 +73,7 @@ mod cpu;
 mod elem;
 mod error;
 mod gpu;
+mod graph;
 mod guard_pages;
 mod host_tensor;
 mod launch;
@@ -84,6 +85,7 @@ pub use buffer::DeviceBuffer;
 pub use elem::{DeviceElem, Numeric, TmaDataType};
 pub use error::{HostError, Result};
 pub use gpu::{DeviceProperties, Gpu, Stream};
+pub use graph::Graph;
 pub use host_tensor::{CompareError, HostTensor, Rng, Tolerance};
 pub use launch::{
     check_contract, validate, validate_launch, KernelArg, KernelLimits, Launch, LaunchConfig, LaunchPlan, ModuleRef,

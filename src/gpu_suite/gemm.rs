@@ -37,7 +37,7 @@ pub fn checks() -> Vec<Check> {
         Check { name: "gemm/f16 4095 x 4097 x 1000, output f16, every A/B order", run: check_f16_large },
         Check { name: "gemm/shape errors", run: check_errors },
         Check { name: "gemm/atom-layer kernels equal their hand-written twins bit for bit", run: check_twins },
-        Check { name: "gemm/hopper run_auto and run_sm90 (TMA + wgmma, every storage order, f16 on a stream)", run: check_sm90 },
+        Check { name: "gemm/hopper run_auto and run_sm90 (TMA + wgmma, every storage order, f16 on a stream, captured in a CUDA graph)", run: check_sm90 },
     ]
 }
 
@@ -452,6 +452,19 @@ fn check_sm90(gpu: &Gpu, _: &Module) -> Result<(), String> {
     stream.synchronize().map_err(fail("synchronize the stream"))?;
     let got: Vec<f64> = gpu.download(&d).map_err(fail("download D"))?.into_iter().map(|v| v.to_f64()).collect();
     compare(&g, &x, &got, None, &format!("run_sm90_on f16 -> f16 264 x 520 x 136 (seed {seed})"))?;
+    // The same call recorded into a CUDA graph: the capture (global mode) fails if the call
+    // allocates or waits. Replayed twice into a poisoned D (D = alpha A B + beta C both times).
+    gpu.memset(&mut d, 0xff).map_err(fail("poison D"))?;
+    gpu.synchronize().map_err(fail("synchronize the default stream"))?;
+    let graph = stream
+        .capture(|s| g.run_sm90_on(gpu, s, &x.da, &x.db, Some(&x.dc), &mut d).map_err(|e| host::HostError::Invalid(e.to_string())))
+        .map_err(fail("capturing run_sm90_on into a CUDA graph"))?;
+    for _ in 0..2 {
+        graph.launch(&stream).map_err(fail("graph launch"))?;
+    }
+    stream.synchronize().map_err(fail("synchronize the stream"))?;
+    let got: Vec<f64> = gpu.download(&d).map_err(fail("download D"))?.into_iter().map(|v| v.to_f64()).collect();
+    compare(&g, &x, &got, None, &format!("run_sm90_on f16 -> f16 264 x 520 x 136 replayed from a CUDA graph (seed {seed})"))?;
     let g = Gemm::new(16, 16, 12).b_major(Major::Col);
     let x = inputs::<u16>(gpu, &g, 1)?;
     let mut d = gpu.alloc::<f32>(256).map_err(fail("alloc D"))?;
