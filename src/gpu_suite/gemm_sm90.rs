@@ -195,7 +195,8 @@ pub fn benches() -> Vec<Bench> {
     }
     vs_cublas! {
         "persistent bf16-out tma-store" tma_store_vs_cublas => 4096 x 4096 x 4096, 8192 x 8192 x 8192, 8192 x 8192 x 1024, 4096 x 14336 x 4096;
-        "api bf16 -> bf16" api_vs_cublas::<u16> => 4096 x 4096 x 4096, 8192 x 8192 x 8192, 8192 x 8192 x 1024, 4096 x 14336 x 4096;
+        "api bf16 -> bf16" api_vs_cublas::<u16> => 4096 x 4096 x 4096, 8192 x 8192 x 8192, 8192 x 8192 x 1024, 4096 x 14336 x 4096,
+            1024 x 1024 x 1024, 2048 x 2048 x 2048, 16384 x 16384 x 16384, 16 x 4096 x 4096, 32 x 14336 x 4096, 128 x 4096 x 14336;
         "api bf16 -> f32" api_vs_cublas::<f32> => 4096 x 4096 x 4096, 8192 x 8192 x 8192;
     }
     benches
@@ -659,7 +660,27 @@ fn api_vs_cublas<O: PeerOut + GemmOutput>(gpu: &Gpu, (m, n, k): (usize, usize, u
             gpu.synchronize().map_err(fail("synchronize"))
         },
     )?;
+    // A stream of calls, as a model's layers issue them: 20 back to back, then one wait.
+    const CALLS: usize = 20;
+    let (api_stream_ms, peer_stream_ms) = wall_interleaved(
+        PEER_ROUNDS / 4,
+        || {
+            for _ in 0..CALLS {
+                g.run_sm90(gpu, &ga, &gb, None, &mut d.borrow_mut()).map_err(|e| format!("Gemm::run_sm90: {e}"))?;
+            }
+            gpu.synchronize().map_err(fail("synchronize"))
+        },
+        || {
+            for _ in 0..CALLS {
+                // SAFETY: as above.
+                unsafe { blas.gemm_tn((m, n, k), &ga, &gb, &d.borrow()) }.map_err(|e| e.to_string())?;
+            }
+            gpu.synchronize().map_err(fail("synchronize"))
+        },
+    )?;
     figures.extend([
+        Figure { what: format!("Gemm::run_sm90, {CALLS} calls back to back then synchronize: per call (wall clock)"), value: api_stream_ms / CALLS as f64, unit: "ms" },
+        Figure { what: format!("cublasGemmEx, {CALLS} calls back to back then synchronize: per call (wall clock)"), value: peer_stream_ms / CALLS as f64, unit: "ms" },
         Figure { what: format!("{} kernel time (events)", p.kernel_name()), value: t.ours_ms as f64, unit: "ms" },
         Figure { what: "cublasGemmEx kernel time (events)".into(), value: t.peer_ms as f64, unit: "ms" },
         Figure { what: "Gemm::run_sm90 + synchronize, call to completion (wall clock)".into(), value: api_ms, unit: "ms" },
