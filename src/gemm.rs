@@ -102,6 +102,11 @@ pub struct Gemm {
     pub alpha: f32,
     /// Scale of C (C is not read when 0).
     pub beta: f32,
+    /// Leading dimension of A: elements between consecutive rows (row-major) or columns
+    /// (column-major); `None`: packed (`K` or `M`). A larger one reads A as a sub-matrix view.
+    pub lda: Option<usize>,
+    /// Leading dimension of B, as [`lda`](Gemm::lda) (`None`: `N` or `K`).
+    pub ldb: Option<usize>,
 }
 
 /// Why a [`Gemm`] was not launched, or failed.
@@ -117,6 +122,15 @@ pub enum GemmError {
         expected: usize,
         /// Elements the buffer has.
         got: usize,
+    },
+    /// A leading dimension shorter than the rows (or columns) it separates.
+    LeadingDimension {
+        /// Which operand (`"A"`, `"B"`).
+        operand: &'static str,
+        /// The leading dimension given.
+        ld: usize,
+        /// The contiguous extent it must reach (`"K = 8"`).
+        extent: String,
     },
     /// `beta != 0` but no C was given.
     MissingC {
@@ -136,6 +150,9 @@ impl fmt::Display for GemmError {
         match self {
             GemmError::Shape { operand, shape, expected, got } => {
                 write!(f, "gemm: {operand} is {shape}, {expected} elements, but its buffer has {got}")
+            }
+            GemmError::LeadingDimension { operand, ld, extent } => {
+                write!(f, "gemm: the leading dimension of {operand}, {ld}, is less than its rows' {extent}")
             }
             GemmError::MissingC { beta } => write!(f, "gemm: beta = {beta} but no C was given"),
             GemmError::TooLarge(why) => write!(f, "gemm: too large: {why}"),
@@ -245,7 +262,7 @@ impl Gemm {
     /// assert_eq!((g.alpha, g.beta), (1.0, 0.0));
     /// ```
     pub fn new(m: usize, n: usize, k: usize) -> Gemm {
-        Gemm { m, n, k, a_major: Major::Row, b_major: Major::Row, alpha: 1.0, beta: 0.0 }
+        Gemm { m, n, k, a_major: Major::Row, b_major: Major::Row, alpha: 1.0, beta: 0.0, lda: None, ldb: None }
     }
 
     /// The same problem with A stored `major`.
@@ -268,6 +285,29 @@ impl Gemm {
     /// ```
     pub fn b_major(self, major: Major) -> Gemm {
         Gemm { b_major: major, ..self }
+    }
+
+    /// The same problem with A read through leading dimension `lda` (a sub-matrix of a larger
+    /// one): row `i` (row-major) or column `j` (column-major) starts `lda` elements after the
+    /// previous one.
+    ///
+    /// # Example
+    /// ```
+    /// // A: the 4 x 8 top-left block of a row-major 4 x 64 matrix.
+    /// assert_eq!(cute_rs::gemm::Gemm::new(4, 4, 8).lda(64).lds(), (64, 4));
+    /// ```
+    pub fn lda(self, lda: usize) -> Gemm {
+        Gemm { lda: Some(lda), ..self }
+    }
+
+    /// The same problem with B read through leading dimension `ldb` (see [`lda`](Gemm::lda)).
+    ///
+    /// # Example
+    /// ```
+    /// assert_eq!(cute_rs::gemm::Gemm::new(4, 4, 8).ldb(16).lds(), (8, 16));
+    /// ```
+    pub fn ldb(self, ldb: usize) -> Gemm {
+        Gemm { ldb: Some(ldb), ..self }
     }
 
     /// The same problem with `alpha`.
@@ -309,9 +349,27 @@ impl Gemm {
     /// assert_eq!(Gemm::new(5, 6, 7).a_major(Major::Col).b_major(Major::Col).lds(), (5, 7));
     /// ```
     pub fn lds(&self) -> (usize, usize) {
-        let lda = if self.a_major == Major::Row { self.k } else { self.m };
-        let ldb = if self.b_major == Major::Row { self.n } else { self.k };
-        (lda, ldb)
+        let (a_inner, _) = self.a_extents();
+        let (b_inner, _) = self.b_extents();
+        (self.lda.unwrap_or(a_inner), self.ldb.unwrap_or(b_inner))
+    }
+
+    /// A's contiguous extent and the count of its rows (row-major: `K`, `M`) or columns.
+    fn a_extents(&self) -> (usize, usize) {
+        if self.a_major == Major::Row {
+            (self.k, self.m)
+        } else {
+            (self.m, self.k)
+        }
+    }
+
+    /// B's contiguous extent and the count of its rows (row-major: `N`, `K`) or columns.
+    fn b_extents(&self) -> (usize, usize) {
+        if self.b_major == Major::Row {
+            (self.n, self.k)
+        } else {
+            (self.k, self.n)
+        }
     }
 
     /// The name of the kernel [`run`](Gemm::run) launches for inputs `I` and output `O`, given
@@ -383,8 +441,24 @@ impl Gemm {
             }
             Ok(())
         };
-        check("A", m, k, "M", "K", a.len())?;
-        check("B", k, n, "K", "N", b.len())?;
+        // An operand read through a leading dimension needs its last row (column) to end inside
+        // the buffer; a packed one is exactly its elements.
+        let strided = |operand, ld: Option<usize>, (inner, outer): (usize, usize), inner_name: &str, (rows, cols, rn, cn), got: usize| {
+            let Some(ld) = ld else { return check(operand, rows, cols, rn, cn, got) };
+            if ld < inner {
+                return Err(GemmError::LeadingDimension { operand, ld, extent: format!("{inner_name} = {inner}") });
+            }
+            let needed = if outer == 0 || inner == 0 { 0 } else { (outer - 1) * ld + inner };
+            if got < needed {
+                let shape = format!("{rn} x {cn} = {rows} x {cols} with leading dimension {ld}");
+                return Err(GemmError::Shape { operand, shape, expected: needed, got });
+            }
+            Ok(())
+        };
+        let a_inner = if self.a_major == Major::Row { "K" } else { "M" };
+        let b_inner = if self.b_major == Major::Row { "N" } else { "K" };
+        strided("A", self.lda, self.a_extents(), a_inner, (m, k, "M", "K"), a.len())?;
+        strided("B", self.ldb, self.b_extents(), b_inner, (k, n, "K", "N"), b.len())?;
         check("D", m, n, "M", "N", d.len())?;
         match c {
             Some(c) => check("C", m, n, "M", "N", c.len())?,
@@ -617,6 +691,7 @@ impl Gemm {
             out,
             alpha: self.alpha,
             beta: self.beta,
+            lds: (self.lda, self.ldb),
         }
     }
 

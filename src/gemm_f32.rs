@@ -182,6 +182,7 @@ impl Gemm {
             out: HopperOut::F32,
             alpha: self.alpha,
             beta: self.beta,
+            lds: (self.lda, self.ldb),
         };
         run_hopper(&h, gpu, None, a, b, c, d)
     }

@@ -52,6 +52,9 @@ pub(crate) struct HopperGemm {
     pub out: HopperOut,
     pub alpha: f32,
     pub beta: f32,
+    /// Leading dimensions of A and B when not packed (a sub-matrix view: the tensor maps stride
+    /// by them).
+    pub lds: (Option<usize>, Option<usize>),
 }
 
 /// A Hopper entry, by the type of its D (bf16 as bits).
@@ -103,8 +106,14 @@ impl HopperGemm {
         if self.input == HopperIn::Tf32 && (self.a_col || self.b_row || self.out != HopperOut::F32) {
             return Some("tf32: wgmma reads tf32 operands K-major only (A row-major, B column-major), into an f32 D".to_string());
         }
-        let a = if self.a_col { rows("A column-major", "M", self.m, per_row) } else { rows("A row-major", "K", self.k, per_row) };
-        let b = if self.b_row { rows("B row-major", "N", self.n, per_row) } else { rows("B column-major", "K", self.k, per_row) };
+        // The rows' pitch: the leading dimension, or the packed extent.
+        let pitch = |ld: Option<usize>, what: &str, name: &str, x: usize| match ld {
+            Some(ld) => rows(what, "the leading dimension", ld, per_row),
+            None => rows(what, name, x, per_row),
+        };
+        let (lda, ldb) = self.lds;
+        let a = if self.a_col { pitch(lda, "A column-major", "M", self.m) } else { pitch(lda, "A row-major", "K", self.k) };
+        let b = if self.b_row { pitch(ldb, "B row-major", "N", self.n) } else { pitch(ldb, "B column-major", "K", self.k) };
         let d = if self.out == HopperOut::F32 { None } else { rows("16-bit D", "N", self.n, 8) };
         a.or(b).or(d).or_else(|| {
             [("M", self.m), ("N", self.n), ("K", self.k)]
@@ -147,16 +156,26 @@ impl HopperGemm {
         d: &DeviceBuffer<O>,
     ) -> host::Result<HopperMaps> {
         let (m, n, k) = (self.m, self.n, self.k);
-        let map = |buf: &dyn MapSource, inner: usize, outer: usize, box_shape: [u32; 2]| -> host::Result<TensorMap> {
-            let global = layout::Layout::parse(&format!("({inner},{outer}):(1,{inner})"))
+        let strided = |buf: &dyn MapSource, (inner, outer): (usize, usize), ld: usize, box_shape: [u32; 2]| -> host::Result<TensorMap> {
+            let global = layout::Layout::parse(&format!("({inner},{outer}):(1,{ld})"))
                 .map_err(|e| host::HostError::Invalid(e.to_string()))?;
             buf.tensor_map(gpu, global, &box_shape)
         };
+        let map = |buf: &dyn MapSource, inner: usize, outer: usize, box_shape: [u32; 2]| strided(buf, (inner, outer), inner, box_shape);
+        let (lda, ldb) = self.lds;
         // K-major: rows of K (a 128-byte box row: 64 16-bit or 32 tf32 elements); MN-major: rows
         // of M (N), one per k.
         let bk = GEMM_SM90_BK * 2 / self.input.bytes() as u32;
-        let a_map = if self.a_col { map(a, m, k, [64, 64])? } else { map(a, k, m, [bk, SHAPE.bm])? };
-        let b_map = if self.b_row { map(b, n, k, [64, 64])? } else { map(b, k, n, [bk, SHAPE.bn])? };
+        let a_map = if self.a_col {
+            strided(a, (m, k), lda.unwrap_or(m), [64, 64])?
+        } else {
+            strided(a, (k, m), lda.unwrap_or(k), [bk, SHAPE.bm])?
+        };
+        let b_map = if self.b_row {
+            strided(b, (n, k), ldb.unwrap_or(n), [64, 64])?
+        } else {
+            strided(b, (k, n), ldb.unwrap_or(k), [bk, SHAPE.bn])?
+        };
         // D: boxes of 128-byte rows (64 16-bit or 32 f32 elements) x 64 rows.
         let d_map = match (self.tma_out(), self.out) {
             (false, _) => None,
@@ -247,7 +266,7 @@ mod tests {
     use super::*;
 
     fn problem(m: usize, n: usize, k: usize, a_col: bool, b_row: bool, out: HopperOut) -> HopperGemm {
-        HopperGemm { m, n, k, input: HopperIn::Bf16, a_col, b_row, out, alpha: 1.0, beta: 0.0 }
+        HopperGemm { m, n, k, input: HopperIn::Bf16, a_col, b_row, out, alpha: 1.0, beta: 0.0, lds: (None, None) }
     }
 
     #[test]
@@ -269,6 +288,11 @@ mod tests {
         assert!(e.starts_with("A column-major: M = 12"), "{e}");
         let e = problem(8, 12, 8, false, true, HopperOut::F32).unsupported().unwrap();
         assert!(e.starts_with("B row-major: N = 12"), "{e}");
+        // A leading dimension is the rows' pitch: K itself need not be a multiple of 8 then.
+        let view = |lds| HopperGemm { lds, ..problem(8, 8, 12, false, false, HopperOut::F32) };
+        assert_eq!(view((Some(16), Some(24))).unsupported(), None);
+        let e = view((Some(20), Some(24))).unsupported().unwrap();
+        assert_eq!(e, "A row-major: the leading dimension = 20 is not a multiple of 8 (TMA needs 16-byte rows)");
         // f32 D takes any N; a 16-bit one needs 16-byte rows too.
         assert_eq!(problem(8, 12, 8, false, false, HopperOut::F32).unsupported(), None);
         let e = problem(8, 12, 8, false, false, HopperOut::Bf16).unsupported().unwrap();

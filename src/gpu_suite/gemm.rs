@@ -36,6 +36,7 @@ pub fn checks() -> Vec<Check> {
         Check { name: "gemm/f16 on a non-default stream (run_on)", run: check_stream },
         Check { name: "gemm/f16 4095 x 4097 x 1000, output f16, every A/B order", run: check_f16_large },
         Check { name: "gemm/shape errors", run: check_errors },
+        Check { name: "gemm/leading dimensions (sub-matrix views of A and B, every storage order, run and run_auto)", run: check_leading_dims },
         Check { name: "gemm/atom-layer kernels equal their hand-written twins bit for bit", run: check_twins },
         Check { name: "gemm/hopper run_auto and run_sm90 (TMA + wgmma, every storage order, f16 on a stream, captured in a CUDA graph)", run: check_sm90 },
     ]
@@ -354,7 +355,63 @@ fn check_errors(gpu: &Gpu, _: &Module) -> Result<(), String> {
     expect(
         Gemm::new(2, 4, 3).run(gpu, &a, &b, None, &mut d_small),
         "gemm: D is M x N = 2 x 4, 8 elements, but its buffer has 4",
+    )?;
+    // Leading dimensions: shorter than the rows they separate, or reaching past the buffer.
+    expect(
+        Gemm::new(2, 4, 3).lda(2).run(gpu, &a, &b, None, &mut d),
+        "gemm: the leading dimension of A, 2, is less than its rows' K = 3",
+    )?;
+    expect(
+        Gemm::new(2, 4, 3).lda(4).run(gpu, &a, &b, None, &mut d),
+        "gemm: A is M x K = 2 x 3 with leading dimension 4, 7 elements, but its buffer has 6",
+    )?;
+    expect(
+        Gemm::new(2, 4, 3).b_major(Major::Col).ldb(2).run(gpu, &a, &b, None, &mut d),
+        "gemm: the leading dimension of B, 2, is less than its rows' K = 3",
     )
+}
+
+/// Sub-matrix views: A and B read through leading dimensions larger than their rows (columns),
+/// inside buffers of random values, for every storage order, through `run` (the portable
+/// kernels, also on the CPU backend) and `run_auto` (the Hopper kernels on an sm_90 GPU, their
+/// tensor maps striding by the leading dimensions).
+fn check_leading_dims(gpu: &Gpu, _: &Module) -> Result<(), String> {
+    use crate::gemm::GemmPath;
+    let (m, n, k) = (136, 200, 72);
+    for (am, bm) in [(Major::Row, Major::Col), (Major::Row, Major::Row), (Major::Col, Major::Col), (Major::Col, Major::Row)] {
+        let g = Gemm::new(m, n, k).a_major(am).b_major(bm).alpha(1.5).beta(0.5);
+        let (a_inner, a_outer) = if am == Major::Row { (k, m) } else { (m, k) };
+        let (b_inner, b_outer) = if bm == Major::Row { (n, k) } else { (k, n) };
+        let (lda, ldb) = (a_inner + 24, b_inner + 40);
+        let g = g.lda(lda).ldb(ldb);
+        let seed = fresh_seed();
+        let (a, b): (Vec<bf16>, Vec<bf16>) = (random_input(seed, (a_outer - 1) * lda + a_inner), random_input(seed ^ 0x5555, (b_outer - 1) * ldb + b_inner));
+        let c = random_f32(seed ^ 0xaaaa, m * n);
+        let (da, db, dc) = (
+            gpu.upload(&a).map_err(fail("upload A"))?,
+            gpu.upload(&b).map_err(fail("upload B"))?,
+            gpu.upload(&c).map_err(fail("upload C"))?,
+        );
+        let x = Inputs { a, b, c, da, db, dc };
+        let mut d = gpu.alloc::<f32>(m * n).map_err(fail("alloc D"))?;
+        for auto in [false, true] {
+            gpu.memset(&mut d, 0xff).map_err(fail("poison D"))?;
+            let path = if auto {
+                let want = if g.sm90_unsupported(gpu, &x.da, &x.db, &d).is_none() { GemmPath::Sm90 } else { GemmPath::MmaSync };
+                let took = g.run_auto(gpu, &x.da, &x.db, Some(&x.dc), &mut d).map_err(|e| e.to_string())?;
+                if took != want {
+                    return Err(format!("run_auto with lda {lda}, ldb {ldb} took {took:?}, expected {want:?}"));
+                }
+                format!("{took:?}")
+            } else {
+                g.run(gpu, &x.da, &x.db, Some(&x.dc), &mut d).map_err(|e| e.to_string())?;
+                "run".to_owned()
+            };
+            let got: Vec<f64> = gpu.download(&d).map_err(fail("download D"))?.into_iter().map(f64::from).collect();
+            compare(&g, &x, &got, None, &format!("{path} {m} x {n} x {k}, A {am:?} lda {lda}, B {bm:?} ldb {ldb} (seed {seed})"))?;
+        }
+    }
+    Ok(())
 }
 
 /// `M x N x K` of `I`, A and B row-major (what `torch.matmul` of two contiguous matrices

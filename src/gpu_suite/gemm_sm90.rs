@@ -204,7 +204,7 @@ pub fn benches() -> Vec<Bench> {
 
 /// The API entry for bf16 in and out with the given storage orders, `size`^3.
 fn bench_api(gpu: &Gpu, a_col: bool, b_row: bool, size: usize) -> Result<Vec<Figure>, String> {
-    let p = HopperGemm { m: size, n: size, k: size, input: HopperIn::Bf16, a_col, b_row, out: HopperOut::Bf16, alpha: 1.0, beta: 0.0 };
+    let p = HopperGemm { m: size, n: size, k: size, input: HopperIn::Bf16, a_col, b_row, out: HopperOut::Bf16, alpha: 1.0, beta: 0.0, lds: (None, None) };
     let seed = fresh_seed();
     let a = gpu.upload(&random_half(seed, size * size, Half::Bf16)).map_err(fail("upload"))?;
     let b = gpu.upload(&random_half(seed ^ 0xb, size * size, Half::Bf16)).map_err(fail("upload"))?;
@@ -215,7 +215,7 @@ fn bench_api(gpu: &Gpu, a_col: bool, b_row: bool, size: usize) -> Result<Vec<Fig
 /// The tf32 entry (f32 A row-major, B column-major, f32 D), `size`^3.
 fn bench_tf32(gpu: &Gpu, size: usize) -> Result<Vec<Figure>, String> {
     let n = size;
-    let p = HopperGemm { m: n, n, k: n, input: HopperIn::Tf32, a_col: false, b_row: false, out: HopperOut::F32, alpha: 1.0, beta: 0.0 };
+    let p = HopperGemm { m: n, n, k: n, input: HopperIn::Tf32, a_col: false, b_row: false, out: HopperOut::F32, alpha: 1.0, beta: 0.0, lds: (None, None) };
     let seed = fresh_seed();
     let a = gpu.upload(&random_f32(seed, n * n)).map_err(fail("upload"))?;
     let b = gpu.upload(&random_f32(seed ^ 0xb, n * n)).map_err(fail("upload"))?;
@@ -439,7 +439,7 @@ fn check_api(gpu: &Gpu, f16: bool, out: HopperOut) -> Result<(), String> {
     for (m, n, k, alpha, beta) in sizes {
         for (a_col, b_row) in [(false, false), (false, true), (true, false), (true, true)] {
             let input = if f16 { HopperIn::F16 } else { HopperIn::Bf16 };
-            let p = HopperGemm { m, n, k, input, a_col, b_row, out, alpha, beta };
+            let p = HopperGemm { m, n, k, input, a_col, b_row, out, alpha, beta, lds: (None, None) };
             if n == 138 && (out != HopperOut::F32 || b_row) {
                 continue;
             }
@@ -511,7 +511,7 @@ fn hopper_out<O: GemmOutput>() -> HopperOut {
 /// The API entry for A row-major and B column-major (both K-major: the "TN" GEMM cuBLAS computes
 /// in [`Cublas::gemm_tn`]), bf16 in, `O` out, alpha 1, beta 0.
 fn api_tn<O: GemmOutput>((m, n, k): (usize, usize, usize)) -> HopperGemm {
-    HopperGemm { m, n, k, input: HopperIn::Bf16, a_col: false, b_row: false, out: hopper_out::<O>(), alpha: 1.0, beta: 0.0 }
+    HopperGemm { m, n, k, input: HopperIn::Bf16, a_col: false, b_row: false, out: hopper_out::<O>(), alpha: 1.0, beta: 0.0, lds: (None, None) }
 }
 
 /// D as f32 values.
