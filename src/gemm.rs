@@ -3,7 +3,8 @@
 //! bf16 or f16 D ([`GemmOutput`]).
 //!
 //! - A is `M x K`, B is `K x N`, each row- or column-major ([`Major`]), packed (leading dimension
-//!   `K` or `M` for A, `N` or `K` for B); C and D are row-major `M x N`.
+//!   `K` or `M` for A, `N` or `K` for B) or a sub-matrix view of a larger matrix
+//!   ([`Gemm::lda`], [`Gemm::ldb`]); C and D are row-major `M x N`, packed.
 //! - Any `M`, `N`, `K`: partial tiles are handled by the kernel (zero-filled staging, predicated
 //!   stores). `K = 0` gives `D = beta * C`; `M = 0` or `N = 0` launches nothing.
 //! - [`Gemm::run`] launches on the [`Gpu`]'s default stream, asynchronously (like any launch: a
