@@ -350,26 +350,26 @@ impl Gemm {
     /// assert_eq!(Gemm::new(5, 6, 7).a_major(Major::Col).b_major(Major::Col).lds(), (5, 7));
     /// ```
     pub fn lds(&self) -> (usize, usize) {
-        let (a_inner, _) = self.a_extents();
-        let (b_inner, _) = self.b_extents();
-        (self.lda.unwrap_or(a_inner), self.ldb.unwrap_or(b_inner))
+        (self.lda.unwrap_or(self.a_extents().0), self.ldb.unwrap_or(self.b_extents().0))
     }
 
-    /// A's contiguous extent and the count of its rows (row-major: `K`, `M`) or columns.
-    fn a_extents(&self) -> (usize, usize) {
+    /// A's contiguous extent, the count of its rows (row-major: `K`, `M`) or columns, and the
+    /// contiguous extent's name.
+    fn a_extents(&self) -> (usize, usize, &'static str) {
         if self.a_major == Major::Row {
-            (self.k, self.m)
+            (self.k, self.m, "K")
         } else {
-            (self.m, self.k)
+            (self.m, self.k, "M")
         }
     }
 
-    /// B's contiguous extent and the count of its rows (row-major: `N`, `K`) or columns.
-    fn b_extents(&self) -> (usize, usize) {
+    /// B's contiguous extent, the count of its rows (row-major: `N`, `K`) or columns, and the
+    /// contiguous extent's name.
+    fn b_extents(&self) -> (usize, usize, &'static str) {
         if self.b_major == Major::Row {
-            (self.n, self.k)
+            (self.n, self.k, "N")
         } else {
-            (self.k, self.n)
+            (self.k, self.n, "K")
         }
     }
 
@@ -444,7 +444,7 @@ impl Gemm {
         };
         // An operand read through a leading dimension needs its last row (column) to end inside
         // the buffer; a packed one is exactly its elements.
-        let strided = |operand, ld: Option<usize>, (inner, outer): (usize, usize), inner_name: &str, (rows, cols, rn, cn), got: usize| {
+        let strided = |operand, ld: Option<usize>, (inner, outer, inner_name): (usize, usize, &str), (rows, cols, rn, cn), got: usize| {
             let Some(ld) = ld else { return check(operand, rows, cols, rn, cn, got) };
             if ld < inner {
                 return Err(GemmError::LeadingDimension { operand, ld, extent: format!("{inner_name} = {inner}") });
@@ -456,10 +456,8 @@ impl Gemm {
             }
             Ok(())
         };
-        let a_inner = if self.a_major == Major::Row { "K" } else { "M" };
-        let b_inner = if self.b_major == Major::Row { "N" } else { "K" };
-        strided("A", self.lda, self.a_extents(), a_inner, (m, k, "M", "K"), a.len())?;
-        strided("B", self.ldb, self.b_extents(), b_inner, (k, n, "K", "N"), b.len())?;
+        strided("A", self.lda, self.a_extents(), (m, k, "M", "K"), a.len())?;
+        strided("B", self.ldb, self.b_extents(), (k, n, "K", "N"), b.len())?;
         check("D", m, n, "M", "N", d.len())?;
         match c {
             Some(c) => check("C", m, n, "M", "N", c.len())?,

@@ -146,7 +146,7 @@ impl HopperGemm {
         LaunchConfig { grid: (blocks, 1, 1), block: (SHAPE.threads(), 1, 1), shared_mem_bytes: self.smem_bytes() }
     }
 
-    /// The tensor maps of A, B and (16-bit) D, encoded on the host: the kernels take them by value
+    /// The tensor maps of A, B and (TMA-stored) D, encoded on the host: the kernels take them by value
     /// in the launch's parameters, so nothing is allocated or uploaded.
     pub fn maps<I: DeviceElem, O: DeviceElem>(
         &self,
@@ -242,7 +242,7 @@ impl HopperGemm {
     }
 }
 
-/// The tensor maps of one problem's A, B and D (none for an f32 D), encoded on the host.
+/// The tensor maps of one problem's A, B and D (none for a D stored directly), encoded on the host.
 pub(crate) struct HopperMaps {
     a_map: TensorMap,
     b_map: TensorMap,

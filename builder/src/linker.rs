@@ -326,8 +326,7 @@ pub fn apply_grid_constants(ptx: &str, params: &BTreeMap<String, BTreeSet<usize>
         if line.contains(GRID_CONSTANT_PREFIX) {
             continue;
         }
-        if let Some(rest) = line.strip_prefix(".visible .entry ").or_else(|| line.strip_prefix(".entry ")) {
-            let name = rest.split('(').next().unwrap_or("").trim();
+        if let Some(name) = ptx_entry_name(line) {
             current = params.get_key_value(name).map(|(k, v)| (k.as_str(), v));
         } else if line.starts_with(')') {
             current = None;
@@ -366,6 +365,12 @@ pub fn apply_grid_constants(ptx: &str, params: &BTreeMap<String, BTreeSet<usize>
     Ok(out)
 }
 
+/// The name of the kernel whose entry `line` of PTX opens (`.visible .entry name(`).
+fn ptx_entry_name(line: &str) -> Option<&str> {
+    let rest = line.strip_prefix(".visible .entry ").or_else(|| line.strip_prefix(".entry "))?;
+    Some(rest.split('(').next().unwrap_or("").trim())
+}
+
 /// Adds `.maxntid` (and `.minnctapersm`) to the entries of `ptx` named in `bounds`, after each
 /// entry's parameter list, and drops any line mentioning a marker.
 ///
@@ -381,8 +386,7 @@ pub fn apply_launch_bounds(ptx: &str, bounds: &BTreeMap<String, (u32, u32)>) -> 
         }
         out.push_str(line);
         out.push('\n');
-        if let Some(rest) = line.strip_prefix(".visible .entry ").or_else(|| line.strip_prefix(".entry ")) {
-            let name = rest.split('(').next().unwrap_or("").trim();
+        if let Some(name) = ptx_entry_name(line) {
             pending = bounds.get_key_value(name).map(|(k, _)| k.as_str());
         } else if let Some(name) = pending.filter(|_| line.starts_with(')')) {
             let (max, min) = bounds[name];

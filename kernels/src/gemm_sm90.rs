@@ -39,7 +39,7 @@ use layout_tensor::device::cluster::{cluster_sync, tma_load_2d_multicast};
 use layout_tensor::device::ids::{block_idx_x, block_idx_y, block_rank_in_cluster, grid_dim_x, thread_idx_x};
 use layout_tensor::device::mma::{
     warpgroup_reg_alloc, warpgroup_reg_dealloc, wgmma_accumulator_layout, wgmma_commit_group, wgmma_fence,
-    wgmma_fence_operands, wgmma_k_major_sw128, wgmma_wait_group, WgmmaSwizzle,
+    wgmma_fence_operands, wgmma_wait_group, WgmmaSwizzle,
 };
 use layout_tensor::device::numeric::{f32_to_bf16, f32x2_to_bf16x2, f32x2_to_f16x2};
 use layout_tensor::atom::wgmma::{
@@ -568,28 +568,10 @@ static_layout!(
     BoxValues = "32:1"
 );
 
-// The staging buffer is the swizzled layout TMA's 64 x 64 boxes of 128-byte rows use; the boxes'
-// accumulators are the m64n256 accumulators' values 32 c .. 32 c + 32, shifted by 64 c columns.
-const _: () = {
-    let sw = layout::unwrap!(wgmma_k_major_sw128(64));
-    let mut e = 0;
-    while e < 64 * 64 {
-        assert!(<Sw<3, 3, 3>>::SWIZZLE.apply(StagingBuffers::LAYOUT.call(e)) == sw.call(e), "the staging buffer is TMA's 128-byte swizzle");
-        e += 1;
-    }
-    let box_acc = layout::unwrap!(wgmma_accumulator_layout(64));
-    let mut i = 0;
-    while i < 128 * 32 {
-        assert!(AccBox::LAYOUT.call(i) == box_acc.call(i), "AccBox is the m64n64 accumulator layout");
-        let (t, v) = (i % 128, i / 128);
-        let mut c = 0;
-        while c < 4 {
-            assert!(ACC_256.call(t + 128 * (32 * c + v)) == AccBox::LAYOUT.call(i) + 64 * 64 * c, "box c's accumulators");
-            c += 1;
-        }
-        i += 1;
-    }
-};
+const _: () = assert!(
+    epilogue_layouts_agree(2, <Sw<3, 3, 3>>::SWIZZLE, StagingBuffers::LAYOUT, AccBox::LAYOUT),
+    "the 16-bit staging buffers and box accumulators"
+);
 
 static_layout!(
     /// The staging buffers of the TMA-store epilogue of an f32 D, `(row, column, buffer, consumer
@@ -614,29 +596,45 @@ static_layout!(
     BoxValuesF32 = "16:1"
 );
 
-// The f32 staging buffer is the canonical 128-byte-swizzled tile of 4-byte elements TMA's boxes
-// of 128-byte rows use; the boxes' accumulators are the m64n256 accumulators' values 16 c ..
-// 16 c + 16, shifted by 32 c columns.
-const _: () = {
-    let sw = stage_tile(Major::K, 64, 4);
+const _: () = assert!(
+    epilogue_layouts_agree(4, <Sw<3, 2, 3>>::SWIZZLE, StagingBuffersF32::LAYOUT, AccBoxF32::LAYOUT),
+    "the f32 staging buffers and box accumulators"
+);
+
+/// Whether the TMA-store epilogue's layouts for D elements of `element_bytes` agree with what TMA
+/// and wgmma do: buffer 0 of `staging` through `swizzle` is the canonical 128-byte-swizzled tile
+/// of 64 rows x 128 bytes that TMA's boxes use ([`stage_tile`]), and `acc_box` is the wgmma
+/// accumulator layout of one box of `cols = 128 / element_bytes` columns, whose values `v` in box
+/// `c` are the m64n256 accumulators' values `c cols / 2 + v`, `c cols` columns further.
+const fn epilogue_layouts_agree(element_bytes: i64, swizzle: layout::Swizzle, staging: layout::Layout, acc_box: layout::Layout) -> bool {
+    let cols = 128 / element_bytes;
+    let tile = stage_tile(Major::K, 64, element_bytes);
     let mut e = 0;
-    while e < 64 * 32 {
-        assert!(<Sw<3, 2, 3>>::SWIZZLE.apply(StagingBuffersF32::LAYOUT.call(e)) == sw.call(e), "the f32 staging buffer is TMA's 128-byte swizzle");
+    while e < 64 * cols {
+        if swizzle.apply(staging.call(e)) != tile.call(e) {
+            return false;
+        }
         e += 1;
     }
-    let box_acc = layout::unwrap!(wgmma_accumulator_layout(32));
+    let box_acc = layout::unwrap!(wgmma_accumulator_layout(cols));
+    let values = cols / 2;
     let mut i = 0;
-    while i < 128 * 16 {
-        assert!(AccBoxF32::LAYOUT.call(i) == box_acc.call(i), "AccBoxF32 is the m64n32 accumulator layout");
+    while i < 128 * values {
+        if acc_box.call(i) != box_acc.call(i) {
+            return false;
+        }
         let (t, v) = (i % 128, i / 128);
         let mut c = 0;
-        while c < 8 {
-            assert!(ACC_256.call(t + 128 * (16 * c + v)) == AccBoxF32::LAYOUT.call(i) + 64 * 32 * c, "f32 box c's accumulators");
+        while c < 256 / cols {
+            if ACC_256.call(t + 128 * (values * c + v)) != acc_box.call(i) + 64 * cols * c {
+                return false;
+            }
             c += 1;
         }
         i += 1;
     }
-};
+    true
+}
 
 /// The TMA-store epilogue of one consumer warpgroup: its 64 x 256 slice (scaled values in `acc`)
 /// goes to D at `(row0, col0)` as `BOXES` boxes of 64 rows x 128 bytes (`COLS` elements). Box `c`

@@ -214,8 +214,9 @@ impl<P: 'static> KernelFn<P> {
 /// On `nvptx64`, an unmangled `unsafe extern "ptx-kernel" fn` (an entry of the PTX module, named as
 /// written) and, with launch bounds `[max, min]`, a marker symbol
 /// `__cute_launch_bounds_<name>__<max>_<min>` that the PTX linker of `cute-rs-build` turns into the
-/// entry's `.maxntid`/`.minnctapersm` (and drops); for each `TmaDescriptorParam` parameter `i`, a marker
-/// `__cute_grid_constant_<name>__<i>` by which the linker makes the parameter a grid constant. On other targets, a [`KernelFn`] constant of the
+/// entry's `.maxntid`/`.minnctapersm` (and drops); for each `TmaDescriptorParam` parameter `i`, a
+/// marker `__cute_grid_constant_<name>__<i>` by which the linker aligns the parameter to 64 bytes
+/// (the body reads it in place). On other targets, a [`KernelFn`] constant of the
 /// kernel's name, holding the body as a plain `unsafe fn`, and its entry in the CPU backend's
 /// registry ([`KERNELS`](crate::device::cpu::KERNELS)).
 #[doc(hidden)]
@@ -317,7 +318,7 @@ macro_rules! __kernel {
     (@grid_constants $name:ident $cfg:tt [$($index:literal)*]) => {
         $($crate::__kernel!(@grid_constant $name $cfg $index);)*
     };
-    // A marker naming a parameter the linker marks `nvvm.grid_constant`.
+    // A marker naming a tensor-map parameter the linker aligns to 64 bytes.
     (@grid_constant $name:ident [$($cfg:tt)*] $index:literal) => {
         $($cfg)*
         #[cfg(target_arch = "nvptx64")]

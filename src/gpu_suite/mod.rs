@@ -227,8 +227,7 @@ pub fn time_interleaved(
 }
 
 /// Wall-clock milliseconds from the call to the completion of two functions that each return
-/// once their work is done (an API call that synchronizes, a library call followed by a
-/// synchronization), alternately, `rounds` times after one warm-up call each: the medians of
+/// once their work is done (a call followed by a synchronization), alternately, `rounds` times after one warm-up call each: the medians of
 /// `ours` and `peer`.
 pub fn wall_interleaved(
     rounds: usize,

@@ -871,6 +871,17 @@ pub fn copy<'d, TC, T, LS, LD, AS, AD>(
     copy_shaped::<TC, T, LS, LD, AS, AD, <LayoutTensor<'d, T, LD, AD, Full> as StaticView>::Layout>(src, dst)
 }
 
+/// On the host: for the side of an atom that moves matrix rows (`ldmatrix`'s source,
+/// `stmatrix`'s destination), asserts that the row's 8 elements, at `offset(0..8)`, are
+/// consecutive in memory, as the instruction moves them.
+#[cfg(not(target_arch = "nvptx64"))]
+fn assert_matrix_rows(side: Source, offset: impl Fn(i64) -> i64, message: &str) {
+    if matches!(side, Source::Matrices { .. }) {
+        let first = offset(0);
+        assert!((1..8).all(|c| offset(c) == first + c), "{message}");
+    }
+}
+
 /// [`copy`] with the destination's static shape `Sh` named.
 #[inline(always)]
 fn copy_shaped<TC, T, LS, LD, AS, AD, Sh>(src: LayoutTensor<'_, T, LS, AS, Full>, dst: LayoutTensor<'_, T, LD, AD, Full>)
@@ -896,28 +907,12 @@ where
             unroll_for::<AtomsPerBlock<TC::Atom, T, Sh>>(|b| {
                 let (i, j, v) = (i as i64, j as i64, b as i64 * <TC::Atom as CopyAtom<T>>::VALUES as i64);
                 let s = src.source().offset_at(&[v, i, j][..rank]);
-                #[cfg(not(target_arch = "nvptx64"))]
-                if matches!(<TC::Atom as CopyAtom<T>>::SOURCE, Source::Matrices { .. }) {
-                    let mut c = 1;
-                    while c < 8 {
-                        assert!(
-                            src.source().offset_at(&[v + c, i, j][..rank]) == s + c,
-                            "copy: an ldmatrix row must be 8 consecutive elements in memory"
-                        );
-                        c += 1;
-                    }
-                }
                 let d = dst.source().offset_at(&[v, i, j][..rank]);
                 #[cfg(not(target_arch = "nvptx64"))]
-                if matches!(<TC::Atom as CopyAtom<T>>::DESTINATION, Source::Matrices { .. }) {
-                    let mut c = 1;
-                    while c < 8 {
-                        assert!(
-                            dst.source().offset_at(&[v + c, i, j][..rank]) == d + c,
-                            "copy: a stmatrix row must be 8 consecutive elements in memory"
-                        );
-                        c += 1;
-                    }
+                {
+                    let atom = (<TC::Atom as CopyAtom<T>>::SOURCE, <TC::Atom as CopyAtom<T>>::DESTINATION);
+                    assert_matrix_rows(atom.0, |c| src.source().offset_at(&[v + c, i, j][..rank]), "copy: an ldmatrix row must be 8 consecutive elements in memory");
+                    assert_matrix_rows(atom.1, |c| dst.source().offset_at(&[v + c, i, j][..rank]), "copy: a stmatrix row must be 8 consecutive elements in memory");
                 }
                 // SAFETY: both offsets are inside the views; the atom's values at `s..` and `d..`
                 // (consecutive, as checked on the host and required by the contract).

@@ -35,15 +35,6 @@ use crate::static_layout::StaticLayout;
 use crate::static_view::StaticView;
 use crate::tensor::Element;
 
-macro_rules! tri {
-    ($e:expr) => {
-        match $e {
-            Ok(v) => v,
-            Err(e) => return Err(e),
-        }
-    };
-}
-
 /// The destination thread-value layout `(thread, (row element, atom)) -> r + ROWS * c` of
 /// `stmatrix` atoms of `count` matrices storing the fragment `frag` (`(threads, values) -> r +
 /// ROWS * c`): lane `8q + r` of warp `w` gives, for its `a`-th atom, the address of row `r` of
