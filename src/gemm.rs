@@ -45,7 +45,7 @@ use std::fmt;
 
 use host::{DeviceBuffer, DeviceElem, Gpu, HostError, Launch, LaunchConfig, Stream};
 use kernels::gemm::{BM, BN, THREADS};
-use layout_tensor::device::numeric::bf16_to_f32;
+use layout_tensor::device::numeric::{bf16_to_f32, E4M3, E5M2};
 use layout_tensor::half::{bf16, f16};
 
 use crate::gemm_hopper::{HopperGemm, HopperIn, HopperOut};
@@ -108,7 +108,23 @@ pub struct Gemm {
     pub lda: Option<usize>,
     /// Leading dimension of B, as [`lda`](Gemm::lda) (`None`: `N` or `K`).
     pub ldb: Option<usize>,
+    /// Leading dimension of C (row-major: elements between consecutive rows); `None`: `N`.
+    pub ldc: Option<usize>,
+    /// Leading dimension of D, as [`ldc`](Gemm::ldc).
+    pub ldd: Option<usize>,
+    /// Independent products of this shape computed by one call (strided-batched GEMM), at
+    /// least 1.
+    pub batches: usize,
+    /// Elements between consecutive batches of A, B, C and D; `None`: each operand's matrices
+    /// one after the other (its leading dimension times its outer extent).
+    pub batch_strides: Option<[usize; 4]>,
+    /// The bias added before the activation ([`BiasKind`]); the vector is given at the call.
+    pub bias: BiasKind,
+    /// The element-wise function applied last.
+    pub activation: Activation,
 }
+
+pub use kernels::epilogue::{Activation, BiasKind};
 
 /// Why a [`Gemm`] was not launched, or failed.
 #[derive(Clone, Debug, PartialEq)]
@@ -133,6 +149,14 @@ pub enum GemmError {
         /// The contiguous extent it must reach (`"K = 8"`).
         extent: String,
     },
+    /// The problem names a bias ([`BiasKind`]) but no bias vector was given.
+    MissingBias,
+    /// The batch count or batch strides cannot describe independent products (the condition is
+    /// named).
+    Batch(String),
+    /// No kernel of the library computes this problem (the condition is named): fp8 inputs on a
+    /// GPU without wgmma, a layout whose every mode is strided.
+    NoKernel(String),
     /// `beta != 0` but no C was given.
     MissingC {
         /// The beta.
@@ -156,6 +180,9 @@ impl fmt::Display for GemmError {
                 write!(f, "gemm: the leading dimension of {operand}, {ld}, is less than its rows' {extent}")
             }
             GemmError::MissingC { beta } => write!(f, "gemm: beta = {beta} but no C was given"),
+            GemmError::MissingBias => write!(f, "gemm: the problem adds a bias but no bias vector was given"),
+            GemmError::Batch(why) => write!(f, "gemm: batches: {why}"),
+            GemmError::NoKernel(why) => write!(f, "gemm: no kernel computes this problem: {why}"),
             GemmError::TooLarge(why) => write!(f, "gemm: too large: {why}"),
             GemmError::Unsupported(why) => write!(f, "gemm: not on the Hopper path: {why}"),
             GemmError::Host(e) => write!(f, "gemm: {e}"),
@@ -187,6 +214,10 @@ impl From<HostError> for GemmError {
 pub trait GemmInput: DeviceElem {
     /// The input type's part of the kernel name (`gemm_<this>_...`).
     const KERNEL_NAME: &'static str;
+    /// An 8-bit float (e4m3 or e5m2: the Hopper path only).
+    const FP8: bool = false;
+    /// Bytes per element.
+    const BYTES: usize = std::mem::size_of::<Self>();
     /// The element's value (exact).
     fn value(self) -> f32;
 }
@@ -207,6 +238,20 @@ impl GemmInput for u16 {
     const KERNEL_NAME: &'static str = "bf16";
     fn value(self) -> f32 {
         bf16_to_f32(self)
+    }
+}
+impl GemmInput for E4M3 {
+    const KERNEL_NAME: &'static str = "e4m3";
+    const FP8: bool = true;
+    fn value(self) -> f32 {
+        self.to_f32()
+    }
+}
+impl GemmInput for E5M2 {
+    const KERNEL_NAME: &'static str = "e5m2";
+    const FP8: bool = true;
+    fn value(self) -> f32 {
+        self.to_f32()
     }
 }
 
@@ -263,7 +308,119 @@ impl Gemm {
     /// assert_eq!((g.alpha, g.beta), (1.0, 0.0));
     /// ```
     pub fn new(m: usize, n: usize, k: usize) -> Gemm {
-        Gemm { m, n, k, a_major: Major::Row, b_major: Major::Row, alpha: 1.0, beta: 0.0, lda: None, ldb: None }
+        Gemm {
+            m,
+            n,
+            k,
+            a_major: Major::Row,
+            b_major: Major::Row,
+            alpha: 1.0,
+            beta: 0.0,
+            lda: None,
+            ldb: None,
+            ldc: None,
+            ldd: None,
+            batches: 1,
+            batch_strides: None,
+            bias: BiasKind::None,
+            activation: Activation::Identity,
+        }
+    }
+
+    /// The same problem with C's rows `ldc` elements apart.
+    ///
+    /// # Example
+    /// ```
+    /// assert_eq!(cute_rs::gemm::Gemm::new(2, 3, 4).ldc(8).ldc, Some(8));
+    /// ```
+    pub fn ldc(self, ldc: usize) -> Gemm {
+        Gemm { ldc: Some(ldc), ..self }
+    }
+
+    /// The same problem with D's rows `ldd` elements apart.
+    ///
+    /// # Example
+    /// ```
+    /// assert_eq!(cute_rs::gemm::Gemm::new(2, 3, 4).ldd(8).ldd, Some(8));
+    /// ```
+    pub fn ldd(self, ldd: usize) -> Gemm {
+        Gemm { ldd: Some(ldd), ..self }
+    }
+
+    /// `batches` products of this shape in one call, each operand's matrices one after the other
+    /// unless [`batch_strides`](Gemm::batch_strides) says otherwise.
+    ///
+    /// # Example
+    /// ```
+    /// let g = cute_rs::gemm::Gemm::new(2, 3, 4).batched(5);
+    /// assert_eq!((g.batches, g.flops()), (5, 5.0 * 2.0 * 2.0 * 3.0 * 4.0));
+    /// ```
+    pub fn batched(self, batches: usize) -> Gemm {
+        Gemm { batches, ..self }
+    }
+
+    /// The elements between consecutive batches of A, B, C and D.
+    ///
+    /// # Example
+    /// ```
+    /// let g = cute_rs::gemm::Gemm::new(2, 3, 4).batched(2).batch_strides([8, 0, 6, 6]);
+    /// assert_eq!(g.batch_strides, Some([8, 0, 6, 6]));
+    /// ```
+    pub fn batch_strides(self, strides: [usize; 4]) -> Gemm {
+        Gemm { batch_strides: Some(strides), ..self }
+    }
+
+    /// The same problem with a bias of kind `bias` (its vector is given at the call).
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs::gemm::{BiasKind, Gemm};
+    /// assert_eq!(Gemm::new(2, 3, 4).bias(BiasKind::PerColumn).bias, BiasKind::PerColumn);
+    /// ```
+    pub fn bias(self, bias: BiasKind) -> Gemm {
+        Gemm { bias, ..self }
+    }
+
+    /// The same problem with `activation` applied last.
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs::gemm::{Activation, Gemm};
+    /// assert_eq!(Gemm::new(2, 3, 4).activation(Activation::Relu).activation, Activation::Relu);
+    /// ```
+    pub fn activation(self, activation: Activation) -> Gemm {
+        Gemm { activation, ..self }
+    }
+
+    /// The leading dimensions of C and D (rows' pitch).
+    ///
+    /// # Example
+    /// ```
+    /// assert_eq!(cute_rs::gemm::Gemm::new(2, 3, 4).ldd(5).ldcd(), (3, 5));
+    /// ```
+    pub fn ldcd(&self) -> (usize, usize) {
+        (self.ldc.unwrap_or(self.n), self.ldd.unwrap_or(self.n))
+    }
+
+    /// The elements between consecutive batches of A, B, C and D: the given ones, or each
+    /// operand's leading dimension times its outer extent.
+    ///
+    /// # Example
+    /// ```
+    /// let g = cute_rs::gemm::Gemm::new(2, 3, 4).batched(2);
+    /// assert_eq!(g.strides_of_batches(), [8, 12, 6, 6]);
+    /// ```
+    pub fn strides_of_batches(&self) -> [usize; 4] {
+        self.batch_strides.unwrap_or_else(|| {
+            let (lda, ldb) = self.lds();
+            let (ldc, ldd) = self.ldcd();
+            [lda * self.a_extents().1, ldb * self.b_extents().1, ldc * self.m, ldd * self.m]
+        })
+    }
+
+    /// The epilogue's flags word for the kernels.
+    pub(crate) fn flags(&self) -> u32 {
+        kernels::epilogue::epilogue_flags(self.bias, self.activation)
     }
 
     /// The same problem with A stored `major`.
@@ -331,14 +488,14 @@ impl Gemm {
         Gemm { beta, ..self }
     }
 
-    /// Floating-point operations of `A * B` (`2 M N K`), for TFLOP/s figures.
+    /// Floating-point operations of `A * B` (`2 M N K` per batch), for TFLOP/s figures.
     ///
     /// # Example
     /// ```
     /// assert_eq!(cute_rs::gemm::Gemm::new(2, 3, 4).flops(), 48.0);
     /// ```
     pub fn flops(&self) -> f64 {
-        2.0 * self.m as f64 * self.n as f64 * self.k as f64
+        2.0 * self.m as f64 * self.n as f64 * self.k as f64 * self.batches.max(1) as f64
     }
 
     /// Leading dimensions of A and B (elements between consecutive rows, or columns).
@@ -422,56 +579,103 @@ impl Gemm {
     /// assert_eq!(Gemm::new(2, 4, 3).beta(1.0).validate(&a, &b, None, &d), Err(GemmError::MissingC { beta: 1.0 }));
     /// # Ok::<(), host::HostError>(())
     /// ```
-    pub fn validate<T: DeviceElem, O: GemmOutput>(
+    pub fn validate<TA: DeviceElem, TB: DeviceElem, O: GemmOutput>(
         &self,
-        a: &DeviceBuffer<T>,
-        b: &DeviceBuffer<T>,
+        a: &DeviceBuffer<TA>,
+        b: &DeviceBuffer<TB>,
         c: Option<&DeviceBuffer<f32>>,
         d: &DeviceBuffer<O>,
     ) -> Result<(), GemmError> {
-        let (m, n, k) = (self.m, self.n, self.k);
-        let check = |operand, rows, cols, rn, cn, got: usize| {
-            let expected = rows * cols;
-            if expected != got {
-                return Err(GemmError::Shape {
-                    operand,
-                    shape: format!("{rn} x {cn} = {rows} x {cols}"),
-                    expected,
-                    got,
-                });
+        let (m, n, k, l) = (self.m, self.n, self.k, self.batches);
+        if l == 0 {
+            return Err(GemmError::Batch("batches = 0: a call computes at least one product".to_string()));
+        }
+        let strides = self.strides_of_batches();
+        // A packed operand (no leading dimension, no batch strides) is exactly its elements; one
+        // read through strides needs its last element inside the buffer.
+        let operand = |operand, ld: Option<usize>, (inner, outer, inner_name): (usize, usize, &str), (rows, cols, rn, cn), batch: usize, got: usize| {
+            if let Some(ld) = ld {
+                if ld < inner {
+                    return Err(GemmError::LeadingDimension { operand, ld, extent: format!("{inner_name} = {inner}") });
+                }
             }
-            Ok(())
-        };
-        // An operand read through a leading dimension needs its last row (column) to end inside
-        // the buffer; a packed one is exactly its elements.
-        let strided = |operand, ld: Option<usize>, (inner, outer, inner_name): (usize, usize, &str), (rows, cols, rn, cn), got: usize| {
-            let Some(ld) = ld else { return check(operand, rows, cols, rn, cn, got) };
-            if ld < inner {
-                return Err(GemmError::LeadingDimension { operand, ld, extent: format!("{inner_name} = {inner}") });
+            let shape = if l > 1 { format!("L x {rn} x {cn} = {l} x {rows} x {cols}") } else { format!("{rn} x {cn} = {rows} x {cols}") };
+            if ld.is_none() && self.batch_strides.is_none() {
+                let expected = l * rows * cols;
+                if expected != got {
+                    return Err(GemmError::Shape { operand, shape, expected, got });
+                }
+                return Ok(());
             }
-            let needed = if outer == 0 || inner == 0 { 0 } else { (outer - 1) * ld + inner };
+            let ld = ld.unwrap_or(inner);
+            let one = if outer == 0 || inner == 0 { 0 } else { (outer - 1) * ld + inner };
+            let needed = if one == 0 { 0 } else { (l - 1) * batch + one };
             if got < needed {
-                let shape = format!("{rn} x {cn} = {rows} x {cols} with leading dimension {ld}");
+                let shape = format!("{shape} with leading dimension {ld}, batch stride {batch}");
                 return Err(GemmError::Shape { operand, shape, expected: needed, got });
             }
             Ok(())
         };
-        strided("A", self.lda, self.a_extents(), (m, k, "M", "K"), a.len())?;
-        strided("B", self.ldb, self.b_extents(), (k, n, "K", "N"), b.len())?;
-        check("D", m, n, "M", "N", d.len())?;
+        let (ldc, ldd) = (self.ldc, self.ldd);
+        operand("A", self.lda, self.a_extents(), (m, k, "M", "K"), strides[0], a.len())?;
+        operand("B", self.ldb, self.b_extents(), (k, n, "K", "N"), strides[1], b.len())?;
+        operand("D", ldd, (n, m, "N"), (m, n, "M", "N"), strides[3], d.len())?;
         match c {
-            Some(c) => check("C", m, n, "M", "N", c.len())?,
+            Some(c) => operand("C", ldc, (n, m, "N"), (m, n, "M", "N"), strides[2], c.len())?,
             None if self.beta != 0.0 => return Err(GemmError::MissingC { beta: self.beta }),
             None => {}
         }
+        // Batches of D may not overlap: each would overwrite another's.
+        let d_extent = if m == 0 || n == 0 { 0 } else { (m - 1) * self.ldcd().1 + n };
+        if l > 1 && strides[3] < d_extent {
+            return Err(GemmError::Batch(format!(
+                "D's batch stride {} is less than one batch's extent {d_extent}: the batches would overlap",
+                strides[3]
+            )));
+        }
         // 32-bit extents in the kernels; the grid's y dimension (M tiles) is at most 65535.
-        for (name, x) in [("M", m), ("N", n), ("K", k)] {
+        for (name, x) in [("M", m), ("N", n), ("K", k), ("L", l)] {
             if x > i32::MAX as usize {
                 return Err(GemmError::TooLarge(format!("{name} = {x} exceeds 2^31 - 1")));
             }
         }
+        for (name, x) in [("lda", self.lda), ("ldb", self.ldb), ("ldc", ldc), ("ldd", ldd)] {
+            if let Some(x) = x.filter(|&x| x > u32::MAX as usize) {
+                return Err(GemmError::TooLarge(format!("{name} = {x} exceeds 2^32 - 1")));
+            }
+        }
         if m.div_ceil(BM as usize) > 65535 {
             return Err(GemmError::TooLarge(format!("M = {m} needs more than 65535 blocks of {BM} rows")));
+        }
+        Ok(())
+    }
+
+    /// Checks the bias vector against the problem's [`BiasKind`]: present when one is named,
+    /// holding `M` (per row) or `N` (per column) values.
+    ///
+    /// # Errors
+    /// [`GemmError::MissingBias`], [`GemmError::Shape`] (operand `"bias"`).
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs::gemm::{BiasKind, Gemm, GemmError};
+    /// let gpu = host::Gpu::cpu();
+    /// let bias = gpu.alloc::<f32>(3)?;
+    /// assert!(Gemm::new(2, 3, 4).bias(BiasKind::PerColumn).validate_bias(Some(&bias)).is_ok());
+    /// let e = Gemm::new(4, 3, 4).bias(BiasKind::PerRow).validate_bias(Some(&bias)).unwrap_err();
+    /// assert_eq!(e.to_string(), "gemm: bias is M = 4, 4 elements, but its buffer has 3");
+    /// assert_eq!(Gemm::new(2, 3, 4).bias(BiasKind::PerRow).validate_bias(None), Err(GemmError::MissingBias));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn validate_bias(&self, bias: Option<&DeviceBuffer<f32>>) -> Result<(), GemmError> {
+        let (name, len) = match self.bias {
+            BiasKind::None => return Ok(()),
+            BiasKind::PerRow => ("M", self.m),
+            BiasKind::PerColumn => ("N", self.n),
+        };
+        let got = bias.ok_or(GemmError::MissingBias)?.len();
+        if got < len {
+            return Err(GemmError::Shape { operand: "bias", shape: format!("{name} = {len}"), expected: len, got });
         }
         Ok(())
     }
@@ -514,7 +718,7 @@ impl Gemm {
         c: Option<&DeviceBuffer<f32>>,
         d: &mut DeviceBuffer<O>,
     ) -> Result<(), GemmError> {
-        self.launch(gpu, None, a, b, c, d)
+        self.launch(gpu, None, a, b, c, None, d)
     }
 
     /// [`run`](Gemm::run) on `stream` instead of the GPU's default stream (as
@@ -553,27 +757,36 @@ impl Gemm {
         c: Option<&DeviceBuffer<f32>>,
         d: &mut DeviceBuffer<O>,
     ) -> Result<(), GemmError> {
-        self.launch(gpu, Some(stream), a, b, c, d)
+        self.launch(gpu, Some(stream), a, b, c, None, d)
     }
 
     /// [`run`](Gemm::run) and [`run_on`](Gemm::run_on): on `stream`, or the default one.
     #[allow(clippy::too_many_arguments)]
-    fn launch<I: GemmInput, O: GemmOutput>(
+    pub(crate) fn launch<I: GemmInput, O: GemmOutput>(
         &self,
         gpu: &Gpu,
         stream: Option<&Stream>,
         a: &DeviceBuffer<I>,
         b: &DeviceBuffer<I>,
         c: Option<&DeviceBuffer<f32>>,
+        bias: Option<&DeviceBuffer<f32>>,
         d: &mut DeviceBuffer<O>,
     ) -> Result<(), GemmError> {
         self.validate(a, b, c, d)?;
+        self.validate_bias(bias)?;
+        if I::FP8 {
+            return Err(GemmError::NoKernel(format!("{} inputs: only the Hopper path (wgmma) multiplies fp8", I::KERNEL_NAME)));
+        }
         if self.m == 0 || self.n == 0 {
             return Ok(());
         }
         let (lda, ldb) = self.lds();
-        // 16-byte cp.async needs every chunk of 8 elements 16-byte aligned in global memory.
-        let vec16 = lda % 8 == 0 && ldb % 8 == 0 && a.device_ptr() % 16 == 0 && b.device_ptr() % 16 == 0;
+        let (ldc, ldd) = self.ldcd();
+        let strides = self.strides_of_batches();
+        // 16-byte cp.async needs every chunk of 8 elements 16-byte aligned in global memory, in
+        // every batch.
+        let aligned = |ptr: u64, ld: usize, batch: usize| ptr % 16 == 0 && ld % 8 == 0 && (self.batches == 1 || batch % 8 == 0);
+        let vec16 = aligned(a.device_ptr(), lda, strides[0]) && aligned(b.device_ptr(), ldb, strides[1]);
         let module = gpu.module(&crate::GEMM)?;
         let index = self.mma_index(vec16);
         let cfg = LaunchConfig {
@@ -581,24 +794,36 @@ impl Gemm {
             block: (THREADS, 1, 1),
             shared_mem_bytes: 0,
         };
-        let (m, n, k, lda, ldb) = (self.m as u32, self.n as u32, self.k as u32, lda as u32, ldb as u32);
+        let (m, n, k) = (self.m as u32, self.n as u32, self.k as u32);
+        let lds = (lda as u32, ldb as u32, ldc as u32, ldd as u32);
         // The buffers were checked against the problem by `validate`: raw pointers to them, typed
-        // as the kernel's parameters. Without C (beta = 0) the kernel never reads its pointer:
-        // pass D's, a valid address.
-        let c_ptr = c.map_or(d.device_ptr(), |c| c.device_ptr()) as *const f32;
+        // as the kernel's parameters. Without C (beta = 0) or a bias the kernel never reads their
+        // pointers: pass D's, a valid address.
+        let c_ptr = c.map_or(d.device_ptr(), |c| c.device_ptr());
+        let bias_ptr = bias.map_or(d.device_ptr(), |b| b.device_ptr()) as *const f32;
         let (a_ptr, b_ptr, d_ptr) = (a.device_ptr(), b.device_ptr(), d.device_ptr());
-        let scalars = (m, n, k, lda, ldb, self.alpha, self.beta);
-        macro_rules! launch {
-            ($table:expr, $in:ty, $out:ty) => {{
-                let args = (a_ptr as *const $in, b_ptr as *const $in, c_ptr, d_ptr as *mut $out);
-                let (m, n, k, lda, ldb, alpha, beta) = scalars;
-                let launch = gpu.launch(&module, $table[index], cfg, (args.0, args.1, args.2, args.3, m, n, k, lda, ldb, alpha, beta));
-                // SAFETY: the buffers hold the elements the shapes need (validated above); the
-                // kernel reads A, B (and C when beta != 0) within them and writes D within it.
-                unsafe { on(launch, stream).run() }
-            }};
+        let epilogue = (self.alpha, self.beta, bias_ptr, self.flags());
+        // One launch per batch, each at its matrices (the portable path's batches are for
+        // correctness everywhere; the Hopper path takes them in one persistent launch).
+        for l in 0..self.batches {
+            let at = |ptr: u64, stride: usize, bytes: usize| ptr + (l * stride * bytes) as u64;
+            let (a_l, b_l) = (at(a_ptr, strides[0], I::BYTES), at(b_ptr, strides[1], I::BYTES));
+            let (c_l, d_l) = (at(c_ptr, strides[2], 4) as *const f32, at(d_ptr, strides[3], std::mem::size_of::<O>()));
+            macro_rules! launch {
+                ($table:expr, $in:ty, $out:ty) => {{
+                    let (lda, ldb, ldc, ldd) = lds;
+                    let (alpha, beta, bias, flags) = epilogue;
+                    let args = (a_l as *const $in, b_l as *const $in, c_l, d_l as *mut $out, m, n, k, lda, ldb, ldc, ldd, alpha, beta, bias, flags);
+                    let launch = gpu.launch(&module, $table[index], cfg, args);
+                    // SAFETY: the buffers hold the elements the shapes, leading dimensions and
+                    // batch strides need (validated above); the kernel reads A, B (C when
+                    // beta != 0, the bias when the flags name one) within them and writes D
+                    // within it.
+                    unsafe { on(launch, stream).run() }
+                }};
+            }
+            mma_kernels!(I, O, launch)?;
         }
-        mma_kernels!(I, O, launch)?;
         Ok(())
     }
 
@@ -675,23 +900,7 @@ impl Gemm {
 
     /// The Hopper path's view of this problem for inputs `I` and D `O`.
     fn hopper<I: GemmInput, O: GemmOutput>(&self) -> HopperGemm {
-        let out = match O::KERNEL_SUFFIX {
-            "" => HopperOut::F32,
-            "_of16" => HopperOut::F16,
-            _ => HopperOut::Bf16,
-        };
-        HopperGemm {
-            m: self.m,
-            n: self.n,
-            k: self.k,
-            input: if I::KERNEL_NAME == "f16" { HopperIn::F16 } else { HopperIn::Bf16 },
-            a_col: self.a_major == Major::Col,
-            b_row: self.b_major == Major::Row,
-            out,
-            alpha: self.alpha,
-            beta: self.beta,
-            lds: (self.lda, self.ldb),
-        }
+        HopperGemm::new(*self, HopperIn::of::<I>(), HopperOut::of::<O>())
     }
 
     /// Why the Hopper path cannot take this problem with these buffers (see
@@ -730,7 +939,8 @@ impl Gemm {
         d: &mut DeviceBuffer<O>,
     ) -> Result<(), GemmError> {
         self.validate(a, b, c, d)?;
-        run_hopper(&self.hopper::<I, O>(), gpu, stream, a, b, c, d)
+        self.validate_bias(None)?;
+        run_hopper(&self.hopper::<I, O>(), gpu, stream, a, b, (c, None), d)
     }
 
     /// `D = alpha * A * B + beta * C` on the fastest path that takes the problem: the Hopper
@@ -802,24 +1012,24 @@ pub(crate) fn hopper_unsupported(h: &HopperGemm, gpu: &Gpu, ptrs: [u64; 3]) -> O
 
 /// Runs the Hopper entry of `h` on validated buffers, or says why it cannot.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn run_hopper<I: DeviceElem, O: DeviceElem>(
+pub(crate) fn run_hopper<IA: DeviceElem, IB: DeviceElem, O: DeviceElem>(
     h: &HopperGemm,
     gpu: &Gpu,
     stream: Option<&Stream>,
-    a: &DeviceBuffer<I>,
-    b: &DeviceBuffer<I>,
-    c: Option<&DeviceBuffer<f32>>,
+    a: &DeviceBuffer<IA>,
+    b: &DeviceBuffer<IB>,
+    (c, bias): (Option<&DeviceBuffer<f32>>, Option<&DeviceBuffer<f32>>),
     d: &DeviceBuffer<O>,
 ) -> Result<(), GemmError> {
     if let Some(why) = hopper_unsupported(h, gpu, [a.device_ptr(), b.device_ptr(), d.device_ptr()]) {
         return Err(GemmError::Unsupported(why));
     }
-    if h.m == 0 || h.n == 0 {
+    if h.g.m == 0 || h.g.n == 0 {
         return Ok(());
     }
-    // SAFETY: validated shapes and alignment, a supported problem; the tensor maps are copied
-    // into the launch's parameters, the buffers outlive the call as for any launch.
-    unsafe { h.launch(gpu, stream, a, b, c, d) }?;
+    // SAFETY: validated shapes, strides and alignment, a supported problem; the tensor maps are
+    // copied into the launch's parameters, the buffers outlive the call as for any launch.
+    unsafe { h.launch(gpu, stream, a, b, c, bias, d) }?;
     Ok(())
 }
 

@@ -32,7 +32,7 @@
 use host::{DeviceBuffer, Gpu, LaunchConfig};
 use kernels::sgemm::{BM, BN, TF32_SMEM_BYTES, THREADS};
 
-use crate::gemm::{run_hopper, Gemm, GemmError, Major};
+use crate::gemm::{run_hopper, Gemm, GemmError};
 use crate::gemm_hopper::{HopperGemm, HopperIn, HopperOut};
 
 /// The arithmetic of an f32 GEMM.
@@ -172,19 +172,8 @@ impl Gemm {
         d: &mut DeviceBuffer<f32>,
     ) -> Result<(), GemmError> {
         self.validate(a, b, c, d)?;
-        let h = HopperGemm {
-            m: self.m,
-            n: self.n,
-            k: self.k,
-            input: HopperIn::Tf32,
-            a_col: self.a_major == Major::Col,
-            b_row: self.b_major == Major::Row,
-            out: HopperOut::F32,
-            alpha: self.alpha,
-            beta: self.beta,
-            lds: (self.lda, self.ldb),
-        };
-        run_hopper(&h, gpu, None, a, b, c, d)
+        self.validate_bias(None)?;
+        run_hopper(&HopperGemm::new(*self, HopperIn::Tf32, HopperOut::F32), gpu, None, a, b, (c, None), d)
     }
 
     /// [`run_f32`](Gemm::run_f32) or [`run_tf32`](Gemm::run_tf32), as `math` says.

@@ -9,6 +9,8 @@
 //! swizzle wgmma reads; a 16-bit D is written by TMA stores of 64 x 64 boxes.
 
 use host::{DeviceBuffer, DeviceElem, Gpu, LaunchConfig, Stream, TensorMap, TmaOobFill, TmaSwizzle};
+
+use crate::gemm::{Gemm, GemmInput, GemmOutput, Major};
 use kernels::gemm_sm90_sizes::{GEMM_SM90_BK, GEMM_SM90_EPILOGUE_BYTES, GEMM_SM90_P_128X256 as SHAPE};
 
 /// The element type of A and B on the Hopper path.
@@ -18,14 +20,25 @@ pub(crate) enum HopperIn {
     F16,
     /// f32 in memory, multiplied as tf32 (K-major operands and f32 D only).
     Tf32,
+    /// 8-bit floats of the formats of A and B (`true`: e5m2, else e4m3; K-major operands only).
+    Fp8 { a_e5m2: bool, b_e5m2: bool },
 }
 
 impl HopperIn {
     fn bytes(self) -> usize {
-        if self == HopperIn::Tf32 {
-            4
-        } else {
-            2
+        match self {
+            HopperIn::Tf32 => 4,
+            HopperIn::Fp8 { .. } => 1,
+            _ => 2,
+        }
+    }
+
+    /// The input type of elements `I` (bf16 for bf16 bits).
+    pub fn of<I: GemmInput>() -> HopperIn {
+        match I::KERNEL_NAME {
+            "f16" => HopperIn::F16,
+            "e4m3" | "e5m2" => HopperIn::Fp8 { a_e5m2: I::KERNEL_NAME == "e5m2", b_e5m2: I::KERNEL_NAME == "e5m2" },
+            _ => HopperIn::Bf16,
         }
     }
 }
@@ -38,23 +51,32 @@ pub(crate) enum HopperOut {
     F16,
 }
 
-/// A problem as the Hopper entries see it.
+impl HopperOut {
+    /// The output type of elements `O` (bf16 for bf16 bits).
+    pub fn of<O: GemmOutput>() -> HopperOut {
+        match O::KERNEL_SUFFIX {
+            "" => HopperOut::F32,
+            "_of16" => HopperOut::F16,
+            _ => HopperOut::Bf16,
+        }
+    }
+
+    fn bytes(self) -> usize {
+        if self == HopperOut::F32 {
+            4
+        } else {
+            2
+        }
+    }
+}
+
+/// A problem as the Hopper entries see it: the API's problem ([`Gemm`]: shapes, storage orders,
+/// strides, batches, epilogue) and the element types.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct HopperGemm {
-    pub m: usize,
-    pub n: usize,
-    pub k: usize,
+    pub g: Gemm,
     pub input: HopperIn,
-    /// A column-major (M-major), else row-major (K-major).
-    pub a_col: bool,
-    /// B row-major (N-major), else column-major (K-major).
-    pub b_row: bool,
     pub out: HopperOut,
-    pub alpha: f32,
-    pub beta: f32,
-    /// Leading dimensions of A and B when not packed (a sub-matrix view: the tensor maps stride
-    /// by them).
-    pub lds: (Option<usize>, Option<usize>),
 }
 
 /// A Hopper entry, by the type of its D (bf16 as bits).
@@ -66,6 +88,21 @@ enum HopperKernel {
 }
 
 impl HopperGemm {
+    /// The problem `g` with inputs `input` and D `out`.
+    pub fn new(g: Gemm, input: HopperIn, out: HopperOut) -> HopperGemm {
+        HopperGemm { g, input, out }
+    }
+
+    /// A column-major (M-major), else row-major (K-major).
+    fn a_col(&self) -> bool {
+        self.g.a_major == Major::Col
+    }
+
+    /// B row-major (N-major), else column-major (K-major).
+    fn b_row(&self) -> bool {
+        self.g.b_major == Major::Row
+    }
+
     /// The entry's name.
     pub fn kernel_name(&self) -> String {
         match self.kernel() {
@@ -80,9 +117,18 @@ impl HopperGemm {
     /// output.
     fn kernel(&self) -> HopperKernel {
         use kernels::gemm_sm90::by_output;
-        let index = 4 * (self.input == HopperIn::F16) as usize + 2 * self.a_col as usize + self.b_row as usize;
+        let index = 4 * (self.input == HopperIn::F16) as usize + 2 * self.a_col() as usize + self.b_row() as usize;
         match (self.input, self.out) {
             (HopperIn::Tf32, _) => HopperKernel::F32(by_output::TF32),
+            (HopperIn::Fp8 { a_e5m2, b_e5m2 }, out) => {
+                // (e4m3, e4m3), (e4m3, e5m2), (e5m2, e4m3); `unsupported` refuses (e5m2, e5m2).
+                let i = if a_e5m2 { 2 } else { b_e5m2 as usize };
+                match out {
+                    HopperOut::F32 => HopperKernel::F32(by_output::FP8_F32[i]),
+                    HopperOut::Bf16 => HopperKernel::Bf16(by_output::FP8_BF16[i]),
+                    HopperOut::F16 => HopperKernel::F16(by_output::FP8_F16[i]),
+                }
+            }
             (_, HopperOut::F32) if self.tma_out() => HopperKernel::F32(by_output::F32_TMA[index]),
             (_, HopperOut::F32) => HopperKernel::F32(by_output::F32[index]),
             (_, HopperOut::Bf16) => HopperKernel::Bf16(by_output::BF16[index]),
@@ -91,45 +137,83 @@ impl HopperGemm {
     }
 
     /// Why the entries cannot take this problem, if they cannot: TMA needs 16-byte rows, so the
-    /// contiguous extent of each operand (K for a K-major one, M or N for an MN-major one, N for a
-    /// 16-bit D) is a multiple of 8 elements (4 for tf32); tf32 operands are K-major (wgmma has
-    /// no transpose for them) and D f32; the extents fit the tensor maps' 32-bit sizes.
+    /// contiguous extent (or leading dimension) of each operand (K for a K-major one, M or N for an
+    /// MN-major one, N for a TMA-stored D) is a multiple of 16 bytes, and so are the batch strides;
+    /// tf32 and fp8 operands are K-major (wgmma has no transpose for them), tf32 D f32; the extents
+    /// fit the tensor maps' 32-bit sizes.
     pub fn unsupported(&self) -> Option<String> {
+        let g = &self.g;
         let per_row = 16 / self.input.bytes();
         let rows = |what: &str, name: &str, x: usize, per_row: usize| {
             (!x.is_multiple_of(per_row))
                 .then(|| format!("{what}: {name} = {x} is not a multiple of {per_row} (TMA needs 16-byte rows)"))
         };
-        if self.k == 0 {
+        if g.k == 0 {
             return Some("K = 0 (nothing to multiply: D = beta * C)".to_string());
         }
-        if self.input == HopperIn::Tf32 && (self.a_col || self.b_row || self.out != HopperOut::F32) {
+        if self.input == HopperIn::Tf32 && (self.a_col() || self.b_row() || self.out != HopperOut::F32) {
             return Some("tf32: wgmma reads tf32 operands K-major only (A row-major, B column-major), into an f32 D".to_string());
+        }
+        if let HopperIn::Fp8 { a_e5m2, b_e5m2 } = self.input {
+            if self.a_col() || self.b_row() {
+                return Some("fp8: wgmma reads 8-bit operands K-major only (A row-major, B column-major)".to_string());
+            }
+            if a_e5m2 && b_e5m2 {
+                return Some("fp8: no kernel for e5m2 x e5m2 (the library has e4m3 x e4m3, e4m3 x e5m2 and e5m2 x e4m3)".to_string());
+            }
+            if self.out == HopperOut::F32 && !self.tma_out() {
+                return Some("fp8 with f32 D: N, the leading dimension and batch stride of D must be multiples of 4 (TMA stores)".to_string());
+            }
         }
         // The rows' pitch: the leading dimension, or the packed extent.
         let pitch = |ld: Option<usize>, what: &str, name: &str, x: usize| match ld {
             Some(ld) => rows(what, "the leading dimension", ld, per_row),
             None => rows(what, name, x, per_row),
         };
-        let (lda, ldb) = self.lds;
-        let a = if self.a_col { pitch(lda, "A column-major", "M", self.m) } else { pitch(lda, "A row-major", "K", self.k) };
-        let b = if self.b_row { pitch(ldb, "B row-major", "N", self.n) } else { pitch(ldb, "B column-major", "K", self.k) };
-        let d = if self.out == HopperOut::F32 { None } else { rows("16-bit D", "N", self.n, 8) };
-        a.or(b).or(d).or_else(|| {
-            [("M", self.m), ("N", self.n), ("K", self.k)]
+        let (lda, ldb) = (g.lda, g.ldb);
+        let a = if self.a_col() { pitch(lda, "A column-major", "M", g.m) } else { pitch(lda, "A row-major", "K", g.k) };
+        let b = if self.b_row() { pitch(ldb, "B row-major", "N", g.n) } else { pitch(ldb, "B column-major", "K", g.k) };
+        let d = match (self.out, g.ldd) {
+            (HopperOut::F32, _) => None,
+            (_, Some(ldd)) => rows("16-bit D", "the leading dimension", ldd, 8),
+            (_, None) => rows("16-bit D", "N", g.n, 8),
+        };
+        let strides = g.strides_of_batches();
+        let batch = (g.batches > 1)
+            .then(|| {
+                let bytes = [self.input.bytes(), self.input.bytes(), 4, self.out.bytes()];
+                let d_tma = self.tma_out() as usize;
+                (0..3 + d_tma).find_map(|i| {
+                    let name = ["A", "B", "C", "D"][i];
+                    if i == 2 {
+                        return None; // C is read directly
+                    }
+                    if strides[i] == 0 {
+                        return Some(format!("{name}'s batch stride is 0 (one matrix for every batch): TMA strides must be positive"));
+                    }
+                    (strides[i] * bytes[i] % 16 != 0)
+                        .then(|| format!("{name}'s batch stride {} is not a multiple of 16 bytes (TMA)", strides[i]))
+                })
+            })
+            .flatten();
+        a.or(b).or(d).or(batch).or_else(|| {
+            [("M", g.m), ("N", g.n), ("K", g.k)]
                 .into_iter()
                 .find(|&(_, x)| x > i32::MAX as usize)
                 .map(|(name, x)| format!("{name} = {x} exceeds 2^31 - 1"))
         })
     }
 
-    /// Whether D goes out through the TMA-store epilogue: a 16-bit D (N a multiple of 8, checked by
-    /// [`unsupported`](Self::unsupported)), and an f32 D whose rows are whole 16-byte units (N a
-    /// multiple of 4; other f32 D are stored directly).
+    /// Whether D goes out through the TMA-store epilogue: a 16-bit D (its rows whole 16-byte
+    /// units, checked by [`unsupported`](Self::unsupported)), and an f32 D whose rows and batches
+    /// are whole 16-byte units (N, its leading dimension and batch stride multiples of 4; other
+    /// f32 D are stored directly).
     fn tma_out(&self) -> bool {
+        let g = &self.g;
+        let whole = |x: usize| x.is_multiple_of(4);
         match (self.input, self.out) {
             (HopperIn::Tf32, _) => false,
-            (_, HopperOut::F32) => self.n.is_multiple_of(4),
+            (_, HopperOut::F32) => whole(g.n) && whole(g.ldcd().1) && (g.batches == 1 || whole(g.strides_of_batches()[3])),
             _ => true,
         }
     }
@@ -141,75 +225,90 @@ impl HopperGemm {
 
     /// The persistent grid: one block per SM, at most one per tile.
     fn launch_config(&self, gpu: &Gpu) -> LaunchConfig {
-        let tiles = self.m.div_ceil(SHAPE.bm as usize) * self.n.div_ceil(SHAPE.bn as usize);
+        let g = &self.g;
+        let tiles = g.m.div_ceil(SHAPE.bm as usize) * g.n.div_ceil(SHAPE.bn as usize) * g.batches;
         let blocks = tiles.min(gpu.properties().multiprocessors as usize).max(1) as u32;
         LaunchConfig { grid: (blocks, 1, 1), block: (SHAPE.threads(), 1, 1), shared_mem_bytes: self.smem_bytes() }
     }
 
     /// The tensor maps of A, B and (TMA-stored) D, encoded on the host: the kernels take them by value
-    /// in the launch's parameters, so nothing is allocated or uploaded.
-    pub fn maps<I: DeviceElem, O: DeviceElem>(
+    /// in the launch's parameters, so nothing is allocated or uploaded. Each has a third mode, the
+    /// batch.
+    pub fn maps<IA: DeviceElem, IB: DeviceElem, O: DeviceElem>(
         &self,
         gpu: &Gpu,
-        a: &DeviceBuffer<I>,
-        b: &DeviceBuffer<I>,
+        a: &DeviceBuffer<IA>,
+        b: &DeviceBuffer<IB>,
         d: &DeviceBuffer<O>,
     ) -> host::Result<HopperMaps> {
-        let (m, n, k) = (self.m, self.n, self.k);
-        let strided = |buf: &dyn MapSource, (inner, outer): (usize, usize), ld: usize, box_shape: [u32; 2]| -> host::Result<TensorMap> {
-            let global = layout::Layout::parse(&format!("({inner},{outer}):(1,{ld})"))
+        let g = &self.g;
+        let (m, n, k, l) = (g.m, g.n, g.k, g.batches);
+        let strides = g.strides_of_batches();
+        let map = |buf: &dyn MapSource, (inner, outer): (usize, usize), ld: usize, batch: usize, box_shape: [u32; 2]| -> host::Result<TensorMap> {
+            let global = layout::Layout::parse(&format!("({inner},{outer},{l}):(1,{ld},{batch})"))
                 .map_err(|e| host::HostError::Invalid(e.to_string()))?;
-            buf.tensor_map(gpu, global, &box_shape)
+            buf.tensor_map(gpu, global, &[box_shape[0], box_shape[1], 1])
         };
-        let map = |buf: &dyn MapSource, inner: usize, outer: usize, box_shape: [u32; 2]| strided(buf, (inner, outer), inner, box_shape);
-        let (lda, ldb) = self.lds;
-        // K-major: rows of K (a 128-byte box row: 64 16-bit or 32 tf32 elements); MN-major: rows
-        // of M (N), one per k.
+        let (lda, ldb) = g.lds();
+        // K-major: rows of K (a 128-byte box row: 64 16-bit, 32 tf32 or 128 fp8 elements);
+        // MN-major: rows of M (N), one per k.
         let bk = GEMM_SM90_BK * 2 / self.input.bytes() as u32;
-        let a_map = if self.a_col {
-            strided(a, (m, k), lda.unwrap_or(m), [64, 64])?
+        let a_map = if self.a_col() {
+            map(a, (m, k), lda, strides[0], [64, 64])?
         } else {
-            strided(a, (k, m), lda.unwrap_or(k), [bk, SHAPE.bm])?
+            map(a, (k, m), lda, strides[0], [bk, SHAPE.bm])?
         };
-        let b_map = if self.b_row {
-            strided(b, (n, k), ldb.unwrap_or(n), [64, 64])?
+        let b_map = if self.b_row() {
+            map(b, (n, k), ldb, strides[1], [64, 64])?
         } else {
-            strided(b, (k, n), ldb.unwrap_or(k), [bk, SHAPE.bn])?
+            map(b, (k, n), ldb, strides[1], [bk, SHAPE.bn])?
         };
         // D: boxes of 128-byte rows (64 16-bit or 32 f32 elements) x 64 rows.
+        let ldd = g.ldcd().1;
         let d_map = match (self.tma_out(), self.out) {
             (false, _) => None,
-            (true, HopperOut::F32) => Some(map(d, n, m, [32, 64])?),
-            (true, _) => Some(map(d, n, m, [64, 64])?),
+            (true, HopperOut::F32) => Some(map(d, (n, m), ldd, strides[3], [32, 64])?),
+            (true, _) => Some(map(d, (n, m), ldd, strides[3], [64, 64])?),
         };
         Ok(HopperMaps { a_map, b_map, d_map })
     }
 
-    /// Launches `D = alpha * A * B + beta * C` with the tensor maps `maps` of its A, B and D on
-    /// `stream` (the default stream if `None`), without waiting: the maps travel in the launch's
-    /// parameters.
+    /// Launches `D = act(alpha * A * B + beta * C + bias)` with the tensor maps `maps` of its A, B
+    /// and D on `stream` (the default stream if `None`), without waiting: the maps travel in the
+    /// launch's parameters.
     ///
     /// # Safety
     /// `maps` are this problem's maps ([`maps`](Self::maps)) of buffers holding its operands (A:
     /// M x K, B: K x N in their storage orders; `c`, read when `beta != 0`, and `d`: M x N
-    /// row-major, of the entry's element types), 16-byte aligned, alive until the kernel ends;
-    /// [`unsupported`](Self::unsupported) is `None`.
+    /// row-major, of the entry's element types; `bias` holding what the problem's bias kind
+    /// reads), 16-byte aligned, alive until the kernel ends; [`unsupported`](Self::unsupported)
+    /// is `None`.
     pub unsafe fn launch_with<O: DeviceElem>(
         &self,
         gpu: &Gpu,
         stream: Option<&Stream>,
         maps: &HopperMaps,
-        c: Option<&DeviceBuffer<f32>>,
+        (c, bias): (Option<&DeviceBuffer<f32>>, Option<&DeviceBuffer<f32>>),
         d: &DeviceBuffer<O>,
     ) -> host::Result<()> {
+        let g = &self.g;
         let cfg = self.launch_config(gpu);
-        let (m, n, k) = (self.m as u32, self.n as u32, self.k as u32);
-        // Unused pointers get a valid address: A's map for a missing D map, D for a missing C.
+        let (m, n, k, l) = (g.m as u32, g.n as u32, g.k as u32, g.batches as u32);
+        let (ldc, ldd) = g.ldcd();
+        let strides = g.strides_of_batches();
+        // Unused pointers get a valid address: A's map for a missing D map, D for a missing C or
+        // bias.
         let c_ptr = c.map_or(d.device_ptr(), |c| c.device_ptr()) as *const f32;
+        let bias_ptr = bias.map_or(d.device_ptr(), |b| b.device_ptr()) as *const f32;
         let d_map = maps.d_map.as_ref().unwrap_or(&maps.a_map);
+        let strided = (l, ldc as u32, ldd as u32, strides[2] as u64, strides[3] as u64);
+        let epilogue = (g.alpha, g.beta, bias_ptr, g.flags());
         macro_rules! launch {
             ($kernel:expr, $out:ty) => {{
-                let args = (&maps.a_map, &maps.b_map, d_map, c_ptr, d.device_ptr() as *mut $out, m, n, k, self.alpha, self.beta);
+                let (l, ldc, ldd, batch_c, batch_d) = strided;
+                let (alpha, beta, bias, flags) = epilogue;
+                let d_ptr = d.device_ptr() as *mut $out;
+                let args = (&maps.a_map, &maps.b_map, d_map, c_ptr, d_ptr, m, n, k, l, ldc, ldd, batch_c, batch_d, alpha, beta, bias, flags);
                 // SAFETY: the caller's preconditions; the maps cover exactly A, B and D.
                 unsafe { crate::gemm::on(gpu.launch(&crate::GEMM_SM90A, $kernel, cfg, args), stream).run() }
             }};
@@ -227,18 +326,19 @@ impl HopperGemm {
     /// # Safety
     /// Those of [`launch_with`](Self::launch_with) for the buffers.
     #[allow(clippy::too_many_arguments)]
-    pub unsafe fn launch<I: DeviceElem, O: DeviceElem>(
+    pub unsafe fn launch<IA: DeviceElem, IB: DeviceElem, O: DeviceElem>(
         &self,
         gpu: &Gpu,
         stream: Option<&Stream>,
-        a: &DeviceBuffer<I>,
-        b: &DeviceBuffer<I>,
+        a: &DeviceBuffer<IA>,
+        b: &DeviceBuffer<IB>,
         c: Option<&DeviceBuffer<f32>>,
+        bias: Option<&DeviceBuffer<f32>>,
         d: &DeviceBuffer<O>,
     ) -> host::Result<()> {
         let maps = self.maps(gpu, a, b, d)?;
         // SAFETY: forwarded; the maps are copied into the launch's parameters.
-        unsafe { self.launch_with(gpu, stream, &maps, c, d) }
+        unsafe { self.launch_with(gpu, stream, &maps, (c, bias), d) }
     }
 }
 
@@ -266,7 +366,8 @@ mod tests {
     use super::*;
 
     fn problem(m: usize, n: usize, k: usize, a_col: bool, b_row: bool, out: HopperOut) -> HopperGemm {
-        HopperGemm { m, n, k, input: HopperIn::Bf16, a_col, b_row, out, alpha: 1.0, beta: 0.0, lds: (None, None) }
+        let major = |col: bool| if col { Major::Col } else { Major::Row };
+        HopperGemm::new(Gemm::new(m, n, k).a_major(major(a_col)).b_major(major(b_row)), HopperIn::Bf16, out)
     }
 
     #[test]
@@ -289,7 +390,10 @@ mod tests {
         let e = problem(8, 12, 8, false, true, HopperOut::F32).unsupported().unwrap();
         assert!(e.starts_with("B row-major: N = 12"), "{e}");
         // A leading dimension is the rows' pitch: K itself need not be a multiple of 8 then.
-        let view = |lds| HopperGemm { lds, ..problem(8, 8, 12, false, false, HopperOut::F32) };
+        let view = |(lda, ldb): (Option<usize>, Option<usize>)| {
+            let p = problem(8, 8, 12, false, false, HopperOut::F32);
+            HopperGemm { g: Gemm { lda, ldb, ..p.g }, ..p }
+        };
         assert_eq!(view((Some(16), Some(24))).unsupported(), None);
         let e = view((Some(20), Some(24))).unsupported().unwrap();
         assert_eq!(e, "A row-major: the leading dimension = 20 is not a multiple of 8 (TMA needs 16-byte rows)");

@@ -59,6 +59,7 @@ pub mod gemm;
 pub mod gemm_f32;
 mod gemm_hopper;
 pub mod gpu_suite;
+pub mod matmul;
 
 // The device crate compiled for the host is linked (through the re-exports above): its kernels
 // register with the CPU backend.

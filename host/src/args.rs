@@ -308,9 +308,35 @@ impl<T: DeviceElem> DeviceBuffer<T> {
     /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn tensor<L: LayoutSource>(&self, layout: L) -> Result<DeviceTensor<'_, T, L>> {
+        self.check_layout(&layout)?;
+        Ok(DeviceTensor { buffer: self, layout })
+    }
+
+    /// This buffer seen through `layout`, to be written (a GEMM's D, an output of a library call
+    /// taking tensors).
+    ///
+    /// # Errors
+    /// As [`tensor`](DeviceBuffer::tensor).
+    ///
+    /// # Example
+    /// ```
+    /// let cpu = cute_rs_host::Gpu::cpu();
+    /// let mut buf = cpu.alloc::<u32>(8)?;
+    /// let t = buf.tensor_mut(layout::Layout::parse("(2,4):(4,1)").unwrap())?;
+    /// assert_eq!(t.layout().size(), 8);
+    /// assert!(buf.tensor_mut(layout::Layout::parse("(2,4):(5,1)").unwrap()).is_err());
+    /// # Ok::<(), cute_rs_host::HostError>(())
+    /// ```
+    pub fn tensor_mut<L: LayoutSource>(&mut self, layout: L) -> Result<DeviceTensorMut<'_, T, L>> {
+        self.check_layout(&layout)?;
+        Ok(DeviceTensorMut { buffer: self, layout })
+    }
+
+    /// Checks that every offset of `layout` lies in the buffer.
+    fn check_layout<L: LayoutSource>(&self, layout: &L) -> Result<()> {
         let l = layout.layout();
         if l.size() == 0 {
-            return Ok(DeviceTensor { buffer: self, layout });
+            return Ok(());
         }
         // The smallest and largest offsets: each mode at 0 or at its last index.
         let (shape, stride) = (l.shape(), l.stride());
@@ -334,7 +360,69 @@ impl<T: DeviceElem> DeviceBuffer<T> {
                 T::NAME
             );
         }
-        Ok(DeviceTensor { buffer: self, layout })
+        Ok(())
+    }
+}
+
+/// A buffer seen through a layout, borrowed to be written: made by [`DeviceBuffer::tensor_mut`],
+/// which checks that every offset of the layout lies in the buffer.
+///
+/// # Example
+/// ```
+/// let cpu = cute_rs_host::Gpu::cpu();
+/// let mut buf = cpu.alloc::<f32>(6)?;
+/// let t = buf.tensor_mut(layout::Layout::parse("(2,3):(1,2)").unwrap())?;
+/// assert_eq!(t.layout().to_string(), "(2,3):(1,2)");
+/// # Ok::<(), cute_rs_host::HostError>(())
+/// ```
+#[derive(Debug)]
+pub struct DeviceTensorMut<'a, T: DeviceElem, L: LayoutSource> {
+    buffer: &'a mut DeviceBuffer<T>,
+    layout: L,
+}
+
+impl<'a, T: DeviceElem, L: LayoutSource> DeviceTensorMut<'a, T, L> {
+    /// The layout.
+    ///
+    /// # Example
+    /// ```
+    /// let cpu = cute_rs_host::Gpu::cpu();
+    /// let mut buf = cpu.alloc::<f32>(8)?;
+    /// let t = buf.tensor_mut(layout_tensor::Strided::row_major([2, 4]))?;
+    /// assert_eq!(t.layout().shape, [2, 4]);
+    /// # Ok::<(), cute_rs_host::HostError>(())
+    /// ```
+    pub fn layout(&self) -> &L {
+        &self.layout
+    }
+
+    /// The buffer.
+    ///
+    /// # Example
+    /// ```
+    /// let cpu = cute_rs_host::Gpu::cpu();
+    /// let mut buf = cpu.alloc::<f32>(8)?;
+    /// let len = buf.len();
+    /// let mut t = buf.tensor_mut(layout_tensor::Strided::row_major([2, 4]))?;
+    /// assert_eq!(t.buffer().len(), len);
+    /// # Ok::<(), cute_rs_host::HostError>(())
+    /// ```
+    pub fn buffer(&mut self) -> &mut DeviceBuffer<T> {
+        self.buffer
+    }
+
+    /// The buffer, to read its address or length.
+    ///
+    /// # Example
+    /// ```
+    /// let cpu = cute_rs_host::Gpu::cpu();
+    /// let mut buf = cpu.alloc::<f32>(8)?;
+    /// let t = buf.tensor_mut(layout_tensor::Strided::row_major([2, 4]))?;
+    /// assert_eq!(t.as_buffer().len(), 8);
+    /// # Ok::<(), cute_rs_host::HostError>(())
+    /// ```
+    pub fn as_buffer(&self) -> &DeviceBuffer<T> {
+        self.buffer
     }
 }
 
@@ -442,4 +530,12 @@ tuple_args! {
      P10 A10 a10, P11 A11 a11, P12 A12 a12, P13 A13 a13, P14 A14 a14)
     (P0 A0 a0, P1 A1 a1, P2 A2 a2, P3 A3 a3, P4 A4 a4, P5 A5 a5, P6 A6 a6, P7 A7 a7, P8 A8 a8, P9 A9 a9,
      P10 A10 a10, P11 A11 a11, P12 A12 a12, P13 A13 a13, P14 A14 a14, P15 A15 a15)
+    (P0 A0 a0, P1 A1 a1, P2 A2 a2, P3 A3 a3, P4 A4 a4, P5 A5 a5, P6 A6 a6, P7 A7 a7, P8 A8 a8, P9 A9 a9,
+     P10 A10 a10, P11 A11 a11, P12 A12 a12, P13 A13 a13, P14 A14 a14, P15 A15 a15, P16 A16 a16)
+    (P0 A0 a0, P1 A1 a1, P2 A2 a2, P3 A3 a3, P4 A4 a4, P5 A5 a5, P6 A6 a6, P7 A7 a7, P8 A8 a8, P9 A9 a9,
+     P10 A10 a10, P11 A11 a11, P12 A12 a12, P13 A13 a13, P14 A14 a14, P15 A15 a15, P16 A16 a16, P17 A17 a17)
+    (P0 A0 a0, P1 A1 a1, P2 A2 a2, P3 A3 a3, P4 A4 a4, P5 A5 a5, P6 A6 a6, P7 A7 a7, P8 A8 a8, P9 A9 a9,
+     P10 A10 a10, P11 A11 a11, P12 A12 a12, P13 A13 a13, P14 A14 a14, P15 A15 a15, P16 A16 a16, P17 A17 a17, P18 A18 a18)
+    (P0 A0 a0, P1 A1 a1, P2 A2 a2, P3 A3 a3, P4 A4 a4, P5 A5 a5, P6 A6 a6, P7 A7 a7, P8 A8 a8, P9 A9 a9,
+     P10 A10 a10, P11 A11 a11, P12 A12 a12, P13 A13 a13, P14 A14 a14, P15 A15 a15, P16 A16 a16, P17 A17 a17, P18 A18 a18, P19 A19 a19)
 }

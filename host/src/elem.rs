@@ -108,6 +108,16 @@ impl DeviceElem for layout_tensor::half::f16 {
     const TMA_DATA_TYPE: TmaDataType = TmaDataType::F16;
     const NAME: &'static str = "f16";
 }
+// The 8-bit floats of the device crate (the fp8 GEMMs' inputs): one byte each, every bit pattern
+// valid; TMA moves them as bytes.
+impl DeviceElem for layout_tensor::device::numeric::E4M3 {
+    const TMA_DATA_TYPE: TmaDataType = TmaDataType::U8;
+    const NAME: &'static str = "e4m3";
+}
+impl DeviceElem for layout_tensor::device::numeric::E5M2 {
+    const TMA_DATA_TYPE: TmaDataType = TmaDataType::U8;
+    const NAME: &'static str = "e5m2";
+}
 
 /// Element types of host tensors: conversions for sequences, random fills and comparisons.
 ///

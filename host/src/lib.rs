@@ -80,7 +80,7 @@ mod launch;
 mod module;
 mod tensor_map;
 
-pub use args::{DeviceTensor, KernelArgs, KernelParam};
+pub use args::{DeviceTensor, DeviceTensorMut, KernelArgs, KernelParam};
 pub use buffer::DeviceBuffer;
 pub use elem::{DeviceElem, Numeric, TmaDataType};
 pub use error::{HostError, Result};

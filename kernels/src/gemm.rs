@@ -49,10 +49,13 @@
 //! this path: unroll the k16 steps with fragments double-buffered, hoist the swizzled addresses,
 //! cap registers at 128 for 2 blocks per SM. The way to cuBLAS is the sm_90a path of issue 8
 //! (wgmma + TMA, warp specialization).
-//! Parameters: `(a, b, c, d, m, n, k, lda, ldb, alpha, beta)`; C and D are row-major `M x N`
-//! (leading dimension `n`); C is read only when `beta != 0`.
+//! Parameters: `(a, b, c, d, m, n, k, lda, ldb, ldc, ldd, alpha, beta, bias, flags)`; C and D
+//! are row-major `M x N` with leading dimensions `ldc` and `ldd`; C is read only when `beta != 0`;
+//! `D = act(alpha * A * B + beta * C + bias)` with the bias and activation of `flags`
+//! ([`crate::epilogue`]).
 
 use layout_tensor::kernel;
+use crate::epilogue::EpilogueOp;
 use layout_tensor::device::unroll::{for_each_unrolled_mut, unroll_for, Count};
 use layout::{make_swizzled, unwrap, Layout, Swizzle, SwizzledLayout};
 use layout_tensor::device::cp_async::{cp_async_cg_zfill, cp_async_pipeline};
@@ -341,17 +344,6 @@ pub(crate) fn for_each_accumulator(acc: &mut [[f32; 4]; 16], lane: u32, row0: u3
     });
 }
 
-/// `alpha * acc + beta * C[at]`, C read only when `beta != 0`.
-#[inline(always)]
-pub(crate) unsafe fn epilogue_value(acc: f32, c: *const f32, at: usize, alpha: f32, beta: f32) -> f32 {
-    let y = alpha * acc;
-    if beta != 0.0 {
-        y + beta * *c.add(at)
-    } else {
-        y
-    }
-}
-
 /// The hand-written main loop and epilogue (fragments loaded by explicit `ldmatrix` addresses,
 /// accumulators indexed by hand): the zero-cost reference that [`gemm`] (the same kernel in the
 /// atom layer's terms) is measured against. Warp `(wm, wn)` owns rows `64 wm ..` and columns
@@ -366,10 +358,8 @@ unsafe fn gemm_raw<I: Input, const A_K: bool, const B_K: bool, const VEC: bool, 
     m: u32,
     n: u32,
     k: u32,
-    lda: u32,
-    ldb: u32,
-    alpha: f32,
-    beta: f32,
+    (lda, ldb, ldc, ldd): (u32, u32, u32, u32),
+    op: EpilogueOp,
 ) {
     let smem = shared_array!(GEMM_MMA_SYNC_RING_RAW: [u8; SMEM_BYTES], align 128).as_mut_ptr() as *mut u16;
     let t = thread_idx_x();
@@ -402,11 +392,12 @@ unsafe fn gemm_raw<I: Input, const A_K: bool, const B_K: bool, const VEC: bool, 
         }
     });
 
-    // Epilogue: D = alpha * acc + beta * C, through the C fragment layout, edges predicated.
+    // Epilogue: D = act(alpha * acc + beta * C + bias), through the C fragment layout, edges
+    // predicated.
     for_each_accumulator(&mut acc, lane, bm0 + wm * 64, bn0 + wn * 32, |row, col, x| {
         if row < m && col < n {
-            let at = row as usize * n as usize + col as usize;
-            O::store(d, at, epilogue_value(x, c, at, alpha, beta));
+            let (r, cl) = (row as usize, col as usize);
+            O::store(d, r * ldd as usize + cl, op.apply(x, r, cl, || *c.add(r * ldc as usize + cl)));
         }
     });
 }
@@ -522,10 +513,8 @@ unsafe fn gemm<I: Input, const A_K: bool, const B_K: bool, const VEC: bool, O: O
     m: u32,
     n: u32,
     k: u32,
-    lda: u32,
-    ldb: u32,
-    alpha: f32,
-    beta: f32,
+    (lda, ldb, ldc, ldd): (u32, u32, u32, u32),
+    op: EpilogueOp,
 ) where
     MajorK<A_K>: OperandTile,
     MajorK<B_K>: OperandTile,
@@ -599,28 +588,28 @@ unsafe fn gemm<I: Input, const A_K: bool, const B_K: bool, const VEC: bool, O: O
         });
     });
 
-    epilogue(thr_mma, &mut acc.data, c, d, m, n, [bm0 as i64, bn0 as i64], alpha, beta);
+    epilogue(thr_mma, &mut acc.data, (c, ldc), (d, ldd), m, n, [bm0 as i64, bn0 as i64], op);
 }
 
-/// The epilogue of the kernels written in the atom layer: `D = alpha * acc + beta * C` through
-/// thread `thr`'s partitions of the block's `BM x BN` tiles of C and D at coordinate `at` (both
-/// row-major `m x n`), predicated on the coordinates of the same partition of an identity tensor;
-/// C is read only when `beta != 0`.
+/// The epilogue of the kernels written in the atom layer: `D = op(acc, C)` ([`EpilogueOp`])
+/// through thread `thr`'s partitions of the block's `BM x BN` tiles of C and D at coordinate `at`
+/// (both row-major `m x n`, rows `ldc` and `ldd` elements apart), predicated on the coordinates of
+/// the same partition of an identity tensor; C is read only when `beta != 0`.
 ///
 /// # Safety
-/// C and D are `m x n` row-major (the launch's contract).
+/// C and D are `m x n` row-major with those leading dimensions, the bias holds what `op` reads
+/// (the launch's contract).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn epilogue<Atom, G, V, O, const N: usize>(
     thr: ThrMma<Atom, G, V>,
     acc: &mut [f32; N],
-    c: *const f32,
-    d: *mut O,
+    (c, ldc): (*const f32, u32),
+    (d, ldd): (*mut O, u32),
     m: u32,
     n: u32,
     at: [i64; 2],
-    alpha: f32,
-    beta: f32,
+    op: EpilogueOp,
 ) where
     Atom: MmaAtom,
     G: StaticLayout,
@@ -628,16 +617,16 @@ pub(crate) unsafe fn epilogue<Atom, G, V, O, const N: usize>(
     O: Output,
 {
     let coords = thr.partition_c(IdentityTensor::<TileMN>::tile_at(at));
-    let mn = Strided::new([m as i64, n as i64], [n as i64, 1]);
+    let shape = [m as i64, n as i64];
     // SAFETY: only coordinates inside `m x n` are accessed, and C only when beta != 0.
-    let (gmem_c, gmem_d) = (LayoutTensor::<f32, _, Global>::from_ptr_in(c as *mut f32, mn), LayoutTensor::<O, _, Global>::from_ptr_in(d, mn));
+    let gmem_c = LayoutTensor::<f32, _, Global>::from_ptr_in(c as *mut f32, Strided::new(shape, [ldc as i64, 1]));
+    let gmem_d = LayoutTensor::<O, _, Global>::from_ptr_in(d, Strided::new(shape, [ldd as i64, 1]));
     let tile_c = thr.partition_c(local_tile::<TileMN, _, _, 2>(gmem_c, at));
     let tile_d = thr.partition_c(local_tile::<TileMN, _, _, 2>(gmem_d, at));
     for_each_unrolled_mut(acc, |i, x| {
         let [row, col] = coords.get(i).map(|c| c as u32);
         if row < m && col < n {
-            let y = alpha * *x;
-            tile_d.set(i, O::from_f32(if beta != 0.0 { y + beta * tile_c.get(i) } else { y }));
+            tile_d.set(i, O::from_f32(op.apply(*x, row as usize, col as usize, || tile_c.get(i))));
         }
     });
 }
@@ -645,18 +634,20 @@ pub(crate) unsafe fn epilogue<Atom, G, V, O, const N: usize>(
 macro_rules! gemm_kernels {
     ($($name:ident: $in:ty, $a_k:literal, $b_k:literal, $vec:literal, $out:ty;)*) => {$(
         #[doc = concat!(
-            "`D = alpha * A * B + beta * C` with `mma.sync` (see the [module docs](self)): A and B of `",
+            "`D = act(alpha * A * B + beta * C + bias)` with `mma.sync` (see the [module docs](self)): A and B of `",
             stringify!($in), "`, A K-major: ", stringify!($a_k), ", B K-major: ", stringify!($b_k),
             ", 16-byte cp.async: ", stringify!($vec), ", D of `", stringify!($out), "`."
         )]
         #[kernel]
         pub fn $name(
             a: *const $in, b: *const $in, c: *const f32, d: *mut $out,
-            m: u32, n: u32, k: u32, lda: u32, ldb: u32, alpha: f32, beta: f32
+            m: u32, n: u32, k: u32, lda: u32, ldb: u32, ldc: u32, ldd: u32,
+            alpha: f32, beta: f32, bias: *const f32, flags: u32
         ) {
             // A and B as 16-bit bits: only the `mma` reads them as numbers.
             let (a, b) = (a as *const u16, b as *const u16);
-            gemm::<$in, $a_k, $b_k, $vec, $out>(a, b, c, d, m, n, k, lda, ldb, alpha, beta);
+            let op = EpilogueOp { alpha, beta, bias, flags };
+            gemm::<$in, $a_k, $b_k, $vec, $out>(a, b, c, d, m, n, k, (lda, ldb, ldc, ldd), op);
         }
     )*};
 }
@@ -720,23 +711,27 @@ gemm_kernels! {
 #[kernel]
 pub fn gemm_bf16_ar_bc_v16_raw(
     a: *const half::bf16, b: *const half::bf16, c: *const f32, d: *mut f32,
-    m: u32, n: u32, k: u32, lda: u32, ldb: u32, alpha: f32, beta: f32
+    m: u32, n: u32, k: u32, lda: u32, ldb: u32, ldc: u32, ldd: u32,
+    alpha: f32, beta: f32, bias: *const f32, flags: u32
 ) {
-    gemm_raw::<half::bf16, true, true, true, f32>(a as *const u16, b as *const u16, c, d, m, n, k, lda, ldb, alpha, beta);
+    let op = EpilogueOp { alpha, beta, bias, flags };
+    gemm_raw::<half::bf16, true, true, true, f32>(a as *const u16, b as *const u16, c, d, m, n, k, (lda, ldb, ldc, ldd), op);
 }
 
 /// The hand-written twin of `gemm_bf16_ar_br_v16` (B N-major, `ldmatrix.trans`).
 #[kernel]
 pub fn gemm_bf16_ar_br_v16_raw(
     a: *const half::bf16, b: *const half::bf16, c: *const f32, d: *mut f32,
-    m: u32, n: u32, k: u32, lda: u32, ldb: u32, alpha: f32, beta: f32
+    m: u32, n: u32, k: u32, lda: u32, ldb: u32, ldc: u32, ldd: u32,
+    alpha: f32, beta: f32, bias: *const f32, flags: u32
 ) {
-    gemm_raw::<half::bf16, true, false, true, f32>(a as *const u16, b as *const u16, c, d, m, n, k, lda, ldb, alpha, beta);
+    let op = EpilogueOp { alpha, beta, bias, flags };
+    gemm_raw::<half::bf16, true, false, true, f32>(a as *const u16, b as *const u16, c, d, m, n, k, (lda, ldb, ldc, ldd), op);
 }
 
 /// The parameters of the `mma.sync` GEMMs with inputs `I` and output `O`.
 #[cfg(not(target_arch = "nvptx64"))]
-pub type GemmParams<I, O> = (*const I, *const I, *const f32, *mut O, u32, u32, u32, u32, u32, f32, f32);
+pub type GemmParams<I, O> = (*const I, *const I, *const f32, *mut O, u32, u32, u32, u32, u32, u32, u32, f32, f32, *const f32, u32);
 
 /// The `mma.sync` GEMMs of one input and output type, indexed by
 /// `4 * v16 + 2 * (A column-major) + (B column-major)`: what the host's GEMM API picks from.

@@ -34,6 +34,7 @@
 #![cfg_attr(not(target_arch = "nvptx64"), allow(unused_imports, dead_code))]
 
 use layout_tensor::kernel;
+use crate::epilogue::{Activation, EpilogueOp};
 use layout_tensor::device::unroll::for_each_unrolled_mut;
 use layout_tensor::device::cluster::{cluster_sync, tma_load_2d_multicast};
 use layout_tensor::device::ids::{block_idx_x, block_idx_y, block_rank_in_cluster, grid_dim_x, thread_idx_x};
@@ -41,10 +42,10 @@ use layout_tensor::device::mma::{
     warpgroup_reg_alloc, warpgroup_reg_dealloc, wgmma_accumulator_layout, wgmma_commit_group, wgmma_fence,
     wgmma_fence_operands, wgmma_wait_group, WgmmaSwizzle,
 };
-use layout_tensor::device::numeric::{f32_to_bf16, f32x2_to_bf16x2, f32x2_to_f16x2};
+use layout_tensor::device::numeric::{f32_to_bf16, f32x2_to_bf16x2, f32x2_to_f16x2, E4M3, E5M2};
 use layout_tensor::atom::wgmma::{
     make_gmma_desc, make_gmma_layout, GmmaDesc, KMajor, Major, MajorMode, MnMajor, WgmmaAtom, SM90_64x128x16_F32BF16BF16_SS,
-    SM90_64x256x16_F32BF16BF16_SS, SM90_64x256x16_F32F16F16_SS, SM90_64x256x8_F32TF32TF32_SS_TN,
+    SM90_64x256x16_F32BF16BF16_SS, SM90_64x256x16_F32F16F16_SS, SM90_64x256x8_F32TF32TF32_SS_TN, SM90_64x256x32_F32F8F8_SS_TN,
 };
 #[cfg(target_arch = "nvptx64")]
 use layout_tensor::atom::wgmma::gemm;
@@ -54,7 +55,7 @@ use layout_tensor::pipeline::{PipelineState, PipelineTmaAsync};
 use layout_tensor::device::shared::generic_to_shared;
 use layout_tensor::device::sync::{sync_threads, NamedBarrier};
 use layout_tensor::device::tma::{
-    bulk_commit_group, bulk_wait_group, bulk_wait_group_read, fence_proxy_async_shared_cta, tma_load_2d, tma_store_2d,
+    bulk_commit_group, bulk_wait_group, bulk_wait_group_read, fence_proxy_async_shared_cta, tma_load_2d, tma_load_3d, tma_store_2d, tma_store_3d,
     TmaDescriptor, TmaDescriptorParam,
 };
 use layout_tensor::device::sync::{fence_mbarrier_init, Mbarrier};
@@ -147,8 +148,10 @@ unsafe fn gemm_tile<W: WgmmaAtom, const R: usize, const TWO: bool, const N: usiz
     let mine = acc_layout.call(lane128 as i64) as usize;
     let r0 = (row0 + 64 * wg * slices) as usize + mine % 64;
     let full = out.inside(row0, col0, shape.bm, bn);
+    out.apply(&mut acc0, r0, col0 as usize + mine / 64, acc_layout, full);
     out.store(&mut acc0, r0, col0 as usize + mine / 64, acc_layout, full);
     if TWO {
+        out.apply(&mut acc1, r0 + 64, col0 as usize + mine / 64, acc_layout, full);
         out.store(&mut acc1, r0 + 64, col0 as usize + mine / 64, acc_layout, full);
     }
 }
@@ -220,7 +223,7 @@ pub fn gemm_sm90_bf16_tn_ws(
     // `y * tiles_n + x` of the row-by-row order (bands of one row).
     let order = TileOrder::new(m, n, GEMM_SM90_WS_128X256.bm, GEMM_SM90_WS_128X256.bn, 1);
     let first = block_idx_y() * order.tiles_n + block_idx_x();
-    gemm_tile_ws::<f32, SM90_64x256x16_F32BF16BF16_SS, 1, false>(a_map.as_ptr(), b_map.as_ptr(), core::ptr::null(), out, k, order, first, order.count());
+    gemm_tile_ws::<f32, SM90_64x256x16_F32BF16BF16_SS, 1, false, false>(a_map.as_ptr(), b_map.as_ptr(), core::ptr::null(), out, k, order, first, order.count());
 }
 
 /// The wgmma m64n256 accumulator layout, (thread, value) -> m + 64 n.
@@ -255,7 +258,7 @@ const fn stage_tile(major: Major, rows: u32, element_bytes: i64) -> layout::Swiz
 }
 
 /// A (128 rows, m64 per instruction) and B (256 rows, all per instruction) of 16-bit elements,
-/// K- and MN-major, and of tf32 (K-major only). An MN-major tile's 64 x 64 boxes are its swizzle
+/// K- and MN-major, and of tf32 and fp8 (K-major only). An MN-major tile's 64 x 64 boxes are its swizzle
 /// atom columns: `mn_step` apart for A (one per m64 slice), `leading_byte_offset` apart for B.
 const A_K_16: GmmaDesc = operand_desc(Major::K, 128, 2, 64);
 const A_MN_16: GmmaDesc = operand_desc(Major::MN, 128, 2, 64);
@@ -263,11 +266,15 @@ const B_K_16: GmmaDesc = operand_desc(Major::K, 256, 2, 256);
 const B_MN_16: GmmaDesc = operand_desc(Major::MN, 256, 2, 256);
 const A_K_TF32: GmmaDesc = operand_desc(Major::K, 128, 4, 64);
 const B_K_TF32: GmmaDesc = operand_desc(Major::K, 256, 4, 256);
+const A_K_8: GmmaDesc = operand_desc(Major::K, 128, 1, 64);
+const B_K_8: GmmaDesc = operand_desc(Major::K, 256, 1, 256);
 
 /// The A and B descriptors of a wgmma atom's operands (its element size and storage orders).
 const fn operand_descs<W: WgmmaAtom>() -> (GmmaDesc, GmmaDesc) {
     if core::mem::size_of::<W::A>() == 4 {
         (A_K_TF32, B_K_TF32)
+    } else if core::mem::size_of::<W::A>() == 1 {
+        (A_K_8, B_K_8)
     } else {
         (
             if matches!(W::MajorA::MAJOR, Major::MN) { A_MN_16 } else { A_K_16 },
@@ -387,7 +394,7 @@ const P_STAGES: u32 = GEMM_SM90_P_128X256.stages;
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn gemm_tile_ws<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bool>(
+unsafe fn gemm_tile_ws<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bool, const BATCHED: bool>(
     a_map: *const TmaDescriptor,
     b_map: *const TmaDescriptor,
     d_map: *const TmaDescriptor,
@@ -421,11 +428,11 @@ unsafe fn gemm_tile_ws<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bo
     if t / 128 == 0 {
         warpgroup_reg_dealloc::<40>();
         if t == 0 {
-            produce::<W, CM>(pipe, ring, tiles, rank, a_map, b_map, k_tiles);
+            produce::<W, CM, BATCHED>(pipe, ring, tiles, rank, a_map, b_map, k_tiles);
         }
     } else {
         warpgroup_reg_alloc::<232>();
-        consume::<O, W, CM, TMA_OUT>(pipe, ring, tiles, rank, out, d_map, k_tiles, t / 128 - 1, t % 128);
+        consume::<O, W, CM, TMA_OUT, BATCHED>(pipe, ring, tiles, rank, out, d_map, k_tiles, t / 128 - 1, t % 128);
     }
     // No block may exit while another can still arrive on its barriers.
     if CM > 1 {
@@ -433,9 +440,10 @@ unsafe fn gemm_tile_ws<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bo
     }
 }
 
-/// The row of a block's tile in the cluster tile at tile coordinates `(tm, tn)`, and its column.
+/// The row of a block's tile in the cluster tile at tile coordinates `(tm, tn)` (of any batch),
+/// and its column.
 #[inline(always)]
-fn tile_origin<const CM: u32>((tm, tn): (u32, u32), rank: u32) -> (u32, u32) {
+fn tile_origin<const CM: u32>((tm, tn, _): (u32, u32, u32), rank: u32) -> (u32, u32) {
     ((tm * CM + rank) * GEMM_SM90_P_128X256.bm, tn * GEMM_SM90_P_128X256.bn)
 }
 
@@ -445,7 +453,7 @@ fn tile_origin<const CM: u32>((tm, tn): (u32, u32), rank: u32) -> (u32, u32) {
 /// tiles, so the producer fills the next tile's stages while the consumers store the last.
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
-unsafe fn produce<W: WgmmaAtom, const CM: u32>(
+unsafe fn produce<W: WgmmaAtom, const CM: u32, const BATCHED: bool>(
     pipe: PipelineTmaAsync<P_STAGES>,
     ring: Ring,
     tiles: PersistentTiles,
@@ -467,11 +475,20 @@ unsafe fn produce<W: WgmmaAtom, const CM: u32>(
             // coordinate of its first element.
             let k0 = kt as i64 * bk;
             let (a, b) = (IdentityTensor::<StageA>::tile_at([row0 as i64, k0]), IdentityTensor::<StageB>::tile_at([col0 as i64, k0]));
-            a_boxes.for_each_box(a, ring.a(s), 0, 1, |dst, c| tma_load_2d(dst, a_map, c, bar));
+            // Batched maps have a third mode, the batch (clusters are not batched).
+            let l = tile.2 as i32;
+            let load = |dst: *mut u8, map: *const TmaDescriptor, [x, y]: [i32; 2]| {
+                if BATCHED {
+                    tma_load_3d(dst, map, [x, y, l], bar);
+                } else {
+                    tma_load_2d(dst, map, [x, y], bar);
+                }
+            };
+            a_boxes.for_each_box(a, ring.a(s), 0, 1, |dst, c| load(dst, a_map, c));
             // This block's part of B (all of it without a cluster), multicast to the cluster.
             b_boxes.for_each_box(b, ring.b(s), rank, CM, |dst, c| {
                 if CM == 1 {
-                    tma_load_2d(dst, b_map, c, bar);
+                    load(dst, b_map, c);
                 } else {
                     tma_load_2d_multicast(dst, b_map, c, bar, ((1u32 << CM) - 1) as u16);
                 }
@@ -488,7 +505,7 @@ unsafe fn produce<W: WgmmaAtom, const CM: u32>(
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn consume<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bool>(
+unsafe fn consume<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bool, const BATCHED: bool>(
     pipe: PipelineTmaAsync<P_STAGES>,
     ring: Ring,
     tiles: PersistentTiles,
@@ -528,12 +545,14 @@ unsafe fn consume<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bool>(
         }
         let r0 = (row0 + 64 * slice) as usize + mine % 64;
         let full = out.inside(row0, col0, S.bm, S.bn);
+        let out = out.batch(tile.2);
+        out.apply(&mut acc, r0, col0 as usize + mine / 64, ACC_256, full);
         if TMA_OUT {
-            out.scale(&mut acc, r0, col0 as usize + mine / 64, ACC_256, full);
+            let at = BoxOrigin { row: row0 + 64 * slice, col: col0, batch: BATCHED.then_some(tile.2) };
             if O::B16 {
-                store_tile_tma::<O>(&acc, d_map, (row0 + 64 * slice, col0), ring.staging(), (lane128, slice));
+                store_tile_tma::<O>(&acc, d_map, at, ring.staging(), (lane128, slice));
             } else {
-                store_tile_tma_f32(&acc, d_map, (row0 + 64 * slice, col0), ring.staging_f32(), (lane128, slice));
+                store_tile_tma_f32(&acc, d_map, at, ring.staging_f32(), (lane128, slice));
             }
         } else {
             out.store(&mut acc, r0, col0 as usize + mine / 64, ACC_256, full);
@@ -636,8 +655,17 @@ const fn epilogue_layouts_agree(element_bytes: i64, swizzle: layout::Swizzle, st
     true
 }
 
-/// The TMA-store epilogue of one consumer warpgroup: its 64 x 256 slice (scaled values in `acc`)
-/// goes to D at `(row0, col0)` as `BOXES` boxes of 64 rows x 128 bytes (`COLS` elements). Box `c`
+/// Where a consumer warpgroup's slice of D starts: row, column, and the batch when D's tensor map
+/// has one (a third mode).
+#[derive(Clone, Copy)]
+struct BoxOrigin {
+    row: u32,
+    col: u32,
+    batch: Option<u32>,
+}
+
+/// The TMA-store epilogue of one consumer warpgroup: its 64 x 256 slice (final values in `acc`)
+/// goes to D at `at` as `BOXES` boxes of 64 rows x 128 bytes (`COLS` elements). Box `c`
 /// is written into staging buffer `buffer(c)` by `write(c)` (a tiled copy made from the box's
 /// accumulator layout: `stmatrix` for a 16-bit D, 8-byte vectors for f32), and one thread stores
 /// it with a TMA store, which clips rows and columns outside D. Two buffers alternate: before a
@@ -648,7 +676,7 @@ const fn epilogue_layouts_agree(element_bytes: i64, swizzle: layout::Swizzle, st
 #[inline(always)]
 unsafe fn store_boxes<const BOXES: usize, const COLS: u32>(
     d_map: *const TmaDescriptor,
-    (row0, col0): (u32, u32),
+    at: BoxOrigin,
     (lane128, slice): (u32, u32),
     buffer: impl Fn(usize) -> *const u8,
     mut write: impl FnMut(usize),
@@ -671,7 +699,11 @@ unsafe fn store_boxes<const BOXES: usize, const COLS: u32>(
         fence_proxy_async_shared_cta();
         sync();
         if lane128 == 0 {
-            tma_store_2d(d_map, [(col0 + COLS * c as u32) as i32, row0 as i32], buffer(c));
+            let (x, y) = ((at.col + COLS * c as u32) as i32, at.row as i32);
+            match at.batch {
+                Some(l) => tma_store_3d(d_map, [x, y, l as i32], buffer(c)),
+                None => tma_store_2d(d_map, [x, y], buffer(c)),
+            }
             bulk_commit_group();
         }
     });
@@ -684,7 +716,7 @@ unsafe fn store_boxes<const BOXES: usize, const COLS: u32>(
 unsafe fn store_tile_tma<O: Output>(
     acc: &[f32; 128],
     d_map: *const TmaDescriptor,
-    origin: (u32, u32),
+    origin: BoxOrigin,
     staging: LayoutTensor<'_, u16, Staging, Shared>,
     (lane128, slice): (u32, u32),
 ) {
@@ -709,7 +741,7 @@ unsafe fn store_tile_tma<O: Output>(
 unsafe fn store_tile_tma_f32(
     acc: &[f32; 128],
     d_map: *const TmaDescriptor,
-    origin: (u32, u32),
+    origin: BoxOrigin,
     staging: LayoutTensor<'_, f32, StagingF32, Shared>,
     (lane128, slice): (u32, u32),
 ) {
@@ -724,13 +756,16 @@ unsafe fn store_tile_tma_f32(
 }
 
 /// The persistent kernels: one entry per output type, cluster size, epilogue (`TMA_OUT`: stmatrix
-/// + TMA store through `d_map`; otherwise direct stores, `d_map` unused), input type and operand
-/// majors. All take the same parameters: the tensor maps of A, B and D, C (f32), D, M, N, K, alpha,
-/// beta.
+/// + TMA store through `d_map`; otherwise direct stores, `d_map` unused), batching (`BATCHED`:
+/// the tensor maps have a third mode, the batch), input type and operand majors. All take the same
+/// parameters: the tensor maps of A, B and D, C (f32), D, M, N, K, the batches L, the leading
+/// dimensions of C and D and their batch strides (direct stores and C only: a TMA store takes D's
+/// from its map), alpha, beta, the bias and the epilogue's flags ([`crate::epilogue`]). Entries
+/// that are not batched take L = 1.
 macro_rules! gemm_sm90_persistent_kernels {
     ($(
         $(#[$attr:meta])*
-        $name:ident: $out:ty, $cm:literal, $tma:literal, $atom:ty;
+        $name:ident: $out:ty, $cm:literal, $tma:literal, $batched:literal, $atom:ty;
     )*) => {$(
         $(#[$attr])*
         #[kernel(launch_bounds(384, 1), gpu_only)]
@@ -743,12 +778,22 @@ macro_rules! gemm_sm90_persistent_kernels {
             m: u32,
             n: u32,
             k: u32,
+            batches: u32,
+            ldc: u32,
+            ldd: u32,
+            batch_c: u64,
+            batch_d: u64,
             alpha: f32,
             beta: f32,
+            bias: *const f32,
+            flags: u32,
         ) {
-            let out = Epilogue::new(m, n, alpha, beta, c, d);
-            let order = TileOrder::new(m, n, GEMM_SM90_P_128X256.bm * $cm, GEMM_SM90_P_128X256.bn, GEMM_SM90_GROUP);
-            gemm_tile_ws::<$out, $atom, $cm, $tma>(a_map.as_ptr(), b_map.as_ptr(), d_map.as_ptr(), out, k, order, block_idx_x() / $cm, grid_dim_x() / $cm);
+            let op = EpilogueOp { alpha, beta, bias, flags };
+            let (ldc, ldd, batch_c, batch_d) = (ldc as usize, ldd as usize, batch_c as usize, batch_d as usize);
+            let out = Epilogue { m: m as usize, n: n as usize, op, c, d, ldc, ldd, batch_c, batch_d };
+            let batches = if $batched { batches } else { 1 };
+            let order = TileOrder::new(m, n, GEMM_SM90_P_128X256.bm * $cm, GEMM_SM90_P_128X256.bn, GEMM_SM90_GROUP).batched(batches);
+            gemm_tile_ws::<$out, $atom, $cm, $tma, $batched>(a_map.as_ptr(), b_map.as_ptr(), d_map.as_ptr(), out, k, order, block_idx_x() / $cm, grid_dim_x() / $cm);
         }
     )*};
 }
@@ -756,21 +801,21 @@ macro_rules! gemm_sm90_persistent_kernels {
 gemm_sm90_persistent_kernels! {
     /// [`gemm_sm90_bf16_tn_ws`] made persistent ([`GEMM_SM90_P_128X256`]): grid of at most one
     /// block per SM, each looping over tiles in [`TileOrder`]; f32 D (`d_map` unused).
-    gemm_sm90_bf16_tn_p: f32, 1, false, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
+    gemm_sm90_bf16_tn_p: f32, 1, false, false, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
     /// [`gemm_sm90_bf16_tn_p`] with bf16 D (`u16` bits), stored directly.
-    gemm_sm90_bf16_tn_p_obf16: u16, 1, false, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
+    gemm_sm90_bf16_tn_p_obf16: u16, 1, false, false, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
     /// [`gemm_sm90_bf16_tn_p`] in clusters of 2 blocks along M sharing B (each loads half of the
     /// 256-row B box, multicast to both: the B tensor map's box is 64 x 128): launch with cluster
     /// `(2, 1, 1)` and an even grid.
-    gemm_sm90_bf16_tn_pc2: f32, 2, false, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
+    gemm_sm90_bf16_tn_pc2: f32, 2, false, false, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
     /// [`gemm_sm90_bf16_tn_pc2`] with bf16 D (`u16` bits), stored directly.
-    gemm_sm90_bf16_tn_pc2_obf16: u16, 2, false, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
+    gemm_sm90_bf16_tn_pc2_obf16: u16, 2, false, false, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
     /// [`gemm_sm90_bf16_tn_p_obf16`] with the stmatrix + TMA-store epilogue: `d_map` is D's tensor
     /// map (bf16, boxes of 64 x 64, 128-byte swizzle; `N` a multiple of 8), and the launch has
     /// [`GEMM_SM90_EPILOGUE_BYTES`] more dynamic shared memory.
-    gemm_sm90_bf16_tn_p_obf16_tma: u16, 1, true, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
+    gemm_sm90_bf16_tn_p_obf16_tma: u16, 1, true, false, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
     /// [`gemm_sm90_bf16_tn_p_obf16_tma`] in clusters of 2 (see [`gemm_sm90_bf16_tn_pc2`]).
-    gemm_sm90_bf16_tn_pc2_obf16_tma: u16, 2, true, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
+    gemm_sm90_bf16_tn_pc2_obf16_tma: u16, 2, true, false, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
 }
 
 // The entries of the GEMM API's Hopper path (`cute_rs::gemm::Gemm::run_sm90`): the persistent
@@ -784,103 +829,139 @@ gemm_sm90_persistent_kernels! {
 gemm_sm90_persistent_kernels! {
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_bf16_ar_br_of32: f32, 1, false, SM90_64x256x16_F32BF16BF16_SS<KMajor, MnMajor>;
+    gemm_sm90_bf16_ar_br_of32: f32, 1, false, true, SM90_64x256x16_F32BF16BF16_SS<KMajor, MnMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_bf16_ar_br_obf16: u16, 1, true, SM90_64x256x16_F32BF16BF16_SS<KMajor, MnMajor>;
+    gemm_sm90_bf16_ar_br_obf16: u16, 1, true, true, SM90_64x256x16_F32BF16BF16_SS<KMajor, MnMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_bf16_ar_br_of16: f16, 1, true, SM90_64x256x16_F32BF16BF16_SS<KMajor, MnMajor>;
+    gemm_sm90_bf16_ar_br_of16: f16, 1, true, true, SM90_64x256x16_F32BF16BF16_SS<KMajor, MnMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_bf16_ar_bc_of32: f32, 1, false, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
+    gemm_sm90_bf16_ar_bc_of32: f32, 1, false, true, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_bf16_ar_bc_obf16: u16, 1, true, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
+    gemm_sm90_bf16_ar_bc_obf16: u16, 1, true, true, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_bf16_ar_bc_of16: f16, 1, true, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
+    gemm_sm90_bf16_ar_bc_of16: f16, 1, true, true, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_bf16_ac_br_of32: f32, 1, false, SM90_64x256x16_F32BF16BF16_SS<MnMajor, MnMajor>;
+    gemm_sm90_bf16_ac_br_of32: f32, 1, false, true, SM90_64x256x16_F32BF16BF16_SS<MnMajor, MnMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_bf16_ac_br_obf16: u16, 1, true, SM90_64x256x16_F32BF16BF16_SS<MnMajor, MnMajor>;
+    gemm_sm90_bf16_ac_br_obf16: u16, 1, true, true, SM90_64x256x16_F32BF16BF16_SS<MnMajor, MnMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_bf16_ac_br_of16: f16, 1, true, SM90_64x256x16_F32BF16BF16_SS<MnMajor, MnMajor>;
+    gemm_sm90_bf16_ac_br_of16: f16, 1, true, true, SM90_64x256x16_F32BF16BF16_SS<MnMajor, MnMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_bf16_ac_bc_of32: f32, 1, false, SM90_64x256x16_F32BF16BF16_SS<MnMajor, KMajor>;
+    gemm_sm90_bf16_ac_bc_of32: f32, 1, false, true, SM90_64x256x16_F32BF16BF16_SS<MnMajor, KMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_bf16_ac_bc_obf16: u16, 1, true, SM90_64x256x16_F32BF16BF16_SS<MnMajor, KMajor>;
+    gemm_sm90_bf16_ac_bc_obf16: u16, 1, true, true, SM90_64x256x16_F32BF16BF16_SS<MnMajor, KMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_bf16_ac_bc_of16: f16, 1, true, SM90_64x256x16_F32BF16BF16_SS<MnMajor, KMajor>;
+    gemm_sm90_bf16_ac_bc_of16: f16, 1, true, true, SM90_64x256x16_F32BF16BF16_SS<MnMajor, KMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_f16_ar_br_of32: f32, 1, false, SM90_64x256x16_F32F16F16_SS<KMajor, MnMajor>;
+    gemm_sm90_f16_ar_br_of32: f32, 1, false, true, SM90_64x256x16_F32F16F16_SS<KMajor, MnMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_f16_ar_br_obf16: u16, 1, true, SM90_64x256x16_F32F16F16_SS<KMajor, MnMajor>;
+    gemm_sm90_f16_ar_br_obf16: u16, 1, true, true, SM90_64x256x16_F32F16F16_SS<KMajor, MnMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_f16_ar_br_of16: f16, 1, true, SM90_64x256x16_F32F16F16_SS<KMajor, MnMajor>;
+    gemm_sm90_f16_ar_br_of16: f16, 1, true, true, SM90_64x256x16_F32F16F16_SS<KMajor, MnMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_f16_ar_bc_of32: f32, 1, false, SM90_64x256x16_F32F16F16_SS<KMajor, KMajor>;
+    gemm_sm90_f16_ar_bc_of32: f32, 1, false, true, SM90_64x256x16_F32F16F16_SS<KMajor, KMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_f16_ar_bc_obf16: u16, 1, true, SM90_64x256x16_F32F16F16_SS<KMajor, KMajor>;
+    gemm_sm90_f16_ar_bc_obf16: u16, 1, true, true, SM90_64x256x16_F32F16F16_SS<KMajor, KMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_f16_ar_bc_of16: f16, 1, true, SM90_64x256x16_F32F16F16_SS<KMajor, KMajor>;
+    gemm_sm90_f16_ar_bc_of16: f16, 1, true, true, SM90_64x256x16_F32F16F16_SS<KMajor, KMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_f16_ac_br_of32: f32, 1, false, SM90_64x256x16_F32F16F16_SS<MnMajor, MnMajor>;
+    gemm_sm90_f16_ac_br_of32: f32, 1, false, true, SM90_64x256x16_F32F16F16_SS<MnMajor, MnMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_f16_ac_br_obf16: u16, 1, true, SM90_64x256x16_F32F16F16_SS<MnMajor, MnMajor>;
+    gemm_sm90_f16_ac_br_obf16: u16, 1, true, true, SM90_64x256x16_F32F16F16_SS<MnMajor, MnMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_f16_ac_br_of16: f16, 1, true, SM90_64x256x16_F32F16F16_SS<MnMajor, MnMajor>;
+    gemm_sm90_f16_ac_br_of16: f16, 1, true, true, SM90_64x256x16_F32F16F16_SS<MnMajor, MnMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_f16_ac_bc_of32: f32, 1, false, SM90_64x256x16_F32F16F16_SS<MnMajor, KMajor>;
+    gemm_sm90_f16_ac_bc_of32: f32, 1, false, true, SM90_64x256x16_F32F16F16_SS<MnMajor, KMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_f16_ac_bc_obf16: u16, 1, true, SM90_64x256x16_F32F16F16_SS<MnMajor, KMajor>;
+    gemm_sm90_f16_ac_bc_obf16: u16, 1, true, true, SM90_64x256x16_F32F16F16_SS<MnMajor, KMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_f16_ac_bc_of16: f16, 1, true, SM90_64x256x16_F32F16F16_SS<MnMajor, KMajor>;
+    gemm_sm90_f16_ac_bc_of16: f16, 1, true, true, SM90_64x256x16_F32F16F16_SS<MnMajor, KMajor>;
     /// An entry of `Gemm::run_sm90` with f32 D through the TMA-store epilogue (`N` a multiple of
     /// 4): input type and storage of A and B as its name says.
-    gemm_sm90_bf16_ar_br_of32_tma: f32, 1, true, SM90_64x256x16_F32BF16BF16_SS<KMajor, MnMajor>;
+    gemm_sm90_bf16_ar_br_of32_tma: f32, 1, true, true, SM90_64x256x16_F32BF16BF16_SS<KMajor, MnMajor>;
     /// An entry of `Gemm::run_sm90` with f32 D through the TMA-store epilogue (`N` a multiple of
     /// 4): input type and storage of A and B as its name says.
-    gemm_sm90_bf16_ar_bc_of32_tma: f32, 1, true, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
+    gemm_sm90_bf16_ar_bc_of32_tma: f32, 1, true, true, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
     /// An entry of `Gemm::run_sm90` with f32 D through the TMA-store epilogue (`N` a multiple of
     /// 4): input type and storage of A and B as its name says.
-    gemm_sm90_bf16_ac_br_of32_tma: f32, 1, true, SM90_64x256x16_F32BF16BF16_SS<MnMajor, MnMajor>;
+    gemm_sm90_bf16_ac_br_of32_tma: f32, 1, true, true, SM90_64x256x16_F32BF16BF16_SS<MnMajor, MnMajor>;
     /// An entry of `Gemm::run_sm90` with f32 D through the TMA-store epilogue (`N` a multiple of
     /// 4): input type and storage of A and B as its name says.
-    gemm_sm90_bf16_ac_bc_of32_tma: f32, 1, true, SM90_64x256x16_F32BF16BF16_SS<MnMajor, KMajor>;
+    gemm_sm90_bf16_ac_bc_of32_tma: f32, 1, true, true, SM90_64x256x16_F32BF16BF16_SS<MnMajor, KMajor>;
     /// An entry of `Gemm::run_sm90` with f32 D through the TMA-store epilogue (`N` a multiple of
     /// 4): input type and storage of A and B as its name says.
-    gemm_sm90_f16_ar_br_of32_tma: f32, 1, true, SM90_64x256x16_F32F16F16_SS<KMajor, MnMajor>;
+    gemm_sm90_f16_ar_br_of32_tma: f32, 1, true, true, SM90_64x256x16_F32F16F16_SS<KMajor, MnMajor>;
     /// An entry of `Gemm::run_sm90` with f32 D through the TMA-store epilogue (`N` a multiple of
     /// 4): input type and storage of A and B as its name says.
-    gemm_sm90_f16_ar_bc_of32_tma: f32, 1, true, SM90_64x256x16_F32F16F16_SS<KMajor, KMajor>;
+    gemm_sm90_f16_ar_bc_of32_tma: f32, 1, true, true, SM90_64x256x16_F32F16F16_SS<KMajor, KMajor>;
     /// An entry of `Gemm::run_sm90` with f32 D through the TMA-store epilogue (`N` a multiple of
     /// 4): input type and storage of A and B as its name says.
-    gemm_sm90_f16_ac_br_of32_tma: f32, 1, true, SM90_64x256x16_F32F16F16_SS<MnMajor, MnMajor>;
+    gemm_sm90_f16_ac_br_of32_tma: f32, 1, true, true, SM90_64x256x16_F32F16F16_SS<MnMajor, MnMajor>;
     /// An entry of `Gemm::run_sm90` with f32 D through the TMA-store epilogue (`N` a multiple of
     /// 4): input type and storage of A and B as its name says.
-    gemm_sm90_f16_ac_bc_of32_tma: f32, 1, true, SM90_64x256x16_F32F16F16_SS<MnMajor, KMajor>;
+    gemm_sm90_f16_ac_bc_of32_tma: f32, 1, true, true, SM90_64x256x16_F32F16F16_SS<MnMajor, KMajor>;
     /// The tf32 entry of `Gemm::run_tf32_sm90`: f32 A row-major and B column-major (K-major:
     /// boxes of 32 K x 128 / 256 rows), their tf32 part multiplied, f32 D.
-    gemm_sm90_tf32_ar_bc_of32: f32, 1, false, SM90_64x256x8_F32TF32TF32_SS_TN;
+    gemm_sm90_tf32_ar_bc_of32: f32, 1, false, true, SM90_64x256x8_F32TF32TF32_SS_TN;
+    /// An fp8 entry of the GEMM API: A e4m3 row-major and B e4m3 column-major (K-major: wgmma
+    /// reads 8-bit operands K-major only; boxes of 128 K x 128 / 256 rows), D as its name says
+    /// (TMA-stored).
+    gemm_sm90_e4m3_e4m3_ar_bc_of32_tma: f32, 1, true, true, SM90_64x256x32_F32F8F8_SS_TN<E4M3, E4M3>;
+    /// An fp8 entry of the GEMM API: A e4m3 row-major and B e4m3 column-major (K-major: wgmma
+    /// reads 8-bit operands K-major only; boxes of 128 K x 128 / 256 rows), D as its name says
+    /// (TMA-stored).
+    gemm_sm90_e4m3_e4m3_ar_bc_obf16: u16, 1, true, true, SM90_64x256x32_F32F8F8_SS_TN<E4M3, E4M3>;
+    /// An fp8 entry of the GEMM API: A e4m3 row-major and B e4m3 column-major (K-major: wgmma
+    /// reads 8-bit operands K-major only; boxes of 128 K x 128 / 256 rows), D as its name says
+    /// (TMA-stored).
+    gemm_sm90_e4m3_e4m3_ar_bc_of16: f16, 1, true, true, SM90_64x256x32_F32F8F8_SS_TN<E4M3, E4M3>;
+    /// An fp8 entry of the GEMM API: A e4m3 row-major and B e5m2 column-major (K-major: wgmma
+    /// reads 8-bit operands K-major only; boxes of 128 K x 128 / 256 rows), D as its name says
+    /// (TMA-stored).
+    gemm_sm90_e4m3_e5m2_ar_bc_of32_tma: f32, 1, true, true, SM90_64x256x32_F32F8F8_SS_TN<E4M3, E5M2>;
+    /// An fp8 entry of the GEMM API: A e4m3 row-major and B e5m2 column-major (K-major: wgmma
+    /// reads 8-bit operands K-major only; boxes of 128 K x 128 / 256 rows), D as its name says
+    /// (TMA-stored).
+    gemm_sm90_e4m3_e5m2_ar_bc_obf16: u16, 1, true, true, SM90_64x256x32_F32F8F8_SS_TN<E4M3, E5M2>;
+    /// An fp8 entry of the GEMM API: A e4m3 row-major and B e5m2 column-major (K-major: wgmma
+    /// reads 8-bit operands K-major only; boxes of 128 K x 128 / 256 rows), D as its name says
+    /// (TMA-stored).
+    gemm_sm90_e4m3_e5m2_ar_bc_of16: f16, 1, true, true, SM90_64x256x32_F32F8F8_SS_TN<E4M3, E5M2>;
+    /// An fp8 entry of the GEMM API: A e5m2 row-major and B e4m3 column-major (K-major: wgmma
+    /// reads 8-bit operands K-major only; boxes of 128 K x 128 / 256 rows), D as its name says
+    /// (TMA-stored).
+    gemm_sm90_e5m2_e4m3_ar_bc_of32_tma: f32, 1, true, true, SM90_64x256x32_F32F8F8_SS_TN<E5M2, E4M3>;
+    /// An fp8 entry of the GEMM API: A e5m2 row-major and B e4m3 column-major (K-major: wgmma
+    /// reads 8-bit operands K-major only; boxes of 128 K x 128 / 256 rows), D as its name says
+    /// (TMA-stored).
+    gemm_sm90_e5m2_e4m3_ar_bc_obf16: u16, 1, true, true, SM90_64x256x32_F32F8F8_SS_TN<E5M2, E4M3>;
+    /// An fp8 entry of the GEMM API: A e5m2 row-major and B e4m3 column-major (K-major: wgmma
+    /// reads 8-bit operands K-major only; boxes of 128 K x 128 / 256 rows), D as its name says
+    /// (TMA-stored).
+    gemm_sm90_e5m2_e4m3_ar_bc_of16: f16, 1, true, true, SM90_64x256x32_F32F8F8_SS_TN<E5M2, E4M3>;
 }
 
 /// How the epilogue writes D's elements: `f32`, or `u16` holding bf16 bits (rounded to nearest
@@ -948,22 +1029,37 @@ impl Output for f16 {
     }
 }
 
-/// Where and how the accumulators go: `D[r][c] = alpha * acc + beta * C[r][c]` (C is f32, read
-/// only when `beta != 0`), stores predicated on the matrix bounds unless the whole tile is inside.
+/// Where and how the accumulators go: `D[r][c] = act(alpha * acc + beta * C[r][c] + bias)`
+/// ([`EpilogueOp`]; C is f32, read only when `beta != 0`), C and D row-major with rows `ldc` and
+/// `ldd` elements apart, batch `l` of them `l batch_c` and `l batch_d` elements further; stores
+/// predicated on the matrix bounds unless the whole tile is inside.
 #[derive(Clone, Copy)]
 struct Epilogue<O> {
     m: usize,
     n: usize,
-    alpha: f32,
-    beta: f32,
+    op: EpilogueOp,
     c: *const f32,
     d: *mut O,
+    ldc: usize,
+    ldd: usize,
+    batch_c: usize,
+    batch_d: usize,
 }
 
 impl<O: Output> Epilogue<O> {
+    /// One packed `m x n` C and D (leading dimension `n`), `D = alpha * acc + beta * C`.
     #[inline(always)]
     fn new(m: u32, n: u32, alpha: f32, beta: f32, c: *const f32, d: *mut O) -> Epilogue<O> {
-        Epilogue { m: m as usize, n: n as usize, alpha, beta, c, d }
+        let op = EpilogueOp { alpha, beta, ..EpilogueOp::IDENTITY };
+        Epilogue { m: m as usize, n: n as usize, op, c, d, ldc: n as usize, ldd: n as usize, batch_c: 0, batch_d: 0 }
+    }
+
+    /// The epilogue of batch `l`: C and D moved to its matrices.
+    #[inline(always)]
+    fn batch(&self, l: u32) -> Epilogue<O> {
+        let l = l as usize;
+        // Wrapping: an unused C may be any valid address, never dereferenced.
+        Epilogue { c: self.c.wrapping_add(l * self.batch_c), d: self.d.wrapping_add(l * self.batch_d), ..*self }
     }
 
     /// Whether the `bm x bn` tile at `(row0, col0)` lies inside D.
@@ -972,42 +1068,40 @@ impl<O: Output> Epilogue<O> {
         (row0 + bm) as usize <= self.m && (col0 + bn) as usize <= self.n
     }
 
-    /// `acc = alpha * acc + beta * C` in place for the m64nN accumulator set whose thread part
-    /// starts at row `r0`, column `c0` (C read inside D's bounds only); nothing when `alpha = 1`
-    /// and `beta = 0`.
+    /// `acc = act(alpha * acc + beta * C + bias)` in place for the m64nN accumulator set whose
+    /// thread part starts at row `r0`, column `c0` (C and the bias read inside D's bounds only;
+    /// values outside are clipped by the stores); nothing for the identity.
     #[inline(always)]
-    unsafe fn scale<const R: usize>(&self, acc: &mut [f32; R], r0: usize, c0: usize, acc_layout: layout::Layout, full: bool) {
-        if self.alpha == 1.0 && self.beta == 0.0 {
+    unsafe fn apply<const R: usize>(&self, acc: &mut [f32; R], r0: usize, c0: usize, acc_layout: layout::Layout, full: bool) {
+        if self.op.is_identity() {
             return;
         }
+        let Epilogue { m, n, op, c, ldc, .. } = *self;
         for_each_unrolled_mut(acc, |v, x| {
             let off = acc_layout.call(128 * v as i64) as usize;
             let (r, col) = (r0 + off % 64, c0 + off / 64);
-            // Outside D (clipped by the store) C must not be read.
-            *x *= self.alpha;
-            if self.beta != 0.0 && (full || (r < self.m && col < self.n)) {
-                *x += self.beta * *self.c.add(r * self.n + col);
+            if full || (r < m && col < n) {
+                *x = op.affine(*x, r, col, || *c.add(r * ldc + col));
             }
         });
+        // One loop per activation: the branch is taken once, not once per value.
+        match op.activation() {
+            Activation::Identity => {}
+            Activation::Relu => for_each_unrolled_mut(acc, |_, x| *x = Activation::Relu.apply(*x)),
+            Activation::Gelu => for_each_unrolled_mut(acc, |_, x| *x = Activation::Gelu.apply(*x)),
+            Activation::Silu => for_each_unrolled_mut(acc, |_, x| *x = Activation::Silu.apply(*x)),
+        }
     }
 
-    /// Stores one m64nN accumulator set whose thread part starts at row `r0`, column `c0`
-    /// (`full`: the whole tile is inside D). Inlined with constant value indices, so the
-    /// accumulators stay in registers. Values `2j` and `2j + 1` are neighbours in a row: they go
-    /// in one store when D's rows keep pairs aligned (`N` even).
+    /// Stores one m64nN accumulator set (final values: [`apply`](Self::apply) has run) whose
+    /// thread part starts at row `r0`, column `c0` (`full`: the whole tile is inside D). Inlined
+    /// with constant value indices, so the accumulators stay in registers. Values `2j` and
+    /// `2j + 1` are neighbours in a row: they go in one store when D's rows keep pairs aligned
+    /// (`N`, the leading dimension and the batch stride even).
     #[inline(always)]
     unsafe fn store<const R: usize>(&self, acc: &mut [f32; R], r0: usize, c0: usize, acc_layout: layout::Layout, full: bool) {
-        // The fields as values, and beta's test written once for all the values.
-        let Epilogue { m, n, alpha, beta, c, d } = *self;
-        let read_c = beta != 0.0;
-        let value = |at: usize, x: f32| {
-            let mut out = alpha * x;
-            if read_c {
-                out += beta * *c.add(at);
-            }
-            out
-        };
-        let pairs = n % 2 == 0;
+        let Epilogue { m, n, d, ldd, .. } = *self;
+        let pairs = n % 2 == 0 && ldd % 2 == 0 && self.batch_d % 2 == 0;
         let mut even = 0.0;
         for_each_unrolled_mut(acc, |v, x| {
             if v % 2 == 0 {
@@ -1016,15 +1110,15 @@ impl<O: Output> Epilogue<O> {
             }
             let off = acc_layout.call(128 * (v - 1) as i64) as usize;
             let (r, col) = (r0 + off % 64, c0 + off / 64);
-            let at = r * n + col;
+            let at = r * ldd + col;
             if pairs && (full || (r < m && col + 1 < n)) {
-                O::put2(d, at, value(at, even), value(at + 1, *x));
+                O::put2(d, at, even, *x);
             } else if full || r < m {
                 if col < n {
-                    O::put(d, at, value(at, even));
+                    O::put(d, at, even);
                 }
                 if col + 1 < n {
-                    O::put(d, at + 1, value(at + 1, *x));
+                    O::put(d, at + 1, *x);
                 }
             }
         });
@@ -1039,9 +1133,11 @@ pub mod by_output {
     use layout_tensor::KernelFn;
 
     /// The parameters of the Hopper GEMMs with output `O`: the tensor maps of A, B and D, then C,
-    /// D, M, N, K, alpha and beta.
+    /// D, M, N, K, the batches L, the leading dimensions of C and D, their batch strides, alpha,
+    /// beta, the bias and the epilogue's flags.
     pub type Params<O> = (
-        TmaDescriptorParam, TmaDescriptorParam, TmaDescriptorParam, *const f32, *mut O, u32, u32, u32, f32, f32,
+        TmaDescriptorParam, TmaDescriptorParam, TmaDescriptorParam, *const f32, *mut O, u32, u32, u32, u32, u32, u32, u64, u64, f32,
+        f32, *const f32, u32,
     );
 
     /// f32 D.
@@ -1066,4 +1162,11 @@ pub mod by_output {
     ];
     /// tf32 inputs (A row-major, B column-major), f32 D.
     pub const TF32: KernelFn<Params<f32>> = gemm_sm90_tf32_ar_bc_of32;
+    /// fp8 inputs (A row-major, B column-major) of the formats (e4m3, e4m3), (e4m3, e5m2) and
+    /// (e5m2, e4m3), in that order, f32 D through the TMA-store epilogue.
+    pub const FP8_F32: [KernelFn<Params<f32>>; 3] = [gemm_sm90_e4m3_e4m3_ar_bc_of32_tma, gemm_sm90_e4m3_e5m2_ar_bc_of32_tma, gemm_sm90_e5m2_e4m3_ar_bc_of32_tma];
+    /// fp8 inputs as [`FP8_F32`], bf16 D (as bits).
+    pub const FP8_BF16: [KernelFn<Params<u16>>; 3] = [gemm_sm90_e4m3_e4m3_ar_bc_obf16, gemm_sm90_e4m3_e5m2_ar_bc_obf16, gemm_sm90_e5m2_e4m3_ar_bc_obf16];
+    /// fp8 inputs as [`FP8_F32`], f16 D.
+    pub const FP8_F16: [KernelFn<Params<f16>>; 3] = [gemm_sm90_e4m3_e4m3_ar_bc_of16, gemm_sm90_e4m3_e5m2_ar_bc_of16, gemm_sm90_e5m2_e4m3_ar_bc_of16];
 }

@@ -54,12 +54,13 @@ pub const GEMM_SM90_EPILOGUE_BYTES: u32 = 2 * 2 * 64 * 64 * 2;
 pub const GEMM_SM90_GROUP: u32 = 8;
 
 /// The order in which the persistent kernels visit output tiles: tile `t` of [`count`] is at
-/// cluster row and tile column [`tile(t)`]; cluster rows of `bm` output rows are grouped into
-/// bands of `group`, each band walked column by column (a band's last, shorter one too).
+/// cluster row, tile column and batch [`tile(t)`]; cluster rows of `bm` output rows are grouped
+/// into bands of `group`, each band walked column by column (a band's last, shorter one too), one
+/// batch after the other.
 ///
-/// Every `(row, column)` of the `tiles_m x tiles_n` grid is visited once: tiles `t` and `t + 1`
-/// share a column (and so B's columns) unless a band's column changes, and the tiles a grid of
-/// blocks works on at once span at most `group` rows of A.
+/// Every `(row, column, batch)` of the `tiles_m x tiles_n x batches` grid is visited once: tiles
+/// `t` and `t + 1` share a column (and so B's columns) unless a band's column changes, and the
+/// tiles a grid of blocks works on at once span at most `group` rows of A.
 ///
 /// [`count`]: TileOrder::count
 /// [`tile(t)`]: TileOrder::tile
@@ -70,7 +71,11 @@ pub const GEMM_SM90_GROUP: u32 = 8;
 /// // 3 x 2 tiles in bands of 2 rows: (0,0) (1,0) (0,1) (1,1), then the last band (2,0) (2,1)
 /// let o = TileOrder::new(3 * 128, 2 * 256, 128, 256, 2);
 /// assert_eq!(o.count(), 6);
-/// assert_eq!((0..6).map(|t| o.tile(t)).collect::<Vec<_>>(), [(0, 0), (1, 0), (0, 1), (1, 1), (2, 0), (2, 1)]);
+/// let rc = |(r, c, _)| (r, c);
+/// assert_eq!((0..6).map(|t| rc(o.tile(t))).collect::<Vec<_>>(), [(0, 0), (1, 0), (0, 1), (1, 1), (2, 0), (2, 1)]);
+/// // Two batches: the second batch's tiles follow the first's.
+/// let o = o.batched(2);
+/// assert_eq!((o.count(), o.tile(6), o.tile(11)), (12, (0, 0, 1), (2, 1, 1)));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TileOrder {
@@ -80,41 +85,57 @@ pub struct TileOrder {
     pub tiles_n: u32,
     /// Rows per band, at least 1.
     pub group: u32,
+    /// Batches (independent products of the same shape), at least 1.
+    pub batches: u32,
 }
 
 impl TileOrder {
     /// The order of the tiles of `bm x bn` covering an `m x n` output, bands of `group` rows
-    /// (0 counts as 1).
+    /// (0 counts as 1), one batch.
     #[inline(always)]
     pub const fn new(m: u32, n: u32, bm: u32, bn: u32, group: u32) -> TileOrder {
-        TileOrder { tiles_m: m.div_ceil(bm), tiles_n: n.div_ceil(bn), group: if group == 0 { 1 } else { group } }
+        TileOrder { tiles_m: m.div_ceil(bm), tiles_n: n.div_ceil(bn), group: if group == 0 { 1 } else { group }, batches: 1 }
+    }
+
+    /// The same order over `batches` outputs (0 counts as 1), each walked whole before the next.
+    #[inline(always)]
+    pub const fn batched(self, batches: u32) -> TileOrder {
+        TileOrder { batches: if batches == 0 { 1 } else { batches }, ..self }
+    }
+
+    /// Tiles of one batch.
+    #[inline(always)]
+    pub const fn per_batch(&self) -> u32 {
+        self.tiles_m * self.tiles_n
     }
 
     /// Tiles in all.
     #[inline(always)]
     pub const fn count(&self) -> u32 {
-        self.tiles_m * self.tiles_n
+        self.per_batch() * self.batches
     }
 
-    /// The (row, column) of tile `t < count()`.
+    /// The (row, column, batch) of tile `t < count()`.
     #[inline(always)]
-    pub const fn tile(&self, t: u32) -> (u32, u32) {
+    pub const fn tile(&self, t: u32) -> (u32, u32, u32) {
+        let per_batch = self.per_batch();
+        let (l, t) = (t / per_batch, t % per_batch);
         let band = self.group * self.tiles_n;
         let first = t / band * self.group;
         let rest = self.tiles_m - first;
         let rows = if rest < self.group { rest } else { self.group };
         let i = t - t / band * band;
-        (first + i % rows, i / rows)
+        (first + i % rows, i / rows, l)
     }
 
-    /// The tiles `first, first + step, first + 2 step, ...` of the order, as `(row, column)`:
-    /// what a persistent block (or cluster) `first` of `step` works on.
+    /// The tiles `first, first + step, first + 2 step, ...` of the order, as `(row, column,
+    /// batch)`: what a persistent block (or cluster) `first` of `step` works on.
     ///
     /// # Example
     /// ```
     /// use kernels::gemm_sm90_sizes::TileOrder;
     /// let o = TileOrder::new(3 * 128, 2 * 256, 128, 256, 2);
-    /// assert_eq!(o.tiles_from(1, 4).collect::<Vec<_>>(), [(1, 0), (2, 1)]);
+    /// assert_eq!(o.tiles_from(1, 4).collect::<Vec<_>>(), [(1, 0, 0), (2, 1, 0)]);
     /// ```
     #[inline(always)]
     pub const fn tiles_from(&self, first: u32, step: u32) -> PersistentTiles {
@@ -138,10 +159,10 @@ pub struct PersistentTiles {
 }
 
 impl Iterator for PersistentTiles {
-    type Item = (u32, u32);
+    type Item = (u32, u32, u32);
 
     #[inline(always)]
-    fn next(&mut self) -> Option<(u32, u32)> {
+    fn next(&mut self) -> Option<(u32, u32, u32)> {
         if self.next >= self.order.count() {
             return None;
         }

@@ -15,6 +15,7 @@
 // `asm_experimental_arch`: the f32 GEMM's shared-memory accesses in inline PTX (`sgemm`).
 #![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch))]
 
+pub mod epilogue;
 pub mod gemm;
 #[cfg(feature = "sm90a")]
 pub mod gemm_sm90;

@@ -71,6 +71,7 @@ use layout_tensor::static_view::StaticView;
 use layout_tensor::strided_tile::local_tile;
 use layout_tensor::{kernel, static_layout, Fragment, LayoutTensor, Shared, Static, StaticLayout};
 
+use crate::epilogue::EpilogueOp;
 use crate::gemm::{epilogue, operand_tensor, MajorK, TileMN, Warps};
 use layout_tensor::device::sync::sync_threads;
 use layout_tensor::{dynamic_shared, shared_array};
@@ -392,7 +393,7 @@ unsafe fn sgemm_ffma<const A_K: bool, const B_K: bool, const VEC: bool>(
         sync_threads();
     }
 
-    epilogue(thr_mma, &mut acc.data, c, d, m, n, [bm0 as i64, bn0 as i64], alpha, beta);
+    epilogue(thr_mma, &mut acc.data, (c, n), (d, n), m, n, [bm0 as i64, bn0 as i64], EpilogueOp { alpha, beta, ..EpilogueOp::IDENTITY });
 }
 
 /// The tf32 tiled MMA: 8 warps, 2 along M x 4 along N, of one m16n8k8 atom each (a 32 x 32 x 8
@@ -479,7 +480,7 @@ unsafe fn sgemm_tf32<const A_K: bool, const B_K: bool, const VEC: bool>(
         });
     });
 
-    epilogue(thr_mma, &mut acc.data, c, d, m, n, [bm0 as i64, bn0 as i64], alpha, beta);
+    epilogue(thr_mma, &mut acc.data, (c, n), (d, n), m, n, [bm0 as i64, bn0 as i64], EpilogueOp { alpha, beta, ..EpilogueOp::IDENTITY });
 }
 
 macro_rules! sgemm_kernels {

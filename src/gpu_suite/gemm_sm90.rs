@@ -204,7 +204,7 @@ pub fn benches() -> Vec<Bench> {
 
 /// The API entry for bf16 in and out with the given storage orders, `size`^3.
 fn bench_api(gpu: &Gpu, a_col: bool, b_row: bool, size: usize) -> Result<Vec<Figure>, String> {
-    let p = HopperGemm { m: size, n: size, k: size, input: HopperIn::Bf16, a_col, b_row, out: HopperOut::Bf16, alpha: 1.0, beta: 0.0, lds: (None, None) };
+    let p = hopper((size, size, size), HopperIn::Bf16, (a_col, b_row), HopperOut::Bf16, (1.0, 0.0));
     let seed = fresh_seed();
     let a = gpu.upload(&random_half(seed, size * size, Half::Bf16)).map_err(fail("upload"))?;
     let b = gpu.upload(&random_half(seed ^ 0xb, size * size, Half::Bf16)).map_err(fail("upload"))?;
@@ -215,7 +215,7 @@ fn bench_api(gpu: &Gpu, a_col: bool, b_row: bool, size: usize) -> Result<Vec<Fig
 /// The tf32 entry (f32 A row-major, B column-major, f32 D), `size`^3.
 fn bench_tf32(gpu: &Gpu, size: usize) -> Result<Vec<Figure>, String> {
     let n = size;
-    let p = HopperGemm { m: n, n, k: n, input: HopperIn::Tf32, a_col: false, b_row: false, out: HopperOut::F32, alpha: 1.0, beta: 0.0, lds: (None, None) };
+    let p = hopper((n, n, n), HopperIn::Tf32, (false, false), HopperOut::F32, (1.0, 0.0));
     let seed = fresh_seed();
     let a = gpu.upload(&random_f32(seed, n * n)).map_err(fail("upload"))?;
     let b = gpu.upload(&random_f32(seed ^ 0xb, n * n)).map_err(fail("upload"))?;
@@ -231,9 +231,9 @@ fn bench_hopper<I: DeviceElem, O: DeviceElem>(
     b: &DeviceBuffer<I>,
     d: &DeviceBuffer<O>,
 ) -> Result<Vec<Figure>, String> {
-    let size = p.m;
+    let size = p.g.m;
     let maps = p.maps(gpu, a, b, d).map_err(fail("tensor maps"))?;
-    let ms = time_median(gpu, 3, 20, || unsafe { p.launch_with(gpu, None, &maps, None, d) })?;
+    let ms = time_median(gpu, 3, 20, || unsafe { p.launch_with(gpu, None, &maps, (None, None), d) })?;
     Ok(vec![Figure {
         what: format!("{} {size}^3 (persistent)", p.kernel_name()),
         value: 2.0 * (size as f64).powi(3) / (ms as f64 * 1e-3) / 1e12,
@@ -318,8 +318,9 @@ fn launch<'a, O: DeviceElem>(
     let d_map = d_map.unwrap_or(&ops.a_map);
     let launch = match kernel.entry {
         Entry::Grid(k) => gpu.launch(module, k, cfg, (&ops.a_map, &ops.b_map, c, d as *mut f32, m, n, kk, alpha, beta)),
-        Entry::F32(k) => gpu.launch(module, k, cfg, (&ops.a_map, &ops.b_map, d_map, c, d as *mut f32, m, n, kk, alpha, beta)),
-        Entry::Bf16(k) => gpu.launch(module, k, cfg, (&ops.a_map, &ops.b_map, d_map, c, d as *mut u16, m, n, kk, alpha, beta)),
+        // One packed batch, C and D rows N apart, no bias or activation.
+        Entry::F32(k) => gpu.launch(module, k, cfg, (&ops.a_map, &ops.b_map, d_map, c, d as *mut f32, m, n, kk, 1, n, n, 0, 0, alpha, beta, c, 0)),
+        Entry::Bf16(k) => gpu.launch(module, k, cfg, (&ops.a_map, &ops.b_map, d_map, c, d as *mut u16, m, n, kk, 1, n, n, 0, 0, alpha, beta, c, 0)),
     };
     // SAFETY: the maps and buffers hold the problem's operands (made above for these sizes).
     unsafe { on_clusters(launch).run() }
@@ -439,7 +440,7 @@ fn check_api(gpu: &Gpu, f16: bool, out: HopperOut) -> Result<(), String> {
     for (m, n, k, alpha, beta) in sizes {
         for (a_col, b_row) in [(false, false), (false, true), (true, false), (true, true)] {
             let input = if f16 { HopperIn::F16 } else { HopperIn::Bf16 };
-            let p = HopperGemm { m, n, k, input, a_col, b_row, out, alpha, beta, lds: (None, None) };
+            let p = hopper((m, n, k), input, (a_col, b_row), out, (alpha, beta));
             if n == 138 && (out != HopperOut::F32 || b_row) {
                 continue;
             }
@@ -458,12 +459,12 @@ fn check_api(gpu: &Gpu, f16: bool, out: HopperOut) -> Result<(), String> {
             let got: Vec<f32> = if out == HopperOut::F32 {
                 let mut d = gpu.alloc::<f32>(m * n).map_err(fail("alloc"))?;
                 gpu.memset(&mut d, 0xff).map_err(fail("poison"))?;
-                unsafe { p.launch(gpu, None, &ga, &gb, Some(&gc), &d) }.map_err(fail("launch"))?;
+                unsafe { p.launch(gpu, None, &ga, &gb, Some(&gc), None, &d) }.map_err(fail("launch"))?;
                 gpu.download(&d).map_err(fail("download"))?
             } else {
                 let mut d = gpu.alloc::<u16>(m * n).map_err(fail("alloc"))?;
                 gpu.memset(&mut d, 0xff).map_err(fail("poison"))?;
-                unsafe { p.launch(gpu, None, &ga, &gb, Some(&gc), &d) }.map_err(fail("launch"))?;
+                unsafe { p.launch(gpu, None, &ga, &gb, Some(&gc), None, &d) }.map_err(fail("launch"))?;
                 let bits = gpu.download(&d).map_err(fail("download"))?;
                 bits.into_iter().map(|x| if out == HopperOut::F16 { f16_to_f32(x) } else { bf16_to_f32(x) }).collect()
             };
@@ -511,7 +512,14 @@ fn hopper_out<O: GemmOutput>() -> HopperOut {
 /// The API entry for A row-major and B column-major (both K-major: the "TN" GEMM cuBLAS computes
 /// in [`Cublas::gemm_tn`]), bf16 in, `O` out, alpha 1, beta 0.
 fn api_tn<O: GemmOutput>((m, n, k): (usize, usize, usize)) -> HopperGemm {
-    HopperGemm { m, n, k, input: HopperIn::Bf16, a_col: false, b_row: false, out: hopper_out::<O>(), alpha: 1.0, beta: 0.0, lds: (None, None) }
+    hopper((m, n, k), HopperIn::Bf16, (false, false), hopper_out::<O>(), (1.0, 0.0))
+}
+
+/// The Hopper problem `(m, n, k)` of inputs `input`, A column-major / B row-major as `majors`
+/// says, D `out`, `(alpha, beta)`.
+fn hopper((m, n, k): (usize, usize, usize), input: HopperIn, (a_col, b_row): (bool, bool), out: HopperOut, (alpha, beta): (f32, f32)) -> HopperGemm {
+    let major = |col: bool| if col { Major::Col } else { Major::Row };
+    HopperGemm::new(Gemm::new(m, n, k).a_major(major(a_col)).b_major(major(b_row)).alpha(alpha).beta(beta), input, out)
 }
 
 /// D as f32 values.
@@ -533,7 +541,7 @@ fn check_vs_cublas<O: PeerOut + GemmOutput>(gpu: &Gpu) -> Result<(), String> {
         let mut d = gpu.alloc::<O>(m * n).map_err(fail("alloc"))?;
         gpu.memset(&mut d, 0xff).map_err(fail("poison"))?;
         // SAFETY: A (M x K) and B (N x K) row-major bf16 and D (M x N) are this problem's buffers.
-        unsafe { p.launch(gpu, None, &ga, &gb, None, &d) }.map_err(fail("launch"))?;
+        unsafe { p.launch(gpu, None, &ga, &gb, None, None, &d) }.map_err(fail("launch"))?;
         let ours = values(gpu, &d)?;
         let mut dp = gpu.alloc::<O>(m * n).map_err(fail("alloc"))?;
         gpu.memset(&mut dp, 0xff).map_err(fail("poison"))?;
@@ -632,7 +640,7 @@ fn api_vs_cublas<O: PeerOut + GemmOutput>(gpu: &Gpu, (m, n, k): (usize, usize, u
     let maps = p.maps(gpu, &ga, &gb, &d).map_err(fail("tensor maps"))?;
     // SAFETY (both calls): the maps and buffers hold the problem's operands until the end of the
     // function, after the last synchronization.
-    let ours = || unsafe { p.launch_with(gpu, None, &maps, None, &d) };
+    let ours = || unsafe { p.launch_with(gpu, None, &maps, (None, None), &d) };
     let peer = || unsafe { blas.gemm_tn((m, n, k), &ga, &gb, &d) };
     ours().map_err(fail("launch"))?;
     let got = values(gpu, &d)?;
