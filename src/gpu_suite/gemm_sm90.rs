@@ -8,6 +8,9 @@
 //! cuBLAS (`cublasGemmEx`, [`super::cublas`]) is the peer: checked against the same reference on
 //! the same operands as the API entry, and timed in the same process, interleaved with the
 //! persistent TMA-store kernel and the API entry on the same buffers (`gemm_sm90/vs cublas ...`).
+//! Its other operations, the strided-batched bf16 GEMM and cuBLASLt's scaled e4m3 (fp8) GEMM, are
+//! checked against the f64 reference alone, under the same name prefix (skipped with the others
+//! where cuBLAS does not load).
 
 use host::{DeviceBuffer, DeviceElem, Gpu, KernelFn, LaunchConfig, Module, TensorMap, TmaOobFill, TmaSwizzle};
 use kernels::gemm_sm90::{self as sm90, by_output};
@@ -17,12 +20,12 @@ use kernels::gemm_sm90_sizes::{
     GEMM_SM90_WS_128X256,
 };
 use layout::Layout;
-use layout_tensor::device::numeric::{bf16_to_f32, f16_to_f32};
+use layout_tensor::device::numeric::{bf16_to_f32, f16_to_f32, E4M3};
 
 use crate::gemm::{Gemm, GemmOutput, Major};
 use crate::gemm_hopper::{HopperGemm, HopperIn, HopperOut};
 
-use super::cublas::{Cublas, PeerOut};
+use super::cublas::{Cublas, CublasLt, PeerOut};
 use super::mma::{compare_product, random_half, reference, Half};
 use super::{fail, fresh_seed, random_f32, time_interleaved, time_median, wall_interleaved, Bench, Check, Figure, Interleaved};
 
@@ -135,6 +138,8 @@ pub fn checks() -> Vec<Check> {
         // Skipped where libcublas does not load (`super::NEEDS`).
         Check { name: "gemm_sm90/vs cublas api bf16 -> bf16 (256x384x512, 264x520x136)", run: |g, _| check_vs_cublas::<u16>(g) },
         Check { name: "gemm_sm90/vs cublas api bf16 -> f32 (256x384x512, 264x520x136)", run: |g, _| check_vs_cublas::<f32>(g) },
+        Check { name: "gemm_sm90/vs cublas strided-batched bf16 -> bf16, f32 (3 x 130x72x64)", run: |g, _| check_cublas_batched(g) },
+        Check { name: "gemm_sm90/vs cublas lt e4m3 scaled 0.5 x 3 -> bf16, f32 (200x136x128)", run: |g, _| check_cublaslt_e4m3(g) },
     ];
     odd_n.into_iter().chain(api).chain(every_kernel! {
         "128x128x64" => 128, 128, 64, 1.0, 0.0;
@@ -559,6 +564,82 @@ fn check_vs_cublas<O: PeerOut + GemmOutput>(gpu: &Gpu) -> Result<(), String> {
         compare_product(&what(&format!("{} against cublasGemmEx", p.kernel_name())), &ours, &peer64, &both, n)?;
     }
     Ok(())
+}
+
+/// `Cublas::gemm_tn_batched` on `L` = 3 random bf16 problems of 130 x 72 x 64, each batch of D
+/// against the f64 reference of its own `A_p` and `B_p` (the tolerance of [`check_vs_cublas`]),
+/// into a poisoned bf16 D and then a poisoned f32 one. M, N and K all differ and each batch's
+/// data is its own, so a transposed operand, a wrong batch stride or an unwritten batch cannot
+/// pass.
+fn check_cublas_batched(gpu: &Gpu) -> Result<(), String> {
+    let blas = Cublas::new(gpu)?;
+    batched_vs_reference::<u16>(gpu, &blas)?;
+    batched_vs_reference::<f32>(gpu, &blas)
+}
+
+/// One output type of [`check_cublas_batched`].
+fn batched_vs_reference<O: PeerOut + GemmOutput>(gpu: &Gpu, blas: &Cublas) -> Result<(), String> {
+    let (l, m, n, k) = (3, 130, 72, 64);
+    let seed = fresh_seed();
+    let (a, b) = (random_half(seed, l * m * k, Half::Bf16), random_half(seed ^ 0xb, l * n * k, Half::Bf16));
+    let (ga, gb) = (gpu.upload(&a).map_err(fail("upload"))?, gpu.upload(&b).map_err(fail("upload"))?);
+    let mut d = gpu.alloc::<O>(l * m * n).map_err(fail("alloc"))?;
+    gpu.memset(&mut d, 0xff).map_err(fail("poison"))?;
+    // SAFETY: A (L x M x K), B (L x N x K) and D (L x M x N) are this problem's buffers; `values`
+    // waits for the stream before they can go.
+    unsafe { blas.gemm_tn_batched(l, (m, n, k), &ga, &gb, &d) }.map_err(|e| e.to_string())?;
+    let got = values(gpu, &d)?;
+    let f = |v: &[u16]| v.iter().map(|&x| bf16_to_f32(x)).collect::<Vec<f32>>();
+    let zero = vec![0.0; m * n];
+    for p in 0..l {
+        let (a_p, b_p) = (f(&a[p * m * k..(p + 1) * m * k]), f(&b[p * n * k..(p + 1) * n * k]));
+        let (want, scale) = expected((&a_p, &b_p, &zero), (m, n, k), (1.0, 0.0), 1.0, hopper_out::<O>());
+        let what = format!("cublasGemmStridedBatchedEx batch {p} of {l} x {m}x{n}x{k} -> {} (seed {seed})", O::LABEL);
+        compare_product(&what, &got[p * m * n..(p + 1) * m * n], &want, &scale, n)?;
+    }
+    Ok(())
+}
+
+/// `CublasLt::gemm_tn_e4m3` on 200 x 136 x 128 random e4m3 operands (`E4M3::from_f32` of random
+/// f32s in `[-4, 4)`) with the per-tensor scales 0.5 (A) and 3 (B), against the f64 reference of
+/// the decoded values times 1.5, into a poisoned bf16 D and then a poisoned f32 one. The fp8
+/// tensor cores accumulate with fewer bits than f32 between cuBLASLt's promotions to f32, so
+/// the tolerance is `2^-10` of the scaled sum of the products' magnitudes (as the fp8 wgmma check
+/// allows), plus one rounding of a bf16 D. A scale ignored is off by a factor 2 or 3, a
+/// transposed operand or D by about the values themselves.
+fn check_cublaslt_e4m3(gpu: &Gpu) -> Result<(), String> {
+    let lt = CublasLt::new(gpu)?;
+    e4m3_vs_reference::<u16>(gpu, &lt)?;
+    e4m3_vs_reference::<f32>(gpu, &lt)
+}
+
+/// One output type of [`check_cublaslt_e4m3`].
+fn e4m3_vs_reference<O: PeerOut + GemmOutput>(gpu: &Gpu, lt: &CublasLt) -> Result<(), String> {
+    let (m, n, k) = (200, 136, 128);
+    let (scale_a, scale_b) = (0.5f32, 3.0f32);
+    let seed = fresh_seed();
+    let e4m3 = |seed, len| random_f32(seed, len).into_iter().map(|x| E4M3::from_f32(4.0 * x).0).collect::<Vec<u8>>();
+    let (a, b) = (e4m3(seed, m * k), e4m3(seed ^ 0xb, n * k));
+    let up = |v: &[u8]| gpu.upload(v).map_err(fail("upload"));
+    let (ga, gb) = (up(&a)?, up(&b)?);
+    let up_scale = |x: f32| gpu.upload(&[x]).map_err(fail("upload"));
+    let (gsa, gsb) = (up_scale(scale_a)?, up_scale(scale_b)?);
+    let mut d = gpu.alloc::<O>(m * n).map_err(fail("alloc"))?;
+    gpu.memset(&mut d, 0xff).map_err(fail("poison"))?;
+    // SAFETY: A (M x K), B (N x K), the scales and D (M x N) are this problem's buffers; `values`
+    // waits for the stream before they can go.
+    unsafe { lt.gemm_tn_e4m3((m, n, k), &ga, &gb, (&gsa, &gsb), &d) }.map_err(|e| e.to_string())?;
+    let got = values(gpu, &d)?;
+    let decode = |v: &[u8]| v.iter().map(|&c| E4M3(c).to_f32()).collect::<Vec<f32>>();
+    let (mut want, magnitudes) = reference(&decode(&a), &decode(&b), None, m, n, k);
+    let product_scale = scale_a as f64 * scale_b as f64;
+    want.iter_mut().for_each(|x| *x *= product_scale);
+    let rounding = if hopper_out::<O>() == HopperOut::Bf16 { 2f64.powi(-8) } else { 0.0 };
+    // compare_product allows 2^-16 of the scale: 2^-10 is 2^6 of it.
+    let scale: Vec<f64> =
+        (0..m * n).map(|i| magnitudes[i] * product_scale * 2f64.powi(6) + want[i].abs() * rounding * 2f64.powi(16)).collect();
+    let what = format!("cublasLtMatmul e4m3 {m}x{n}x{k} scales {scale_a} x {scale_b} -> {} (seed {seed})", O::LABEL);
+    compare_product(&what, &got, &want, &scale, n)
 }
 
 /// Rounds of each comparison with cuBLAS (after 3 warm-up batches of each).
