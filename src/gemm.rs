@@ -611,7 +611,7 @@ impl Gemm {
             let one = if outer == 0 || inner == 0 { 0 } else { (outer - 1) * ld + inner };
             let needed = if one == 0 { 0 } else { (l - 1) * batch + one };
             if got < needed {
-                let shape = format!("{shape} with leading dimension {ld}, batch stride {batch}");
+                let shape = if l > 1 { format!("{shape} with leading dimension {ld}, batch stride {batch}") } else { format!("{shape} with leading dimension {ld}") };
                 return Err(GemmError::Shape { operand, shape, expected: needed, got });
             }
             Ok(())

@@ -366,8 +366,7 @@ mod tests {
     use super::*;
 
     fn problem(m: usize, n: usize, k: usize, a_col: bool, b_row: bool, out: HopperOut) -> HopperGemm {
-        let major = |col: bool| if col { Major::Col } else { Major::Row };
-        HopperGemm::new(Gemm::new(m, n, k).a_major(major(a_col)).b_major(major(b_row)), HopperIn::Bf16, out)
+                HopperGemm::new(Gemm::new(m, n, k).a_major(if a_col { Major::Col } else { Major::Row }).b_major(if b_row { Major::Row } else { Major::Col }), HopperIn::Bf16, out)
     }
 
     #[test]

@@ -203,7 +203,9 @@ pub fn benches() -> Vec<Bench> {
         "api bf16 -> bf16" api_vs_cublas::<u16> => 4096 x 4096 x 4096, 8192 x 8192 x 8192, 8192 x 8192 x 1024, 4096 x 14336 x 4096,
             1024 x 1024 x 1024, 2048 x 2048 x 2048, 16384 x 16384 x 16384, 16 x 4096 x 4096, 32 x 14336 x 4096, 128 x 4096 x 14336;
         "api bf16 -> f32" api_vs_cublas::<f32> => 4096 x 4096 x 4096, 8192 x 8192 x 8192;
+        "fp8 e4m3 -> bf16" fp8_vs_cublaslt => 8192 x 8192 x 8192, 4096 x 4096 x 4096;
     }
+    benches.push(Bench { name: "gemm_sm90/vs cublas batched bf16 -> bf16 64 x 512x512x128", run: |g, _| batched_vs_cublas(g, (64, 512, 512, 128)) });
     benches
 }
 
@@ -523,8 +525,7 @@ fn api_tn<O: GemmOutput>((m, n, k): (usize, usize, usize)) -> HopperGemm {
 /// The Hopper problem `(m, n, k)` of inputs `input`, A column-major / B row-major as `majors`
 /// says, D `out`, `(alpha, beta)`.
 fn hopper((m, n, k): (usize, usize, usize), input: HopperIn, (a_col, b_row): (bool, bool), out: HopperOut, (alpha, beta): (f32, f32)) -> HopperGemm {
-    let major = |col: bool| if col { Major::Col } else { Major::Row };
-    HopperGemm::new(Gemm::new(m, n, k).a_major(major(a_col)).b_major(major(b_row)).alpha(alpha).beta(beta), input, out)
+        HopperGemm::new(Gemm::new(m, n, k).a_major(if a_col { Major::Col } else { Major::Row }).b_major(if b_row { Major::Row } else { Major::Col }).alpha(alpha).beta(beta), input, out)
 }
 
 /// D as f32 values.
@@ -749,6 +750,26 @@ fn api_vs_cublas<O: PeerOut + GemmOutput>(gpu: &Gpu, (m, n, k): (usize, usize, u
             gpu.synchronize().map_err(fail("synchronize"))
         },
     )?;
+    // The same through the tensor front end: layouts decoded, the path picked, per call.
+    let (la, lb, ld) = (
+        Layout::parse(&format!("({m},{k}):({k},1)")).map_err(|e| e.to_string())?,
+        Layout::parse(&format!("({k},{n}):(1,{k})")).map_err(|e| e.to_string())?,
+        Layout::parse(&format!("({m},{n}):({n},1)")).map_err(|e| e.to_string())?,
+    );
+    let (matmul_ms, _) = wall_interleaved(
+        PEER_ROUNDS,
+        || {
+            let mut d = d.borrow_mut();
+            let (ta, tb) = (ga.tensor(la).map_err(|e| e.to_string())?, gb.tensor(lb).map_err(|e| e.to_string())?);
+            crate::matmul::Matmul::new().run(gpu, ta, tb, None, d.tensor_mut(ld).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
+            gpu.synchronize().map_err(fail("synchronize"))
+        },
+        || {
+            // SAFETY: as above; synchronized before the closure returns.
+            unsafe { blas.gemm_tn((m, n, k), &ga, &gb, &d.borrow()) }.map_err(|e| e.to_string())?;
+            gpu.synchronize().map_err(fail("synchronize"))
+        },
+    )?;
     // A stream of calls, as a model's layers issue them: 20 back to back, then one wait.
     const CALLS: usize = 20;
     let (api_stream_ms, peer_stream_ms) = wall_interleaved(
@@ -773,7 +794,113 @@ fn api_vs_cublas<O: PeerOut + GemmOutput>(gpu: &Gpu, (m, n, k): (usize, usize, u
         Figure { what: format!("{} kernel time (events)", p.kernel_name()), value: t.ours_ms as f64, unit: "ms" },
         Figure { what: "cublasGemmEx kernel time (events)".into(), value: t.peer_ms as f64, unit: "ms" },
         Figure { what: "Gemm::run_sm90 + synchronize, call to completion (wall clock)".into(), value: api_ms, unit: "ms" },
+        Figure { what: "Matmul::run on tensors + synchronize, call to completion (wall clock)".into(), value: matmul_ms, unit: "ms" },
         Figure { what: "cublasGemmEx + stream synchronize, call to completion (wall clock)".into(), value: peer_ms, unit: "ms" },
     ]);
     Ok(figures)
+}
+
+/// Figures of an interleaved comparison with a peer named `peer`, `flops` per call.
+fn versus(ours: &str, peer: &str, flops: f64, t: &Interleaved, batch: usize) -> Vec<Figure> {
+    let tflops = |ms: f32| flops / (ms as f64 * 1e-3) / 1e12;
+    vec![
+        Figure { what: format!("{ours} ({PEER_ROUNDS} interleaved rounds of {batch} call(s) each)"), value: tflops(t.ours_ms), unit: "TFLOP/s" },
+        Figure { what: format!("{peer} (same buffers)"), value: tflops(t.peer_ms), unit: "TFLOP/s" },
+        Figure { what: format!("ours / {peer} (median of the rounds' speed ratios)"), value: t.speedup, unit: "x" },
+        Figure { what: "our kernel time (events)".into(), value: t.ours_ms as f64, unit: "ms" },
+    ]
+}
+
+/// `L` batches of the TN GEMM (bf16 in and out, A row-major, B column-major, packed) through the
+/// Hopper entry (one persistent launch, 3-D tensor maps made once) against
+/// `cublasGemmStridedBatchedEx`, interleaved on the same buffers after checking that they agree;
+/// then the call to completion of [`Matmul::run`](crate::matmul::Matmul::run) on tensors beside
+/// cuBLAS's.
+fn batched_vs_cublas(gpu: &Gpu, (l, m, n, k): (usize, usize, usize, usize)) -> Result<Vec<Figure>, String> {
+    let blas = Cublas::new(gpu)?;
+    let p = HopperGemm::new(Gemm::new(m, n, k).b_major(Major::Col).batched(l), HopperIn::Bf16, HopperOut::Bf16);
+    let seed = fresh_seed();
+    let (a, b) = (random_half(seed, l * m * k, Half::Bf16), random_half(seed ^ 0xb, l * n * k, Half::Bf16));
+    let (ga, gb) = (gpu.upload(&a).map_err(fail("upload"))?, gpu.upload(&b).map_err(fail("upload"))?);
+    let d = gpu.alloc::<u16>(l * m * n).map_err(fail("alloc"))?;
+    let maps = p.maps(gpu, &ga, &gb, &d).map_err(fail("tensor maps"))?;
+    // SAFETY (both): the maps and buffers hold the problem's operands until the function's end,
+    // after the last synchronization.
+    let ours = || unsafe { p.launch_with(gpu, None, &maps, (None, None), &d) };
+    let peer = || unsafe { blas.gemm_tn_batched(l, (m, n, k), &ga, &gb, &d) };
+    ours().map_err(fail("launch"))?;
+    let got = values(gpu, &d)?;
+    peer().map_err(|e| e.to_string())?;
+    let want = values(gpu, &d)?;
+    for q in [0, l - 1] {
+        let (x, y) = (q * m * n, (q + 1) * m * n);
+        let (aq, bq) = (&a[q * m * k..(q + 1) * m * k], &b[q * n * k..(q + 1) * n * k]);
+        agree(&format!("{} batch {q} of {l} x {m}x{n}x{k} against cublasGemmStridedBatchedEx (seed {seed})", p.kernel_name()), &got[x..y], &want[x..y], (aq, bq), (m, n, k), true)?;
+    }
+    let batch = peer_batch((l * m, n, k));
+    let t = time_interleaved(gpu, (3, PEER_ROUNDS, batch), ours, peer)?;
+    let flops = 2.0 * (l * m * n * k) as f64;
+    let mut figures = versus(&format!("{} batched {l} x {m}x{n}x{k}", p.kernel_name()), "cublasGemmStridedBatchedEx", flops, &t, batch);
+    let la = Layout::parse(&format!("({m},{k},{l}):({k},1,{})", m * k)).map_err(|e| e.to_string())?;
+    let lb = Layout::parse(&format!("({k},{n},{l}):(1,{k},{})", n * k)).map_err(|e| e.to_string())?;
+    let ld = Layout::parse(&format!("({m},{n},{l}):({n},1,{})", m * n)).map_err(|e| e.to_string())?;
+    let d = std::cell::RefCell::new(d);
+    let (api_ms, peer_ms) = wall_interleaved(
+        PEER_ROUNDS,
+        || {
+            let mut d = d.borrow_mut();
+            let (ta, tb) = (ga.tensor(la).map_err(|e| e.to_string())?, gb.tensor(lb).map_err(|e| e.to_string())?);
+            crate::matmul::Matmul::new().run(gpu, ta, tb, None, d.tensor_mut(ld).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
+            gpu.synchronize().map_err(fail("synchronize"))
+        },
+        || {
+            // SAFETY: as above; synchronized before the closure returns.
+            unsafe { blas.gemm_tn_batched(l, (m, n, k), &ga, &gb, &d.borrow()) }.map_err(|e| e.to_string())?;
+            gpu.synchronize().map_err(fail("synchronize"))
+        },
+    )?;
+    figures.extend([
+        Figure { what: "Matmul::run on tensors + synchronize, call to completion (wall clock)".into(), value: api_ms, unit: "ms" },
+        Figure { what: "cublasGemmStridedBatchedEx + synchronize (wall clock)".into(), value: peer_ms, unit: "ms" },
+    ]);
+    Ok(figures)
+}
+
+/// The fp8 TN GEMM (e4m3 A row-major and B column-major, per-tensor scales 0.5 and 3, bf16 D)
+/// through the Hopper entry against cuBLASLt's, interleaved on the same buffers, after checking
+/// both against the f64 reference at 256 sampled elements.
+fn fp8_vs_cublaslt(gpu: &Gpu, (m, n, k): (usize, usize, usize)) -> Result<Vec<Figure>, String> {
+    let lt = CublasLt::new(gpu)?;
+    let (scale_a, scale_b) = (0.5f32, 3.0f32);
+    let g = Gemm::new(m, n, k).b_major(Major::Col).alpha(scale_a * scale_b);
+    let p = HopperGemm::new(g, HopperIn::Fp8 { a_e5m2: false, b_e5m2: false }, HopperOut::Bf16);
+    let seed = fresh_seed();
+    let e4m3 = |seed, len| random_f32(seed, len).into_iter().map(|x| E4M3::from_f32(4.0 * x).0).collect::<Vec<u8>>();
+    let (a, b) = (e4m3(seed, m * k), e4m3(seed ^ 0xb, n * k));
+    let (ga, gb) = (gpu.upload(&a).map_err(fail("upload"))?, gpu.upload(&b).map_err(fail("upload"))?);
+    let (gsa, gsb) = (gpu.upload(&[scale_a]).map_err(fail("upload"))?, gpu.upload(&[scale_b]).map_err(fail("upload"))?);
+    let d = gpu.alloc::<u16>(m * n).map_err(fail("alloc"))?;
+    // The maps read bytes: the e4m3 bits as u8, the buffers cuBLASLt reads too.
+    let maps = p.maps(gpu, &ga, &gb, &d).map_err(fail("tensor maps"))?;
+    // SAFETY (both): as in `batched_vs_cublas`.
+    let ours = || unsafe { p.launch_with(gpu, None, &maps, (None, None), &d) };
+    let peer = || unsafe { lt.gemm_tn_e4m3((m, n, k), &ga, &gb, (&gsa, &gsb), &d) };
+    let decode = |v: &[u8], row: usize| v[row * k..(row + 1) * k].iter().map(|&c| E4M3(c).to_f32() as f64).collect::<Vec<f64>>();
+    let at: Vec<(usize, usize)> = super::random_u32(seed, 512).chunks(2).map(|q| (q[0] as usize % m, q[1] as usize % n)).collect();
+    for (who, run) in [("ours", &ours as &dyn Fn() -> host::Result<()>), ("cublasLt", &peer)] {
+        run().map_err(fail("launch"))?;
+        let got = values(gpu, &d)?;
+        for &(i, j) in &at {
+            let (ra, rb) = (decode(&a, i), decode(&b, j));
+            let sum: f64 = ra.iter().zip(&rb).map(|(x, y)| x * y).sum::<f64>() * (scale_a * scale_b) as f64;
+            let mag: f64 = ra.iter().zip(&rb).map(|(x, y)| (x * y).abs()).sum::<f64>() * (scale_a * scale_b) as f64;
+            let g = got[i * n + j] as f64;
+            if (g - sum).abs() > mag * 2f64.powi(-9) + sum.abs() * 2f64.powi(-8) {
+                return Err(format!("{who} fp8 {m}x{n}x{k}: D[{i}][{j}] = {g}, expected {sum} (seed {seed})"));
+            }
+        }
+    }
+    let batch = peer_batch((m, n, k)).max(2);
+    let t = time_interleaved(gpu, (3, PEER_ROUNDS, batch), ours, peer)?;
+    Ok(versus(&format!("{} {m}x{n}x{k}", p.kernel_name()), "cublasLtMatmul e4m3 TN, scaled, bf16 out", 2.0 * (m * n * k) as f64, &t, batch))
 }

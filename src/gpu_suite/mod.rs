@@ -59,6 +59,7 @@ pub fn checks() -> Vec<Check> {
         gemm_sm90::checks,
         triton::checks,
         gemm::checks,
+        matmul::checks,
         sgemm::checks,
         math::checks,
     ] {
@@ -76,6 +77,7 @@ pub fn benches() -> Vec<Bench> {
     all.extend(block_io::benches());
     all.extend(gemm::benches());
     all.extend(gemm_sm90::benches());
+    all.extend(matmul::benches());
     all.extend(sgemm::benches());
     all
 }
@@ -86,6 +88,7 @@ pub const GPU_ONLY: &[(&str, &str)] = &[
     ("mma/wgmma_", "wgmma (sm_90a warpgroup MMA) has no CPU implementation"),
     ("gemm_sm90/", "the Hopper GEMM uses wgmma (sm_90a), which has no CPU implementation"),
     ("gemm/hopper", "the Hopper GEMM uses wgmma (sm_90a), which has no CPU implementation"),
+    ("matmul/hopper", "fp8 GEMMs use wgmma (sm_90a), which has no CPU implementation"),
     ("sgemm/large", "4095 x 4097 x 1000 is hours on the CPU backend (one GPU thread at a time); the small sizes run there"),
     ("gemm/f16 4095 x 4097 x 1000", "4 x 1.7 * 10^10 multiply-adds, far too many for the CPU backend (the same kernels are checked there on small sizes)"),
 ];
@@ -303,6 +306,7 @@ pub mod demo;
 mod gemm;
 mod gemm_sm90;
 mod math;
+mod matmul;
 mod ids;
 mod memory;
 mod mma;
