@@ -11,7 +11,7 @@
 use host::{DeviceBuffer, DeviceElem, Gpu, LaunchConfig, Stream, TensorMap, TmaOobFill, TmaSwizzle};
 
 use crate::gemm::{Gemm, GemmInput, GemmOutput, Major};
-use kernels::gemm_sm90_sizes::{GEMM_SM90_BK, GEMM_SM90_EPILOGUE_BYTES, GEMM_SM90_P_128X256 as SHAPE};
+use kernels::gemm_sm90_sizes::{SplitK, GEMM_SM90_BK, GEMM_SM90_EPILOGUE_BYTES, GEMM_SM90_P_128X256 as SHAPE, GEMM_SM90_SPLIT_K};
 
 /// The element type of A and B on the Hopper path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,6 +77,9 @@ pub(crate) struct HopperGemm {
     pub g: Gemm,
     pub input: HopperIn,
     pub out: HopperOut,
+    /// K splits of each output tile ([`SplitK`]; 1: none; 0: [`auto_splits`](Self::auto_splits)).
+    /// Only for one batch.
+    pub splits: u32,
 }
 
 /// A Hopper entry, by the type of its D (bf16 as bits).
@@ -90,7 +93,39 @@ enum HopperKernel {
 impl HopperGemm {
     /// The problem `g` with inputs `input` and D `out`.
     pub fn new(g: Gemm, input: HopperIn, out: HopperOut) -> HopperGemm {
-        HopperGemm { g, input, out }
+        HopperGemm { g, input, out, splits: 0 }
+    }
+
+    /// Output tiles of one batch.
+    fn tiles(&self) -> usize {
+        self.g.m.div_ceil(SHAPE.bm as usize) * self.g.n.div_ceil(SHAPE.bn as usize)
+    }
+
+    /// The same problem with `splits` K splits of each tile (1: none; a batched problem is
+    /// never split).
+    pub fn split(self, splits: u32) -> HopperGemm {
+        HopperGemm { splits: if self.g.batches == 1 { splits.max(1) } else { 1 }, ..self }
+    }
+
+    /// The K splits a launch on `gpu` uses.
+    fn splits_on(&self, gpu: &Gpu) -> u32 {
+        match self.splits {
+            0 => self.auto_splits(gpu.properties().multiprocessors as usize),
+            _ if self.g.batches != 1 => 1,
+            s => s,
+        }
+    }
+
+    /// The K splits that fill `sms` SMs with one wave of work units when the tiles alone leave
+    /// more than half of them idle (skinny products: few rows, as in decoding), each split at
+    /// least 8 k-tiles long; 1 otherwise.
+    pub fn auto_splits(&self, sms: usize) -> u32 {
+        let tiles = self.tiles();
+        let k_tiles = self.g.k.div_ceil(GEMM_SM90_BK as usize * 2 / self.input.bytes());
+        if self.g.batches != 1 || tiles == 0 || 2 * tiles > sms {
+            return 1;
+        }
+        (sms / tiles).min(k_tiles / 8).clamp(1, 16) as u32
     }
 
     /// A column-major (M-major), else row-major (K-major).
@@ -223,11 +258,10 @@ impl HopperGemm {
         SHAPE.smem_bytes() + if self.tma_out() { GEMM_SM90_EPILOGUE_BYTES } else { 0 }
     }
 
-    /// The persistent grid: one block per SM, at most one per tile.
+    /// The persistent grid: one block per SM, at most one per work unit (tile, batch and split).
     fn launch_config(&self, gpu: &Gpu) -> LaunchConfig {
-        let g = &self.g;
-        let tiles = g.m.div_ceil(SHAPE.bm as usize) * g.n.div_ceil(SHAPE.bn as usize) * g.batches;
-        let blocks = tiles.min(gpu.properties().multiprocessors as usize).max(1) as u32;
+        let units = self.tiles() * self.g.batches * self.splits_on(gpu) as usize;
+        let blocks = units.min(gpu.properties().multiprocessors as usize).max(1) as u32;
         LaunchConfig { grid: (blocks, 1, 1), block: (SHAPE.threads(), 1, 1), shared_mem_bytes: self.smem_bytes() }
     }
 
@@ -301,14 +335,22 @@ impl HopperGemm {
         let c_ptr = c.map_or(d.device_ptr(), |c| c.device_ptr()) as *const f32;
         let bias_ptr = bias.map_or(d.device_ptr(), |b| b.device_ptr()) as *const f32;
         let d_map = maps.d_map.as_ref().unwrap_or(&maps.a_map);
+        // Split-K: the batches are the splits, the workspace the GPU's for this stream.
+        let splits = self.splits_on(gpu);
+        let (l, flags, workspace) = if splits > 1 {
+            let layout = SplitK { splits, tiles: self.tiles() as u32 };
+            (splits, g.flags() | GEMM_SM90_SPLIT_K, gpu.workspace(stream, layout.workspace_bytes())?)
+        } else {
+            (l, g.flags(), d.device_ptr())
+        };
         let strided = (l, ldc as u32, ldd as u32, strides[2] as u64, strides[3] as u64);
-        let epilogue = (g.alpha, g.beta, bias_ptr, g.flags());
+        let epilogue = (g.alpha, g.beta, bias_ptr, flags, workspace as *mut u32);
         macro_rules! launch {
             ($kernel:expr, $out:ty) => {{
                 let (l, ldc, ldd, batch_c, batch_d) = strided;
-                let (alpha, beta, bias, flags) = epilogue;
+                let (alpha, beta, bias, flags, workspace) = epilogue;
                 let d_ptr = d.device_ptr() as *mut $out;
-                let args = (&maps.a_map, &maps.b_map, d_map, c_ptr, d_ptr, m, n, k, l, ldc, ldd, batch_c, batch_d, alpha, beta, bias, flags);
+                let args = (&maps.a_map, &maps.b_map, d_map, c_ptr, d_ptr, m, n, k, l, ldc, ldd, batch_c, batch_d, alpha, beta, bias, flags, workspace);
                 // SAFETY: the caller's preconditions; the maps cover exactly A, B and D.
                 unsafe { crate::gemm::on(gpu.launch(&crate::GEMM_SM90A, $kernel, cfg, args), stream).run() }
             }};

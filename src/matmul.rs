@@ -76,6 +76,7 @@ pub struct Matmul<'a> {
     scales: Option<(f32, f32)>,
     stream: Option<&'a Stream>,
     path: Option<GemmPath>,
+    splits: Option<u32>,
 }
 
 /// One matrix operand as its layout describes it: `rows x cols` (x `batches`), strides of a row
@@ -244,6 +245,18 @@ impl<'a> Matmul<'a> {
         Matmul { path: Some(path), ..self }
     }
 
+    /// Cuts each output tile's K range into `splits` shares computed by different SMs (split-K on
+    /// the Hopper path; 1: none), instead of the library's choice (split only when the tiles alone
+    /// leave more than half of the SMs idle, as in decoding's few-row products).
+    ///
+    /// # Example
+    /// ```
+    /// let _ = cute_rs::matmul::Matmul::new().split_k(4);
+    /// ```
+    pub fn split_k(self, splits: u32) -> Matmul<'a> {
+        Matmul { splits: Some(splits.max(1)), ..self }
+    }
+
     /// The problem these tensors describe, as the kernels take it: a row-major D (a column-major
     /// one is the transposed problem), the storage orders and leading dimensions of A and B, the
     /// batches and their strides; validated against the buffers.
@@ -403,7 +416,10 @@ impl<'a> Matmul<'a> {
             (true, false) => HopperIn::Fp8 { a_e5m2: IA::KERNEL_NAME == "e5m2", b_e5m2: IB::KERNEL_NAME == "e5m2" },
             (true, true) => HopperIn::Fp8 { a_e5m2: IB::KERNEL_NAME == "e5m2", b_e5m2: IA::KERNEL_NAME == "e5m2" },
         };
-        let h = HopperGemm::new(g, input, HopperOut::of::<O>());
+        let mut h = HopperGemm::new(g, input, HopperOut::of::<O>());
+        if let Some(splits) = self.splits {
+            h = h.split(splits);
+        }
         let d = d.buffer();
         let ptrs = |x: u64, y: u64| if transposed { [y, x, d.device_ptr()] } else { [x, y, d.device_ptr()] };
         let why_not_hopper = hopper_unsupported(&h, gpu, ptrs(a.device_ptr(), b.device_ptr()));

@@ -264,6 +264,17 @@ pub struct Gpu {
     props: DeviceProperties,
     /// The modules [`Gpu::module`] loaded, by their PTX's address and architecture.
     modules: std::sync::Mutex<Vec<((usize, &'static str), Arc<Module>)>>,
+    /// The workspaces [`Gpu::workspace`] handed out, by stream; replaced ones are kept until the
+    /// `Gpu` goes (launches still queued may use them).
+    workspaces: std::sync::Mutex<Workspaces>,
+}
+
+/// The workspaces of a [`Gpu`]: the current one of each stream (by its handle), and the replaced
+/// ones.
+#[derive(Default)]
+struct Workspaces {
+    current: Vec<(usize, DeviceBuffer<u8>)>,
+    replaced: Vec<DeviceBuffer<u8>>,
 }
 
 impl std::fmt::Debug for Gpu {
@@ -290,7 +301,46 @@ impl Gpu {
         let ctx = Arc::new(Context::new(ordinal)?);
         let props = DeviceProperties::query(&ctx)?;
         let stream = StreamInner::new(&ctx)?;
-        Ok(Gpu { ctx, stream, props, modules: Default::default() })
+        Ok(Gpu { ctx, stream, props, modules: Default::default(), workspaces: Default::default() })
+    }
+
+    /// A workspace of at least `bytes` bytes for launches on `stream` (the GPU's own if `None`),
+    /// kept by the `Gpu` and handed out again to the next call on that stream: library calls that
+    /// need scratch memory (a split-K GEMM's partial sums) allocate nothing per call.
+    ///
+    /// The first request of a size allocates (rounded up to a MiB), zeroes the memory and waits
+    /// for the zeroing; later requests up to that size return the same memory as its users left
+    /// it. Users must leave any part they expect to find zeroed zeroed again (as a split-K GEMM
+    /// resets its tile counters). Launches on one stream run in order, so they share its workspace
+    /// safely; each stream has its own. A request that grows a workspace inside a CUDA graph
+    /// capture fails (allocation is not allowed there): make the call once before capturing.
+    ///
+    /// # Errors
+    /// Those of [`alloc`](Gpu::alloc) and [`memset`](Gpu::memset).
+    ///
+    /// # Example
+    /// ```
+    /// let gpu = cute_rs_host::Gpu::cpu();
+    /// let w = gpu.workspace(None, 1000)?;
+    /// assert_eq!(gpu.workspace(None, 500)?, w); // the same memory
+    /// # Ok::<(), cute_rs_host::HostError>(())
+    /// ```
+    pub fn workspace(&self, stream: Option<&Stream>, bytes: usize) -> Result<u64> {
+        let key = stream.map_or(self.stream.stream, |s| s.inner.stream) as usize;
+        let mut w = self.workspaces.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, buf)) = w.current.iter().find(|(k, b)| *k == key && b.len() >= bytes) {
+            return Ok(buf.device_ptr());
+        }
+        let mut buf = self.alloc::<u8>(bytes.max(1).next_multiple_of(1 << 20))?;
+        self.memset(&mut buf, 0)?;
+        self.synchronize()?;
+        let ptr = buf.device_ptr();
+        if let Some(i) = w.current.iter().position(|(k, _)| *k == key) {
+            let (_, old) = w.current.swap_remove(i);
+            w.replaced.push(old);
+        }
+        w.current.push((key, buf));
+        Ok(ptr)
     }
 
     /// The CPU backend: a `Gpu` whose memory is host memory and whose launches run the kernels'
@@ -306,7 +356,7 @@ impl Gpu {
     pub fn cpu() -> Gpu {
         let ctx = Arc::new(Context::cpu());
         let stream = StreamInner::new(&ctx).expect("the CPU backend's stream cannot fail");
-        Gpu { ctx, stream, props: crate::cpu::properties(), modules: Default::default() }
+        Gpu { ctx, stream, props: crate::cpu::properties(), modules: Default::default(), workspaces: Default::default() }
     }
 
     /// The first GPU if there is one, else the CPU backend ([`Gpu::cpu`]); errors other than "no

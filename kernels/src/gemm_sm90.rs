@@ -223,7 +223,7 @@ pub fn gemm_sm90_bf16_tn_ws(
     // `y * tiles_n + x` of the row-by-row order (bands of one row).
     let order = TileOrder::new(m, n, GEMM_SM90_WS_128X256.bm, GEMM_SM90_WS_128X256.bn, 1);
     let first = block_idx_y() * order.tiles_n + block_idx_x();
-    gemm_tile_ws::<f32, SM90_64x256x16_F32BF16BF16_SS, 1, false, false>(a_map.as_ptr(), b_map.as_ptr(), core::ptr::null(), out, k, order, first, order.count());
+    gemm_tile_ws::<f32, SM90_64x256x16_F32BF16BF16_SS, 1, false, false>(a_map.as_ptr(), b_map.as_ptr(), core::ptr::null(), out, k, order, Split::NONE, first, order.count());
 }
 
 /// The wgmma m64n256 accumulator layout, (thread, value) -> m + 64 n.
@@ -401,6 +401,7 @@ unsafe fn gemm_tile_ws<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bo
     out: Epilogue<O>,
     k: u32,
     order: TileOrder,
+    split: Split,
     first: u32,
     step: u32,
 ) {
@@ -428,11 +429,11 @@ unsafe fn gemm_tile_ws<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bo
     if t / 128 == 0 {
         warpgroup_reg_dealloc::<40>();
         if t == 0 {
-            produce::<W, CM, BATCHED>(pipe, ring, tiles, rank, a_map, b_map, k_tiles);
+            produce::<W, CM, BATCHED>(pipe, ring, tiles, rank, a_map, b_map, split.k_tiles(k_tiles));
         }
     } else {
         warpgroup_reg_alloc::<232>();
-        consume::<O, W, CM, TMA_OUT, BATCHED>(pipe, ring, tiles, rank, out, d_map, k_tiles, t / 128 - 1, t % 128);
+        consume::<O, W, CM, TMA_OUT, BATCHED>(pipe, ring, tiles, rank, out, d_map, split.k_tiles(k_tiles), t / 128 - 1, t % 128);
     }
     // No block may exit while another can still arrive on its barriers.
     if CM > 1 {
@@ -445,6 +446,120 @@ unsafe fn gemm_tile_ws<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bo
 #[inline(always)]
 fn tile_origin<const CM: u32>((tm, tn, _): (u32, u32, u32), rank: u32) -> (u32, u32) {
     ((tm * CM + rank) * GEMM_SM90_P_128X256.bm, tn * GEMM_SM90_P_128X256.bn)
+}
+
+/// Split-K as a launch gives it ([`SplitK`]): the splits (1: none), the tile columns (to number
+/// the tiles), the tile counters and the partial sums in the workspace.
+#[derive(Clone, Copy)]
+struct Split {
+    splits: u32,
+    tiles_n: u32,
+    counters: *mut u32,
+    partials: *mut f32,
+}
+
+impl Split {
+    /// No split.
+    const NONE: Split = Split { splits: 1, tiles_n: 1, counters: core::ptr::null_mut(), partials: core::ptr::null_mut() };
+
+    /// `splits` K splits of the tiles of `order` when `on`, with the workspace at `workspace`.
+    #[inline(always)]
+    fn new(on: bool, splits: u32, order: TileOrder, workspace: *mut u32) -> Split {
+        if !on || splits <= 1 {
+            return Split::NONE;
+        }
+        let layout = SplitK { splits, tiles: order.per_batch() };
+        // SAFETY (pointer arithmetic): the host sized the workspace by `workspace_bytes`.
+        let partials = unsafe { (workspace as *mut u8).add(layout.partials_offset()) } as *mut f32;
+        Split { splits, tiles_n: order.tiles_n, counters: workspace, partials }
+    }
+
+    /// The K range of each work unit.
+    #[inline(always)]
+    fn k_tiles(self, k_tiles: u32) -> SplitTiles {
+        SplitTiles { split: self, k_tiles }
+    }
+
+    /// The end of a K split of the work unit `tile` (`row0`: its first row; `r0`: this thread's
+    /// first row) for consumer slice `slice`, `m` rows in D: writes this split's partial sums of
+    /// the rows inside D, counts the split in, and when it is the tile's last adds every split's
+    /// partials into `acc` in split order and returns `true`. A slice entirely below D writes
+    /// nothing and returns `false`.
+    #[cfg(target_arch = "nvptx64")]
+    #[inline(always)]
+    unsafe fn reduce(&self, acc: &mut [f32; 128], ((tm, tn, s), row0, r0): ((u32, u32, u32), u32, usize), m: usize, (slice, lane128): (u32, u32)) -> bool {
+        use layout_tensor::device::atomics::{fence, fetch_add, store, AcqRel, Gpu, Relaxed};
+        use layout_tensor::device::memory::{load, store as store_global, Cg};
+        if (row0 + 64 * slice) as usize >= m {
+            return false;
+        }
+        let last = shared_array!(GEMM_SM90_SPLIT_LAST: [u32; 2], align 4).as_mut_ptr();
+        let unit = ((tm * self.tiles_n + tn) * 2 + slice) as usize;
+        let slot = |s: u32| self.partials.add((unit * self.splits as usize + s as usize) * SplitK::SLICE_FLOATS + lane128 as usize);
+        let inside = |v: usize| r0 + ACC_256.call(128 * v as i64) as usize % 64 < m;
+        // L2 (`.cg`): the partials pass between SMs.
+        for_each_unrolled_mut(acc, |v, x| {
+            if inside(v) {
+                store_global(slot(s).add(128 * v), *x, Cg);
+            }
+        });
+        fence(AcqRel, Gpu);
+        slice_barrier(slice);
+        if lane128 == 0 {
+            let counter = self.counters.add(unit);
+            let arrived = fetch_add(counter, 1, AcqRel, Gpu);
+            let is_last = arrived == self.splits - 1;
+            if is_last {
+                store(counter, 0, Relaxed, Gpu);
+            }
+            *last.add(slice as usize) = is_last as u32;
+        }
+        slice_barrier(slice);
+        if *last.add(slice as usize) == 0 {
+            return false;
+        }
+        fence(AcqRel, Gpu);
+        for q in 0..self.splits {
+            for_each_unrolled_mut(acc, |v, x| {
+                if inside(v) {
+                    let partial: f32 = load(slot(q).add(128 * v), Cg);
+                    *x = if q == 0 { partial } else { *x + partial };
+                }
+            });
+        }
+        true
+    }
+}
+
+/// The k-tiles of each work unit: the batch it belongs to and its K range (all of K without a
+/// split; the unit's share with one, in batch 0).
+#[derive(Clone, Copy)]
+struct SplitTiles {
+    split: Split,
+    k_tiles: u32,
+}
+
+impl SplitTiles {
+    /// `(batch, (begin, end))` of the work unit whose third coordinate is `z`.
+    #[inline(always)]
+    fn of(&self, z: u32) -> (u32, (u32, u32)) {
+        if self.split.splits > 1 {
+            (0, SplitK { splits: self.split.splits, tiles: 0 }.k_range(z, self.k_tiles))
+        } else {
+            (z, (0, self.k_tiles))
+        }
+    }
+}
+
+/// The named barrier of consumer slice `slice`'s 128 threads.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+fn slice_barrier(slice: u32) {
+    if slice == 0 {
+        NamedBarrier::<1, 128>::new().sync()
+    } else {
+        NamedBarrier::<2, 128>::new().sync()
+    }
 }
 
 /// The producer (one thread): for each k-tile of each of its tiles, acquires the next stage and
@@ -460,7 +575,7 @@ unsafe fn produce<W: WgmmaAtom, const CM: u32, const BATCHED: bool>(
     rank: u32,
     a_map: *const TmaDescriptor,
     b_map: *const TmaDescriptor,
-    k_tiles: u32,
+    k_tiles: SplitTiles,
 ) {
     const S: GemmSm90Shape = GEMM_SM90_P_128X256;
     let (a_boxes, b_boxes) = const { stage_boxes::<W, CM>() };
@@ -468,7 +583,8 @@ unsafe fn produce<W: WgmmaAtom, const CM: u32, const BATCHED: bool>(
     let mut state = PipelineState::producer_start();
     for tile in tiles {
         let (row0, col0) = tile_origin::<CM>(tile, rank);
-        for kt in 0..k_tiles {
+        let (batch, (kb, ke)) = k_tiles.of(tile.2);
+        for kt in kb..ke {
             pipe.producer_acquire(state, S.stage_bytes());
             let (s, bar) = (state.index(), pipe.full(state.index()));
             // The stage's tiles as coordinate tensors: each TMA box starts at the global
@@ -476,7 +592,7 @@ unsafe fn produce<W: WgmmaAtom, const CM: u32, const BATCHED: bool>(
             let k0 = kt as i64 * bk;
             let (a, b) = (IdentityTensor::<StageA>::tile_at([row0 as i64, k0]), IdentityTensor::<StageB>::tile_at([col0 as i64, k0]));
             // Batched maps have a third mode, the batch (clusters are not batched).
-            let l = tile.2 as i32;
+            let l = batch as i32;
             let load = |dst: *mut u8, map: *const TmaDescriptor, [x, y]: [i32; 2]| {
                 if BATCHED {
                     tma_load_3d(dst, map, [x, y, l], bar);
@@ -512,7 +628,7 @@ unsafe fn consume<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bool, c
     rank: u32,
     out: Epilogue<O>,
     d_map: *const TmaDescriptor,
-    k_tiles: u32,
+    k_tiles: SplitTiles,
     slice: u32,
     lane128: u32,
 ) {
@@ -523,11 +639,12 @@ unsafe fn consume<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bool, c
     let mut state = PipelineState::consumer_start();
     for tile in tiles {
         let (row0, col0) = tile_origin::<CM>(tile, rank);
-        for kt in 0..k_tiles {
+        let (batch, (kb, ke)) = k_tiles.of(tile.2);
+        for kt in kb..ke {
             pipe.consumer_wait(state);
             let (a, b) = (generic_to_shared(ring.a(state.index())), generic_to_shared(ring.b(state.index())));
             wgmma_fence();
-            gemm::<W, { GEMM_SM90_BK / 16 }, 128>(a_desc.operand(a, slice), b_desc.operand(b, 0), &mut acc, kt > 0);
+            gemm::<W, { GEMM_SM90_BK / 16 }, 128>(a_desc.operand(a, slice), b_desc.operand(b, 0), &mut acc, kt > kb);
             wgmma_commit_group();
             wgmma_wait_group::<0>();
             wgmma_fence_operands(&mut acc);
@@ -540,15 +657,19 @@ unsafe fn consume<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bool, c
             }
             state.advance();
         }
-        if k_tiles == 0 {
+        if ke == kb {
             for_each_unrolled_mut(&mut acc, |_, x| *x = 0.0);
         }
         let r0 = (row0 + 64 * slice) as usize + mine % 64;
+        // A K split ends here unless it is its tile's last to arrive (then `acc` holds the sum).
+        if k_tiles.split.splits > 1 && !k_tiles.split.reduce(&mut acc, (tile, row0, r0), out.m, (slice, lane128)) {
+            continue;
+        }
         let full = out.inside(row0, col0, S.bm, S.bn);
-        let out = out.batch(tile.2);
+        let out = out.batch(batch);
         out.apply(&mut acc, r0, col0 as usize + mine / 64, ACC_256, full);
         if TMA_OUT {
-            let at = BoxOrigin { row: row0 + 64 * slice, col: col0, batch: BATCHED.then_some(tile.2) };
+            let at = BoxOrigin { row: row0 + 64 * slice, col: col0, batch: BATCHED.then_some(batch) };
             if O::B16 {
                 store_tile_tma::<O>(&acc, d_map, at, ring.staging(), (lane128, slice));
             } else {
@@ -681,13 +802,7 @@ unsafe fn store_boxes<const BOXES: usize, const COLS: u32>(
     buffer: impl Fn(usize) -> *const u8,
     mut write: impl FnMut(usize),
 ) {
-    let sync = || {
-        if slice == 0 {
-            NamedBarrier::<1, 128>::new().sync()
-        } else {
-            NamedBarrier::<2, 128>::new().sync()
-        }
-    };
+    let sync = || slice_barrier(slice);
     // Constant box indices: every accumulator index is then a constant (a run-time index would
     // put `acc` on the stack).
     unroll_for::<Count<BOXES>>(|c| {
@@ -760,8 +875,9 @@ unsafe fn store_tile_tma_f32(
 /// the tensor maps have a third mode, the batch), input type and operand majors. All take the same
 /// parameters: the tensor maps of A, B and D, C (f32), D, M, N, K, the batches L, the leading
 /// dimensions of C and D and their batch strides (direct stores and C only: a TMA store takes D's
-/// from its map), alpha, beta, the bias and the epilogue's flags ([`crate::epilogue`]). Entries
-/// that are not batched take L = 1.
+/// from its map), alpha, beta, the bias, the flags (the epilogue's, [`crate::epilogue`], and
+/// [`GEMM_SM90_SPLIT_K`]: the batches are K splits, [`SplitK`]) and the split-K workspace.
+/// Entries that are not batched take L = 1 and no split.
 macro_rules! gemm_sm90_persistent_kernels {
     ($(
         $(#[$attr:meta])*
@@ -787,13 +903,16 @@ macro_rules! gemm_sm90_persistent_kernels {
             beta: f32,
             bias: *const f32,
             flags: u32,
+            workspace: *mut u32,
         ) {
-            let op = EpilogueOp { alpha, beta, bias, flags };
+            let op = EpilogueOp { alpha, beta, bias, flags: flags & !GEMM_SM90_SPLIT_K };
             let (ldc, ldd, batch_c, batch_d) = (ldc as usize, ldd as usize, batch_c as usize, batch_d as usize);
             let out = Epilogue { m: m as usize, n: n as usize, op, c, d, ldc, ldd, batch_c, batch_d };
             let batches = if $batched { batches } else { 1 };
             let order = TileOrder::new(m, n, GEMM_SM90_P_128X256.bm * $cm, GEMM_SM90_P_128X256.bn, GEMM_SM90_GROUP).batched(batches);
-            gemm_tile_ws::<$out, $atom, $cm, $tma, $batched>(a_map.as_ptr(), b_map.as_ptr(), d_map.as_ptr(), out, k, order, block_idx_x() / $cm, grid_dim_x() / $cm);
+            // Split-K (batched entries without clusters): the batches are K splits of one product.
+            let split = Split::new($batched && $cm == 1 && flags & GEMM_SM90_SPLIT_K != 0, batches, order, workspace);
+            gemm_tile_ws::<$out, $atom, $cm, $tma, $batched>(a_map.as_ptr(), b_map.as_ptr(), d_map.as_ptr(), out, k, order, split, block_idx_x() / $cm, grid_dim_x() / $cm);
         }
     )*};
 }
@@ -1134,10 +1253,10 @@ pub mod by_output {
 
     /// The parameters of the Hopper GEMMs with output `O`: the tensor maps of A, B and D, then C,
     /// D, M, N, K, the batches L, the leading dimensions of C and D, their batch strides, alpha,
-    /// beta, the bias and the epilogue's flags.
+    /// beta, the bias, the flags and the split-K workspace.
     pub type Params<O> = (
         TmaDescriptorParam, TmaDescriptorParam, TmaDescriptorParam, *const f32, *mut O, u32, u32, u32, u32, u32, u32, u64, u64, f32,
-        f32, *const f32, u32,
+        f32, *const f32, u32, *mut u32,
     );
 
     /// f32 D.

@@ -49,6 +49,61 @@ pub const GEMM_SM90_P_128X256: GemmSm90Shape = GemmSm90Shape { bm: 128, bn: 256,
 /// staging buffers per consumer warpgroup.
 pub const GEMM_SM90_EPILOGUE_BYTES: u32 = 2 * 2 * 64 * 64 * 2;
 
+/// The flag of the persistent GEMMs' flags word (beside the epilogue's bits) that makes their
+/// batches K splits of one product ([`SplitK`]).
+pub const GEMM_SM90_SPLIT_K: u32 = 1 << 8;
+
+/// Split-K of the persistent GEMMs: each output tile's K range cut into `splits` even shares,
+/// each a work unit of its own (the tile order's batches), so that a product with fewer tiles
+/// than SMs fills the GPU. Every unit's consumer warpgroups write their f32 partial sums to a
+/// workspace and count themselves in on their tile's counter; the last to arrive adds the
+/// partials in split order (the sum is the same whichever arrives last), applies the epilogue,
+/// stores D and zeroes the counter for the next launch.
+///
+/// The workspace: one `u32` counter per consumer slice of each tile (2 per tile), then, from
+/// [`partials_offset`](SplitK::partials_offset) bytes on, each slice's `splits` partials of
+/// `128 x 128` floats (value `v` of thread `t` at `128 v + t`).
+///
+/// # Example
+/// ```
+/// use kernels::gemm_sm90_sizes::SplitK;
+/// let s = SplitK { splits: 4, tiles: 16 };
+/// assert_eq!(s.k_range(0, 10), (0, 3));
+/// assert_eq!(s.k_range(3, 10), (9, 10));
+/// assert_eq!(s.workspace_bytes(), 256 + 16 * 2 * 4 * 128 * 128 * 4);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SplitK {
+    /// Shares of each tile's K range.
+    pub splits: u32,
+    /// Output tiles of the product.
+    pub tiles: u32,
+}
+
+impl SplitK {
+    /// Floats of one slice's partial sums: 128 threads x 128 accumulators.
+    pub const SLICE_FLOATS: usize = 128 * 128;
+
+    /// The k-tiles `[begin, end)` of split `split` of `k_tiles` (empty for a split past the end).
+    #[inline(always)]
+    pub const fn k_range(&self, split: u32, k_tiles: u32) -> (u32, u32) {
+        let per = k_tiles.div_ceil(if self.splits == 0 { 1 } else { self.splits });
+        let begin = if split * per < k_tiles { split * per } else { k_tiles };
+        let end = if begin + per < k_tiles { begin + per } else { k_tiles };
+        (begin, end)
+    }
+
+    /// Where the partial sums start, in bytes: after the counters, 256-byte aligned.
+    pub const fn partials_offset(&self) -> usize {
+        (self.tiles as usize * 2 * 4).next_multiple_of(256)
+    }
+
+    /// Bytes of the workspace.
+    pub const fn workspace_bytes(&self) -> usize {
+        self.partials_offset() + self.tiles as usize * 2 * self.splits as usize * Self::SLICE_FLOATS * 4
+    }
+}
+
 /// Cluster rows per band of [`TileOrder`]: tiles are walked column by column inside bands of this
 /// many cluster rows, so the blocks running at the same time share A rows and B columns in L2.
 pub const GEMM_SM90_GROUP: u32 = 8;

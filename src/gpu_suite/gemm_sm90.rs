@@ -326,8 +326,8 @@ fn launch<'a, O: DeviceElem>(
     let launch = match kernel.entry {
         Entry::Grid(k) => gpu.launch(module, k, cfg, (&ops.a_map, &ops.b_map, c, d as *mut f32, m, n, kk, alpha, beta)),
         // One packed batch, C and D rows N apart, no bias or activation.
-        Entry::F32(k) => gpu.launch(module, k, cfg, (&ops.a_map, &ops.b_map, d_map, c, d as *mut f32, m, n, kk, 1, n, n, 0, 0, alpha, beta, c, 0)),
-        Entry::Bf16(k) => gpu.launch(module, k, cfg, (&ops.a_map, &ops.b_map, d_map, c, d as *mut u16, m, n, kk, 1, n, n, 0, 0, alpha, beta, c, 0)),
+        Entry::F32(k) => gpu.launch(module, k, cfg, (&ops.a_map, &ops.b_map, d_map, c, d as *mut f32, m, n, kk, 1, n, n, 0, 0, alpha, beta, c, 0, d as *mut u32)),
+        Entry::Bf16(k) => gpu.launch(module, k, cfg, (&ops.a_map, &ops.b_map, d_map, c, d as *mut u16, m, n, kk, 1, n, n, 0, 0, alpha, beta, c, 0, d as *mut u32)),
     };
     // SAFETY: the maps and buffers hold the problem's operands (made above for these sizes).
     unsafe { on_clusters(launch).run() }

@@ -27,6 +27,7 @@ pub fn checks() -> Vec<Check> {
         Check { name: "matmul/epilogues: bias per row and column, ReLU, GELU, SiLU, alpha and beta with C, each output type", run: check_epilogues },
         Check { name: "matmul/refusals name the condition", run: check_refusals },
         Check { name: "matmul/hopper fp8 (e4m3 and e5m2) with per-tensor scales", run: check_fp8 },
+        Check { name: "matmul/hopper split-K: skinny products, uneven and empty splits, with epilogues", run: check_split_k },
     ]
 }
 
@@ -93,6 +94,8 @@ struct Problem {
     beta: f32,
     bias: BiasKind,
     act: Act,
+    /// K splits asked for (`None`: the library's choice).
+    splits: Option<u32>,
 }
 
 /// Element types the checks fill from random `f32`.
@@ -150,6 +153,9 @@ fn run_problem<IA: Input, IB: Input, O: GemmOutput>(gpu: &Gpu, p: &Problem, path
     };
     if let Some(path) = path {
         call = call.path(path);
+    }
+    if let Some(splits) = p.splits {
+        call = call.split_k(splits);
     }
     let tensor = |e: host::HostError| e.to_string();
     let what = format!("{p:?} {} x {} -> {} on {path:?} (seed {seed})", IA::KERNEL_NAME, IB::KERNEL_NAME, O::NAME);
@@ -234,6 +240,7 @@ fn check_layouts(gpu: &Gpu, _: &Module) -> Result<(), String> {
         beta: 0.0,
         bias: BiasKind::None,
         act: Act::Identity,
+        splits: None,
     };
     for a_row in [true, false] {
         for b_row in [true, false] {
@@ -286,6 +293,7 @@ fn check_epilogues(gpu: &Gpu, _: &Module) -> Result<(), String> {
         beta: 0.5,
         bias: BiasKind::PerColumn,
         act: Act::Identity,
+        splits: None,
     };
     for (i, act) in Activation::ALL.into_iter().enumerate() {
         let bias = [BiasKind::PerColumn, BiasKind::PerRow, BiasKind::None][i % 3];
@@ -321,6 +329,7 @@ fn check_fp8(gpu: &Gpu, _: &Module) -> Result<(), String> {
             beta: 0.0,
             bias: BiasKind::PerColumn,
             act: Act::Gelu,
+            splits: None,
         };
         let scales = (0.5, 3.0);
         for took in [
@@ -420,4 +429,38 @@ fn bench_batched(gpu: &Gpu) -> Result<Vec<Figure>, String> {
         Figure { what: format!("Matmul batched {l} x {m}x{n}x{k} ({path:?})"), value: flops / (ms as f64 * 1e-3) / 1e12, unit: "TFLOP/s" },
         Figure { what: "time".into(), value: ms as f64, unit: "ms" },
     ])
+}
+
+/// Split-K on the Hopper path: few-row products (one or two consumer slices inside D), K split
+/// evenly, unevenly and into more splits than k-tiles (empty splits add zeros), with a bias, an
+/// activation and C; each result against the reference, twice in a row (the tile counters must
+/// be back at zero after a launch).
+fn check_split_k(gpu: &Gpu, _: &Module) -> Result<(), String> {
+    if !hopper(gpu) {
+        return Err("not an sm_90 GPU: split-K is on the Hopper path".into());
+    }
+    for (m, n, k, splits) in [(16, 1000, 4096, None), (136, 520, 1000, Some(3)), (1, 256, 640, Some(16)), (64, 4096, 2048, Some(8))] {
+        let p = Problem {
+            m,
+            n,
+            k,
+            l: 1,
+            a: Storage::new(true, 0, None),
+            b: Storage::new(false, 0, None),
+            d: Storage::new(true, 0, None),
+            alpha: 1.25,
+            beta: 0.5,
+            bias: BiasKind::PerColumn,
+            act: Act::Silu,
+            splits,
+        };
+        for _ in 0..2 {
+            run_problem::<bf16, bf16, bf16>(gpu, &p, None, (1.0, 1.0))?;
+            run_problem::<f16, f16, f32>(gpu, &p, None, (1.0, 1.0))?;
+        }
+        // A column-major D: the transposed problem has few columns instead.
+        let t = Problem { d: Storage::new(false, 0, None), ..p };
+        run_problem::<bf16, bf16, f32>(gpu, &t, None, (1.0, 1.0))?;
+    }
+    Ok(())
 }
