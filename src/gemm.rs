@@ -1,10 +1,16 @@
-//! GEMM on the GPU (or the CPU backend): `D = alpha * A * B + beta * C` with bf16 or f16 A and B
-//! ([`GemmInput`]), f32 accumulation on the tensor cores (`mma.sync.m16n8k16`, sm_80+), and f32,
-//! bf16 or f16 D ([`GemmOutput`]).
+//! GEMM on the GPU (or the CPU backend): `D = act(alpha * A * B + beta * C + bias)` with bf16 or
+//! f16 A and B ([`GemmInput`]; fp8 on the Hopper path), f32 accumulation on the tensor cores
+//! (`mma.sync.m16n8k16`, sm_80+; wgmma on sm_90), and f32, bf16 or f16 D ([`GemmOutput`]).
+//! [`Gemm`] describes a problem by its shapes and strides; [`crate::matmul::Matmul`] takes the
+//! same problem as tensors with layouts and is the one call most users want.
 //!
 //! - A is `M x K`, B is `K x N`, each row- or column-major ([`Major`]), packed (leading dimension
 //!   `K` or `M` for A, `N` or `K` for B) or a sub-matrix view of a larger matrix
-//!   ([`Gemm::lda`], [`Gemm::ldb`]); C and D are row-major `M x N`, packed.
+//!   ([`Gemm::lda`], [`Gemm::ldb`]); C and D are row-major `M x N`, packed or with leading
+//!   dimensions ([`Gemm::ldc`], [`Gemm::ldd`]).
+//! - Batches ([`Gemm::batched`], [`Gemm::batch_strides`]): `L` independent products in one call.
+//! - The epilogue ([`BiasKind`], [`Activation`]; `kernels::epilogue`): a bias per row or per
+//!   column and an activation after alpha and beta, the same on every path.
 //! - Any `M`, `N`, `K`: partial tiles are handled by the kernel (zero-filled staging, predicated
 //!   stores). `K = 0` gives `D = beta * C`; `M = 0` or `N = 0` launches nothing.
 //! - [`Gemm::run`] launches on the [`Gpu`]'s default stream, asynchronously (like any launch: a

@@ -101,10 +101,11 @@ impl HopperGemm {
         self.g.m.div_ceil(SHAPE.bm as usize) * self.g.n.div_ceil(SHAPE.bn as usize)
     }
 
-    /// The same problem with `splits` K splits of each tile (1: none; a batched problem is
-    /// never split).
+    /// The same problem with `splits` K splits of each tile (1: none; a batched problem, or one
+    /// of more than [`SplitK::MAX_TILES`] tiles, is never split).
     pub fn split(self, splits: u32) -> HopperGemm {
-        HopperGemm { splits: if self.g.batches == 1 { splits.max(1) } else { 1 }, ..self }
+        let can = self.g.batches == 1 && self.tiles() <= SplitK::MAX_TILES as usize;
+        HopperGemm { splits: if can { splits.max(1) } else { 1 }, ..self }
     }
 
     /// The K splits a launch on `gpu` uses.
@@ -116,16 +117,17 @@ impl HopperGemm {
         }
     }
 
-    /// The K splits that fill `sms` SMs with one wave of work units when the tiles alone leave
-    /// more than half of them idle (skinny products: few rows, as in decoding), each split at
-    /// least 8 k-tiles long; 1 otherwise.
+    /// The K splits of a product whose tiles leave more than half of `sms` SMs idle (skinny
+    /// products: few rows, as in decoding): as many as keep the work units within half of the
+    /// SMs and each split at least 16 k-tiles long; 1 otherwise. (Measured on an H100: a unit
+    /// costs a fixed start and end, so splitting further, or shorter K ranges, lose.)
     pub fn auto_splits(&self, sms: usize) -> u32 {
         let tiles = self.tiles();
         let k_tiles = self.g.k.div_ceil(GEMM_SM90_BK as usize * 2 / self.input.bytes());
-        if self.g.batches != 1 || tiles == 0 || 2 * tiles > sms {
+        if self.g.batches != 1 || tiles == 0 || 2 * tiles > sms || tiles > SplitK::MAX_TILES as usize {
             return 1;
         }
-        (sms / tiles).min(k_tiles / 8).clamp(1, 16) as u32
+        (sms / (2 * tiles)).min(k_tiles / 16).clamp(1, 16) as u32
     }
 
     /// A column-major (M-major), else row-major (K-major).

@@ -640,14 +640,19 @@ unsafe fn consume<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bool, c
     for tile in tiles {
         let (row0, col0) = tile_origin::<CM>(tile, rank);
         let (batch, (kb, ke)) = k_tiles.of(tile.2);
+        // A slice entirely below D (a product of few rows) has nothing to compute: it only
+        // passes the stages on, leaving the tensor cores to the other slice.
+        let live = ((row0 + 64 * slice) as usize) < out.m;
         for kt in kb..ke {
             pipe.consumer_wait(state);
-            let (a, b) = (generic_to_shared(ring.a(state.index())), generic_to_shared(ring.b(state.index())));
-            wgmma_fence();
-            gemm::<W, { GEMM_SM90_BK / 16 }, 128>(a_desc.operand(a, slice), b_desc.operand(b, 0), &mut acc, kt > kb);
-            wgmma_commit_group();
-            wgmma_wait_group::<0>();
-            wgmma_fence_operands(&mut acc);
+            if live {
+                let (a, b) = (generic_to_shared(ring.a(state.index())), generic_to_shared(ring.b(state.index())));
+                wgmma_fence();
+                gemm::<W, { GEMM_SM90_BK / 16 }, 128>(a_desc.operand(a, slice), b_desc.operand(b, 0), &mut acc, kt > kb);
+                wgmma_commit_group();
+                wgmma_wait_group::<0>();
+                wgmma_fence_operands(&mut acc);
+            }
             if lane128 == 0 {
                 if CM == 1 {
                     pipe.consumer_release(state);

@@ -60,7 +60,9 @@ pub const GEMM_SM90_SPLIT_K: u32 = 1 << 8;
 /// partials in split order (the sum is the same whichever arrives last), applies the epilogue,
 /// stores D and zeroes the counter for the next launch.
 ///
-/// The workspace: one `u32` counter per consumer slice of each tile (2 per tile), then, from
+/// The workspace: [`MAX_TILES`](SplitK::MAX_TILES) x 2 `u32` counters, one per consumer slice of
+/// each tile, at the same place for every product (so that the counters a launch leaves at zero
+/// are the ones the next one finds, whatever their shapes), then, from
 /// [`partials_offset`](SplitK::partials_offset) bytes on, each slice's `splits` partials of
 /// `128 x 128` floats (value `v` of thread `t` at `128 v + t`).
 ///
@@ -70,7 +72,7 @@ pub const GEMM_SM90_SPLIT_K: u32 = 1 << 8;
 /// let s = SplitK { splits: 4, tiles: 16 };
 /// assert_eq!(s.k_range(0, 10), (0, 3));
 /// assert_eq!(s.k_range(3, 10), (9, 10));
-/// assert_eq!(s.workspace_bytes(), 256 + 16 * 2 * 4 * 128 * 128 * 4);
+/// assert_eq!(s.workspace_bytes(), 4096 * 2 * 4 + 16 * 2 * 4 * 128 * 128 * 4);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SplitK {
@@ -83,6 +85,8 @@ pub struct SplitK {
 impl SplitK {
     /// Floats of one slice's partial sums: 128 threads x 128 accumulators.
     pub const SLICE_FLOATS: usize = 128 * 128;
+    /// The most tiles a split product may have (the counters' room).
+    pub const MAX_TILES: u32 = 4096;
 
     /// The k-tiles `[begin, end)` of split `split` of `k_tiles` (empty for a split past the end).
     #[inline(always)]
@@ -93,9 +97,9 @@ impl SplitK {
         (begin, end)
     }
 
-    /// Where the partial sums start, in bytes: after the counters, 256-byte aligned.
+    /// Where the partial sums start, in bytes: after the counters.
     pub const fn partials_offset(&self) -> usize {
-        (self.tiles as usize * 2 * 4).next_multiple_of(256)
+        Self::MAX_TILES as usize * 2 * 4
     }
 
     /// Bytes of the workspace.

@@ -206,6 +206,15 @@ pub fn benches() -> Vec<Bench> {
         "fp8 e4m3 -> bf16" fp8_vs_cublaslt => 8192 x 8192 x 8192, 4096 x 4096 x 4096;
     }
     benches.push(Bench { name: "gemm_sm90/vs cublas batched bf16 -> bf16 64 x 512x512x128", run: |g, _| batched_vs_cublas(g, (64, 512, 512, 128)) });
+    macro_rules! split_sweep {
+        ($($m:literal x $n:literal x $k:literal),*) => {$(
+            benches.push(Bench {
+                name: concat!("gemm_sm90/split-K sweep bf16 ", $m, "x", $n, "x", $k),
+                run: |g, _| split_sweep(g, ($m, $n, $k)),
+            });
+        )*};
+    }
+    split_sweep!(16 x 4096 x 4096, 32 x 14336 x 4096, 128 x 4096 x 14336, 1024 x 1024 x 1024);
     benches
 }
 
@@ -903,4 +912,25 @@ fn fp8_vs_cublaslt(gpu: &Gpu, (m, n, k): (usize, usize, usize)) -> Result<Vec<Fi
     let batch = peer_batch((m, n, k)).max(2);
     let t = time_interleaved(gpu, (3, PEER_ROUNDS, batch), ours, peer)?;
     Ok(versus(&format!("{} {m}x{n}x{k}", p.kernel_name()), "cublasLtMatmul e4m3 TN, scaled, bf16 out", 2.0 * (m * n * k) as f64, &t, batch))
+}
+
+/// The TN API entry (bf16 in and out) with 1, 2, 4, 8 and 16 K splits and the library's choice:
+/// kernel time of each (tensor maps made once), to see where split-K pays.
+fn split_sweep(gpu: &Gpu, (m, n, k): (usize, usize, usize)) -> Result<Vec<Figure>, String> {
+    let seed = fresh_seed();
+    let (a, b) = (random_half(seed, m * k, Half::Bf16), random_half(seed ^ 0xb, n * k, Half::Bf16));
+    let (ga, gb) = (gpu.upload(&a).map_err(fail("upload"))?, gpu.upload(&b).map_err(fail("upload"))?);
+    let d = gpu.alloc::<u16>(m * n).map_err(fail("alloc"))?;
+    let base = api_tn::<u16>((m, n, k));
+    let auto = base.auto_splits(gpu.properties().multiprocessors as usize);
+    let mut figures = Vec::new();
+    for splits in [1, 2, 4, 8, 16] {
+        let p = base.split(splits);
+        let maps = p.maps(gpu, &ga, &gb, &d).map_err(fail("tensor maps"))?;
+        // SAFETY: the maps and buffers hold the problem's operands until the function's end.
+        let ms = time_median(gpu, 3, 20, || unsafe { p.launch_with(gpu, None, &maps, (None, None), &d) })?;
+        let mark = if splits == auto { " (the library's choice)" } else { "" };
+        figures.push(Figure { what: format!("{m}x{n}x{k}, {splits} K split(s){mark}"), value: ms as f64 * 1e3, unit: "us" });
+    }
+    Ok(figures)
 }
