@@ -108,8 +108,22 @@ impl HopperGemm {
         HopperGemm { splits: if can { splits.max(1) } else { 1 }, ..self }
     }
 
+    /// Blocks per cluster: 2 for e4m3 x e4m3 into bf16 D in one batch, unsplit (its entry
+    /// multicasts B to a pair of blocks), else 1.
+    fn cluster(&self) -> u32 {
+        let fp8 = self.input == HopperIn::Fp8 { a_e5m2: false, b_e5m2: false };
+        if fp8 && self.out == HopperOut::Bf16 && self.g.batches == 1 && self.splits <= 1 {
+            2
+        } else {
+            1
+        }
+    }
+
     /// The K splits a launch on `gpu` uses.
     fn splits_on(&self, gpu: &Gpu) -> u32 {
+        if self.cluster() > 1 {
+            return 1;
+        }
         match self.splits {
             0 => self.auto_splits(gpu.properties().multiprocessors as usize),
             _ if self.g.batches != 1 => 1,
@@ -157,6 +171,7 @@ impl HopperGemm {
         let index = 4 * (self.input == HopperIn::F16) as usize + 2 * self.a_col() as usize + self.b_row() as usize;
         match (self.input, self.out) {
             (HopperIn::Tf32, _) => HopperKernel::F32(by_output::TF32),
+            (HopperIn::Fp8 { .. }, _) if self.cluster() > 1 => HopperKernel::Bf16(by_output::FP8_BF16_C2),
             (HopperIn::Fp8 { a_e5m2, b_e5m2 }, out) => {
                 // (e4m3, e4m3), (e4m3, e5m2), (e5m2, e4m3); `unsupported` refuses (e5m2, e5m2).
                 let i = if a_e5m2 { 2 } else { b_e5m2 as usize };
@@ -260,11 +275,22 @@ impl HopperGemm {
         SHAPE.smem_bytes() + if self.tma_out() { GEMM_SM90_EPILOGUE_BYTES } else { 0 }
     }
 
-    /// The persistent grid: one block per SM, at most one per work unit (tile, batch and split).
-    fn launch_config(&self, gpu: &Gpu) -> LaunchConfig {
-        let units = self.tiles() * self.g.batches * self.splits_on(gpu) as usize;
-        let blocks = units.min(gpu.properties().multiprocessors as usize).max(1) as u32;
-        LaunchConfig { grid: (blocks, 1, 1), block: (SHAPE.threads(), 1, 1), shared_mem_bytes: self.smem_bytes() }
+    /// The persistent grid: one block per SM, at most one per work unit (tile, batch and split);
+    /// with clusters, as many whole clusters as can be resident, at most one per cluster tile.
+    fn launch_config(&self, gpu: &Gpu) -> host::Result<LaunchConfig> {
+        let cm = self.cluster() as usize;
+        let smem = self.smem_bytes();
+        let blocks = if cm > 1 {
+            let cluster_tiles = self.g.m.div_ceil(cm * SHAPE.bm as usize) * self.g.n.div_ceil(SHAPE.bn as usize);
+            let kernel = gpu.module(&crate::GEMM_SM90A)?.function(kernels::gemm_sm90::by_output::FP8_BF16_C2)?;
+            // Fewer than SMs / 2 when a GPC's SM count is odd: a cluster's blocks share a GPC.
+            let resident = kernel.max_active_clusters((SHAPE.threads(), 1, 1), smem, (cm as u32, 1, 1))? as usize;
+            cluster_tiles.min(resident).max(1) * cm
+        } else {
+            let units = self.tiles() * self.g.batches * self.splits_on(gpu) as usize;
+            units.min(gpu.properties().multiprocessors as usize).max(1)
+        };
+        Ok(LaunchConfig { grid: (blocks as u32, 1, 1), block: (SHAPE.threads(), 1, 1), shared_mem_bytes: smem })
     }
 
     /// The tensor maps of A, B and (TMA-stored) D, encoded on the host: the kernels take them by value
@@ -280,10 +306,13 @@ impl HopperGemm {
         let g = &self.g;
         let (m, n, k, l) = (g.m, g.n, g.k, g.batches);
         let strides = g.strides_of_batches();
+        // The cluster entry's multicast loads are 2-D: its maps have no batch mode.
+        let cm = self.cluster();
         let map = |buf: &dyn MapSource, (inner, outer): (usize, usize), ld: usize, batch: usize, box_shape: [u32; 2]| -> host::Result<TensorMap> {
-            let global = layout::Layout::parse(&format!("({inner},{outer},{l}):(1,{ld},{batch})"))
-                .map_err(|e| host::HostError::Invalid(e.to_string()))?;
-            buf.tensor_map(gpu, global, &[box_shape[0], box_shape[1], 1])
+            let text = if cm > 1 { format!("({inner},{outer}):(1,{ld})") } else { format!("({inner},{outer},{l}):(1,{ld},{batch})") };
+            let global = layout::Layout::parse(&text).map_err(|e| host::HostError::Invalid(e.to_string()))?;
+            let boxes = [box_shape[0], box_shape[1], 1];
+            buf.tensor_map(gpu, global, &boxes[..if cm > 1 { 2 } else { 3 }])
         };
         let (lda, ldb) = g.lds();
         // K-major: rows of K (a 128-byte box row: 64 16-bit, 32 tf32 or 128 fp8 elements);
@@ -297,7 +326,8 @@ impl HopperGemm {
         let b_map = if self.b_row() {
             map(b, (n, k), ldb, strides[1], [64, 64])?
         } else {
-            map(b, (k, n), ldb, strides[1], [bk, SHAPE.bn])?
+            // In a cluster each block loads its share of B's box, multicast to both.
+            map(b, (k, n), ldb, strides[1], [bk, SHAPE.bn / cm])?
         };
         // D: boxes of 128-byte rows (64 16-bit or 32 f32 elements) x 64 rows.
         let ldd = g.ldcd().1;
@@ -328,7 +358,8 @@ impl HopperGemm {
         d: &DeviceBuffer<O>,
     ) -> host::Result<()> {
         let g = &self.g;
-        let cfg = self.launch_config(gpu);
+        let cfg = self.launch_config(gpu)?;
+        let cm = self.cluster();
         let (m, n, k, l) = (g.m as u32, g.n as u32, g.k as u32, g.batches as u32);
         let (ldc, ldd) = g.ldcd();
         let strides = g.strides_of_batches();
@@ -354,7 +385,9 @@ impl HopperGemm {
                 let d_ptr = d.device_ptr() as *mut $out;
                 let args = (&maps.a_map, &maps.b_map, d_map, c_ptr, d_ptr, m, n, k, l, ldc, ldd, batch_c, batch_d, alpha, beta, bias, flags, workspace);
                 // SAFETY: the caller's preconditions; the maps cover exactly A, B and D.
-                unsafe { crate::gemm::on(gpu.launch(&crate::GEMM_SM90A, $kernel, cfg, args), stream).run() }
+                let launch = gpu.launch(&crate::GEMM_SM90A, $kernel, cfg, args);
+                let launch = if cm > 1 { launch.cluster((cm, 1, 1)) } else { launch };
+                unsafe { crate::gemm::on(launch, stream).run() }
             }};
         }
         match self.kernel() {

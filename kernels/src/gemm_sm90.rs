@@ -1053,6 +1053,11 @@ gemm_sm90_persistent_kernels! {
     /// An fp8 entry of the GEMM API: A e4m3 row-major and B e4m3 column-major (K-major: wgmma
     /// reads 8-bit operands K-major only; boxes of 128 K x 128 / 256 rows), D as its name says
     /// (TMA-stored).
+    /// The e4m3 x e4m3 entry with bf16 D in clusters of 2 blocks along M sharing B (each loads
+    /// half of the 256-row B box, multicast to both: B's tensor map has boxes of 128 K x 128 rows;
+    /// 2-D maps, one batch): fp8 doubles the operand bytes per flop, which the multicast halves
+    /// for B. Launch with cluster `(2, 1, 1)` and an even grid.
+    gemm_sm90_e4m3_e4m3_ar_bc_obf16_c2: u16, 2, true, false, SM90_64x256x32_F32F8F8_SS_TN<E4M3, E4M3>;
     gemm_sm90_e4m3_e4m3_ar_bc_of32_tma: f32, 1, true, true, SM90_64x256x32_F32F8F8_SS_TN<E4M3, E4M3>;
     /// An fp8 entry of the GEMM API: A e4m3 row-major and B e4m3 column-major (K-major: wgmma
     /// reads 8-bit operands K-major only; boxes of 128 K x 128 / 256 rows), D as its name says
@@ -1291,6 +1296,8 @@ pub mod by_output {
     pub const FP8_F32: [KernelFn<Params<f32>>; 3] = [gemm_sm90_e4m3_e4m3_ar_bc_of32_tma, gemm_sm90_e4m3_e5m2_ar_bc_of32_tma, gemm_sm90_e5m2_e4m3_ar_bc_of32_tma];
     /// fp8 inputs as [`FP8_F32`], bf16 D (as bits).
     pub const FP8_BF16: [KernelFn<Params<u16>>; 3] = [gemm_sm90_e4m3_e4m3_ar_bc_obf16, gemm_sm90_e4m3_e5m2_ar_bc_obf16, gemm_sm90_e5m2_e4m3_ar_bc_obf16];
+    /// e4m3 x e4m3, bf16 D, clusters of 2 along M (2-D maps, one batch, no split).
+    pub const FP8_BF16_C2: KernelFn<Params<u16>> = gemm_sm90_e4m3_e4m3_ar_bc_obf16_c2;
     /// fp8 inputs as [`FP8_F32`], f16 D.
     pub const FP8_F16: [KernelFn<Params<f16>>; 3] = [gemm_sm90_e4m3_e4m3_ar_bc_of16, gemm_sm90_e4m3_e5m2_ar_bc_of16, gemm_sm90_e5m2_e4m3_ar_bc_of16];
 }
