@@ -294,8 +294,8 @@ impl HopperGemm {
     }
 
     /// The tensor maps of A, B and (TMA-stored) D, encoded on the host: the kernels take them by value
-    /// in the launch's parameters, so nothing is allocated or uploaded. Each has a third mode, the
-    /// batch.
+    /// in the launch's parameters, so nothing is allocated or uploaded. With several batches each
+    /// has a third mode, the batch.
     pub fn maps<IA: DeviceElem, IB: DeviceElem, O: DeviceElem>(
         &self,
         gpu: &Gpu,
@@ -306,13 +306,15 @@ impl HopperGemm {
         let g = &self.g;
         let (m, n, k, l) = (g.m, g.n, g.k, g.batches);
         let strides = g.strides_of_batches();
-        // The cluster entry's multicast loads are 2-D: its maps have no batch mode.
+        // Several batches: maps with a batch mode, which the kernels load and store in 3-D; one
+        // batch (and the cluster entry, whose multicast loads are 2-D): 2-D maps.
         let cm = self.cluster();
+        let rank3 = l > 1;
         let map = |buf: &dyn MapSource, (inner, outer): (usize, usize), ld: usize, batch: usize, box_shape: [u32; 2]| -> host::Result<TensorMap> {
-            let text = if cm > 1 { format!("({inner},{outer}):(1,{ld})") } else { format!("({inner},{outer},{l}):(1,{ld},{batch})") };
+            let text = if rank3 { format!("({inner},{outer},{l}):(1,{ld},{batch})") } else { format!("({inner},{outer}):(1,{ld})") };
             let global = layout::Layout::parse(&text).map_err(|e| host::HostError::Invalid(e.to_string()))?;
             let boxes = [box_shape[0], box_shape[1], 1];
-            buf.tensor_map(gpu, global, &boxes[..if cm > 1 { 2 } else { 3 }])
+            buf.tensor_map(gpu, global, &boxes[..if rank3 { 3 } else { 2 }])
         };
         let (lda, ldb) = g.lds();
         // K-major: rows of K (a 128-byte box row: 64 16-bit, 32 tf32 or 128 fp8 elements);

@@ -414,6 +414,9 @@ unsafe fn gemm_tile_ws<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bo
     let t = thread_idx_x();
     let rank = if CM > 1 { block_rank_in_cluster() } else { 0 };
     let tiles = order.tiles_from(first, step);
+    // The host makes 3-D tensor maps (a batch mode) only for several batches: one batch (split
+    // or not) takes the 2-D loads and stores, a little faster.
+    let rank3 = BATCHED && order.batches > 1 && split.splits <= 1;
     // K per stage: one 128-byte row of elements (64 16-bit or 32 tf32).
     let k_tiles = k.div_ceil(128 / core::mem::size_of::<W::A>() as u32);
     if t == 0 {
@@ -429,11 +432,11 @@ unsafe fn gemm_tile_ws<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bo
     if t / 128 == 0 {
         warpgroup_reg_dealloc::<40>();
         if t == 0 {
-            produce::<W, CM, BATCHED>(pipe, ring, tiles, rank, a_map, b_map, split.k_tiles(k_tiles));
+            produce::<W, CM, BATCHED>(pipe, ring, tiles, rank, a_map, b_map, split.k_tiles(k_tiles), rank3);
         }
     } else {
         warpgroup_reg_alloc::<232>();
-        consume::<O, W, CM, TMA_OUT, BATCHED>(pipe, ring, tiles, rank, out, d_map, split.k_tiles(k_tiles), t / 128 - 1, t % 128);
+        consume::<O, W, CM, TMA_OUT, BATCHED>(pipe, ring, tiles, rank, out, d_map, split.k_tiles(k_tiles), rank3, t / 128 - 1, t % 128);
     }
     // No block may exit while another can still arrive on its barriers.
     if CM > 1 {
@@ -576,6 +579,7 @@ unsafe fn produce<W: WgmmaAtom, const CM: u32, const BATCHED: bool>(
     a_map: *const TmaDescriptor,
     b_map: *const TmaDescriptor,
     k_tiles: SplitTiles,
+    rank3: bool,
 ) {
     const S: GemmSm90Shape = GEMM_SM90_P_128X256;
     let (a_boxes, b_boxes) = const { stage_boxes::<W, CM>() };
@@ -594,7 +598,7 @@ unsafe fn produce<W: WgmmaAtom, const CM: u32, const BATCHED: bool>(
             // Batched maps have a third mode, the batch (clusters are not batched).
             let l = batch as i32;
             let load = |dst: *mut u8, map: *const TmaDescriptor, [x, y]: [i32; 2]| {
-                if BATCHED {
+                if BATCHED && rank3 {
                     tma_load_3d(dst, map, [x, y, l], bar);
                 } else {
                     tma_load_2d(dst, map, [x, y], bar);
@@ -629,6 +633,7 @@ unsafe fn consume<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bool, c
     out: Epilogue<O>,
     d_map: *const TmaDescriptor,
     k_tiles: SplitTiles,
+    rank3: bool,
     slice: u32,
     lane128: u32,
 ) {
@@ -643,16 +648,7 @@ unsafe fn consume<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bool, c
         // A slice entirely below D (a product of few rows) has nothing to compute: it only
         // passes the stages on, leaving the tensor cores to the other slice.
         let live = ((row0 + 64 * slice) as usize) < out.m;
-        for kt in kb..ke {
-            pipe.consumer_wait(state);
-            if live {
-                let (a, b) = (generic_to_shared(ring.a(state.index())), generic_to_shared(ring.b(state.index())));
-                wgmma_fence();
-                gemm::<W, { GEMM_SM90_BK / 16 }, 128>(a_desc.operand(a, slice), b_desc.operand(b, 0), &mut acc, kt > kb);
-                wgmma_commit_group();
-                wgmma_wait_group::<0>();
-                wgmma_fence_operands(&mut acc);
-            }
+        let release = |state: PipelineState<P_STAGES>| {
             if lane128 == 0 {
                 if CM == 1 {
                     pipe.consumer_release(state);
@@ -660,7 +656,26 @@ unsafe fn consume<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bool, c
                     pipe.consumer_release_cluster(state, CM);
                 }
             }
-            state.advance();
+        };
+        // Two loops, so that the hot one has no branch on `live`.
+        if live {
+            for kt in kb..ke {
+                pipe.consumer_wait(state);
+                let (a, b) = (generic_to_shared(ring.a(state.index())), generic_to_shared(ring.b(state.index())));
+                wgmma_fence();
+                gemm::<W, { GEMM_SM90_BK / 16 }, 128>(a_desc.operand(a, slice), b_desc.operand(b, 0), &mut acc, kt > kb);
+                wgmma_commit_group();
+                wgmma_wait_group::<0>();
+                wgmma_fence_operands(&mut acc);
+                release(state);
+                state.advance();
+            }
+        } else {
+            for _ in kb..ke {
+                pipe.consumer_wait(state);
+                release(state);
+                state.advance();
+            }
         }
         if ke == kb {
             for_each_unrolled_mut(&mut acc, |_, x| *x = 0.0);
@@ -674,7 +689,7 @@ unsafe fn consume<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bool, c
         let out = out.batch(batch);
         out.apply(&mut acc, r0, col0 as usize + mine / 64, ACC_256, full);
         if TMA_OUT {
-            let at = BoxOrigin { row: row0 + 64 * slice, col: col0, batch: BATCHED.then_some(batch) };
+            let at = BoxOrigin { row: row0 + 64 * slice, col: col0, batch: (BATCHED && rank3).then_some(batch) };
             if O::B16 {
                 store_tile_tma::<O>(&acc, d_map, at, ring.staging(), (lane128, slice));
             } else {
@@ -877,7 +892,7 @@ unsafe fn store_tile_tma_f32(
 
 /// The persistent kernels: one entry per output type, cluster size, epilogue (`TMA_OUT`: stmatrix
 /// + TMA store through `d_map`; otherwise direct stores, `d_map` unused), batching (`BATCHED`:
-/// the tensor maps have a third mode, the batch), input type and operand majors. All take the same
+/// with several batches the tensor maps have a third mode, the batch; one batch takes 2-D maps), input type and operand majors. All take the same
 /// parameters: the tensor maps of A, B and D, C (f32), D, M, N, K, the batches L, the leading
 /// dimensions of C and D and their batch strides (direct stores and C only: a TMA store takes D's
 /// from its map), alpha, beta, the bias, the flags (the epilogue's, [`crate::epilogue`], and
