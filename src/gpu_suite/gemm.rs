@@ -15,7 +15,7 @@
 //! 4095 x 4097 x 1000.
 
 use host::{DeviceBuffer, Gpu, Module};
-use layout_tensor::device::numeric::f32_to_bf16;
+use layout_tensor::device::numeric::{f32_to_bf16, E4M3, E5M2};
 use layout_tensor::half::{bf16, f16};
 
 use super::{fail, fresh_seed, random_f32, random_u32, Bench, Check, Figure};
@@ -61,7 +61,7 @@ pub fn benches() -> Vec<Bench> {
 }
 
 /// An input element type of the checks: [`GemmInput`] plus rounding a random `f32` to it.
-trait Input: GemmInput {
+pub(super) trait Input: GemmInput {
     fn from_f32(x: f32) -> Self;
 }
 impl Input for bf16 {
@@ -72,6 +72,16 @@ impl Input for bf16 {
 impl Input for f16 {
     fn from_f32(x: f32) -> f16 {
         f16::from_f32(x)
+    }
+}
+impl Input for E4M3 {
+    fn from_f32(x: f32) -> E4M3 {
+        E4M3::from_f32(x)
+    }
+}
+impl Input for E5M2 {
+    fn from_f32(x: f32) -> E5M2 {
+        E5M2::from_f32(x)
     }
 }
 /// bf16 bits, what [`Gemm::run_sm90`] takes.

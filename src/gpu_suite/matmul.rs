@@ -17,8 +17,9 @@ use layout::Layout;
 use layout_tensor::device::numeric::{E4M3, E5M2};
 use layout_tensor::half::{bf16, f16};
 
+use super::gemm::Input;
 use super::{fail, fresh_seed, random_f32, Bench, Check, Figure};
-use crate::gemm::{Activation, BiasKind, GemmError, GemmInput, GemmOutput, GemmPath};
+use crate::gemm::{Activation, BiasKind, GemmError, GemmOutput, GemmPath};
 use crate::matmul::Matmul;
 
 pub fn checks() -> Vec<Check> {
@@ -96,31 +97,6 @@ struct Problem {
     act: Act,
     /// K splits asked for (`None`: the library's choice).
     splits: Option<u32>,
-}
-
-/// Element types the checks fill from random `f32`.
-trait Input: GemmInput {
-    fn from_f32(x: f32) -> Self;
-}
-impl Input for bf16 {
-    fn from_f32(x: f32) -> bf16 {
-        bf16::from_f32(x)
-    }
-}
-impl Input for f16 {
-    fn from_f32(x: f32) -> f16 {
-        f16::from_f32(x)
-    }
-}
-impl Input for E4M3 {
-    fn from_f32(x: f32) -> E4M3 {
-        E4M3::from_f32(x)
-    }
-}
-impl Input for E5M2 {
-    fn from_f32(x: f32) -> E5M2 {
-        E5M2::from_f32(x)
-    }
 }
 
 /// Runs `p` on `path` (`None`: the call's choice) with inputs of `IA`, `IB`, D of `O` and fp8
