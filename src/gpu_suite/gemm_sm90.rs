@@ -914,8 +914,9 @@ fn fp8_vs_cublaslt(gpu: &Gpu, (m, n, k): (usize, usize, usize)) -> Result<Vec<Fi
     Ok(versus(&format!("{} {m}x{n}x{k}", p.kernel_name()), "cublasLtMatmul e4m3 TN, scaled, bf16 out", 2.0 * (m * n * k) as f64, &t, batch))
 }
 
-/// The TN API entry (bf16 in and out) with 1, 2, 4, 8 and 16 K splits and the library's choice:
-/// kernel time of each (tensor maps made once), to see where split-K pays.
+/// The TN API entry (bf16 in and out) with 1, 2, 4, 8 and 16 K splits and the library's choice,
+/// then with B's rows padded: kernel time of each (tensor maps made once), to see where split-K
+/// pays and whether B's power-of-two row pitch limits the bandwidth.
 fn split_sweep(gpu: &Gpu, (m, n, k): (usize, usize, usize)) -> Result<Vec<Figure>, String> {
     let seed = fresh_seed();
     let (a, b) = (random_half(seed, m * k, Half::Bf16), random_half(seed ^ 0xb, n * k, Half::Bf16));
@@ -931,6 +932,18 @@ fn split_sweep(gpu: &Gpu, (m, n, k): (usize, usize, usize)) -> Result<Vec<Figure
         let ms = time_median(gpu, 3, 20, || unsafe { p.launch_with(gpu, None, &maps, (None, None), &d) })?;
         let mark = if splits == auto { " (the library's choice)" } else { "" };
         figures.push(Figure { what: format!("{m}x{n}x{k}, {splits} K split(s){mark}"), value: ms as f64 * 1e3, unit: "us" });
+    }
+    // The same with B's rows 64 elements further apart than K (a row pitch that is not a power of
+    // two): whether the K-major boxes' stride limits the bandwidth.
+    let ldb = k + 64;
+    let gb = gpu.upload(&random_half(seed ^ 0xc, n * ldb, Half::Bf16)).map_err(fail("upload"))?;
+    let padded = HopperGemm { g: Gemm { ldb: Some(ldb), ..base.g }, ..base };
+    for splits in [1, auto.max(2)] {
+        let p = padded.split(splits);
+        let maps = p.maps(gpu, &ga, &gb, &d).map_err(fail("tensor maps"))?;
+        // SAFETY: as above (B holds N rows of `ldb`).
+        let ms = time_median(gpu, 3, 20, || unsafe { p.launch_with(gpu, None, &maps, (None, None), &d) })?;
+        figures.push(Figure { what: format!("{m}x{n}x{k}, {splits} K split(s), B's row pitch {ldb}"), value: ms as f64 * 1e3, unit: "us" });
     }
     Ok(figures)
 }
