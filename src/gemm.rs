@@ -222,8 +222,6 @@ pub trait GemmInput: DeviceElem {
     const KERNEL_NAME: &'static str;
     /// An 8-bit float (e4m3 or e5m2: the Hopper path only).
     const FP8: bool = false;
-    /// Bytes per element.
-    const BYTES: usize = std::mem::size_of::<Self>();
     /// The element's value (exact).
     fn value(self) -> f32;
 }
@@ -813,7 +811,8 @@ impl Gemm {
         // correctness everywhere; the Hopper path takes them in one persistent launch).
         for l in 0..self.batches {
             let at = |ptr: u64, stride: usize, bytes: usize| ptr + (l * stride * bytes) as u64;
-            let (a_l, b_l) = (at(a_ptr, strides[0], I::BYTES), at(b_ptr, strides[1], I::BYTES));
+            let bytes = std::mem::size_of::<I>();
+            let (a_l, b_l) = (at(a_ptr, strides[0], bytes), at(b_ptr, strides[1], bytes));
             let (c_l, d_l) = (at(c_ptr, strides[2], 4) as *const f32, at(d_ptr, strides[3], std::mem::size_of::<O>()));
             macro_rules! launch {
                 ($table:expr, $in:ty, $out:ty) => {{
@@ -906,7 +905,7 @@ impl Gemm {
 
     /// The Hopper path's view of this problem for inputs `I` and D `O`.
     fn hopper<I: GemmInput, O: GemmOutput>(&self) -> HopperGemm {
-        HopperGemm::new(*self, HopperIn::of::<I>(), HopperOut::of::<O>())
+        HopperGemm::new(*self, HopperIn::of_type::<I>(), HopperOut::of::<O>())
     }
 
     /// Why the Hopper path cannot take this problem with these buffers (see

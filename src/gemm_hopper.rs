@@ -33,12 +33,26 @@ impl HopperIn {
         }
     }
 
-    /// The input type of elements `I` (bf16 for bf16 bits).
-    pub fn of<I: GemmInput>() -> HopperIn {
+    /// The input type of A and B both of elements `I` (bf16 for bf16 bits).
+    pub fn of_type<I: GemmInput>() -> HopperIn {
         match I::KERNEL_NAME {
             "f16" => HopperIn::F16,
             "e4m3" | "e5m2" => HopperIn::Fp8 { a_e5m2: I::KERNEL_NAME == "e5m2", b_e5m2: I::KERNEL_NAME == "e5m2" },
             _ => HopperIn::Bf16,
+        }
+    }
+
+    /// The input type of A of elements `A` and B of elements `B`, or why the tensor cores cannot
+    /// multiply them together: two 16-bit operands of one type, or two 8-bit floats.
+    pub fn of<A: GemmInput, B: GemmInput>() -> Result<HopperIn, String> {
+        match (A::FP8, B::FP8) {
+            (true, true) => Ok(HopperIn::Fp8 { a_e5m2: A::KERNEL_NAME == "e5m2", b_e5m2: B::KERNEL_NAME == "e5m2" }),
+            (false, false) if A::KERNEL_NAME == B::KERNEL_NAME => Ok(HopperIn::of_type::<A>()),
+            _ => Err(format!(
+                "A is {} and B is {}: the tensor cores multiply two 16-bit operands of one type, or two 8-bit floats",
+                A::KERNEL_NAME,
+                B::KERNEL_NAME
+            )),
         }
     }
 }

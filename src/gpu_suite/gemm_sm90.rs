@@ -678,16 +678,6 @@ fn agree(what: &str, ours: &[f32], peer: &[f32], (a, b): (&[u16], &[u16]), (m, n
     compare_product(what, ours, &want, &scale, n)
 }
 
-/// Figures of a comparison with cuBLAS: both in TFLOP/s, then our speed relative to cuBLAS's.
-fn peer_figures(ours: &str, out: &str, (m, n, k): (usize, usize, usize), t: &Interleaved, batch: usize) -> Vec<Figure> {
-    let tflops = |ms: f32| 2.0 * m as f64 * n as f64 * k as f64 / (ms as f64 * 1e-3) / 1e12;
-    let rounds = format!("{PEER_ROUNDS} interleaved rounds of {batch} call(s) each");
-    vec![
-        Figure { what: format!("{ours} {m}x{n}x{k} ({out} out; {rounds})"), value: tflops(t.ours_ms), unit: "TFLOP/s" },
-        Figure { what: format!("cublasGemmEx bf16 TN, f32 compute, {out} out (same buffers)"), value: tflops(t.peer_ms), unit: "TFLOP/s" },
-        Figure { what: "ours / cuBLAS (median of the rounds' speed ratios)".into(), value: t.speedup, unit: "x" },
-    ]
-}
 
 /// The persistent kernel with the TMA-store epilogue (bf16 D) against cuBLAS, interleaved on the
 /// same A, B and D.
@@ -714,7 +704,7 @@ fn tma_store_vs_cublas(gpu: &Gpu, (m, n, k): (usize, usize, usize)) -> Result<Ve
     agree(&format!("{} {m}x{n}x{k} against cublasGemmEx (seed {seed})", kernel.name()), &got, &want, (&a, &b), (m, n, k), true)?;
     let batch = peer_batch((m, n, k));
     let t = time_interleaved(gpu, (3, PEER_ROUNDS, batch), ours, peer)?;
-    Ok(peer_figures(kernel.name(), "bf16", (m, n, k), &t, batch))
+    Ok(versus_cublas(kernel.name(), "bf16", (m, n, k), &t, batch))
 }
 
 /// The API entry (TN, tensor maps made once, as [`bench_hopper`] times it) against cuBLAS,
@@ -742,7 +732,7 @@ fn api_vs_cublas<O: PeerOut + GemmOutput>(gpu: &Gpu, (m, n, k): (usize, usize, u
     let batch = peer_batch((m, n, k));
     let t = time_interleaved(gpu, (3, PEER_ROUNDS, batch), ours, peer)?;
     let out = if bf16_out { "bf16" } else { "f32" };
-    let mut figures = peer_figures(&p.kernel_name(), out, (m, n, k), &t, batch);
+    let mut figures = versus_cublas(&p.kernel_name(), out, (m, n, k), &t, batch);
 
     // `run_sm90` takes D mutably; cuBLAS writes the same buffer between its calls.
     let d = std::cell::RefCell::new(d);
@@ -809,15 +799,27 @@ fn api_vs_cublas<O: PeerOut + GemmOutput>(gpu: &Gpu, (m, n, k): (usize, usize, u
     Ok(figures)
 }
 
-/// Figures of an interleaved comparison with a peer named `peer`, `flops` per call.
-fn versus(ours: &str, peer: &str, flops: f64, t: &Interleaved, batch: usize) -> Vec<Figure> {
+/// Figures of an interleaved comparison (`batch` calls per round) with a peer, `flops` per
+/// call: ours and the peer's TFLOP/s (`peer`: its full name) and their ratio (`short`: the
+/// peer's name there).
+fn versus(ours: &str, (peer, short): (&str, &str), flops: f64, t: &Interleaved, batch: usize) -> Vec<Figure> {
     let tflops = |ms: f32| flops / (ms as f64 * 1e-3) / 1e12;
     vec![
         Figure { what: format!("{ours} ({PEER_ROUNDS} interleaved rounds of {batch} call(s) each)"), value: tflops(t.ours_ms), unit: "TFLOP/s" },
         Figure { what: format!("{peer} (same buffers)"), value: tflops(t.peer_ms), unit: "TFLOP/s" },
-        Figure { what: format!("ours / {peer} (median of the rounds' speed ratios)"), value: t.speedup, unit: "x" },
-        Figure { what: "our kernel time (events)".into(), value: t.ours_ms as f64, unit: "ms" },
+        Figure { what: format!("ours / {short} (median of the rounds' speed ratios)"), value: t.speedup, unit: "x" },
     ]
+}
+
+/// [`versus`] for an `M x N x K` bf16 GEMM into `out` against `cublasGemmEx`.
+fn versus_cublas(ours: &str, out: &str, (m, n, k): (usize, usize, usize), t: &Interleaved, batch: usize) -> Vec<Figure> {
+    let peer = format!("cublasGemmEx bf16 TN, f32 compute, {out} out");
+    versus(&format!("{ours} {m}x{n}x{k}, {out} out"), (&peer, "cuBLAS"), 2.0 * (m * n * k) as f64, t, batch)
+}
+
+/// Our kernel time of an interleaved comparison.
+fn kernel_time(t: &Interleaved) -> Figure {
+    Figure { what: "our kernel time (events)".into(), value: t.ours_ms as f64, unit: "ms" }
 }
 
 /// `L` batches of the TN GEMM (bf16 in and out, A row-major, B column-major, packed) through the
@@ -849,7 +851,9 @@ fn batched_vs_cublas(gpu: &Gpu, (l, m, n, k): (usize, usize, usize, usize)) -> R
     let batch = peer_batch((l * m, n, k));
     let t = time_interleaved(gpu, (3, PEER_ROUNDS, batch), ours, peer)?;
     let flops = 2.0 * (l * m * n * k) as f64;
-    let mut figures = versus(&format!("{} batched {l} x {m}x{n}x{k}", p.kernel_name()), "cublasGemmStridedBatchedEx", flops, &t, batch);
+    let peer = "cublasGemmStridedBatchedEx";
+    let mut figures = versus(&format!("{} batched {l} x {m}x{n}x{k}", p.kernel_name()), (peer, peer), flops, &t, batch);
+    figures.push(kernel_time(&t));
     let la = Layout::parse(&format!("({m},{k},{l}):({k},1,{})", m * k)).map_err(|e| e.to_string())?;
     let lb = Layout::parse(&format!("({k},{n},{l}):(1,{k},{})", n * k)).map_err(|e| e.to_string())?;
     let ld = Layout::parse(&format!("({m},{n},{l}):({n},1,{})", m * n)).map_err(|e| e.to_string())?;
@@ -911,7 +915,10 @@ fn fp8_vs_cublaslt(gpu: &Gpu, (m, n, k): (usize, usize, usize)) -> Result<Vec<Fi
     }
     let batch = peer_batch((m, n, k)).max(2);
     let t = time_interleaved(gpu, (3, PEER_ROUNDS, batch), ours, peer)?;
-    Ok(versus(&format!("{} {m}x{n}x{k}", p.kernel_name()), "cublasLtMatmul e4m3 TN, scaled, bf16 out", 2.0 * (m * n * k) as f64, &t, batch))
+    let peer = ("cublasLtMatmul e4m3 TN, scaled, bf16 out", "cuBLASLt");
+    let mut figures = versus(&format!("{} {m}x{n}x{k}", p.kernel_name()), peer, 2.0 * (m * n * k) as f64, &t, batch);
+    figures.push(kernel_time(&t));
+    Ok(figures)
 }
 
 /// The TN API entry (bf16 in and out) with 1, 2, 4, 8 and 16 K splits and the library's choice,
