@@ -118,8 +118,20 @@ impl HopperGemm {
     /// The same problem with `splits` K splits of each tile (1: none; a batched problem, or one
     /// of more than [`SplitK::MAX_TILES`] tiles, is never split).
     pub fn split(self, splits: u32) -> HopperGemm {
-        let can = self.g.batches == 1 && self.tiles() <= SplitK::MAX_TILES as usize;
+        let can = self.g.batches == 1 && self.tiles() <= SplitK::MAX_TILES as usize && self.has_split_entry();
         HopperGemm { splits: if can { splits.max(1) } else { 1 }, ..self }
+    }
+
+    /// Whether an entry can split this problem's K: the fp8 entries, and for bf16 and f16 inputs
+    /// A row-major with B column-major (`X W^T`, the storage of decoding's products) into a
+    /// TMA-stored D. The other storage orders have no split entry: split-K code in an entry costs
+    /// its large products 2-3%, so only the products that need it carry it.
+    fn has_split_entry(&self) -> bool {
+        match self.input {
+            HopperIn::Fp8 { .. } => true,
+            HopperIn::Tf32 => false,
+            HopperIn::Bf16 | HopperIn::F16 => !self.a_col() && !self.b_row() && self.tma_out(),
+        }
     }
 
     /// Blocks per cluster: 2 for e4m3 x e4m3 into bf16 D in one batch, unsplit (its entry
@@ -140,7 +152,7 @@ impl HopperGemm {
         }
         match self.splits {
             0 => self.auto_splits(gpu.properties().multiprocessors as usize),
-            _ if self.g.batches != 1 => 1,
+            _ if self.g.batches != 1 || !self.has_split_entry() => 1,
             s => s,
         }
     }
@@ -152,7 +164,7 @@ impl HopperGemm {
     pub fn auto_splits(&self, sms: usize) -> u32 {
         let tiles = self.tiles();
         let k_tiles = self.g.k.div_ceil(GEMM_SM90_BK as usize * 2 / self.input.bytes());
-        if self.g.batches != 1 || tiles == 0 || 2 * tiles > sms || tiles > SplitK::MAX_TILES as usize {
+        if self.g.batches != 1 || tiles == 0 || 2 * tiles > sms || tiles > SplitK::MAX_TILES as usize || !self.has_split_entry() {
             return 1;
         }
         (sms / (2 * tiles)).min(k_tiles / 16).clamp(1, 16) as u32
@@ -170,7 +182,7 @@ impl HopperGemm {
 
     /// The entry's name.
     pub fn kernel_name(&self) -> String {
-        match self.kernel() {
+        match self.kernel(self.splits) {
             HopperKernel::F32(k) => k.name(),
             HopperKernel::Bf16(k) => k.name(),
             HopperKernel::F16(k) => k.name(),
@@ -179,11 +191,16 @@ impl HopperGemm {
     }
 
     /// The entry of `kernels::gemm_sm90::by_output` for this problem's input, storage orders and
-    /// output.
-    fn kernel(&self) -> HopperKernel {
+    /// output, launched with `splits` K splits.
+    fn kernel(&self, splits: u32) -> HopperKernel {
         use kernels::gemm_sm90::by_output;
-        let index = 4 * (self.input == HopperIn::F16) as usize + 2 * self.a_col() as usize + self.b_row() as usize;
+        let f16 = (self.input == HopperIn::F16) as usize;
+        let index = 4 * f16 + 2 * self.a_col() as usize + self.b_row() as usize;
+        let split = splits > 1 && self.has_split_entry() && matches!(self.input, HopperIn::Bf16 | HopperIn::F16);
         match (self.input, self.out) {
+            (_, HopperOut::F32) if split => HopperKernel::F32(by_output::SPLIT_F32[f16]),
+            (_, HopperOut::Bf16) if split => HopperKernel::Bf16(by_output::SPLIT_BF16[f16]),
+            (_, HopperOut::F16) if split => HopperKernel::F16(by_output::SPLIT_F16[f16]),
             (HopperIn::Tf32, _) => HopperKernel::F32(by_output::TF32),
             (HopperIn::Fp8 { .. }, _) if self.cluster() > 1 => HopperKernel::Bf16(by_output::FP8_BF16_C2),
             (HopperIn::Fp8 { a_e5m2, b_e5m2 }, out) => {
@@ -406,7 +423,7 @@ impl HopperGemm {
                 unsafe { crate::gemm::on(launch, stream).run() }
             }};
         }
-        match self.kernel() {
+        match self.kernel(splits) {
             HopperKernel::F32(k) => launch!(k, f32),
             HopperKernel::Bf16(k) => launch!(k, u16),
             HopperKernel::F16(k) => launch!(k, layout_tensor::half::f16),
@@ -470,6 +487,21 @@ mod tests {
         // An f32 D whose rows are not whole 16-byte units is stored directly.
         assert_eq!(HopperGemm { input: HopperIn::F16, ..problem(8, 6, 8, false, false, HopperOut::F32) }.kernel_name(), "gemm_sm90_f16_ar_bc_of32");
         assert_eq!(HopperGemm { input: HopperIn::Tf32, ..problem(8, 8, 8, false, false, HopperOut::F32) }.kernel_name(), "gemm_sm90_tf32_ar_bc_of32");
+    }
+
+    #[test]
+    fn only_split_entries_take_splits() {
+        let skinny = |a_col, b_row, out| problem(16, 4096, 4096, a_col, b_row, out);
+        assert_eq!(skinny(false, false, HopperOut::Bf16).split(4).kernel_name(), "gemm_sm90_bf16_ar_bc_obf16_splitk");
+        assert_eq!(skinny(false, false, HopperOut::F32).split(4).kernel_name(), "gemm_sm90_bf16_ar_bc_of32_tma_splitk");
+        assert_eq!(skinny(false, false, HopperOut::Bf16).split(1).kernel_name(), "gemm_sm90_bf16_ar_bc_obf16");
+        // Other storage orders have no split entry: asked to split, they run whole.
+        let p = skinny(true, false, HopperOut::Bf16).split(4);
+        assert_eq!((p.splits, p.kernel_name().as_str()), (1, "gemm_sm90_bf16_ac_bc_obf16"));
+        assert_eq!(skinny(true, false, HopperOut::Bf16).auto_splits(132), 1);
+        assert_eq!(skinny(false, false, HopperOut::Bf16).auto_splits(132), 4);
+        // An f32 D stored directly (N not a multiple of 4) has none either.
+        assert_eq!(problem(16, 4098, 4096, false, false, HopperOut::F32).split(4).splits, 1);
     }
 
     #[test]

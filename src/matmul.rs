@@ -247,7 +247,9 @@ impl<'a> Matmul<'a> {
 
     /// Cuts each output tile's K range into `splits` shares computed by different SMs (split-K on
     /// the Hopper path; 1: none), instead of the library's choice (split only when the tiles alone
-    /// leave more than half of the SMs idle, as in decoding's few-row products).
+    /// leave more than half of the SMs idle, as in decoding's few-row products). The Hopper path
+    /// splits fp8 products and 16-bit ones with A row-major and B column-major (the storage of
+    /// `X W^T`) into a 16-bit or TMA-stored f32 D; other products run unsplit.
     ///
     /// # Example
     /// ```

@@ -223,7 +223,7 @@ pub fn gemm_sm90_bf16_tn_ws(
     // `y * tiles_n + x` of the row-by-row order (bands of one row).
     let order = TileOrder::new(m, n, GEMM_SM90_WS_128X256.bm, GEMM_SM90_WS_128X256.bn, 1);
     let first = block_idx_y() * order.tiles_n + block_idx_x();
-    gemm_tile_ws::<f32, SM90_64x256x16_F32BF16BF16_SS, 1, false, false>(a_map.as_ptr(), b_map.as_ptr(), core::ptr::null(), out, k, order, Split::NONE, first, order.count());
+    gemm_tile_ws::<f32, SM90_64x256x16_F32BF16BF16_SS, 1, false, false, false>(a_map.as_ptr(), b_map.as_ptr(), core::ptr::null(), out, k, order, Split::NONE, first, order.count());
 }
 
 /// The wgmma m64n256 accumulator layout, (thread, value) -> m + 64 n.
@@ -394,7 +394,7 @@ const P_STAGES: u32 = GEMM_SM90_P_128X256.stages;
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn gemm_tile_ws<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bool, const BATCHED: bool>(
+unsafe fn gemm_tile_ws<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bool, const BATCHED: bool, const SPLIT: bool>(
     a_map: *const TmaDescriptor,
     b_map: *const TmaDescriptor,
     d_map: *const TmaDescriptor,
@@ -416,7 +416,7 @@ unsafe fn gemm_tile_ws<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bo
     let tiles = order.tiles_from(first, step);
     // The host makes 3-D tensor maps (a batch mode) only for several batches: one batch (split
     // or not) takes the 2-D loads and stores, a little faster.
-    let rank3 = BATCHED && order.batches > 1 && split.splits <= 1;
+    let rank3 = BATCHED && order.batches > 1 && !(SPLIT && split.splits > 1);
     // K per stage: one 128-byte row of elements (64 16-bit or 32 tf32).
     let k_tiles = k.div_ceil(128 / core::mem::size_of::<W::A>() as u32);
     if t == 0 {
@@ -436,7 +436,7 @@ unsafe fn gemm_tile_ws<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bo
         }
     } else {
         warpgroup_reg_alloc::<232>();
-        consume::<O, W, CM, TMA_OUT, BATCHED>(pipe, ring, tiles, rank, out, d_map, split.k_tiles(k_tiles), rank3, t / 128 - 1, t % 128);
+        consume::<O, W, CM, TMA_OUT, BATCHED, SPLIT>(pipe, ring, tiles, rank, out, d_map, split.k_tiles(k_tiles), rank3, t / 128 - 1, t % 128);
     }
     // No block may exit while another can still arrive on its barriers.
     if CM > 1 {
@@ -625,7 +625,7 @@ unsafe fn produce<W: WgmmaAtom, const CM: u32, const BATCHED: bool>(
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn consume<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bool, const BATCHED: bool>(
+unsafe fn consume<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bool, const BATCHED: bool, const SPLIT: bool>(
     pipe: PipelineTmaAsync<P_STAGES>,
     ring: Ring,
     tiles: PersistentTiles,
@@ -682,7 +682,7 @@ unsafe fn consume<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bool, c
         }
         let r0 = (row0 + 64 * slice) as usize + mine % 64;
         // A K split ends here unless it is its tile's last to arrive (then `acc` holds the sum).
-        if k_tiles.split.splits > 1 && !k_tiles.split.reduce(&mut acc, (tile, row0, r0), out.m, (slice, lane128)) {
+        if SPLIT && k_tiles.split.splits > 1 && !k_tiles.split.reduce(&mut acc, (tile, row0, r0), out.m, (slice, lane128)) {
             continue;
         }
         let full = out.inside(row0, col0, S.bm, S.bn);
@@ -897,11 +897,12 @@ unsafe fn store_tile_tma_f32(
 /// dimensions of C and D and their batch strides (direct stores and C only: a TMA store takes D's
 /// from its map), alpha, beta, the bias, the flags (the epilogue's, [`crate::epilogue`], and
 /// [`GEMM_SM90_SPLIT_K`]: the batches are K splits, [`SplitK`]) and the split-K workspace.
-/// Entries that are not batched take L = 1 and no split.
+/// Entries that are not batched take L = 1; only split entries (`$split`) read the split flag,
+/// so that the others carry no reduction code (it cost the large products 2-3% on an H100).
 macro_rules! gemm_sm90_persistent_kernels {
     ($(
         $(#[$attr:meta])*
-        $name:ident: $out:ty, $cm:literal, $tma:literal, $batched:literal, $atom:ty;
+        $name:ident: $out:ty, $cm:literal, $tma:literal, $batched:literal, $split:literal, $atom:ty;
     )*) => {$(
         $(#[$attr])*
         #[kernel(launch_bounds(384, 1), gpu_only)]
@@ -930,9 +931,9 @@ macro_rules! gemm_sm90_persistent_kernels {
             let out = Epilogue { m: m as usize, n: n as usize, op, c, d, ldc, ldd, batch_c, batch_d };
             let batches = if $batched { batches } else { 1 };
             let order = TileOrder::new(m, n, GEMM_SM90_P_128X256.bm * $cm, GEMM_SM90_P_128X256.bn, GEMM_SM90_GROUP).batched(batches);
-            // Split-K (batched entries without clusters): the batches are K splits of one product.
-            let split = Split::new($batched && $cm == 1 && flags & GEMM_SM90_SPLIT_K != 0, batches, order, workspace);
-            gemm_tile_ws::<$out, $atom, $cm, $tma, $batched>(a_map.as_ptr(), b_map.as_ptr(), d_map.as_ptr(), out, k, order, split, block_idx_x() / $cm, grid_dim_x() / $cm);
+            // Split-K (split entries only): the batches are K splits of one product.
+            let split = Split::new($split && flags & GEMM_SM90_SPLIT_K != 0, batches, order, workspace);
+            gemm_tile_ws::<$out, $atom, $cm, $tma, $batched, $split>(a_map.as_ptr(), b_map.as_ptr(), d_map.as_ptr(), out, k, order, split, block_idx_x() / $cm, grid_dim_x() / $cm);
         }
     )*};
 }
@@ -940,21 +941,21 @@ macro_rules! gemm_sm90_persistent_kernels {
 gemm_sm90_persistent_kernels! {
     /// [`gemm_sm90_bf16_tn_ws`] made persistent ([`GEMM_SM90_P_128X256`]): grid of at most one
     /// block per SM, each looping over tiles in [`TileOrder`]; f32 D (`d_map` unused).
-    gemm_sm90_bf16_tn_p: f32, 1, false, false, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
+    gemm_sm90_bf16_tn_p: f32, 1, false, false, false, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
     /// [`gemm_sm90_bf16_tn_p`] with bf16 D (`u16` bits), stored directly.
-    gemm_sm90_bf16_tn_p_obf16: u16, 1, false, false, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
+    gemm_sm90_bf16_tn_p_obf16: u16, 1, false, false, false, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
     /// [`gemm_sm90_bf16_tn_p`] in clusters of 2 blocks along M sharing B (each loads half of the
     /// 256-row B box, multicast to both: the B tensor map's box is 64 x 128): launch with cluster
     /// `(2, 1, 1)` and an even grid.
-    gemm_sm90_bf16_tn_pc2: f32, 2, false, false, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
+    gemm_sm90_bf16_tn_pc2: f32, 2, false, false, false, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
     /// [`gemm_sm90_bf16_tn_pc2`] with bf16 D (`u16` bits), stored directly.
-    gemm_sm90_bf16_tn_pc2_obf16: u16, 2, false, false, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
+    gemm_sm90_bf16_tn_pc2_obf16: u16, 2, false, false, false, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
     /// [`gemm_sm90_bf16_tn_p_obf16`] with the stmatrix + TMA-store epilogue: `d_map` is D's tensor
     /// map (bf16, boxes of 64 x 64, 128-byte swizzle; `N` a multiple of 8), and the launch has
     /// [`GEMM_SM90_EPILOGUE_BYTES`] more dynamic shared memory.
-    gemm_sm90_bf16_tn_p_obf16_tma: u16, 1, true, false, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
+    gemm_sm90_bf16_tn_p_obf16_tma: u16, 1, true, false, false, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
     /// [`gemm_sm90_bf16_tn_p_obf16_tma`] in clusters of 2 (see [`gemm_sm90_bf16_tn_pc2`]).
-    gemm_sm90_bf16_tn_pc2_obf16_tma: u16, 2, true, false, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
+    gemm_sm90_bf16_tn_pc2_obf16_tma: u16, 2, true, false, false, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
 }
 
 // The entries of the GEMM API's Hopper path (`cute_rs::gemm::Gemm::run_sm90`): the persistent
@@ -968,144 +969,157 @@ gemm_sm90_persistent_kernels! {
 gemm_sm90_persistent_kernels! {
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_bf16_ar_br_of32: f32, 1, false, true, SM90_64x256x16_F32BF16BF16_SS<KMajor, MnMajor>;
+    gemm_sm90_bf16_ar_br_of32: f32, 1, false, true, false, SM90_64x256x16_F32BF16BF16_SS<KMajor, MnMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_bf16_ar_br_obf16: u16, 1, true, true, SM90_64x256x16_F32BF16BF16_SS<KMajor, MnMajor>;
+    gemm_sm90_bf16_ar_br_obf16: u16, 1, true, true, false, SM90_64x256x16_F32BF16BF16_SS<KMajor, MnMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_bf16_ar_br_of16: f16, 1, true, true, SM90_64x256x16_F32BF16BF16_SS<KMajor, MnMajor>;
+    gemm_sm90_bf16_ar_br_of16: f16, 1, true, true, false, SM90_64x256x16_F32BF16BF16_SS<KMajor, MnMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_bf16_ar_bc_of32: f32, 1, false, true, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
+    gemm_sm90_bf16_ar_bc_of32: f32, 1, false, true, false, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_bf16_ar_bc_obf16: u16, 1, true, true, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
+    gemm_sm90_bf16_ar_bc_obf16: u16, 1, true, true, false, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_bf16_ar_bc_of16: f16, 1, true, true, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
+    gemm_sm90_bf16_ar_bc_of16: f16, 1, true, true, false, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_bf16_ac_br_of32: f32, 1, false, true, SM90_64x256x16_F32BF16BF16_SS<MnMajor, MnMajor>;
+    gemm_sm90_bf16_ac_br_of32: f32, 1, false, true, false, SM90_64x256x16_F32BF16BF16_SS<MnMajor, MnMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_bf16_ac_br_obf16: u16, 1, true, true, SM90_64x256x16_F32BF16BF16_SS<MnMajor, MnMajor>;
+    gemm_sm90_bf16_ac_br_obf16: u16, 1, true, true, false, SM90_64x256x16_F32BF16BF16_SS<MnMajor, MnMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_bf16_ac_br_of16: f16, 1, true, true, SM90_64x256x16_F32BF16BF16_SS<MnMajor, MnMajor>;
+    gemm_sm90_bf16_ac_br_of16: f16, 1, true, true, false, SM90_64x256x16_F32BF16BF16_SS<MnMajor, MnMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_bf16_ac_bc_of32: f32, 1, false, true, SM90_64x256x16_F32BF16BF16_SS<MnMajor, KMajor>;
+    gemm_sm90_bf16_ac_bc_of32: f32, 1, false, true, false, SM90_64x256x16_F32BF16BF16_SS<MnMajor, KMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_bf16_ac_bc_obf16: u16, 1, true, true, SM90_64x256x16_F32BF16BF16_SS<MnMajor, KMajor>;
+    gemm_sm90_bf16_ac_bc_obf16: u16, 1, true, true, false, SM90_64x256x16_F32BF16BF16_SS<MnMajor, KMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_bf16_ac_bc_of16: f16, 1, true, true, SM90_64x256x16_F32BF16BF16_SS<MnMajor, KMajor>;
+    gemm_sm90_bf16_ac_bc_of16: f16, 1, true, true, false, SM90_64x256x16_F32BF16BF16_SS<MnMajor, KMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_f16_ar_br_of32: f32, 1, false, true, SM90_64x256x16_F32F16F16_SS<KMajor, MnMajor>;
+    gemm_sm90_f16_ar_br_of32: f32, 1, false, true, false, SM90_64x256x16_F32F16F16_SS<KMajor, MnMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_f16_ar_br_obf16: u16, 1, true, true, SM90_64x256x16_F32F16F16_SS<KMajor, MnMajor>;
+    gemm_sm90_f16_ar_br_obf16: u16, 1, true, true, false, SM90_64x256x16_F32F16F16_SS<KMajor, MnMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_f16_ar_br_of16: f16, 1, true, true, SM90_64x256x16_F32F16F16_SS<KMajor, MnMajor>;
+    gemm_sm90_f16_ar_br_of16: f16, 1, true, true, false, SM90_64x256x16_F32F16F16_SS<KMajor, MnMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_f16_ar_bc_of32: f32, 1, false, true, SM90_64x256x16_F32F16F16_SS<KMajor, KMajor>;
+    gemm_sm90_f16_ar_bc_of32: f32, 1, false, true, false, SM90_64x256x16_F32F16F16_SS<KMajor, KMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_f16_ar_bc_obf16: u16, 1, true, true, SM90_64x256x16_F32F16F16_SS<KMajor, KMajor>;
+    gemm_sm90_f16_ar_bc_obf16: u16, 1, true, true, false, SM90_64x256x16_F32F16F16_SS<KMajor, KMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_f16_ar_bc_of16: f16, 1, true, true, SM90_64x256x16_F32F16F16_SS<KMajor, KMajor>;
+    gemm_sm90_f16_ar_bc_of16: f16, 1, true, true, false, SM90_64x256x16_F32F16F16_SS<KMajor, KMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_f16_ac_br_of32: f32, 1, false, true, SM90_64x256x16_F32F16F16_SS<MnMajor, MnMajor>;
+    gemm_sm90_f16_ac_br_of32: f32, 1, false, true, false, SM90_64x256x16_F32F16F16_SS<MnMajor, MnMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_f16_ac_br_obf16: u16, 1, true, true, SM90_64x256x16_F32F16F16_SS<MnMajor, MnMajor>;
+    gemm_sm90_f16_ac_br_obf16: u16, 1, true, true, false, SM90_64x256x16_F32F16F16_SS<MnMajor, MnMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_f16_ac_br_of16: f16, 1, true, true, SM90_64x256x16_F32F16F16_SS<MnMajor, MnMajor>;
+    gemm_sm90_f16_ac_br_of16: f16, 1, true, true, false, SM90_64x256x16_F32F16F16_SS<MnMajor, MnMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_f16_ac_bc_of32: f32, 1, false, true, SM90_64x256x16_F32F16F16_SS<MnMajor, KMajor>;
+    gemm_sm90_f16_ac_bc_of32: f32, 1, false, true, false, SM90_64x256x16_F32F16F16_SS<MnMajor, KMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_f16_ac_bc_obf16: u16, 1, true, true, SM90_64x256x16_F32F16F16_SS<MnMajor, KMajor>;
+    gemm_sm90_f16_ac_bc_obf16: u16, 1, true, true, false, SM90_64x256x16_F32F16F16_SS<MnMajor, KMajor>;
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
-    gemm_sm90_f16_ac_bc_of16: f16, 1, true, true, SM90_64x256x16_F32F16F16_SS<MnMajor, KMajor>;
+    gemm_sm90_f16_ac_bc_of16: f16, 1, true, true, false, SM90_64x256x16_F32F16F16_SS<MnMajor, KMajor>;
     /// An entry of `Gemm::run_sm90` with f32 D through the TMA-store epilogue (`N` a multiple of
     /// 4): input type and storage of A and B as its name says.
-    gemm_sm90_bf16_ar_br_of32_tma: f32, 1, true, true, SM90_64x256x16_F32BF16BF16_SS<KMajor, MnMajor>;
+    gemm_sm90_bf16_ar_br_of32_tma: f32, 1, true, true, false, SM90_64x256x16_F32BF16BF16_SS<KMajor, MnMajor>;
     /// An entry of `Gemm::run_sm90` with f32 D through the TMA-store epilogue (`N` a multiple of
     /// 4): input type and storage of A and B as its name says.
-    gemm_sm90_bf16_ar_bc_of32_tma: f32, 1, true, true, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
+    gemm_sm90_bf16_ar_bc_of32_tma: f32, 1, true, true, false, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
     /// An entry of `Gemm::run_sm90` with f32 D through the TMA-store epilogue (`N` a multiple of
     /// 4): input type and storage of A and B as its name says.
-    gemm_sm90_bf16_ac_br_of32_tma: f32, 1, true, true, SM90_64x256x16_F32BF16BF16_SS<MnMajor, MnMajor>;
+    gemm_sm90_bf16_ac_br_of32_tma: f32, 1, true, true, false, SM90_64x256x16_F32BF16BF16_SS<MnMajor, MnMajor>;
     /// An entry of `Gemm::run_sm90` with f32 D through the TMA-store epilogue (`N` a multiple of
     /// 4): input type and storage of A and B as its name says.
-    gemm_sm90_bf16_ac_bc_of32_tma: f32, 1, true, true, SM90_64x256x16_F32BF16BF16_SS<MnMajor, KMajor>;
+    gemm_sm90_bf16_ac_bc_of32_tma: f32, 1, true, true, false, SM90_64x256x16_F32BF16BF16_SS<MnMajor, KMajor>;
     /// An entry of `Gemm::run_sm90` with f32 D through the TMA-store epilogue (`N` a multiple of
     /// 4): input type and storage of A and B as its name says.
-    gemm_sm90_f16_ar_br_of32_tma: f32, 1, true, true, SM90_64x256x16_F32F16F16_SS<KMajor, MnMajor>;
+    gemm_sm90_f16_ar_br_of32_tma: f32, 1, true, true, false, SM90_64x256x16_F32F16F16_SS<KMajor, MnMajor>;
     /// An entry of `Gemm::run_sm90` with f32 D through the TMA-store epilogue (`N` a multiple of
     /// 4): input type and storage of A and B as its name says.
-    gemm_sm90_f16_ar_bc_of32_tma: f32, 1, true, true, SM90_64x256x16_F32F16F16_SS<KMajor, KMajor>;
+    gemm_sm90_f16_ar_bc_of32_tma: f32, 1, true, true, false, SM90_64x256x16_F32F16F16_SS<KMajor, KMajor>;
     /// An entry of `Gemm::run_sm90` with f32 D through the TMA-store epilogue (`N` a multiple of
     /// 4): input type and storage of A and B as its name says.
-    gemm_sm90_f16_ac_br_of32_tma: f32, 1, true, true, SM90_64x256x16_F32F16F16_SS<MnMajor, MnMajor>;
+    gemm_sm90_f16_ac_br_of32_tma: f32, 1, true, true, false, SM90_64x256x16_F32F16F16_SS<MnMajor, MnMajor>;
     /// An entry of `Gemm::run_sm90` with f32 D through the TMA-store epilogue (`N` a multiple of
     /// 4): input type and storage of A and B as its name says.
-    gemm_sm90_f16_ac_bc_of32_tma: f32, 1, true, true, SM90_64x256x16_F32F16F16_SS<MnMajor, KMajor>;
+    gemm_sm90_f16_ac_bc_of32_tma: f32, 1, true, true, false, SM90_64x256x16_F32F16F16_SS<MnMajor, KMajor>;
     /// The tf32 entry of `Gemm::run_tf32_sm90`: f32 A row-major and B column-major (K-major:
     /// boxes of 32 K x 128 / 256 rows), their tf32 part multiplied, f32 D.
-    gemm_sm90_tf32_ar_bc_of32: f32, 1, false, true, SM90_64x256x8_F32TF32TF32_SS_TN;
-    /// An fp8 entry of the GEMM API: A e4m3 row-major and B e4m3 column-major (K-major: wgmma
-    /// reads 8-bit operands K-major only; boxes of 128 K x 128 / 256 rows), D as its name says
-    /// (TMA-stored).
+    gemm_sm90_tf32_ar_bc_of32: f32, 1, false, true, false, SM90_64x256x8_F32TF32TF32_SS_TN;
+    /// The split-K entry of `Gemm::run_sm90` for bf16 A row-major and B column-major (the
+    /// storage of decoding's `X W^T`), f32 D through the TMA-store epilogue.
+    gemm_sm90_bf16_ar_bc_of32_tma_splitk: f32, 1, true, true, true, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
+    /// [`gemm_sm90_bf16_ar_bc_of32_tma_splitk`] with bf16 D.
+    gemm_sm90_bf16_ar_bc_obf16_splitk: u16, 1, true, true, true, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
+    /// [`gemm_sm90_bf16_ar_bc_of32_tma_splitk`] with f16 D.
+    gemm_sm90_bf16_ar_bc_of16_splitk: f16, 1, true, true, true, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
+    /// [`gemm_sm90_bf16_ar_bc_of32_tma_splitk`] with f16 inputs.
+    gemm_sm90_f16_ar_bc_of32_tma_splitk: f32, 1, true, true, true, SM90_64x256x16_F32F16F16_SS<KMajor, KMajor>;
+    /// [`gemm_sm90_bf16_ar_bc_obf16_splitk`] with f16 inputs.
+    gemm_sm90_f16_ar_bc_obf16_splitk: u16, 1, true, true, true, SM90_64x256x16_F32F16F16_SS<KMajor, KMajor>;
+    /// [`gemm_sm90_bf16_ar_bc_of16_splitk`] with f16 inputs.
+    gemm_sm90_f16_ar_bc_of16_splitk: f16, 1, true, true, true, SM90_64x256x16_F32F16F16_SS<KMajor, KMajor>;
     /// The e4m3 x e4m3 entry with bf16 D in clusters of 2 blocks along M sharing B (each loads
     /// half of the 256-row B box, multicast to both: B's tensor map has boxes of 128 K x 128 rows;
     /// 2-D maps, one batch): fp8 doubles the operand bytes per flop, which the multicast halves
     /// for B. Launch with cluster `(2, 1, 1)` and an even grid.
-    gemm_sm90_e4m3_e4m3_ar_bc_obf16_c2: u16, 2, true, false, SM90_64x256x32_F32F8F8_SS_TN<E4M3, E4M3>;
-    gemm_sm90_e4m3_e4m3_ar_bc_of32_tma: f32, 1, true, true, SM90_64x256x32_F32F8F8_SS_TN<E4M3, E4M3>;
+    gemm_sm90_e4m3_e4m3_ar_bc_obf16_c2: u16, 2, true, false, false, SM90_64x256x32_F32F8F8_SS_TN<E4M3, E4M3>;
+    /// An fp8 entry of the GEMM API: A e4m3 row-major and B e4m3 column-major (K-major: wgmma
+    /// reads 8-bit operands K-major only; boxes of 128 K x 128 / 256 rows), D as its name says
+    /// (TMA-stored); split-K or batched.
+    gemm_sm90_e4m3_e4m3_ar_bc_of32_tma: f32, 1, true, true, true, SM90_64x256x32_F32F8F8_SS_TN<E4M3, E4M3>;
     /// An fp8 entry of the GEMM API: A e4m3 row-major and B e4m3 column-major (K-major: wgmma
     /// reads 8-bit operands K-major only; boxes of 128 K x 128 / 256 rows), D as its name says
     /// (TMA-stored).
-    gemm_sm90_e4m3_e4m3_ar_bc_obf16: u16, 1, true, true, SM90_64x256x32_F32F8F8_SS_TN<E4M3, E4M3>;
+    gemm_sm90_e4m3_e4m3_ar_bc_obf16: u16, 1, true, true, true, SM90_64x256x32_F32F8F8_SS_TN<E4M3, E4M3>;
     /// An fp8 entry of the GEMM API: A e4m3 row-major and B e4m3 column-major (K-major: wgmma
     /// reads 8-bit operands K-major only; boxes of 128 K x 128 / 256 rows), D as its name says
     /// (TMA-stored).
-    gemm_sm90_e4m3_e4m3_ar_bc_of16: f16, 1, true, true, SM90_64x256x32_F32F8F8_SS_TN<E4M3, E4M3>;
+    gemm_sm90_e4m3_e4m3_ar_bc_of16: f16, 1, true, true, true, SM90_64x256x32_F32F8F8_SS_TN<E4M3, E4M3>;
     /// An fp8 entry of the GEMM API: A e4m3 row-major and B e5m2 column-major (K-major: wgmma
     /// reads 8-bit operands K-major only; boxes of 128 K x 128 / 256 rows), D as its name says
     /// (TMA-stored).
-    gemm_sm90_e4m3_e5m2_ar_bc_of32_tma: f32, 1, true, true, SM90_64x256x32_F32F8F8_SS_TN<E4M3, E5M2>;
+    gemm_sm90_e4m3_e5m2_ar_bc_of32_tma: f32, 1, true, true, true, SM90_64x256x32_F32F8F8_SS_TN<E4M3, E5M2>;
     /// An fp8 entry of the GEMM API: A e4m3 row-major and B e5m2 column-major (K-major: wgmma
     /// reads 8-bit operands K-major only; boxes of 128 K x 128 / 256 rows), D as its name says
     /// (TMA-stored).
-    gemm_sm90_e4m3_e5m2_ar_bc_obf16: u16, 1, true, true, SM90_64x256x32_F32F8F8_SS_TN<E4M3, E5M2>;
+    gemm_sm90_e4m3_e5m2_ar_bc_obf16: u16, 1, true, true, true, SM90_64x256x32_F32F8F8_SS_TN<E4M3, E5M2>;
     /// An fp8 entry of the GEMM API: A e4m3 row-major and B e5m2 column-major (K-major: wgmma
     /// reads 8-bit operands K-major only; boxes of 128 K x 128 / 256 rows), D as its name says
     /// (TMA-stored).
-    gemm_sm90_e4m3_e5m2_ar_bc_of16: f16, 1, true, true, SM90_64x256x32_F32F8F8_SS_TN<E4M3, E5M2>;
+    gemm_sm90_e4m3_e5m2_ar_bc_of16: f16, 1, true, true, true, SM90_64x256x32_F32F8F8_SS_TN<E4M3, E5M2>;
     /// An fp8 entry of the GEMM API: A e5m2 row-major and B e4m3 column-major (K-major: wgmma
     /// reads 8-bit operands K-major only; boxes of 128 K x 128 / 256 rows), D as its name says
     /// (TMA-stored).
-    gemm_sm90_e5m2_e4m3_ar_bc_of32_tma: f32, 1, true, true, SM90_64x256x32_F32F8F8_SS_TN<E5M2, E4M3>;
+    gemm_sm90_e5m2_e4m3_ar_bc_of32_tma: f32, 1, true, true, true, SM90_64x256x32_F32F8F8_SS_TN<E5M2, E4M3>;
     /// An fp8 entry of the GEMM API: A e5m2 row-major and B e4m3 column-major (K-major: wgmma
     /// reads 8-bit operands K-major only; boxes of 128 K x 128 / 256 rows), D as its name says
     /// (TMA-stored).
-    gemm_sm90_e5m2_e4m3_ar_bc_obf16: u16, 1, true, true, SM90_64x256x32_F32F8F8_SS_TN<E5M2, E4M3>;
+    gemm_sm90_e5m2_e4m3_ar_bc_obf16: u16, 1, true, true, true, SM90_64x256x32_F32F8F8_SS_TN<E5M2, E4M3>;
     /// An fp8 entry of the GEMM API: A e5m2 row-major and B e4m3 column-major (K-major: wgmma
     /// reads 8-bit operands K-major only; boxes of 128 K x 128 / 256 rows), D as its name says
     /// (TMA-stored).
-    gemm_sm90_e5m2_e4m3_ar_bc_of16: f16, 1, true, true, SM90_64x256x32_F32F8F8_SS_TN<E5M2, E4M3>;
+    gemm_sm90_e5m2_e4m3_ar_bc_of16: f16, 1, true, true, true, SM90_64x256x32_F32F8F8_SS_TN<E5M2, E4M3>;
 }
 
 /// How the epilogue writes D's elements: `f32`, or `u16` holding bf16 bits (rounded to nearest
@@ -1311,6 +1325,13 @@ pub mod by_output {
     pub const FP8_F32: [KernelFn<Params<f32>>; 3] = [gemm_sm90_e4m3_e4m3_ar_bc_of32_tma, gemm_sm90_e4m3_e5m2_ar_bc_of32_tma, gemm_sm90_e5m2_e4m3_ar_bc_of32_tma];
     /// fp8 inputs as [`FP8_F32`], bf16 D (as bits).
     pub const FP8_BF16: [KernelFn<Params<u16>>; 3] = [gemm_sm90_e4m3_e4m3_ar_bc_obf16, gemm_sm90_e4m3_e5m2_ar_bc_obf16, gemm_sm90_e5m2_e4m3_ar_bc_obf16];
+    /// Split-K entries (bf16 and f16 inputs, in that order; A row-major, B column-major), f32 D
+    /// through the TMA-store epilogue.
+    pub const SPLIT_F32: [KernelFn<Params<f32>>; 2] = [gemm_sm90_bf16_ar_bc_of32_tma_splitk, gemm_sm90_f16_ar_bc_of32_tma_splitk];
+    /// Split-K entries as [`SPLIT_F32`], bf16 D.
+    pub const SPLIT_BF16: [KernelFn<Params<u16>>; 2] = [gemm_sm90_bf16_ar_bc_obf16_splitk, gemm_sm90_f16_ar_bc_obf16_splitk];
+    /// Split-K entries as [`SPLIT_F32`], f16 D.
+    pub const SPLIT_F16: [KernelFn<Params<f16>>; 2] = [gemm_sm90_bf16_ar_bc_of16_splitk, gemm_sm90_f16_ar_bc_of16_splitk];
     /// e4m3 x e4m3, bf16 D, clusters of 2 along M (2-D maps, one batch, no split).
     pub const FP8_BF16_C2: KernelFn<Params<u16>> = gemm_sm90_e4m3_e4m3_ar_bc_obf16_c2;
     /// fp8 inputs as [`FP8_F32`], f16 D.

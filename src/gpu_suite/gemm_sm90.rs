@@ -27,7 +27,7 @@ use crate::gemm_hopper::{HopperGemm, HopperIn, HopperOut};
 
 use super::cublas::{Cublas, CublasLt, PeerOut};
 use super::mma::{compare_product, random_half, reference, Half};
-use super::{fail, fresh_seed, random_f32, time_interleaved, time_median, wall_interleaved, Bench, Check, Figure, Interleaved};
+use super::{fail, fresh_seed, median, random_f32, time_interleaved, time_median, wall_interleaved, Bench, Check, Figure, Interleaved};
 
 /// A Hopper GEMM entry: its tile, whether it is persistent (a grid of at most one block per SM,
 /// in clusters of `cluster` blocks along M) and its output element type (`f32` or bf16 bits).
@@ -787,7 +787,28 @@ fn api_vs_cublas<O: PeerOut + GemmOutput>(gpu: &Gpu, (m, n, k): (usize, usize, u
             gpu.synchronize().map_err(fail("synchronize"))
         },
     )?;
+    // Where a stream of calls spends its time: the same calls between two events (the GPU's
+    // timeline, gaps between kernels included) and the host's time to issue them (no wait).
+    let (mut on_gpu, mut issue) = (Vec::new(), Vec::new());
+    for _ in 0..5 {
+        gpu.synchronize().map_err(fail("synchronize"))?;
+        let mut issued = 0.0;
+        let ms = gpu
+            .time_ms(|| {
+                let start = std::time::Instant::now();
+                for _ in 0..CALLS {
+                    g.run_sm90(gpu, &ga, &gb, None, &mut d.borrow_mut()).map_err(|e| host::HostError::Invalid(e.to_string()))?;
+                }
+                issued = start.elapsed().as_secs_f32() * 1e3;
+                Ok(())
+            })
+            .map_err(fail("timed calls"))?;
+        on_gpu.push(ms / CALLS as f32);
+        issue.push(issued / CALLS as f32);
+    }
     figures.extend([
+        Figure { what: format!("Gemm::run_sm90, {CALLS} calls between two events: per call (GPU timeline)"), value: median(on_gpu) as f64, unit: "ms" },
+        Figure { what: format!("Gemm::run_sm90, {CALLS} calls: host time to issue one (no wait)"), value: median(issue) as f64, unit: "ms" },
         Figure { what: format!("Gemm::run_sm90, {CALLS} calls back to back then synchronize: per call (wall clock)"), value: api_stream_ms / CALLS as f64, unit: "ms" },
         Figure { what: format!("cublasGemmEx, {CALLS} calls back to back then synchronize: per call (wall clock)"), value: peer_stream_ms / CALLS as f64, unit: "ms" },
         Figure { what: format!("{} kernel time (events)", p.kernel_name()), value: t.ours_ms as f64, unit: "ms" },
