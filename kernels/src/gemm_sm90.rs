@@ -658,18 +658,34 @@ unsafe fn consume<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bool, c
             }
         };
         // Two loops, so that the hot one has no branch on `live`.
-        if live {
-            for kt in kb..ke {
+        if live && ke > kb {
+            // One stage's wgmmas stay in flight while the next stage's are issued (waiting for all
+            // of them before each stage would drain the tensor cores once per stage); a stage
+            // goes back to the producer once its wgmmas are done, one stage later. The first
+            // stage is issued before the loop, so that the accumulators the loop's wgmmas
+            // chain on always come from a wgmma: ptxas serializes every wgmma (C7515) when an
+            // in-flight stage's accumulators may come from other instructions (the zeroing, the
+            // last tile's epilogue) or are touched before the final wait (an operand fence).
+            let stage = |state: PipelineState<P_STAGES>, accumulate: bool, acc: &mut [f32; 128]| {
                 pipe.consumer_wait(state);
                 let (a, b) = (generic_to_shared(ring.a(state.index())), generic_to_shared(ring.b(state.index())));
                 wgmma_fence();
-                gemm::<W, { GEMM_SM90_BK / 16 }, 128>(a_desc.operand(a, slice), b_desc.operand(b, 0), &mut acc, kt > kb);
+                gemm::<W, { GEMM_SM90_BK / 16 }, 128>(a_desc.operand(a, slice), b_desc.operand(b, 0), acc, accumulate);
                 wgmma_commit_group();
-                wgmma_wait_group::<0>();
-                wgmma_fence_operands(&mut acc);
-                release(state);
+            };
+            stage(state, false, &mut acc);
+            let mut previous = state;
+            state.advance();
+            for _ in kb + 1..ke {
+                stage(state, true, &mut acc);
+                wgmma_wait_group::<1>();
+                release(previous);
+                previous = state;
                 state.advance();
             }
+            wgmma_wait_group::<0>();
+            wgmma_fence_operands(&mut acc);
+            release(previous);
         } else {
             for _ in kb..ke {
                 pipe.consumer_wait(state);

@@ -787,27 +787,30 @@ fn api_vs_cublas<O: PeerOut + GemmOutput>(gpu: &Gpu, (m, n, k): (usize, usize, u
             gpu.synchronize().map_err(fail("synchronize"))
         },
     )?;
-    // Where a stream of calls spends its time: the same calls between two events (the GPU's
-    // timeline, gaps between kernels included) and the host's time to issue them (no wait).
-    let (mut on_gpu, mut issue) = (Vec::new(), Vec::new());
-    for _ in 0..5 {
+    // What the API adds to a stream of calls, with the clock drift cancelled: per round, the
+    // kernel launched CALLS times with maps made once, between two events, then CALLS calls of
+    // `Gemm::run_sm90` (maps encoded per call) between two events, then CALLS calls of
+    // `Gemm::run_sm90` and a synchronization by the wall clock; the host's time to issue them.
+    let api_calls = || (0..CALLS).try_for_each(|_| g.run_sm90(gpu, &ga, &gb, None, &mut d.borrow_mut()).map_err(|e| host::HostError::Invalid(e.to_string())));
+    let (mut on_gpu, mut wall, mut issue) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..PEER_ROUNDS {
         gpu.synchronize().map_err(fail("synchronize"))?;
-        let mut issued = 0.0;
-        let ms = gpu
-            .time_ms(|| {
-                let start = std::time::Instant::now();
-                for _ in 0..CALLS {
-                    g.run_sm90(gpu, &ga, &gb, None, &mut d.borrow_mut()).map_err(|e| host::HostError::Invalid(e.to_string()))?;
-                }
-                issued = start.elapsed().as_secs_f32() * 1e3;
-                Ok(())
-            })
-            .map_err(fail("timed calls"))?;
-        on_gpu.push(ms / CALLS as f32);
+        // SAFETY: as for `ours` (the same maps and buffers).
+        let launches = || (0..CALLS).try_for_each(|_| unsafe { p.launch_with(gpu, None, &maps, (None, None), &d.borrow()) });
+        let kernel_ms = gpu.time_ms(launches).map_err(fail("timed launches"))?;
+        let api_ms = gpu.time_ms(api_calls).map_err(fail("timed calls"))?;
+        on_gpu.push(api_ms / kernel_ms);
+        gpu.synchronize().map_err(fail("synchronize"))?;
+        let start = std::time::Instant::now();
+        api_calls().map_err(fail("calls"))?;
+        let issued = start.elapsed().as_secs_f32() * 1e3;
+        gpu.synchronize().map_err(fail("synchronize"))?;
+        wall.push(start.elapsed().as_secs_f32() * 1e3 / kernel_ms);
         issue.push(issued / CALLS as f32);
     }
     figures.extend([
-        Figure { what: format!("Gemm::run_sm90, {CALLS} calls between two events: per call (GPU timeline)"), value: median(on_gpu) as f64, unit: "ms" },
+        Figure { what: format!("Gemm::run_sm90 / kernel, {CALLS} calls each between two events (GPU timeline, same round)"), value: median(on_gpu) as f64, unit: "x" },
+        Figure { what: format!("Gemm::run_sm90 / kernel, {CALLS} calls then synchronize (wall clock) / {CALLS} launches (events), same round"), value: median(wall) as f64, unit: "x" },
         Figure { what: format!("Gemm::run_sm90, {CALLS} calls: host time to issue one (no wait)"), value: median(issue) as f64, unit: "ms" },
         Figure { what: format!("Gemm::run_sm90, {CALLS} calls back to back then synchronize: per call (wall clock)"), value: api_stream_ms / CALLS as f64, unit: "ms" },
         Figure { what: format!("cublasGemmEx, {CALLS} calls back to back then synchronize: per call (wall clock)"), value: peer_stream_ms / CALLS as f64, unit: "ms" },
