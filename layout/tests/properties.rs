@@ -27,7 +27,7 @@ use std::collections::BTreeSet;
 use std::fmt::Debug;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
-use layout::*;
+use cute_rs_layout::*;
 use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
