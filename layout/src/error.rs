@@ -14,7 +14,7 @@ use core::fmt;
 /// ```
 /// use cute_rs_layout::{Layout, composition, LayoutError};
 /// let a = Layout::parse("(6,2):(1,7)").unwrap();
-/// let b = Layout::parse("2:4").unwrap();
+/// let b = Layout::parse("3:4").unwrap();
 /// let err = composition(a, b).unwrap_err();
 /// assert!(matches!(err, LayoutError::StrideDivisibility { .. }));
 /// assert_eq!(
@@ -343,7 +343,7 @@ impl core::error::Error for LayoutError {}
 /// // error[E0080]: composition: stride divisibility: neither 4 nor 6 divides the other (at mode 6:1)
 /// const BAD: Layout = unwrap!(composition(
 ///     unwrap!(Layout::parse("(6,2):(1,7)")),
-///     unwrap!(Layout::parse("2:4"))));
+///     unwrap!(Layout::parse("3:4"))));
 /// ```
 #[macro_export]
 macro_rules! unwrap {
