@@ -168,11 +168,18 @@ impl Message {
         self
     }
 
-    /// Appends an integer in decimal.
+    /// Appends an integer in decimal; [`UNDERSCORE`](crate::UNDERSCORE), the value of a free mode,
+    /// as `_`.
     ///
     /// # Example
-    /// See [`Message::new`].
+    /// ```
+    /// let m = cute_rs_layout::Message::new().int(cute_rs_layout::UNDERSCORE);
+    /// assert_eq!(m.as_str(), "_");
+    /// ```
     pub const fn int(mut self, v: i64) -> Message {
+        if v == crate::UNDERSCORE {
+            return self.push("_");
+        }
         let mut digits = [0u8; 20];
         let mut n = v.unsigned_abs();
         let mut k = 0;

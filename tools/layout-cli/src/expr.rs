@@ -408,7 +408,7 @@ fn param<T: TryFrom<i64>>(v: i64) -> Result<T, ExprError> {
 /// assert!(eval("complement((2,2):(1,1), 4)").is_err());
 /// ```
 pub fn eval(text: &str) -> Result<Value, ExprError> {
-    let mut p = Parser { s: text.as_bytes(), pos: 0 };
+    let mut p = Parser { s: text.as_bytes(), pos: 0, depth: 0 };
     let v = p.expr()?;
     p.ws();
     if p.pos != p.s.len() {
@@ -417,9 +417,22 @@ pub fn eval(text: &str) -> Result<Value, ExprError> {
     Ok(v)
 }
 
+/// How deeply calls and tiler lists may nest in an expression. Far beyond any real expression; it
+/// bounds the parser's recursion, so that no input can overflow the stack.
+///
+/// # Example
+/// ```
+/// use cute_rs_layout_cli::expr::{eval, MAX_DEPTH};
+/// let deep = format!("{}4:1{}", "size(".repeat(MAX_DEPTH + 1), ")".repeat(MAX_DEPTH + 1));
+/// assert!(eval(&deep).unwrap_err().to_string().starts_with("depth limit"));
+/// ```
+pub const MAX_DEPTH: usize = 64;
+
 struct Parser<'a> {
     s: &'a [u8],
     pos: usize,
+    /// Calls and lists open at `pos`.
+    depth: usize,
 }
 
 impl Parser<'_> {
@@ -468,6 +481,19 @@ impl Parser<'_> {
     }
 
     fn expr(&mut self) -> Result<Value, ExprError> {
+        if self.depth >= MAX_DEPTH {
+            return err(format!(
+                "depth limit: more than {MAX_DEPTH} nested calls or tiler lists at byte {}",
+                self.pos
+            ));
+        }
+        self.depth += 1;
+        let v = self.expr_at_depth();
+        self.depth -= 1;
+        v
+    }
+
+    fn expr_at_depth(&mut self) -> Result<Value, ExprError> {
         self.ws();
         match self.peek() {
             None => err("unexpected end of expression"),
