@@ -127,6 +127,10 @@ impl Value {
 
     fn int(&self, op: &str) -> Result<i64, ExprError> {
         match self {
+            // The wildcard is `i64::MIN` inside the algebra: as a number it would pass for one.
+            Value::Tuple(t) if t.is_int() && t.value() == Ok(layout::UNDERSCORE) => {
+                err(format!("{op}: expected an integer, found _"))
+            }
             Value::Num(n) => Ok(*n),
             Value::Tuple(t) if t.is_int() => Ok(t.value()?),
             _ => err(format!("{op}: expected an integer, found {self}")),
@@ -412,7 +416,9 @@ pub fn eval(text: &str) -> Result<Value, ExprError> {
     let v = p.expr()?;
     p.ws();
     if p.pos != p.s.len() {
-        return err(format!("unexpected `{}` at byte {}", &text[p.pos..], p.pos));
+        // Quote a little of the rest, not a megabyte of it.
+        let rest: String = String::from_utf8_lossy(&p.s[p.pos..]).chars().take(40).collect();
+        return err(format!("unexpected `{rest}` at byte {}", p.pos));
     }
     Ok(v)
 }
