@@ -83,6 +83,8 @@ mod notation;
 mod print;
 mod product;
 mod slice;
+#[cfg(feature = "proptest")]
+pub mod strategies;
 mod swizzle;
 mod vector;
 

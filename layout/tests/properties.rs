@@ -2510,3 +2510,51 @@ fn complement_cosize_bound_uses_the_span_not_the_cosize() {
     assert!(r.cosize() > round_up(9, a.cosize()));
     assert!(r.cosize() <= round_up(9, span(&a)));
 }
+
+// ---------------------------------------------------------------------------------------------
+// The exported strategies (`strategies`, feature `proptest`): valid by construction.
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn exported_injective_layouts_meet_complement_and_left_inverse_preconditions() {
+    check("strategies::injective_layouts", strategies::injective_layouts(6, 6), 1.0, |a| {
+        prop_assert!(is_injective(&a), "{:?} is not injective", a);
+        let c = complement(a, a.cosize()).map_err(|e| TestCaseError::fail(format!("complement({a:?}): {e}")))?;
+        check_complement(a, a.cosize(), c)?;
+        let l = left_inverse(a).map_err(|e| TestCaseError::fail(format!("left_inverse({a:?}): {e}")))?;
+        for i in sample(a.size()) {
+            prop_assert_eq!(l.call(a.call(i)), i);
+        }
+        Ok(true)
+    });
+}
+
+#[test]
+fn exported_layouts_within_stay_below_their_cosize() {
+    check("strategies::layouts_within", (1i64..=500).prop_flat_map(|n| (Just(n), strategies::layouts_within(n))), 1.0, |(n, l)| {
+        prop_assert!(values(&l).iter().all(|&v| (0..n).contains(&v)), "{:?} leaves [0, {})", l, n);
+        Ok(true)
+    });
+}
+
+#[test]
+fn exported_dividing_tiles_divide_by_mode() {
+    check("strategies::dividing_tiles", strategies::dividing_tiles(), 1.0, |(l, tiles)| {
+        let d = logical_divide_by_mode(l, &tiles).map_err(|e| TestCaseError::fail(format!("{l:?} / {tiles:?}: {e}")))?;
+        check_by_mode(l, &tiles, d, logical_divide)?;
+        prop_assert!(is_bijection_onto(&d, l.size()));
+        Ok(true)
+    });
+}
+
+#[test]
+fn exported_layouts_are_valid_and_coalesce_to_the_same_function() {
+    check("strategies::layouts", strategies::layouts(8, 8), 1.0, |l| {
+        let c = coalesce(l);
+        prop_assert_eq!(c.size(), l.size());
+        for i in sample(l.size()) {
+            prop_assert_eq!(c.call(i), l.call(i));
+        }
+        Ok(true)
+    });
+}
