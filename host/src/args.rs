@@ -349,6 +349,12 @@ impl<T: DeviceElem> DeviceBuffer<T> {
                 high += reach;
             }
         }
+        // A source that moves offsets (a swizzle, an origin) reaches further than its inner
+        // layout: take its own first offset and cosize where the strides leave them meaningful.
+        if low >= 0 {
+            low = low.min(layout.offset(0));
+            high = high.max(layout.cosize() - 1);
+        }
         if low < 0 {
             invalid!("tensor argument: layout {l} reaches offset {low}, below the buffer's start");
         }

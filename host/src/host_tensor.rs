@@ -1,11 +1,13 @@
 //! Host tensors for preparing test data and checking results: [`HostTensor`] (a `Vec` seen through a
-//! [`Layout`]), fills (sequence, seeded random through [`Rng`]), comparison with a [`Tolerance`]
-//! ([`CompareError`] names the first differing coordinate) and printing.
+//! [`Layout`] or a swizzled [`SwizzledLayout`](layout::SwizzledLayout)), fills (sequence, seeded
+//! random through [`Rng`]), copies between layouts ([`HostTensor::to_layout`]), comparison with a
+//! [`Tolerance`] ([`CompareError`] names the first differing coordinate) and printing.
 
 use std::fmt;
 use std::ops::{Index, IndexMut};
 
 use layout::{IntTuple, Layout};
+use layout_tensor::LayoutSource;
 
 use crate::error::invalid;
 use crate::{DeviceBuffer, Gpu, Numeric, Result};
@@ -174,12 +176,14 @@ impl fmt::Display for CompareError {
 
 impl std::error::Error for CompareError {}
 
-/// A host tensor: values in a `Vec` seen through a [`Layout`].
+/// A host tensor: values in a `Vec` seen through a layout `L`: a [`Layout`] (the default) or a
+/// swizzled [`SwizzledLayout`](layout::SwizzledLayout) (any [`LayoutSource`] that prints).
 ///
 /// The storage holds `cosize` elements (strides must be non-negative). Coordinates are one 1-D
 /// coordinate per top-level mode of the layout (a nested mode is indexed colexicographically), as
 /// in `t[[row, col]]`; the 1-D index of a tensor (fills, [`HostTensor::coord`]) runs over the shape
-/// colexicographically (mode 0 fastest).
+/// colexicographically (mode 0 fastest). [`to_layout`](HostTensor::to_layout) copies a tensor
+/// into another layout of the same shape (packing a matrix into a swizzled tile, and back).
 ///
 /// # Example
 /// ```
@@ -198,9 +202,9 @@ impl std::error::Error for CompareError {}
 /// # Ok::<(), cute_rs_host::HostError>(())
 /// ```
 #[derive(Clone, PartialEq)]
-pub struct HostTensor<T: Numeric> {
+pub struct HostTensor<T: Numeric, L: LayoutSource = Layout> {
     data: Vec<T>,
-    layout: Layout,
+    layout: L,
     /// Size of each top-level mode.
     modes: Vec<i64>,
 }
@@ -212,22 +216,26 @@ fn mode_sizes(layout: &Layout) -> Vec<i64> {
     (0..layout.rank()).map(|i| layout.mode(i).map(|m| m.size()).unwrap_or(1)).collect()
 }
 
-impl<T: Numeric> HostTensor<T> {
+impl<T: Numeric, L: LayoutSource + fmt::Display> HostTensor<T, L> {
     /// A tensor of `layout` filled with zeros (`T::default()`).
     ///
     /// # Errors
-    /// [`HostError::Invalid`](crate::HostError::Invalid) for a layout with a negative stride.
+    /// [`HostError::Invalid`](crate::HostError::Invalid) for a layout with a negative stride (or,
+    /// swizzled, a negative offset).
     ///
     /// # Example
     /// ```
     /// let t = cute_rs_host::HostTensor::<u8>::new(layout::Layout::parse("(4,8):(8,1)").unwrap())?;
     /// assert_eq!(t.data().len(), 32);
     /// assert!(t.data().iter().all(|&v| v == 0));
+    /// // Swizzled: Sw<1,0,1> o 3:1 puts element 2 at offset 3, so the storage holds 4.
+    /// let sw = layout::make_swizzled(layout::Swizzle::new(1, 0, 1).unwrap(), layout::Layout::parse("3:1").unwrap());
+    /// assert_eq!(cute_rs_host::HostTensor::<u8, _>::new(sw)?.data().len(), 4);
     /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
-    pub fn new(layout: Layout) -> Result<HostTensor<T>> {
-        let n = Self::storage_len(layout)?;
-        Ok(HostTensor { data: vec![T::default(); n], layout, modes: mode_sizes(&layout) })
+    pub fn new(layout: L) -> Result<HostTensor<T, L>> {
+        let n = Self::storage_len(&layout)?;
+        Ok(HostTensor { data: vec![T::default(); n], modes: mode_sizes(&layout.layout()), layout })
     }
 
     /// A tensor of `layout` over `data` (at least `cosize` elements: e.g. a downloaded buffer).
@@ -239,18 +247,24 @@ impl<T: Numeric> HostTensor<T> {
     /// assert!(cute_rs_host::HostTensor::from_vec(layout::Layout::parse("(2,3):(3,1)").unwrap(), vec![0; 5]).is_err());
     /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
-    pub fn from_vec(layout: Layout, data: Vec<T>) -> Result<HostTensor<T>> {
-        let n = Self::storage_len(layout)?;
+    pub fn from_vec(layout: L, data: Vec<T>) -> Result<HostTensor<T, L>> {
+        let n = Self::storage_len(&layout)?;
         if data.len() < n {
             invalid!("a tensor of layout {layout} needs {n} elements of storage, {} given", data.len());
         }
-        Ok(HostTensor { data, layout, modes: mode_sizes(&layout) })
+        Ok(HostTensor { data, modes: mode_sizes(&layout.layout()), layout })
     }
 
-    fn storage_len(layout: Layout) -> Result<usize> {
-        let flat = layout::flatten(layout);
+    fn storage_len(layout: &L) -> Result<usize> {
+        let flat = layout::flatten(layout.layout());
         if let Some(d) = flat.stride().leaves().iter().zip(flat.shape().leaves()).find(|(&d, &s)| d < 0 && s > 1) {
             invalid!("host tensors need non-negative strides; layout {layout} has stride {}", d.0);
+        }
+        // Non-negative strides put the inner layout's smallest offset at index 0; only a swizzled
+        // layout's own offset can move it below the storage.
+        let first = layout.offset(0);
+        if first < 0 {
+            invalid!("host tensors need non-negative offsets; layout {layout} maps index 0 to {first}");
         }
         Ok(layout.cosize().max(0) as usize)
     }
@@ -263,7 +277,7 @@ impl<T: Numeric> HostTensor<T> {
     /// assert_eq!(cute_rs_host::HostTensor::<f64>::new(l)?.layout(), l);
     /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
-    pub fn layout(&self) -> Layout {
+    pub fn layout(&self) -> L {
         self.layout
     }
 
@@ -276,7 +290,7 @@ impl<T: Numeric> HostTensor<T> {
     /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn shape(&self) -> IntTuple {
-        self.layout.shape()
+        self.layout.layout().shape()
     }
 
     /// Number of coordinates (the size of the shape).
@@ -289,7 +303,7 @@ impl<T: Numeric> HostTensor<T> {
     /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn size(&self) -> usize {
-        self.layout.size() as usize
+        LayoutSource::size(&self.layout) as usize
     }
 
     /// The storage.
@@ -352,15 +366,12 @@ impl<T: Numeric> HostTensor<T> {
                 self.modes.len()
             );
         }
-        let mut off = 0i64;
         for (i, (&c, &n)) in coord.iter().zip(&self.modes).enumerate() {
             if c < 0 || c >= n {
                 invalid!("coordinate {coord:?} is out of bounds in mode {i} (extent {n}) of layout {}", self.layout);
             }
-            let m = if self.layout.is_int() { self.layout } else { self.layout.mode(i).expect("mode in range") };
-            off += m.call(c);
         }
-        Ok(off as usize)
+        Ok(self.layout.offset_at(coord) as usize)
     }
 
     /// The value at `coord`.
@@ -419,7 +430,7 @@ impl<T: Numeric> HostTensor<T> {
     /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn at_index(&self, i: usize) -> T {
-        self.data[self.layout.call(i as i64) as usize]
+        self.data[self.layout.offset(i as i64) as usize]
     }
 
     /// Sets every element from its coordinate.
@@ -434,7 +445,7 @@ impl<T: Numeric> HostTensor<T> {
     pub fn fill_with(&mut self, mut f: impl FnMut(&[i64]) -> T) {
         for i in 0..self.size() {
             let c = self.coord(i);
-            let o = self.layout.call(i as i64) as usize;
+            let o = self.layout.offset(i as i64) as usize;
             self.data[o] = f(&c);
         }
     }
@@ -450,7 +461,7 @@ impl<T: Numeric> HostTensor<T> {
     /// ```
     pub fn fill_sequence(&mut self, start: f64, step: f64) {
         for i in 0..self.size() {
-            let o = self.layout.call(i as i64) as usize;
+            let o = self.layout.offset(i as i64) as usize;
             self.data[o] = T::from_f64(start + step * i as f64);
         }
     }
@@ -470,7 +481,7 @@ impl<T: Numeric> HostTensor<T> {
     pub fn fill_random(&mut self, seed: u64) {
         let mut rng = Rng::new(seed);
         for i in 0..self.size() {
-            let o = self.layout.call(i as i64) as usize;
+            let o = self.layout.offset(i as i64) as usize;
             self.data[o] = T::from_random_bits(rng.next_u64());
         }
     }
@@ -487,7 +498,7 @@ impl<T: Numeric> HostTensor<T> {
     pub fn fill_random_range(&mut self, seed: u64, lo: f64, hi: f64) {
         let mut rng = Rng::new(seed);
         for i in 0..self.size() {
-            let o = self.layout.call(i as i64) as usize;
+            let o = self.layout.offset(i as i64) as usize;
             let v = lo + (hi - lo) * rng.next_f64();
             self.data[o] = T::from_f64(if T::IS_FLOAT { v } else { v.floor() });
         }
@@ -511,12 +522,13 @@ impl<T: Numeric> HostTensor<T> {
     /// assert!(matches!(e, cute_rs_host::CompareError::Values { index: 3, .. }));
     /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
-    pub fn compare(&self, expected: &HostTensor<T>, tol: Tolerance) -> std::result::Result<(), CompareError> {
+    pub fn compare<L2: LayoutSource + fmt::Display>(
+        &self,
+        expected: &HostTensor<T, L2>,
+        tol: Tolerance,
+    ) -> std::result::Result<(), CompareError> {
         if self.modes != expected.modes {
-            return Err(CompareError::Shape {
-                got: self.layout.shape().to_string(),
-                expected: expected.layout.shape().to_string(),
-            });
+            return Err(CompareError::Shape { got: self.shape().to_string(), expected: expected.shape().to_string() });
         }
         let mut first = None;
         let mut mismatches = 0;
@@ -541,10 +553,61 @@ impl<T: Numeric> HostTensor<T> {
             }),
         }
     }
+
+    /// A copy in `layout`: the element at each coordinate is this tensor's element at that
+    /// coordinate. Packs a matrix into a swizzled or tiled layout, or unpacks it back (CuTe's
+    /// `copy` between two tensors of one shape).
+    ///
+    /// The shapes must agree mode by mode in size (their nesting may differ: a nested mode is
+    /// indexed colexicographically, as everywhere in [`HostTensor`]). Storage the layout does not
+    /// reach (padding) is zero.
+    ///
+    /// # Errors
+    /// [`HostError::Invalid`](crate::HostError::Invalid) `shape mismatch: A vs B` when the ranks or
+    /// the sizes of the top-level modes differ; the errors of [`HostTensor::new`] for `layout`.
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_host::{HostTensor, Tolerance};
+    /// use layout::{make_swizzled, Layout, Swizzle};
+    /// let rows = Layout::parse("(8,8):(8,1)").unwrap();
+    /// let mut a = HostTensor::<i32>::new(rows)?;
+    /// a.fill_with(|c| (10 * c[0] + c[1]) as i32);
+    /// // Into the 8 x 8 tile a kernel reads through Sw<3,0,3>: row r's columns XORed with r.
+    /// let tile = make_swizzled(Swizzle::new(3, 0, 3).unwrap(), rows);
+    /// let packed = a.to_layout(tile)?;
+    /// assert_eq!(packed[[2, 3]], 23);
+    /// assert_eq!(packed.data()[2 * 8 + (3 ^ 2)], 23);
+    /// // Unpacking gives the matrix back; a tiled layout of the same mode sizes works alike.
+    /// assert_eq!(packed.to_layout(rows)?.data(), a.data());
+    /// let tiled = a.to_layout(Layout::parse("((4,2),(4,2)):((1,32),(4,16))").unwrap())?;
+    /// assert!(tiled.compare(&a, Tolerance::EXACT).is_ok());
+    /// // The shapes must agree.
+    /// let e = a.to_layout(Layout::parse("(4,16):(16,1)").unwrap()).unwrap_err();
+    /// assert_eq!(e.to_string(), "invalid: to_layout: shape mismatch: (8,8) vs (4,16) (the sizes of the top-level modes must agree)");
+    /// # Ok::<(), cute_rs_host::HostError>(())
+    /// ```
+    pub fn to_layout<L2: LayoutSource + fmt::Display>(&self, layout: L2) -> Result<HostTensor<T, L2>> {
+        let to = layout.layout();
+        if mode_sizes(&to) != self.modes {
+            invalid!(
+                "to_layout: shape mismatch: {} vs {} (the sizes of the top-level modes must agree)",
+                self.shape(),
+                to.shape()
+            );
+        }
+        let mut out = HostTensor::new(layout)?;
+        // Equal top-level mode sizes give every 1-D index the same per-mode coordinate in both.
+        for i in 0..self.size() {
+            let o = out.layout.offset(i as i64) as usize;
+            out.data[o] = self.at_index(i);
+        }
+        Ok(out)
+    }
 }
 
 /// Indexing by coordinate (one value per top-level mode); panics out of bounds.
-impl<T: Numeric, const N: usize> Index<[i64; N]> for HostTensor<T> {
+impl<T: Numeric, L: LayoutSource + fmt::Display, const N: usize> Index<[i64; N]> for HostTensor<T, L> {
     type Output = T;
     fn index(&self, coord: [i64; N]) -> &T {
         match self.offset(&coord) {
@@ -554,7 +617,7 @@ impl<T: Numeric, const N: usize> Index<[i64; N]> for HostTensor<T> {
     }
 }
 
-impl<T: Numeric, const N: usize> IndexMut<[i64; N]> for HostTensor<T> {
+impl<T: Numeric, L: LayoutSource + fmt::Display, const N: usize> IndexMut<[i64; N]> for HostTensor<T, L> {
     fn index_mut(&mut self, coord: [i64; N]) -> &mut T {
         match self.offset(&coord) {
             Ok(o) => &mut self.data[o],
@@ -567,7 +630,7 @@ impl<T: Numeric, const N: usize> IndexMut<[i64; N]> for HostTensor<T> {
 const PRINT_ROWS: usize = 64;
 const PRINT_COLS: usize = 32;
 
-impl<T: Numeric> HostTensor<T> {
+impl<T: Numeric, L: LayoutSource + fmt::Display> HostTensor<T, L> {
     fn cell(&self, v: T, f: &fmt::Formatter<'_>) -> String {
         match f.precision() {
             Some(p) if T::IS_FLOAT => format!("{:.*}", p, v),
@@ -575,19 +638,26 @@ impl<T: Numeric> HostTensor<T> {
         }
     }
 
-    /// Writes the 2-D table of modes 0 (rows) and 1 (columns) at the offset `base` of modes 2...
-    fn table(&self, f: &mut fmt::Formatter<'_>, rows: i64, cols: i64, base: usize) -> fmt::Result {
+    /// The value at a coordinate known to be in bounds. Through the whole coordinate rather than
+    /// per-mode offsets: a swizzled layout's offsets do not add up mode by mode.
+    fn value_at(&self, coord: &[i64]) -> T {
+        self.data[self.layout.offset_at(coord) as usize]
+    }
+
+    /// Writes the 2-D table of modes 0 (rows) and 1 (columns) at the coordinate `rest` of modes 2...
+    fn table(&self, f: &mut fmt::Formatter<'_>, rows: i64, cols: i64, rest: &[i64]) -> fmt::Result {
         let all = f.alternate();
         let shown_rows = if all { rows } else { rows.min(PRINT_ROWS as i64) };
         let shown_cols = if all { cols } else { cols.min(PRINT_COLS as i64) };
-        let m0 = if self.layout.is_int() { self.layout } else { self.layout.mode(0).expect("mode 0") };
-        let m1 = if self.modes.len() > 1 { Some(self.layout.mode(1).expect("mode 1")) } else { None };
         let mut cells = Vec::new();
+        let mut coord = vec![0, 0];
+        coord.extend_from_slice(rest);
         for r in 0..shown_rows {
             let row: Vec<String> = (0..shown_cols)
                 .map(|c| {
-                    let o = base as i64 + m0.call(r) + m1.map(|m| m.call(c)).unwrap_or(0);
-                    self.cell(self.data[o as usize], f)
+                    coord[0] = r;
+                    coord[1] = c;
+                    self.cell(self.value_at(&coord), f)
                 })
                 .collect();
             cells.push(row);
@@ -630,38 +700,35 @@ impl<T: Numeric> HostTensor<T> {
 /// assert_eq!(t.to_string(), "HostTensor<i32> (2,3):(3,1)\n   0 1 2\n0: 0 2 4\n1: 1 3 5\n");
 /// # Ok::<(), cute_rs_host::HostError>(())
 /// ```
-impl<T: Numeric> fmt::Display for HostTensor<T> {
+impl<T: Numeric, L: LayoutSource + fmt::Display> fmt::Display for HostTensor<T, L> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "HostTensor<{}> {}", T::NAME, self.layout)?;
         match self.modes.len() {
             0 => writeln!(f, "{}", self.cell(self.data.first().copied().unwrap_or_default(), f)),
             1 => {
                 // One row: columns are the single mode.
-                let m0 = if self.layout.is_int() { self.layout } else { self.layout.mode(0).expect("mode 0") };
                 let n = self.modes[0];
                 let shown = if f.alternate() { n } else { n.min(PRINT_COLS as i64 * 4) };
-                let vals: Vec<String> = (0..shown).map(|i| self.cell(self.data[m0.call(i) as usize], f)).collect();
+                let vals: Vec<String> = (0..shown).map(|i| self.cell(self.value_at(&[i]), f)).collect();
                 write!(f, "{}", vals.join(" "))?;
                 if shown < n {
                     write!(f, " ... ({n} elements)")?;
                 }
                 writeln!(f)
             }
-            2 => self.table(f, self.modes[0], self.modes[1], 0),
+            2 => self.table(f, self.modes[0], self.modes[1], &[]),
             _ => {
                 let outer: i64 = self.modes[2..].iter().product();
                 for k in 0..outer {
                     let mut rest = k;
-                    let mut base = 0;
                     let mut idx = Vec::new();
-                    for (i, &n) in self.modes.iter().enumerate().skip(2) {
-                        let c = rest % n;
+                    for &n in &self.modes[2..] {
+                        idx.push(rest % n);
                         rest /= n;
-                        base += self.layout.mode(i).expect("mode").call(c);
-                        idx.push(c.to_string());
                     }
-                    writeln!(f, "[:, :, {}]", idx.join(", "))?;
-                    self.table(f, self.modes[0], self.modes[1], base as usize)?;
+                    let names: Vec<String> = idx.iter().map(|c| c.to_string()).collect();
+                    writeln!(f, "[:, :, {}]", names.join(", "))?;
+                    self.table(f, self.modes[0], self.modes[1], &idx)?;
                 }
                 Ok(())
             }
@@ -669,7 +736,7 @@ impl<T: Numeric> fmt::Display for HostTensor<T> {
     }
 }
 
-impl<T: Numeric> fmt::Debug for HostTensor<T> {
+impl<T: Numeric, L: LayoutSource + fmt::Display> fmt::Debug for HostTensor<T, L> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(self, f)
     }
@@ -679,23 +746,25 @@ impl Gpu {
     /// Copies a host tensor's storage to a new device buffer.
     ///
     /// # Example
-    /// ```no_run
-    /// let gpu = cute_rs_host::Gpu::new(0)?;
+    /// ```
+    /// let gpu = cute_rs_host::Gpu::cpu();
     /// let mut a = cute_rs_host::HostTensor::<f32>::new(layout::Layout::parse("(64,64):(64,1)").unwrap())?;
     /// a.fill_random(1);
     /// let buf = gpu.upload_tensor(&a)?;
     /// assert_eq!(buf.len(), 4096);
     /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
-    pub fn upload_tensor<T: Numeric>(&self, t: &HostTensor<T>) -> Result<DeviceBuffer<T>> {
+    pub fn upload_tensor<T: Numeric, L: LayoutSource + fmt::Display>(&self, t: &HostTensor<T, L>) -> Result<DeviceBuffer<T>> {
         self.upload(t.data())
     }
 
     /// Downloads `buf` as a host tensor of `layout` (the buffer must hold its `cosize` elements).
+    /// A [`DeviceTensor`](crate::DeviceTensor) remembers its layout:
+    /// [`DeviceTensor::download`](crate::DeviceTensor::download) needs none.
     ///
     /// # Example
-    /// ```no_run
-    /// let gpu = cute_rs_host::Gpu::new(0)?;
+    /// ```
+    /// let gpu = cute_rs_host::Gpu::cpu();
     /// let l = layout::Layout::parse("(64,64):(64,1)").unwrap();
     /// let mut want = cute_rs_host::HostTensor::<f32>::new(l)?;
     /// want.fill_random(1);
@@ -704,8 +773,61 @@ impl Gpu {
     /// got.compare(&want, cute_rs_host::Tolerance::EXACT).map_err(|e| cute_rs_host::HostError::Invalid(e.to_string()))?;
     /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
-    pub fn download_tensor<T: Numeric>(&self, buf: &DeviceBuffer<T>, layout: Layout) -> Result<HostTensor<T>> {
+    pub fn download_tensor<T: Numeric, L: LayoutSource + fmt::Display>(
+        &self,
+        buf: &DeviceBuffer<T>,
+        layout: L,
+    ) -> Result<HostTensor<T, L>> {
         HostTensor::from_vec(layout, self.download(buf)?)
+    }
+}
+
+impl<T: Numeric, L: LayoutSource + fmt::Display> crate::DeviceTensor<'_, T, L> {
+    /// Downloads the buffer as a host tensor of this tensor's layout (no layout to repeat: the
+    /// device tensor holds it).
+    ///
+    /// # Errors
+    /// The errors of [`Gpu::download`] (the buffer belongs to another context, a CUDA failure).
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_host::{Gpu, HostTensor, Tolerance};
+    /// use layout::{make_swizzled, Layout, Swizzle};
+    /// let gpu = Gpu::cpu();
+    /// let mut a = HostTensor::<f32>::new(Layout::parse("(8,8):(8,1)").unwrap())?;
+    /// a.fill_random(3);
+    /// let packed = a.to_layout(make_swizzled(Swizzle::new(3, 0, 3).unwrap(), a.layout()))?;
+    /// let buf = gpu.upload_tensor(&packed)?;
+    /// let t = buf.tensor(packed.layout())?;
+    /// let back = t.download(&gpu)?;
+    /// assert_eq!(back.layout(), packed.layout());
+    /// assert!(back.compare(&a, Tolerance::EXACT).is_ok());
+    /// # Ok::<(), cute_rs_host::HostError>(())
+    /// ```
+    pub fn download(&self, gpu: &Gpu) -> Result<HostTensor<T, L>> {
+        gpu.download_tensor(self.buffer(), *self.layout())
+    }
+}
+
+impl<T: Numeric, L: LayoutSource + fmt::Display> crate::DeviceTensorMut<'_, T, L> {
+    /// Downloads the buffer as a host tensor of this tensor's layout (a kernel's output, read
+    /// back without repeating its layout).
+    ///
+    /// # Errors
+    /// The errors of [`Gpu::download`].
+    ///
+    /// # Example
+    /// ```
+    /// let gpu = cute_rs_host::Gpu::cpu();
+    /// let mut buf = gpu.upload(&[1u32, 2, 3, 4, 5, 6])?;
+    /// let d = buf.tensor_mut(layout::Layout::parse("(2,3):(3,1)").unwrap())?;
+    /// // ... a kernel writes `d` ...
+    /// let got = d.download(&gpu)?;
+    /// assert_eq!(got[[1, 0]], 4);
+    /// # Ok::<(), cute_rs_host::HostError>(())
+    /// ```
+    pub fn download(&self, gpu: &Gpu) -> Result<HostTensor<T, L>> {
+        gpu.download_tensor(self.as_buffer(), *self.layout())
     }
 }
 
@@ -850,6 +972,138 @@ mod tests {
         assert!(n.compare(&z, Tolerance::new(1.0, 1.0)).is_err());
         let rel = Tolerance::new(0.0, 0.01);
         assert!(rel.accepts(-101.0, -100.0) && !rel.accepts(-102.0, -100.0));
+    }
+
+    /// Every valid swizzle with `B <= 3`, `M <= 3`, `|S| <= 4` (the identity `B = 0` included).
+    fn small_swizzles() -> Vec<layout::Swizzle> {
+        let mut out = Vec::new();
+        for b in 0..=3 {
+            for m in 0..=3 {
+                for s in -4..=4 {
+                    if let Ok(sw) = layout::Swizzle::new(b, m, s) {
+                        out.push(sw);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn to_layout_round_trips_through_every_small_swizzle() {
+        let plains = ["(8,8):(8,1)", "(8,8):(1,8)", "(4,8):(8,1)", "(3,5):(5,1)", "(16,4):(1,20)", "(4,(2,4)):(8,(4,1))"];
+        let mut checked = 0;
+        for p in plains {
+            let plain = l(p);
+            let mut a = HostTensor::<i64>::new(plain).unwrap();
+            a.fill_with(|c| 1000 * c[0] + c[1]);
+            for sw in small_swizzles() {
+                for origin in [0, 3, 16] {
+                    let target = layout::SwizzledLayout::new(sw, origin, plain);
+                    let packed = a.to_layout(target).unwrap();
+                    // The element at each coordinate, at the swizzled offset of that coordinate.
+                    for i in 0..a.size() {
+                        let c = a.coord(i);
+                        assert_eq!(packed.get(&c).unwrap(), a.get(&c).unwrap(), "{target} at {c:?}");
+                        assert_eq!(packed.offset(&c).unwrap() as i64, target.call(i as i64), "{target} at {c:?}");
+                    }
+                    assert_eq!(packed.data().len() as i64, target.cosize());
+                    // Back into the plain layout: the identity, storage included.
+                    let back = packed.to_layout(plain).unwrap();
+                    assert_eq!(back.data(), a.data(), "{target}");
+                    assert_eq!(back, a);
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 500, "{checked}");
+    }
+
+    #[test]
+    fn to_layout_between_plain_layouts_keeps_coordinates() {
+        let mut a = HostTensor::<u32>::new(l("(8,8):(8,1)")).unwrap();
+        a.fill_sequence(0.0, 1.0);
+        // Column-major, padded, and 4 x 4 tiles (tile rows and columns nested in each mode).
+        for to in ["(8,8):(1,8)", "(8,8):(1,9)", "((4,2),(4,2)):((1,32),(4,16))"] {
+            let b = a.to_layout(l(to)).unwrap();
+            assert_eq!(b.layout(), l(to));
+            b.compare(&a, Tolerance::EXACT).unwrap();
+            for i in 0..a.size() {
+                let c = a.coord(i);
+                assert_eq!(b.get(&c).unwrap(), a.get(&c).unwrap(), "{to} at {c:?}");
+            }
+            assert_eq!(b.to_layout(l("(8,8):(8,1)")).unwrap(), a);
+        }
+        // Padding the target does not reach stays zero.
+        let padded = a.to_layout(l("(8,8):(1,9)")).unwrap();
+        assert_eq!(padded.data()[8], 0);
+    }
+
+    #[test]
+    fn to_layout_refuses_other_shapes_by_name() {
+        let a = HostTensor::<f32>::new(l("(4,8):(8,1)")).unwrap();
+        for (to, shape) in [("(8,4):(4,1)", "(8,4)"), ("32:1", "32"), ("(4,8,1):(8,1,0)", "(4,8,1)")] {
+            match a.to_layout(l(to)) {
+                Err(HostError::Invalid(m)) => {
+                    assert_eq!(m, format!("to_layout: shape mismatch: (4,8) vs {shape} (the sizes of the top-level modes must agree)"))
+                }
+                other => panic!("{to}: {other:?}"),
+            }
+        }
+        let sw = layout::make_swizzled(layout::Swizzle::new(2, 0, 2).unwrap(), l("(8,4):(4,1)"));
+        let e = a.to_layout(sw).unwrap_err().to_string();
+        assert!(e.contains("shape mismatch: (4,8) vs (8,4)"), "{e}");
+        // A target reaching below its storage is refused by HostTensor::new's condition.
+        let below = layout::SwizzledLayout::new(layout::Swizzle::new(1, 0, 1).unwrap(), -1, l("(4,8):(8,1)"));
+        let e = a.to_layout(below).unwrap_err().to_string();
+        assert!(e.contains("non-negative offsets"), "{e}");
+    }
+
+    #[test]
+    fn swizzled_tensors_index_print_and_compare() {
+        let sw = layout::make_swizzled(layout::Swizzle::new(1, 0, 1).unwrap(), l("(2,2):(2,1)"));
+        let mut t = HostTensor::<i32, _>::new(sw).unwrap();
+        t.fill_with(|c| (10 * c[0] + c[1]) as i32);
+        // Row 1's two columns trade places: (1,0) at 2 ^ 1 = 3.
+        assert_eq!(t.data(), [0, 1, 11, 10]);
+        assert_eq!(t[[1, 0]], 10);
+        assert_eq!(t.offset(&[1, 0]).unwrap(), 3);
+        assert_eq!(t.to_string(), "HostTensor<i32> Sw<1,0,1> o 0 o (2,2):(2,1)\n    0  1\n0:  0  1\n1: 10 11\n");
+        let mut plain = HostTensor::<i32>::new(l("(2,2):(1,2)")).unwrap();
+        plain.fill_with(|c| (10 * c[0] + c[1]) as i32);
+        t.compare(&plain, Tolerance::EXACT).unwrap();
+        plain.compare(&t, Tolerance::EXACT).unwrap();
+        t[[0, 1]] = 5;
+        assert!(matches!(t.compare(&plain, Tolerance::EXACT), Err(CompareError::Values { index: 2, .. })));
+        // Rank 3: each table through the whole coordinate.
+        let sw3 = layout::make_swizzled(layout::Swizzle::new(1, 0, 2).unwrap(), l("(2,2,2):(1,2,4)"));
+        let mut c = HostTensor::<u8, _>::new(sw3).unwrap();
+        c.fill_sequence(0.0, 1.0);
+        let mut plain3 = HostTensor::<u8>::new(l("(2,2,2):(1,2,4)")).unwrap();
+        plain3.fill_sequence(0.0, 1.0);
+        let body = |t: String| t.split_once('\n').unwrap().1.to_string();
+        assert_eq!(body(c.to_string()), body(plain3.to_string()));
+        assert_ne!(c.data(), plain3.data());
+    }
+
+    #[test]
+    fn device_tensors_download_with_their_layout() {
+        let gpu = Gpu::cpu();
+        let mut a = HostTensor::<f64>::new(l("(8,16):(16,1)")).unwrap();
+        a.fill_random(9);
+        let tile = layout::make_swizzled(layout::Swizzle::new(2, 1, 3).unwrap(), l("(8,16):(16,1)"));
+        let packed = a.to_layout(tile).unwrap();
+        let mut buf = gpu.upload_tensor(&packed).unwrap();
+        let back = buf.tensor(tile).unwrap().download(&gpu).unwrap();
+        assert_eq!(back, packed);
+        back.compare(&a, Tolerance::EXACT).unwrap();
+        let out = buf.tensor_mut(tile).unwrap().download(&gpu).unwrap();
+        assert_eq!(out.to_layout(a.layout()).unwrap(), a);
+        // The buffer check sees the swizzled offsets: Sw<1,0,1> o 3:1 reaches offset 3.
+        let small = gpu.alloc::<f64>(3).unwrap();
+        let e = small.tensor(layout::make_swizzled(layout::Swizzle::new(1, 0, 1).unwrap(), l("3:1"))).unwrap_err();
+        assert!(e.to_string().contains("cosize 4"), "{e}");
+        assert!(small.tensor(l("3:1")).is_ok());
     }
 
     #[test]

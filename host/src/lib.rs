@@ -20,8 +20,10 @@
 //! - Timing: [`Gpu::time_ms`] records CUDA events around a closure.
 //! - TMA: [`Gpu::tensor_map`] encodes a [`TensorMap`] from a [`layout::Layout`] after
 //!   [`tensor_map_params`] checked every condition of `cuTensorMapEncodeTiled`.
-//! - Host tensors: [`HostTensor`] (a `Vec` and a layout) with seeded fills, comparison with a
-//!   [`Tolerance`] and printing.
+//! - Host tensors: [`HostTensor`] (a `Vec` and a layout, plain or swizzled) with seeded fills,
+//!   copies into another layout of the same shape ([`HostTensor::to_layout`]), comparison with a
+//!   [`Tolerance`] and printing; [`DeviceTensor::download`] reads a buffer back with the layout
+//!   its device tensor holds.
 //!
 //! Every failing CUDA call is a [`HostError::Cuda`] naming the call and the kernel; everything
 //! rejected before CUDA is called is a [`HostError::Invalid`] naming the condition and its values.

@@ -59,10 +59,13 @@ pub(crate) const fn common_width(a: Option<Layout>, b: Option<Layout>, bytes: us
 /// a constant when both layouts are static, else computed at run time.
 #[inline(always)]
 pub(crate) fn run_width<T, L: LayoutSource, L2: LayoutSource>(a: &L, b: &L2) -> i64 {
-    match const { common_width(L::STATIC, L2::STATIC, core::mem::size_of::<T>()) } {
+    let w = match const { common_width(L::STATIC, L2::STATIC, core::mem::size_of::<T>()) } {
         0 => width_of(a.layout(), b.layout(), core::mem::size_of::<T>()),
         w => w,
-    }
+    };
+    // Every width and cap is a power of two, so the smallest divides the others: a run that
+    // both sources keep whole.
+    w.min(a.run_cap()).min(b.run_cap())
 }
 
 pub(crate) const fn width_of(a: Layout, b: Layout, bytes: usize) -> i64 {

@@ -117,6 +117,39 @@ pub trait LayoutSource: Copy {
     fn offset_at(&self, coord: &[i64]) -> i64 {
         crate::tensor::coord_offset(&self.layout(), &self.modes(), coord)
     }
+    /// One past the largest offset: the elements of storage a view needs (for a layout of
+    /// non-negative strides). Sources whose offsets are not [`layout`](Self::layout)'s (swizzles)
+    /// override it.
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::LayoutSource;
+    /// use layout::{make_swizzled, Layout, Swizzle};
+    /// assert_eq!(LayoutSource::cosize(&Layout::parse("(4,4):(1,5)").unwrap()), 19);
+    /// let sw = make_swizzled(Swizzle::new(1, 0, 1).unwrap(), Layout::parse("3:1").unwrap());
+    /// assert_eq!(LayoutSource::cosize(&sw), 4); // offsets 0, 1, 3
+    /// ```
+    #[inline(always)]
+    fn cosize(&self) -> i64 {
+        self.layout().cosize()
+    }
+    /// The longest run of consecutive indices (a power of two) whose offsets the source keeps
+    /// consecutive where [`layout`](Self::layout) does: copies move runs as single vector
+    /// accesses only up to it. Unlimited by default; a swizzle keeps only its low `M` bits, so
+    /// runs past `2^M` are scattered.
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::LayoutSource;
+    /// use layout::{make_swizzled, Layout, Swizzle};
+    /// assert_eq!(Layout::parse("8:1").unwrap().run_cap(), i64::MAX);
+    /// let sw = make_swizzled(Swizzle::new(3, 2, 3).unwrap(), Layout::parse("(8,32):(32,1)").unwrap());
+    /// assert_eq!(sw.run_cap(), 4);
+    /// ```
+    #[inline(always)]
+    fn run_cap(&self) -> i64 {
+        i64::MAX
+    }
 }
 
 impl LayoutSource for Layout {

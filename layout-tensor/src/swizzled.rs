@@ -19,11 +19,11 @@
 //! ```
 
 use core::marker::PhantomData;
-use layout::Layout;
+use layout::{Layout, Swizzle, SwizzledLayout};
 
 use crate::mask::Full;
 use crate::partition::StaticSwizzle;
-use crate::static_layout::{LayoutSource, StaticLayout};
+use crate::static_layout::{LayoutSource, Modes, StaticLayout};
 use crate::static_view::StaticView;
 use crate::tensor::{coord_offset, AddressSpace, Element, LayoutTensor};
 
@@ -126,6 +126,70 @@ impl<Z: StaticSwizzle, S: StaticLayout> LayoutSource for Swizzled<Z, S> {
     #[track_caller]
     fn offset_at(&self, coord: &[i64]) -> i64 {
         self.swizzled(coord_offset(&S::LAYOUT, &S::MODES, coord))
+    }
+    fn cosize(&self) -> i64 {
+        let mut max = -1;
+        for i in 0..S::LAYOUT.size() {
+            max = max.max(self.offset(i));
+        }
+        max + 1
+    }
+    #[inline(always)]
+    fn run_cap(&self) -> i64 {
+        swizzle_run_cap(Z::SWIZZLE, self.origin)
+    }
+}
+
+/// The runs a swizzle keeps whole: it only flips the bits of `ZZZ`, so aligned blocks below its
+/// lowest bit move together. The origin shifts every offset away from the pointer whose alignment
+/// copies check, so the run must divide it too.
+#[inline(always)]
+const fn swizzle_run_cap(sw: Swizzle, origin: i64) -> i64 {
+    let zzz = sw.zzz_mask();
+    let block = if zzz == 0 { i64::MAX } else { zzz & zzz.wrapping_neg() };
+    let origin_align = if origin == 0 { i64::MAX } else { origin & origin.wrapping_neg() };
+    if origin_align < block {
+        origin_align
+    } else {
+        block
+    }
+}
+
+/// A run-time swizzled layout as a tensor's layout: element `i` at `swizzle(offset + layout(i))`.
+/// [`layout`](LayoutSource::layout) is the inner layout (its shape is the view's; its offsets are
+/// not).
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::LayoutTensor;
+/// use layout::{make_swizzled, Layout, Swizzle};
+/// let tile = make_swizzled(Swizzle::new(3, 0, 3).unwrap(), Layout::parse("(8,8):(8,1)").unwrap());
+/// let mut v = vec![0u32; 64];
+/// let t = LayoutTensor::new(&mut v, tile).unwrap();
+/// t.set_at([2, 3], 7);
+/// assert_eq!(v[2 * 8 + (3 ^ 2)], 7); // row 2's column bits are XORed with 2
+/// ```
+impl LayoutSource for SwizzledLayout {
+    #[inline(always)]
+    fn layout(&self) -> Layout {
+        SwizzledLayout::layout(self)
+    }
+    #[inline(always)]
+    fn offset(&self, i: i64) -> i64 {
+        self.call(i)
+    }
+    #[inline(always)]
+    #[track_caller]
+    fn offset_at(&self, coord: &[i64]) -> i64 {
+        let inner = SwizzledLayout::layout(self);
+        self.swizzle().apply(self.offset() + coord_offset(&inner, &Modes::of(inner), coord))
+    }
+    fn cosize(&self) -> i64 {
+        SwizzledLayout::cosize(self)
+    }
+    #[inline(always)]
+    fn run_cap(&self) -> i64 {
+        swizzle_run_cap(self.swizzle(), self.offset())
     }
 }
 

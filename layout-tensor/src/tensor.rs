@@ -332,7 +332,8 @@ impl<'a, T: Element, L: LayoutSource> LayoutTensor<'a, T, L, Global, Full> {
     /// A view of `data` through `layout`.
     ///
     /// # Errors
-    /// [`LayoutError::InvalidArgument`] when a stride is negative or `cosize(layout) > data.len()`.
+    /// [`LayoutError::InvalidArgument`] when a stride is negative, an offset is negative (a
+    /// swizzled layout's) or the layout's [`cosize`](LayoutSource::cosize) exceeds `data.len()`.
     ///
     /// # Example
     /// ```
@@ -349,11 +350,18 @@ impl<'a, T: Element, L: LayoutSource> LayoutTensor<'a, T, L, Global, Full> {
                 return Err(LayoutError::InvalidArgument { op: "LayoutTensor::new", condition: "strides must be non-negative", value: d });
             }
         }
-        if l.cosize() > data.len() as i64 {
+        // With non-negative strides the inner layout's smallest offset is at index 0; only a
+        // source's own origin (a swizzled layout's offset) can take it below the slice.
+        let first = layout.offset(0);
+        if first < 0 {
+            return Err(LayoutError::InvalidArgument { op: "LayoutTensor::new", condition: "offsets must be non-negative", value: first });
+        }
+        let cosize = layout.cosize();
+        if cosize > data.len() as i64 {
             return Err(LayoutError::InvalidArgument {
                 op: "LayoutTensor::new",
                 condition: "the layout's cosize must not exceed the slice's length",
-                value: l.cosize(),
+                value: cosize,
             });
         }
         Ok(LayoutTensor { ptr: data.as_mut_ptr(), byte_off: 0, layout, bounds: Full, _m: PhantomData })
@@ -641,7 +649,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
     /// assert!(t.at_tuple(IntTuple::parse("(4,1)").unwrap()).is_err());
     /// ```
     pub fn at_tuple(&self, coord: IntTuple) -> Result<T, LayoutError> {
-        let off = layout::crd2idx(coord, self.layout.layout())?;
+        let off = self.tuple_offset(coord)?;
         Ok(unsafe { T::read(self.elem_ptr(off as isize)) })
     }
 
@@ -661,9 +669,16 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
     /// assert_eq!(v, [0, 0, 0, 9, 0, 0, 0, 0]);
     /// ```
     pub fn set_tuple(&self, coord: IntTuple, v: T) -> Result<(), LayoutError> {
-        let off = layout::crd2idx(coord, self.layout.layout())?;
+        let off = self.tuple_offset(coord)?;
         unsafe { T::write(self.elem_ptr(off as isize), v) };
         Ok(())
+    }
+
+    /// The offset of a hierarchical coordinate: through its 1-D index, because a source's offsets
+    /// need not be its inner layout's (a swizzle permutes them).
+    fn tuple_offset(&self, coord: IntTuple) -> Result<i64, LayoutError> {
+        let index = layout::crd2idx(coord, layout::make_layout_col_major(self.layout.layout().shape())?)?;
+        Ok(self.layout.offset(index))
     }
 
     /// Reads `W` consecutive elements of memory starting at element `i`'s address as one vector

@@ -58,11 +58,3 @@ pub(crate) const fn divides_either(a: i64, b: i64) -> bool {
     a % b == 0 || b % a == 0
 }
 
-pub(crate) const fn min(a: i64, b: i64) -> i64 {
-    if a < b {
-        a
-    } else {
-        b
-    }
-}
-

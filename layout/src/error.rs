@@ -14,7 +14,7 @@ use core::fmt;
 /// ```
 /// use cute_rs_layout::{Layout, composition, LayoutError};
 /// let a = Layout::parse("(6,2):(1,7)").unwrap();
-/// let b = Layout::parse("2:4").unwrap();
+/// let b = Layout::parse("3:4").unwrap();
 /// let err = composition(a, b).unwrap_err();
 /// assert!(matches!(err, LayoutError::StrideDivisibility { .. }));
 /// assert_eq!(
@@ -168,11 +168,18 @@ impl Message {
         self
     }
 
-    /// Appends an integer in decimal.
+    /// Appends an integer in decimal; [`UNDERSCORE`](crate::UNDERSCORE), the value of a free mode,
+    /// as `_`.
     ///
     /// # Example
-    /// See [`Message::new`].
+    /// ```
+    /// let m = cute_rs_layout::Message::new().int(cute_rs_layout::UNDERSCORE);
+    /// assert_eq!(m.as_str(), "_");
+    /// ```
     pub const fn int(mut self, v: i64) -> Message {
+        if v == crate::UNDERSCORE {
+            return self.push("_");
+        }
         let mut digits = [0u8; 20];
         let mut n = v.unsigned_abs();
         let mut k = 0;
@@ -343,7 +350,7 @@ impl core::error::Error for LayoutError {}
 /// // error[E0080]: composition: stride divisibility: neither 4 nor 6 divides the other (at mode 6:1)
 /// const BAD: Layout = unwrap!(composition(
 ///     unwrap!(Layout::parse("(6,2):(1,7)")),
-///     unwrap!(Layout::parse("2:4"))));
+///     unwrap!(Layout::parse("3:4"))));
 /// ```
 #[macro_export]
 macro_rules! unwrap {

@@ -20,15 +20,23 @@ const fn compact_flat(s: &[i64; MAX_LEAVES], n: usize) -> [i64; MAX_LEAVES] {
     out
 }
 
-/// CuTe's `right_inverse(A)`: the largest layout `R` (following A's strides from 1 upwards) with
-/// `A(R(i)) == i` for every `i < size(R)`.
+/// CuTe's `right_inverse(A)`: a layout `R` with `A(R(i)) == i` for every `i < size(R)`, built from
+/// A's own modes as CuTe builds it.
 ///
-/// A is coalesced; starting at index 1, the mode whose stride equals the current index is taken
-/// next, and the chain stops at the first index no stride equals. Nothing found gives `1:0`.
-/// Only positive strides are followed: CuTe also follows negative ones (by absolute value, with a
-/// negative stride in R), which breaks `A(R(i)) == i` when A has several modes.
+/// A is coalesced and its modes sorted by stride (CuTe's exchange sort: among equal strides, the
+/// order that sort leaves). Starting at index 1, each mode whose stride equals the current index is
+/// taken (its position in A's coordinate space as stride) and the index becomes its extent
+/// `shape * stride`. The chain cannot be extended: no mode of A of shape above 1 has as stride the
+/// index `size(R)` where it stops. Nothing found gives `1:0`. Only positive strides are followed:
+/// CuTe's older headers also followed negative ones, which breaks `A(R(i)) == i` when A has several
+/// modes.
 ///
-/// `@post A(R(i)) == i` for `i < size(R)`.
+/// Where several modes share the stride the chain has reached, CuTe's sort picks one and the chain
+/// follows it: the result is then one of several maximal chains, not always the longest, e.g.
+/// `(2,(3,2),(3,8)):(1,(1,0),(8,1)) => 3:2` (the mode `3:1`), as CuTe returns it.
+///
+/// `@post A(R(i)) == i` for `i < size(R)`; no mode of coalesced A of shape above 1 has stride
+/// `size(R)`.
 ///
 /// `right_inverse((3,(2,3)):(3,(12,1))) => (3,3):(6,1)`, `right_inverse((2,4):(12,1)) => 4:2`
 ///
@@ -39,6 +47,8 @@ const fn compact_flat(s: &[i64; MAX_LEAVES], n: usize) -> [i64; MAX_LEAVES] {
 /// let r = right_inverse(a);
 /// assert_eq!(r.to_string(), "(3,3):(6,1)");
 /// for i in 0..r.size() { assert_eq!(a.call(r.call(i)), i); }
+/// let a = Layout::parse("(2,(3,2),(3,8)):(1,(1,0),(8,1))").unwrap();
+/// assert_eq!(right_inverse(a).to_string(), "3:2");
 /// ```
 pub const fn right_inverse(a: Layout) -> Layout {
     let flat = coalesce(a);
@@ -46,37 +56,58 @@ pub const fn right_inverse(a: Layout) -> Layout {
     let mut d = [0i64; MAX_LEAVES];
     let n = leaves_of(flat, &mut s, &mut d);
     let rstride = compact_flat(&s, n);
+    let order = exchange_order(&d, n);
     let mut out_s = [0i64; MAX_LEAVES];
     let mut out_d = [0i64; MAX_LEAVES];
     let mut k = 0;
     let mut next: i64 = 1;
-    loop {
-        let mut found = n;
-        let mut i = 0;
-        while i < n {
-            if s[i] != 1 && d[i] == next {
-                found = i;
-                break;
-            }
-            i += 1;
+    let mut j = 0;
+    while j < n {
+        let i = order[j];
+        if s[i] != 1 && d[i] == next {
+            out_s[k] = s[i];
+            out_d[k] = rstride[i];
+            k += 1;
+            next = match s[i].checked_mul(d[i]) {
+                Some(v) => v,
+                // No stride can equal an index past i64: the chain ends here.
+                None => break,
+            };
         }
-        if found == n || k == n {
-            break;
-        }
-        out_s[k] = s[found];
-        out_d[k] = rstride[found];
-        k += 1;
-        next = match s[found].checked_mul(d[found]) {
-            Some(v) => v,
-            // No stride can equal an index past i64: the chain ends here.
-            None => break,
-        };
+        j += 1;
     }
     match flat_layout(&out_s, &out_d, k) {
         Ok(l) => l,
         // A sub-list of a valid layout's modes with compact strides: always valid.
         Err(e) => e.panic(),
     }
+}
+
+/// The indices of the first `n` strides in the order CuTe's `SortByKey` leaves them: an exchange
+/// sort (for each position, every later smaller key is swapped in), which is not stable. Among
+/// equal strides the order decides which mode `right_inverse` follows, so it is CuTe's, not a
+/// stable sort.
+const fn exchange_order(d: &[i64; MAX_LEAVES], n: usize) -> [usize; MAX_LEAVES] {
+    let mut key = *d;
+    let mut order = [0usize; MAX_LEAVES];
+    let mut i = 0;
+    while i < n {
+        order[i] = i;
+        i += 1;
+    }
+    i = 0;
+    while i < n {
+        let mut j = i + 1;
+        while j < n {
+            if key[j] < key[i] {
+                (key[i], key[j]) = (key[j], key[i]);
+                (order[i], order[j]) = (order[j], order[i]);
+            }
+            j += 1;
+        }
+        i += 1;
+    }
+    order
 }
 
 /// CuTe's `left_inverse(A)`: a layout `L` with `L(A(i)) == i` for every `i < size(A)`.

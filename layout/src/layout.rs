@@ -157,6 +157,7 @@ impl Layout {
     /// use cute_rs_layout::Layout;
     /// assert_eq!(Layout::parse("(3,(2,3)):(3,(12,1))").unwrap().cosize(), 21);
     /// assert_eq!(Layout::parse("4:0").unwrap().cosize(), 1);
+    /// assert_eq!(Layout::empty().cosize(), 1);
     /// ```
     pub const fn cosize(&self) -> i64 {
         self.call(self.size() - 1) + 1
@@ -199,6 +200,10 @@ impl Layout {
     #[inline(always)]
     pub const fn call(&self, idx: i64) -> i64 {
         let n = self.shape.num_leaves();
+        if n == 0 {
+            // `():()` is the constant 0 (its size, the empty product, is 1).
+            return 0;
+        }
         let mut c = idx;
         let mut r = 0;
         let mut i = 0;

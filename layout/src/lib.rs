@@ -59,8 +59,10 @@
 //!
 //! ## Where this differs from CuTe
 //! * Preconditions CuTe leaves unchecked (or checks only for static values) are errors here:
-//!   composition's true stride divisibility (CuTe's static check is weaker) and shape divisibility,
+//!   composition's conditions (refused exactly where CuTe's result would not be `A o B`),
 //!   complement's injectivity and divisibility, `crd2idx`/`idx2crd` bounds.
+//! * Where CuTe's composition is wrong or refused, a small one is retried as a function and its
+//!   layout returned when one is `A o B` (checked at every index): e.g. `logical_product(5:2, 2:3)`.
 //! * Integers are `i64` whatever their origin; results equal CuTe's for static integers.
 
 #![no_std]
@@ -81,6 +83,8 @@ mod notation;
 mod print;
 mod product;
 mod slice;
+#[cfg(feature = "proptest")]
+pub mod strategies;
 mod swizzle;
 mod vector;
 

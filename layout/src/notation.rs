@@ -6,7 +6,7 @@
 use core::fmt;
 
 use crate::error::{tri, LayoutError};
-use crate::int_tuple::{IntTuple, CLOSE, LEAF, OPEN, UNDERSCORE};
+use crate::int_tuple::{IntTuple, CLOSE, LEAF, MAX_TOKENS, OPEN, UNDERSCORE};
 use crate::layout::Layout;
 
 const fn skip_ws(b: &[u8], mut pos: usize) -> usize {
@@ -16,20 +16,26 @@ const fn skip_ws(b: &[u8], mut pos: usize) -> usize {
     pos
 }
 
-/// Parses one element (integer, `_` or tuple) at `pos`; returns it and the position after it.
-const fn parse_elem(b: &[u8], pos: usize) -> Result<(IntTuple, usize), LayoutError> {
+/// Parses one element (integer, `_` or tuple) at `pos`, `depth` tuples deep; returns it and the
+/// position after it.
+const fn parse_elem(b: &[u8], pos: usize, depth: usize) -> Result<(IntTuple, usize), LayoutError> {
     let mut pos = skip_ws(b, pos);
     if pos >= b.len() {
         return Err(LayoutError::Parse { pos, expected: "an integer, `_` or `(`" });
     }
     if b[pos] == b'(' {
+        // Each level takes two nesting tokens, so no deeper tuple fits; stopping here also bounds
+        // the recursion (and the stack) whatever the input.
+        if depth >= MAX_TOKENS / 2 {
+            return Err(LayoutError::Capacity { what: "nesting tokens", limit: MAX_TOKENS });
+        }
         let mut t = IntTuple::empty();
         pos = skip_ws(b, pos + 1);
         if pos < b.len() && b[pos] == b')' {
             return Ok((t, pos + 1));
         }
         loop {
-            let (child, next) = tri!(parse_elem(b, pos));
+            let (child, next) = tri!(parse_elem(b, pos, depth + 1));
             t = tri!(t.push(child));
             pos = skip_ws(b, next);
             if pos >= b.len() {
@@ -85,7 +91,7 @@ impl IntTuple {
     /// ```
     pub const fn parse(s: &str) -> Result<IntTuple, LayoutError> {
         let b = s.as_bytes();
-        let (t, pos) = tri!(parse_elem(b, 0));
+        let (t, pos) = tri!(parse_elem(b, 0, 0));
         let end = skip_ws(b, pos);
         if end != b.len() {
             return Err(LayoutError::Parse { pos: end, expected: "end of input" });
@@ -111,7 +117,7 @@ impl Layout {
     /// ```
     pub const fn parse(s: &str) -> Result<Layout, LayoutError> {
         let b = s.as_bytes();
-        let (shape, pos) = tri!(parse_elem(b, 0));
+        let (shape, pos) = tri!(parse_elem(b, 0, 0));
         let pos = skip_ws(b, pos);
         if pos == b.len() {
             return crate::layout::make_layout_col_major(shape);
@@ -119,7 +125,7 @@ impl Layout {
         if b[pos] != b':' {
             return Err(LayoutError::Parse { pos, expected: "`:`" });
         }
-        let (stride, pos) = tri!(parse_elem(b, pos + 1));
+        let (stride, pos) = tri!(parse_elem(b, pos + 1, 0));
         let end = skip_ws(b, pos);
         if end != b.len() {
             return Err(LayoutError::Parse { pos: end, expected: "end of input" });

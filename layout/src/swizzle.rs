@@ -232,6 +232,33 @@ impl SwizzledLayout {
         self.layout.size()
     }
 
+    /// One past the largest offset: the storage the layout needs. Unlike a plain layout's, the
+    /// last coordinate need not reach the largest offset (the swizzle permutes offsets within
+    /// aligned blocks of [`Swizzle::domain`] elements, and can move one past the inner layout's
+    /// cosize), so every coordinate is visited.
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_layout::{make_swizzled, Layout, Swizzle};
+    /// let sw = Swizzle::new(1, 0, 1).unwrap();
+    /// // 0, 1, 2 -> 0, 1, 3: the swizzled image of 3:1 needs 4 elements, the inner layout 3.
+    /// assert_eq!(make_swizzled(sw, Layout::parse("3:1").unwrap()).cosize(), 4);
+    /// assert_eq!(make_swizzled(sw, Layout::parse("(4,4):(4,1)").unwrap()).cosize(), 16);
+    /// ```
+    pub const fn cosize(&self) -> i64 {
+        let n = self.layout.size();
+        let mut max = -1;
+        let mut i = 0;
+        while i < n {
+            let o = self.call(i);
+            if o > max {
+                max = o;
+            }
+            i += 1;
+        }
+        max + 1
+    }
+
     /// Evaluates at a 1-D coordinate.
     ///
     /// # Example

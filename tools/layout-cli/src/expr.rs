@@ -127,6 +127,10 @@ impl Value {
 
     fn int(&self, op: &str) -> Result<i64, ExprError> {
         match self {
+            // The wildcard is `i64::MIN` inside the algebra: as a number it would pass for one.
+            Value::Tuple(t) if t.is_int() && t.value() == Ok(layout::UNDERSCORE) => {
+                err(format!("{op}: expected an integer, found _"))
+            }
             Value::Num(n) => Ok(*n),
             Value::Tuple(t) if t.is_int() => Ok(t.value()?),
             _ => err(format!("{op}: expected an integer, found {self}")),
@@ -408,18 +412,33 @@ fn param<T: TryFrom<i64>>(v: i64) -> Result<T, ExprError> {
 /// assert!(eval("complement((2,2):(1,1), 4)").is_err());
 /// ```
 pub fn eval(text: &str) -> Result<Value, ExprError> {
-    let mut p = Parser { s: text.as_bytes(), pos: 0 };
+    let mut p = Parser { s: text.as_bytes(), pos: 0, depth: 0 };
     let v = p.expr()?;
     p.ws();
     if p.pos != p.s.len() {
-        return err(format!("unexpected `{}` at byte {}", &text[p.pos..], p.pos));
+        // Quote a little of the rest, not a megabyte of it.
+        let rest: String = String::from_utf8_lossy(&p.s[p.pos..]).chars().take(40).collect();
+        return err(format!("unexpected `{rest}` at byte {}", p.pos));
     }
     Ok(v)
 }
 
+/// How deeply calls and tiler lists may nest in an expression. Far beyond any real expression; it
+/// bounds the parser's recursion, so that no input can overflow the stack.
+///
+/// # Example
+/// ```
+/// use cute_rs_layout_cli::expr::{eval, MAX_DEPTH};
+/// let deep = format!("{}4:1{}", "size(".repeat(MAX_DEPTH + 1), ")".repeat(MAX_DEPTH + 1));
+/// assert!(eval(&deep).unwrap_err().to_string().starts_with("depth limit"));
+/// ```
+pub const MAX_DEPTH: usize = 64;
+
 struct Parser<'a> {
     s: &'a [u8],
     pos: usize,
+    /// Calls and lists open at `pos`.
+    depth: usize,
 }
 
 impl Parser<'_> {
@@ -468,6 +487,19 @@ impl Parser<'_> {
     }
 
     fn expr(&mut self) -> Result<Value, ExprError> {
+        if self.depth >= MAX_DEPTH {
+            return err(format!(
+                "depth limit: more than {MAX_DEPTH} nested calls or tiler lists at byte {}",
+                self.pos
+            ));
+        }
+        self.depth += 1;
+        let v = self.expr_at_depth();
+        self.depth -= 1;
+        v
+    }
+
+    fn expr_at_depth(&mut self) -> Result<Value, ExprError> {
         self.ws();
         match self.peek() {
             None => err("unexpected end of expression"),
