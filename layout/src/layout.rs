@@ -200,10 +200,6 @@ impl Layout {
     #[inline(always)]
     pub const fn call(&self, idx: i64) -> i64 {
         let n = self.shape.num_leaves();
-        if n == 0 {
-            // `():()` is the constant 0 (its size, the empty product, is 1).
-            return 0;
-        }
         let mut c = idx;
         let mut r = 0;
         let mut i = 0;
@@ -213,7 +209,10 @@ impl Layout {
             c /= s;
             i += 1;
         }
-        r + c * self.stride.leaf(n - 1)
+        // The last leaf, its index wrapped into the leaves' storage: `():()` (no leaf, size 1)
+        // then gives `0 * stride = 0` at its one index, the constant 0, without a branch (a
+        // branch here kept LLVM from folding constant layouts' loops in kernels).
+        r + c * self.stride.leaf(n.wrapping_sub(1) % MAX_LEAVES)
     }
 
     /// Mode `i` as a layout (CuTe's `layout<i>`); mode 0 of an integer layout is itself.
