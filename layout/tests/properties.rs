@@ -1305,30 +1305,54 @@ fn divide_by_mode_divides_each_mode() {
     });
 }
 
-#[test]
-fn divide_by_mode_with_random_tiles_divides_each_mode_or_documented_error() {
-    let s = layouts(6, 6, 4096, ALL).prop_flat_map(|a| {
+/// An operation by mode: a layout and one tiler per mode.
+type ByMode = fn(Layout, &[Layout]) -> Result<Layout, LayoutError>;
+
+/// The operations of one kind (divide or product) by mode, on an A and one random tile per mode:
+/// the logical one is refused only with a documented error and only where some mode's operation is
+/// refused; otherwise each mode is that mode's operation, and the zipped, tiled and flat forms are
+/// rearrangements of the logical one.
+fn check_random_by_mode(
+    name: &str,
+    a: impl Strategy<Value = Layout>,
+    min_ok: f64,
+    (errors, what): (&[&str], &str),
+    per_mode: fn(Layout, Layout) -> Result<Layout, LayoutError>,
+    [logical, zipped, tiled, flat]: [ByMode; 4],
+) {
+    let s = a.prop_flat_map(|a| {
         let r = a.rank();
         (Just(a), vec(layouts(3, 4, 32, ALL), 1..=r))
     });
-    check("divide by mode random", s, 0.5, |(a, tiles)| {
-        let l = match ok_or_documented(logical_divide_by_mode(a, &tiles), DIVIDE_ERRORS, "logical_divide_by_mode")? {
+    check(name, s, min_ok, |(a, tiles)| {
+        let l = match ok_or_documented(logical(a, &tiles), errors, what)? {
             Some(l) => l,
             None => {
                 prop_assert!(
-                    tiles.iter().enumerate().any(|(i, t)| logical_divide(a.mode(i).unwrap(), *t).is_err()),
-                    "by-mode divide fails but every mode's divide is defined"
+                    tiles.iter().enumerate().any(|(i, t)| per_mode(a.mode(i).unwrap(), *t).is_err()),
+                    "{} fails but every mode's operation is defined",
+                    what
                 );
                 return Ok(false);
             }
         };
-        check_by_mode(a, &tiles, l, logical_divide)?;
-        let z = zipped_divide_by_mode(a, &tiles).unwrap();
-        let t = tiled_divide_by_mode(a, &tiles).unwrap();
-        let f = flat_divide_by_mode(a, &tiles).unwrap();
+        check_by_mode(a, &tiles, l, per_mode)?;
+        let (z, t, f) = (zipped(a, &tiles).unwrap(), tiled(a, &tiles).unwrap(), flat(a, &tiles).unwrap());
         check_by_mode_rearrangements(l, tiles.len(), z, t, f)?;
         Ok(true)
     });
+}
+
+#[test]
+fn divide_by_mode_with_random_tiles_divides_each_mode_or_documented_error() {
+    check_random_by_mode(
+        "divide by mode random",
+        layouts(6, 6, 4096, ALL),
+        0.5,
+        (DIVIDE_ERRORS, "logical_divide_by_mode"),
+        logical_divide,
+        [logical_divide_by_mode, zipped_divide_by_mode, tiled_divide_by_mode, flat_divide_by_mode],
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1398,28 +1422,14 @@ fn zipped_tiled_flat_product_rearrange_logical_product() {
 
 #[test]
 fn product_by_mode_multiplies_each_mode() {
-    let s = layouts(6, 6, 4096, INJECTIVE).prop_flat_map(|a| {
-        let r = a.rank();
-        (Just(a), vec(layouts(3, 4, 32, ALL), 1..=r))
-    });
-    check("product by mode", s, 0.55, |(a, tiles)| {
-        let l = match ok_or_documented(logical_product_by_mode(a, &tiles), PRODUCT_ERRORS, "logical_product_by_mode")? {
-            Some(l) => l,
-            None => {
-                prop_assert!(
-                    tiles.iter().enumerate().any(|(i, t)| logical_product(a.mode(i).unwrap(), *t).is_err()),
-                    "by-mode product fails but every mode's product is defined"
-                );
-                return Ok(false);
-            }
-        };
-        check_by_mode(a, &tiles, l, logical_product)?;
-        let z = zipped_product_by_mode(a, &tiles).unwrap();
-        let t = tiled_product_by_mode(a, &tiles).unwrap();
-        let f = flat_product_by_mode(a, &tiles).unwrap();
-        check_by_mode_rearrangements(l, tiles.len(), z, t, f)?;
-        Ok(true)
-    });
+    check_random_by_mode(
+        "product by mode",
+        layouts(6, 6, 4096, INJECTIVE),
+        0.55,
+        (PRODUCT_ERRORS, "logical_product_by_mode"),
+        logical_product,
+        [logical_product_by_mode, zipped_product_by_mode, tiled_product_by_mode, flat_product_by_mode],
+    );
 }
 
 /// The logical product of A and B padded to their common rank `n`: `(padded A, padded B, product)`.
