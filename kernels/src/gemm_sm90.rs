@@ -15,6 +15,10 @@
 //!    ([`gemm_sm90_bf16_tn_pc2`]);
 //! 4. the stmatrix + TMA-store epilogue for a 16-bit D (`_tma` entries), which the API's entries
 //!    (`gemm_sm90_{bf16,f16}_a{r,c}_b{r,c}_o{f32,bf16,f16}`, `gemm_sm90_tf32_ar_bc_of32`) use.
+//! 5. the decode tiles (`Decode`, `GEMM_SM90_DECODE_128X{16,32,64}`): products of at most 64
+//!    rows computed transposed, `D^T = B^T A^T`, so that the large N fills wgmma's 64-row M and
+//!    the few rows are wgmma's narrow N, with many small stages in flight
+//!    (`gemm_sm90_bf16_ar_bc_o{bf16,f16}_decode{16,32,64}`).
 //!
 //! A K-major operand (`A` row-major, `B` column-major: B's N x K transpose row-major) is read in
 //! boxes of one 128-byte row of K (64 16-bit or 32 tf32 elements) x the tile's rows, which with the
