@@ -11,7 +11,9 @@
 use host::{DeviceBuffer, DeviceElem, Gpu, LaunchConfig, Stream, TensorMap, TmaOobFill, TmaSwizzle};
 
 use crate::gemm::{Gemm, GemmInput, GemmOutput, Major};
-use kernels::gemm_sm90_sizes::{SplitK, GEMM_SM90_BK, GEMM_SM90_EPILOGUE_BYTES, GEMM_SM90_P_128X256 as SHAPE, GEMM_SM90_SPLIT_K};
+use kernels::gemm_sm90_sizes::{
+    decode_tile, GemmSm90Shape, SplitK, GEMM_SM90_BK, GEMM_SM90_EPILOGUE_BYTES, GEMM_SM90_P_128X256 as SHAPE, GEMM_SM90_SPLIT_K,
+};
 
 /// The element type of A and B on the Hopper path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -110,9 +112,26 @@ impl HopperGemm {
         HopperGemm { g, input, out, splits: 0 }
     }
 
-    /// Output tiles of one batch.
+    /// The decode tile of this problem, if it is decode-shaped: bf16 inputs, A row-major with 1
+    /// to 64 rows, B column-major (`X W^T`), a 16-bit D, one batch. Its entry computes
+    /// `D^T = B^T A^T`, so that the large N fills wgmma's 64-row M and the few rows of A are
+    /// wgmma's narrow N ([`decode_tile`]), instead of padding M to 128.
+    fn decode(&self) -> Option<GemmSm90Shape> {
+        let g = &self.g;
+        let shaped = self.input == HopperIn::Bf16 && self.out != HopperOut::F32 && !self.a_col() && !self.b_row() && g.batches == 1;
+        if shaped && g.m >= 1 { decode_tile(g.m as u32) } else { None }
+    }
+
+    /// The tile of this problem's entry.
+    fn shape(&self) -> GemmSm90Shape {
+        self.decode().unwrap_or(SHAPE)
+    }
+
+    /// Output tiles of one batch (of D's transpose for a decode tile).
     fn tiles(&self) -> usize {
-        self.g.m.div_ceil(SHAPE.bm as usize) * self.g.n.div_ceil(SHAPE.bn as usize)
+        let (rows, cols) = if self.decode().is_some() { (self.g.n, self.g.m) } else { (self.g.m, self.g.n) };
+        let shape = self.shape();
+        rows.div_ceil(shape.bm as usize) * cols.div_ceil(shape.bn as usize)
     }
 
     /// The same problem with `splits` K splits of each tile (1: none; a batched problem, or one
@@ -197,6 +216,14 @@ impl HopperGemm {
         let f16 = (self.input == HopperIn::F16) as usize;
         let index = 4 * f16 + 2 * self.a_col() as usize + self.b_row() as usize;
         let split = splits > 1 && self.has_split_entry() && matches!(self.input, HopperIn::Bf16 | HopperIn::F16);
+        // The decode entries split K themselves (the flag), or not.
+        if let Some(shape) = self.decode() {
+            let width = (shape.bn / 32) as usize; // 16, 32, 64 -> 0, 1, 2
+            return match self.out {
+                HopperOut::F16 => HopperKernel::F16(by_output::DECODE_F16[width]),
+                _ => HopperKernel::Bf16(by_output::DECODE_BF16[width]),
+            };
+        }
         match (self.input, self.out) {
             (_, HopperOut::F32) if split => HopperKernel::F32(by_output::SPLIT_F32[f16]),
             (_, HopperOut::Bf16) if split => HopperKernel::Bf16(by_output::SPLIT_BF16[f16]),
@@ -303,7 +330,9 @@ impl HopperGemm {
 
     /// Dynamic shared memory of a launch.
     fn smem_bytes(&self) -> u32 {
-        SHAPE.smem_bytes() + if self.tma_out() { GEMM_SM90_EPILOGUE_BYTES } else { 0 }
+        // The decode entries store directly: no staging buffers.
+        let staging = self.tma_out() && self.decode().is_none();
+        self.shape().smem_bytes() + if staging { GEMM_SM90_EPILOGUE_BYTES } else { 0 }
     }
 
     /// The persistent grid: one block per SM, at most one per work unit (tile, batch and split);
@@ -321,7 +350,7 @@ impl HopperGemm {
             let units = self.tiles() * self.g.batches * self.splits_on(gpu) as usize;
             units.min(gpu.properties().multiprocessors as usize).max(1)
         };
-        Ok(LaunchConfig { grid: (blocks as u32, 1, 1), block: (SHAPE.threads(), 1, 1), shared_mem_bytes: smem })
+        Ok(LaunchConfig { grid: (blocks as u32, 1, 1), block: (self.shape().threads(), 1, 1), shared_mem_bytes: smem })
     }
 
     /// The tensor maps of A, B and (TMA-stored) D, encoded on the host: the kernels take them by value
@@ -351,6 +380,13 @@ impl HopperGemm {
         // K-major: rows of K (a 128-byte box row: 64 16-bit, 32 tf32 or 128 fp8 elements);
         // MN-major: rows of M (N), one per k.
         let bk = GEMM_SM90_BK * 2 / self.input.bytes() as u32;
+        if let Some(shape) = self.decode() {
+            // Transposed: the kernel's A is B^T (N x K, boxes of 128 rows of N), its B is A (M x K,
+            // boxes of the tile's 16, 32 or 64 rows: TMA zero-fills the rows past M).
+            let a_map = map(b, (k, n), ldb, strides[1], [bk, shape.bm])?;
+            let b_map = map(a, (k, m), lda, strides[0], [bk, shape.bn])?;
+            return Ok(HopperMaps { a_map, b_map, d_map: None });
+        }
         let a_map = if self.a_col() {
             map(a, (m, k), lda, strides[0], [64, 64])?
         } else {
@@ -490,8 +526,34 @@ mod tests {
     }
 
     #[test]
+    fn decode_shapes_take_the_transposed_entries() {
+        let decode = |m, out| problem(m, 4096, 4096, false, false, out);
+        for (m, width) in [(1, 16), (16, 16), (17, 32), (32, 32), (33, 64), (64, 64)] {
+            assert_eq!(decode(m, HopperOut::Bf16).kernel_name(), format!("gemm_sm90_bf16_ar_bc_obf16_decode{width}"), "M = {m}");
+            assert_eq!(decode(m, HopperOut::F16).kernel_name(), format!("gemm_sm90_bf16_ar_bc_of16_decode{width}"), "M = {m}");
+        }
+        // Split or not, the same entry (the flag splits).
+        assert_eq!(decode(16, HopperOut::Bf16).split(4).kernel_name(), "gemm_sm90_bf16_ar_bc_obf16_decode16");
+        assert_eq!(decode(16, HopperOut::Bf16).split(4).splits, 4);
+        // Tiles of 128 of N: 32 tiles, 132 SMs -> 2 splits.
+        assert_eq!(decode(16, HopperOut::Bf16).tiles(), 32);
+        assert_eq!(decode(16, HopperOut::Bf16).auto_splits(132), 2);
+        // The ring fills the shared memory, no staging buffers.
+        assert_eq!(decode(1, HopperOut::Bf16).smem_bytes(), 11 * (128 + 16) * 128);
+        // Not decode-shaped: more rows, an f32 D, other storage orders, f16 inputs, batches.
+        assert_eq!(decode(65, HopperOut::Bf16).kernel_name(), "gemm_sm90_bf16_ar_bc_obf16");
+        assert_eq!(decode(16, HopperOut::F32).split(1).kernel_name(), "gemm_sm90_bf16_ar_bc_of32_tma");
+        assert_eq!(problem(16, 4096, 4096, true, false, HopperOut::Bf16).kernel_name(), "gemm_sm90_bf16_ac_bc_obf16");
+        assert_eq!(problem(16, 4096, 4096, false, true, HopperOut::Bf16).kernel_name(), "gemm_sm90_bf16_ar_br_obf16");
+        assert_eq!(HopperGemm { input: HopperIn::F16, ..decode(16, HopperOut::Bf16) }.kernel_name(), "gemm_sm90_f16_ar_bc_obf16");
+        let batched = decode(16, HopperOut::Bf16);
+        assert_eq!(HopperGemm { g: Gemm { batches: 2, ..batched.g }, ..batched }.kernel_name(), "gemm_sm90_bf16_ar_bc_obf16");
+    }
+
+    #[test]
     fn only_split_entries_take_splits() {
-        let skinny = |a_col, b_row, out| problem(16, 4096, 4096, a_col, b_row, out);
+        // 128 rows: not decode-shaped (those take the decode entries).
+        let skinny = |a_col, b_row, out| problem(128, 4096, 4096, a_col, b_row, out);
         assert_eq!(skinny(false, false, HopperOut::Bf16).split(4).kernel_name(), "gemm_sm90_bf16_ar_bc_obf16_splitk");
         assert_eq!(skinny(false, false, HopperOut::F32).split(4).kernel_name(), "gemm_sm90_bf16_ar_bc_of32_tma_splitk");
         assert_eq!(skinny(false, false, HopperOut::Bf16).split(1).kernel_name(), "gemm_sm90_bf16_ar_bc_obf16");

@@ -15,6 +15,10 @@
 //!    ([`gemm_sm90_bf16_tn_pc2`]);
 //! 4. the stmatrix + TMA-store epilogue for a 16-bit D (`_tma` entries), which the API's entries
 //!    (`gemm_sm90_{bf16,f16}_a{r,c}_b{r,c}_o{f32,bf16,f16}`, `gemm_sm90_tf32_ar_bc_of32`) use.
+//! 5. the decode tiles (`Decode`, `GEMM_SM90_DECODE_128X{16,32,64}`): products of at most 64
+//!    rows computed transposed, `D^T = B^T A^T`, so that the large N fills wgmma's 64-row M and
+//!    the few rows are wgmma's narrow N, with many small stages in flight
+//!    (`gemm_sm90_bf16_ar_bc_o{bf16,f16}_decode{16,32,64}`).
 //!
 //! A K-major operand (`A` row-major, `B` column-major: B's N x K transpose row-major) is read in
 //! boxes of one 128-byte row of K (64 16-bit or 32 tf32 elements) x the tile's rows, which with the
@@ -45,7 +49,7 @@ use layout_tensor::device::mma::{
 use layout_tensor::device::numeric::{f32_to_bf16, f32x2_to_bf16x2, f32x2_to_f16x2, E4M3, E5M2};
 use layout_tensor::atom::wgmma::{
     make_gmma_desc, make_gmma_layout, GmmaDesc, KMajor, Major, MajorMode, MnMajor, WgmmaAtom, SM90_64x128x16_F32BF16BF16_SS,
-    SM90_64x256x16_F32BF16BF16_SS, SM90_64x256x16_F32F16F16_SS, SM90_64x256x8_F32TF32TF32_SS_TN, SM90_64x256x32_F32F8F8_SS_TN,
+    SM90_64x256x16_F32BF16BF16_SS, SM90_64x256x16_F32F16F16_SS, SM90_64x16x16_F32BF16BF16_SS, SM90_64x32x16_F32BF16BF16_SS, SM90_64x64x16_F32BF16BF16_SS, SM90_64x256x8_F32TF32TF32_SS_TN, SM90_64x256x32_F32F8F8_SS_TN,
 };
 #[cfg(target_arch = "nvptx64")]
 use layout_tensor::atom::wgmma::gemm;
@@ -148,11 +152,11 @@ unsafe fn gemm_tile<W: WgmmaAtom, const R: usize, const TWO: bool, const N: usiz
     let mine = acc_layout.call(lane128 as i64) as usize;
     let r0 = (row0 + 64 * wg * slices) as usize + mine % 64;
     let full = out.inside(row0, col0, shape.bm, bn);
-    out.apply(&mut acc0, r0, col0 as usize + mine / 64, acc_layout, full);
-    out.store(&mut acc0, r0, col0 as usize + mine / 64, acc_layout, full);
+    out.apply(&mut acc0, r0, col0 as usize + mine / 64, acc_layout, full, false);
+    out.store(&mut acc0, r0, col0 as usize + mine / 64, acc_layout, full, false);
     if TWO {
-        out.apply(&mut acc1, r0 + 64, col0 as usize + mine / 64, acc_layout, full);
-        out.store(&mut acc1, r0 + 64, col0 as usize + mine / 64, acc_layout, full);
+        out.apply(&mut acc1, r0 + 64, col0 as usize + mine / 64, acc_layout, full, false);
+        out.store(&mut acc1, r0 + 64, col0 as usize + mine / 64, acc_layout, full, false);
     }
 }
 
@@ -223,7 +227,7 @@ pub fn gemm_sm90_bf16_tn_ws(
     // `y * tiles_n + x` of the row-by-row order (bands of one row).
     let order = TileOrder::new(m, n, GEMM_SM90_WS_128X256.bm, GEMM_SM90_WS_128X256.bn, 1);
     let first = block_idx_y() * order.tiles_n + block_idx_x();
-    gemm_tile_ws::<f32, SM90_64x256x16_F32BF16BF16_SS, 1, false, false, false>(a_map.as_ptr(), b_map.as_ptr(), core::ptr::null(), out, k, order, Split::NONE, first, order.count());
+    gemm_tile_ws::<f32, SM90_64x256x16_F32BF16BF16_SS, P128x256, P_STAGES, 128, 1, false, false, false>(a_map.as_ptr(), b_map.as_ptr(), core::ptr::null(), out, k, order, Split::NONE, first, order.count());
 }
 
 /// The wgmma m64n256 accumulator layout, (thread, value) -> m + 64 n.
@@ -271,6 +275,13 @@ const B_K_8: GmmaDesc = operand_desc(Major::K, 256, 1, 256);
 
 /// The A and B descriptors of a wgmma atom's operands (its element size and storage orders).
 const fn operand_descs<W: WgmmaAtom>() -> (GmmaDesc, GmmaDesc) {
+    if W::N != 256 {
+        // The narrow (decode) tiles: 16-bit K-major operands, B `W::N` rows read whole.
+        assert!(core::mem::size_of::<W::A>() == 2, "the narrow tiles take 16-bit inputs");
+        let n = W::N as u32;
+        let b = if matches!(W::MajorB::MAJOR, Major::MN) { operand_desc(Major::MN, n, 2, n) } else { operand_desc(Major::K, n, 2, n) };
+        return (if matches!(W::MajorA::MAJOR, Major::MN) { A_MN_16 } else { A_K_16 }, b);
+    }
     if core::mem::size_of::<W::A>() == 4 {
         (A_K_TF32, B_K_TF32)
     } else if core::mem::size_of::<W::A>() == 1 {
@@ -295,12 +306,21 @@ const fn operand_boxes(major: Major, rows: u32, element_bytes: i64, parts: u32) 
     layout::unwrap!(TmaBoxes::new(stage_tile(major, rows, element_bytes), [rows as i64, k], extent, element_bytes, order))
 }
 
-/// The A and B boxes of a stage for wgmma atom `W` in a cluster of `CM` blocks along N (B's
-/// boxes split among them).
+/// The A and B boxes of a stage for wgmma atom `W` (B: its `N` rows) in a cluster of `CM`
+/// blocks along N (B's boxes split among them).
 const fn stage_boxes<W: WgmmaAtom, const CM: u32>() -> (TmaBoxes, TmaBoxes) {
     let e = core::mem::size_of::<W::A>() as i64;
-    (operand_boxes(W::MajorA::MAJOR, 128, e, 1), operand_boxes(W::MajorB::MAJOR, 256, e, CM))
+    (operand_boxes(W::MajorA::MAJOR, 128, e, 1), operand_boxes(W::MajorB::MAJOR, W::N as u32, e, CM))
 }
+
+// The decode tiles' B operands of 16, 32 and 64 rows (K-major, the 128-byte swizzle: two, four
+// or eight 1024-byte atoms) have wgmma descriptors and TMA boxes; checked here, where every build
+// evaluates them.
+const _: () = {
+    let _ = (operand_descs::<SM90_64x16x16_F32BF16BF16_SS>(), stage_boxes::<SM90_64x16x16_F32BF16BF16_SS, 1>());
+    let _ = (operand_descs::<SM90_64x32x16_F32BF16BF16_SS>(), stage_boxes::<SM90_64x32x16_F32BF16BF16_SS, 1>());
+    let _ = (operand_descs::<SM90_64x64x16_F32BF16BF16_SS>(), stage_boxes::<SM90_64x64x16_F32BF16BF16_SS, 1>());
+};
 
 static_layout!(
     /// The coordinates of a stage's A tile, `(m, k)`: 128 rows x one 128-byte row of K (64
@@ -311,17 +331,31 @@ static_layout!(
     /// The coordinates of a stage's B tile, `(n, k)`.
     StageB = "(256,64)"
 );
+static_layout!(
+    /// The coordinates of a decode stage's B tile of 16 rows, `(n, k)`.
+    StageB16 = "(16,64)"
+);
+static_layout!(
+    /// The coordinates of a decode stage's B tile of 32 rows, `(n, k)`.
+    StageB32 = "(32,64)"
+);
+static_layout!(
+    /// The coordinates of a decode stage's B tile of 64 rows, `(n, k)`.
+    StageB64 = "(64,64)"
+);
 
 /// One stage's tile of an operand as TMA writes it and wgmma reads it: `BYTES` bytes (rows of
 /// 128 bytes of K), aligned to the 128-byte swizzle's 1024-byte atom.
 #[repr(C, align(1024))]
 struct StageTile<const BYTES: usize>([u8; BYTES]);
 
-/// The persistent kernels' shared memory (CuTe's `SharedStorage`): the ring's A stages (128 rows
-/// of K), its B stages (256 rows), then each consumer warpgroup's two staging buffers of the
-/// TMA-store epilogue (only the `_tma` kernels are launched with those
-/// [`GEMM_SM90_EPILOGUE_BYTES`]).
+/// The persistent kernels' shared memory (CuTe's `SharedStorage`) for the 128 x 256 tiles: the
+/// ring's A stages (128 rows of K), its B stages (256 rows), then each consumer warpgroup's two
+/// staging buffers of the TMA-store epilogue (only the `_tma` kernels are launched with those
+/// [`GEMM_SM90_EPILOGUE_BYTES`]). [`Ring`] addresses it from the tile shape; the struct fixes
+/// the offsets those addresses must agree with.
 #[repr(C)]
+#[allow(dead_code)] // only its offsets are read
 struct SharedStorage {
     ring: Stages<{ P_STAGES as usize }, { 128 * 128 }, { 256 * 128 }>,
     staging: [u16; 2 * 2 * 64 * 64],
@@ -339,34 +373,109 @@ struct Stages<const N: usize, const A: usize, const B: usize> {
 const _: () = {
     const S: GemmSm90Shape = GEMM_SM90_P_128X256;
     assert!(S.stage_bytes() == 128 * 128 + 256 * 128 && S.bm == 128 && S.bn == 256);
+    assert!(core::mem::offset_of!(SharedStorage, ring.b) == (S.stages * S.bm * 128) as usize);
     assert!(core::mem::offset_of!(SharedStorage, staging) == S.smem_bytes() as usize);
     assert!(core::mem::size_of::<SharedStorage>() == (S.smem_bytes() + GEMM_SM90_EPILOGUE_BYTES) as usize);
 };
 
-/// The persistent kernels' shared memory, as the launch's dynamic shared memory.
-#[derive(Clone, Copy)]
-struct Ring(*mut SharedStorage);
+/// A tile configuration of the persistent kernels: its shape (128 rows in two m64 consumer
+/// slices, `bn` columns = the wgmma atom's N, the ring's stages), the coordinates of a stage's B
+/// tile, where its shared memory lies, and whether the kernel computes D's transpose (the decode
+/// tiles: `D^T = B^T A^T`, D written column by column of the kernel's output).
+trait PersistentTile {
+    /// The tile and its ring.
+    const SHAPE: GemmSm90Shape;
+    /// The kernel's output is D's transpose: its `(r, c)` is D's `(c, r)`.
+    const TRANSPOSED: bool;
+    /// The coordinates of a stage's B tile, `(bn, k)`.
+    type StageB: StaticLayout;
+    /// The launch's dynamic shared memory (the ring, then any staging buffers) and the full and
+    /// empty barriers of the pipeline (at least `SHAPE.stages` each).
+    fn shared() -> (*mut u8, *mut u64, *mut u64);
+}
 
-impl Ring {
+/// The 128 x 256 tiles of the large products ([`GEMM_SM90_P_128X256`]).
+struct P128x256;
+
+impl PersistentTile for P128x256 {
+    const SHAPE: GemmSm90Shape = GEMM_SM90_P_128X256;
+    const TRANSPOSED: bool = false;
+    type StageB = StageB;
+    #[inline(always)]
+    fn shared() -> (*mut u8, *mut u64, *mut u64) {
+        // Declared once (the declarations depend on no generic parameter), used by every entry.
+        let ring = dynamic_shared!(GEMM_SM90_RING_P: u8, align 1024).as_mut_ptr();
+        let full = shared_array!(GEMM_SM90_P_FULL: [u64; P_STAGES as usize], align 8).as_mut_ptr();
+        let empty = shared_array!(GEMM_SM90_P_EMPTY: [u64; P_STAGES as usize], align 8).as_mut_ptr();
+        (ring, full, empty)
+    }
+}
+
+/// The decode tiles (`GEMM_SM90_DECODE_128X*`), 128 rows of D^T (of D's N) by `bn` of D's M.
+struct Decode<const BN: u32>;
+
+/// The decode tiles' shared memory: every width uses the same declarations.
+#[inline(always)]
+fn decode_shared() -> (*mut u8, *mut u64, *mut u64) {
+    let ring = dynamic_shared!(GEMM_SM90_RING_DECODE: u8, align 1024).as_mut_ptr();
+    let full = shared_array!(GEMM_SM90_DECODE_FULL: [u64; GEMM_SM90_DECODE_MAX_STAGES as usize], align 8).as_mut_ptr();
+    let empty = shared_array!(GEMM_SM90_DECODE_EMPTY: [u64; GEMM_SM90_DECODE_MAX_STAGES as usize], align 8).as_mut_ptr();
+    (ring, full, empty)
+}
+
+/// The decode tile of each width: its shape and B's stage coordinates.
+macro_rules! decode_tiles {
+    ($($bn:literal: $shape:ident, $stage_b:ident;)*) => {$(
+        impl PersistentTile for Decode<$bn> {
+            const SHAPE: GemmSm90Shape = $shape;
+            const TRANSPOSED: bool = true;
+            type StageB = $stage_b;
+            #[inline(always)]
+            fn shared() -> (*mut u8, *mut u64, *mut u64) {
+                decode_shared()
+            }
+        }
+    )*};
+}
+
+decode_tiles! {
+    16: GEMM_SM90_DECODE_128X16, StageB16;
+    32: GEMM_SM90_DECODE_128X32, StageB32;
+    64: GEMM_SM90_DECODE_128X64, StageB64;
+}
+
+/// The persistent kernels' shared memory, as the launch's dynamic shared memory, laid out as
+/// [`SharedStorage`] for the tile `T` (A's stages, B's stages, the staging buffers).
+struct Ring<T>(*mut u8, core::marker::PhantomData<T>);
+
+impl<T> Clone for Ring<T> {
+    #[inline(always)]
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for Ring<T> {}
+
+impl<T: PersistentTile> Ring<T> {
     /// A's tile of stage `stage`.
     #[inline(always)]
     fn a(&self, stage: u32) -> *mut u8 {
         // SAFETY: a place inside the storage, not read.
-        unsafe { core::ptr::addr_of_mut!((*self.0).ring.a[stage as usize]) as *mut u8 }
+        unsafe { self.0.add(stage as usize * (T::SHAPE.bm * 128) as usize) }
     }
 
     /// B's tile of stage `stage`.
     #[inline(always)]
     fn b(&self, stage: u32) -> *mut u8 {
         // SAFETY: as for `a`.
-        unsafe { core::ptr::addr_of_mut!((*self.0).ring.b[stage as usize]) as *mut u8 }
+        unsafe { self.0.add((T::SHAPE.stages * T::SHAPE.bm * 128) as usize + stage as usize * (T::SHAPE.bn * 128) as usize) }
     }
 
     /// The staging buffers of the TMA-store epilogue of an f32 D (the same bytes).
     #[inline(always)]
     fn staging_f32(&self) -> LayoutTensor<'static, f32, StagingF32, Shared> {
         // SAFETY: as for `staging`; the buffers are 1024-byte aligned, f32 fits.
-        unsafe { LayoutTensor::from_ptr_in(core::ptr::addr_of_mut!((*self.0).staging) as *mut f32, StagingF32::new()) }
+        unsafe { LayoutTensor::from_ptr_in(self.0.add(T::SHAPE.smem_bytes() as usize) as *mut f32, StagingF32::new()) }
     }
 
     /// The staging buffers of the TMA-store epilogue.
@@ -374,7 +483,7 @@ impl Ring {
     fn staging(&self) -> LayoutTensor<'static, u16, Staging, Shared> {
         // SAFETY: the buffers lie inside the storage (the `_tma` launches hold them); each
         // consumer warpgroup uses its own.
-        unsafe { LayoutTensor::from_ptr_in(core::ptr::addr_of_mut!((*self.0).staging) as *mut u16, Staging::new()) }
+        unsafe { LayoutTensor::from_ptr_in(self.0.add(T::SHAPE.smem_bytes() as usize) as *mut u16, Staging::new()) }
     }
 }
 
@@ -394,7 +503,17 @@ const P_STAGES: u32 = GEMM_SM90_P_128X256.stages;
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn gemm_tile_ws<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bool, const BATCHED: bool, const SPLIT: bool>(
+unsafe fn gemm_tile_ws<
+    O: Output,
+    W: WgmmaAtom,
+    T: PersistentTile,
+    const STAGES: u32,
+    const R: usize,
+    const CM: u32,
+    const TMA_OUT: bool,
+    const BATCHED: bool,
+    const SPLIT: bool,
+>(
     a_map: *const TmaDescriptor,
     b_map: *const TmaDescriptor,
     d_map: *const TmaDescriptor,
@@ -405,12 +524,13 @@ unsafe fn gemm_tile_ws<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bo
     first: u32,
     step: u32,
 ) {
-    const S: GemmSm90Shape = GEMM_SM90_P_128X256;
-    // Declared once (the declarations depend on no generic parameter), used by every entry.
-    let ring = Ring(dynamic_shared!(GEMM_SM90_RING_P: u8, align 1024).as_mut_ptr() as *mut SharedStorage);
-    let full = shared_array!(GEMM_SM90_P_FULL: [u64; S.stages as usize], align 8).as_mut_ptr();
-    let empty = shared_array!(GEMM_SM90_P_EMPTY: [u64; S.stages as usize], align 8).as_mut_ptr();
-    let pipe = PipelineTmaAsync::<P_STAGES>::new(full, empty);
+    // The tile's numbers come twice (its type's and the const parameters a stable compiler needs
+    // for array lengths): they must agree.
+    const { assert!(T::SHAPE.stages == STAGES && T::SHAPE.bn as i64 == W::N && W::VALUES_C == R && T::SHAPE.bm == 128) };
+    const { assert!(!T::TRANSPOSED || (!TMA_OUT && CM == 1), "the decode tiles store directly, without clusters") };
+    let (ring, full, empty) = T::shared();
+    let ring = Ring::<T>(ring, core::marker::PhantomData);
+    let pipe = PipelineTmaAsync::<STAGES>::new(full, empty);
     let t = thread_idx_x();
     let rank = if CM > 1 { block_rank_in_cluster() } else { 0 };
     let tiles = order.tiles_from(first, step);
@@ -421,7 +541,7 @@ unsafe fn gemm_tile_ws<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bo
     let k_tiles = k.div_ceil(128 / core::mem::size_of::<W::A>() as u32);
     if t == 0 {
         // Each consumer warpgroup of every block of the cluster writes into each block's stages.
-        pipe.init((S.warpgroups - 1) * CM);
+        pipe.init((T::SHAPE.warpgroups - 1) * CM);
     }
     // The other blocks multicast into this block's stages and arrive on its barriers.
     if CM > 1 {
@@ -432,11 +552,11 @@ unsafe fn gemm_tile_ws<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bo
     if t / 128 == 0 {
         warpgroup_reg_dealloc::<40>();
         if t == 0 {
-            produce::<W, CM, BATCHED>(pipe, ring, tiles, rank, a_map, b_map, split.k_tiles(k_tiles), rank3);
+            produce::<W, T, STAGES, CM, BATCHED>(pipe, ring, tiles, rank, a_map, b_map, split.k_tiles(k_tiles), rank3);
         }
     } else {
         warpgroup_reg_alloc::<232>();
-        consume::<O, W, CM, TMA_OUT, BATCHED, SPLIT>(pipe, ring, tiles, rank, out, d_map, split.k_tiles(k_tiles), rank3, t / 128 - 1, t % 128);
+        consume::<O, W, T, STAGES, R, CM, TMA_OUT, BATCHED, SPLIT>(pipe, ring, tiles, rank, out, d_map, split.k_tiles(k_tiles), rank3, t / 128 - 1, t % 128);
     }
     // No block may exit while another can still arrive on its barriers.
     if CM > 1 {
@@ -444,11 +564,11 @@ unsafe fn gemm_tile_ws<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bo
     }
 }
 
-/// The row of a block's tile in the cluster tile at tile coordinates `(tm, tn)` (of any batch),
-/// and its column.
+/// The row of a block's tile of shape `shape` in the cluster tile at tile coordinates `(tm, tn)`
+/// (of any batch), and its column.
 #[inline(always)]
-fn tile_origin<const CM: u32>((tm, tn, _): (u32, u32, u32), rank: u32) -> (u32, u32) {
-    ((tm * CM + rank) * GEMM_SM90_P_128X256.bm, tn * GEMM_SM90_P_128X256.bn)
+fn tile_origin<const CM: u32>(shape: GemmSm90Shape, (tm, tn, _): (u32, u32, u32), rank: u32) -> (u32, u32) {
+    ((tm * CM + rank) * shape.bm, tn * shape.bn)
 }
 
 /// Split-K as a launch gives it ([`SplitK`]): the splits (1: none), the tile columns (to number
@@ -484,13 +604,21 @@ impl Split {
     }
 
     /// The end of a K split of the work unit `tile` (`row0`: its first row; `r0`: this thread's
-    /// first row) for consumer slice `slice`, `m` rows in D: writes this split's partial sums of
-    /// the rows inside D, counts the split in, and when it is the tile's last adds every split's
-    /// partials into `acc` in split order and returns `true`. A slice entirely below D writes
-    /// nothing and returns `false`.
+    /// first row) for consumer slice `slice`, `m` rows in D, the slice's accumulators `acc` of
+    /// the wgmma atom `W` (a narrow tile's partials take the first `R` of each slot's
+    /// [`SplitK::SLICE_FLOATS`]): writes this split's partial sums of the rows inside D, counts
+    /// the split in, and when it is the tile's last adds every split's partials into `acc` in
+    /// split order and returns `true`. A slice entirely below D writes nothing and returns
+    /// `false`.
     #[cfg(target_arch = "nvptx64")]
     #[inline(always)]
-    unsafe fn reduce(&self, acc: &mut [f32; 128], ((tm, tn, s), row0, r0): ((u32, u32, u32), u32, usize), m: usize, (slice, lane128): (u32, u32)) -> bool {
+    unsafe fn reduce<W: WgmmaAtom, const R: usize>(
+        &self,
+        acc: &mut [f32; R],
+        ((tm, tn, s), row0, r0): ((u32, u32, u32), u32, usize),
+        m: usize,
+        (slice, lane128): (u32, u32),
+    ) -> bool {
         use layout_tensor::device::atomics::{fence, fetch_add, store, AcqRel, Gpu, Relaxed};
         use layout_tensor::device::memory::{load, store as store_global, Cg};
         if (row0 + 64 * slice) as usize >= m {
@@ -499,7 +627,7 @@ impl Split {
         let last = shared_array!(GEMM_SM90_SPLIT_LAST: [u32; 2], align 4).as_mut_ptr();
         let unit = ((tm * self.tiles_n + tn) * 2 + slice) as usize;
         let slot = |s: u32| self.partials.add((unit * self.splits as usize + s as usize) * SplitK::SLICE_FLOATS + lane128 as usize);
-        let inside = |v: usize| r0 + ACC_256.call(128 * v as i64) as usize % 64 < m;
+        let inside = |v: usize| r0 + W::LAYOUT_C.call(128 * v as i64) as usize % 64 < m;
         // L2 (`.cg`): the partials pass between SMs.
         for_each_unrolled_mut(acc, |v, x| {
             if inside(v) {
@@ -571,9 +699,9 @@ fn slice_barrier(slice: u32) {
 /// tiles, so the producer fills the next tile's stages while the consumers store the last.
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
-unsafe fn produce<W: WgmmaAtom, const CM: u32, const BATCHED: bool>(
-    pipe: PipelineTmaAsync<P_STAGES>,
-    ring: Ring,
+unsafe fn produce<W: WgmmaAtom, T: PersistentTile, const STAGES: u32, const CM: u32, const BATCHED: bool>(
+    pipe: PipelineTmaAsync<STAGES>,
+    ring: Ring<T>,
     tiles: PersistentTiles,
     rank: u32,
     a_map: *const TmaDescriptor,
@@ -581,20 +709,19 @@ unsafe fn produce<W: WgmmaAtom, const CM: u32, const BATCHED: bool>(
     k_tiles: SplitTiles,
     rank3: bool,
 ) {
-    const S: GemmSm90Shape = GEMM_SM90_P_128X256;
     let (a_boxes, b_boxes) = const { stage_boxes::<W, CM>() };
     let bk = 128 / core::mem::size_of::<W::A>() as i64;
     let mut state = PipelineState::producer_start();
     for tile in tiles {
-        let (row0, col0) = tile_origin::<CM>(tile, rank);
+        let (row0, col0) = tile_origin::<CM>(T::SHAPE, tile, rank);
         let (batch, (kb, ke)) = k_tiles.of(tile.2);
         for kt in kb..ke {
-            pipe.producer_acquire(state, S.stage_bytes());
+            pipe.producer_acquire(state, T::SHAPE.stage_bytes());
             let (s, bar) = (state.index(), pipe.full(state.index()));
             // The stage's tiles as coordinate tensors: each TMA box starts at the global
             // coordinate of its first element.
             let k0 = kt as i64 * bk;
-            let (a, b) = (IdentityTensor::<StageA>::tile_at([row0 as i64, k0]), IdentityTensor::<StageB>::tile_at([col0 as i64, k0]));
+            let (a, b) = (IdentityTensor::<StageA>::tile_at([row0 as i64, k0]), IdentityTensor::<T::StageB>::tile_at([col0 as i64, k0]));
             // Batched maps have a third mode, the batch (clusters are not batched).
             let l = batch as i32;
             let load = |dst: *mut u8, map: *const TmaDescriptor, [x, y]: [i32; 2]| {
@@ -625,9 +752,19 @@ unsafe fn produce<W: WgmmaAtom, const CM: u32, const BATCHED: bool>(
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn consume<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bool, const BATCHED: bool, const SPLIT: bool>(
-    pipe: PipelineTmaAsync<P_STAGES>,
-    ring: Ring,
+unsafe fn consume<
+    O: Output,
+    W: WgmmaAtom,
+    T: PersistentTile,
+    const STAGES: u32,
+    const R: usize,
+    const CM: u32,
+    const TMA_OUT: bool,
+    const BATCHED: bool,
+    const SPLIT: bool,
+>(
+    pipe: PipelineTmaAsync<STAGES>,
+    ring: Ring<T>,
     tiles: PersistentTiles,
     rank: u32,
     out: Epilogue<O>,
@@ -637,18 +774,19 @@ unsafe fn consume<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bool, c
     slice: u32,
     lane128: u32,
 ) {
-    const S: GemmSm90Shape = GEMM_SM90_P_128X256;
     let (a_desc, b_desc) = const { operand_descs::<W>() };
-    let mine = ACC_256.call(lane128 as i64) as usize;
-    let mut acc = [0f32; 128];
+    // `W::LAYOUT_C` (not a local copy) at every use: a constant LLVM folds; a local one went to
+    // the stack in the split-K reduction.
+    let mine = W::LAYOUT_C.call(lane128 as i64) as usize;
+    let mut acc = [0f32; R];
     let mut state = PipelineState::consumer_start();
     for tile in tiles {
-        let (row0, col0) = tile_origin::<CM>(tile, rank);
+        let (row0, col0) = tile_origin::<CM>(T::SHAPE, tile, rank);
         let (batch, (kb, ke)) = k_tiles.of(tile.2);
         // A slice entirely below D (a product of few rows) has nothing to compute: it only
         // passes the stages on, leaving the tensor cores to the other slice.
         let live = ((row0 + 64 * slice) as usize) < out.m;
-        let release = |state: PipelineState<P_STAGES>| {
+        let release = |state: PipelineState<STAGES>| {
             if lane128 == 0 {
                 if CM == 1 {
                     pipe.consumer_release(state);
@@ -666,11 +804,11 @@ unsafe fn consume<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bool, c
             // chain on always come from a wgmma: ptxas serializes every wgmma (C7515) when an
             // in-flight stage's accumulators may come from other instructions (the zeroing, the
             // last tile's epilogue) or are touched before the final wait (an operand fence).
-            let stage = |state: PipelineState<P_STAGES>, accumulate: bool, acc: &mut [f32; 128]| {
+            let stage = |state: PipelineState<STAGES>, accumulate: bool, acc: &mut [f32; R]| {
                 pipe.consumer_wait(state);
                 let (a, b) = (generic_to_shared(ring.a(state.index())), generic_to_shared(ring.b(state.index())));
                 wgmma_fence();
-                gemm::<W, { GEMM_SM90_BK / 16 }, 128>(a_desc.operand(a, slice), b_desc.operand(b, 0), acc, accumulate);
+                gemm::<W, { GEMM_SM90_BK / 16 }, R>(a_desc.operand(a, slice), b_desc.operand(b, 0), acc, accumulate);
                 wgmma_commit_group();
             };
             stage(state, false, &mut acc);
@@ -698,21 +836,24 @@ unsafe fn consume<O: Output, W: WgmmaAtom, const CM: u32, const TMA_OUT: bool, c
         }
         let r0 = (row0 + 64 * slice) as usize + mine % 64;
         // A K split ends here unless it is its tile's last to arrive (then `acc` holds the sum).
-        if SPLIT && k_tiles.split.splits > 1 && !k_tiles.split.reduce(&mut acc, (tile, row0, r0), out.m, (slice, lane128)) {
+        if SPLIT && k_tiles.split.splits > 1 && !k_tiles.split.reduce::<W, R>(&mut acc, (tile, row0, r0), out.m, (slice, lane128)) {
             continue;
         }
-        let full = out.inside(row0, col0, S.bm, S.bn);
+        let full = out.inside(row0, col0, T::SHAPE.bm, T::SHAPE.bn);
         let out = out.batch(batch);
-        out.apply(&mut acc, r0, col0 as usize + mine / 64, ACC_256, full);
+        out.apply(&mut acc, r0, col0 as usize + mine / 64, W::LAYOUT_C, full, T::TRANSPOSED);
         if TMA_OUT {
+            const { assert!(!TMA_OUT || R == 128, "the TMA-store epilogue stores m64n256 slices") };
+            // SAFETY: the same array (R == 128).
+            let acc = &*(acc.as_ptr() as *const [f32; 128]);
             let at = BoxOrigin { row: row0 + 64 * slice, col: col0, batch: (BATCHED && rank3).then_some(batch) };
             if O::B16 {
-                store_tile_tma::<O>(&acc, d_map, at, ring.staging(), (lane128, slice));
+                store_tile_tma::<O>(acc, d_map, at, ring.staging(), (lane128, slice));
             } else {
-                store_tile_tma_f32(&acc, d_map, at, ring.staging_f32(), (lane128, slice));
+                store_tile_tma_f32(acc, d_map, at, ring.staging_f32(), (lane128, slice));
             }
         } else {
-            out.store(&mut acc, r0, col0 as usize + mine / 64, ACC_256, full);
+            out.store(&mut acc, r0, col0 as usize + mine / 64, W::LAYOUT_C, full, T::TRANSPOSED);
         }
     }
     if TMA_OUT && lane128 == 0 {
@@ -906,6 +1047,18 @@ unsafe fn store_tile_tma_f32(
     });
 }
 
+/// The tile of a persistent entry: [`P128x256`] unless it names one.
+// The host's entries are typed constants without bodies.
+#[cfg_attr(not(target_arch = "nvptx64"), allow(unused_macros))]
+macro_rules! persistent_tile {
+    () => {
+        P128x256
+    };
+    ($tile:ty) => {
+        $tile
+    };
+}
+
 /// The persistent kernels: one entry per output type, cluster size, epilogue (`TMA_OUT`: stmatrix
 /// + TMA store through `d_map`; otherwise direct stores, `d_map` unused), batching (`BATCHED`:
 /// with several batches the tensor maps have a third mode, the batch; one batch takes 2-D maps), input type and operand majors. All take the same
@@ -915,10 +1068,13 @@ unsafe fn store_tile_tma_f32(
 /// [`GEMM_SM90_SPLIT_K`]: the batches are K splits, [`SplitK`]) and the split-K workspace.
 /// Entries that are not batched take L = 1; only split entries (`$split`) read the split flag,
 /// so that the others carry no reduction code (it cost the large products 2-3% on an H100).
+/// The tile is [`P128x256`] unless an entry names another [`PersistentTile`] after its atom; a
+/// transposed tile's entry takes D's M and N like the others and computes `D^T = B^T A^T`
+/// (`a_map` is then B's map and `b_map` A's).
 macro_rules! gemm_sm90_persistent_kernels {
     ($(
         $(#[$attr:meta])*
-        $name:ident: $out:ty, $cm:literal, $tma:literal, $batched:literal, $split:literal, $atom:ty;
+        $name:ident: $out:ty, $cm:literal, $tma:literal, $batched:literal, $split:literal, $atom:ty $(, $tile:ty)?;
     )*) => {$(
         $(#[$attr])*
         #[kernel(launch_bounds(384, 1), gpu_only)]
@@ -942,14 +1098,20 @@ macro_rules! gemm_sm90_persistent_kernels {
             flags: u32,
             workspace: *mut u32,
         ) {
+            type Tile = persistent_tile!($($tile)?);
+            const STAGES: u32 = <Tile as PersistentTile>::SHAPE.stages;
+            const R: usize = <$atom as WgmmaAtom>::VALUES_C;
+            // The kernel's output: D, or D's transpose (N x M).
+            let (m, n) = if <Tile as PersistentTile>::TRANSPOSED { (n, m) } else { (m, n) };
             let op = EpilogueOp { alpha, beta, bias, flags: flags & !GEMM_SM90_SPLIT_K };
             let (ldc, ldd, batch_c, batch_d) = (ldc as usize, ldd as usize, batch_c as usize, batch_d as usize);
             let out = Epilogue { m: m as usize, n: n as usize, op, c, d, ldc, ldd, batch_c, batch_d };
             let batches = if $batched { batches } else { 1 };
-            let order = TileOrder::new(m, n, GEMM_SM90_P_128X256.bm * $cm, GEMM_SM90_P_128X256.bn, GEMM_SM90_GROUP).batched(batches);
+            let shape = <Tile as PersistentTile>::SHAPE;
+            let order = TileOrder::new(m, n, shape.bm * $cm, shape.bn, GEMM_SM90_GROUP).batched(batches);
             // Split-K (split entries only): the batches are K splits of one product.
             let split = Split::new($split && flags & GEMM_SM90_SPLIT_K != 0, batches, order, workspace);
-            gemm_tile_ws::<$out, $atom, $cm, $tma, $batched, $split>(a_map.as_ptr(), b_map.as_ptr(), d_map.as_ptr(), out, k, order, split, block_idx_x() / $cm, grid_dim_x() / $cm);
+            gemm_tile_ws::<$out, $atom, Tile, STAGES, R, $cm, $tma, $batched, $split>(a_map.as_ptr(), b_map.as_ptr(), d_map.as_ptr(), out, k, order, split, block_idx_x() / $cm, grid_dim_x() / $cm);
         }
     )*};
 }
@@ -1138,6 +1300,29 @@ gemm_sm90_persistent_kernels! {
     gemm_sm90_e5m2_e4m3_ar_bc_of16: f16, 1, true, true, true, SM90_64x256x32_F32F8F8_SS_TN<E5M2, E4M3>;
 }
 
+// The decode entries: bf16 A row-major (M x K, M up to 64) and B column-major (B^T N x K
+// row-major), computed transposed, `D^T = B^T A^T`, in [`Decode`] tiles of 128 of N x 16, 32
+// or 64 of M, D of 16 bits stored directly (column by column of D^T). `a_map` is B's tensor map
+// (N x K, boxes of 64 K x 128 rows), `b_map` A's (M x K, boxes of 64 K x the tile's 16, 32 or
+// 64 rows), both with the 128-byte swizzle; `d_map` is unused; the other parameters are those
+// of every persistent entry, in D's terms (M, N, ldd: D's row stride). Split-K as for the
+// `_splitk` entries (partials in the same workspace layout, the first `bn / 2` floats of each
+// thread's slot used); batched otherwise.
+gemm_sm90_persistent_kernels! {
+    /// A decode entry (see the comment above the list): tiles of 128 x 16 (M up to 16), bf16 D.
+    gemm_sm90_bf16_ar_bc_obf16_decode16: u16, 1, false, true, true, SM90_64x16x16_F32BF16BF16_SS<KMajor, KMajor>, Decode<16>;
+    /// A decode entry (see the comment above the list): tiles of 128 x 32 (M up to 32), bf16 D.
+    gemm_sm90_bf16_ar_bc_obf16_decode32: u16, 1, false, true, true, SM90_64x32x16_F32BF16BF16_SS<KMajor, KMajor>, Decode<32>;
+    /// A decode entry (see the comment above the list): tiles of 128 x 64 (M up to 64), bf16 D.
+    gemm_sm90_bf16_ar_bc_obf16_decode64: u16, 1, false, true, true, SM90_64x64x16_F32BF16BF16_SS<KMajor, KMajor>, Decode<64>;
+    /// A decode entry (see the comment above the list): tiles of 128 x 16 (M up to 16), f16 D.
+    gemm_sm90_bf16_ar_bc_of16_decode16: f16, 1, false, true, true, SM90_64x16x16_F32BF16BF16_SS<KMajor, KMajor>, Decode<16>;
+    /// A decode entry (see the comment above the list): tiles of 128 x 32 (M up to 32), f16 D.
+    gemm_sm90_bf16_ar_bc_of16_decode32: f16, 1, false, true, true, SM90_64x32x16_F32BF16BF16_SS<KMajor, KMajor>, Decode<32>;
+    /// A decode entry (see the comment above the list): tiles of 128 x 64 (M up to 64), f16 D.
+    gemm_sm90_bf16_ar_bc_of16_decode64: f16, 1, false, true, true, SM90_64x64x16_F32BF16BF16_SS<KMajor, KMajor>, Decode<64>;
+}
+
 /// How the epilogue writes D's elements: `f32`, or `u16` holding bf16 bits (rounded to nearest
 /// even).
 pub trait Output: Copy {
@@ -1244,9 +1429,11 @@ impl<O: Output> Epilogue<O> {
 
     /// `acc = act(alpha * acc + beta * C + bias)` in place for the m64nN accumulator set whose
     /// thread part starts at row `r0`, column `c0` (C and the bias read inside D's bounds only;
-    /// values outside are clipped by the stores); nothing for the identity.
+    /// values outside are clipped by the stores); nothing for the identity. `transposed`: the
+    /// accumulators are D's transpose (`m` and `n` its rows and columns), so C and the bias are
+    /// read at D's `(c, r)` for the accumulators' `(r, c)`.
     #[inline(always)]
-    unsafe fn apply<const R: usize>(&self, acc: &mut [f32; R], r0: usize, c0: usize, acc_layout: layout::Layout, full: bool) {
+    unsafe fn apply<const R: usize>(&self, acc: &mut [f32; R], r0: usize, c0: usize, acc_layout: layout::Layout, full: bool, transposed: bool) {
         if self.op.is_identity() {
             return;
         }
@@ -1255,7 +1442,8 @@ impl<O: Output> Epilogue<O> {
             let off = acc_layout.call(128 * v as i64) as usize;
             let (r, col) = (r0 + off % 64, c0 + off / 64);
             if full || (r < m && col < n) {
-                *x = op.affine(*x, r, col, || *c.add(r * ldc + col));
+                let (dr, dc) = if transposed { (col, r) } else { (r, col) };
+                *x = op.affine(*x, dr, dc, || *c.add(dr * ldc + dc));
             }
         });
         // One loop per activation: the branch is taken once, not once per value.
@@ -1271,11 +1459,15 @@ impl<O: Output> Epilogue<O> {
     /// thread part starts at row `r0`, column `c0` (`full`: the whole tile is inside D). Inlined
     /// with constant value indices, so the accumulators stay in registers. Values `2j` and
     /// `2j + 1` are neighbours in a row: they go in one store when D's rows keep pairs aligned
-    /// (`N`, the leading dimension and the batch stride even).
+    /// (`N`, the leading dimension and the batch stride even). `transposed`: the accumulators are
+    /// D's transpose (see [`apply`](Self::apply)), written at D's `(c, r)`: a pair's values are
+    /// then a row of D apart, stored one by one.
     #[inline(always)]
-    unsafe fn store<const R: usize>(&self, acc: &mut [f32; R], r0: usize, c0: usize, acc_layout: layout::Layout, full: bool) {
+    unsafe fn store<const R: usize>(&self, acc: &mut [f32; R], r0: usize, c0: usize, acc_layout: layout::Layout, full: bool, transposed: bool) {
         let Epilogue { m, n, d, ldd, .. } = *self;
-        let pairs = n % 2 == 0 && ldd % 2 == 0 && self.batch_d % 2 == 0;
+        let pairs = !transposed && n % 2 == 0 && ldd % 2 == 0 && self.batch_d % 2 == 0;
+        // From one value of a pair to the next (the next column of the accumulators).
+        let next = if transposed { ldd } else { 1 };
         let mut even = 0.0;
         for_each_unrolled_mut(acc, |v, x| {
             if v % 2 == 0 {
@@ -1284,7 +1476,7 @@ impl<O: Output> Epilogue<O> {
             }
             let off = acc_layout.call(128 * (v - 1) as i64) as usize;
             let (r, col) = (r0 + off % 64, c0 + off / 64);
-            let at = r * ldd + col;
+            let at = if transposed { col * ldd + r } else { r * ldd + col };
             if pairs && (full || (r < m && col + 1 < n)) {
                 O::put2(d, at, even, *x);
             } else if full || r < m {
@@ -1292,7 +1484,7 @@ impl<O: Output> Epilogue<O> {
                     O::put(d, at, even);
                 }
                 if col + 1 < n {
-                    O::put(d, at + 1, *x);
+                    O::put(d, at + next, *x);
                 }
             }
         });
@@ -1352,4 +1544,11 @@ pub mod by_output {
     pub const FP8_BF16_C2: KernelFn<Params<u16>> = gemm_sm90_e4m3_e4m3_ar_bc_obf16_c2;
     /// fp8 inputs as [`FP8_F32`], f16 D.
     pub const FP8_F16: [KernelFn<Params<f16>>; 3] = [gemm_sm90_e4m3_e4m3_ar_bc_of16, gemm_sm90_e4m3_e5m2_ar_bc_of16, gemm_sm90_e5m2_e4m3_ar_bc_of16];
+    /// The decode entries (bf16 A row-major with at most 64 rows, B column-major; computed
+    /// transposed in the tiles `GEMM_SM90_DECODE_128X{16,32,64}`, in that order), bf16 D.
+    pub const DECODE_BF16: [KernelFn<Params<u16>>; 3] =
+        [gemm_sm90_bf16_ar_bc_obf16_decode16, gemm_sm90_bf16_ar_bc_obf16_decode32, gemm_sm90_bf16_ar_bc_obf16_decode64];
+    /// The decode entries as [`DECODE_BF16`], f16 D.
+    pub const DECODE_F16: [KernelFn<Params<f16>>; 3] =
+        [gemm_sm90_bf16_ar_bc_of16_decode16, gemm_sm90_bf16_ar_bc_of16_decode32, gemm_sm90_bf16_ar_bc_of16_decode64];
 }

@@ -45,6 +45,49 @@ pub const GEMM_SM90_WS_128X256: GemmSm90Shape = GemmSm90Shape { bm: 128, bn: 256
 /// tile's first stages while the consumers store the last one.
 pub const GEMM_SM90_P_128X256: GemmSm90Shape = GemmSm90Shape { bm: 128, bn: 256, warpgroups: 3, stages: 4 };
 
+/// The decode tiles: products of few rows (M up to 64) computed transposed, `D^T = B^T A^T`, so
+/// that the large N is the wgmma's M (two consumer m64 slices, 128 of N per tile) and M is the
+/// wgmma's N (`bn` = 16, 32 or 64). A stage is small (18 KB for 128 x 16), so the ring has as
+/// many stages as fit beside nothing else (direct stores, no staging buffers): the loads of a
+/// memory-bound product stay in flight.
+pub const GEMM_SM90_DECODE_128X16: GemmSm90Shape = GemmSm90Shape { bm: 128, bn: 16, warpgroups: 3, stages: 11 };
+/// [`GEMM_SM90_DECODE_128X16`] for 17 to 32 rows.
+pub const GEMM_SM90_DECODE_128X32: GemmSm90Shape = GemmSm90Shape { bm: 128, bn: 32, warpgroups: 3, stages: 11 };
+/// [`GEMM_SM90_DECODE_128X16`] for 33 to 64 rows.
+pub const GEMM_SM90_DECODE_128X64: GemmSm90Shape = GemmSm90Shape { bm: 128, bn: 64, warpgroups: 3, stages: 9 };
+/// The most stages of a decode tile (the size of their barrier arrays).
+pub const GEMM_SM90_DECODE_MAX_STAGES: u32 = 11;
+
+/// The decode tile for a product of `m` rows (`1..=64`), by its width: the narrowest that
+/// covers `m`, or `None` past 64.
+///
+/// # Example
+/// ```
+/// use kernels::gemm_sm90_sizes::*;
+/// assert_eq!(decode_tile(1), Some(GEMM_SM90_DECODE_128X16));
+/// assert_eq!(decode_tile(33), Some(GEMM_SM90_DECODE_128X64));
+/// assert_eq!(decode_tile(65), None);
+/// ```
+pub const fn decode_tile(m: u32) -> Option<GemmSm90Shape> {
+    match m {
+        0..=16 => Some(GEMM_SM90_DECODE_128X16),
+        17..=32 => Some(GEMM_SM90_DECODE_128X32),
+        33..=64 => Some(GEMM_SM90_DECODE_128X64),
+        _ => None,
+    }
+}
+
+// Every decode ring fits the 227 KB of dynamic shared memory an H100 block may have, with room
+// for the barriers.
+const _: () = {
+    let shapes = [GEMM_SM90_DECODE_128X16, GEMM_SM90_DECODE_128X32, GEMM_SM90_DECODE_128X64];
+    let mut i = 0;
+    while i < shapes.len() {
+        assert!(shapes[i].smem_bytes() <= 227 * 1024 - 1024 && shapes[i].stages <= GEMM_SM90_DECODE_MAX_STAGES);
+        i += 1;
+    }
+};
+
 /// Dynamic shared memory the stmatrix + TMA-store epilogue adds after the ring: two 64 x 64 bf16
 /// staging buffers per consumer warpgroup.
 pub const GEMM_SM90_EPILOGUE_BYTES: u32 = 2 * 2 * 64 * 64 * 2;

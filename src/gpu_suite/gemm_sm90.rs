@@ -135,6 +135,8 @@ pub fn checks() -> Vec<Check> {
         Check { name: "gemm_sm90/api f16 -> bf16, every storage order", run: |g, _| check_api(g, true, HopperOut::Bf16) },
         Check { name: "gemm_sm90/api f16 -> f16, every storage order", run: |g, _| check_api(g, true, HopperOut::F16) },
         Check { name: "gemm_sm90/tf32 run_tf32_sm90 (A row-, B column-major)", run: check_tf32 },
+        Check { name: "gemm_sm90/decode bf16 -> bf16, M 1/16/33/64, ragged N and K, split K", run: |g, _| check_decode(g, HopperOut::Bf16) },
+        Check { name: "gemm_sm90/decode bf16 -> f16, M 1/16/33/64, ragged N and K, split K", run: |g, _| check_decode(g, HopperOut::F16) },
         // Skipped where libcublas does not load (`super::NEEDS`).
         Check { name: "gemm_sm90/vs cublas api bf16 -> bf16 (256x384x512, 264x520x136)", run: |g, _| check_vs_cublas::<u16>(g) },
         Check { name: "gemm_sm90/vs cublas api bf16 -> f32 (256x384x512, 264x520x136)", run: |g, _| check_vs_cublas::<f32>(g) },
@@ -485,6 +487,40 @@ fn check_api(gpu: &Gpu, f16: bool, out: HopperOut) -> Result<(), String> {
                 bits.into_iter().map(|x| if out == HopperOut::F16 { f16_to_f32(x) } else { bf16_to_f32(x) }).collect()
             };
             check_d(&what, &got, (&a_rows, &b_rows, &c), (m, n, k), (alpha, beta), 1.0, out)?;
+        }
+    }
+    Ok(())
+}
+
+/// The decode entries (bf16 A row-major of 1 to 64 rows, B column-major, a 16-bit D; computed
+/// transposed in tiles of 128 of N x 16, 32 or 64 of M) into a poisoned D, against the f64
+/// reference: N and K ragged against the tile (N a multiple of 8 and K of 8, as TMA needs), alpha
+/// and beta, unsplit, split (3 splits: uneven K shares) and with the automatic splits.
+fn check_decode(gpu: &Gpu, out: HopperOut) -> Result<(), String> {
+    let to_f32 = |v: &[u16]| -> Vec<f32> { v.iter().map(|&x| bf16_to_f32(x)).collect() };
+    let cases = [(1000, 1000, 1.0, 0.0, Some(1)), (264, 136, 1.5, -0.5, Some(1)), (1000, 4040, 1.0, 0.5, Some(3)), (4104, 2056, 1.0, 0.0, None)];
+    for m in [1, 16, 33, 64] {
+        for (n, k, alpha, beta, splits) in cases {
+            let p = hopper((m, n, k), HopperIn::Bf16, (false, false), out, (alpha, beta));
+            let p = splits.map_or(p, |s| p.split(s));
+            let seed = fresh_seed();
+            let what = format!("{} {m}x{n}x{k} alpha {alpha} beta {beta} splits {splits:?} (seed {seed})", p.kernel_name());
+            if !p.kernel_name().contains("_decode") {
+                return Err(format!("{what}: not a decode entry"));
+            }
+            if let Some(why) = p.unsupported() {
+                return Err(format!("{what}: unexpectedly unsupported: {why}"));
+            }
+            let (a, b, c) = (random_half(seed, m * k, Half::Bf16), random_half(seed ^ 0xb, k * n, Half::Bf16), random_f32(seed ^ 0xc, m * n));
+            let (ga, gb) = (gpu.upload(&a).map_err(fail("upload"))?, gpu.upload(&b).map_err(fail("upload"))?);
+            let gc = gpu.upload(&c).map_err(fail("upload"))?;
+            let mut d = gpu.alloc::<u16>(m * n).map_err(fail("alloc"))?;
+            gpu.memset(&mut d, 0xff).map_err(fail("poison"))?;
+            // SAFETY: A (M x K) and B (N x K) row-major bf16, C and D (M x N) are this problem's.
+            unsafe { p.launch(gpu, None, &ga, &gb, Some(&gc), None, &d) }.map_err(fail("launch"))?;
+            let bits = gpu.download(&d).map_err(fail("download"))?;
+            let got: Vec<f32> = bits.into_iter().map(|x| if out == HopperOut::F16 { f16_to_f32(x) } else { bf16_to_f32(x) }).collect();
+            check_d(&what, &got, (&to_f32(&a), &to_f32(&b), &c), (m, n, k), (alpha, beta), 1.0, out)?;
         }
     }
     Ok(())

@@ -644,6 +644,23 @@ wgmma_ss_atoms! {
     /// assert_eq!(<SM90_64x64x16_F32BF16BF16_SS>::VALUES_C, 32);
     /// ```
     SM90_64x64x16_F32BF16BF16_SS: crate::half::bf16, 64, 32, wgmma_m64n64k16_f32, false;
+    /// The m64n16k16 bf16 atom (see [`SM90_64x64x16_F32BF16BF16_SS`]): the narrow tiles of
+    /// decode-shaped products computed transposed (the few rows of A as wgmma's N).
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::atom::wgmma::{WgmmaAtom, SM90_64x16x16_F32BF16BF16_SS};
+    /// assert_eq!(<SM90_64x16x16_F32BF16BF16_SS>::VALUES_C, 8);
+    /// ```
+    SM90_64x16x16_F32BF16BF16_SS: crate::half::bf16, 16, 8, wgmma_m64n16k16_f32, false;
+    /// The m64n32k16 bf16 atom (see [`SM90_64x16x16_F32BF16BF16_SS`]).
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::atom::wgmma::{WgmmaAtom, SM90_64x32x16_F32BF16BF16_SS};
+    /// assert_eq!(<SM90_64x32x16_F32BF16BF16_SS>::VALUES_C, 16);
+    /// ```
+    SM90_64x32x16_F32BF16BF16_SS: crate::half::bf16, 32, 16, wgmma_m64n32k16_f32, false;
     /// The m64n128k16 bf16 atom (see [`SM90_64x64x16_F32BF16BF16_SS`]).
     ///
     /// # Example
