@@ -11,8 +11,8 @@
 //! each input line with exactly one JSON line.
 //!
 //! `FUZZ_SECONDS` (default 30) bounds the run, `FUZZ_SEED` picks the sequence (default fixed, so
-//! that CI is reproducible; a failure prints the seed and the input). Inputs that failed are kept
-//! as regression tests at the end of this file.
+//! that CI is reproducible; a failure prints `FUZZ_SEED`'s value and the input). Inputs that
+//! failed are kept as regression tests at the end of this file.
 
 use std::time::{Duration, Instant};
 
@@ -313,7 +313,8 @@ fn seed() -> u64 {
     std::env::var("FUZZ_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(0x5eed_1a70)
 }
 
-/// Runs `f` on inputs `0, 1, 2, ...` until the time share runs out; a panic names the seed and input.
+/// Runs `f` on inputs `0, 1, 2, ...` until its share of `FUZZ_SECONDS` runs out; a panic names
+/// the `FUZZ_SEED` value and the input that caused it.
 fn run_for(name: &str, share: f64, mut f: impl FnMut(&mut Rng) -> String) -> usize {
     let deadline = Instant::now() + budget().mul_f64(share);
     let mut n = 0;
