@@ -140,13 +140,14 @@ impl<Z: StaticSwizzle, S: StaticLayout> LayoutSource for Swizzled<Z, S> {
     }
 }
 
-/// The runs a swizzle keeps whole: it only flips the bits of `ZZZ`, so aligned blocks below its
-/// lowest bit move together. The origin shifts every offset away from the pointer whose alignment
-/// copies check, so the run must divide it too.
+/// The runs a swizzle keeps whole: it flips the bits of `ZZZ` by the bits of `YYY`, so aligned
+/// blocks below the lowest bit of either move together (with a negative shift `YYY` lies below
+/// `ZZZ`: a block that spans a `YYY` bit is scattered). The origin shifts every offset away from
+/// the pointer whose alignment copies check, so the run must divide it too.
 #[inline(always)]
 const fn swizzle_run_cap(sw: Swizzle, origin: i64) -> i64 {
-    let zzz = sw.zzz_mask();
-    let block = if zzz == 0 { i64::MAX } else { zzz & zzz.wrapping_neg() };
+    let bits = sw.zzz_mask() | sw.yyy_mask();
+    let block = if sw.zzz_mask() == 0 { i64::MAX } else { bits & bits.wrapping_neg() };
     let origin_align = if origin == 0 { i64::MAX } else { origin & origin.wrapping_neg() };
     if origin_align < block {
         origin_align
