@@ -113,7 +113,7 @@ impl HopperGemm {
     }
 
     /// The decode tile of this problem, if it is decode-shaped: bf16 inputs, A row-major with 1
-    /// to 64 rows, B column-major (`X W^T`), a 16-bit D, one batch. Its entry computes
+    /// to 128 rows, B column-major (`X W^T`), a 16-bit D, one batch. Its entry computes
     /// `D^T = B^T A^T`, so that the large N fills wgmma's 64-row M and the few rows of A are
     /// wgmma's narrow N ([`decode_tile`]), instead of padding M to 128.
     fn decode(&self) -> Option<GemmSm90Shape> {
@@ -178,15 +178,18 @@ impl HopperGemm {
 
     /// The K splits of a product whose tiles leave more than half of `sms` SMs idle (skinny
     /// products: few rows, as in decoding): as many as keep the work units within half of the
-    /// SMs and each split at least 16 k-tiles long; 1 otherwise. (Measured on an H100: a unit
-    /// costs a fixed start and end, so splitting further, or shorter K ranges, lose.)
+    /// SMs (within all of them for tiles of at most 32 columns) and each split at least 16
+    /// k-tiles long; 1 otherwise. (Measured on an H100: a unit costs a fixed start and an end
+    /// that writes and reads partial sums of its tile's size, so splitting further, or shorter
+    /// K ranges, lose; a narrow decode tile's partials are small enough to fill every SM.)
     pub fn auto_splits(&self, sms: usize) -> u32 {
         let tiles = self.tiles();
         let k_tiles = self.g.k.div_ceil(GEMM_SM90_BK as usize * 2 / self.input.bytes());
         if self.g.batches != 1 || tiles == 0 || 2 * tiles > sms || tiles > SplitK::MAX_TILES as usize || !self.has_split_entry() {
             return 1;
         }
-        (sms / (2 * tiles)).min(k_tiles / 16).clamp(1, 16) as u32
+        let units = if self.shape().bn <= 32 { sms } else { sms / 2 };
+        (units / tiles).min(k_tiles / 16).clamp(1, 16) as u32
     }
 
     /// A column-major (M-major), else row-major (K-major).
@@ -218,7 +221,7 @@ impl HopperGemm {
         let split = splits > 1 && self.has_split_entry() && matches!(self.input, HopperIn::Bf16 | HopperIn::F16);
         // The decode entries split K themselves (the flag), or not.
         if let Some(shape) = self.decode() {
-            let width = (shape.bn / 32) as usize; // 16, 32, 64 -> 0, 1, 2
+            let width = shape.bn.trailing_zeros() as usize - 4; // 16, 32, 64, 128 -> 0, 1, 2, 3
             return match self.out {
                 HopperOut::F16 => HopperKernel::F16(by_output::DECODE_F16[width]),
                 _ => HopperKernel::Bf16(by_output::DECODE_BF16[width]),
@@ -382,7 +385,7 @@ impl HopperGemm {
         let bk = GEMM_SM90_BK * 2 / self.input.bytes() as u32;
         if let Some(shape) = self.decode() {
             // Transposed: the kernel's A is B^T (N x K, boxes of 128 rows of N), its B is A (M x K,
-            // boxes of the tile's 16, 32 or 64 rows: TMA zero-fills the rows past M).
+            // boxes of the tile's 16, 32, 64 or 128 rows: TMA zero-fills the rows past M).
             let a_map = map(b, (k, n), ldb, strides[1], [bk, shape.bm])?;
             let b_map = map(a, (k, m), lda, strides[0], [bk, shape.bn])?;
             return Ok(HopperMaps { a_map, b_map, d_map: None });
@@ -528,20 +531,24 @@ mod tests {
     #[test]
     fn decode_shapes_take_the_transposed_entries() {
         let decode = |m, out| problem(m, 4096, 4096, false, false, out);
-        for (m, width) in [(1, 16), (16, 16), (17, 32), (32, 32), (33, 64), (64, 64)] {
+        for (m, width) in [(1, 16), (16, 16), (17, 32), (32, 32), (33, 64), (64, 64), (65, 128), (128, 128)] {
             assert_eq!(decode(m, HopperOut::Bf16).kernel_name(), format!("gemm_sm90_bf16_ar_bc_obf16_decode{width}"), "M = {m}");
             assert_eq!(decode(m, HopperOut::F16).kernel_name(), format!("gemm_sm90_bf16_ar_bc_of16_decode{width}"), "M = {m}");
         }
         // Split or not, the same entry (the flag splits).
         assert_eq!(decode(16, HopperOut::Bf16).split(4).kernel_name(), "gemm_sm90_bf16_ar_bc_obf16_decode16");
         assert_eq!(decode(16, HopperOut::Bf16).split(4).splits, 4);
-        // Tiles of 128 of N: 32 tiles, 132 SMs -> 2 splits.
+        // Tiles of 128 of N: 32 tiles, 132 SMs -> 4 splits of 128 x 16 tiles (every SM), 2 of
+        // 128 x 128 tiles (half of them).
         assert_eq!(decode(16, HopperOut::Bf16).tiles(), 32);
-        assert_eq!(decode(16, HopperOut::Bf16).auto_splits(132), 2);
+        assert_eq!(decode(16, HopperOut::Bf16).auto_splits(132), 4);
+        assert_eq!(problem(128, 4096, 14336, false, false, HopperOut::Bf16).auto_splits(132), 2);
+        // 112 tiles: more than half of the SMs, no split.
+        assert_eq!(problem(32, 14336, 4096, false, false, HopperOut::Bf16).auto_splits(132), 1);
         // The ring fills the shared memory, no staging buffers.
         assert_eq!(decode(1, HopperOut::Bf16).smem_bytes(), 11 * (128 + 16) * 128);
         // Not decode-shaped: more rows, an f32 D, other storage orders, f16 inputs, batches.
-        assert_eq!(decode(65, HopperOut::Bf16).kernel_name(), "gemm_sm90_bf16_ar_bc_obf16");
+        assert_eq!(decode(129, HopperOut::Bf16).kernel_name(), "gemm_sm90_bf16_ar_bc_obf16");
         assert_eq!(decode(16, HopperOut::F32).split(1).kernel_name(), "gemm_sm90_bf16_ar_bc_of32_tma");
         assert_eq!(problem(16, 4096, 4096, true, false, HopperOut::Bf16).kernel_name(), "gemm_sm90_bf16_ac_bc_obf16");
         assert_eq!(problem(16, 4096, 4096, false, true, HopperOut::Bf16).kernel_name(), "gemm_sm90_bf16_ar_br_obf16");
@@ -552,8 +559,8 @@ mod tests {
 
     #[test]
     fn only_split_entries_take_splits() {
-        // 128 rows: not decode-shaped (those take the decode entries).
-        let skinny = |a_col, b_row, out| problem(128, 4096, 4096, a_col, b_row, out);
+        // 256 rows: not decode-shaped (those take the decode entries).
+        let skinny = |a_col, b_row, out| problem(256, 4096, 4096, a_col, b_row, out);
         assert_eq!(skinny(false, false, HopperOut::Bf16).split(4).kernel_name(), "gemm_sm90_bf16_ar_bc_obf16_splitk");
         assert_eq!(skinny(false, false, HopperOut::F32).split(4).kernel_name(), "gemm_sm90_bf16_ar_bc_of32_tma_splitk");
         assert_eq!(skinny(false, false, HopperOut::Bf16).split(1).kernel_name(), "gemm_sm90_bf16_ar_bc_obf16");
@@ -561,7 +568,8 @@ mod tests {
         let p = skinny(true, false, HopperOut::Bf16).split(4);
         assert_eq!((p.splits, p.kernel_name().as_str()), (1, "gemm_sm90_bf16_ac_bc_obf16"));
         assert_eq!(skinny(true, false, HopperOut::Bf16).auto_splits(132), 1);
-        assert_eq!(skinny(false, false, HopperOut::Bf16).auto_splits(132), 4);
+        // 32 tiles of 128 x 256: units within half of 132 SMs -> 2 splits.
+        assert_eq!(skinny(false, false, HopperOut::Bf16).auto_splits(132), 2);
         // An f32 D stored directly (N not a multiple of 4) has none either.
         assert_eq!(problem(16, 4098, 4096, false, false, HopperOut::F32).split(4).splits, 1);
     }

@@ -15,10 +15,10 @@
 //!    ([`gemm_sm90_bf16_tn_pc2`]);
 //! 4. the stmatrix + TMA-store epilogue for a 16-bit D (`_tma` entries), which the API's entries
 //!    (`gemm_sm90_{bf16,f16}_a{r,c}_b{r,c}_o{f32,bf16,f16}`, `gemm_sm90_tf32_ar_bc_of32`) use.
-//! 5. the decode tiles (`Decode`, `GEMM_SM90_DECODE_128X{16,32,64}`): products of at most 64
-//!    rows computed transposed, `D^T = B^T A^T`, so that the large N fills wgmma's 64-row M and
+//! 5. the decode tiles (`Decode`, `GEMM_SM90_DECODE_128X{16,32,64,128}`): products of at most
+//!    128 rows computed transposed, `D^T = B^T A^T`, so that the large N fills wgmma's 64-row M and
 //!    the few rows are wgmma's narrow N, with many small stages in flight
-//!    (`gemm_sm90_bf16_ar_bc_o{bf16,f16}_decode{16,32,64}`).
+//!    (`gemm_sm90_bf16_ar_bc_o{bf16,f16}_decode{16,32,64,128}`).
 //!
 //! A K-major operand (`A` row-major, `B` column-major: B's N x K transpose row-major) is read in
 //! boxes of one 128-byte row of K (64 16-bit or 32 tf32 elements) x the tile's rows, which with the
@@ -313,13 +313,14 @@ const fn stage_boxes<W: WgmmaAtom, const CM: u32>() -> (TmaBoxes, TmaBoxes) {
     (operand_boxes(W::MajorA::MAJOR, 128, e, 1), operand_boxes(W::MajorB::MAJOR, W::N as u32, e, CM))
 }
 
-// The decode tiles' B operands of 16, 32 and 64 rows (K-major, the 128-byte swizzle: two, four
-// or eight 1024-byte atoms) have wgmma descriptors and TMA boxes; checked here, where every build
+// The decode tiles' B operands of 16, 32, 64 and 128 rows (K-major, the 128-byte swizzle: two,
+// four, eight or sixteen 1024-byte atoms) have wgmma descriptors and TMA boxes; checked here, where every build
 // evaluates them.
 const _: () = {
     let _ = (operand_descs::<SM90_64x16x16_F32BF16BF16_SS>(), stage_boxes::<SM90_64x16x16_F32BF16BF16_SS, 1>());
     let _ = (operand_descs::<SM90_64x32x16_F32BF16BF16_SS>(), stage_boxes::<SM90_64x32x16_F32BF16BF16_SS, 1>());
     let _ = (operand_descs::<SM90_64x64x16_F32BF16BF16_SS>(), stage_boxes::<SM90_64x64x16_F32BF16BF16_SS, 1>());
+    let _ = (operand_descs::<SM90_64x128x16_F32BF16BF16_SS>(), stage_boxes::<SM90_64x128x16_F32BF16BF16_SS, 1>());
 };
 
 static_layout!(
@@ -342,6 +343,10 @@ static_layout!(
 static_layout!(
     /// The coordinates of a decode stage's B tile of 64 rows, `(n, k)`.
     StageB64 = "(64,64)"
+);
+static_layout!(
+    /// The coordinates of a decode stage's B tile of 128 rows, `(n, k)`.
+    StageB128 = "(128,64)"
 );
 
 /// One stage's tile of an operand as TMA writes it and wgmma reads it: `BYTES` bytes (rows of
@@ -442,6 +447,7 @@ decode_tiles! {
     16: GEMM_SM90_DECODE_128X16, StageB16;
     32: GEMM_SM90_DECODE_128X32, StageB32;
     64: GEMM_SM90_DECODE_128X64, StageB64;
+    128: GEMM_SM90_DECODE_128X128, StageB128;
 }
 
 /// The persistent kernels' shared memory, as the launch's dynamic shared memory, laid out as
@@ -1300,11 +1306,11 @@ gemm_sm90_persistent_kernels! {
     gemm_sm90_e5m2_e4m3_ar_bc_of16: f16, 1, true, true, true, SM90_64x256x32_F32F8F8_SS_TN<E5M2, E4M3>;
 }
 
-// The decode entries: bf16 A row-major (M x K, M up to 64) and B column-major (B^T N x K
-// row-major), computed transposed, `D^T = B^T A^T`, in [`Decode`] tiles of 128 of N x 16, 32
-// or 64 of M, D of 16 bits stored directly (column by column of D^T). `a_map` is B's tensor map
-// (N x K, boxes of 64 K x 128 rows), `b_map` A's (M x K, boxes of 64 K x the tile's 16, 32 or
-// 64 rows), both with the 128-byte swizzle; `d_map` is unused; the other parameters are those
+// The decode entries: bf16 A row-major (M x K, M up to 128) and B column-major (B^T N x K
+// row-major), computed transposed, `D^T = B^T A^T`, in [`Decode`] tiles of 128 of N x 16, 32,
+// 64 or 128 of M, D of 16 bits stored directly (column by column of D^T). `a_map` is B's tensor
+// map (N x K, boxes of 64 K x 128 rows), `b_map` A's (M x K, boxes of 64 K x the tile's 16, 32,
+// 64 or 128 rows), both with the 128-byte swizzle; `d_map` is unused; the other parameters are those
 // of every persistent entry, in D's terms (M, N, ldd: D's row stride). Split-K as for the
 // `_splitk` entries (partials in the same workspace layout, the first `bn / 2` floats of each
 // thread's slot used); batched otherwise.
@@ -1321,6 +1327,10 @@ gemm_sm90_persistent_kernels! {
     gemm_sm90_bf16_ar_bc_of16_decode32: f16, 1, false, true, true, SM90_64x32x16_F32BF16BF16_SS<KMajor, KMajor>, Decode<32>;
     /// A decode entry (see the comment above the list): tiles of 128 x 64 (M up to 64), f16 D.
     gemm_sm90_bf16_ar_bc_of16_decode64: f16, 1, false, true, true, SM90_64x64x16_F32BF16BF16_SS<KMajor, KMajor>, Decode<64>;
+    /// A decode entry (see the comment above the list): tiles of 128 x 128 (M up to 128), bf16 D.
+    gemm_sm90_bf16_ar_bc_obf16_decode128: u16, 1, false, true, true, SM90_64x128x16_F32BF16BF16_SS<KMajor, KMajor>, Decode<128>;
+    /// A decode entry (see the comment above the list): tiles of 128 x 128 (M up to 128), f16 D.
+    gemm_sm90_bf16_ar_bc_of16_decode128: f16, 1, false, true, true, SM90_64x128x16_F32BF16BF16_SS<KMajor, KMajor>, Decode<128>;
 }
 
 /// How the epilogue writes D's elements: `f32`, or `u16` holding bf16 bits (rounded to nearest
@@ -1544,11 +1554,19 @@ pub mod by_output {
     pub const FP8_BF16_C2: KernelFn<Params<u16>> = gemm_sm90_e4m3_e4m3_ar_bc_obf16_c2;
     /// fp8 inputs as [`FP8_F32`], f16 D.
     pub const FP8_F16: [KernelFn<Params<f16>>; 3] = [gemm_sm90_e4m3_e4m3_ar_bc_of16, gemm_sm90_e4m3_e5m2_ar_bc_of16, gemm_sm90_e5m2_e4m3_ar_bc_of16];
-    /// The decode entries (bf16 A row-major with at most 64 rows, B column-major; computed
-    /// transposed in the tiles `GEMM_SM90_DECODE_128X{16,32,64}`, in that order), bf16 D.
-    pub const DECODE_BF16: [KernelFn<Params<u16>>; 3] =
-        [gemm_sm90_bf16_ar_bc_obf16_decode16, gemm_sm90_bf16_ar_bc_obf16_decode32, gemm_sm90_bf16_ar_bc_obf16_decode64];
+    /// The decode entries (bf16 A row-major with at most 128 rows, B column-major; computed
+    /// transposed in the tiles `GEMM_SM90_DECODE_128X{16,32,64,128}`, in that order), bf16 D.
+    pub const DECODE_BF16: [KernelFn<Params<u16>>; 4] = [
+        gemm_sm90_bf16_ar_bc_obf16_decode16,
+        gemm_sm90_bf16_ar_bc_obf16_decode32,
+        gemm_sm90_bf16_ar_bc_obf16_decode64,
+        gemm_sm90_bf16_ar_bc_obf16_decode128,
+    ];
     /// The decode entries as [`DECODE_BF16`], f16 D.
-    pub const DECODE_F16: [KernelFn<Params<f16>>; 3] =
-        [gemm_sm90_bf16_ar_bc_of16_decode16, gemm_sm90_bf16_ar_bc_of16_decode32, gemm_sm90_bf16_ar_bc_of16_decode64];
+    pub const DECODE_F16: [KernelFn<Params<f16>>; 4] = [
+        gemm_sm90_bf16_ar_bc_of16_decode16,
+        gemm_sm90_bf16_ar_bc_of16_decode32,
+        gemm_sm90_bf16_ar_bc_of16_decode64,
+        gemm_sm90_bf16_ar_bc_of16_decode128,
+    ];
 }

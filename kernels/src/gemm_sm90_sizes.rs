@@ -45,9 +45,9 @@ pub const GEMM_SM90_WS_128X256: GemmSm90Shape = GemmSm90Shape { bm: 128, bn: 256
 /// tile's first stages while the consumers store the last one.
 pub const GEMM_SM90_P_128X256: GemmSm90Shape = GemmSm90Shape { bm: 128, bn: 256, warpgroups: 3, stages: 4 };
 
-/// The decode tiles: products of few rows (M up to 64) computed transposed, `D^T = B^T A^T`, so
+/// The decode tiles: products of few rows (M up to 128) computed transposed, `D^T = B^T A^T`, so
 /// that the large N is the wgmma's M (two consumer m64 slices, 128 of N per tile) and M is the
-/// wgmma's N (`bn` = 16, 32 or 64). A stage is small (18 KB for 128 x 16), so the ring has as
+/// wgmma's N (`bn` = 16, 32, 64 or 128). A stage is small (18 KB for 128 x 16), so the ring has as
 /// many stages as fit beside nothing else (direct stores, no staging buffers): the loads of a
 /// memory-bound product stay in flight.
 pub const GEMM_SM90_DECODE_128X16: GemmSm90Shape = GemmSm90Shape { bm: 128, bn: 16, warpgroups: 3, stages: 11 };
@@ -55,24 +55,30 @@ pub const GEMM_SM90_DECODE_128X16: GemmSm90Shape = GemmSm90Shape { bm: 128, bn: 
 pub const GEMM_SM90_DECODE_128X32: GemmSm90Shape = GemmSm90Shape { bm: 128, bn: 32, warpgroups: 3, stages: 11 };
 /// [`GEMM_SM90_DECODE_128X16`] for 33 to 64 rows.
 pub const GEMM_SM90_DECODE_128X64: GemmSm90Shape = GemmSm90Shape { bm: 128, bn: 64, warpgroups: 3, stages: 9 };
+/// [`GEMM_SM90_DECODE_128X16`] for 65 to 128 rows: one tile of D^T spans every row of A, so
+/// B (the weights) is read once, where 128 x 256 tiles of D would need a split count whose
+/// partial sums (128 KB a unit) cost more than the split gains.
+pub const GEMM_SM90_DECODE_128X128: GemmSm90Shape = GemmSm90Shape { bm: 128, bn: 128, warpgroups: 3, stages: 7 };
 /// The most stages of a decode tile (the size of their barrier arrays).
 pub const GEMM_SM90_DECODE_MAX_STAGES: u32 = 11;
 
-/// The decode tile for a product of `m` rows (`1..=64`), by its width: the narrowest that
-/// covers `m`, or `None` past 64.
+/// The decode tile for a product of `m` rows (`1..=128`), by its width: the narrowest that
+/// covers `m`, or `None` past 128.
 ///
 /// # Example
 /// ```
 /// use kernels::gemm_sm90_sizes::*;
 /// assert_eq!(decode_tile(1), Some(GEMM_SM90_DECODE_128X16));
 /// assert_eq!(decode_tile(33), Some(GEMM_SM90_DECODE_128X64));
-/// assert_eq!(decode_tile(65), None);
+/// assert_eq!(decode_tile(65), Some(GEMM_SM90_DECODE_128X128));
+/// assert_eq!(decode_tile(129), None);
 /// ```
 pub const fn decode_tile(m: u32) -> Option<GemmSm90Shape> {
     match m {
         0..=16 => Some(GEMM_SM90_DECODE_128X16),
         17..=32 => Some(GEMM_SM90_DECODE_128X32),
         33..=64 => Some(GEMM_SM90_DECODE_128X64),
+        65..=128 => Some(GEMM_SM90_DECODE_128X128),
         _ => None,
     }
 }
@@ -80,7 +86,7 @@ pub const fn decode_tile(m: u32) -> Option<GemmSm90Shape> {
 // Every decode ring fits the 227 KB of dynamic shared memory an H100 block may have, with room
 // for the barriers.
 const _: () = {
-    let shapes = [GEMM_SM90_DECODE_128X16, GEMM_SM90_DECODE_128X32, GEMM_SM90_DECODE_128X64];
+    let shapes = [GEMM_SM90_DECODE_128X16, GEMM_SM90_DECODE_128X32, GEMM_SM90_DECODE_128X64, GEMM_SM90_DECODE_128X128];
     let mut i = 0;
     while i < shapes.len() {
         assert!(shapes[i].smem_bytes() <= 227 * 1024 - 1024 && shapes[i].stages <= GEMM_SM90_DECODE_MAX_STAGES);

@@ -135,8 +135,8 @@ pub fn checks() -> Vec<Check> {
         Check { name: "gemm_sm90/api f16 -> bf16, every storage order", run: |g, _| check_api(g, true, HopperOut::Bf16) },
         Check { name: "gemm_sm90/api f16 -> f16, every storage order", run: |g, _| check_api(g, true, HopperOut::F16) },
         Check { name: "gemm_sm90/tf32 run_tf32_sm90 (A row-, B column-major)", run: check_tf32 },
-        Check { name: "gemm_sm90/decode bf16 -> bf16, M 1/16/33/64, ragged N and K, split K", run: |g, _| check_decode(g, HopperOut::Bf16) },
-        Check { name: "gemm_sm90/decode bf16 -> f16, M 1/16/33/64, ragged N and K, split K", run: |g, _| check_decode(g, HopperOut::F16) },
+        Check { name: "gemm_sm90/decode bf16 -> bf16, M 1/16/33/64/65/128, ragged N and K, split K", run: |g, _| check_decode(g, HopperOut::Bf16) },
+        Check { name: "gemm_sm90/decode bf16 -> f16, M 1/16/33/64/65/128, ragged N and K, split K", run: |g, _| check_decode(g, HopperOut::F16) },
         // Skipped where libcublas does not load (`super::NEEDS`).
         Check { name: "gemm_sm90/vs cublas api bf16 -> bf16 (256x384x512, 264x520x136)", run: |g, _| check_vs_cublas::<u16>(g) },
         Check { name: "gemm_sm90/vs cublas api bf16 -> f32 (256x384x512, 264x520x136)", run: |g, _| check_vs_cublas::<f32>(g) },
@@ -216,7 +216,7 @@ pub fn benches() -> Vec<Bench> {
             });
         )*};
     }
-    split_sweep!(16 x 4096 x 4096, 32 x 14336 x 4096, 128 x 4096 x 14336, 1024 x 1024 x 1024);
+    split_sweep!(16 x 4096 x 4096, 32 x 14336 x 4096, 64 x 4096 x 14336, 128 x 4096 x 14336, 128 x 14336 x 4096, 1024 x 1024 x 1024);
     benches
 }
 
@@ -492,14 +492,14 @@ fn check_api(gpu: &Gpu, f16: bool, out: HopperOut) -> Result<(), String> {
     Ok(())
 }
 
-/// The decode entries (bf16 A row-major of 1 to 64 rows, B column-major, a 16-bit D; computed
-/// transposed in tiles of 128 of N x 16, 32 or 64 of M) into a poisoned D, against the f64
+/// The decode entries (bf16 A row-major of 1 to 128 rows, B column-major, a 16-bit D; computed
+/// transposed in tiles of 128 of N x 16, 32, 64 or 128 of M) into a poisoned D, against the f64
 /// reference: N and K ragged against the tile (N a multiple of 8 and K of 8, as TMA needs), alpha
 /// and beta, unsplit, split (3 splits: uneven K shares) and with the automatic splits.
 fn check_decode(gpu: &Gpu, out: HopperOut) -> Result<(), String> {
     let to_f32 = |v: &[u16]| -> Vec<f32> { v.iter().map(|&x| bf16_to_f32(x)).collect() };
     let cases = [(1000, 1000, 1.0, 0.0, Some(1)), (264, 136, 1.5, -0.5, Some(1)), (1000, 4040, 1.0, 0.5, Some(3)), (4104, 2056, 1.0, 0.0, None)];
-    for m in [1, 16, 33, 64] {
+    for m in [1, 16, 33, 64, 65, 128] {
         for (n, k, alpha, beta, splits) in cases {
             let p = hopper((m, n, k), HopperIn::Bf16, (false, false), out, (alpha, beta));
             let p = splits.map_or(p, |s| p.split(s));
@@ -981,7 +981,7 @@ fn fp8_vs_cublaslt(gpu: &Gpu, (m, n, k): (usize, usize, usize)) -> Result<Vec<Fi
     Ok(figures)
 }
 
-/// The TN API entry (bf16 in and out) with 1, 2, 4, 8 and 16 K splits and the library's choice,
+/// The TN API entry (bf16 in and out) with 1, 2, 3, 4, 6, 8 and 16 K splits and the library's choice,
 /// then with B's rows padded: kernel time of each (tensor maps made once), to see where split-K
 /// pays and whether B's power-of-two row pitch limits the bandwidth.
 fn split_sweep(gpu: &Gpu, (m, n, k): (usize, usize, usize)) -> Result<Vec<Figure>, String> {
@@ -992,13 +992,14 @@ fn split_sweep(gpu: &Gpu, (m, n, k): (usize, usize, usize)) -> Result<Vec<Figure
     let base = api_tn::<u16>((m, n, k));
     let auto = base.auto_splits(gpu.properties().multiprocessors as usize);
     let mut figures = Vec::new();
-    for splits in [1, 2, 4, 8, 16] {
+    for splits in [1, 2, 3, 4, 6, 8, 16] {
         let p = base.split(splits);
         let maps = p.maps(gpu, &ga, &gb, &d).map_err(fail("tensor maps"))?;
         // SAFETY: the maps and buffers hold the problem's operands until the function's end.
         let ms = time_median(gpu, 3, 20, || unsafe { p.launch_with(gpu, None, &maps, (None, None), &d) })?;
         let mark = if splits == auto { " (the library's choice)" } else { "" };
-        figures.push(Figure { what: format!("{m}x{n}x{k}, {splits} K split(s){mark}"), value: ms as f64 * 1e3, unit: "us" });
+        let entry = p.kernel_name();
+        figures.push(Figure { what: format!("{m}x{n}x{k}, {splits} K split(s){mark}, {entry}"), value: ms as f64 * 1e3, unit: "us" });
     }
     // The same with B's rows 64 elements further apart than K (a row pitch that is not a power of
     // two): whether the K-major boxes' stride limits the bandwidth.
