@@ -135,6 +135,23 @@ impl EpilogueOp {
         self.alpha == 1.0 && self.beta == 0.0 && self.flags == 0
     }
 
+    /// The bias kind of the flags.
+    ///
+    /// # Example
+    /// ```
+    /// use kernels::epilogue::{epilogue_flags, Activation, BiasKind, EpilogueOp};
+    /// let op = EpilogueOp { flags: epilogue_flags(BiasKind::PerColumn, Activation::Relu), ..EpilogueOp::IDENTITY };
+    /// assert_eq!(op.bias_kind(), BiasKind::PerColumn);
+    /// ```
+    #[inline(always)]
+    pub fn bias_kind(&self) -> BiasKind {
+        match self.flags & 3 {
+            1 => BiasKind::PerRow,
+            2 => BiasKind::PerColumn,
+            _ => BiasKind::None,
+        }
+    }
+
     /// The activation of the flags.
     #[inline(always)]
     pub fn activation(&self) -> Activation {

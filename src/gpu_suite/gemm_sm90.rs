@@ -22,7 +22,7 @@ use kernels::gemm_sm90_sizes::{
 use layout::Layout;
 use layout_tensor::device::numeric::{bf16_to_f32, f16_to_f32, E4M3};
 
-use crate::gemm::{Gemm, GemmOutput, Major};
+use crate::gemm::{Activation, BiasKind, Gemm, GemmOutput, Major};
 use crate::gemm_hopper::{HopperGemm, HopperIn, HopperOut};
 
 use super::cublas::{Cublas, CublasLt, PeerOut};
@@ -216,6 +216,7 @@ pub fn benches() -> Vec<Bench> {
             });
         )*};
     }
+    benches.push(Bench { name: "gemm_sm90/per-tile cost: 4096 x 4096, K 2048 to 16384", run: |g, _| per_tile_cost(g) });
     split_sweep!(16 x 4096 x 4096, 32 x 14336 x 4096, 64 x 4096 x 14336, 128 x 4096 x 14336, 128 x 14336 x 4096, 1024 x 1024 x 1024);
     benches
 }
@@ -978,6 +979,45 @@ fn fp8_vs_cublaslt(gpu: &Gpu, (m, n, k): (usize, usize, usize)) -> Result<Vec<Fi
     let peer = ("cublasLtMatmul e4m3 TN, scaled, bf16 out", "cuBLASLt");
     let mut figures = versus(&format!("{} {m}x{n}x{k}", p.kernel_name()), peer, 2.0 * (m * n * k) as f64, &t, batch);
     figures.push(kernel_time(&t));
+    Ok(figures)
+}
+
+/// Kernel time of 4096 x 4096 products (512 tiles of 128 x 256: 4 per SM on the busiest) as K
+/// doubles from 2048 to 16384, for bf16 inputs, e4m3 into bf16 (clusters of 2) and e4m3 into
+/// f16 (no cluster): the time's slope is the main loop's rate, its intercept the cost of a
+/// tile's start and end (the epilogue), which a longer K does not change.
+fn per_tile_cost(gpu: &Gpu) -> Result<Vec<Figure>, String> {
+    let (m, n) = (4096, 4096);
+    let seed = fresh_seed();
+    let mut figures = Vec::new();
+    for k in [2048, 4096, 8192, 16384] {
+        let bf16 = HopperGemm::new(Gemm::new(m, n, k).b_major(Major::Col), HopperIn::Bf16, HopperOut::Bf16);
+        let fp8 = |out| HopperGemm::new(Gemm::new(m, n, k).b_major(Major::Col), HopperIn::Fp8 { a_e5m2: false, b_e5m2: false }, out);
+        let d = gpu.alloc::<u16>(m * n).map_err(fail("alloc"))?;
+        let bias = gpu.upload(&random_f32(seed ^ 0xd, n)).map_err(fail("upload"))?;
+        let mut time = |p: HopperGemm, maps: host::Result<_>| -> Result<(), String> {
+            let maps = maps.map_err(fail("tensor maps"))?;
+            let bias = (p.g.bias != BiasKind::None).then_some(&bias);
+            // SAFETY: the maps and buffers hold the problem's operands until the loop's end.
+            let ms = time_median(gpu, 3, 20, || unsafe { p.launch_with(gpu, None, &maps, (None, bias), &d) })?;
+            let g = &p.g;
+            let what = format!("{m}x{n}x{k}, {}, alpha {}, bias {:?}, {:?}", p.kernel_name(), g.alpha, g.bias, g.activation);
+            figures.push(Figure { what, value: ms as f64 * 1e3, unit: "us" });
+            Ok(())
+        };
+        let (a, b) = (random_half(seed, m * k, Half::Bf16), random_half(seed ^ 0xb, n * k, Half::Bf16));
+        let (ga, gb) = (gpu.upload(&a).map_err(fail("upload"))?, gpu.upload(&b).map_err(fail("upload"))?);
+        let fused = HopperGemm { g: bf16.g.bias(BiasKind::PerColumn).activation(Activation::Gelu), ..bf16 };
+        for p in [bf16, fused] {
+            time(p, p.maps(gpu, &ga, &gb, &d))?;
+        }
+        let e4m3 = |seed, len| random_f32(seed, len).into_iter().map(|x| E4M3::from_f32(4.0 * x).0).collect::<Vec<u8>>();
+        let (ga, gb) = (gpu.upload(&e4m3(seed, m * k)).map_err(fail("upload"))?, gpu.upload(&e4m3(seed ^ 0xb, n * k)).map_err(fail("upload"))?);
+        let scaled = HopperGemm { g: fp8(HopperOut::Bf16).g.alpha(1.5), ..fp8(HopperOut::Bf16) };
+        for p in [fp8(HopperOut::Bf16), fp8(HopperOut::F16), scaled] {
+            time(p, p.maps(gpu, &ga, &gb, &d))?;
+        }
+    }
     Ok(figures)
 }
 
