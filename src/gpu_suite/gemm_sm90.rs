@@ -660,13 +660,17 @@ fn check_cublaslt_e4m3(gpu: &Gpu) -> Result<(), String> {
     e4m3_vs_reference::<f32>(gpu, &lt)
 }
 
+/// `len` e4m3 values (bits) of uniform random values times 4, reproducible from `seed`.
+fn random_e4m3(seed: u64, len: usize) -> Vec<u8> {
+    random_f32(seed, len).into_iter().map(|x| E4M3::from_f32(4.0 * x).0).collect()
+}
+
 /// One output type of [`check_cublaslt_e4m3`].
 fn e4m3_vs_reference<O: PeerOut + GemmOutput>(gpu: &Gpu, lt: &CublasLt) -> Result<(), String> {
     let (m, n, k) = (200, 136, 128);
     let (scale_a, scale_b) = (0.5f32, 3.0f32);
     let seed = fresh_seed();
-    let e4m3 = |seed, len| random_f32(seed, len).into_iter().map(|x| E4M3::from_f32(4.0 * x).0).collect::<Vec<u8>>();
-    let (a, b) = (e4m3(seed, m * k), e4m3(seed ^ 0xb, n * k));
+    let (a, b) = (random_e4m3(seed, m * k), random_e4m3(seed ^ 0xb, n * k));
     let up = |v: &[u8]| gpu.upload(v).map_err(fail("upload"));
     let (ga, gb) = (up(&a)?, up(&b)?);
     let up_scale = |x: f32| gpu.upload(&[x]).map_err(fail("upload"));
@@ -949,8 +953,7 @@ fn fp8_vs_cublaslt(gpu: &Gpu, (m, n, k): (usize, usize, usize)) -> Result<Vec<Fi
     let g = Gemm::new(m, n, k).b_major(Major::Col).alpha(scale_a * scale_b);
     let p = HopperGemm::new(g, HopperIn::Fp8 { a_e5m2: false, b_e5m2: false }, HopperOut::Bf16);
     let seed = fresh_seed();
-    let e4m3 = |seed, len| random_f32(seed, len).into_iter().map(|x| E4M3::from_f32(4.0 * x).0).collect::<Vec<u8>>();
-    let (a, b) = (e4m3(seed, m * k), e4m3(seed ^ 0xb, n * k));
+    let (a, b) = (random_e4m3(seed, m * k), random_e4m3(seed ^ 0xb, n * k));
     let (ga, gb) = (gpu.upload(&a).map_err(fail("upload"))?, gpu.upload(&b).map_err(fail("upload"))?);
     let (gsa, gsb) = (gpu.upload(&[scale_a]).map_err(fail("upload"))?, gpu.upload(&[scale_b]).map_err(fail("upload"))?);
     let d = gpu.alloc::<u16>(m * n).map_err(fail("alloc"))?;
@@ -983,18 +986,19 @@ fn fp8_vs_cublaslt(gpu: &Gpu, (m, n, k): (usize, usize, usize)) -> Result<Vec<Fi
 }
 
 /// Kernel time of 4096 x 4096 products (512 tiles of 128 x 256: 4 per SM on the busiest) as K
-/// doubles from 2048 to 16384, for bf16 inputs, e4m3 into bf16 (clusters of 2) and e4m3 into
+/// doubles from 2048 to 16384, for bf16 inputs (plain, and with a per-column bias and GELU),
+/// e4m3 into bf16 (clusters of 2; alpha 1 and 1.5, the per-tensor scales' product) and e4m3 into
 /// f16 (no cluster): the time's slope is the main loop's rate, its intercept the cost of a
 /// tile's start and end (the epilogue), which a longer K does not change.
 fn per_tile_cost(gpu: &Gpu) -> Result<Vec<Figure>, String> {
     let (m, n) = (4096, 4096);
     let seed = fresh_seed();
+    let d = gpu.alloc::<u16>(m * n).map_err(fail("alloc"))?;
+    let bias = gpu.upload(&random_f32(seed ^ 0xd, n)).map_err(fail("upload"))?;
     let mut figures = Vec::new();
     for k in [2048, 4096, 8192, 16384] {
         let bf16 = HopperGemm::new(Gemm::new(m, n, k).b_major(Major::Col), HopperIn::Bf16, HopperOut::Bf16);
         let fp8 = |out| HopperGemm::new(Gemm::new(m, n, k).b_major(Major::Col), HopperIn::Fp8 { a_e5m2: false, b_e5m2: false }, out);
-        let d = gpu.alloc::<u16>(m * n).map_err(fail("alloc"))?;
-        let bias = gpu.upload(&random_f32(seed ^ 0xd, n)).map_err(fail("upload"))?;
         let mut time = |p: HopperGemm, maps: host::Result<_>| -> Result<(), String> {
             let maps = maps.map_err(fail("tensor maps"))?;
             let bias = (p.g.bias != BiasKind::None).then_some(&bias);
@@ -1011,8 +1015,7 @@ fn per_tile_cost(gpu: &Gpu) -> Result<Vec<Figure>, String> {
         for p in [bf16, fused] {
             time(p, p.maps(gpu, &ga, &gb, &d))?;
         }
-        let e4m3 = |seed, len| random_f32(seed, len).into_iter().map(|x| E4M3::from_f32(4.0 * x).0).collect::<Vec<u8>>();
-        let (ga, gb) = (gpu.upload(&e4m3(seed, m * k)).map_err(fail("upload"))?, gpu.upload(&e4m3(seed ^ 0xb, n * k)).map_err(fail("upload"))?);
+        let (ga, gb) = (gpu.upload(&random_e4m3(seed, m * k)).map_err(fail("upload"))?, gpu.upload(&random_e4m3(seed ^ 0xb, n * k)).map_err(fail("upload"))?);
         let scaled = HopperGemm { g: fp8(HopperOut::Bf16).g.alpha(1.5), ..fp8(HopperOut::Bf16) };
         for p in [fp8(HopperOut::Bf16), fp8(HopperOut::F16), scaled] {
             time(p, p.maps(gpu, &ga, &gb, &d))?;
