@@ -99,6 +99,7 @@ pub use half;
 pub mod algorithm;
 pub mod atom;
 pub mod block_io;
+pub mod block_tile;
 pub mod block_reduce;
 pub mod copy;
 pub mod copy_async;

@@ -59,7 +59,7 @@ pub use context::{
     thread, warp_exchange, CpuThread, WarpSlot, WARP_SLOT_WORDS,
 };
 pub(crate) use context::progress;
-pub use scheduler::{describe_faults_with, launch, note_fault, CpuError, CpuLaunch, Schedule};
+pub use scheduler::{describe_faults_with, launch, note_fault, run_block, CpuError, CpuLaunch, Schedule};
 
 #[doc(hidden)]
 pub use linkme;

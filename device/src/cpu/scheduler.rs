@@ -762,3 +762,34 @@ fn worker_main(group: Arc<Group>, me: usize) {
         g = group.wait_turn(g, me);
     }
 }
+
+/// Runs `f` as one block of `threads` threads on the CPU backend (each logical thread calls it,
+/// with its own `threadIdx`): device code without a kernel entry, for examples and tests of
+/// block-wide operations. Returns when every thread has finished, or with the first error (a
+/// panic in `f` included).
+///
+/// ```
+/// use core::sync::atomic::{AtomicU32, Ordering};
+/// use cute_rs_device::{cpu::run_block, ids::thread_idx_x, sync::sync_threads};
+/// let sum = AtomicU32::new(0);
+/// run_block(64, &|| {
+///     sum.fetch_add(thread_idx_x(), Ordering::Relaxed);
+///     sync_threads();
+///     assert_eq!(sum.load(Ordering::Relaxed), 64 * 63 / 2);
+/// })
+/// .unwrap();
+/// assert!(run_block(32, &|| assert!(thread_idx_x() < 31)).is_err());
+/// ```
+pub fn run_block(threads: u32, f: &(dyn Fn() + Sync)) -> Result<(), CpuError> {
+    /// The kernel entry: its one argument is the address of `f`.
+    unsafe fn entry(args: &[&[u8]]) {
+        let mut bytes = [0u8; core::mem::size_of::<usize>()];
+        bytes.copy_from_slice(args[0]);
+        // SAFETY: the address of the `&dyn Fn` below, alive until `launch` returns.
+        let f = &*(usize::from_ne_bytes(bytes) as *const &(dyn Fn() + Sync));
+        f()
+    }
+    let kernel = CpuKernel { name: "run_block", params: &[core::mem::size_of::<usize>()], entry };
+    let address = (&f as *const &(dyn Fn() + Sync)) as usize;
+    launch(&kernel, &CpuLaunch::linear(1, threads), &[&address.to_ne_bytes()])
+}

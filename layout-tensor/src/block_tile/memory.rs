@@ -1,0 +1,457 @@
+//! Loads and stores of block tiles.
+//!
+//! - A tile of an array at a tile index, cuTile's `ct.load(array, index, shape, padding)` and
+//!   `ct.store(array, index, tile)`: [`BlockTile::load`], [`BlockTile::store`],
+//!   [`store_broadcast`]. The array is a global [`LayoutTensor`] with a [`Strided`] layout (its
+//!   pointer, extents and strides); tile `index` covers the elements `index * shape ..`, and
+//!   elements outside the array read `padding` and are not written. Where the layout gives each
+//!   thread runs of consecutive elements along the last dimension and the array's last stride is
+//!   1 (with the base and the other strides aligned), each run moves as one vector access of up to
+//!   16 bytes; a run that crosses the array's edge moves element by element.
+//! - Triton pointer tiles: a tile of [`Ptr`]s (each element its own address, so tiles can mix
+//!   bases: [`where_`](super::where_) of two pointer tiles), loaded with [`load`] (a mask and
+//!   `other`, broadcast from tiles or scalars) and stored with [`store`]/[`store_masked`].
+//!   Masked-out elements are not accessed; a masked-out load without `other` gives zero.
+//!
+//! Replicated elements (held by several threads, or several values of one thread) are written
+//! once, by the replica whose replicated thread bits and value leaves are all zero.
+
+use core::marker::PhantomData;
+
+use super::{for_each_value, thread, BlockTile, Operand, TvLayout, ValueStorage, MAX_RANK, REPLICATED};
+use crate::tensor::{read_vec, vector_align, write_vec, Element, Global, LayoutTensor};
+use crate::Strided;
+
+/// The element offset and whether every element of a vector of `w` starting at value `v` lies
+/// inside the array.
+#[inline(always)]
+fn element<L: TvLayout, const R: usize>(base: &[i64; MAX_RANK], shape: &[i64; R], stride: &[i64; R], v: usize, w: i64) -> (isize, bool) {
+    let vc = L::MAP.value_coord(v);
+    let mut off = 0;
+    let mut inside = true;
+    let mut d = 0;
+    while d < R {
+        let c = base[d] + vc[d];
+        let end = if d + 1 == R { c + w } else { c + 1 };
+        inside &= c >= 0 && end <= shape[d];
+        off += c * stride[d];
+        d += 1;
+    }
+    (off as isize, inside)
+}
+
+/// The widest vector (in elements) of `T` a thread moves along the last dimension.
+const fn vector_width<T, L: TvLayout>(rank: usize) -> usize {
+    let run = L::MAP.value_run(rank - 1);
+    // The largest power of two dividing the run (vectors must not cross into the next leaf), at
+    // most 16 bytes.
+    let w = run & run.wrapping_neg();
+    let max = 16 / core::mem::size_of::<T>();
+    if w < max {
+        w
+    } else {
+        max
+    }
+}
+
+/// The array's layout, pointer, and the tile origin plus the thread's part of the coordinates.
+#[inline(always)]
+fn setup<T: Element, L: TvLayout, const R: usize>(array: &LayoutTensor<'_, T, Strided<R>, Global>, index: [i64; R]) -> (Strided<R>, *mut T, [i64; MAX_RANK]) {
+    const { assert!(R == L::MAP.rank, "block tile: the array's rank must be the tile's rank") };
+    let layout = array.source();
+    let tc = L::MAP.thread_coord(thread());
+    let mut base = [0; MAX_RANK];
+    let mut d = 0;
+    while d < R {
+        base[d] = index[d] * L::MAP.shape[d] + tc[d];
+        d += 1;
+    }
+    (layout, array.as_ptr(), base)
+}
+
+/// Whether runs of `w` elements at the thread's coordinates are `w`-aligned vectors of the array.
+#[inline(always)]
+fn vectorizable<T, const R: usize>(layout: &Strided<R>, ptr: *mut T, w: usize) -> bool {
+    if w < 2 || layout.stride[R - 1] != 1 {
+        return false;
+    }
+    let bytes = vector_align(w * core::mem::size_of::<T>());
+    let mut ok = (ptr as usize) % bytes == 0;
+    let mut d = 0;
+    while d + 1 < R {
+        ok &= layout.stride[d] % w as i64 == 0;
+        d += 1;
+    }
+    ok
+}
+
+/// Whether the calling thread writes value `v`: the canonical replica of its element.
+#[inline(always)]
+fn writes<L: TvLayout>(v: usize) -> bool {
+    let mut rest = v as i64;
+    let mut j = 0;
+    let mut canonical = true;
+    while j < L::MAP.values.len {
+        let k = rest % L::MAP.values.size[j];
+        rest /= L::MAP.values.size[j];
+        canonical &= L::MAP.values.dim[j] != REPLICATED || k == 0;
+        j += 1;
+    }
+    canonical && (thread() as u32) & replicated_thread_bits::<L>() == 0
+}
+
+/// The bits of the thread index in replicated leaves.
+const fn replicated_thread_bits<L: TvLayout>() -> u32 {
+    let mut bits = 0;
+    let mut below = 1;
+    let mut j = 0;
+    while j < L::MAP.threads.len {
+        let s = L::MAP.threads.size[j];
+        if L::MAP.threads.dim[j] == REPLICATED {
+            bits |= ((s - 1) * below) as u32;
+        }
+        below *= s;
+        j += 1;
+    }
+    bits
+}
+
+/// Visits each vector of `W` values (`W` a power of two dividing the first value leaf).
+macro_rules! vector_arms {
+    ($w:expr, $body:ident) => {
+        match $w {
+            16 => $body!(16),
+            8 => $body!(8),
+            4 => $body!(4),
+            2 => $body!(2),
+            _ => $body!(1),
+        }
+    };
+}
+
+impl<T: Element, L: TvLayout> BlockTile<T, L> {
+    /// Loads the tile of `array` at tile `index` (`ct.load(array, index, shape, padding_mode)`):
+    /// element `c` of the tile is `array[index * shape + c]`, or `padding` outside the array.
+    ///
+    /// # Args
+    /// - `array`: a global tensor with a [`Strided`] layout of the tile's rank.
+    /// - `index`: the tile's index in the grid of tiles covering the array.
+    /// - `padding`: the value of elements outside the array.
+    ///
+    /// # Constraints
+    /// The array's rank is the tile's (a compile-time error otherwise). Every thread of the block
+    /// calls it (each loads its own values; no barrier).
+    ///
+    /// # Example
+    /// ```
+    /// # cute_rs_tensor::device::cpu::run_block(1, &|| {
+    /// use cute_rs_tensor::{blocked_layout, LayoutTensor, Strided};
+    /// use cute_rs_tensor::block_tile::BlockTile;
+    /// blocked_layout!(V = shape [64], size_per_thread [2], threads_per_warp [32], warps_per_cta [1], order [0]);
+    /// let mut x: Vec<f32> = (0..100).map(|i| i as f32).collect();
+    /// let a = LayoutTensor::new(&mut x, Strided::row_major([100])).unwrap();
+    /// // Thread 0 holds elements 0 and 1 of tile 1: array elements 64 and 65.
+    /// assert_eq!(BlockTile::<f32, V>::load(&a, [1], -1.0).values(), &[64.0, 65.0]);
+    /// # }).unwrap();
+    /// ```
+    #[inline(always)]
+    pub fn load<const R: usize>(array: &LayoutTensor<'_, T, Strided<R>, Global>, index: [i64; R], padding: T) -> Self {
+        let (layout, ptr, base) = setup::<T, L, R>(array, index);
+        let mut values = L::Storage::<T>::splat(padding);
+        let w = vector_width::<T, L>(R);
+        let vector = vectorizable(&layout, ptr, w);
+        macro_rules! body {
+            ($w:literal) => {
+                for_each_value::<L>(|v| {
+                    if v % $w != 0 {
+                        return;
+                    }
+                    let (off, inside) = element::<L, R>(&base, &layout.shape, &layout.stride, v, $w);
+                    if vector && inside {
+                        // SAFETY: the vector lies inside the array and is aligned (`vectorizable`).
+                        let x: [T; $w] = unsafe { read_vec::<T, $w>(ptr.offset(off)) };
+                        let mut i = 0;
+                        while i < $w {
+                            values.as_mut_slice()[v + i] = x[i];
+                            i += 1;
+                        }
+                    } else {
+                        let mut i = 0;
+                        while i < $w {
+                            let (off, inside) = element::<L, R>(&base, &layout.shape, &layout.stride, v + i, 1);
+                            if inside {
+                                // SAFETY: inside the array.
+                                values.as_mut_slice()[v + i] = unsafe { T::read(ptr.offset(off)) };
+                            }
+                            i += 1;
+                        }
+                    }
+                })
+            };
+        }
+        vector_arms!(w, body);
+        BlockTile { values, layout: PhantomData }
+    }
+
+    /// Stores the tile into `array` at tile `index` (`ct.store(array, index, tile)`): elements
+    /// outside the array are not written; a replicated element is written once.
+    ///
+    /// # Constraints
+    /// As [`load`](Self::load).
+    ///
+    /// # Example
+    /// ```
+    /// # cute_rs_tensor::device::cpu::run_block(1, &|| {
+    /// use cute_rs_tensor::{blocked_layout, LayoutTensor, Strided};
+    /// use cute_rs_tensor::block_tile::BlockTile;
+    /// blocked_layout!(V = shape [64], size_per_thread [2], threads_per_warp [32], warps_per_cta [1], order [0]);
+    /// let mut y = vec![0.0f32; 65];
+    /// let a = LayoutTensor::new(&mut y, Strided::row_major([65])).unwrap();
+    /// BlockTile::<f32, V>::full(5.0).store(&a, [1]); // thread 0: elements 64 (inside) and 65 (not)
+    /// assert_eq!(y[64], 5.0);
+    /// # }).unwrap();
+    /// ```
+    #[inline(always)]
+    pub fn store<const R: usize>(&self, array: &LayoutTensor<'_, T, Strided<R>, Global>, index: [i64; R]) {
+        let (layout, ptr, base) = setup::<T, L, R>(array, index);
+        let w = vector_width::<T, L>(R);
+        let vector = vectorizable(&layout, ptr, w);
+        let values = self.values.as_slice();
+        macro_rules! body {
+            ($w:literal) => {
+                for_each_value::<L>(|v| {
+                    if v % $w != 0 {
+                        return;
+                    }
+                    let (off, inside) = element::<L, R>(&base, &layout.shape, &layout.stride, v, $w);
+                    if vector && inside && writes::<L>(v) {
+                        let mut x = [values[v]; $w];
+                        let mut i = 0;
+                        while i < $w {
+                            x[i] = values[v + i];
+                            i += 1;
+                        }
+                        // SAFETY: the vector lies inside the array and is aligned (`vectorizable`).
+                        unsafe { write_vec::<T, $w>(ptr.offset(off), x) };
+                    } else {
+                        let mut i = 0;
+                        while i < $w {
+                            let (off, inside) = element::<L, R>(&base, &layout.shape, &layout.stride, v + i, 1);
+                            if inside && writes::<L>(v + i) {
+                                // SAFETY: inside the array.
+                                unsafe { T::write(ptr.offset(off), values[v + i]) };
+                            }
+                            i += 1;
+                        }
+                    }
+                })
+            };
+        }
+        vector_arms!(w, body);
+    }
+}
+
+/// Writes `value` to every element of the tile of `array` at tile `index` that lies inside the
+/// array (`ct.store` of a scalar).
+///
+/// # Example
+/// ```
+/// # cute_rs_tensor::device::cpu::run_block(1, &|| {
+/// use cute_rs_tensor::{blocked_layout, LayoutTensor, Strided};
+/// use cute_rs_tensor::block_tile::store_broadcast;
+/// blocked_layout!(V = shape [64], size_per_thread [2], threads_per_warp [32], warps_per_cta [1], order [0]);
+/// let mut y = vec![0i32; 4];
+/// let a = LayoutTensor::new(&mut y, Strided::row_major([4])).unwrap();
+/// store_broadcast::<i32, V, 1>(&a, [0], 9); // thread 0's elements 0 and 1
+/// assert_eq!(y, [9, 9, 0, 0]);
+/// # }).unwrap();
+/// ```
+#[inline(always)]
+pub fn store_broadcast<T: Element, L: TvLayout, const R: usize>(array: &LayoutTensor<'_, T, Strided<R>, Global>, index: [i64; R], value: T) {
+    BlockTile::<T, L>::full(value).store(array, index);
+}
+
+/// A global address: the element type of Triton pointer tiles.
+///
+/// # Example
+/// ```
+/// # cute_rs_tensor::device::cpu::run_block(1, &|| {
+/// use cute_rs_tensor::blocked_layout;
+/// use cute_rs_tensor::block_tile::{BlockTile, Ptr};
+/// blocked_layout!(V = shape [32], size_per_thread [1], threads_per_warp [32], warps_per_cta [1], order [0]);
+/// let x = [1.0f32, 2.0];
+/// let p = Ptr::tile::<V>(x.as_ptr()).offset(BlockTile::<i32, V>::full(1));
+/// assert_eq!(unsafe { *p.values()[0].0 }, 2.0);
+/// # }).unwrap();
+/// ```
+#[derive(Debug, PartialEq, Eq)]
+pub struct Ptr<T>(pub *mut T);
+
+impl<T> Clone for Ptr<T> {
+    #[inline(always)]
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for Ptr<T> {}
+
+impl<T> Ptr<T> {
+    /// The tile whose every element is `base` (Triton's scalar pointer argument, broadcast).
+    #[inline(always)]
+    pub fn tile<L: TvLayout>(base: *const T) -> BlockTile<Ptr<T>, L> {
+        BlockTile::full(Ptr(base as *mut T))
+    }
+}
+
+/// Integer types that offset pointers.
+pub trait Offset: Copy {
+    /// As `isize`.
+    fn to_isize(self) -> isize;
+}
+macro_rules! offsets {
+    ($($t:ty),*) => {$(impl Offset for $t {
+        #[inline(always)]
+        fn to_isize(self) -> isize {
+            self as isize
+        }
+    })*};
+}
+offsets!(i32, u32, i64, u64, isize, usize);
+
+impl<T, L: TvLayout> BlockTile<Ptr<T>, L> {
+    /// Each pointer advanced by its offset (in elements): Triton's `ptr + offsets`.
+    #[inline(always)]
+    pub fn offset<I: Offset>(&self, offsets: impl Operand<I, L>) -> Self {
+        self.zip(offsets, |p, o| Ptr(p.0.wrapping_offset(o.to_isize())))
+    }
+}
+
+/// No mask: every element is accessed.
+#[derive(Clone, Copy, Debug)]
+pub struct NoMask;
+
+/// A load's mask (a tile broadcast to the pointers' layout, or a scalar).
+#[derive(Clone, Copy, Debug)]
+pub struct Masked<M>(M);
+
+/// A load of a pointer tile being configured ([`load`]): `mask`, then `other`, then
+/// [`run`](Self::run).
+pub struct PtrLoad<'p, T, L: TvLayout, M, O> {
+    ptrs: &'p BlockTile<Ptr<T>, L>,
+    mask: M,
+    other: O,
+}
+
+/// `tl.load(pointer)`: a load of each element of a pointer tile, configured with
+/// [`mask`](PtrLoad::mask) and [`other`](PtrLoad::other).
+///
+/// # Safety
+/// Every unmasked pointer is valid for reads of `T` and aligned.
+///
+/// # Example
+/// ```
+/// # cute_rs_tensor::device::cpu::run_block(1, &|| {
+/// use cute_rs_tensor::blocked_layout;
+/// use cute_rs_tensor::block_tile::{load, BlockTile, Ptr};
+/// blocked_layout!(V = shape [64], size_per_thread [2], threads_per_warp [32], warps_per_cta [1], order [0]);
+/// let x = [10.0f32, 11.0, 12.0];
+/// let offs = BlockTile::<i32, V>::arange(0) + 1; // thread 0: 1, 2
+/// let p = Ptr::tile::<V>(x.as_ptr()).offset(offs);
+/// let y = unsafe { load(&p).mask(offs.lt(2)).other(-1.0).run() };
+/// assert_eq!(y.values(), &[11.0, -1.0]);
+/// # }).unwrap();
+/// ```
+#[inline(always)]
+pub unsafe fn load<T: Element, L: TvLayout>(ptrs: &BlockTile<Ptr<T>, L>) -> PtrLoad<'_, T, L, NoMask, T> {
+    PtrLoad { ptrs, mask: NoMask, other: T::ZERO }
+}
+
+impl<'p, T: Element, L: TvLayout, O> PtrLoad<'p, T, L, NoMask, O> {
+    /// Loads only where `mask` (a tile broadcast to `L`, or a scalar) is true.
+    #[inline(always)]
+    pub fn mask<M: Operand<bool, L>>(self, mask: M) -> PtrLoad<'p, T, L, Masked<M>, T> {
+        PtrLoad { ptrs: self.ptrs, mask: Masked(mask), other: T::ZERO }
+    }
+
+    /// Runs the load.
+    #[inline(always)]
+    pub fn run(self) -> BlockTile<T, L> {
+        // SAFETY: the caller of `load` promised valid pointers.
+        self.ptrs.map(|p| unsafe { T::read(p.0) })
+    }
+}
+
+impl<'p, T: Element, L: TvLayout, M: Operand<bool, L>, O: Operand<T, L>> PtrLoad<'p, T, L, Masked<M>, O> {
+    /// The value of masked-out elements (a tile broadcast to `L`, or a scalar; zero by default).
+    #[inline(always)]
+    pub fn other<O2: Operand<T, L>>(self, other: O2) -> PtrLoad<'p, T, L, Masked<M>, O2> {
+        PtrLoad { ptrs: self.ptrs, mask: self.mask, other }
+    }
+
+    /// Runs the masked load.
+    #[inline(always)]
+    pub fn run(self) -> BlockTile<T, L> {
+        let mut out = BlockTile::<T, L>::zeros();
+        let (mask, other) = (self.mask.0, self.other);
+        let ptrs = self.ptrs.values();
+        for_each_value::<L>(|v| {
+            out.values_mut()[v] = if mask.at(v) {
+                // SAFETY: an unmasked pointer, valid by `load`'s contract.
+                unsafe { T::read(ptrs[v].0) }
+            } else {
+                other.at(v)
+            };
+        });
+        out
+    }
+}
+
+/// `tl.store(pointer, value)`: writes each element of `value` (a tile broadcast to `L`, or a
+/// scalar) to its pointer; a replicated element is written once.
+///
+/// # Safety
+/// Every pointer is valid for writes of `T` and aligned.
+///
+/// # Example
+/// ```
+/// # cute_rs_tensor::device::cpu::run_block(1, &|| {
+/// use cute_rs_tensor::blocked_layout;
+/// use cute_rs_tensor::block_tile::{store, BlockTile, Ptr};
+/// blocked_layout!(V = shape [32], size_per_thread [1], threads_per_warp [32], warps_per_cta [1], order [0]);
+/// let mut y = [0i32; 2];
+/// unsafe { store(&Ptr::tile::<V>(y.as_mut_ptr()), 4) };
+/// assert_eq!(y, [4, 0]);
+/// # }).unwrap();
+/// ```
+#[inline(always)]
+pub unsafe fn store<T: Element, L: TvLayout>(ptrs: &BlockTile<Ptr<T>, L>, value: impl Operand<T, L>) {
+    store_masked(ptrs, value, true)
+}
+
+/// `tl.store(pointer, value, mask)`: [`store`] where `mask` is true; masked-out pointers are not
+/// accessed.
+///
+/// # Safety
+/// Every unmasked pointer is valid for writes of `T` and aligned.
+///
+/// # Example
+/// ```
+/// # cute_rs_tensor::device::cpu::run_block(1, &|| {
+/// use cute_rs_tensor::blocked_layout;
+/// use cute_rs_tensor::block_tile::{store_masked, BlockTile, Ptr};
+/// blocked_layout!(V = shape [64], size_per_thread [2], threads_per_warp [32], warps_per_cta [1], order [0]);
+/// let mut y = [0i32; 2];
+/// let i = BlockTile::<i32, V>::arange(0);
+/// unsafe { store_masked(&Ptr::tile::<V>(y.as_mut_ptr()).offset(i), i + 5, i.lt(1)) };
+/// assert_eq!(y, [5, 0]);
+/// # }).unwrap();
+/// ```
+#[inline(always)]
+pub unsafe fn store_masked<T: Element, L: TvLayout>(ptrs: &BlockTile<Ptr<T>, L>, value: impl Operand<T, L>, mask: impl Operand<bool, L>) {
+    let ptrs = ptrs.values();
+    for_each_value::<L>(|v| {
+        if mask.at(v) && writes::<L>(v) {
+            T::write(ptrs[v].0, value.at(v));
+        }
+    });
+}

@@ -1,0 +1,296 @@
+//! Block tiles on the CPU backend: whole blocks of logical threads (`run_block`), so that warp
+//! shuffles, barriers and the shared scratch run as on the GPU. Properties of the thread-value maps
+//! (every element held, the CuTe layout agreeing with the coordinates, slices), and for a set of
+//! layouts (vector, rows, warps across the reduced axis, replication, column-fast order, several
+//! values per thread along both dimensions) on arrays of random extents with ragged edges: load
+//! and store round trips, padding, sums, maxima and argmaxima along both axes, broadcasting back,
+//! and pointer tiles with masks.
+
+use cute_rs_tensor::block_tile::{load, store_masked, where_, BlockTile, Ptr, Slice, TvLayout, TvMap, REPLICATED};
+use cute_rs_tensor::device::cpu::run_block;
+use cute_rs_tensor::{blocked_layout, tv_layout, LayoutTensor, Strided};
+use proptest::prelude::*;
+
+/// Random blocked parameters of a 2-D tile: (shape, spt, tpw, wpc, order).
+fn blocked_2d() -> impl Strategy<Value = ([i64; 2], [i64; 2], [i64; 2], [i64; 2], [usize; 2])> {
+    (0u32..7, 0u32..7, 0u32..3, 0u32..3, 0u32..6, 0u32..3, 0u32..3, any::<bool>()).prop_map(|(s0, s1, p0, p1, t0, w0, w1, col)| {
+        let w1 = w1.min(2 - w0.min(2));
+        ([1 << s0, 1 << s1], [1 << p0, 1 << p1], [1 << t0, 32 >> t0], [1 << w0, 1 << w1], if col { [0, 1] } else { [1, 0] })
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// Each element of the tile is held by the same number of (thread, value) pairs (the
+    /// replication factor, the product of the replicated leaves), and the CuTe layout maps each
+    /// pair to the row-major index of its coordinate.
+    #[test]
+    fn blocked_maps_cover_the_tile_evenly((shape, spt, tpw, wpc, order) in blocked_2d()) {
+        let m = TvMap::blocked(&shape, &spt, &tpw, &wpc, &order).unwrap();
+        prop_assert_eq!(m.threads(), (32 * wpc[0] * wpc[1]) as usize);
+        let layout = m.layout().unwrap();
+        let mut count = vec![0usize; (shape[0] * shape[1]) as usize];
+        for t in 0..m.threads() {
+            for v in 0..m.values() {
+                let c = m.coord(t as i64, v);
+                prop_assert!(c[0] < shape[0] && c[1] < shape[1], "{:?} outside {:?}", c, shape);
+                let index = c[0] * shape[1] + c[1];
+                prop_assert_eq!(layout.call((t + v * m.threads()) as i64), index);
+                count[index as usize] += 1;
+            }
+        }
+        let replicas: i64 = (0..m.threads.len).filter(|&j| m.threads.dim[j] == REPLICATED).map(|j| m.threads.size[j]).product::<i64>()
+            * (0..m.values.len).filter(|&j| m.values.dim[j] == REPLICATED).map(|j| m.values.size[j]).product::<i64>();
+        prop_assert!(count.iter().all(|&n| n as i64 == replicas), "{:?}", count);
+        // The algebra's layout reads back as the same map.
+        let back = TvMap::from_layout(&shape, layout).unwrap();
+        for t in 0..m.threads() {
+            for v in 0..m.values() {
+                prop_assert_eq!(back.coord(t as i64, v), m.coord(t as i64, v));
+            }
+        }
+    }
+
+    /// A slice holds, in value `slice_value(v)`, the element of value `v` with the axis at 0; the
+    /// thread bits along an axis flip exactly that coordinate.
+    #[test]
+    fn slices_collapse_one_axis((shape, spt, tpw, wpc, order) in blocked_2d(), axis in 0usize..2) {
+        let m = TvMap::blocked(&shape, &spt, &tpw, &wpc, &order).unwrap();
+        let s = m.slice(axis).unwrap();
+        prop_assert_eq!(s.shape[axis], 1);
+        let bits = m.thread_bits_along(axis);
+        for t in 0..m.threads() as i64 {
+            for v in 0..m.values() {
+                let mut c = m.coord(t, v);
+                c[axis] = 0;
+                prop_assert_eq!(s.coord(t, m.slice_value(axis, v)), c);
+                for b in 0..m.threads().trailing_zeros() {
+                    let moved = m.coord(t ^ (1 << b), v);
+                    let other = 1 - axis;
+                    if bits & (1 << b) != 0 {
+                        prop_assert_eq!(moved[other], m.coord(t, v)[other]);
+                    } else {
+                        prop_assert_eq!(moved[axis], m.coord(t, v)[axis]);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn bad_layouts_are_refused_by_name() {
+    let e = TvMap::blocked(&[48], &[1], &[32], &[1], &[0]).unwrap_err();
+    assert!(e.to_string().contains("powers of two") && e.to_string().contains("extent 48"), "{e}");
+    let e = TvMap::blocked(&[64, 64], &[1, 1], &[4, 8], &[1, 1], &[0, 0]).unwrap_err();
+    assert!(e.to_string().contains("order must be a permutation"), "{e}");
+    let e = TvMap::blocked(&[64], &[1, 1], &[32], &[1], &[0]).unwrap_err();
+    assert!(e.to_string().contains("rank"), "{e}");
+    // Two leaves reaching the same elements.
+    let e = TvMap::from_layout(&[32, 4], layout::Layout::parse("(32,4):(4,4)").unwrap()).unwrap_err();
+    assert!(e.to_string().contains("cover it exactly once"), "{e}");
+    assert!(TvMap::blocked(&[4, 4], &[1, 1], &[4, 8], &[1, 1], &[1, 0]).unwrap().slice(2).is_err());
+}
+
+blocked_layout!(Vec1k = shape [1024], size_per_thread [4], threads_per_warp [32], warps_per_cta [4], order [0]);
+blocked_layout!(Rows = shape [4, 64], size_per_thread [1, 4], threads_per_warp [2, 16], warps_per_cta [2, 1], order [1, 0]);
+blocked_layout!(WarpsAcross = shape [2, 256], size_per_thread [1, 2], threads_per_warp [1, 32], warps_per_cta [1, 4], order [1, 0]);
+blocked_layout!(Replicated = shape [4, 8], size_per_thread [1, 2], threads_per_warp [4, 8], warps_per_cta [2, 2], order [1, 0]);
+blocked_layout!(ColumnFast = shape [32, 8], size_per_thread [4, 1], threads_per_warp [8, 4], warps_per_cta [1, 2], order [0, 1]);
+blocked_layout!(Both = shape [16, 32], size_per_thread [2, 4], threads_per_warp [4, 8], warps_per_cta [2, 1], order [1, 0]);
+tv_layout!(RowPerThread = shape [32, 4], "(32,4):(4,1)");
+
+/// Copies a `rows x cols` array tile by tile through a block tile (padding `-1` outside), and
+/// checks the copy, the padding seen by the loads, the sums and maxima along both axes, argmax
+/// along axis 1 and the broadcast of the row maxima back against the tile.
+fn check_2d<L: TvLayout>(rows: i64, cols: i64, seed: u64) {
+    let [th, tw] = [L::SHAPE[0], L::SHAPE[1]];
+    let mut rng = seed;
+    let mut next = move || {
+        rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((rng >> 33) % 1000) as i32 - 500
+    };
+    let x: Vec<i32> = (0..rows * cols).map(|_| next()).collect();
+    let (gr, gc) = ((rows + th - 1) / th, (cols + tw - 1) / tw);
+    let mut copy = vec![i32::MIN; (rows * cols) as usize];
+    let mut row_sum = vec![0i32; (gr * th * gc) as usize]; // [tile rows x tile columns]
+    let mut col_max = vec![0i32; (gr * gc * tw) as usize];
+    let mut row_arg = vec![0i32; (gr * th * gc) as usize];
+    let mut centered = vec![0i32; (rows * cols) as usize];
+    let mut padding_seen = vec![0i32; (gr * gc) as usize];
+    let addr = |v: &mut Vec<i32>| v.as_mut_ptr() as usize;
+    let (xa, ca, rsa, cma, raa, cea, pa) =
+        (x.as_ptr() as usize, addr(&mut copy), addr(&mut row_sum), addr(&mut col_max), addr(&mut row_arg), addr(&mut centered), addr(&mut padding_seen));
+    run_block(L::THREADS as u32, &|| {
+        let scratch = cute_rs_tensor::block_scratch!(CHECK_2D, 16384);
+        // SAFETY: the vectors above outlive the block; every access is inside them.
+        let t = |a: usize, r: i64, c: i64| unsafe { LayoutTensor::from_ptr(a as *mut i32, Strided::row_major([r, c])) };
+        let (xt, ct, ce) = (t(xa, rows, cols), t(ca, rows, cols), t(cea, rows, cols));
+        let (rs, ra, cm, ps) = (t(rsa, gr * th, gc), t(raa, gr * th, gc), t(cma, gc * gr, tw), t(pa, gr, gc));
+        for i in 0..gr {
+            for j in 0..gc {
+                let tile = BlockTile::<i32, L>::load(&xt, [i, j], -1);
+                tile.store(&ct, [i, j]);
+                let zeroed = BlockTile::<i32, L>::load(&xt, [i, j], 0);
+                zeroed.sum::<1, 16384>(&scratch).store(&rs, [i, j]);
+                tile.argmax::<1, 16384>(&scratch).store(&ra, [i, j]);
+                tile.max::<0, 16384>(&scratch).store(&cm, [j * gr + i, 0]);
+                let row_max = tile.max::<1, 16384>(&scratch);
+                (tile - row_max).store(&ce, [i, j]);
+                let pads = tile.equal(-1).cast::<i32>().sum::<1, 16384>(&scratch).sum::<0, 16384>(&scratch);
+                pads.store(&ps, [i, j]);
+            }
+        }
+    })
+    .unwrap();
+    assert_eq!(copy, x, "copy through {}x{} tiles", th, tw);
+    for i in 0..gr {
+        for j in 0..gc {
+            let inside = |r: i64, c: i64| r < rows && c < cols;
+            let at = |r: i64, c: i64| if inside(r, c) { x[(r * cols + c) as usize] } else { -1 };
+            let cells = || (0..th).flat_map(move |r| (0..tw).map(move |c| (i * th + r, j * tw + c)));
+            let pads = cells().filter(|&(r, c)| at(r, c) == -1).count() as i32;
+            assert_eq!(padding_seen[(i * gc + j) as usize], pads, "tile ({i},{j}): elements equal to the padding");
+            for r in 0..th {
+                let gr_ = i * th + r;
+                let vals: Vec<i32> = (0..tw).map(|c| at(gr_, j * tw + c)).collect();
+                let sum: i32 = vals.iter().map(|&v| if v == -1 && !inside(gr_, j * tw) { 0 } else { v }).sum();
+                let sum_inside: i32 = (0..tw).filter(|&c| inside(gr_, j * tw + c)).map(|c| at(gr_, j * tw + c)).sum();
+                let _ = sum;
+                if gr_ < gr * th {
+                    assert_eq!(row_sum[(gr_ * gc + j) as usize], sum_inside, "row {gr_}, tile column {j}: sum");
+                    let max = *vals.iter().max().unwrap();
+                    let arg = vals.iter().position(|&v| v == max).unwrap() as i32;
+                    assert_eq!(row_arg[(gr_ * gc + j) as usize], arg, "row {gr_}, tile column {j}: argmax of {vals:?}");
+                    for c in 0..tw {
+                        if inside(gr_, j * tw + c) {
+                            assert_eq!(centered[(gr_ * cols + j * tw + c) as usize], vals[c as usize] - max, "x - max(x, 1)");
+                        }
+                    }
+                }
+            }
+            for c in 0..tw {
+                let max = (0..th).map(|r| at(i * th + r, j * tw + c)).max().unwrap();
+                assert_eq!(col_max[((j * gr + i) * tw + c) as usize], max, "tile ({i},{j}), column {c}: max");
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+
+    #[test]
+    fn rows_layout(rows in 1i64..12, cols in 1i64..150, seed in any::<u64>()) {
+        check_2d::<Rows>(rows, cols, seed);
+    }
+
+    #[test]
+    fn warps_across_the_reduced_axis(rows in 1i64..5, cols in 1i64..600, seed in any::<u64>()) {
+        check_2d::<WarpsAcross>(rows, cols, seed);
+    }
+
+    #[test]
+    fn replicated_layout(rows in 1i64..10, cols in 1i64..20, seed in any::<u64>()) {
+        check_2d::<Replicated>(rows, cols, seed);
+    }
+
+    #[test]
+    fn column_fast_layout(rows in 1i64..70, cols in 1i64..20, seed in any::<u64>()) {
+        check_2d::<ColumnFast>(rows, cols, seed);
+    }
+
+    #[test]
+    fn several_values_along_both(rows in 1i64..40, cols in 1i64..70, seed in any::<u64>()) {
+        check_2d::<Both>(rows, cols, seed);
+    }
+
+    #[test]
+    fn a_tv_layout_of_the_algebra(rows in 1i64..70, cols in 1i64..10, seed in any::<u64>()) {
+        check_2d::<RowPerThread>(rows, cols, seed);
+    }
+}
+
+/// Triton's vector add on pointer tiles, with the mask at a ragged end, an `other`, and a pointer
+/// tile mixing two bases (`where(c, pa, pb)`).
+#[test]
+fn pointer_tiles_with_masks_and_two_bases() {
+    for n in [1usize, 1000, 1024, 3000] {
+        let a: Vec<f32> = (0..n).map(|i| i as f32).collect();
+        let b: Vec<f32> = (0..n).map(|i| (i * 3) as f32).collect();
+        let mut out = vec![f32::NAN; n];
+        let mut picked = vec![f32::NAN; n];
+        let (aa, ba, oa, pa) = (a.as_ptr() as usize, b.as_ptr() as usize, out.as_mut_ptr() as usize, picked.as_mut_ptr() as usize);
+        run_block(Vec1k::THREADS as u32, &|| {
+            for pid in 0..n.div_ceil(1024) {
+                let offs = BlockTile::<i32, Vec1k>::arange(0) + (pid * 1024) as i32;
+                let mask = offs.lt(n as i32);
+                let pa_ = Ptr::tile::<Vec1k>(aa as *const f32).offset(offs);
+                let pb_ = Ptr::tile::<Vec1k>(ba as *const f32).offset(offs);
+                // SAFETY: masked to the vectors' length.
+                unsafe {
+                    let x = load(&pa_).mask(mask).other(0.0).run();
+                    let y = load(&pb_).mask(mask).run();
+                    store_masked(&Ptr::tile::<Vec1k>(oa as *const f32).offset(offs), x + y, mask);
+                    let either = where_((offs % 2).equal(0), pa_, pb_);
+                    let z = load(&either).mask(mask).other(-1.0).run();
+                    store_masked(&Ptr::tile::<Vec1k>(pa as *const f32).offset(offs), z, mask);
+                }
+            }
+        })
+        .unwrap();
+        for i in 0..n {
+            assert_eq!(out[i], (4 * i) as f32, "n {n}, element {i}");
+            assert_eq!(picked[i], if i % 2 == 0 { i as f32 } else { (3 * i) as f32 }, "n {n}, element {i}");
+        }
+    }
+}
+
+/// A 1-D array with extents that are not multiples of the tile or of the vector width: loads and
+/// stores take the vector path inside and the element path at the edge (and for a misaligned
+/// base).
+#[test]
+fn vector_and_edge_paths_agree() {
+    for (n, shift) in [(1024usize, 0usize), (1023, 0), (5, 0), (2048 + 7, 1), (1024, 3)] {
+        let x: Vec<f32> = (0..n + shift).map(|i| i as f32 * 0.5).collect();
+        let mut y = vec![f32::NAN; n + shift];
+        let (xa, ya) = (x.as_ptr() as usize + shift * 4, y.as_mut_ptr() as usize + shift * 4);
+        run_block(Vec1k::THREADS as u32, &|| {
+            // SAFETY: `n` elements from the shifted bases.
+            let (xt, yt) = unsafe {
+                (LayoutTensor::from_ptr(xa as *mut f32, Strided::row_major([n as i64])), LayoutTensor::from_ptr(ya as *mut f32, Strided::row_major([n as i64])))
+            };
+            for pid in 0..n.div_ceil(1024) as i64 {
+                let t = BlockTile::<f32, Vec1k>::load(&xt, [pid], 0.0);
+                (t * 2.0).store(&yt, [pid]);
+            }
+        })
+        .unwrap();
+        for i in 0..n {
+            assert_eq!(y[i + shift], x[i + shift] * 2.0, "n {n}, shift {shift}, element {i}");
+        }
+        assert!(y[..shift].iter().all(|v| v.is_nan()), "nothing before the array");
+    }
+}
+
+/// `Slice` tiles broadcast on the right of an operator; `[N, 1]` with `[1, M]` gives the outer
+/// sum.
+#[test]
+fn broadcast_outer_sum() {
+    let mut out = vec![0i32; 4 * 64];
+    let oa = out.as_mut_ptr() as usize;
+    run_block(Rows::THREADS as u32, &|| {
+        let rows = BlockTile::<i32, Slice<Rows, 1>>::arange(0);
+        let cols = BlockTile::<i32, Slice<Rows, 0>>::arange(1);
+        let outer = rows.broadcast::<Rows>() * 1000 + cols;
+        // SAFETY: 4 x 64 elements.
+        outer.store(&unsafe { LayoutTensor::from_ptr(oa as *mut i32, Strided::row_major([4, 64])) }, [0, 0]);
+    })
+    .unwrap();
+    for r in 0..4 {
+        for c in 0..64 {
+            assert_eq!(out[r * 64 + c], r as i32 * 1000 + c as i32);
+        }
+    }
+}
