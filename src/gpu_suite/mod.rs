@@ -58,6 +58,7 @@ pub fn checks() -> Vec<Check> {
         transpose::checks,
         gemm_sm90::checks,
         triton::checks,
+        tutorials::checks,
         gemm::checks,
         matmul::checks,
         sgemm::checks,
@@ -79,6 +80,7 @@ pub fn benches() -> Vec<Bench> {
     all.extend(gemm_sm90::benches());
     all.extend(matmul::benches());
     all.extend(sgemm::benches());
+    all.extend(tutorials::benches());
     all
 }
 
@@ -319,4 +321,5 @@ mod transpose;
 pub mod tensor_copy;
 mod tma;
 mod triton;
+mod tutorials;
 mod warp;

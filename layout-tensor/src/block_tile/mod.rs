@@ -43,10 +43,12 @@ use core::marker::PhantomData;
 use core::ops;
 
 pub mod memory;
+pub mod random;
 pub mod reduce;
 mod tv;
 
 pub use memory::{load, store, store_broadcast, store_masked, Ptr, PtrLoad};
+pub use random::{philox, rand, randint};
 pub use reduce::Scratch;
 pub use tv::{Leaves, TvError, TvMap, MAX_RANK, MAX_TV_LEAVES, REPLICATED};
 
@@ -694,6 +696,37 @@ impl<L: TvLayout> BlockTile<f32, L> {
     pub fn exp2(&self) -> Self {
         self.map(crate::device::math::exp2)
     }
+    /// `e^x` elementwise with one `ex2.approx` ([`math::exp_approx`](crate::device::math::exp_approx)):
+    /// what Triton's `tl.exp` of `f32` compiles to (2 ulp; flushes subnormals).
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::blocked_layout;
+    /// use cute_rs_tensor::block_tile::BlockTile;
+    /// blocked_layout!(V = shape [32], size_per_thread [1], threads_per_warp [32], warps_per_cta [1], order [0]);
+    /// # cute_rs_tensor::device::cpu::run_block(1, &|| {
+    /// assert!((BlockTile::<f32, V>::full(1.0).exp_approx().values()[0] - core::f32::consts::E).abs() < 1e-6);
+    /// # }).unwrap();
+    /// ```
+    #[inline(always)]
+    pub fn exp_approx(&self) -> Self {
+        self.map(crate::device::math::exp_approx)
+    }
+    /// `2^x` elementwise with one `ex2.approx` (Triton's `tl.math.exp2` of `f32`).
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::blocked_layout;
+    /// use cute_rs_tensor::block_tile::BlockTile;
+    /// blocked_layout!(V = shape [32], size_per_thread [1], threads_per_warp [32], warps_per_cta [1], order [0]);
+    /// # cute_rs_tensor::device::cpu::run_block(1, &|| {
+    /// assert_eq!(BlockTile::<f32, V>::full(3.0).exp2_approx().values(), &[8.0]);
+    /// # }).unwrap();
+    /// ```
+    #[inline(always)]
+    pub fn exp2_approx(&self) -> Self {
+        self.map(crate::device::math::exp2_approx)
+    }
     /// `ln x` elementwise.
     ///
     /// # Example
@@ -834,7 +867,7 @@ impl Cast<half::bf16> for f32 {
 impl Cast<f32> for half::f16 {
     #[inline(always)]
     fn cast(self) -> f32 {
-        crate::device::numeric::f16_to_f32(self.to_bits())
+        crate::device::numeric::widen_f16(self.to_bits())
     }
 }
 impl Cast<f32> for half::bf16 {

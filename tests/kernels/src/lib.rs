@@ -28,6 +28,7 @@ pub mod tensor_copy;
 pub mod tensor_copy_layouts;
 pub mod tma_tile;
 pub mod triton;
+pub mod tutorials;
 
 use layout_tensor::device::ids::global_thread_index_x;
 use layout::Layout;

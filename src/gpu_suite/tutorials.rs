@@ -1,0 +1,261 @@
+//! Triton's tutorials ported to block tiles (`tests/kernels/src/tutorials.rs`): 01 vector add,
+//! 02 fused softmax, 04 seeded dropout and 05 layer norm forward, checked against CPU references
+//! on ragged sizes with poisoned outputs, and timed at the tutorials' sizes (`bench/peers/
+//! triton_tutorials.py` times Triton's kernels at the same sizes, with the same L2 flush).
+
+use host::{DeviceBuffer, Gpu, KernelFn, LaunchConfig, Module};
+use layout_tensor::block_tile::{philox, random::uniform};
+use layout_tensor::half::f16;
+use test_kernels::tutorials as k;
+
+use super::{fail, fresh_seed, median, random_f32, Bench, Check, Figure};
+
+pub fn checks() -> Vec<Check> {
+    vec![
+        Check { name: "tutorials/01 vector add (10007 f32, ragged last tile)", run: check_add },
+        Check { name: "tutorials/02 softmax (1k, 4k, 16k blocks; ragged rows, padded strides)", run: check_softmax },
+        Check { name: "tutorials/04 seeded dropout (Philox, as tl.rand)", run: check_dropout },
+        Check { name: "tutorials/05 layer norm forward (f16; 1, 2 and 3 chunks)", run: check_layer_norm },
+    ]
+}
+
+pub fn benches() -> Vec<Bench> {
+    vec![Bench { name: "tutorials/Triton's tutorials on block tiles", run: bench_tutorials }]
+}
+
+fn blocks(grid: usize, threads: u32) -> LaunchConfig {
+    LaunchConfig { grid: (grid as u32, 1, 1), block: (threads, 1, 1), shared_mem_bytes: 0 }
+}
+
+/// `got` within `tol * (1 + |want|)` of `want`, element by element; the error names the first miss.
+fn expect_close(what: &str, got: &[f32], want: &[f64], tol: f64) -> Result<(), String> {
+    if got.len() != want.len() {
+        return Err(format!("{what}: {} values, expected {}", got.len(), want.len()));
+    }
+    match got.iter().zip(want).position(|(&g, &w)| !((g as f64 - w).abs() <= tol * (1.0 + w.abs()))) {
+        Some(i) => Err(format!("{what}: element {i} is {}, expected {} (tolerance {tol})", got[i], want[i])),
+        None => Ok(()),
+    }
+}
+
+fn launch_add(gpu: &Gpu, module: &Module, x: &DeviceBuffer<f32>, y: &DeviceBuffer<f32>, out: &mut DeviceBuffer<f32>, n: usize) -> host::Result<()> {
+    unsafe { gpu.launch(module, k::tutorial_add, blocks(n.div_ceil(1024), 128), (x, y, out, n as i64)).run() }
+}
+
+fn check_add(gpu: &Gpu, module: &Module) -> Result<(), String> {
+    let n = 10_007;
+    let (x, y) = (random_f32(fresh_seed(), n), random_f32(fresh_seed(), n));
+    let (dx, dy) = (gpu.upload(&x).map_err(fail("upload"))?, gpu.upload(&y).map_err(fail("upload"))?);
+    let mut out = gpu.alloc::<f32>(n + 1024).map_err(fail("alloc"))?;
+    gpu.memset(&mut out, 0xff).map_err(fail("poison"))?;
+    launch_add(gpu, module, &dx, &dy, &mut out, n).map_err(fail("launch"))?;
+    let got = gpu.download(&out).map_err(fail("download"))?;
+    let want: Vec<f32> = x.iter().zip(&y).map(|(a, b)| a + b).collect();
+    super::expect_eq("x + y", &got[..n], &want)?;
+    if got[n..].iter().any(|v| v.to_bits() != u32::MAX) {
+        return Err("vector add wrote past n".into());
+    }
+    Ok(())
+}
+
+type SoftmaxKernel = KernelFn<(*const f32, *mut f32, i64, i64, i64, i64)>;
+
+/// The softmax kernel for rows of `n_cols` (the tutorial's `next_power_of_two(n_cols)` block).
+fn softmax_kernel(n_cols: usize) -> Option<SoftmaxKernel> {
+    match n_cols.next_power_of_two() {
+        0..=1024 => Some(k::tutorial_softmax_1k),
+        2048..=4096 => Some(k::tutorial_softmax_4k),
+        8192..=16384 => Some(k::tutorial_softmax_16k),
+        _ => None,
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn launch_softmax(gpu: &Gpu, module: &Module, x: &DeviceBuffer<f32>, out: &mut DeviceBuffer<f32>, rows: usize, cols: usize, x_stride: usize, out_stride: usize) -> host::Result<()> {
+    let kernel = softmax_kernel(cols).expect("a softmax block for this width");
+    unsafe { gpu.launch(module, kernel, blocks(rows, 256), (x, out, x_stride as i64, out_stride as i64, rows as i64, cols as i64)).run() }
+}
+
+fn softmax_ref(x: &[f32], rows: usize, cols: usize, stride: usize) -> Vec<f64> {
+    let mut out = Vec::with_capacity(rows * cols);
+    for r in 0..rows {
+        let row = &x[r * stride..r * stride + cols];
+        let max = row.iter().fold(f64::NEG_INFINITY, |m, &v| m.max(v as f64));
+        let e: Vec<f64> = row.iter().map(|&v| (v as f64 - max).exp()).collect();
+        let s: f64 = e.iter().sum();
+        out.extend(e.iter().map(|v| v / s));
+    }
+    out
+}
+
+fn check_softmax(gpu: &Gpu, module: &Module) -> Result<(), String> {
+    for (rows, cols) in [(5usize, 1000usize), (3, 1024), (4, 4093), (3, 16384), (2, 9000)] {
+        let (x_stride, out_stride) = (cols + 5, cols + 3);
+        let x: Vec<f32> = random_f32(fresh_seed(), rows * x_stride).iter().map(|v| v * 8.0).collect();
+        let dx = gpu.upload(&x).map_err(fail("upload"))?;
+        let mut out = gpu.alloc::<f32>(rows * out_stride).map_err(fail("alloc"))?;
+        gpu.memset(&mut out, 0xff).map_err(fail("poison"))?;
+        launch_softmax(gpu, module, &dx, &mut out, rows, cols, x_stride, out_stride).map_err(fail("launch"))?;
+        let got = gpu.download(&out).map_err(fail("download"))?;
+        for r in 0..rows {
+            if got[r * out_stride + cols..(r + 1) * out_stride].iter().any(|v| v.to_bits() != u32::MAX) {
+                return Err(format!("softmax {rows}x{cols}: row {r} written past its columns"));
+            }
+        }
+        let packed: Vec<f32> = (0..rows).flat_map(|r| got[r * out_stride..r * out_stride + cols].to_vec()).collect();
+        expect_close(&format!("softmax {rows}x{cols}"), &packed, &softmax_ref(&x, rows, cols, x_stride), 2e-5)?;
+    }
+    Ok(())
+}
+
+/// The tutorial's seeded dropout on the host: Philox's first word of counter `(i, 0, 0, 0)` under
+/// the key `(seed low, seed high)`, as a uniform, kept above `p`.
+fn dropout_ref(x: &[f32], p: f32, seed: u64) -> Vec<f32> {
+    let key = [seed as u32, (seed >> 32) as u32];
+    x.iter().enumerate().map(|(i, &v)| if uniform(philox([i as u32, 0, 0, 0], key)[0]) > p { v / (1.0 - p) } else { 0.0 }).collect()
+}
+
+fn launch_dropout(gpu: &Gpu, module: &Module, x: &DeviceBuffer<f32>, out: &mut DeviceBuffer<f32>, n: usize, p: f32, seed: u64) -> host::Result<()> {
+    unsafe { gpu.launch(module, k::tutorial_dropout, blocks(n.div_ceil(1024), 128), (x, out, n as i64, p, seed)).run() }
+}
+
+fn check_dropout(gpu: &Gpu, module: &Module) -> Result<(), String> {
+    let (n, p, seed) = (10_007usize, 0.5f32, fresh_seed() | 1 << 40);
+    let x: Vec<f32> = random_f32(fresh_seed(), n).iter().map(|v| v + 2.0).collect(); // never 0
+    let dx = gpu.upload(&x).map_err(fail("upload"))?;
+    let mut out = gpu.alloc::<f32>(n).map_err(fail("alloc"))?;
+    gpu.memset(&mut out, 0xff).map_err(fail("poison"))?;
+    launch_dropout(gpu, module, &dx, &mut out, n, p, seed).map_err(fail("launch"))?;
+    let got = gpu.download(&out).map_err(fail("download"))?;
+    super::expect_eq("dropout", &got, &dropout_ref(&x, p, seed))?;
+    let kept = got.iter().filter(|&&v| v != 0.0).count() as f64 / n as f64;
+    if (kept - 0.5).abs() > 0.03 {
+        return Err(format!("dropout kept {kept:.3} of the elements at p = 0.5"));
+    }
+    Ok(())
+}
+
+type LayerNormKernel = KernelFn<(*const f16, *mut f16, *const f16, *const f16, *mut f32, *mut f32, i64, i64, i64, f32)>;
+
+/// The tutorial's layer-norm configuration for f16 rows of `n` columns: `BLOCK = min(32768,
+/// next_power_of_two(n))` (our kernels exist for 1k, 4k, 8k).
+fn layer_norm_kernel(n: usize) -> (LayerNormKernel, u32) {
+    match n.next_power_of_two() {
+        0..=1024 => (k::tutorial_layer_norm_1k, 128),
+        2048..=4096 => (k::tutorial_layer_norm_4k, 256),
+        _ => (k::tutorial_layer_norm_8k, 256),
+    }
+}
+
+struct LayerNormBuffers {
+    x: DeviceBuffer<f16>,
+    y: DeviceBuffer<f16>,
+    w: DeviceBuffer<f16>,
+    b: DeviceBuffer<f16>,
+    mean: DeviceBuffer<f32>,
+    rstd: DeviceBuffer<f32>,
+}
+
+fn launch_layer_norm(gpu: &Gpu, module: &Module, t: &mut LayerNormBuffers, rows: usize, cols: usize) -> host::Result<()> {
+    let (kernel, threads) = layer_norm_kernel(cols);
+    let args = (&t.x, &mut t.y, &t.w, &t.b, &mut t.mean, &mut t.rstd, cols as i64, rows as i64, cols as i64, 1e-5f32);
+    unsafe { gpu.launch(module, kernel, blocks(rows, threads), args).run() }
+}
+
+fn layer_norm_buffers(gpu: &Gpu, rows: usize, cols: usize) -> Result<(LayerNormBuffers, Vec<f16>, Vec<f16>, Vec<f16>), String> {
+    let h = |v: Vec<f32>| v.into_iter().map(f16::from_f32).collect::<Vec<f16>>();
+    let x = h(random_f32(fresh_seed(), rows * cols).iter().map(|v| v * 4.0 + 1.0).collect());
+    let w = h(random_f32(fresh_seed(), cols).iter().map(|v| v + 1.0).collect());
+    let b = h(random_f32(fresh_seed(), cols));
+    let up = |v: &Vec<f16>| gpu.upload(v).map_err(fail("upload"));
+    let mut t = LayerNormBuffers {
+        x: up(&x)?,
+        y: gpu.alloc(rows * cols).map_err(fail("alloc"))?,
+        w: up(&w)?,
+        b: up(&b)?,
+        mean: gpu.alloc(rows).map_err(fail("alloc"))?,
+        rstd: gpu.alloc(rows).map_err(fail("alloc"))?,
+    };
+    gpu.memset(&mut t.y, 0xff).map_err(fail("poison"))?;
+    gpu.memset(&mut t.mean, 0xff).map_err(fail("poison"))?;
+    gpu.memset(&mut t.rstd, 0xff).map_err(fail("poison"))?;
+    Ok((t, x, w, b))
+}
+
+fn check_layer_norm(gpu: &Gpu, module: &Module) -> Result<(), String> {
+    for (rows, cols) in [(3usize, 1000usize), (2, 3000), (2, 20_000), (3, 8192)] {
+        let (mut t, x, w, b) = layer_norm_buffers(gpu, rows, cols)?;
+        launch_layer_norm(gpu, module, &mut t, rows, cols).map_err(fail("launch"))?;
+        let y: Vec<f32> = gpu.download(&t.y).map_err(fail("download"))?.iter().map(|v| v.to_f32()).collect();
+        let (mean, rstd) = (gpu.download(&t.mean).map_err(fail("download"))?, gpu.download(&t.rstd).map_err(fail("download"))?);
+        let (mut want_y, mut want_mean, mut want_rstd) = (Vec::new(), Vec::new(), Vec::new());
+        for r in 0..rows {
+            let row: Vec<f64> = x[r * cols..(r + 1) * cols].iter().map(|v| v.to_f64()).collect();
+            let m = row.iter().sum::<f64>() / cols as f64;
+            let var = row.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / cols as f64;
+            let rs = 1.0 / (var + 1e-5).sqrt();
+            want_mean.push(m);
+            want_rstd.push(rs);
+            want_y.extend(row.iter().enumerate().map(|(c, v)| (v - m) * rs * w[c].to_f64() + b[c].to_f64()));
+        }
+        let what = format!("layer norm {rows}x{cols}");
+        expect_close(&format!("{what}: mean"), &mean, &want_mean, 1e-5)?;
+        expect_close(&format!("{what}: rstd"), &rstd, &want_rstd, 1e-5)?;
+        expect_close(&format!("{what}: y (f16)"), &y, &want_y, 2e-3)?;
+    }
+    Ok(())
+}
+
+/// Milliseconds of `f` (median of `reps` after `warmup`), each timed run after a write of 256 MB
+/// that flushes the L2 cache, as `triton.testing.do_bench` does.
+fn time_cold(gpu: &Gpu, flush: &mut DeviceBuffer<u8>, warmup: usize, reps: usize, mut f: impl FnMut() -> host::Result<()>) -> Result<f32, String> {
+    for _ in 0..warmup {
+        f().map_err(fail("warm-up"))?;
+    }
+    let mut times = Vec::with_capacity(reps);
+    for _ in 0..reps {
+        gpu.memset(flush, 0).map_err(fail("flush L2"))?;
+        times.push(gpu.time_ms(&mut f).map_err(fail("timed run"))?);
+    }
+    Ok(median(times))
+}
+
+fn gbps(bytes: usize, ms: f32) -> f64 {
+    bytes as f64 / (ms as f64 * 1e-3) / 1e9
+}
+
+/// Each ported tutorial at the sizes of `bench/peers/triton_tutorials.py`, in its units (GB/s of
+/// the tutorial's byte count), cold L2 as `do_bench`.
+fn bench_tutorials(gpu: &Gpu, module: &Module) -> Result<Vec<Figure>, String> {
+    let mut flush = gpu.alloc::<u8>(256 << 20).map_err(fail("alloc flush"))?;
+    let mut figures = Vec::new();
+    let (warmup, reps) = (5, 50);
+    for log_n in [24, 26] {
+        let n = 1usize << log_n;
+        let (x, y) = (gpu.upload(&random_f32(1, n)).map_err(fail("upload"))?, gpu.upload(&random_f32(2, n)).map_err(fail("upload"))?);
+        let mut out = gpu.alloc::<f32>(n).map_err(fail("alloc"))?;
+        let ms = time_cold(gpu, &mut flush, warmup, reps, || launch_add(gpu, module, &x, &y, &mut out, n))?;
+        figures.push(Figure { what: format!("01 vector add n=2^{log_n} f32"), value: gbps(3 * n * 4, ms), unit: "GB/s" });
+    }
+    for cols in [1024usize, 4096, 16384] {
+        let rows = 4096;
+        let x = gpu.upload(&random_f32(3, rows * cols)).map_err(fail("upload"))?;
+        let mut out = gpu.alloc::<f32>(rows * cols).map_err(fail("alloc"))?;
+        let ms = time_cold(gpu, &mut flush, warmup, reps, || launch_softmax(gpu, module, &x, &mut out, rows, cols, cols, cols))?;
+        figures.push(Figure { what: format!("02 softmax 4096x{cols} f32"), value: gbps(2 * rows * cols * 4, ms), unit: "GB/s" });
+    }
+    {
+        let n = 1usize << 24;
+        let x = gpu.upload(&random_f32(4, n)).map_err(fail("upload"))?;
+        let mut out = gpu.alloc::<f32>(n).map_err(fail("alloc"))?;
+        let ms = time_cold(gpu, &mut flush, warmup, reps, || launch_dropout(gpu, module, &x, &mut out, n, 0.5, 123))?;
+        figures.push(Figure { what: "04 dropout n=2^24 f32".into(), value: gbps(2 * n * 4, ms), unit: "GB/s" });
+    }
+    for cols in [1024usize, 4096, 8192] {
+        let rows = 4096;
+        let (mut t, ..) = layer_norm_buffers(gpu, rows, cols)?;
+        let ms = time_cold(gpu, &mut flush, warmup, reps, || launch_layer_norm(gpu, module, &mut t, rows, cols))?;
+        figures.push(Figure { what: format!("05 layer norm fwd 4096x{cols} f16"), value: gbps(2 * rows * cols * 2, ms), unit: "GB/s" });
+    }
+    Ok(figures)
+}

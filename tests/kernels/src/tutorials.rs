@@ -1,0 +1,160 @@
+//! Triton's tutorials, ported to block tiles (`layout_tensor::block_tile`): one Triton program is
+//! one thread block, one `tl` tile one `BlockTile`, each with the tutorial's block size and warp
+//! count (the layouts are the blocked layouts Triton picks for them: 16-byte vectors along the
+//! contiguous dimension).
+//!
+//! - 01 vector add: `out = x + y`, 1024 elements per program, 4 warps.
+//! - 02 fused softmax: one row per program, `BLOCK = next_power_of_two(n_cols)`, 8 warps.
+//! - 04 low-memory dropout (seeded): `where(rand(seed, offsets) > p, x / (1 - p), 0)`, 1024 per
+//!   program, 4 warps.
+//! - 05 layer norm forward: one row per program in `BLOCK` chunks (`BLOCK = min(65536 / 2,
+//!   next_power_of_two(N))` for f16, `min(max(BLOCK / 256, 1), 8)` warps): the mean, the variance,
+//!   then `y = (x - mean) * rstd * w + b`, writing `Mean` and `Rstd` too.
+
+use layout_tensor::block_tile::{rand, where_, BlockTile, Scratch, TvLayout};
+use layout_tensor::device::ids::block_idx_x;
+use layout_tensor::{block_scratch, blocked_layout, kernel, LayoutTensor, Strided};
+use layout_tensor::half::f16;
+
+/// Bytes of the block scratch of the tutorials: a reduction across 8 warps of one value per thread
+/// needs 256 x 4.
+const SCRATCH: usize = 1024;
+
+blocked_layout!(
+    /// 01 and 04: 1024 elements over 4 warps, 4 consecutive per thread.
+    pub Block1k = shape [1024], size_per_thread [4], threads_per_warp [32], warps_per_cta [4], order [0]
+);
+
+/// 01 vector add: program `pid` adds the `pid`-th 1024 elements of `x` and `y` (`n` of them in all;
+/// the last program's tile is masked by the arrays' extent).
+#[kernel(block(128))]
+pub fn tutorial_add(x: *const f32, y: *const f32, out: *mut f32, n: i64) {
+    let shape = Strided::row_major([n]);
+    let (x, y, out) = (LayoutTensor::from_ptr(x as *mut f32, shape), LayoutTensor::from_ptr(y as *mut f32, shape), LayoutTensor::from_ptr(out, shape));
+    let pid = block_idx_x() as i64;
+    let sum = BlockTile::<f32, Block1k>::load(&x, [pid], 0.0) + BlockTile::<f32, Block1k>::load(&y, [pid], 0.0);
+    sum.store(&out, [pid]);
+}
+
+/// 04 seeded dropout: element `i` is kept, scaled by `1 / (1 - p)`, where `rand(seed, i) > p`
+/// (Philox, as `tl.rand`), and zeroed otherwise.
+#[kernel(block(128))]
+pub fn tutorial_dropout(x: *const f32, out: *mut f32, n: i64, p: f32, seed: u64) {
+    let shape = Strided::row_major([n]);
+    let (x, out) = (LayoutTensor::from_ptr(x as *mut f32, shape), LayoutTensor::from_ptr(out, shape));
+    let pid = block_idx_x() as i64;
+    let offsets = BlockTile::<i32, Block1k>::arange(0) + (pid * 1024) as i32;
+    let keep = rand(seed, offsets).gt(p);
+    let x = BlockTile::<f32, Block1k>::load(&x, [pid], 0.0);
+    where_(keep, x / (1.0 - p), 0.0).store(&out, [pid]);
+}
+
+/// The softmax of row `row` of `x` into `out` (`n_rows x n_cols`, row strides given), with a tile
+/// of `L` (`1 x BLOCK`, `BLOCK >= n_cols`): elements past `n_cols` load as `-inf`.
+///
+/// # Safety
+/// `x` and `out` hold the matrices; every thread of the block calls it.
+#[inline(always)]
+unsafe fn softmax_row<L: TvLayout>(x: *const f32, out: *mut f32, row: i64, (n_rows, n_cols): (i64, i64), (x_stride, out_stride): (i64, i64), scratch: &Scratch<SCRATCH>) {
+    let x = LayoutTensor::from_ptr(x as *mut f32, Strided::new([n_rows, n_cols], [x_stride, 1]));
+    let out = LayoutTensor::from_ptr(out, Strided::new([n_rows, n_cols], [out_stride, 1]));
+    let row_tile = BlockTile::<f32, L>::load(&x, [row, 0], f32::NEG_INFINITY);
+    let shifted = row_tile - row_tile.max::<1, SCRATCH>(scratch);
+    let numerator = shifted.exp_approx();
+    let denominator = numerator.sum::<1, SCRATCH>(scratch);
+    (numerator / denominator).store(&out, [row, 0]);
+}
+
+macro_rules! softmax_kernels {
+    ($($name:ident $layout:ident $block:literal;)*) => {$(
+        blocked_layout!(
+            #[doc = concat!("02: a row of up to ", $block, " columns over 8 warps, 4 consecutive per thread.")]
+            pub $layout = shape [1, $block], size_per_thread [1, 4], threads_per_warp [1, 32], warps_per_cta [1, 8], order [1, 0]
+        );
+        #[doc = concat!("02 fused softmax of rows of up to ", $block, " columns: one row per program.")]
+        #[kernel(block(256))]
+        pub fn $name(x: *const f32, out: *mut f32, x_stride: i64, out_stride: i64, n_rows: i64, n_cols: i64) {
+            let scratch = block_scratch!($name, 1024);
+            softmax_row::<$layout>(x, out, block_idx_x() as i64, (n_rows, n_cols), (x_stride, out_stride), &scratch);
+        }
+    )*};
+}
+softmax_kernels! {
+    tutorial_softmax_1k SoftmaxRow1k 1024;
+    tutorial_softmax_4k SoftmaxRow4k 4096;
+    tutorial_softmax_16k SoftmaxRow16k 16384;
+}
+
+/// Layer norm forward of row `row` with `L` tiles (`1 x BLOCK`, any `n_cols`): `y = (x - mean) *
+/// rstd * w + b` in f16, computed in f32, `mean` and `rstd` stored per row.
+///
+/// # Safety
+/// The pointers hold the matrices and vectors; every thread of the block calls it.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn layer_norm_row<L: TvLayout>(
+    x: *const f16,
+    y: *mut f16,
+    w: *const f16,
+    b: *const f16,
+    mean_out: *mut f32,
+    rstd_out: *mut f32,
+    stride: i64,
+    (n_rows, n_cols): (i64, i64),
+    eps: f32,
+    scratch: &Scratch<SCRATCH>,
+) {
+    let row = block_idx_x() as i64;
+    let matrix = Strided::new([n_rows, n_cols], [stride, 1]);
+    let (x, y) = (LayoutTensor::from_ptr(x as *mut f16, matrix), LayoutTensor::from_ptr(y, matrix));
+    let vector = Strided::row_major([1, n_cols]);
+    let (w, b) = (LayoutTensor::from_ptr(w as *mut f16, vector), LayoutTensor::from_ptr(b as *mut f16, vector));
+    let per_row = Strided::row_major([n_rows, 1]);
+    let (mean_out, rstd_out) = (LayoutTensor::from_ptr(mean_out, per_row), LayoutTensor::from_ptr(rstd_out, per_row));
+    let chunks = (n_cols + L::SHAPE[1] - 1) / L::SHAPE[1];
+    let zero = f16::from_bits(0);
+    let mut total = BlockTile::<f32, L>::zeros();
+    for c in 0..chunks {
+        total += BlockTile::<f16, L>::load(&x, [row, c], zero).cast::<f32>();
+    }
+    let mean = total.sum::<1, SCRATCH>(scratch) / n_cols as f32;
+    let mut squares = BlockTile::<f32, L>::zeros();
+    for c in 0..chunks {
+        let cols = BlockTile::<i32, L>::arange(1) + (c * L::SHAPE[1]) as i32;
+        let centered = BlockTile::<f16, L>::load(&x, [row, c], zero).cast::<f32>() - mean.broadcast::<L>();
+        let centered = where_(cols.lt(n_cols as i32), centered, 0.0);
+        squares += centered * centered;
+    }
+    let var = squares.sum::<1, SCRATCH>(scratch) / n_cols as f32;
+    let rstd = 1.0 / (var + eps).sqrt();
+    mean.store(&mean_out, [row, 0]);
+    rstd.store(&rstd_out, [row, 0]);
+    for c in 0..chunks {
+        let wc = BlockTile::<f16, L>::load(&w, [0, c], zero).cast::<f32>();
+        let bc = BlockTile::<f16, L>::load(&b, [0, c], zero).cast::<f32>();
+        let xc = BlockTile::<f16, L>::load(&x, [row, c], zero).cast::<f32>();
+        let out = (xc - mean.broadcast::<L>()) * rstd.broadcast::<L>() * wc + bc;
+        out.cast::<f16>().store(&y, [row, c]);
+    }
+}
+
+macro_rules! layer_norm_kernels {
+    ($($name:ident $layout:ident $block:literal $warps:literal $threads:literal;)*) => {$(
+        blocked_layout!(
+            #[doc = concat!("05: a chunk of ", $block, " f16 columns over ", $warps, " warps, 8 consecutive per thread.")]
+            pub $layout = shape [1, $block], size_per_thread [1, 8], threads_per_warp [1, 32], warps_per_cta [1, $warps], order [1, 0]
+        );
+        #[doc = concat!("05 layer norm forward in chunks of ", $block, " columns: one row per program.")]
+        #[kernel(block($threads))]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $name(x: *const f16, y: *mut f16, w: *const f16, b: *const f16, mean: *mut f32, rstd: *mut f32, stride: i64, n_rows: i64, n_cols: i64, eps: f32) {
+            let scratch = block_scratch!($name, 1024);
+            layer_norm_row::<$layout>(x, y, w, b, mean, rstd, stride, (n_rows, n_cols), eps, &scratch);
+        }
+    )*};
+}
+layer_norm_kernels! {
+    tutorial_layer_norm_1k LayerNorm1k 1024 4 128;
+    tutorial_layer_norm_4k LayerNorm4k 4096 8 256;
+    tutorial_layer_norm_8k LayerNorm8k 8192 8 256;
+}
