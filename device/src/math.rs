@@ -1093,3 +1093,30 @@ pub fn tanh_approx(x: f32) -> f32 {
         tanh(x)
     }
 }
+
+/// The high 32 bits of the 64-bit product `a * b` (`__umulhi`): one `mul.hi.u32` on the GPU, where
+/// LLVM would otherwise keep a widened product in 64-bit multiplies of several instructions each.
+///
+/// # Example
+/// ```
+/// use cute_rs_device::math::mul_hi_u32;
+/// assert_eq!(mul_hi_u32(0xD251_1F53, 0xffff_ffff), 0xD251_1F52);
+/// assert_eq!(mul_hi_u32(1 << 16, 1 << 16), 1);
+/// ```
+#[inline(always)]
+pub fn mul_hi_u32(a: u32, b: u32) -> u32 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let hi: u32;
+        // SAFETY: register-only arithmetic.
+        unsafe {
+            core::arch::asm!("mul.hi.u32 {hi}, {a}, {b};", hi = out(reg32) hi, a = in(reg32) a, b = in(reg32) b,
+                options(pure, nomem, nostack, preserves_flags))
+        };
+        hi
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        ((a as u64 * b as u64) >> 32) as u32
+    }
+}

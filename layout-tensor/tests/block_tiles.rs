@@ -294,3 +294,36 @@ fn broadcast_outer_sum() {
         }
     }
 }
+
+/// The whole-vector accesses agree with the general ones where their conditions hold, and refuse
+/// by name an array that does not meet them.
+#[test]
+fn aligned_accesses_check_their_conditions() {
+    for n in [8usize, 1024, 3000, 4096 + 64] {
+        let x: Vec<f32> = (0..n).map(|i| i as f32).collect();
+        let mut y = vec![f32::NAN; n];
+        let (xa, ya) = (x.as_ptr() as usize, y.as_mut_ptr() as usize);
+        run_block(Vec1k::THREADS as u32, &|| {
+            // SAFETY: `n` elements each.
+            let (xt, yt) = unsafe {
+                (LayoutTensor::from_ptr(xa as *mut f32, Strided::row_major([n as i64])), LayoutTensor::from_ptr(ya as *mut f32, Strided::row_major([n as i64])))
+            };
+            for pid in 0..n.div_ceil(1024) as i64 {
+                (BlockTile::<f32, Vec1k>::load_aligned(&xt, [pid], 0.0) + 1.0).store_aligned(&yt, [pid]);
+            }
+        })
+        .unwrap();
+        assert!((0..n).all(|i| y[i] == i as f32 + 1.0), "n {n}");
+    }
+    let x = vec![0.0f32; 1030];
+    let xa = x.as_ptr() as usize;
+    for (n, shift) in [(1026usize, 0usize), (1024, 1)] {
+        let err = run_block(Vec1k::THREADS as u32, &|| {
+            // SAFETY: inside `x`.
+            let xt = unsafe { LayoutTensor::from_ptr((xa + 4 * shift) as *mut f32, Strided::row_major([n as i64])) };
+            let _ = BlockTile::<f32, Vec1k>::load_aligned(&xt, [0], 0.0);
+        })
+        .unwrap_err();
+        assert!(err.to_string().contains("multiples of the 4-element vector"), "{err}");
+    }
+}

@@ -13,9 +13,9 @@ use super::{fail, fresh_seed, median, random_f32, Bench, Check, Figure};
 pub fn checks() -> Vec<Check> {
     vec![
         Check { name: "tutorials/01 vector add (10007 f32, ragged last tile)", run: check_add },
-        Check { name: "tutorials/02 softmax (1k, 4k, 16k blocks; ragged rows, padded strides)", run: check_softmax },
+        Check { name: "tutorials/02 softmax (1k, 4k, 16k blocks, general and aligned; ragged rows, padded strides)", run: check_softmax },
         Check { name: "tutorials/04 seeded dropout (Philox, as tl.rand)", run: check_dropout },
-        Check { name: "tutorials/05 layer norm forward (f16; 1, 2 and 3 chunks)", run: check_layer_norm },
+        Check { name: "tutorials/05 layer norm forward (f16; 1, 2 and 3 chunks, general and aligned)", run: check_layer_norm },
     ]
 }
 
@@ -60,19 +60,34 @@ fn check_add(gpu: &Gpu, module: &Module) -> Result<(), String> {
 
 type SoftmaxKernel = KernelFn<(*const f32, *mut f32, i64, i64, i64, i64)>;
 
-/// The softmax kernel for rows of `n_cols` (the tutorial's `next_power_of_two(n_cols)` block).
-fn softmax_kernel(n_cols: usize) -> Option<SoftmaxKernel> {
-    match n_cols.next_power_of_two() {
-        0..=1024 => Some(k::tutorial_softmax_1k),
-        2048..=4096 => Some(k::tutorial_softmax_4k),
-        8192..=16384 => Some(k::tutorial_softmax_16k),
-        _ => None,
-    }
+/// The softmax kernel for rows of `n_cols` (the tutorial's `next_power_of_two(n_cols)` block),
+/// the whole-vector one when the length and strides are multiples of 4 (as Triton specializes).
+fn softmax_kernel(n_cols: usize, aligned: bool) -> Option<SoftmaxKernel> {
+    Some(match (n_cols.next_power_of_two(), aligned) {
+        (0..=1024, false) => k::tutorial_softmax_1k,
+        (0..=1024, true) => k::tutorial_softmax_1k_aligned,
+        (2048..=4096, false) => k::tutorial_softmax_4k,
+        (2048..=4096, true) => k::tutorial_softmax_4k_aligned,
+        (8192..=16384, false) => k::tutorial_softmax_16k,
+        (8192..=16384, true) => k::tutorial_softmax_16k_aligned,
+        _ => return None,
+    })
 }
 
+/// Launches the softmax of `rows x cols`, with the whole-vector entry when `prefer_aligned` and the
+/// sizes allow it.
 #[allow(clippy::too_many_arguments)]
-fn launch_softmax(gpu: &Gpu, module: &Module, x: &DeviceBuffer<f32>, out: &mut DeviceBuffer<f32>, rows: usize, cols: usize, x_stride: usize, out_stride: usize) -> host::Result<()> {
-    let kernel = softmax_kernel(cols).expect("a softmax block for this width");
+fn launch_softmax(
+    gpu: &Gpu,
+    module: &Module,
+    x: &DeviceBuffer<f32>,
+    out: &mut DeviceBuffer<f32>,
+    (rows, cols): (usize, usize),
+    (x_stride, out_stride): (usize, usize),
+    prefer_aligned: bool,
+) -> host::Result<()> {
+    let aligned = prefer_aligned && [cols, x_stride, out_stride].iter().all(|v| v % 4 == 0);
+    let kernel = softmax_kernel(cols, aligned).expect("a softmax block for this width");
     unsafe { gpu.launch(module, kernel, blocks(rows, 256), (x, out, x_stride as i64, out_stride as i64, rows as i64, cols as i64)).run() }
 }
 
@@ -89,13 +104,14 @@ fn softmax_ref(x: &[f32], rows: usize, cols: usize, stride: usize) -> Vec<f64> {
 }
 
 fn check_softmax(gpu: &Gpu, module: &Module) -> Result<(), String> {
-    for (rows, cols) in [(5usize, 1000usize), (3, 1024), (4, 4093), (3, 16384), (2, 9000)] {
-        let (x_stride, out_stride) = (cols + 5, cols + 3);
+    // Both entry points of each block: strides that are multiples of 4 or not.
+    for (rows, cols, pad) in [(5usize, 1000usize, 4usize), (3, 1024, 5), (4, 4093, 3), (3, 4096, 8), (3, 16384, 1), (2, 9000, 4)] {
+        let (x_stride, out_stride) = (cols + pad, cols + 2 * pad);
         let x: Vec<f32> = random_f32(fresh_seed(), rows * x_stride).iter().map(|v| v * 8.0).collect();
         let dx = gpu.upload(&x).map_err(fail("upload"))?;
         let mut out = gpu.alloc::<f32>(rows * out_stride).map_err(fail("alloc"))?;
         gpu.memset(&mut out, 0xff).map_err(fail("poison"))?;
-        launch_softmax(gpu, module, &dx, &mut out, rows, cols, x_stride, out_stride).map_err(fail("launch"))?;
+        launch_softmax(gpu, module, &dx, &mut out, (rows, cols), (x_stride, out_stride), true).map_err(fail("launch"))?;
         let got = gpu.download(&out).map_err(fail("download"))?;
         for r in 0..rows {
             if got[r * out_stride + cols..(r + 1) * out_stride].iter().any(|v| v.to_bits() != u32::MAX) {
@@ -109,10 +125,11 @@ fn check_softmax(gpu: &Gpu, module: &Module) -> Result<(), String> {
 }
 
 /// The tutorial's seeded dropout on the host: Philox's first word of counter `(i, 0, 0, 0)` under
-/// the key `(seed low, seed high)`, as a uniform, kept above `p`.
+/// the key `(seed low, seed high)`, as a uniform, kept (times `1 / (1 - p)`) above `p`.
 fn dropout_ref(x: &[f32], p: f32, seed: u64) -> Vec<f32> {
     let key = [seed as u32, (seed >> 32) as u32];
-    x.iter().enumerate().map(|(i, &v)| if uniform(philox([i as u32, 0, 0, 0], key)[0]) > p { v / (1.0 - p) } else { 0.0 }).collect()
+    let scale = 1.0 / (1.0 - p);
+    x.iter().enumerate().map(|(i, &v)| if uniform(philox([i as u32, 0, 0, 0], key)[0]) > p { v * scale } else { 0.0 }).collect()
 }
 
 fn launch_dropout(gpu: &Gpu, module: &Module, x: &DeviceBuffer<f32>, out: &mut DeviceBuffer<f32>, n: usize, p: f32, seed: u64) -> host::Result<()> {
@@ -138,12 +155,16 @@ fn check_dropout(gpu: &Gpu, module: &Module) -> Result<(), String> {
 type LayerNormKernel = KernelFn<(*const f16, *mut f16, *const f16, *const f16, *mut f32, *mut f32, i64, i64, i64, f32)>;
 
 /// The tutorial's layer-norm configuration for f16 rows of `n` columns: `BLOCK = min(32768,
-/// next_power_of_two(n))` (our kernels exist for 1k, 4k, 8k).
-fn layer_norm_kernel(n: usize) -> (LayerNormKernel, u32) {
-    match n.next_power_of_two() {
-        0..=1024 => (k::tutorial_layer_norm_1k, 128),
-        2048..=4096 => (k::tutorial_layer_norm_4k, 256),
-        _ => (k::tutorial_layer_norm_8k, 256),
+/// next_power_of_two(n))` (our kernels exist for 1k, 4k, 8k), the whole-vector entry when `n` is a
+/// multiple of 8.
+fn layer_norm_kernel(n: usize, prefer_aligned: bool) -> (LayerNormKernel, u32) {
+    match (n.next_power_of_two(), prefer_aligned && n % 8 == 0) {
+        (0..=1024, false) => (k::tutorial_layer_norm_1k, 128),
+        (0..=1024, true) => (k::tutorial_layer_norm_1k_aligned, 128),
+        (2048..=4096, false) => (k::tutorial_layer_norm_4k, 256),
+        (2048..=4096, true) => (k::tutorial_layer_norm_4k_aligned, 256),
+        (_, false) => (k::tutorial_layer_norm_8k, 256),
+        (_, true) => (k::tutorial_layer_norm_8k_aligned, 256),
     }
 }
 
@@ -156,8 +177,8 @@ struct LayerNormBuffers {
     rstd: DeviceBuffer<f32>,
 }
 
-fn launch_layer_norm(gpu: &Gpu, module: &Module, t: &mut LayerNormBuffers, rows: usize, cols: usize) -> host::Result<()> {
-    let (kernel, threads) = layer_norm_kernel(cols);
+fn launch_layer_norm(gpu: &Gpu, module: &Module, t: &mut LayerNormBuffers, rows: usize, cols: usize, prefer_aligned: bool) -> host::Result<()> {
+    let (kernel, threads) = layer_norm_kernel(cols, prefer_aligned);
     let args = (&t.x, &mut t.y, &t.w, &t.b, &mut t.mean, &mut t.rstd, cols as i64, rows as i64, cols as i64, 1e-5f32);
     unsafe { gpu.launch(module, kernel, blocks(rows, threads), args).run() }
 }
@@ -183,9 +204,10 @@ fn layer_norm_buffers(gpu: &Gpu, rows: usize, cols: usize) -> Result<(LayerNormB
 }
 
 fn check_layer_norm(gpu: &Gpu, module: &Module) -> Result<(), String> {
-    for (rows, cols) in [(3usize, 1000usize), (2, 3000), (2, 20_000), (3, 8192)] {
+    // Both entry points: lengths that are multiples of 8 or not.
+    for (rows, cols) in [(3usize, 1000usize), (2, 1001), (2, 3000), (2, 3001), (2, 20_000), (2, 20_003), (3, 8192)] {
         let (mut t, x, w, b) = layer_norm_buffers(gpu, rows, cols)?;
-        launch_layer_norm(gpu, module, &mut t, rows, cols).map_err(fail("launch"))?;
+        launch_layer_norm(gpu, module, &mut t, rows, cols, true).map_err(fail("launch"))?;
         let y: Vec<f32> = gpu.download(&t.y).map_err(fail("download"))?.iter().map(|v| v.to_f32()).collect();
         let (mean, rstd) = (gpu.download(&t.mean).map_err(fail("download"))?, gpu.download(&t.rstd).map_err(fail("download"))?);
         let (mut want_y, mut want_mean, mut want_rstd) = (Vec::new(), Vec::new(), Vec::new());
@@ -225,7 +247,8 @@ fn gbps(bytes: usize, ms: f32) -> f64 {
 }
 
 /// Each ported tutorial at the sizes of `bench/peers/triton_tutorials.py`, in its units (GB/s of
-/// the tutorial's byte count), cold L2 as `do_bench`.
+/// the tutorial's byte count), cold L2 as `do_bench`; softmax and layer norm through both entry
+/// points (the whole-vector one, which Triton's specialization matches, and the general one).
 fn bench_tutorials(gpu: &Gpu, module: &Module) -> Result<Vec<Figure>, String> {
     let mut flush = gpu.alloc::<u8>(256 << 20).map_err(fail("alloc flush"))?;
     let mut figures = Vec::new();
@@ -241,8 +264,10 @@ fn bench_tutorials(gpu: &Gpu, module: &Module) -> Result<Vec<Figure>, String> {
         let rows = 4096;
         let x = gpu.upload(&random_f32(3, rows * cols)).map_err(fail("upload"))?;
         let mut out = gpu.alloc::<f32>(rows * cols).map_err(fail("alloc"))?;
-        let ms = time_cold(gpu, &mut flush, warmup, reps, || launch_softmax(gpu, module, &x, &mut out, rows, cols, cols, cols))?;
-        figures.push(Figure { what: format!("02 softmax 4096x{cols} f32"), value: gbps(2 * rows * cols * 4, ms), unit: "GB/s" });
+        for (entry, aligned) in [("", true), (" (general entry)", false)] {
+            let ms = time_cold(gpu, &mut flush, warmup, reps, || launch_softmax(gpu, module, &x, &mut out, (rows, cols), (cols, cols), aligned))?;
+            figures.push(Figure { what: format!("02 softmax 4096x{cols} f32{entry}"), value: gbps(2 * rows * cols * 4, ms), unit: "GB/s" });
+        }
     }
     {
         let n = 1usize << 24;
@@ -254,8 +279,10 @@ fn bench_tutorials(gpu: &Gpu, module: &Module) -> Result<Vec<Figure>, String> {
     for cols in [1024usize, 4096, 8192] {
         let rows = 4096;
         let (mut t, ..) = layer_norm_buffers(gpu, rows, cols)?;
-        let ms = time_cold(gpu, &mut flush, warmup, reps, || launch_layer_norm(gpu, module, &mut t, rows, cols))?;
-        figures.push(Figure { what: format!("05 layer norm fwd 4096x{cols} f16"), value: gbps(2 * rows * cols * 2, ms), unit: "GB/s" });
+        for (entry, aligned) in [("", true), (" (general entry)", false)] {
+            let ms = time_cold(gpu, &mut flush, warmup, reps, || launch_layer_norm(gpu, module, &mut t, rows, cols, aligned))?;
+            figures.push(Figure { what: format!("05 layer norm fwd 4096x{cols} f16{entry}"), value: gbps(2 * rows * cols * 2, ms), unit: "GB/s" });
+        }
     }
     Ok(figures)
 }

@@ -69,6 +69,19 @@ fn setup<T: Element, L: TvLayout, const R: usize>(array: &LayoutTensor<'_, T, St
     (layout, array.as_ptr(), base)
 }
 
+/// Whether tile `index` lies inside the array (then no element needs a bounds test).
+#[inline(always)]
+fn tile_inside<L: TvLayout, const R: usize>(layout: &Strided<R>, index: &[i64; R]) -> bool {
+    let mut inside = true;
+    let mut d = 0;
+    while d < R {
+        let origin = index[d] * L::MAP.shape[d];
+        inside &= origin >= 0 && origin + L::MAP.shape[d] <= layout.shape[d];
+        d += 1;
+    }
+    inside
+}
+
 /// Whether runs of `w` elements at the thread's coordinates are `w`-aligned vectors of the array.
 #[inline(always)]
 fn vectorizable<T, const R: usize>(layout: &Strided<R>, ptr: *mut T, w: usize) -> bool {
@@ -120,11 +133,21 @@ const fn replicated_thread_bits<L: TvLayout>() -> u32 {
 macro_rules! vector_arms {
     ($w:expr, $body:ident) => {
         match $w {
-            16 => $body!(16),
-            8 => $body!(8),
-            4 => $body!(4),
-            2 => $body!(2),
-            _ => $body!(1),
+            16 => {
+                $body!(16)
+            }
+            8 => {
+                $body!(8)
+            }
+            4 => {
+                $body!(4)
+            }
+            2 => {
+                $body!(2)
+            }
+            _ => {
+                $body!(1)
+            }
         }
     };
 }
@@ -160,8 +183,21 @@ impl<T: Element, L: TvLayout> BlockTile<T, L> {
         let mut values = L::Storage::<T>::splat(padding);
         let w = vector_width::<T, L>(R);
         let vector = vectorizable(&layout, ptr, w);
+        let whole = tile_inside::<L, R>(&layout, &index);
         macro_rules! body {
-            ($w:literal) => {
+            ($w:literal) => {{
+                if vector && whole {
+                    // The common case, without a test per vector: the tile lies inside the array.
+                    for_each_value::<L>(|v| {
+                        if v % $w == 0 {
+                            let (off, _) = element::<L, R>(&base, &layout.shape, &layout.stride, v, $w);
+                            // SAFETY: inside the array (`whole`) and aligned (`vectorizable`).
+                            let x: [T; $w] = unsafe { read_vec::<T, $w>(ptr.offset(off)) };
+                            values.as_mut_slice()[v..v + $w].copy_from_slice(&x);
+                        }
+                    });
+                    return BlockTile { values, layout: PhantomData };
+                }
                 for_each_value::<L>(|v| {
                     if v % $w != 0 {
                         return;
@@ -170,11 +206,7 @@ impl<T: Element, L: TvLayout> BlockTile<T, L> {
                     if vector && inside {
                         // SAFETY: the vector lies inside the array and is aligned (`vectorizable`).
                         let x: [T; $w] = unsafe { read_vec::<T, $w>(ptr.offset(off)) };
-                        let mut i = 0;
-                        while i < $w {
-                            values.as_mut_slice()[v + i] = x[i];
-                            i += 1;
-                        }
+                        values.as_mut_slice()[v..v + $w].copy_from_slice(&x);
                     } else {
                         let mut i = 0;
                         while i < $w {
@@ -187,7 +219,7 @@ impl<T: Element, L: TvLayout> BlockTile<T, L> {
                         }
                     }
                 })
-            };
+            }};
         }
         vector_arms!(w, body);
         BlockTile { values, layout: PhantomData }
@@ -216,9 +248,23 @@ impl<T: Element, L: TvLayout> BlockTile<T, L> {
         let (layout, ptr, base) = setup::<T, L, R>(array, index);
         let w = vector_width::<T, L>(R);
         let vector = vectorizable(&layout, ptr, w);
+        let whole = tile_inside::<L, R>(&layout, &index);
         let values = self.values.as_slice();
         macro_rules! body {
-            ($w:literal) => {
+            ($w:literal) => {{
+                if vector && whole {
+                    // The common case, without a test per vector: the tile lies inside the array.
+                    for_each_value::<L>(|v| {
+                        if v % $w == 0 && writes::<L>(v) {
+                            let (off, _) = element::<L, R>(&base, &layout.shape, &layout.stride, v, $w);
+                            let mut x = [values[v]; $w];
+                            x.copy_from_slice(&values[v..v + $w]);
+                            // SAFETY: inside the array (`whole`) and aligned (`vectorizable`).
+                            unsafe { write_vec::<T, $w>(ptr.offset(off), x) };
+                        }
+                    });
+                    return;
+                }
                 for_each_value::<L>(|v| {
                     if v % $w != 0 {
                         return;
@@ -226,11 +272,7 @@ impl<T: Element, L: TvLayout> BlockTile<T, L> {
                     let (off, inside) = element::<L, R>(&base, &layout.shape, &layout.stride, v, $w);
                     if vector && inside && writes::<L>(v) {
                         let mut x = [values[v]; $w];
-                        let mut i = 0;
-                        while i < $w {
-                            x[i] = values[v + i];
-                            i += 1;
-                        }
+                        x.copy_from_slice(&values[v..v + $w]);
                         // SAFETY: the vector lies inside the array and is aligned (`vectorizable`).
                         unsafe { write_vec::<T, $w>(ptr.offset(off), x) };
                     } else {
@@ -245,10 +287,126 @@ impl<T: Element, L: TvLayout> BlockTile<T, L> {
                         }
                     }
                 })
+            }};
+        }
+        vector_arms!(w, body);
+    }
+}
+
+impl<T: Element, L: TvLayout> BlockTile<T, L> {
+    /// The elements of `T` one vector access of the tile moves along the last dimension: the
+    /// multiple that [`load_aligned`](Self::load_aligned) and
+    /// [`store_aligned`](Self::store_aligned) need of the array's last extent and other strides.
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::blocked_layout;
+    /// use cute_rs_tensor::block_tile::BlockTile;
+    /// blocked_layout!(V = shape [1024], size_per_thread [8], threads_per_warp [32], warps_per_cta [4], order [0]);
+    /// assert_eq!(BlockTile::<f32, V>::vector_width(), 4); // 16 bytes
+    /// assert_eq!(BlockTile::<u16, V>::vector_width(), 8);
+    /// ```
+    pub const fn vector_width() -> usize {
+        vector_width::<T, L>(L::MAP.rank)
+    }
+
+    /// [`load`](Self::load) for arrays whose base is aligned to the vector of
+    /// [`vector_width`](Self::vector_width) elements and whose last extent and other strides are
+    /// multiples of it, with last stride 1: every access is a whole vector, inside the array or
+    /// not at all, with no element-wise path (Triton's code for arguments it specializes as
+    /// divisible by 16). A kernel that needs the general case too gets both from two entry points.
+    ///
+    /// # Constraints
+    /// The conditions above, checked in the kernel: a violation stops it with a message naming
+    /// them. Otherwise as [`load`](Self::load).
+    ///
+    /// # Example
+    /// ```
+    /// # cute_rs_tensor::device::cpu::run_block(1, &|| {
+    /// use cute_rs_tensor::{blocked_layout, LayoutTensor, Strided};
+    /// use cute_rs_tensor::block_tile::BlockTile;
+    /// blocked_layout!(V = shape [64], size_per_thread [4], threads_per_warp [32], warps_per_cta [1], order [0]);
+    /// let mut x: Vec<f32> = (0..72).map(|i| i as f32).collect();
+    /// let a = LayoutTensor::new(&mut x, Strided::row_major([72])).unwrap();
+    /// assert_eq!(BlockTile::<f32, V>::load_aligned(&a, [1], -1.0).values(), &[64.0, 65.0, 66.0, 67.0]);
+    /// # }).unwrap();
+    /// ```
+    #[inline(always)]
+    pub fn load_aligned<const R: usize>(array: &LayoutTensor<'_, T, Strided<R>, Global>, index: [i64; R], padding: T) -> Self {
+        let (layout, ptr, base) = setup::<T, L, R>(array, index);
+        let w = vector_width::<T, L>(R);
+        check_aligned(&layout, ptr, w);
+        let whole = tile_inside::<L, R>(&layout, &index);
+        let mut values = L::Storage::<T>::splat(padding);
+        macro_rules! body {
+            ($w:literal) => {
+                for_each_value::<L>(|v| {
+                    if v % $w == 0 {
+                        let (off, inside) = element::<L, R>(&base, &layout.shape, &layout.stride, v, $w);
+                        if whole || inside {
+                            // SAFETY: inside the array and aligned (`check_aligned`).
+                            let x: [T; $w] = unsafe { read_vec::<T, $w>(ptr.offset(off)) };
+                            values.as_mut_slice()[v..v + $w].copy_from_slice(&x);
+                        }
+                    }
+                })
+            };
+        }
+        vector_arms!(w, body);
+        BlockTile { values, layout: PhantomData }
+    }
+
+    /// [`store`](Self::store) for arrays meeting [`load_aligned`](Self::load_aligned)'s
+    /// conditions: whole vectors only.
+    ///
+    /// # Example
+    /// ```
+    /// # cute_rs_tensor::device::cpu::run_block(1, &|| {
+    /// use cute_rs_tensor::{blocked_layout, LayoutTensor, Strided};
+    /// use cute_rs_tensor::block_tile::BlockTile;
+    /// blocked_layout!(V = shape [64], size_per_thread [4], threads_per_warp [32], warps_per_cta [1], order [0]);
+    /// let mut y = vec![0.0f32; 8];
+    /// let a = LayoutTensor::new(&mut y, Strided::row_major([8])).unwrap();
+    /// BlockTile::<f32, V>::full(2.0).store_aligned(&a, [0]);
+    /// assert_eq!(y, [2.0, 2.0, 2.0, 2.0, 0.0, 0.0, 0.0, 0.0]); // thread 0's elements 0..4
+    /// # }).unwrap();
+    /// ```
+    #[inline(always)]
+    pub fn store_aligned<const R: usize>(&self, array: &LayoutTensor<'_, T, Strided<R>, Global>, index: [i64; R]) {
+        let (layout, ptr, base) = setup::<T, L, R>(array, index);
+        let w = vector_width::<T, L>(R);
+        check_aligned(&layout, ptr, w);
+        let whole = tile_inside::<L, R>(&layout, &index);
+        let values = self.values.as_slice();
+        macro_rules! body {
+            ($w:literal) => {
+                for_each_value::<L>(|v| {
+                    if v % $w == 0 && writes::<L>(v) {
+                        let (off, inside) = element::<L, R>(&base, &layout.shape, &layout.stride, v, $w);
+                        if whole || inside {
+                            let mut x = [values[v]; $w];
+                            x.copy_from_slice(&values[v..v + $w]);
+                            // SAFETY: inside the array and aligned (`check_aligned`).
+                            unsafe { write_vec::<T, $w>(ptr.offset(off), x) };
+                        }
+                    }
+                })
             };
         }
         vector_arms!(w, body);
     }
+}
+
+/// Stops the kernel, naming the conditions, unless `load_aligned`/`store_aligned` may use whole
+/// vectors of `w` elements of the array.
+#[inline(always)]
+fn check_aligned<T, const R: usize>(layout: &Strided<R>, ptr: *mut T, w: usize) {
+    let ok = w == 1 || (vectorizable(layout, ptr, w) && layout.shape[R - 1] % w as i64 == 0);
+    crate::device_assert!(
+        ok,
+        "block tile load_aligned/store_aligned: the array's last stride must be 1 and its base, last extent and other strides multiples of the {}-element vector",
+        w
+    );
 }
 
 /// Writes `value` to every element of the tile of `array` at tile `index` that lies inside the

@@ -18,10 +18,10 @@ const MUL_B: u32 = 0xCD9E_8D57;
 const WEYL_A: u32 = 0x9E37_79B9;
 const WEYL_B: u32 = 0xBB67_AE85;
 
+/// The high and low words of `a * b` (`mul.hi.u32`, `mul.lo.u32` on the GPU).
 #[inline(always)]
-const fn mul_hi_lo(a: u32, b: u32) -> (u32, u32) {
-    let p = a as u64 * b as u64;
-    ((p >> 32) as u32, p as u32)
+fn mul_hi_lo(a: u32, b: u32) -> (u32, u32) {
+    (crate::device::math::mul_hi_u32(a, b), a.wrapping_mul(b))
 }
 
 /// Philox-4x32 with 10 rounds: the four output words of `counter` under `key`.
@@ -32,17 +32,15 @@ const fn mul_hi_lo(a: u32, b: u32) -> (u32, u32) {
 /// assert_eq!(philox([!0; 4], [!0; 2]), [0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd]);
 /// ```
 #[inline(always)]
-pub const fn philox(counter: [u32; 4], key: [u32; 2]) -> [u32; 4] {
+pub fn philox(counter: [u32; 4], key: [u32; 2]) -> [u32; 4] {
     let [mut c0, mut c1, mut c2, mut c3] = counter;
     let [mut k0, mut k1] = key;
-    let mut round = 0;
-    while round < 10 {
+    for _ in 0..10 {
         let (hi_b, lo_b) = mul_hi_lo(MUL_B, c2);
         let (hi_a, lo_a) = mul_hi_lo(MUL_A, c0);
         (c0, c1, c2, c3) = (hi_b ^ c1 ^ k0, lo_b, hi_a ^ c3 ^ k1, lo_a);
         k0 = k0.wrapping_add(WEYL_A);
         k1 = k1.wrapping_add(WEYL_B);
-        round += 1;
     }
     [c0, c1, c2, c3]
 }

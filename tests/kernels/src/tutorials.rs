@@ -10,6 +10,10 @@
 //! - 05 layer norm forward: one row per program in `BLOCK` chunks (`BLOCK = min(65536 / 2,
 //!   next_power_of_two(N))` for f16, `min(max(BLOCK / 256, 1), 8)` warps): the mean, the variance,
 //!   then `y = (x - mean) * rstd * w + b`, writing `Mean` and `Rstd` too.
+//!
+//! Softmax and layer norm come in two entry points, as Triton compiles them twice: `*_aligned`
+//! for rows whose length and stride are multiples of the 16-byte vector (Triton's specialization
+//! of arguments divisible by 16: whole-vector accesses only, `load_aligned`), and the general one.
 
 use layout_tensor::block_tile::{rand, where_, BlockTile, Scratch, TvLayout};
 use layout_tensor::device::ids::block_idx_x;
@@ -46,7 +50,9 @@ pub fn tutorial_dropout(x: *const f32, out: *mut f32, n: i64, p: f32, seed: u64)
     let offsets = BlockTile::<i32, Block1k>::arange(0) + (pid * 1024) as i32;
     let keep = rand(seed, offsets).gt(p);
     let x = BlockTile::<f32, Block1k>::load(&x, [pid], 0.0);
-    where_(keep, x / (1.0 - p), 0.0).store(&out, [pid]);
+    // One division per program; Triton's `x / (1 - p)` is an approximate division per element.
+    let scale = 1.0 / (1.0 - p);
+    where_(keep, x * scale, 0.0).store(&out, [pid]);
 }
 
 /// The softmax of row `row` of `x` into `out` (`n_rows x n_cols`, row strides given), with a tile
@@ -55,18 +61,36 @@ pub fn tutorial_dropout(x: *const f32, out: *mut f32, n: i64, p: f32, seed: u64)
 /// # Safety
 /// `x` and `out` hold the matrices; every thread of the block calls it.
 #[inline(always)]
-unsafe fn softmax_row<L: TvLayout>(x: *const f32, out: *mut f32, row: i64, (n_rows, n_cols): (i64, i64), (x_stride, out_stride): (i64, i64), scratch: &Scratch<SCRATCH>) {
+unsafe fn softmax_row<L: TvLayout, const ALIGNED: bool>(
+    x: *const f32,
+    out: *mut f32,
+    row: i64,
+    (n_rows, n_cols): (i64, i64),
+    (x_stride, out_stride): (i64, i64),
+    scratch: &Scratch<SCRATCH>,
+) {
     let x = LayoutTensor::from_ptr(x as *mut f32, Strided::new([n_rows, n_cols], [x_stride, 1]));
     let out = LayoutTensor::from_ptr(out, Strided::new([n_rows, n_cols], [out_stride, 1]));
-    let row_tile = BlockTile::<f32, L>::load(&x, [row, 0], f32::NEG_INFINITY);
+    let row_tile = if ALIGNED {
+        BlockTile::<f32, L>::load_aligned(&x, [row, 0], f32::NEG_INFINITY)
+    } else {
+        BlockTile::<f32, L>::load(&x, [row, 0], f32::NEG_INFINITY)
+    };
     let shifted = row_tile - row_tile.max::<1, SCRATCH>(scratch);
     let numerator = shifted.exp_approx();
-    let denominator = numerator.sum::<1, SCRATCH>(scratch);
-    (numerator / denominator).store(&out, [row, 0]);
+    // One division per row (Triton's `numerator / denominator` is an approximate division per
+    // element).
+    let reciprocal = 1.0 / numerator.sum::<1, SCRATCH>(scratch);
+    let y = numerator * reciprocal;
+    if ALIGNED {
+        y.store_aligned(&out, [row, 0]);
+    } else {
+        y.store(&out, [row, 0]);
+    }
 }
 
 macro_rules! softmax_kernels {
-    ($($name:ident $layout:ident $block:literal;)*) => {$(
+    ($($name:ident $aligned:ident $layout:ident $block:literal;)*) => {$(
         blocked_layout!(
             #[doc = concat!("02: a row of up to ", $block, " columns over 8 warps, 4 consecutive per thread.")]
             pub $layout = shape [1, $block], size_per_thread [1, 4], threads_per_warp [1, 32], warps_per_cta [1, 8], order [1, 0]
@@ -75,14 +99,20 @@ macro_rules! softmax_kernels {
         #[kernel(block(256))]
         pub fn $name(x: *const f32, out: *mut f32, x_stride: i64, out_stride: i64, n_rows: i64, n_cols: i64) {
             let scratch = block_scratch!($name, 1024);
-            softmax_row::<$layout>(x, out, block_idx_x() as i64, (n_rows, n_cols), (x_stride, out_stride), &scratch);
+            softmax_row::<$layout, false>(x, out, block_idx_x() as i64, (n_rows, n_cols), (x_stride, out_stride), &scratch);
+        }
+        #[doc = concat!("02 fused softmax of rows of up to ", $block, " columns, lengths and strides multiples of 4.")]
+        #[kernel(block(256))]
+        pub fn $aligned(x: *const f32, out: *mut f32, x_stride: i64, out_stride: i64, n_rows: i64, n_cols: i64) {
+            let scratch = block_scratch!($aligned, 1024);
+            softmax_row::<$layout, true>(x, out, block_idx_x() as i64, (n_rows, n_cols), (x_stride, out_stride), &scratch);
         }
     )*};
 }
 softmax_kernels! {
-    tutorial_softmax_1k SoftmaxRow1k 1024;
-    tutorial_softmax_4k SoftmaxRow4k 4096;
-    tutorial_softmax_16k SoftmaxRow16k 16384;
+    tutorial_softmax_1k tutorial_softmax_1k_aligned SoftmaxRow1k 1024;
+    tutorial_softmax_4k tutorial_softmax_4k_aligned SoftmaxRow4k 4096;
+    tutorial_softmax_16k tutorial_softmax_16k_aligned SoftmaxRow16k 16384;
 }
 
 /// Layer norm forward of row `row` with `L` tiles (`1 x BLOCK`, any `n_cols`): `y = (x - mean) *
@@ -92,7 +122,7 @@ softmax_kernels! {
 /// The pointers hold the matrices and vectors; every thread of the block calls it.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn layer_norm_row<L: TvLayout>(
+unsafe fn layer_norm_row<L: TvLayout, const ALIGNED: bool>(
     x: *const f16,
     y: *mut f16,
     w: *const f16,
@@ -112,16 +142,20 @@ unsafe fn layer_norm_row<L: TvLayout>(
     let per_row = Strided::row_major([n_rows, 1]);
     let (mean_out, rstd_out) = (LayoutTensor::from_ptr(mean_out, per_row), LayoutTensor::from_ptr(rstd_out, per_row));
     let chunks = (n_cols + L::SHAPE[1] - 1) / L::SHAPE[1];
-    let zero = f16::from_bits(0);
+    let load = |a: &LayoutTensor<'_, f16, Strided<2>, _>, index: [i64; 2]| {
+        let zero = f16::from_bits(0);
+        let tile = if ALIGNED { BlockTile::<f16, L>::load_aligned(a, index, zero) } else { BlockTile::<f16, L>::load(a, index, zero) };
+        tile.cast::<f32>()
+    };
     let mut total = BlockTile::<f32, L>::zeros();
     for c in 0..chunks {
-        total += BlockTile::<f16, L>::load(&x, [row, c], zero).cast::<f32>();
+        total += load(&x, [row, c]);
     }
     let mean = total.sum::<1, SCRATCH>(scratch) / n_cols as f32;
     let mut squares = BlockTile::<f32, L>::zeros();
     for c in 0..chunks {
         let cols = BlockTile::<i32, L>::arange(1) + (c * L::SHAPE[1]) as i32;
-        let centered = BlockTile::<f16, L>::load(&x, [row, c], zero).cast::<f32>() - mean.broadcast::<L>();
+        let centered = load(&x, [row, c]) - mean.broadcast::<L>();
         let centered = where_(cols.lt(n_cols as i32), centered, 0.0);
         squares += centered * centered;
     }
@@ -130,16 +164,18 @@ unsafe fn layer_norm_row<L: TvLayout>(
     mean.store(&mean_out, [row, 0]);
     rstd.store(&rstd_out, [row, 0]);
     for c in 0..chunks {
-        let wc = BlockTile::<f16, L>::load(&w, [0, c], zero).cast::<f32>();
-        let bc = BlockTile::<f16, L>::load(&b, [0, c], zero).cast::<f32>();
-        let xc = BlockTile::<f16, L>::load(&x, [row, c], zero).cast::<f32>();
-        let out = (xc - mean.broadcast::<L>()) * rstd.broadcast::<L>() * wc + bc;
-        out.cast::<f16>().store(&y, [row, c]);
+        let (wc, bc, xc) = (load(&w, [0, c]), load(&b, [0, c]), load(&x, [row, c]));
+        let out = ((xc - mean.broadcast::<L>()) * rstd.broadcast::<L>() * wc + bc).cast::<f16>();
+        if ALIGNED {
+            out.store_aligned(&y, [row, c]);
+        } else {
+            out.store(&y, [row, c]);
+        }
     }
 }
 
 macro_rules! layer_norm_kernels {
-    ($($name:ident $layout:ident $block:literal $warps:literal $threads:literal;)*) => {$(
+    ($($name:ident $aligned:ident $layout:ident $block:literal $warps:literal $threads:literal;)*) => {$(
         blocked_layout!(
             #[doc = concat!("05: a chunk of ", $block, " f16 columns over ", $warps, " warps, 8 consecutive per thread.")]
             pub $layout = shape [1, $block], size_per_thread [1, 8], threads_per_warp [1, 32], warps_per_cta [1, $warps], order [1, 0]
@@ -149,12 +185,19 @@ macro_rules! layer_norm_kernels {
         #[allow(clippy::too_many_arguments)]
         pub fn $name(x: *const f16, y: *mut f16, w: *const f16, b: *const f16, mean: *mut f32, rstd: *mut f32, stride: i64, n_rows: i64, n_cols: i64, eps: f32) {
             let scratch = block_scratch!($name, 1024);
-            layer_norm_row::<$layout>(x, y, w, b, mean, rstd, stride, (n_rows, n_cols), eps, &scratch);
+            layer_norm_row::<$layout, false>(x, y, w, b, mean, rstd, stride, (n_rows, n_cols), eps, &scratch);
+        }
+        #[doc = concat!("05 layer norm forward in chunks of ", $block, " columns, lengths and strides multiples of 8.")]
+        #[kernel(block($threads))]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $aligned(x: *const f16, y: *mut f16, w: *const f16, b: *const f16, mean: *mut f32, rstd: *mut f32, stride: i64, n_rows: i64, n_cols: i64, eps: f32) {
+            let scratch = block_scratch!($aligned, 1024);
+            layer_norm_row::<$layout, true>(x, y, w, b, mean, rstd, stride, (n_rows, n_cols), eps, &scratch);
         }
     )*};
 }
 layer_norm_kernels! {
-    tutorial_layer_norm_1k LayerNorm1k 1024 4 128;
-    tutorial_layer_norm_4k LayerNorm4k 4096 8 256;
-    tutorial_layer_norm_8k LayerNorm8k 8192 8 256;
+    tutorial_layer_norm_1k tutorial_layer_norm_1k_aligned LayerNorm1k 1024 4 128;
+    tutorial_layer_norm_4k tutorial_layer_norm_4k_aligned LayerNorm4k 4096 8 256;
+    tutorial_layer_norm_8k tutorial_layer_norm_8k_aligned LayerNorm8k 8192 8 256;
 }
