@@ -58,6 +58,10 @@
 //! * [`atom`]: MMA atoms with their thread-value layouts and [`TiledMma`](atom::TiledMma)
 //!   (`partition_a/b/c`, `partition_fragment_*`); [`algorithm`]: `gemm`, `axpby`, `fill`;
 //!   [`identity`]: identity tensors for predication; [`static_view`]: what partitions take.
+//! * [`block_tile`]: tiles that belong to the whole thread block, as in Triton and cuTile
+//!   ([`BlockTile`](block_tile::BlockTile) on a thread-value layout: Triton's blocked layout,
+//!   a CuTe TV layout, or a slice of one), with elementwise math, broadcasting, reductions along
+//!   an axis, random numbers, and array-tile and pointer-tile loads and stores.
 //! * [`device`]: the GPU primitives underneath.
 //!
 //! ## Alignment
