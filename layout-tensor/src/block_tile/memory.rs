@@ -110,23 +110,7 @@ fn writes<L: TvLayout>(v: usize) -> bool {
         canonical &= L::MAP.values.dim[j] != REPLICATED || k == 0;
         j += 1;
     }
-    canonical && (thread() as u32) & replicated_thread_bits::<L>() == 0
-}
-
-/// The bits of the thread index in replicated leaves.
-const fn replicated_thread_bits<L: TvLayout>() -> u32 {
-    let mut bits = 0;
-    let mut below = 1;
-    let mut j = 0;
-    while j < L::MAP.threads.len {
-        let s = L::MAP.threads.size[j];
-        if L::MAP.threads.dim[j] == REPLICATED {
-            bits |= ((s - 1) * below) as u32;
-        }
-        below *= s;
-        j += 1;
-    }
-    bits
+    canonical && (thread() as u32) & L::MAP.thread_bits_along(REPLICATED) == 0
 }
 
 /// Visits each vector of `W` values (`W` a power of two dividing the first value leaf).

@@ -214,13 +214,7 @@ impl Leaves {
     /// assert_eq!((m.threads.count(), m.values.count()), (64, 4));
     /// ```
     pub const fn count(&self) -> i64 {
-        let mut n = 1;
-        let mut j = 0;
-        while j < self.len {
-            n *= self.size[j];
-            j += 1;
-        }
-        n
+        product(&self.size, self.len)
     }
 
     /// The per-dimension coordinate of index `i`.
@@ -239,6 +233,17 @@ impl Leaves {
         }
         c
     }
+}
+
+/// The product of the first `n` entries of `xs`.
+const fn product(xs: &[i64], n: usize) -> i64 {
+    let mut p = 1;
+    let mut i = 0;
+    while i < n {
+        p *= xs[i];
+        i += 1;
+    }
+    p
 }
 
 const fn is_pow2(x: i64) -> bool {
@@ -531,13 +536,7 @@ impl TvMap {
     /// assert_eq!(m.size(), 32);
     /// ```
     pub const fn size(&self) -> i64 {
-        let mut n = 1;
-        let mut d = 0;
-        while d < self.rank {
-            n *= self.shape[d];
-            d += 1;
-        }
-        n
+        product(&self.shape, self.rank)
     }
 
     /// The thread's part of its elements' coordinates.
@@ -567,7 +566,8 @@ impl TvMap {
     }
 
     /// The bits of the thread index that move along dimension `axis` (bit `b` set: threads `t`
-    /// and `t ^ (1 << b)` hold elements that differ only along `axis`).
+    /// and `t ^ (1 << b)` hold elements that differ only along `axis`); for `axis` [`REPLICATED`],
+    /// the bits of the replicated leaves (threads differing only there hold the same elements).
     ///
     /// # Example
     /// ```
