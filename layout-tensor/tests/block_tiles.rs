@@ -324,6 +324,6 @@ fn aligned_accesses_check_their_conditions() {
             let _ = BlockTile::<f32, Vec1k>::load_aligned(&xt, [0], 0.0);
         })
         .unwrap_err();
-        assert!(err.to_string().contains("multiples of the 4-element vector"), "{err}");
+        assert!(err.to_string().contains("multiples of the tile's vector"), "{err}");
     }
 }

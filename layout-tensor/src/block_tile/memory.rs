@@ -386,10 +386,10 @@ impl<T: Element, L: TvLayout> BlockTile<T, L> {
 #[inline(always)]
 fn check_aligned<T, const R: usize>(layout: &Strided<R>, ptr: *mut T, w: usize) {
     let ok = w == 1 || (vectorizable(layout, ptr, w) && layout.shape[R - 1] % w as i64 == 0);
+    // A constant message: formatting the width would give every kernel using it a stack frame.
     crate::device_assert!(
         ok,
-        "block tile load_aligned/store_aligned: the array's last stride must be 1 and its base, last extent and other strides multiples of the {}-element vector",
-        w
+        "block tile load_aligned/store_aligned: the array's last stride must be 1 and its base, last extent and other strides multiples of the tile's vector (BlockTile::vector_width elements)"
     );
 }
 
