@@ -169,12 +169,25 @@ pub fn median(mut v: Vec<f32>) -> f32 {
 }
 
 /// Times `f` with CUDA events: `warmup` runs, then the median of `reps` timed runs, in ms.
-pub fn time_median(gpu: &Gpu, warmup: usize, reps: usize, mut f: impl FnMut() -> host::Result<()>) -> Result<f32, String> {
+pub fn time_median(gpu: &Gpu, warmup: usize, reps: usize, f: impl FnMut() -> host::Result<()>) -> Result<f32, String> {
+    time_median_after(gpu, warmup, reps, || Ok(()), f)
+}
+
+/// [`time_median`] with `before` issued ahead of each timed run, outside its events (an L2 flush,
+/// as `triton.testing.do_bench` does).
+pub fn time_median_after(
+    gpu: &Gpu,
+    warmup: usize,
+    reps: usize,
+    mut before: impl FnMut() -> host::Result<()>,
+    mut f: impl FnMut() -> host::Result<()>,
+) -> Result<f32, String> {
     for _ in 0..warmup {
         f().map_err(fail("warm-up"))?;
     }
     let mut times = Vec::with_capacity(reps);
     for _ in 0..reps {
+        before().map_err(fail("before a timed run"))?;
         times.push(gpu.time_ms(&mut f).map_err(fail("timed run"))?);
     }
     Ok(median(times))

@@ -8,7 +8,7 @@ use layout_tensor::block_tile::{philox, random::uniform};
 use layout_tensor::half::f16;
 use test_kernels::tutorials as k;
 
-use super::{fail, fresh_seed, median, random_f32, Bench, Check, Figure};
+use super::{fail, fresh_seed, random_f32, time_median_after, Bench, Check, Figure};
 
 pub fn checks() -> Vec<Check> {
     vec![
@@ -230,16 +230,8 @@ fn check_layer_norm(gpu: &Gpu, module: &Module) -> Result<(), String> {
 
 /// Milliseconds of `f` (median of `reps` after `warmup`), each timed run after a write of 256 MB
 /// that flushes the L2 cache, as `triton.testing.do_bench` does.
-fn time_cold(gpu: &Gpu, flush: &mut DeviceBuffer<u8>, warmup: usize, reps: usize, mut f: impl FnMut() -> host::Result<()>) -> Result<f32, String> {
-    for _ in 0..warmup {
-        f().map_err(fail("warm-up"))?;
-    }
-    let mut times = Vec::with_capacity(reps);
-    for _ in 0..reps {
-        gpu.memset(flush, 0).map_err(fail("flush L2"))?;
-        times.push(gpu.time_ms(&mut f).map_err(fail("timed run"))?);
-    }
-    Ok(median(times))
+fn time_cold(gpu: &Gpu, flush: &mut DeviceBuffer<u8>, warmup: usize, reps: usize, f: impl FnMut() -> host::Result<()>) -> Result<f32, String> {
+    time_median_after(gpu, warmup, reps, || gpu.memset(flush, 0), f)
 }
 
 fn gbps(bytes: usize, ms: f32) -> f64 {

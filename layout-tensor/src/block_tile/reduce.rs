@@ -304,7 +304,8 @@ impl<T: Copy, L: TvLayout> BlockTile<T, L> {
         self.reduce::<AXIS, BYTES>(scratch, T::min)
     }
 
-    /// The index along `AXIS` of the largest element (`tl.argmax`): the first one among equals.
+    /// The index along `AXIS` of the largest element (`tl.argmax`): the first one among equals;
+    /// NaN only where every element is NaN.
     ///
     /// # Example
     /// ```
@@ -326,8 +327,17 @@ impl<T: Copy, L: TvLayout> BlockTile<T, L> {
         let index = BlockTile::<i32, L>::arange(AXIS);
         let pairs = self.zip(index, |x, i| (x, i));
         let best = pairs.reduce::<AXIS, BYTES>(scratch, |a, b| {
-            // The larger value; among equal values (or NaNs), the smaller index.
-            let b_wins = b.0 > a.0 || ((b.0 == a.0 || (a.0 != a.0 && b.0 != b.0)) && b.1 < a.1) || (a.0 != a.0 && b.0 == b.0);
+            // Commutative, so that both sides of each butterfly step keep the same pair: the larger
+            // value, a number before NaN, and among equals (or NaNs) the smaller index.
+            #[allow(clippy::eq_op)]
+            let (a_nan, b_nan) = (a.0 != a.0, b.0 != b.0);
+            let b_wins = if a_nan != b_nan {
+                a_nan
+            } else if a_nan || a.0 == b.0 {
+                b.1 < a.1
+            } else {
+                b.0 > a.0
+            };
             if b_wins {
                 b
             } else {
