@@ -1,11 +1,11 @@
 //! Triton's tutorials ported to block tiles (`tests/kernels/src/tutorials.rs`): 01 vector add,
-//! 02 fused softmax, 04 seeded dropout and 05 layer norm forward, checked against CPU references
+//! 02 fused softmax, 03 matrix multiplication, 04 seeded dropout and 05 layer norm forward, checked against CPU references
 //! on ragged sizes with poisoned outputs, and timed at the tutorials' sizes (`bench/peers/
 //! triton_tutorials.py` times Triton's kernels at the same sizes, with the same L2 flush).
 
 use host::{DeviceBuffer, Gpu, KernelFn, LaunchConfig, Module};
 use layout_tensor::block_tile::{philox, random::uniform};
-use layout_tensor::half::f16;
+use layout_tensor::half::{bf16, f16};
 use test_kernels::tutorials as k;
 
 use super::{fail, fresh_seed, random_f32, time_median_after, Bench, Check, Figure};
@@ -14,6 +14,7 @@ pub fn checks() -> Vec<Check> {
     vec![
         Check { name: "tutorials/01 vector add (10007 f32, ragged last tile)", run: check_add },
         Check { name: "tutorials/02 softmax (1k, 4k, 16k blocks, general and aligned; ragged rows, padded strides)", run: check_softmax },
+        Check { name: "tutorials/03 matmul (f16 and bf16; ragged M, N, K; row-major and transposed B)", run: check_matmul },
         Check { name: "tutorials/04 seeded dropout (Philox, as tl.rand)", run: check_dropout },
         Check { name: "tutorials/05 layer norm forward (f16; 1, 2 and 3 chunks, general and aligned)", run: check_layer_norm },
     ]
@@ -228,6 +229,63 @@ fn check_layer_norm(gpu: &Gpu, module: &Module) -> Result<(), String> {
     Ok(())
 }
 
+type MatmulKernel<T> = KernelFn<(*const T, *const T, *mut T, i64, i64, i64, i64, i64, i64, i64, i64, i64)>;
+
+/// An `m x k` times `k x n` product's operands and output on the device, with their strides
+/// (A row-major; B row-major or, `b_transposed`, stored as `n x k` row-major; C row-major).
+struct Matmul<T: host::DeviceElem> {
+    a: DeviceBuffer<T>,
+    b: DeviceBuffer<T>,
+    c: DeviceBuffer<T>,
+    mnk: (usize, usize, usize),
+    b_transposed: bool,
+}
+
+impl<T: host::DeviceElem> Matmul<T> {
+    fn launch(&mut self, gpu: &Gpu, module: &Module, kernel: MatmulKernel<T>) -> host::Result<()> {
+        let (m, n, k) = self.mnk;
+        let (sbk, sbn) = if self.b_transposed { (1, k as i64) } else { (n as i64, 1) };
+        let grid = m.div_ceil(128) * n.div_ceil(128);
+        let args = (&self.a, &self.b, &mut self.c, m as i64, n as i64, k as i64, k as i64, 1i64, sbk, sbn, n as i64, 1i64);
+        unsafe { gpu.launch(module, kernel, blocks(grid, 256), args).run() }
+    }
+}
+
+/// Random operands of `m x n x k` (as `T`, with their values as f64), a poisoned C.
+fn matmul_buffers<T: host::DeviceElem>(gpu: &Gpu, (m, n, k): (usize, usize, usize), b_transposed: bool, from: fn(f32) -> T, to: fn(T) -> f64) -> Result<(Matmul<T>, Vec<f64>, Vec<f64>), String> {
+    let a: Vec<T> = random_f32(fresh_seed(), m * k).into_iter().map(from).collect();
+    let b: Vec<T> = random_f32(fresh_seed() ^ 0x5bd1, k * n).into_iter().map(from).collect();
+    let mut t = Matmul {
+        a: gpu.upload(&a).map_err(fail("upload"))?,
+        b: gpu.upload(&b).map_err(fail("upload"))?,
+        c: gpu.alloc(m * n).map_err(fail("alloc"))?,
+        mnk: (m, n, k),
+        b_transposed,
+    };
+    gpu.memset(&mut t.c, 0xff).map_err(fail("poison"))?;
+    Ok((t, a.into_iter().map(to).collect(), b.into_iter().map(to).collect()))
+}
+
+fn check_matmul_of<T: host::DeviceElem>(gpu: &Gpu, module: &Module, kernel: MatmulKernel<T>, name: &str, from: fn(f32) -> T, to: fn(T) -> f64, tol: f64) -> Result<(), String> {
+    // 16-byte copies (K and N multiples of 8) and element copies (ragged K or N, a transposed B).
+    for (mnk, b_transposed) in [((200usize, 136usize, 100usize), false), ((130, 260, 72), true), ((1, 5, 3), false), ((136, 264, 200), false), ((256, 128, 128), false)] {
+        let (m, n, k) = mnk;
+        let (mut t, a, b) = matmul_buffers(gpu, mnk, b_transposed, from, to)?;
+        t.launch(gpu, module, kernel).map_err(fail("launch"))?;
+        let got: Vec<f32> = gpu.download(&t.c).map_err(fail("download"))?.into_iter().map(|v| to(v) as f32).collect();
+        let b_at = |x: usize, col: usize| if b_transposed { b[col * k + x] } else { b[x * n + col] };
+        let want: Vec<f64> = (0..m * n).map(|i| (0..k).map(|x| a[(i / n) * k + x] * b_at(x, i % n)).sum()).collect();
+        let layout = if b_transposed { "B transposed" } else { "B row-major" };
+        expect_close(&format!("{name} matmul {m}x{n}x{k} ({layout})"), &got, &want, tol)?;
+    }
+    Ok(())
+}
+
+fn check_matmul(gpu: &Gpu, module: &Module) -> Result<(), String> {
+    check_matmul_of(gpu, module, k::tutorial_matmul_f16, "f16", f16::from_f32, |v| v.to_f64(), 2e-3)?;
+    check_matmul_of(gpu, module, k::tutorial_matmul_bf16, "bf16", bf16::from_f32, |v| v.to_f64(), 8e-3)
+}
+
 /// Milliseconds of `f` (median of `reps` after `warmup`), each timed run after a write of 256 MB
 /// that flushes the L2 cache, as `triton.testing.do_bench` does.
 fn time_cold(gpu: &Gpu, flush: &mut DeviceBuffer<u8>, warmup: usize, reps: usize, f: impl FnMut() -> host::Result<()>) -> Result<f32, String> {
@@ -275,6 +333,18 @@ fn bench_tutorials(gpu: &Gpu, module: &Module) -> Result<Vec<Figure>, String> {
             let ms = time_cold(gpu, &mut flush, warmup, reps, || launch_layer_norm(gpu, module, &mut t, rows, cols, aligned))?;
             figures.push(Figure { what: format!("05 layer norm fwd 4096x{cols} f16{entry}"), value: gbps(2 * rows * cols * 2, ms), unit: "GB/s" });
         }
+    }
+    for (size, name, is_bf16) in [(2048usize, "f16", false), (4096, "f16", false), (4096, "bf16", true)] {
+        let mnk = (size, size, size);
+        let ms = if is_bf16 {
+            let (mut t, ..) = matmul_buffers(gpu, mnk, false, bf16::from_f32, |v| v.to_f64())?;
+            time_cold(gpu, &mut flush, warmup, reps, || t.launch(gpu, module, k::tutorial_matmul_bf16))?
+        } else {
+            let (mut t, ..) = matmul_buffers(gpu, mnk, false, f16::from_f32, |v| v.to_f64())?;
+            time_cold(gpu, &mut flush, warmup, reps, || t.launch(gpu, module, k::tutorial_matmul_f16))?
+        };
+        let flops = 2.0 * (size as f64).powi(3);
+        figures.push(Figure { what: format!("03 matmul {size}^3 {name}"), value: flops / (ms as f64 * 1e-3) / 1e12, unit: "TFLOP/s" });
     }
     Ok(figures)
 }

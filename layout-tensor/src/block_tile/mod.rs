@@ -21,6 +21,10 @@
 //!   Triton pointer tiles with a mask and `other`.
 //! - Reductions ([`reduce`](mod@reduce)): `sum`, `max`, `min`, `argmax` along an axis, with warp
 //!   shuffles and, across warps, a block's [`Scratch`](reduce::Scratch) of shared memory.
+//! - Matrix products ([`dot`](mod@dot)): [`dot()`] (`tl.dot(a, b, acc)`) on the tensor cores into
+//!   an f32 accumulator tile of an MMA layout ([`dot_layout!`](crate::dot_layout)), and
+//!   [`dot_range`], the K loop of products whose tiles are copied into shared memory several
+//!   steps ahead (`tl.range(..., num_stages=...)`).
 //!
 //! The block must be one-dimensional with [`L::THREADS`](TvLayout::THREADS) threads (give the
 //! kernel `#[kernel(block(THREADS))]`); the thread index is `threadIdx.x`.
@@ -42,11 +46,13 @@
 use core::marker::PhantomData;
 use core::ops;
 
+pub mod dot;
 pub mod memory;
 pub mod random;
 pub mod reduce;
 mod tv;
 
+pub use dot::{dot, dot_range, DotLayout};
 pub use memory::{load, store, store_broadcast, store_masked, Ptr, PtrLoad};
 pub use random::{philox, rand, randint};
 pub use reduce::Scratch;
@@ -63,6 +69,8 @@ use crate::device::unroll::{unroll_for, TripCount};
 /// assert_eq!(s.as_slice(), &[1.5; 4]);
 /// ```
 pub trait ValueStorage<T>: Copy {
+    /// The number of entries.
+    const LEN: usize;
     /// Every entry `x`.
     fn splat(x: T) -> Self;
     /// The entries.
@@ -72,6 +80,7 @@ pub trait ValueStorage<T>: Copy {
 }
 
 impl<T: Copy, const N: usize> ValueStorage<T> for [T; N] {
+    const LEN: usize = N;
     #[inline(always)]
     fn splat(x: T) -> Self {
         [x; N]

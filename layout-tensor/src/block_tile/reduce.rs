@@ -52,12 +52,13 @@ impl<const BYTES: usize> Scratch<BYTES> {
 
     /// The scratch as elements of `T`.
     #[inline(always)]
-    fn slots<T>(&self) -> *mut T {
+    pub(crate) fn slots<T>(&self) -> *mut T {
         self.ptr as *mut T
     }
 }
 
-/// Declares the block's [`Scratch`] of `BYTES` bytes of shared memory (16-byte aligned), named
+/// Declares the block's [`Scratch`] of `BYTES` bytes of shared memory (128-byte aligned: whole
+/// lines of banks, so that the swizzled tiles of [`dot`](crate::block_tile::dot()) in it are conflict free), named
 /// `NAME` (unique in the module): `block_scratch!(NAME, BYTES)`.
 ///
 /// # Example
@@ -68,7 +69,7 @@ impl<const BYTES: usize> Scratch<BYTES> {
 #[macro_export]
 macro_rules! block_scratch {
     ($name:ident, $bytes:expr) => {{
-        let smem = $crate::shared_array!($name: [u8; $bytes], align 16);
+        let smem = $crate::shared_array!($name: [u8; $bytes], align 128);
         // SAFETY: the shared array above, of `$bytes` bytes, used only through the scratch.
         unsafe { $crate::block_tile::Scratch::<{ $bytes }>::from_raw(smem.as_mut_ptr()) }
     }};

@@ -5,6 +5,11 @@
 //!
 //! - 01 vector add: `out = x + y`, 1024 elements per program, 4 warps.
 //! - 02 fused softmax: one row per program, `BLOCK = next_power_of_two(n_cols)`, 8 warps.
+//! - 03 matrix multiplication: `C = A B` in f16 or bf16 with f32 accumulators, a 128 x 128 tile
+//!   of C per program over K in steps of 32, programs grouped 8 along M for L2 reuse as in the
+//!   tutorial, 8 warps. The loop of loads and `tl.dot` is [`dot_range`]: the tiles are copied
+//!   into shared memory 3 steps deep (the pipelining Triton's compiler does for `num_stages=3`)
+//!   and multiplied on the tensor cores (`mma.sync`).
 //! - 04 low-memory dropout (seeded): `where(rand(seed, offsets) > p, x / (1 - p), 0)`, 1024 per
 //!   program, 4 warps.
 //! - 05 layer norm forward: one row per program in `BLOCK` chunks (`BLOCK = min(65536 / 2,
@@ -15,10 +20,11 @@
 //! for rows whose length and stride are multiples of the 16-byte vector (Triton's specialization
 //! of arguments divisible by 16: whole-vector accesses only, `load_aligned`), and the general one.
 
-use layout_tensor::block_tile::{rand, where_, BlockTile, Scratch, TvLayout};
+use layout_tensor::atom::{MmaAtom, SM80_16x8x16_F32BF16BF16F32_TN, SM80_16x8x16_F32F16F16F32_TN, TiledMma};
+use layout_tensor::block_tile::{dot_range, dot::MmaParts, rand, where_, BlockTile, Cast, DotLayout, Scratch, TvLayout};
 use layout_tensor::device::ids::block_idx_x;
-use layout_tensor::{block_scratch, blocked_layout, kernel, LayoutTensor, Strided};
-use layout_tensor::half::f16;
+use layout_tensor::half::{bf16, f16};
+use layout_tensor::{block_scratch, blocked_layout, dot_layout, kernel, static_layout, Element, LayoutTensor, Strided};
 
 /// Bytes of the block scratch of the tutorials: a reduction across 8 warps of one value per thread
 /// needs 256 x 4.
@@ -200,4 +206,109 @@ layer_norm_kernels! {
     tutorial_layer_norm_1k tutorial_layer_norm_1k_aligned LayerNorm1k 1024 4 128;
     tutorial_layer_norm_4k tutorial_layer_norm_4k_aligned LayerNorm4k 4096 8 256;
     tutorial_layer_norm_8k tutorial_layer_norm_8k_aligned LayerNorm8k 8192 8 256;
+}
+
+/// 03: rows and columns of C per program, and K per step.
+const MATMUL_TILE: [i64; 3] = [128, 128, 32];
+/// 03: programs along M that sweep N together (the tutorial's `GROUP_SIZE_M`).
+const GROUP_SIZE_M: i64 = 8;
+/// 03: the loads run this many steps deep (the tutorial's `num_stages`).
+const MATMUL_STAGES: usize = 3;
+/// 03: the scratch holds `MATMUL_STAGES` slots of both operand tiles, 2 (128 x 32 + 32 x 128)
+/// bytes each: 48 KiB, the most static shared memory a block may have.
+const MATMUL_SCRATCH: usize = 49152;
+
+static_layout!(
+    /// 03: 8 warps, 2 along M and 4 along N.
+    pub MatmulWarps = "(2,4,1)"
+);
+static_layout!(
+    /// 03: each warp two m16n8k16 atoms along N (one `ldmatrix.x4` of B feeds both).
+    pub MatmulAtoms = "(1,2,1)"
+);
+blocked_layout!(
+    /// 03: an A tile, 128 x 32, 16-byte vectors along K.
+    pub MatmulA = shape [128, 32], size_per_thread [1, 8], threads_per_warp [8, 4], warps_per_cta [8, 1], order [1, 0]
+);
+blocked_layout!(
+    /// 03: a B tile, 32 x 128, 16-byte vectors along N.
+    pub MatmulB = shape [32, 128], size_per_thread [1, 8], threads_per_warp [2, 16], warps_per_cta [8, 1], order [1, 0]
+);
+dot_layout!(
+    /// 03: the f16 accumulators, 128 x 128.
+    pub MatmulAccF16 = mma TiledMma<SM80_16x8x16_F32F16F16F32_TN, MatmulWarps, MatmulAtoms>, shape [128, 128]
+);
+dot_layout!(
+    /// 03: the bf16 accumulators, 128 x 128.
+    pub MatmulAccBf16 = mma TiledMma<SM80_16x8x16_F32BF16BF16F32_TN, MatmulWarps, MatmulAtoms>, shape [128, 128]
+);
+
+/// 03: program `block_idx_x` computes its tile of `C = A B` (`m x k` times `k x n`, the given
+/// strides, any extents: tiles past the edges load zeros and store nothing there).
+///
+/// # Safety
+/// The pointers hold the matrices; every thread of the block calls it.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn matmul<T, LC>(
+    a: *const T,
+    b: *const T,
+    c: *mut T,
+    (m, n, k): (i64, i64, i64),
+    (stride_am, stride_ak): (i64, i64),
+    (stride_bk, stride_bn): (i64, i64),
+    (stride_cm, stride_cn): (i64, i64),
+    scratch: &Scratch<MATMUL_SCRATCH>,
+) where
+    T: Element,
+    f32: Cast<T>,
+    LC: DotLayout,
+    <LC::Mma as MmaParts>::Atom: MmaAtom<A = T, B = T, C = f32>,
+    layout_tensor::atom::copy::SM75_U32x4_LDSM_N: layout_tensor::atom::copy::CopyAtom<T>,
+    LC::LoadB: layout_tensor::atom::copy::CopyAtom<T>,
+{
+    let [bm, bn, bk] = MATMUL_TILE;
+    // The tutorial's grouped ordering: consecutive programs share A's rows and sweep N.
+    let pid = block_idx_x() as i64;
+    let (num_pid_m, num_pid_n) = ((m + bm - 1) / bm, (n + bn - 1) / bn);
+    let num_pid_in_group = GROUP_SIZE_M * num_pid_n;
+    let first_pid_m = pid / num_pid_in_group * GROUP_SIZE_M;
+    let group_size_m = (num_pid_m - first_pid_m).min(GROUP_SIZE_M);
+    let pid_m = first_pid_m + (pid % num_pid_in_group) % group_size_m;
+    let pid_n = (pid % num_pid_in_group) / group_size_m;
+
+    let a = LayoutTensor::from_ptr(a as *mut T, Strided::new([m, k], [stride_am, stride_ak]));
+    let b = LayoutTensor::from_ptr(b as *mut T, Strided::new([k, n], [stride_bk, stride_bn]));
+    let c = LayoutTensor::from_ptr(c, Strided::new([m, n], [stride_cm, stride_cn]));
+    // The tutorial's loop, `acc = tl.dot(a, b, acc)` over K with its loads pipelined.
+    let steps = (k + bk - 1) / bk;
+    let acc = dot_range::<MATMUL_STAGES, T, MatmulA, MatmulB, LC, MATMUL_SCRATCH>(
+        steps,
+        &a,
+        |kt| [pid_m, kt],
+        &b,
+        |kt| [kt, pid_n],
+        BlockTile::zeros(),
+        scratch,
+    );
+    acc.cast::<T>().store(&c, [pid_m, pid_n]);
+}
+
+macro_rules! matmul_kernels {
+    ($($name:ident $t:ty, $acc:ty;)*) => {$(
+        #[doc = concat!("03 matrix multiplication in ", stringify!($t), ": one 128 x 128 tile of C per program, grouped 8 along M.")]
+        #[kernel(block(256))]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $name(
+            a: *const $t, b: *const $t, c: *mut $t, m: i64, n: i64, k: i64,
+            stride_am: i64, stride_ak: i64, stride_bk: i64, stride_bn: i64, stride_cm: i64, stride_cn: i64,
+        ) {
+            let scratch = block_scratch!($name, MATMUL_SCRATCH);
+            matmul::<$t, $acc>(a, b, c, (m, n, k), (stride_am, stride_ak), (stride_bk, stride_bn), (stride_cm, stride_cn), &scratch);
+        }
+    )*};
+}
+matmul_kernels! {
+    tutorial_matmul_f16 f16, MatmulAccF16;
+    tutorial_matmul_bf16 bf16, MatmulAccBf16;
 }

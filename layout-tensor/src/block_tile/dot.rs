@@ -1,0 +1,631 @@
+//! Matrix products of block tiles on the tensor cores: [`dot`] (Triton's `tl.dot(a, b, acc)`,
+//! cuTile's `ct.mma(a, b, acc)`).
+//!
+//! `acc + a b` for an `M x K` tile `a` and a `K x N` tile `b` of `f16` or `bf16` (any layouts),
+//! into an `f32` accumulator tile whose layout is the C partition of a tiled MMA
+//! ([`dot_layout!`](crate::dot_layout), Triton's MMA layout): each warp keeps its accumulators in
+//! registers in the instruction's own order, so consecutive products need no data movement.
+//!
+//! The operands reach the instructions through the block's shared memory, as Triton's compiler
+//! routes a loaded tile to `tl.dot`: every thread writes its values of `a` and `b` into row-major
+//! tiles of the [`Scratch`] (16-byte chunks swizzled with the rows so that `ldmatrix` reads them
+//! without bank conflicts), then each warp loads its fragments with `ldmatrix` (tiled copies made
+//! from the tiled MMA, [`make_tiled_copy_a`]/[`make_tiled_copy_b`]) one k-block at a time and
+//! multiplies them with the MMA atoms ([`gemm`](crate::algorithm::gemm)).
+//!
+//! ```
+//! # cute_rs_tensor::device::cpu::run_block(128, &|| {
+//! use cute_rs_tensor::atom::{SM80_16x8x16_F32F16F16F32_TN as Atom, TiledMma};
+//! use cute_rs_tensor::block_tile::{dot, BlockTile};
+//! use cute_rs_tensor::half::f16;
+//! use cute_rs_tensor::{block_scratch, blocked_layout, dot_layout, static_layout};
+//! static_layout!(Warps = "(2,2,1)");
+//! blocked_layout!(A = shape [32, 16], size_per_thread [1, 4], threads_per_warp [8, 4], warps_per_cta [4, 1], order [1, 0]);
+//! blocked_layout!(B = shape [16, 16], size_per_thread [1, 2], threads_per_warp [4, 8], warps_per_cta [4, 1], order [1, 0]);
+//! dot_layout!(Acc = mma TiledMma<Atom, Warps>, shape [32, 16]);
+//! let scratch = block_scratch!(DOT_EXAMPLE, 2048);
+//! // a(m, k) = 1, b(k, n) = n: every row of the product is 16 * n.
+//! let a = BlockTile::<f16, A>::full(f16::ONE);
+//! let b = BlockTile::<i32, B>::arange(1).map(|n| f16::from_f32(n as f32));
+//! let c = dot(&a, &b, BlockTile::<f32, Acc>::zeros(), &scratch);
+//! let n = BlockTile::<i32, Acc>::arange(1);
+//! assert!(c.values().iter().zip(n.values()).all(|(c, n)| *c == 16.0 * *n as f32));
+//! # }).unwrap();
+//! ```
+
+use core::marker::PhantomData;
+
+use layout::{make_layout, IntTuple, Layout, LayoutError, Swizzle};
+
+use super::{thread, BlockTile, Scratch, TvLayout, ValueStorage};
+use crate::algorithm::gemm;
+use crate::atom::copy::{copy, make_tiled_copy_a, make_tiled_copy_b, CopyAtom, SM75_U16x4_LDSM_T, SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N};
+use crate::atom::tiled_mma::{partition_by_tv, MmaPartition};
+use crate::atom::{MmaAtom, TiledMma};
+use crate::device::cp_async::{cp_async_cg_zfill, cp_async_pipeline};
+use crate::device::sync::sync_threads;
+use crate::device::unroll::{unroll_for, TripCount};
+use crate::fragment::CompactOf;
+use crate::partition::StaticSwizzle;
+use crate::static_layout::{Static, StaticLayout};
+use crate::static_view::{StaticView, WithoutMode};
+use crate::swizzled::Swizzled;
+use crate::tensor::{vector_align, write_vec, Element, Global, LayoutTensor, Local, Shared};
+use crate::Strided;
+
+/// The parts of a tiled MMA type, for the layouts of [`dot`]'s accumulators.
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::atom::{SM80_16x8x16_F32F16F16F32_TN as Atom, TiledMma};
+/// use cute_rs_tensor::block_tile::dot::MmaParts;
+/// use cute_rs_tensor::static_layout;
+/// static_layout!(Warps = "(2,4,1)");
+/// fn atom_of<M: MmaParts<Atom = Atom>>() {}
+/// atom_of::<TiledMma<Atom, Warps>>();
+/// ```
+pub trait MmaParts {
+    /// The MMA atom.
+    type Atom: MmaAtom;
+    /// The thread-group (warp) layout.
+    type Groups: StaticLayout;
+    /// The atom's repetitions per thread block.
+    type Values: StaticLayout;
+}
+
+impl<A: MmaAtom, G: StaticLayout, V: StaticLayout> MmaParts for TiledMma<A, G, V> {
+    type Atom = A;
+    type Groups = G;
+    type Values = V;
+}
+
+/// The layout of a [`dot`] accumulator tile: the C partition of the tiled MMA
+/// [`Mma`](Self::Mma) repeated over an `M x N` tile. Declare one with
+/// [`dot_layout!`](crate::dot_layout).
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::atom::{SM80_16x8x16_F32F16F16F32_TN as Atom, TiledMma};
+/// use cute_rs_tensor::block_tile::TvLayout;
+/// use cute_rs_tensor::{dot_layout, static_layout};
+/// static_layout!(Warps = "(2,4,1)");
+/// static_layout!(TwoN = "(1,2,1)");
+/// dot_layout!(Acc = mma TiledMma<Atom, Warps, TwoN>, shape [128, 128]);
+/// assert_eq!((Acc::THREADS, Acc::VALUES), (256, 64));
+/// // Lane 0 of warp 0 starts at (0, 0); its value 1 is column 1, value 2 row 8.
+/// assert_eq!((Acc::MAP.coord(0, 1), Acc::MAP.coord(0, 2)), ([0, 1, 0, 0, 0], [8, 0, 0, 0, 0]));
+/// ```
+pub trait DotLayout: TvLayout {
+    /// The tiled MMA.
+    type Mma: MmaParts;
+    /// The registers of one k-block of a thread's A fragment (`M` repetitions of its atoms).
+    type FragmentA<E: Copy>: ValueStorage<E>;
+    /// The registers of one k-block of a thread's B fragment.
+    type FragmentB<E: Copy>: ValueStorage<E>;
+    /// The `ldmatrix.trans` atom that loads a thread block's B values: `.x2` for one m16n8k16
+    /// atom along N, `.x4` for two or more.
+    type LoadB: Copy + Default;
+}
+
+/// The `ldmatrix.trans` atom for B by whether a thread block holds 16 columns (two atoms).
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::block_tile::dot::{LoadBOf, PickLoadB};
+/// use cute_rs_tensor::atom::copy::SM75_U16x8_LDSM_T;
+/// fn wide<L: PickLoadB<Atom = SM75_U16x8_LDSM_T>>() {}
+/// wide::<LoadBOf<true>>();
+/// ```
+pub struct LoadBOf<const WIDE: bool>;
+/// The atom of a [`LoadBOf`].
+pub trait PickLoadB {
+    /// The atom.
+    type Atom: Copy + Default;
+}
+impl PickLoadB for LoadBOf<true> {
+    type Atom = SM75_U16x8_LDSM_T;
+}
+impl PickLoadB for LoadBOf<false> {
+    type Atom = SM75_U16x4_LDSM_T;
+}
+
+/// The thread-value layout of an `m x n` accumulator tile of the tiled MMA `(Atom, G, V)`:
+/// `(thread, value) -> row-major index`, the values in the order of the thread's C fragment
+/// (`(atom values, M repetitions, N repetitions)`, column-major).
+///
+/// # Errors
+/// [`LayoutError`] when the tiled MMA's tile does not divide `m x n`.
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::atom::{SM80_16x8x16_F32F16F16F32_TN as Atom};
+/// use cute_rs_tensor::block_tile::dot::accumulator_tv;
+/// use cute_rs_tensor::{atom::tiled_mma::OneAtom, static_layout};
+/// static_layout!(Warp = "(1,1,1)");
+/// let tv = accumulator_tv::<Atom, Warp, OneAtom>(16, 16).unwrap();
+/// // Lane 1's first value is column 2; its fifth (the second atom along N) column 10.
+/// assert_eq!((tv.call(1), tv.call(1 + 32 * 4)), (2, 10));
+/// ```
+pub const fn accumulator_tv<Atom: MmaAtom, G: StaticLayout, V: StaticLayout>(m: i64, n: i64) -> Result<Layout, LayoutError> {
+    let tile = TiledMma::<Atom, G, V>::GEOMETRY.tile();
+    let row_major = match Layout::new(
+        match IntTuple::from_slice(&[m, n]) {
+            Ok(s) => s,
+            Err(e) => return Err(e),
+        },
+        match IntTuple::from_slice(&[n, 1]) {
+            Ok(s) => s,
+            Err(e) => return Err(e),
+        },
+    ) {
+        Ok(l) => l,
+        Err(e) => return Err(e),
+    };
+    let (fragment, origin) = match partition_by_tv(row_major, TiledMma::<Atom, G, V>::tv_c(), tile[0], tile[1]) {
+        Ok(p) => p,
+        Err(e) => return Err(e),
+    };
+    make_layout(&[origin, fragment])
+}
+
+/// Declares a zero-sized [`DotLayout`] type: the accumulator layout of a tiled MMA over an
+/// `M x N` tile (Triton's MMA layout), for [`dot`](crate::block_tile::dot()).
+///
+/// `dot_layout!(Name = mma TiledMmaType, shape [M, N]);` where `M` and `N` are multiples of the
+/// tiled MMA's tile (a compile-time error naming the condition otherwise).
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::atom::{SM80_16x8x16_F32BF16BF16F32_TN as Atom, TiledMma};
+/// use cute_rs_tensor::block_tile::TvLayout;
+/// use cute_rs_tensor::{dot_layout, static_layout};
+/// static_layout!(Warps = "(4,1,1)");
+/// dot_layout!(Acc = mma TiledMma<Atom, Warps>, shape [64, 32]);
+/// assert_eq!((Acc::THREADS, Acc::VALUES), (128, 16));
+/// ```
+#[macro_export]
+macro_rules! dot_layout {
+    ($(#[$attr:meta])* $vis:vis $name:ident = mma $mma:ty, shape [$m:expr, $n:expr] $(,)?) => {
+        $(#[$attr])*
+        #[derive(Clone, Copy, Debug, Default)]
+        $vis struct $name;
+        impl $name {
+            const __TV_MAP: $crate::block_tile::TvMap = {
+                let tile = <$mma>::GEOMETRY.tile();
+                assert!(($m) % tile[0] == 0, "dot_layout: the tile's M must be a multiple of the tiled MMA's TILE_M");
+                assert!(($n) % tile[1] == 0, "dot_layout: the tile's N must be a multiple of the tiled MMA's TILE_N");
+                $crate::__tv_unwrap!($crate::block_tile::TvMap::from_layout(
+                    &[$m, $n],
+                    $crate::layout::unwrap!($crate::block_tile::dot::accumulator_tv::<
+                        <$mma as $crate::block_tile::dot::MmaParts>::Atom,
+                        <$mma as $crate::block_tile::dot::MmaParts>::Groups,
+                        <$mma as $crate::block_tile::dot::MmaParts>::Values,
+                    >($m, $n))
+                ))
+            };
+            const __FRAGMENT_A: usize = {
+                let g = <$mma>::GEOMETRY;
+                (g.values[0] * g.values[2] * <<$mma as $crate::block_tile::dot::MmaParts>::Atom as $crate::atom::MmaAtom>::VALUES_A as i64
+                    * (($m) / g.tile()[0])) as usize
+            };
+            const __FRAGMENT_B: usize = {
+                let g = <$mma>::GEOMETRY;
+                (g.values[1] * g.values[2] * <<$mma as $crate::block_tile::dot::MmaParts>::Atom as $crate::atom::MmaAtom>::VALUES_B as i64
+                    * (($n) / g.tile()[1])) as usize
+            };
+        }
+        impl $crate::block_tile::TvLayout for $name {
+            const MAP: $crate::block_tile::TvMap = $name::__TV_MAP;
+            type Storage<__Elem: Copy> = [__Elem; $name::__TV_MAP.values()];
+        }
+        impl $crate::block_tile::dot::DotLayout for $name {
+            type Mma = $mma;
+            type FragmentA<__Elem: Copy> = [__Elem; $name::__FRAGMENT_A];
+            type FragmentB<__Elem: Copy> = [__Elem; $name::__FRAGMENT_B];
+            type LoadB = <$crate::block_tile::dot::LoadBOf<{
+                let g = <$mma>::GEOMETRY;
+                g.values[1] * g.values[2] * <<$mma as $crate::block_tile::dot::MmaParts>::Atom as $crate::atom::MmaAtom>::VALUES_B as i64 >= 8
+            }> as $crate::block_tile::dot::PickLoadB>::Atom;
+        }
+    };
+}
+
+/// The tiled MMA of accumulator layout `LC`.
+type MmaOf<LC> = TiledMma<AtomOf<LC>, <<LC as DotLayout>::Mma as MmaParts>::Groups, <<LC as DotLayout>::Mma as MmaParts>::Values>;
+/// Its atom.
+type AtomOf<LC> = <<LC as DotLayout>::Mma as MmaParts>::Atom;
+
+/// A row-major operand tile of layout `L` in shared memory, seen as the MMA sees the operand:
+/// `(outer, k) -> offset`. A (`L = [M, K]`, `K_LAST`): `m * K + k`; B (`L = [K, N]`):
+/// `n + N * k`. Both are `L`'s tile stored row-major.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct OperandTile<L, const IS_A: bool>(PhantomData<L>);
+impl<L: TvLayout, const IS_A: bool> StaticLayout for OperandTile<L, IS_A> {
+    const LAYOUT: Layout = {
+        let (r, c) = (L::SHAPE[0], L::SHAPE[1]);
+        let (shape, stride) = if IS_A { ([r, c], [c, 1]) } else { ([c, r], [1, c]) };
+        layout::unwrap!(Layout::new(layout::unwrap!(IntTuple::from_slice(&shape)), layout::unwrap!(IntTuple::from_slice(&stride))))
+    };
+}
+
+/// The swizzle of a row-major tile of 16-bit elements whose rows are `L`'s last extent: the
+/// 16-byte chunk index XORed with the row bits above a 128-byte line, so that 8 rows read at one
+/// chunk (an `ldmatrix` phase, either operand) fall in 8 different bank groups.
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::block_tile::dot::RowSwizzle;
+/// use cute_rs_tensor::{blocked_layout, partition::StaticSwizzle};
+/// blocked_layout!(K32 = shape [128, 32], size_per_thread [1, 8], threads_per_warp [8, 4], warps_per_cta [8, 1], order [1, 0]);
+/// // Rows of 64 bytes: row bits 1-2 (offset bits 6-7) into the chunk bits 3-4.
+/// assert_eq!(<RowSwizzle<K32>>::SWIZZLE.apply(2 * 32), 2 * 32 + 8);
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RowSwizzle<L>(PhantomData<L>);
+impl<L: TvLayout> StaticSwizzle for RowSwizzle<L> {
+    const SWIZZLE: Swizzle = {
+        let row = L::SHAPE[1];
+        assert!(row >= 8 && row & (row - 1) == 0, "dot: the operands' last extents must be powers of two of at least 8");
+        let log = row.trailing_zeros();
+        // 8 chunks per 128-byte line: rows shorter than a line XOR with the bits past it.
+        let (bits, shift) = if log <= 6 { (log - 3, 3) } else { (3, log as i32 - 3) };
+        layout::unwrap!(Swizzle::new(bits, 3, shift))
+    };
+}
+
+/// Operand `OP`'s k-block fragment layout of a thread (its partition of an [`OperandTile`] with
+/// the k-block mode removed).
+type KBlockFragment<LC, S, const OP: usize> = WithoutMode<
+    CompactOf<MmaPartition<AtomOf<LC>, <<LC as DotLayout>::Mma as MmaParts>::Groups, <<LC as DotLayout>::Mma as MmaParts>::Values, S, OP>>,
+    2,
+>;
+
+/// The accumulator tile as the MMA sees C: `(m, n)`, row-major.
+#[derive(Clone, Copy, Debug, Default)]
+struct AccumulatorTile<L>(PhantomData<L>);
+impl<L: TvLayout> StaticLayout for AccumulatorTile<L> {
+    const LAYOUT: Layout = OperandTile::<L, true>::LAYOUT;
+}
+
+/// A thread's accumulator fragment: `(atom values, M repetitions, N repetitions)`, compact.
+type AccumulatorFragment<LC> = CompactOf<
+    MmaPartition<AtomOf<LC>, <<LC as DotLayout>::Mma as MmaParts>::Groups, <<LC as DotLayout>::Mma as MmaParts>::Values, AccumulatorTile<LC>, 2>,
+>;
+
+/// The k-blocks of a `dot`: `K` over the tiled MMA's `TILE_K`.
+struct KBlocks<LA, LC>(PhantomData<(LA, LC)>);
+impl<LA: TvLayout, LC: DotLayout> TripCount for KBlocks<LA, LC> {
+    const N: usize = (LA::SHAPE[1] / MmaOf::<LC>::TILE_K) as usize;
+}
+
+/// Registers aligned for the atoms, which read their operands as 32-bit words.
+#[repr(C, align(16))]
+struct Aligned<S>(S);
+
+/// Writes the thread's values of `tile` into the row-major, [`RowSwizzle`]d tile at `smem`,
+/// runs of consecutive values along the last dimension as vectors.
+#[inline(always)]
+fn stage<T: Element, L: TvLayout>(tile: &BlockTile<T, L>, smem: *mut T) {
+    let swizzle = const { RowSwizzle::<L>::SWIZZLE };
+    let row = L::SHAPE[1];
+    let tc = L::MAP.thread_coord(thread());
+    let values = tile.values();
+    macro_rules! body {
+        ($w:literal) => {
+            super::for_each_value::<L>(|v| {
+                if v % $w == 0 {
+                    let vc = L::MAP.value_coord(v);
+                    let off = swizzle.apply((tc[0] + vc[0]) * row + tc[1] + vc[1]);
+                    let mut x = [values[v]; $w];
+                    x.copy_from_slice(&values[v..v + $w]);
+                    // SAFETY: inside the scratch (the tile's coordinates are inside it), and the
+                    // run starts at a multiple of its width within one 16-byte chunk, which the
+                    // swizzle keeps whole.
+                    unsafe { write_vec::<T, $w>(smem.offset(off as isize), x) };
+                }
+            })
+        };
+    }
+    match const { staging_width::<T, L>() } {
+        8 => body!(8),
+        4 => body!(4),
+        2 => body!(2),
+        _ => body!(1),
+    }
+}
+
+/// The widest run of a thread's values along `L`'s last dimension that starts at a multiple of
+/// its width for every thread (at most 16 bytes).
+const fn staging_width<T, L: TvLayout>() -> usize {
+    let run = L::MAP.value_run(1);
+    let mut w = run & run.wrapping_neg();
+    let max = 16 / core::mem::size_of::<T>();
+    if w > max {
+        w = max;
+    }
+    // Every other leaf along the last dimension must step by multiples of the width.
+    let mut j = 0;
+    while j < L::MAP.threads.len {
+        while L::MAP.threads.dim[j] == 1 && L::MAP.threads.step[j] % w as i64 != 0 {
+            w /= 2;
+        }
+        j += 1;
+    }
+    j = 1;
+    while j < L::MAP.values.len {
+        while L::MAP.values.dim[j] == 1 && L::MAP.values.step[j] % w as i64 != 0 {
+            w /= 2;
+        }
+        j += 1;
+    }
+    if vector_align(w * core::mem::size_of::<T>()) < w * core::mem::size_of::<T>() {
+        1
+    } else {
+        w
+    }
+}
+
+/// `acc + a b` on the tensor cores (`tl.dot(a, b, acc)`, `ct.mma(a, b, acc)`), see the
+/// [module documentation](self).
+///
+/// # Parameters
+/// - `T`: `f16` or `bf16`, the tiled MMA's atom's input type.
+/// - `LA`, `LB`: any layouts of the `M x K` and `K x N` operand tiles.
+/// - `LC`: the accumulator's [`DotLayout`] (`M x N`).
+///
+/// # Args
+/// - `a`, `b`: the operands.
+/// - `acc`: the accumulator, returned with the product added.
+/// - `scratch`: the block's scratch, for the operands in shared memory.
+///
+/// # Constraints
+/// Checked at compile time: all three tiles have rank 2 and agree on `M`, `N` and `K`; `K` is a
+/// multiple of the tiled MMA's `TILE_K`, the last extents of `a` and `b` are powers of two of at
+/// least 8; the three layouts have the same threads; the scratch holds both operands
+/// (`2 (M K + K N)` bytes). Every thread of the block calls it: it synchronizes the block twice
+/// (before writing the scratch, after which earlier users of it are done, and before reading it).
+///
+/// # Example
+/// See the [module documentation](self).
+#[inline(always)]
+pub fn dot<T, LA, LB, LC, const BYTES: usize>(a: &BlockTile<T, LA>, b: &BlockTile<T, LB>, acc: BlockTile<f32, LC>, scratch: &Scratch<BYTES>) -> BlockTile<f32, LC>
+where
+    T: Element,
+    LA: TvLayout,
+    LB: TvLayout,
+    LC: DotLayout,
+    AtomOf<LC>: MmaAtom<A = T, B = T, C = f32>,
+    SM75_U32x4_LDSM_N: CopyAtom<T>,
+    LC::LoadB: CopyAtom<T>,
+{
+    check_operands::<T, LA, LB, LC, 1, BYTES>();
+    let smem_a = scratch.slots::<T>();
+    // SAFETY: the scratch holds both tiles (checked above).
+    let smem_b = unsafe { smem_a.add((LA::SHAPE[0] * LA::SHAPE[1]) as usize) };
+    // Earlier readers of the scratch (a previous product, a reduction) are done.
+    sync_threads();
+    stage(a, smem_a);
+    stage(b, smem_b);
+    sync_threads();
+
+    let mut acc = acc;
+    multiply_staged::<T, LA, LB, LC>(smem_a, smem_b, &mut acc);
+    acc
+}
+
+
+/// The compile-time conditions of a product of `LA` and `LB` tiles into `LC` through a scratch
+/// of `BYTES` holding `STAGES` copies of both operand tiles.
+#[inline(always)]
+fn check_operands<T, LA: TvLayout, LB: TvLayout, LC: DotLayout, const STAGES: usize, const BYTES: usize>()
+where
+    AtomOf<LC>: MmaAtom<A = T, B = T, C = f32>,
+{
+    const {
+        assert!(LA::RANK == 2 && LB::RANK == 2 && LC::RANK == 2, "dot: the operand and accumulator tiles must have rank 2");
+        assert!(
+            LA::SHAPE[0] == LC::SHAPE[0] && LB::SHAPE[1] == LC::SHAPE[1] && LA::SHAPE[1] == LB::SHAPE[0],
+            "dot: a must be M x K, b K x N and acc M x N"
+        );
+        assert!(LA::SHAPE[1] % MmaOf::<LC>::TILE_K == 0, "dot: K must be a multiple of the tiled MMA's TILE_K");
+        assert!(LA::THREADS == LC::THREADS && LB::THREADS == LC::THREADS, "dot: a, b and acc must have the same threads");
+        assert!(core::mem::size_of::<T>() == 2, "dot: the operands must have 16-bit elements");
+        assert!(STAGES * tile_bytes::<LA, LB>() <= BYTES, "dot: the scratch must hold the operand tiles (2 (M K + K N) bytes per stage)");
+    }
+}
+
+/// Bytes of one stage of both operand tiles of 16-bit elements.
+const fn tile_bytes<LA: TvLayout, LB: TvLayout>() -> usize {
+    (2 * (LA::SHAPE[0] * LA::SHAPE[1] + LB::SHAPE[0] * LB::SHAPE[1])) as usize
+}
+
+/// `acc += A B` for the operand tiles staged row-major and [`RowSwizzle`]d at `smem_a` (`M x K`)
+/// and `smem_b` (`K x N`): each warp loads its fragments with `ldmatrix`, one k-block at a time,
+/// and multiplies them with the tiled MMA's atoms.
+#[inline(always)]
+fn multiply_staged<T, LA, LB, LC>(smem_a: *mut T, smem_b: *mut T, acc: &mut BlockTile<f32, LC>)
+where
+    T: Element,
+    LA: TvLayout,
+    LB: TvLayout,
+    LC: DotLayout,
+    AtomOf<LC>: MmaAtom<A = T, B = T, C = f32>,
+    SM75_U32x4_LDSM_N: CopyAtom<T>,
+    LC::LoadB: CopyAtom<T>,
+{
+    let t = thread() as usize;
+    let mma = MmaOf::<LC>::default();
+    let s2r_a = make_tiled_copy_a::<SM75_U32x4_LDSM_N, _, _, _>(mma);
+    let s2r_b = make_tiled_copy_b::<LC::LoadB, _, _, _>(mma);
+    // SAFETY: the scratch's tiles, written above, as swizzled shared tensors.
+    let (tile_a, tile_b) = unsafe {
+        (
+            LayoutTensor::<T, _, Shared>::from_ptr_in(smem_a, Swizzled::<RowSwizzle<LA>, OperandTile<LA, true>>::new()),
+            LayoutTensor::<T, _, Shared>::from_ptr_in(smem_b, Swizzled::<RowSwizzle<LB>, OperandTile<LB, false>>::new()),
+        )
+    };
+    let (src_a, src_b) = (s2r_a.get_slice(t).partition_s(tile_a), s2r_b.get_slice(t).partition_s(tile_b));
+    let acc_ptr = acc.values_mut().as_mut_ptr();
+    unroll_for::<KBlocks<LA, LC>>(|kb| {
+        let mut frag_a = Aligned(<LC::FragmentA<T> as ValueStorage<T>>::splat(T::ZERO));
+        let mut frag_b = Aligned(<LC::FragmentB<T> as ValueStorage<T>>::splat(T::ZERO));
+        let (pa, pb) = (frag_a.0.as_mut_slice().as_mut_ptr(), frag_b.0.as_mut_slice().as_mut_ptr());
+        // SAFETY: the fragments' registers, of their layouts' sizes (checked below), and the
+        // accumulator's, in the C fragment's order (the layout `LC` was built from it).
+        unsafe {
+            let fa = || LayoutTensor::<T, Static<KBlockFragment<LC, OperandTile<LA, true>, 0>>, Local>::from_ptr_in(pa, Static::new());
+            let fb = || LayoutTensor::<T, Static<KBlockFragment<LC, OperandTile<LB, false>, 1>>, Local>::from_ptr_in(pb, Static::new());
+            let c = LayoutTensor::<f32, Static<AccumulatorFragment<LC>>, Local>::from_ptr_in(
+                acc_ptr,
+                Static::new(),
+            );
+            const {
+                assert!(
+                    KBlockFragment::<LC, OperandTile<LA, true>, 0>::SIZE == <LC::FragmentA<T> as ValueStorage<T>>::LEN
+                        && KBlockFragment::<LC, OperandTile<LB, false>, 1>::SIZE == <LC::FragmentB<T> as ValueStorage<T>>::LEN,
+                    "dot: the layout's fragment registers must match the tiled MMA's partitions"
+                )
+            };
+            copy(s2r_a, src_a.slice_mode::<2>(kb as i64), fa());
+            copy(s2r_b, src_b.slice_mode::<2>(kb as i64), fb());
+            gemm(mma, fa(), fb(), c);
+        }
+    });
+}
+
+/// Copies tile `index` of `array` (elements outside it as zeros) into the row-major,
+/// [`RowSwizzle`]d tile at `smem`, each thread its values of `L`: with `vector`, runs of 8 as
+/// 16-byte `cp.async` copies (zero-filled past the array's last extent), to be waited for with
+/// the async-copy groups; else element by element, synchronously.
+#[inline(always)]
+fn copy_tile_async<T: Element, L: TvLayout>(array: &LayoutTensor<'_, T, Strided<2>, Global>, index: [i64; 2], smem: *mut T, vector: bool) {
+    let swizzle = const { RowSwizzle::<L>::SWIZZLE };
+    let (layout, ptr) = (array.source(), array.as_ptr());
+    let ([rows, cols], [s0, s1]) = (layout.shape, layout.stride);
+    let tc = L::MAP.thread_coord(thread());
+    let (r0, c0) = (index[0] * L::SHAPE[0] + tc[0], index[1] * L::SHAPE[1] + tc[1]);
+    let row = L::SHAPE[1];
+    if const { staging_width::<T, L>() * core::mem::size_of::<T>() == 16 } && vector {
+        super::for_each_value::<L>(|v| {
+            if v % 8 == 0 {
+                let vc = L::MAP.value_coord(v);
+                let (r, c) = (r0 + vc[0], c0 + vc[1]);
+                let valid = if r >= 0 && r < rows && c >= 0 && c < cols { (cols - c).min(8) } else { 0 };
+                // Nothing is read when `valid` is 0, but the address must be valid: the base.
+                let src = if valid > 0 { ptr.wrapping_offset((r * s0 + c) as isize) } else { ptr };
+                let dst = smem.wrapping_offset(swizzle.apply((tc[0] + vc[0]) * row + tc[1] + vc[1]) as isize);
+                // SAFETY: `src` is inside the array for `valid` elements and 16-byte aligned
+                // (`vector`: unit last stride, aligned base and row strides; runs start at
+                // multiples of 8); `dst` is a whole 16-byte chunk of the tile in shared memory.
+                unsafe { cp_async_cg_zfill::<16>(dst as *mut u8, src as *const u8, 2 * valid as u32) };
+            }
+        });
+    } else {
+        super::for_each_value::<L>(|v| {
+            let vc = L::MAP.value_coord(v);
+            let (r, c) = (r0 + vc[0], c0 + vc[1]);
+            let inside = r >= 0 && r < rows && c >= 0 && c < cols;
+            // SAFETY: read only inside the array; written inside the shared tile.
+            unsafe {
+                let x = if inside { T::read(ptr.offset((r * s0 + c * s1) as isize)) } else { T::ZERO };
+                *smem.offset(swizzle.apply((tc[0] + vc[0]) * row + tc[1] + vc[1]) as isize) = x;
+            }
+        });
+    }
+}
+
+/// `acc + sum over k < steps of A(a_at(k)) B(b_at(k))`, where `A(i)` is the `M x K` tile `i` of
+/// `a` and `B(j)` the `K x N` tile `j` of `b` (elements outside the arrays are zeros): a K loop of
+/// `tl.dot` whose loads are pipelined `STAGES` deep (Triton's `tl.range(0, steps,
+/// num_stages=STAGES)`, CUTLASS's multistage main loop).
+///
+/// The tiles are copied straight into a ring of `STAGES` slots of the scratch by `cp.async`
+/// (16-byte copies along rows where the arrays allow, zero-filled at the edges; element copies
+/// otherwise), `STAGES - 1` steps ahead of the product, which reads each slot once it has landed
+/// as [`dot`] reads its staged operands.
+///
+/// # Parameters
+/// - `STAGES`: the ring's slots, 2 to 5.
+/// - `T`, `LA`, `LB`, `LC`: as for [`dot`]; `LA` and `LB` give the tiles' shapes and which thread
+///   copies which elements.
+///
+/// # Args
+/// - `steps`: the number of products.
+/// - `a`, `b`: the arrays (rank 2, any strides).
+/// - `a_at`, `b_at`: the tile indices of step `k`.
+/// - `acc`: the accumulator, returned with the products added.
+/// - `scratch`: the block's scratch: `STAGES` slots of both tiles.
+///
+/// # Constraints
+/// Those of [`dot`], with a scratch of `STAGES * 2 (M K + K N)` bytes (checked at compile time).
+/// Every thread of the block calls it with the same `steps`; it synchronizes the block, and on
+/// return no copy is in flight and the scratch is free.
+///
+/// # Example
+/// ```
+/// # cute_rs_tensor::device::cpu::run_block(128, &|| {
+/// use cute_rs_tensor::atom::{SM80_16x8x16_F32F16F16F32_TN as Atom, TiledMma};
+/// use cute_rs_tensor::block_tile::{dot_range, BlockTile};
+/// use cute_rs_tensor::half::f16;
+/// use cute_rs_tensor::{block_scratch, blocked_layout, dot_layout, static_layout, LayoutTensor, Strided};
+/// static_layout!(Warps = "(2,2,1)");
+/// blocked_layout!(A = shape [32, 16], size_per_thread [1, 8], threads_per_warp [16, 2], warps_per_cta [2, 2], order [1, 0]);
+/// blocked_layout!(B = shape [16, 16], size_per_thread [1, 8], threads_per_warp [16, 2], warps_per_cta [1, 4], order [1, 0]);
+/// dot_layout!(Acc = mma TiledMma<Atom, Warps>, shape [32, 16]);
+/// let scratch = block_scratch!(DOT_RANGE_EXAMPLE, 4 * 1536);
+/// // A = ones (32 x 40), B(k, n) = 1: every element of A B is 40 (K = 40: the last step is ragged).
+/// let (mut av, mut bv) = (vec![f16::ONE; 32 * 40], vec![f16::ONE; 40 * 16]);
+/// let a = LayoutTensor::new(&mut av, Strided::row_major([32, 40])).unwrap();
+/// let b = LayoutTensor::new(&mut bv, Strided::row_major([40, 16])).unwrap();
+/// let acc = dot_range::<3, f16, A, B, Acc, 6144>(3, &a, |k| [0, k], &b, |k| [k, 0], BlockTile::zeros(), &scratch);
+/// assert!(acc.values().iter().all(|&x| x == 40.0));
+/// # }).unwrap();
+/// ```
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub fn dot_range<const STAGES: usize, T, LA, LB, LC, const BYTES: usize>(
+    steps: i64,
+    a: &LayoutTensor<'_, T, Strided<2>, Global>,
+    a_at: impl Fn(i64) -> [i64; 2],
+    b: &LayoutTensor<'_, T, Strided<2>, Global>,
+    b_at: impl Fn(i64) -> [i64; 2],
+    acc: BlockTile<f32, LC>,
+    scratch: &Scratch<BYTES>,
+) -> BlockTile<f32, LC>
+where
+    T: Element,
+    LA: TvLayout,
+    LB: TvLayout,
+    LC: DotLayout,
+    AtomOf<LC>: MmaAtom<A = T, B = T, C = f32>,
+    SM75_U32x4_LDSM_N: CopyAtom<T>,
+    LC::LoadB: CopyAtom<T>,
+{
+    check_operands::<T, LA, LB, LC, STAGES, BYTES>();
+    const { assert!(STAGES >= 2 && STAGES <= 5, "dot_range: STAGES must be 2 to 5") };
+    let slot_a = |slot: u32| scratch.slots::<T>().wrapping_add(slot as usize * tile_bytes::<LA, LB>() / 2);
+    let slot_b = |slot: u32| slot_a(slot).wrapping_add((LA::SHAPE[0] * LA::SHAPE[1]) as usize);
+    let vector = |t: &LayoutTensor<'_, T, Strided<2>, Global>| {
+        let l = t.source();
+        l.stride[1] == 1 && l.stride[0] % 8 == 0 && t.as_ptr() as usize % 16 == 0
+    };
+    let (vector_a, vector_b) = (vector(a), vector(b));
+    let mut acc = acc;
+    let load = |step: u32, slot: u32| {
+        copy_tile_async::<T, LA>(a, a_at(step as i64), slot_a(slot), vector_a);
+        copy_tile_async::<T, LB>(b, b_at(step as i64), slot_b(slot), vector_b);
+    };
+    let compute = |_: u32, slot: u32| multiply_staged::<T, LA, LB, LC>(slot_a(slot), slot_b(slot), &mut acc);
+    // Earlier users of the scratch are done before the first copies land in it.
+    sync_threads();
+    let steps = steps.max(0) as u32;
+    match STAGES {
+        2 => cp_async_pipeline::<0>(steps, load, compute),
+        3 => cp_async_pipeline::<1>(steps, load, compute),
+        4 => cp_async_pipeline::<2>(steps, load, compute),
+        _ => cp_async_pipeline::<3>(steps, load, compute),
+    }
+    // Every warp's reads of the last slot are done: the scratch is free.
+    sync_threads();
+    acc
+}

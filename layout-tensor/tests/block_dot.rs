@@ -1,0 +1,207 @@
+//! `dot` on block tiles, on the CPU backend (whole blocks of logical threads, with `ldmatrix` and
+//! `mma.sync` computed as the GPU does): `C = A B` over every output tile and k-step of random
+//! ragged matrices, for several tiled MMAs and operand layouts (vectors along the rows, a
+//! column-fast layout staged element by element, one and two atoms along N), in f16 and bf16.
+//! `dot_range` (the pipelined K loop through `cp.async` copies) on the same, with 2 to 4 stages,
+//! 16-byte copies and element copies (a transposed B, a row stride that is not a multiple of 8).
+//! The inputs are small integers, so every product and sum is exact and the result must equal
+//! the reference exactly.
+
+use cute_rs_tensor::atom::{SM80_16x8x16_F32BF16BF16F32_TN as Bf16Atom, SM80_16x8x16_F32F16F16F32_TN as F16Atom, TiledMma};
+use cute_rs_tensor::block_tile::{dot, dot_range, BlockTile, DotLayout, TvLayout};
+use cute_rs_tensor::device::cpu::run_block;
+use cute_rs_tensor::half::{bf16, f16};
+use cute_rs_tensor::{block_scratch, blocked_layout, dot_layout, static_layout, Element, LayoutTensor, Strided};
+use proptest::prelude::*;
+
+static_layout!(Warps2x2 = "(2,2,1)");
+static_layout!(Warps2x4 = "(2,4,1)");
+static_layout!(Warps4x1 = "(4,1,1)");
+static_layout!(TwoN = "(1,2,1)");
+
+// 4 warps, one atom each: a 32 x 16 accumulator, B loaded with ldmatrix.x2.trans.
+blocked_layout!(SmallA = shape [32, 16], size_per_thread [1, 4], threads_per_warp [8, 4], warps_per_cta [4, 1], order [1, 0]);
+blocked_layout!(SmallB = shape [16, 16], size_per_thread [1, 2], threads_per_warp [4, 8], warps_per_cta [4, 1], order [1, 0]);
+dot_layout!(SmallAcc = mma TiledMma<F16Atom, Warps2x2>, shape [32, 16]);
+dot_layout!(SmallAccBf16 = mma TiledMma<Bf16Atom, Warps2x2>, shape [32, 16]);
+
+// 8 warps of two atoms along N, repeated: a 64 x 128 accumulator, 16-byte runs, K = 32 per step.
+blocked_layout!(WideA = shape [64, 32], size_per_thread [1, 8], threads_per_warp [8, 4], warps_per_cta [8, 1], order [1, 0]);
+blocked_layout!(WideB = shape [32, 128], size_per_thread [1, 8], threads_per_warp [2, 16], warps_per_cta [8, 1], order [1, 0]);
+dot_layout!(WideAcc = mma TiledMma<Bf16Atom, Warps2x4, TwoN>, shape [64, 128]);
+
+// A column-fast A (staged element by element), 4 warps along M, two atoms along N.
+blocked_layout!(ColA = shape [64, 16], size_per_thread [2, 1], threads_per_warp [32, 1], warps_per_cta [1, 4], order [0, 1]);
+blocked_layout!(ColB4 = shape [16, 16], size_per_thread [1, 1], threads_per_warp [2, 16], warps_per_cta [4, 1], order [1, 0]);
+dot_layout!(ColAcc = mma TiledMma<F16Atom, Warps4x1, TwoN>, shape [64, 16]);
+
+/// Random integers in `-4..=4` (exact in f16 and bf16, and their products' sums exact in f32).
+fn small_ints(n: usize, seed: u64) -> Vec<f32> {
+    let mut rng = seed;
+    (0..n)
+        .map(|_| {
+            rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((rng >> 33) % 9) as f32 - 4.0
+        })
+        .collect()
+}
+
+/// `C = A B` for `m x k` A and `k x n` B through block tiles of layouts `LA`, `LB`, `LC`, one
+/// `dot` per k-step, checked exactly against the reference.
+fn check_dot<T, LA, LB, LC>(m: i64, n: i64, k: i64, seed: u64, from: fn(f32) -> T)
+where
+    T: Element + Send + Sync,
+    LA: TvLayout,
+    LB: TvLayout,
+    LC: DotLayout,
+    LC::Mma: cute_rs_tensor::block_tile::dot::MmaParts,
+    <LC::Mma as cute_rs_tensor::block_tile::dot::MmaParts>::Atom: cute_rs_tensor::atom::MmaAtom<A = T, B = T, C = f32>,
+    cute_rs_tensor::atom::copy::SM75_U32x4_LDSM_N: cute_rs_tensor::atom::copy::CopyAtom<T>,
+    LC::LoadB: cute_rs_tensor::atom::copy::CopyAtom<T>,
+{
+    let (a32, b32) = (small_ints((m * k) as usize, seed), small_ints((k * n) as usize, seed ^ 0x9e37));
+    let a: Vec<T> = a32.iter().map(|&x| from(x)).collect();
+    let b: Vec<T> = b32.iter().map(|&x| from(x)).collect();
+    let mut c = vec![f32::NAN; (m * n) as usize];
+    let (tm, tn, tk) = (LC::SHAPE[0], LC::SHAPE[1], LA::SHAPE[1]);
+    let (aa, ba, ca) = (a.as_ptr() as usize, b.as_ptr() as usize, c.as_mut_ptr() as usize);
+    run_block(LC::THREADS as u32, &|| {
+        let scratch = block_scratch!(DOT_CHECK, 16384);
+        // SAFETY: the vectors above outlive the block; the tiles' accesses are bounded by the
+        // tensors' extents.
+        let (at, bt, ct) = unsafe {
+            (
+                LayoutTensor::from_ptr(aa as *mut T, Strided::row_major([m, k])),
+                LayoutTensor::from_ptr(ba as *mut T, Strided::row_major([k, n])),
+                LayoutTensor::from_ptr(ca as *mut f32, Strided::row_major([m, n])),
+            )
+        };
+        for i in 0..(m + tm - 1) / tm {
+            for j in 0..(n + tn - 1) / tn {
+                let mut acc = BlockTile::<f32, LC>::zeros();
+                for kk in 0..(k + tk - 1) / tk {
+                    let ta = BlockTile::<T, LA>::load(&at, [i, kk], T::ZERO);
+                    let tb = BlockTile::<T, LB>::load(&bt, [kk, j], T::ZERO);
+                    acc = dot(&ta, &tb, acc, &scratch);
+                }
+                acc.store(&ct, [i, j]);
+            }
+        }
+    })
+    .unwrap();
+    for r in 0..m {
+        for col in 0..n {
+            let want: f32 = (0..k).map(|x| a32[(r * k + x) as usize] * b32[(x * n + col) as usize]).sum();
+            assert_eq!(c[(r * n + col) as usize], want, "C({r}, {col}) of {m} x {n} x {k}");
+        }
+    }
+}
+
+/// `C = A B` for `m x k` A (row stride `lda >= k`) and `k x n` B (row-major, or stored as its
+/// `n x k` transpose) with one `dot_range` of `STAGES` per output tile, checked exactly.
+fn check_dot_range<const STAGES: usize, T, LA, LB, LC>(m: i64, n: i64, k: i64, lda: i64, b_transposed: bool, seed: u64, from: fn(f32) -> T)
+where
+    T: Element + Send + Sync,
+    LA: TvLayout,
+    LB: TvLayout,
+    LC: DotLayout,
+    <LC::Mma as cute_rs_tensor::block_tile::dot::MmaParts>::Atom: cute_rs_tensor::atom::MmaAtom<A = T, B = T, C = f32>,
+    cute_rs_tensor::atom::copy::SM75_U32x4_LDSM_N: cute_rs_tensor::atom::copy::CopyAtom<T>,
+    LC::LoadB: cute_rs_tensor::atom::copy::CopyAtom<T>,
+{
+    let (a32, b32) = (small_ints((m * lda) as usize, seed), small_ints((k * n) as usize, seed ^ 0x9e37));
+    // NaN past K in A's rows: a copy that reads them (instead of zero-filling) poisons C, even
+    // though B's zero-filled rows would cancel any finite value.
+    let a: Vec<T> = a32.iter().enumerate().map(|(i, &x)| from(if i as i64 % lda >= k { f32::NAN } else { x })).collect();
+    let b: Vec<T> = b32.iter().map(|&x| from(x)).collect();
+    let mut c = vec![f32::NAN; (m * n) as usize];
+    let (tm, tn, tk) = (LC::SHAPE[0], LC::SHAPE[1], LA::SHAPE[1]);
+    let (aa, ba, ca) = (a.as_ptr() as usize, b.as_ptr() as usize, c.as_mut_ptr() as usize);
+    run_block(LC::THREADS as u32, &|| {
+        let scratch = block_scratch!(DOT_RANGE_CHECK, 49152);
+        let b_stride = if b_transposed { [1, k] } else { [n, 1] };
+        // SAFETY: the vectors above outlive the block; the copies are bounded by the extents.
+        let (at, bt, ct) = unsafe {
+            (
+                LayoutTensor::from_ptr(aa as *mut T, Strided::new([m, k], [lda, 1])),
+                LayoutTensor::from_ptr(ba as *mut T, Strided::new([k, n], b_stride)),
+                LayoutTensor::from_ptr(ca as *mut f32, Strided::row_major([m, n])),
+            )
+        };
+        for i in 0..(m + tm - 1) / tm {
+            for j in 0..(n + tn - 1) / tn {
+                let steps = (k + tk - 1) / tk;
+                let acc = dot_range::<STAGES, T, LA, LB, LC, 49152>(steps, &at, |kk| [i, kk], &bt, |kk| [kk, j], BlockTile::zeros(), &scratch);
+                acc.store(&ct, [i, j]);
+            }
+        }
+    })
+    .unwrap();
+    let b_at = |x: i64, col: i64| if b_transposed { b32[(col * k + x) as usize] } else { b32[(x * n + col) as usize] };
+    for r in 0..m {
+        for col in 0..n {
+            let want: f32 = (0..k).map(|x| a32[(r * lda + x) as usize] * b_at(x, col)).sum();
+            assert_eq!(c[(r * n + col) as usize], want, "C({r}, {col}) of {m} x {n} x {k}, {STAGES} stages");
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(8))]
+
+    #[test]
+    fn pipelined_wide_tiles(m in 1i64..130, n8 in 1i64..33, k in 1i64..100, aligned_lda in any::<bool>(), stages in 2usize..5, seed in any::<u64>()) {
+        // A's row stride a multiple of 8 (16-byte copies, zero-filled past a ragged K) or not
+        // (element copies); B's rows of whole 16-byte chunks.
+        let n = 8 * n8;
+        let lda = if aligned_lda { (k + 7) / 8 * 8 } else { k + 1 + (k % 8 == 7) as i64 };
+        match stages {
+            2 => check_dot_range::<2, bf16, WideA, WideB, WideAcc>(m, n, k, lda, false, seed, bf16::from_f32),
+            3 => check_dot_range::<3, bf16, WideA, WideB, WideAcc>(m, n, k, lda, false, seed, bf16::from_f32),
+            _ => check_dot_range::<4, bf16, WideA, WideB, WideAcc>(m, n, k, lda, false, seed, bf16::from_f32),
+        }
+    }
+
+    #[test]
+    fn pipelined_ragged_and_transposed(m in 1i64..70, n in 1i64..40, k in 1i64..60, transposed in any::<bool>(), seed in any::<u64>()) {
+        check_dot_range::<3, f16, SmallA, SmallB, SmallAcc>(m, n, k, k, transposed, seed, f16::from_f32);
+    }
+
+    #[test]
+    fn one_atom_per_warp_f16(m in 1i64..70, n in 1i64..40, k in 1i64..50, seed in any::<u64>()) {
+        check_dot::<f16, SmallA, SmallB, SmallAcc>(m, n, k, seed, f16::from_f32);
+    }
+
+    #[test]
+    fn one_atom_per_warp_bf16(m in 1i64..70, n in 1i64..40, k in 1i64..50, seed in any::<u64>()) {
+        check_dot::<bf16, SmallA, SmallB, SmallAccBf16>(m, n, k, seed, bf16::from_f32);
+    }
+
+    #[test]
+    fn eight_warps_two_atoms_along_n(m in 1i64..130, n in 1i64..260, k in 1i64..100, seed in any::<u64>()) {
+        check_dot::<bf16, WideA, WideB, WideAcc>(m, n, k, seed, bf16::from_f32);
+    }
+
+    #[test]
+    fn column_fast_a(m in 1i64..130, n in 1i64..40, k in 1i64..40, seed in any::<u64>()) {
+        check_dot::<f16, ColA, ColB4, ColAcc>(m, n, k, seed, f16::from_f32);
+    }
+}
+
+/// The accumulator layouts hold every element of their tile once.
+#[test]
+fn accumulator_layouts_are_bijections() {
+    fn covers<L: TvLayout>() {
+        let mut seen = vec![0u32; (L::SHAPE[0] * L::SHAPE[1]) as usize];
+        for t in 0..L::THREADS as i64 {
+            for v in 0..L::VALUES {
+                let c = L::MAP.coord(t, v);
+                seen[(c[0] * L::SHAPE[1] + c[1]) as usize] += 1;
+            }
+        }
+        assert!(seen.iter().all(|&s| s == 1), "every element once");
+    }
+    covers::<SmallAcc>();
+    covers::<WideAcc>();
+    covers::<ColAcc>();
+}
