@@ -297,7 +297,7 @@ unsafe fn matmul<T, LC>(
 macro_rules! matmul_kernels {
     ($($name:ident $t:ty, $acc:ty;)*) => {$(
         #[doc = concat!("03 matrix multiplication in ", stringify!($t), ": one 128 x 128 tile of C per program, grouped 8 along M.")]
-        #[kernel(block(256))]
+        #[kernel(block(256), launch_bounds(256, 2))]
         #[allow(clippy::too_many_arguments)]
         pub fn $name(
             a: *const $t, b: *const $t, c: *mut $t, m: i64, n: i64, k: i64,
