@@ -44,7 +44,7 @@
 //! `debug_assert!` and treated as [`MemoryOrder::Relaxed`].
 //!
 //! # Hints
-//! `latency` (1..=10) and `allow_tma` are accepted and recorded, and change nothing: each thread
+//! `latency` (1..=10, range-checked) and `allow_tma` are accepted and recorded, and change nothing: each thread
 //! loads its tile into registers with ordinary (vector) loads. TODO: with `allow_tma` and a
 //! tile/array pair that TMA can describe, a block-cooperative path through shared memory: the
 //! box load exists ([`LayoutTensor::load_tma`](crate::LayoutTensor::load_tma), checked by
@@ -294,8 +294,8 @@ pub enum MemoryScope {
 pub struct LoadOptions {
     /// `padding_mode`.
     pub padding: Padding,
-    /// `latency` hint, 1 (low DRAM traffic) to 10 (high); `None` lets the compiler infer. Accepted,
-    /// no effect.
+    /// `latency` hint, 1 (low DRAM traffic) to 10 (high); `None` lets the compiler infer. Accepted
+    /// and range-checked by [`LoadOptions::latency`], no effect.
     pub latency: Option<u8>,
     /// `allow_tma`; `None` means allowed. Accepted, no effect (TMA is a TODO).
     pub allow_tma: Option<bool>,
@@ -305,7 +305,28 @@ pub struct LoadOptions {
     pub scope: MemoryScope,
 }
 
+/// cuTile's range of the `latency` hint, 1 (low DRAM traffic) to 10 (high).
+const fn checked_latency(l: u8) -> u8 {
+    assert!(l >= 1 && l <= 10, "latency: the hint must be 1 to 10");
+    l
+}
+
 impl LoadOptions {
+    /// cuTile's defaults, as a constant (the same as `Default::default()`).
+    ///
+    /// # Example
+    /// ```
+    /// # use cute_rs_tensor::tile_space::LoadOptions;
+    /// assert_eq!(LoadOptions::DEFAULT, LoadOptions::default());
+    /// ```
+    pub const DEFAULT: LoadOptions = LoadOptions {
+        padding: Padding::Undetermined,
+        latency: None,
+        allow_tma: None,
+        order: MemoryOrder::Weak,
+        scope: MemoryScope::None,
+    };
+
     /// With `padding_mode`.
     ///
     /// # Example
@@ -319,13 +340,23 @@ impl LoadOptions {
     }
     /// With the `latency` hint.
     ///
+    /// # Panics
+    /// When `l` is not 1 to 10 ("latency: the hint must be 1 to 10"); in a constant, that stops
+    /// compilation.
+    ///
     /// # Example
     /// ```
     /// # use cute_rs_tensor::tile_space::LoadOptions;
     /// assert_eq!(LoadOptions::default().latency(10).latency, Some(10));
+    /// const OPTIONS: LoadOptions = LoadOptions::DEFAULT.latency(3);
+    /// assert_eq!(OPTIONS.latency, Some(3));
+    /// ```
+    /// ```compile_fail
+    /// # use cute_rs_tensor::tile_space::LoadOptions;
+    /// const OPTIONS: LoadOptions = LoadOptions::DEFAULT.latency(11); // latency: the hint must be 1 to 10
     /// ```
     pub const fn latency(mut self, l: u8) -> Self {
-        self.latency = Some(l);
+        self.latency = Some(checked_latency(l));
         self
     }
     /// With `allow_tma`.
@@ -376,13 +407,17 @@ pub struct StoreOptions {
 impl StoreOptions {
     /// With the `latency` hint.
     ///
+    /// # Panics
+    /// When `l` is not 1 to 10, as [`LoadOptions::latency`].
+    ///
     /// # Example
     /// ```
     /// # use cute_rs_tensor::tile_space::StoreOptions;
     /// assert_eq!(StoreOptions::default().latency(2).latency, Some(2));
+    /// assert!(std::panic::catch_unwind(|| StoreOptions::default().latency(0)).is_err());
     /// ```
     pub const fn latency(mut self, l: u8) -> Self {
-        self.latency = Some(l);
+        self.latency = Some(checked_latency(l));
         self
     }
     /// With `allow_tma`.

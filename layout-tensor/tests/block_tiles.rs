@@ -327,3 +327,47 @@ fn aligned_accesses_check_their_conditions() {
         assert!(err.to_string().contains("multiples of the tile's vector"), "{err}");
     }
 }
+
+blocked_layout!(ConvRows = shape [16, 32], size_per_thread [1, 4], threads_per_warp [2, 16], warps_per_cta [2, 1], order [1, 0]);
+blocked_layout!(ConvCols = shape [16, 32], size_per_thread [4, 1], threads_per_warp [16, 2], warps_per_cta [1, 2], order [0, 1]);
+blocked_layout!(ConvReplicated = shape [16, 32], size_per_thread [1, 1], threads_per_warp [32, 1], warps_per_cta [1, 2], order [1, 0]);
+blocked_layout!(ConvTall = shape [32, 16], size_per_thread [2, 2], threads_per_warp [4, 8], warps_per_cta [2, 1], order [1, 0]);
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(16))]
+
+    /// A tile converted between layouts (row-fast, column-fast, replicated) keeps every element
+    /// at its coordinate, and a transpose moves element (i, j) to (j, i) and back.
+    #[test]
+    fn layout_conversions_keep_the_elements(seed in any::<u64>()) {
+        let value = move |c: [i64; 5]| ((c[0] * 131 + c[1]) as u64).wrapping_mul(seed | 1).rotate_left(17) as u32;
+        run_block(64, &|| {
+            let scratch = cute_rs_tensor::block_scratch!(CONVERT_CHECK, 4096);
+            let x = BlockTile::<u32, ConvRows>::from_coord(value);
+            let cols = x.convert_layout::<ConvCols, 4096>(&scratch);
+            assert_eq!(cols.values(), BlockTile::<u32, ConvCols>::from_coord(value).values(), "rows -> columns");
+            let replicated = cols.convert_layout::<ConvReplicated, 4096>(&scratch);
+            assert_eq!(replicated.values(), BlockTile::<u32, ConvReplicated>::from_coord(value).values(), "columns -> replicated");
+            let back = replicated.convert_layout::<ConvRows, 4096>(&scratch);
+            assert_eq!(back.values(), x.values(), "replicated -> rows");
+            let t = x.trans::<ConvTall, 4096>(&scratch);
+            assert_eq!(t.values(), BlockTile::<u32, ConvTall>::from_coord(|c| value([c[1], c[0], 0, 0, 0])).values(), "transpose");
+            let tt = t.permute::<ConvCols, 4096>(&[1, 0], &scratch);
+            assert_eq!(tt.values(), cols.values(), "transpose back, by permute");
+        })
+        .unwrap();
+    }
+}
+
+/// `permute` refuses dims that are not a permutation, or a layout of another shape, by name.
+#[test]
+fn permute_checks_its_dims() {
+    for dims in [&[0usize, 0][..], &[1], &[0, 1]] {
+        let err = run_block(64, &|| {
+            let scratch = cute_rs_tensor::block_scratch!(PERMUTE_CHECK, 4096);
+            let _ = BlockTile::<u32, ConvRows>::zeros().permute::<ConvTall, 4096>(dims, &scratch);
+        })
+        .unwrap_err();
+        assert!(err.to_string().contains("permute: dims must be a permutation"), "{dims:?}: {err}");
+    }
+}

@@ -15,6 +15,7 @@ pub fn checks() -> Vec<Check> {
         Check { name: "tutorials/01 vector add (10007 f32, ragged last tile)", run: check_add },
         Check { name: "tutorials/02 softmax (1k, 4k, 16k blocks, general and aligned; ragged rows, padded strides)", run: check_softmax },
         Check { name: "tutorials/03 matmul (f16 and bf16; ragged M, N, K; row-major and transposed B)", run: check_matmul },
+        Check { name: "tutorials/block-tile transpose through shared memory (tl.trans; ragged 300 x 200)", run: check_transpose },
         Check { name: "tutorials/04 seeded dropout (Philox, as tl.rand)", run: check_dropout },
         Check { name: "tutorials/05 layer norm forward (f16; 1, 2 and 3 chunks, general and aligned)", run: check_layer_norm },
     ]
@@ -284,6 +285,20 @@ fn check_matmul_of<T: host::DeviceElem>(gpu: &Gpu, module: &Module, kernel: Matm
 fn check_matmul(gpu: &Gpu, module: &Module) -> Result<(), String> {
     check_matmul_of(gpu, module, k::tutorial_matmul_f16, "f16", f16::from_f32, |v| v.to_f64(), 2e-3)?;
     check_matmul_of(gpu, module, k::tutorial_matmul_bf16, "bf16", bf16::from_f32, |v| v.to_f64(), 8e-3)
+}
+
+fn check_transpose(gpu: &Gpu, module: &Module) -> Result<(), String> {
+    let (rows, cols) = (300usize, 200usize);
+    let x = random_f32(fresh_seed(), rows * cols);
+    let dx = gpu.upload(&x).map_err(fail("upload"))?;
+    let mut out = gpu.alloc::<f32>(rows * cols).map_err(fail("alloc"))?;
+    gpu.memset(&mut out, 0xff).map_err(fail("poison"))?;
+    let (tr, tc) = (rows.div_ceil(64), cols.div_ceil(64));
+    unsafe { gpu.launch(module, k::block_tile_transpose, blocks(tr * tc, 128), (&dx, &mut out, rows as i64, cols as i64, tc as i64)).run() }
+        .map_err(fail("launch"))?;
+    let got = gpu.download(&out).map_err(fail("download"))?;
+    let want: Vec<f32> = (0..cols * rows).map(|i| x[(i % rows) * cols + i / rows]).collect();
+    super::expect_eq("transpose", &got, &want)
 }
 
 /// Milliseconds of `f` (median of `reps` after `warmup`), each timed run after a write of 256 MB

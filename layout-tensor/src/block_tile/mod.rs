@@ -21,6 +21,8 @@
 //!   Triton pointer tiles with a mask and `other`.
 //! - Reductions ([`reduce`](mod@reduce)): `sum`, `max`, `min`, `argmax` along an axis, with warp
 //!   shuffles and, across warps, a block's [`Scratch`](reduce::Scratch) of shared memory.
+//! - Layout conversions through the scratch: [`BlockTile::convert_layout`],
+//!   [`BlockTile::permute`], [`BlockTile::trans`].
 //! - Matrix products ([`dot`](mod@dot)): [`dot()`] (`tl.dot(a, b, acc)`) on the tensor cores into
 //!   an f32 accumulator tile of an MMA layout ([`dot_layout!`](crate::dot_layout)), and
 //!   [`dot_range`], the K loop of products whose tiles are copied into shared memory several
@@ -46,6 +48,7 @@
 use core::marker::PhantomData;
 use core::ops;
 
+mod convert;
 pub mod dot;
 pub mod memory;
 pub mod random;

@@ -312,3 +312,21 @@ matmul_kernels! {
     tutorial_matmul_f16 f16, MatmulAccF16;
     tutorial_matmul_bf16 bf16, MatmulAccBf16;
 }
+
+blocked_layout!(
+    /// A 64 x 64 tile read along rows: 16-byte vectors, 4 warps.
+    pub TransposeRows = shape [64, 64], size_per_thread [1, 4], threads_per_warp [2, 16], warps_per_cta [4, 1], order [1, 0]
+);
+
+/// A matrix transpose with block tiles: program `(i, j)` loads tile `(i, j)` of `x` (`rows x
+/// cols`, row-major) along its rows, transposes it through shared memory (`tl.trans`) into the
+/// same row layout of the transposed tile, and stores it as tile `(j, i)` of `out` (`cols x rows`).
+#[kernel(block(128))]
+pub fn block_tile_transpose(x: *const f32, out: *mut f32, rows: i64, cols: i64, tiles_along_cols: i64) {
+    let scratch = block_scratch!(TRANSPOSE_SCRATCH, 16384);
+    let (x, out) = (LayoutTensor::from_ptr(x as *mut f32, Strided::row_major([rows, cols])), LayoutTensor::from_ptr(out, Strided::row_major([cols, rows])));
+    let pid = block_idx_x() as i64;
+    let (i, j) = (pid / tiles_along_cols, pid % tiles_along_cols);
+    let tile = BlockTile::<f32, TransposeRows>::load(&x, [i, j], 0.0);
+    tile.trans::<TransposeRows, 16384>(&scratch).store(&out, [j, i]);
+}
