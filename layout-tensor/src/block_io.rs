@@ -46,7 +46,12 @@
 //!
 //! ## Guarded calls
 //! `load_guarded(input, items, valid, oob)` reads only tile offsets `< valid` and gives `oob` for
-//! the others; `store_guarded(output, items, valid)` writes only offsets `< valid`.
+//! the others; `load_valid(input, items, valid)` reads the same and leaves the other items as they
+//! were; `store_guarded(output, items, valid)` writes only offsets `< valid`.
+//!
+//! ## Blocks of two and three dimensions
+//! `BlockLoad<T, M, BX, I, BY, BZ>` is for a block of `BX x BY x BZ` threads, ranked
+//! `x + BX (y + BY z)` as rocPRIM ranks them. Methods that need no storage take [`no_storage()`].
 //!
 //! ```
 //! use cute_rs_tensor::block_io::{blocked, striped, warp_striped};
@@ -440,6 +445,22 @@ impl<T: BlockItem, M: Method, G: Group, const I: usize> Coop<T, M, G, I> {
         }
     }
 
+    /// [`load`](Self::load) of the offsets `< valid` only, the items at other offsets keeping
+    /// their values (rocPRIM's `load(input, items, valid)`).
+    #[inline(always)]
+    unsafe fn load_keeping(input: *const T, items: &mut [T; I], valid: usize, storage: *mut T) {
+        let old = *items;
+        // Any placeholder for the offsets past `valid`: they are restored below.
+        Self::load(input, items, Some((valid, old[0])), storage);
+        let registers = if Self::EXCHANGES { Self::BLOCKED } else { Self::MEMORY };
+        let rank = G::rank();
+        for i in 0..I {
+            if registers.call((i + I * rank) as i64) as usize >= valid {
+                items[i] = old[i];
+            }
+        }
+    }
+
     #[inline(always)]
     unsafe fn store(output: *mut T, items: &[T; I], valid: Option<usize>, storage: *mut T) {
         let rank = G::rank();
@@ -488,6 +509,24 @@ unsafe fn vector_copy<T, const I: usize>(mem: *mut u8, regs: *mut u8, v: usize, 
         }
         k += v;
     }
+}
+
+/// The storage argument of a method that needs none ([`BlockLoad::STORAGE_LEN`] 0: `Direct`,
+/// `Striped`, `Vectorize`), so that no shared memory is declared for it (rocPRIM's overloads
+/// without `storage`). Passing it to a method that needs storage is a compile-time error ("the
+/// temporary storage is smaller than the method's STORAGE_LEN").
+///
+/// ```no_run
+/// use cute_rs_tensor::block_io::{method, no_storage, BlockLoad};
+/// # unsafe fn k(input: *const u32) {
+/// let mut items = [0u32; 4];
+/// BlockLoad::<u32, method::Vectorize, 128, 4>::new().load(input, &mut items, no_storage());
+/// # }
+/// ```
+#[inline(always)]
+pub fn no_storage<T: Copy>() -> SharedArray<T, 0> {
+    // SAFETY: zero elements: the methods that take it never access it (their storage length is 0).
+    unsafe { SharedArray::from_raw(core::ptr::NonNull::dangling().as_ptr()) }
 }
 
 /// `block_load` and `block_store` for a block of `BX x BY x BZ` threads, `I` items each, of
@@ -579,6 +618,25 @@ impl<T: BlockItem, M: Method, const BX: usize, const I: usize, const BY: usize, 
     ) {
         Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::check_storage::<N>();
         Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::load(input, items, Some((valid, oob)), storage.as_mut_ptr())
+    }
+
+    /// [`load`](Self::load) reading only tile offsets `< valid`; the items at the other offsets
+    /// keep the values they had (rocPRIM's `load(input, items, valid)`).
+    ///
+    /// # Safety
+    /// As [`load`](Self::load), with `input` valid for `min(valid, TILE)` reads.
+    ///
+    /// ```no_run
+    /// use cute_rs_tensor::block_io::{method, no_storage, BlockLoad};
+    /// # unsafe fn k(input: *const f32, n: usize) {
+    /// let mut items = [-1f32; 4]; // offsets past n stay -1
+    /// BlockLoad::<f32, method::Striped, 64, 4>::new().load_valid(input, &mut items, n, no_storage());
+    /// # }
+    /// ```
+    #[inline(always)]
+    pub unsafe fn load_valid<const N: usize>(&self, input: *const T, items: &mut [T; I], valid: usize, storage: SharedArray<T, N>) {
+        Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::check_storage::<N>();
+        Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::load_keeping(input, items, valid, storage.as_mut_ptr())
     }
 
     /// Stores `items` (in the method's register arrangement) to the tile at `output`.

@@ -83,8 +83,32 @@ pub fn checks() -> Vec<Check> {
         name: "block_io/exchange_u32_128x4",
         run: |g, m| check_exchange(g, m, test_kernels::block_io::block_exchange_u32_128x4, 128, 4),
     });
+    all.push(Check { name: "block_io/3-D block 16x4x2: load_valid (Transpose; Direct without storage), store_guarded", run: check_3d_valid });
     all.push(Check { name: "reduce/block_reduce_sum_f32 (7 tiles)", run: |g, m| check_reduce(g, m, 7 * test_kernels::bench::BENCH_TILE).map(|_| ()) });
     all
+}
+
+/// `block_io_3d_valid` with `n` = a random partial tile and a full one: the registers of both
+/// methods are the blocked tile below `n` and keep their markers above; the stored output is the
+/// input below `n` and keeps its poison above.
+fn check_3d_valid(gpu: &Gpu, module: &Module) -> Result<(), String> {
+    use test_kernels::block_io::{block_io_3d_marker, block_io_3d_valid};
+    let data = random_u32(fresh_seed(), 512);
+    let src = gpu.upload(&data).map_err(fail("upload"))?;
+    for n in [1 + (fresh_seed() % 511) as usize, 512] {
+        let mut regs = gpu.alloc::<u32>(1024).map_err(fail("alloc"))?;
+        let mut out = gpu.alloc::<u32>(512).map_err(fail("alloc"))?;
+        gpu.memset(&mut out, 0xff).map_err(fail("poison"))?;
+        let cfg = LaunchConfig { grid: (1, 1, 1), block: (16, 4, 2), shared_mem_bytes: 0 };
+        unsafe { gpu.launch(module, block_io_3d_valid, cfg, (&src, &mut regs, &mut out, n as u32)).run() }.map_err(fail("launch"))?;
+        let regs = gpu.download(&regs).map_err(fail("download"))?;
+        let want: Vec<u32> = (0..512).map(|j| if j < n { data[j] } else { block_io_3d_marker(j as u32 / 4, j as u32 % 4) }).collect();
+        super::expect_eq(&format!("3-D Transpose load_valid, n = {n}"), &regs[..512], &want)?;
+        super::expect_eq(&format!("3-D Direct load_valid without storage, n = {n}"), &regs[512..], &want)?;
+        let want_out: Vec<u32> = (0..512).map(|j| if j < n { data[j] } else { u32::MAX }).collect();
+        super::expect_eq(&format!("3-D store_guarded, n = {n}"), &gpu.download(&out).map_err(fail("download"))?, &want_out)?;
+    }
+    Ok(())
 }
 
 /// A `BlockExchange` kernel: the four arrangements it writes must each be the input tile.

@@ -111,3 +111,36 @@ exchange_kernels! {
     block_exchange_u32_64x3: 64, 3;
     block_exchange_u32_128x4: 128, 4;
 }
+
+/// The register marker of a 3-D case's item `i` of thread rank `r`: what `load_valid` must leave
+/// in place past `valid`.
+pub const fn block_io_3d_marker(rank: u32, i: u32) -> u32 {
+    0xdead_0000 + rank * 4 + i
+}
+
+/// A block of 16 x 4 x 2 threads (`BlockLoad<u32, _, 16, 4, 4, 2>`, rank `x + 16 (y + 4 z)`):
+/// `Transpose` loads the tile with `load_valid` (items past `n` keep their markers) and stores it
+/// back guarded; `Direct` loads it again with `load_valid` and no storage. Registers are dumped to
+/// `regs[rank * 4 + i]` (`Transpose`) and `regs[512 + rank * 4 + i]` (`Direct`).
+#[kernel]
+pub fn block_io_3d_valid(input: *const u32, regs: *mut u32, output: *mut u32, n: u32) {
+    type Transposing = BlockLoad<u32, method::Transpose, 16, 4, 4, 2>;
+    type Direct = BlockLoad<u32, method::Direct, 16, 4, 4, 2>;
+    let storage = block_storage!(BLOCK_IO_3D: Transposing);
+    let t = layout_tensor::device::ids::thread_idx();
+    let rank = t.x + 16 * (t.y + 4 * t.z);
+    let mut items = [0u32; 4];
+    let mut direct = [0u32; 4];
+    for i in 0..4 {
+        items[i] = block_io_3d_marker(rank, i as u32);
+        direct[i] = block_io_3d_marker(rank, i as u32);
+    }
+    Transposing::new().load_valid(input, &mut items, n as usize, storage);
+    Direct::new().load_valid(input, &mut direct, n as usize, layout_tensor::block_io::no_storage());
+    for i in 0..4 {
+        *regs.add((rank * 4) as usize + i) = items[i];
+        *regs.add(512 + (rank * 4) as usize + i) = direct[i];
+    }
+    sync_threads();
+    Transposing::new().store_guarded(output, &items, n as usize, storage);
+}
