@@ -8,7 +8,7 @@
 //! the reference exactly.
 
 use cute_rs_tensor::atom::{SM80_16x8x16_F32BF16BF16F32_TN as Bf16Atom, SM80_16x8x16_F32F16F16F32_TN as F16Atom, TiledMma};
-use cute_rs_tensor::block_tile::{dot, dot_range, BlockTile, DotLayout, TvLayout};
+use cute_rs_tensor::block_tile::{dot, dot_range, BlockTile, DotLayoutOf, TvLayout};
 use cute_rs_tensor::device::cpu::run_block;
 use cute_rs_tensor::half::{bf16, f16};
 use cute_rs_tensor::{block_scratch, blocked_layout, dot_layout, static_layout, Element, LayoutTensor, Strided};
@@ -53,11 +53,7 @@ where
     T: Element + Send + Sync,
     LA: TvLayout,
     LB: TvLayout,
-    LC: DotLayout,
-    LC::Mma: cute_rs_tensor::block_tile::dot::MmaParts,
-    <LC::Mma as cute_rs_tensor::block_tile::dot::MmaParts>::Atom: cute_rs_tensor::atom::MmaAtom<A = T, B = T, C = f32>,
-    cute_rs_tensor::atom::copy::SM75_U32x4_LDSM_N: cute_rs_tensor::atom::copy::CopyAtom<T>,
-    LC::LoadB: cute_rs_tensor::atom::copy::CopyAtom<T>,
+    LC: DotLayoutOf<T>,
 {
     let (a32, b32) = (small_ints((m * k) as usize, seed), small_ints((k * n) as usize, seed ^ 0x9e37));
     let a: Vec<T> = a32.iter().map(|&x| from(x)).collect();
@@ -104,10 +100,7 @@ where
     T: Element + Send + Sync,
     LA: TvLayout,
     LB: TvLayout,
-    LC: DotLayout,
-    <LC::Mma as cute_rs_tensor::block_tile::dot::MmaParts>::Atom: cute_rs_tensor::atom::MmaAtom<A = T, B = T, C = f32>,
-    cute_rs_tensor::atom::copy::SM75_U32x4_LDSM_N: cute_rs_tensor::atom::copy::CopyAtom<T>,
-    LC::LoadB: cute_rs_tensor::atom::copy::CopyAtom<T>,
+    LC: DotLayoutOf<T>,
 {
     let (a32, b32) = (small_ints((m * lda) as usize, seed), small_ints((k * n) as usize, seed ^ 0x9e37));
     // NaN past K in A's rows: a copy that reads them (instead of zero-filling) poisons C, even

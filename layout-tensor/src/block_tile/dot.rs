@@ -39,7 +39,7 @@ use layout::{make_layout, IntTuple, Layout, LayoutError, Swizzle};
 
 use super::{thread, BlockTile, Scratch, TvLayout, ValueStorage};
 use crate::algorithm::gemm;
-use crate::atom::copy::{copy, make_tiled_copy_a, make_tiled_copy_b, CopyAtom, SM75_U16x4_LDSM_T, SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N};
+use crate::atom::copy::{copy, make_tiled_copy_a, make_tiled_copy_b, CopyAtom, SM75_U16x4_LDSM_T, SM75_U16x8_LDSM_T};
 use crate::atom::tiled_mma::{partition_by_tv, MmaPartition};
 use crate::atom::{MmaAtom, TiledMma};
 use crate::device::cp_async::{cp_async_cg_zfill, cp_async_pipeline};
@@ -102,10 +102,30 @@ pub trait DotLayout: TvLayout {
     type FragmentA<E: Copy>: ValueStorage<E>;
     /// The registers of one k-block of a thread's B fragment.
     type FragmentB<E: Copy>: ValueStorage<E>;
+    /// The `ldmatrix` atom that loads a thread block's A values (`.x4`: the m16n8k16 A fragment).
+    type LoadA: Copy + Default;
     /// The `ldmatrix.trans` atom that loads a thread block's B values: `.x2` for one m16n8k16
     /// atom along N, `.x4` for two or more.
     type LoadB: Copy + Default;
 }
+
+/// A [`DotLayout`] whose products take operands of `T`: its atom multiplies `T`s into `f32`s and
+/// its `ldmatrix` atoms move `T`s. Implemented for every such layout; the one bound a generic
+/// kernel over [`dot`] needs.
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::atom::{SM80_16x8x16_F32F16F16F32_TN as Atom, TiledMma};
+/// use cute_rs_tensor::block_tile::dot::DotLayoutOf;
+/// use cute_rs_tensor::half::f16;
+/// use cute_rs_tensor::{dot_layout, static_layout};
+/// static_layout!(Warps = "(2,2,1)");
+/// dot_layout!(Acc = mma TiledMma<Atom, Warps>, shape [32, 16]);
+/// fn multiplies<T: cute_rs_tensor::Element, L: DotLayoutOf<T>>() {}
+/// multiplies::<f16, Acc>();
+/// ```
+pub trait DotLayoutOf<T: Element>: DotLayout<Mma: MmaParts<Atom: MmaAtom<A = T, B = T, C = f32>>, LoadA: CopyAtom<T>, LoadB: CopyAtom<T>> {}
+impl<T: Element, L> DotLayoutOf<T> for L where L: DotLayout<Mma: MmaParts<Atom: MmaAtom<A = T, B = T, C = f32>>, LoadA: CopyAtom<T>, LoadB: CopyAtom<T>> {}
 
 /// The `ldmatrix.trans` atom for B by whether a thread block holds 16 columns (two atoms).
 ///
@@ -222,6 +242,7 @@ macro_rules! dot_layout {
             type Mma = $mma;
             type FragmentA<__Elem: Copy> = [__Elem; $name::__FRAGMENT_A];
             type FragmentB<__Elem: Copy> = [__Elem; $name::__FRAGMENT_B];
+            type LoadA = $crate::atom::copy::SM75_U32x4_LDSM_N;
             type LoadB = <$crate::block_tile::dot::LoadBOf<{
                 let g = <$mma>::GEOMETRY;
                 g.values[1] * g.values[2] * <<$mma as $crate::block_tile::dot::MmaParts>::Atom as $crate::atom::MmaAtom>::VALUES_B as i64 >= 8
@@ -393,10 +414,7 @@ where
     T: Element,
     LA: TvLayout,
     LB: TvLayout,
-    LC: DotLayout,
-    AtomOf<LC>: MmaAtom<A = T, B = T, C = f32>,
-    SM75_U32x4_LDSM_N: CopyAtom<T>,
-    LC::LoadB: CopyAtom<T>,
+    LC: DotLayoutOf<T>,
 {
     check_operands::<T, LA, LB, LC, 1, BYTES>();
     let smem_a = scratch.slots::<T>();
@@ -417,10 +435,7 @@ where
 /// The compile-time conditions of a product of `LA` and `LB` tiles into `LC` through a scratch
 /// of `BYTES` holding `STAGES` copies of both operand tiles.
 #[inline(always)]
-fn check_operands<T, LA: TvLayout, LB: TvLayout, LC: DotLayout, const STAGES: usize, const BYTES: usize>()
-where
-    AtomOf<LC>: MmaAtom<A = T, B = T, C = f32>,
-{
+fn check_operands<T: Element, LA: TvLayout, LB: TvLayout, LC: DotLayoutOf<T>, const STAGES: usize, const BYTES: usize>() {
     const {
         assert!(LA::RANK == 2 && LB::RANK == 2 && LC::RANK == 2, "dot: the operand and accumulator tiles must have rank 2");
         assert!(
@@ -448,14 +463,11 @@ where
     T: Element,
     LA: TvLayout,
     LB: TvLayout,
-    LC: DotLayout,
-    AtomOf<LC>: MmaAtom<A = T, B = T, C = f32>,
-    SM75_U32x4_LDSM_N: CopyAtom<T>,
-    LC::LoadB: CopyAtom<T>,
+    LC: DotLayoutOf<T>,
 {
     let t = thread() as usize;
     let mma = MmaOf::<LC>::default();
-    let s2r_a = make_tiled_copy_a::<SM75_U32x4_LDSM_N, _, _, _>(mma);
+    let s2r_a = make_tiled_copy_a::<LC::LoadA, _, _, _>(mma);
     let s2r_b = make_tiled_copy_b::<LC::LoadB, _, _, _>(mma);
     // SAFETY: the scratch's tiles, written above, as swizzled shared tensors.
     let (tile_a, tile_b) = unsafe {
@@ -596,10 +608,7 @@ where
     T: Element,
     LA: TvLayout,
     LB: TvLayout,
-    LC: DotLayout,
-    AtomOf<LC>: MmaAtom<A = T, B = T, C = f32>,
-    SM75_U32x4_LDSM_N: CopyAtom<T>,
-    LC::LoadB: CopyAtom<T>,
+    LC: DotLayoutOf<T>,
 {
     check_operands::<T, LA, LB, LC, STAGES, BYTES>();
     const { assert!(STAGES >= 2 && STAGES <= 5, "dot_range: STAGES must be 2 to 5") };

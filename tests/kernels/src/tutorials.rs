@@ -20,8 +20,8 @@
 //! for rows whose length and stride are multiples of the 16-byte vector (Triton's specialization
 //! of arguments divisible by 16: whole-vector accesses only, `load_aligned`), and the general one.
 
-use layout_tensor::atom::{MmaAtom, SM80_16x8x16_F32BF16BF16F32_TN, SM80_16x8x16_F32F16F16F32_TN, TiledMma};
-use layout_tensor::block_tile::{dot_range, dot::MmaParts, rand, where_, BlockTile, Cast, DotLayout, Scratch, TvLayout};
+use layout_tensor::atom::{SM80_16x8x16_F32BF16BF16F32_TN, SM80_16x8x16_F32F16F16F32_TN, TiledMma};
+use layout_tensor::block_tile::{dot_range, rand, where_, BlockTile, Cast, DotLayoutOf, Scratch, TvLayout};
 use layout_tensor::device::ids::block_idx_x;
 use layout_tensor::half::{bf16, f16};
 use layout_tensor::{block_scratch, blocked_layout, dot_layout, kernel, static_layout, Element, LayoutTensor, Strided};
@@ -262,10 +262,7 @@ unsafe fn matmul<T, LC>(
 ) where
     T: Element,
     f32: Cast<T>,
-    LC: DotLayout,
-    <LC::Mma as MmaParts>::Atom: MmaAtom<A = T, B = T, C = f32>,
-    layout_tensor::atom::copy::SM75_U32x4_LDSM_N: layout_tensor::atom::copy::CopyAtom<T>,
-    LC::LoadB: layout_tensor::atom::copy::CopyAtom<T>,
+    LC: DotLayoutOf<T>,
 {
     let [bm, bn, bk] = MATMUL_TILE;
     // The tutorial's grouped ordering: consecutive programs share A's rows and sweep N.
