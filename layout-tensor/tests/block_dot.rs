@@ -8,7 +8,7 @@
 //! the reference exactly.
 
 use cute_rs_tensor::atom::{SM80_16x8x16_F32BF16BF16F32_TN as Bf16Atom, SM80_16x8x16_F32F16F16F32_TN as F16Atom, TiledMma};
-use cute_rs_tensor::block_tile::{dot, dot_range, BlockTile, DotLayoutOf, TvLayout};
+use cute_rs_tensor::block_tile::{dot, dot_range, dot_range_aligned, BlockTile, DotLayoutOf, TvLayout};
 use cute_rs_tensor::device::cpu::run_block;
 use cute_rs_tensor::half::{bf16, f16};
 use cute_rs_tensor::{block_scratch, blocked_layout, dot_layout, static_layout, Element, LayoutTensor, Strided};
@@ -124,7 +124,12 @@ where
         for i in 0..(m + tm - 1) / tm {
             for j in 0..(n + tn - 1) / tn {
                 let steps = (k + tk - 1) / tk;
-                let acc = dot_range::<STAGES, T, LA, LB, LC, 49152>(steps, &at, |kk| [i, kk], &bt, |kk| [kk, j], BlockTile::zeros(), &scratch);
+                // The aligned entry wherever it applies (both arrays' rows whole 16-byte vectors).
+                let acc = if lda % 8 == 0 && n % 8 == 0 && !b_transposed {
+                    dot_range_aligned::<STAGES, T, LA, LB, LC, 49152>(steps, &at, |kk| [i, kk], &bt, |kk| [kk, j], BlockTile::zeros(), &scratch)
+                } else {
+                    dot_range::<STAGES, T, LA, LB, LC, 49152>(steps, &at, |kk| [i, kk], &bt, |kk| [kk, j], BlockTile::zeros(), &scratch)
+                };
                 acc.store(&ct, [i, j]);
             }
         }
@@ -178,6 +183,30 @@ proptest! {
     #[test]
     fn column_fast_a(m in 1i64..130, n in 1i64..40, k in 1i64..40, seed in any::<u64>()) {
         check_dot::<f16, ColA, ColB4, ColAcc>(m, n, k, seed, f16::from_f32);
+    }
+}
+
+/// `dot_range_aligned` refuses an array whose rows are not whole 16-byte vectors, by name.
+#[test]
+fn aligned_products_check_their_arrays() {
+    let a = vec![bf16::ONE; 64 * 40];
+    let b = vec![bf16::ONE; 36 * 128];
+    let (aa, ba) = (a.as_ptr() as usize, b.as_ptr() as usize);
+    // A's rows of 36 (not a multiple of 8), then B's base off by one element.
+    for (lda, b_shift) in [(36i64, 0usize), (40, 1)] {
+        let err = run_block(WideAcc::THREADS as u32, &|| {
+            let scratch = block_scratch!(ALIGNED_REFUSAL, 49152);
+            // SAFETY: inside the vectors (B's 32 x 128 tile of 36 x 128 from element 1 fits).
+            let (at, bt) = unsafe {
+                (
+                    LayoutTensor::from_ptr(aa as *mut bf16, Strided::new([64, 32], [lda, 1])),
+                    LayoutTensor::from_ptr((ba as *mut bf16).add(b_shift), Strided::row_major([32, 128])),
+                )
+            };
+            let _ = dot_range_aligned::<3, bf16, WideA, WideB, WideAcc, 49152>(1, &at, |k| [0, k], &bt, |k| [k, 0], BlockTile::zeros(), &scratch);
+        })
+        .unwrap_err();
+        assert!(err.to_string().contains("dot_range_aligned: the arrays' last stride must be 1"), "lda {lda}, shift {b_shift}: {err}");
     }
 }
 

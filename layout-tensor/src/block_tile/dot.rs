@@ -508,16 +508,17 @@ where
 /// Copies tile `index` of `array` (elements outside it as zeros) into the row-major,
 /// [`RowSwizzle`]d tile at `smem`, each thread its values of `L`: with `vector`, runs of 8 as
 /// 16-byte `cp.async` copies (zero-filled past the array's last extent), to be waited for with
-/// the async-copy groups; else element by element, synchronously.
+/// the async-copy groups; else element by element, synchronously. `ALIGNED`: the 16-byte path
+/// only (the caller has checked the array), so that the loop holds no registers for the other.
 #[inline(always)]
-fn copy_tile_async<T: Element, L: TvLayout>(array: &LayoutTensor<'_, T, Strided<2>, Global>, index: [i64; 2], smem: *mut T, vector: bool) {
+fn copy_tile_async<T: Element, L: TvLayout, const ALIGNED: bool>(array: &LayoutTensor<'_, T, Strided<2>, Global>, index: [i64; 2], smem: *mut T, vector: bool) {
     let swizzle = const { RowSwizzle::<L>::SWIZZLE };
     let (layout, ptr) = (array.source(), array.as_ptr());
     let ([rows, cols], [s0, s1]) = (layout.shape, layout.stride);
     let tc = L::MAP.thread_coord(thread());
     let (r0, c0) = (index[0] * L::SHAPE[0] + tc[0], index[1] * L::SHAPE[1] + tc[1]);
     let row = L::SHAPE[1];
-    if const { staging_width::<T, L>() * core::mem::size_of::<T>() == 16 } && vector {
+    if const { staging_width::<T, L>() * core::mem::size_of::<T>() == 16 } && (ALIGNED || vector) {
         super::for_each_value::<L>(|v| {
             if v % 8 == 0 {
                 let vc = L::MAP.value_coord(v);
@@ -532,7 +533,7 @@ fn copy_tile_async<T: Element, L: TvLayout>(array: &LayoutTensor<'_, T, Strided<
                 unsafe { cp_async_cg_zfill::<16>(dst as *mut u8, src as *const u8, 2 * valid as u32) };
             }
         });
-    } else {
+    } else if !ALIGNED {
         super::for_each_value::<L>(|v| {
             let vc = L::MAP.value_coord(v);
             let (r, c) = (r0 + vc[0], c0 + vc[1]);
@@ -610,6 +611,29 @@ where
     LB: TvLayout,
     LC: DotLayoutOf<T>,
 {
+    products::<STAGES, T, LA, LB, LC, BYTES, false>(steps, a, a_at, b, b_at, acc, scratch)
+}
+
+
+/// [`dot_range`] and [`dot_range_aligned`]: with `ALIGNED`, the 16-byte copies only, after a
+/// check of the arrays.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn products<const STAGES: usize, T, LA, LB, LC, const BYTES: usize, const ALIGNED: bool>(
+    steps: i64,
+    a: &LayoutTensor<'_, T, Strided<2>, Global>,
+    a_at: impl Fn(i64) -> [i64; 2],
+    b: &LayoutTensor<'_, T, Strided<2>, Global>,
+    b_at: impl Fn(i64) -> [i64; 2],
+    acc: BlockTile<f32, LC>,
+    scratch: &Scratch<BYTES>,
+) -> BlockTile<f32, LC>
+where
+    T: Element,
+    LA: TvLayout,
+    LB: TvLayout,
+    LC: DotLayoutOf<T>,
+{
     check_operands::<T, LA, LB, LC, STAGES, BYTES>();
     const { assert!(STAGES >= 2 && STAGES <= 5, "dot_range: STAGES must be 2 to 5") };
     let slot_a = |slot: u32| scratch.slots::<T>().wrapping_add(slot as usize * tile_bytes::<LA, LB>() / 2);
@@ -619,15 +643,19 @@ where
         l.stride[1] == 1 && l.stride[0] % 8 == 0 && t.as_ptr() as usize % 16 == 0
     };
     let (vector_a, vector_b) = (vector(a), vector(b));
+    // A misaligned array gets no copies (they would fault) and is refused after the loop: a
+    // refusal ahead of it keeps more values live through it.
+    let refused = ALIGNED && !(vector_a && vector_b);
+    const { assert!(!ALIGNED || (LA::SHAPE[1] % 8 == 0 && LB::SHAPE[1] % 8 == 0), "dot_range_aligned: the tiles' last extents must be multiples of 8") };
     let mut acc = acc;
     let load = |step: u32, slot: u32| {
-        copy_tile_async::<T, LA>(a, a_at(step as i64), slot_a(slot), vector_a);
-        copy_tile_async::<T, LB>(b, b_at(step as i64), slot_b(slot), vector_b);
+        copy_tile_async::<T, LA, ALIGNED>(a, a_at(step as i64), slot_a(slot), vector_a);
+        copy_tile_async::<T, LB, ALIGNED>(b, b_at(step as i64), slot_b(slot), vector_b);
     };
     let compute = |_: u32, slot: u32| multiply_staged::<T, LA, LB, LC>(slot_a(slot), slot_b(slot), &mut acc);
     // Earlier users of the scratch are done before the first copies land in it.
     sync_threads();
-    let steps = steps.max(0) as u32;
+    let steps = if refused { 0 } else { steps.max(0) as u32 };
     match STAGES {
         2 => cp_async_pipeline::<0>(steps, load, compute),
         3 => cp_async_pipeline::<1>(steps, load, compute),
@@ -636,5 +664,60 @@ where
     }
     // Every warp's reads of the last slot are done: the scratch is free.
     sync_threads();
+    crate::device_assert!(
+        !refused,
+        "dot_range_aligned: the arrays' last stride must be 1, their row strides multiples of 8 elements and their bases 16-byte aligned"
+    );
     acc
+}
+
+/// [`dot_range`] for arrays whose rows are whole 16-byte vectors: unit last stride, row strides
+/// multiples of 8 elements, 16-byte-aligned bases (Triton's specialization of arguments divisible
+/// by 16). Only the 16-byte copies are compiled, which leaves the main loop more registers (the
+/// element copies of [`dot_range`]'s other path hold many). `K` and the extents need not be
+/// multiples of anything: the copies zero-fill past the edges.
+///
+/// # Constraints
+/// Those of [`dot_range`]; the tiles' last extents are multiples of 8; an array that is not
+/// aligned stops the kernel with "dot_range_aligned: the arrays' last stride must be 1, their row
+/// strides multiples of 8 elements and their bases 16-byte aligned".
+///
+/// # Example
+/// ```
+/// # cute_rs_tensor::device::cpu::run_block(128, &|| {
+/// use cute_rs_tensor::atom::{SM80_16x8x16_F32F16F16F32_TN as Atom, TiledMma};
+/// use cute_rs_tensor::block_tile::{dot_range_aligned, BlockTile};
+/// use cute_rs_tensor::half::f16;
+/// use cute_rs_tensor::{block_scratch, blocked_layout, dot_layout, static_layout, LayoutTensor, Strided};
+/// static_layout!(Warps = "(2,2,1)");
+/// blocked_layout!(A = shape [32, 16], size_per_thread [1, 8], threads_per_warp [16, 2], warps_per_cta [2, 2], order [1, 0]);
+/// blocked_layout!(B = shape [16, 16], size_per_thread [1, 8], threads_per_warp [16, 2], warps_per_cta [1, 4], order [1, 0]);
+/// dot_layout!(Acc = mma TiledMma<Atom, Warps>, shape [32, 16]);
+/// let scratch = block_scratch!(DOT_RANGE_ALIGNED_EXAMPLE, 4 * 1536);
+/// // K = 20 in rows of 24: the last step zero-fills past K.
+/// let (mut av, mut bv) = (vec![f16::ONE; 32 * 24], vec![f16::ONE; 20 * 16]);
+/// let a = LayoutTensor::new(&mut av, Strided::new([32, 20], [24, 1])).unwrap();
+/// let b = LayoutTensor::new(&mut bv, Strided::row_major([20, 16])).unwrap();
+/// let acc = dot_range_aligned::<2, f16, A, B, Acc, 6144>(2, &a, |k| [0, k], &b, |k| [k, 0], BlockTile::zeros(), &scratch);
+/// assert!(acc.values().iter().all(|&x| x == 20.0));
+/// # }).unwrap();
+/// ```
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub fn dot_range_aligned<const STAGES: usize, T, LA, LB, LC, const BYTES: usize>(
+    steps: i64,
+    a: &LayoutTensor<'_, T, Strided<2>, Global>,
+    a_at: impl Fn(i64) -> [i64; 2],
+    b: &LayoutTensor<'_, T, Strided<2>, Global>,
+    b_at: impl Fn(i64) -> [i64; 2],
+    acc: BlockTile<f32, LC>,
+    scratch: &Scratch<BYTES>,
+) -> BlockTile<f32, LC>
+where
+    T: Element,
+    LA: TvLayout,
+    LB: TvLayout,
+    LC: DotLayoutOf<T>,
+{
+    products::<STAGES, T, LA, LB, LC, BYTES, true>(steps, a, a_at, b, b_at, acc, scratch)
 }

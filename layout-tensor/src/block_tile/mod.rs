@@ -55,7 +55,7 @@ pub mod random;
 pub mod reduce;
 mod tv;
 
-pub use dot::{dot, dot_range, DotLayout, DotLayoutOf};
+pub use dot::{dot, dot_range, dot_range_aligned, DotLayout, DotLayoutOf};
 pub use memory::{load, store, store_broadcast, store_masked, Ptr, PtrLoad};
 pub use random::{philox, rand, randint};
 pub use reduce::Scratch;

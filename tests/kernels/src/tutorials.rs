@@ -9,7 +9,8 @@
 //!   of C per program over K in steps of 32, programs grouped 8 along M for L2 reuse as in the
 //!   tutorial, 8 warps. The loop of loads and `tl.dot` is [`dot_range`]: the tiles are copied
 //!   into shared memory 3 steps deep (the pipelining Triton's compiler does for `num_stages=3`)
-//!   and multiplied on the tensor cores (`mma.sync`).
+//!   and multiplied on the tensor cores (`mma.sync`). The `_aligned` entries, for rows of whole
+//!   16-byte vectors, use [`dot_range_aligned`] and fit two blocks per SM.
 //! - 04 low-memory dropout (seeded): `where(rand(seed, offsets) > p, x / (1 - p), 0)`, 1024 per
 //!   program, 4 warps.
 //! - 05 layer norm forward: one row per program in `BLOCK` chunks (`BLOCK = min(65536 / 2,
@@ -21,7 +22,7 @@
 //! of arguments divisible by 16: whole-vector accesses only, `load_aligned`), and the general one.
 
 use layout_tensor::atom::{SM80_16x8x16_F32BF16BF16F32_TN, SM80_16x8x16_F32F16F16F32_TN, TiledMma};
-use layout_tensor::block_tile::{dot_range, rand, where_, BlockTile, Cast, DotLayoutOf, Scratch, TvLayout};
+use layout_tensor::block_tile::{dot_range, dot_range_aligned, rand, where_, BlockTile, Cast, DotLayoutOf, Scratch, TvLayout};
 use layout_tensor::device::ids::block_idx_x;
 use layout_tensor::half::{bf16, f16};
 use layout_tensor::{block_scratch, blocked_layout, dot_layout, kernel, static_layout, Element, LayoutTensor, Strided};
@@ -250,7 +251,7 @@ dot_layout!(
 /// The pointers hold the matrices; every thread of the block calls it.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn matmul<T, LC>(
+unsafe fn matmul<T, LC, const ALIGNED: bool>(
     a: *const T,
     b: *const T,
     c: *mut T,
@@ -279,35 +280,42 @@ unsafe fn matmul<T, LC>(
     let c = LayoutTensor::from_ptr(c, Strided::new([m, n], [stride_cm, stride_cn]));
     // The tutorial's loop, `acc = tl.dot(a, b, acc)` over K with its loads pipelined.
     let steps = (k + bk - 1) / bk;
-    let acc = dot_range::<MATMUL_STAGES, T, MatmulA, MatmulB, LC, MATMUL_SCRATCH>(
-        steps,
-        &a,
-        |kt| [pid_m, kt],
-        &b,
-        |kt| [kt, pid_n],
-        BlockTile::zeros(),
-        scratch,
-    );
+    let (a_at, b_at) = (|kt| [pid_m, kt], |kt| [kt, pid_n]);
+    let acc = if ALIGNED {
+        dot_range_aligned::<MATMUL_STAGES, T, MatmulA, MatmulB, LC, MATMUL_SCRATCH>(steps, &a, a_at, &b, b_at, BlockTile::zeros(), scratch)
+    } else {
+        dot_range::<MATMUL_STAGES, T, MatmulA, MatmulB, LC, MATMUL_SCRATCH>(steps, &a, a_at, &b, b_at, BlockTile::zeros(), scratch)
+    };
     acc.cast::<T>().store(&c, [pid_m, pid_n]);
 }
 
 macro_rules! matmul_kernels {
-    ($($name:ident $t:ty, $acc:ty;)*) => {$(
+    ($($name:ident $aligned:ident $t:ty, $acc:ty;)*) => {$(
         #[doc = concat!("03 matrix multiplication in ", stringify!($t), ": one 128 x 128 tile of C per program, grouped 8 along M.")]
-        #[kernel(block(256), launch_bounds(256, 2))]
+        #[kernel(block(256))]
         #[allow(clippy::too_many_arguments)]
         pub fn $name(
             a: *const $t, b: *const $t, c: *mut $t, m: i64, n: i64, k: i64,
             stride_am: i64, stride_ak: i64, stride_bk: i64, stride_bn: i64, stride_cm: i64, stride_cn: i64,
         ) {
             let scratch = block_scratch!($name, MATMUL_SCRATCH);
-            matmul::<$t, $acc>(a, b, c, (m, n, k), (stride_am, stride_ak), (stride_bk, stride_bn), (stride_cm, stride_cn), &scratch);
+            matmul::<$t, $acc, false>(a, b, c, (m, n, k), (stride_am, stride_ak), (stride_bk, stride_bn), (stride_cm, stride_cn), &scratch);
+        }
+        #[doc = concat!("03 matrix multiplication in ", stringify!($t), ", A and B with unit last strides and row strides multiples of 8 (16-byte copies only; two blocks per SM).")]
+        #[kernel(block(256), launch_bounds(256, 2))]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $aligned(
+            a: *const $t, b: *const $t, c: *mut $t, m: i64, n: i64, k: i64,
+            stride_am: i64, stride_ak: i64, stride_bk: i64, stride_bn: i64, stride_cm: i64, stride_cn: i64,
+        ) {
+            let scratch = block_scratch!($aligned, MATMUL_SCRATCH);
+            matmul::<$t, $acc, true>(a, b, c, (m, n, k), (stride_am, stride_ak), (stride_bk, stride_bn), (stride_cm, stride_cn), &scratch);
         }
     )*};
 }
 matmul_kernels! {
-    tutorial_matmul_f16 f16, MatmulAccF16;
-    tutorial_matmul_bf16 bf16, MatmulAccBf16;
+    tutorial_matmul_f16 tutorial_matmul_f16_aligned f16, MatmulAccF16;
+    tutorial_matmul_bf16 tutorial_matmul_bf16_aligned bf16, MatmulAccBf16;
 }
 
 blocked_layout!(
