@@ -138,6 +138,13 @@ impl<T: Element, L> DotLayoutOf<T> for L where L: DotLayout<Mma: MmaParts<Atom: 
 /// ```
 pub struct LoadBOf<const WIDE: bool>;
 /// The atom of a [`LoadBOf`].
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::atom::copy::SM75_U16x4_LDSM_T;
+/// use cute_rs_tensor::block_tile::dot::{LoadBOf, PickLoadB};
+/// let _: <LoadBOf<false> as PickLoadB>::Atom = SM75_U16x4_LDSM_T; // one atom along N: .x2
+/// ```
 pub trait PickLoadB {
     /// The atom.
     type Atom: Copy + Default;
@@ -257,8 +264,17 @@ type MmaOf<LC> = TiledMma<AtomOf<LC>, <<LC as DotLayout>::Mma as MmaParts>::Grou
 type AtomOf<LC> = <<LC as DotLayout>::Mma as MmaParts>::Atom;
 
 /// A row-major operand tile of layout `L` in shared memory, seen as the MMA sees the operand:
-/// `(outer, k) -> offset`. A (`L = [M, K]`, `K_LAST`): `m * K + k`; B (`L = [K, N]`):
+/// `(outer, k) -> offset`. A (`L = [M, K]`, `IS_A`): `m * K + k`; B (`L = [K, N]`):
 /// `n + N * k`. Both are `L`'s tile stored row-major.
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::block_tile::dot::OperandTile;
+/// use cute_rs_tensor::{blocked_layout, StaticLayout};
+/// blocked_layout!(B = shape [32, 128], size_per_thread [1, 8], threads_per_warp [2, 16], warps_per_cta [8, 1], order [1, 0]);
+/// // B seen as (n, k): n + 128 k.
+/// assert_eq!(<OperandTile<B, false>>::LAYOUT.to_string(), "(128,32):(1,128)");
+/// ```
 #[derive(Clone, Copy, Debug, Default)]
 pub struct OperandTile<L, const IS_A: bool>(PhantomData<L>);
 impl<L: TvLayout, const IS_A: bool> StaticLayout for OperandTile<L, IS_A> {

@@ -72,7 +72,7 @@ use crate::device::unroll::{unroll_for, TripCount};
 /// assert_eq!(s.as_slice(), &[1.5; 4]);
 /// ```
 pub trait ValueStorage<T>: Copy {
-    /// The number of entries.
+    /// The number of entries (`<[f32; 4] as ValueStorage<f32>>::LEN` is 4).
     const LEN: usize;
     /// Every entry `x`.
     fn splat(x: T) -> Self;
