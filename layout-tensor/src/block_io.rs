@@ -49,6 +49,11 @@
 //! the others; `load_valid(input, items, valid)` reads the same and leaves the other items as they
 //! were; `store_guarded(output, items, valid)` writes only offsets `< valid`.
 //!
+//! ## Inputs other than memory
+//! `load_from(input, items, storage)` reads any [`Input`]: a pointer, or [`FromFn`], a function
+//! of the tile offset (rocPRIM's input iterators: counting, transforming, converting another
+//! element type), read in the method's pattern without vectors.
+//!
 //! ## Blocks of two and three dimensions
 //! `BlockLoad<T, M, BX, I, BY, BZ>` is for a block of `BX x BY x BZ` threads, ranked
 //! `x + BX (y + BY z)` as rocPRIM ranks them. Methods that need no storage take [`no_storage()`].
@@ -360,20 +365,21 @@ impl<T: BlockItem, M: Method, G: Group, const I: usize> Coop<T, M, G, I> {
 
     /// Reads memory's arrangement of this thread into `items` (offsets `>= valid` get `oob`).
     #[inline(always)]
-    unsafe fn read(input: *const T, items: &mut [T; I], rank: usize, guard: Option<(usize, T)>) {
-        if Self::VECTOR != 0 && guard.map(|(v, _)| v >= Self::TILE).unwrap_or(true) && input as usize % Self::VECTOR == 0 {
-            return vector_copy::<T, I>(input.add(rank * I) as *mut u8, items.as_mut_ptr() as *mut u8, Self::VECTOR, true);
+    unsafe fn read<S: Input<T>>(input: &S, items: &mut [T; I], rank: usize, guard: Option<(usize, T)>) {
+        if let Some(ptr) = input.pointer() {
+            if Self::VECTOR != 0 && guard.map(|(v, _)| v >= Self::TILE).unwrap_or(true) && ptr as usize % Self::VECTOR == 0 {
+                return vector_copy::<T, I>(ptr.add(rank * I) as *mut u8, items.as_mut_ptr() as *mut u8, Self::VECTOR, true);
+            }
         }
         for i in 0..I {
             let j = Self::MEMORY.call((i + I * rank) as i64) as usize;
             items[i] = match guard {
                 Some((valid, oob)) if j >= valid => oob,
-                _ => *input.add(j),
+                _ => input.at(j),
             };
         }
     }
 
-    /// Writes `items` as memory's arrangement of this thread (only offsets `< valid`).
     #[inline(always)]
     unsafe fn write(output: *mut T, items: &[T; I], rank: usize, valid: Option<usize>) {
         if Self::VECTOR != 0 && valid.map(|v| v >= Self::TILE).unwrap_or(true) && output as usize % Self::VECTOR == 0 {
@@ -437,7 +443,7 @@ impl<T: BlockItem, M: Method, G: Group, const I: usize> Coop<T, M, G, I> {
     }
 
     #[inline(always)]
-    unsafe fn load(input: *const T, items: &mut [T; I], guard: Option<(usize, T)>, storage: *mut T) {
+    unsafe fn load<S: Input<T>>(input: &S, items: &mut [T; I], guard: Option<(usize, T)>, storage: *mut T) {
         let rank = G::rank();
         Self::read(input, items, rank, guard);
         if Self::EXCHANGES {
@@ -448,7 +454,7 @@ impl<T: BlockItem, M: Method, G: Group, const I: usize> Coop<T, M, G, I> {
     /// [`load`](Self::load) of the offsets `< valid` only, the items at other offsets keeping
     /// their values (rocPRIM's `load(input, items, valid)`).
     #[inline(always)]
-    unsafe fn load_keeping(input: *const T, items: &mut [T; I], valid: usize, storage: *mut T) {
+    unsafe fn load_keeping<S: Input<T>>(input: &S, items: &mut [T; I], valid: usize, storage: *mut T) {
         let old = *items;
         // Any placeholder for the offsets past `valid`: they are restored below.
         Self::load(input, items, Some((valid, old[0])), storage);
@@ -508,6 +514,62 @@ unsafe fn vector_copy<T, const I: usize>(mem: *mut u8, regs: *mut u8, v: usize, 
             }
         }
         k += v;
+    }
+}
+
+/// Where a block load reads its tile: a pointer (vectorizable), or a function of the tile offset
+/// (rocPRIM's input iterators, with the conversion to `T` inside it: [`FromFn`]).
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::block_io::{FromFn, Input};
+/// let squares = FromFn(|j: usize| (j * j) as f32);
+/// assert_eq!(unsafe { squares.at(3) }, 9.0);
+/// ```
+pub trait Input<T>: Copy {
+    /// The tile's first element, when the input is memory (the vectorized path may read it).
+    fn pointer(&self) -> Option<*const T>;
+    /// Element `j` of the tile.
+    ///
+    /// # Safety
+    /// `j` is inside the tile, and a pointer input is valid there.
+    unsafe fn at(&self, j: usize) -> T;
+}
+
+impl<T: Copy> Input<T> for *const T {
+    #[inline(always)]
+    fn pointer(&self) -> Option<*const T> {
+        Some(*self)
+    }
+    #[inline(always)]
+    unsafe fn at(&self, j: usize) -> T {
+        *self.add(j)
+    }
+}
+
+/// A function of the tile offset as a load's input: rocPRIM's input iterators (a counting or
+/// transform iterator, an input of another element type converted on the fly).
+///
+/// # Example
+/// ```no_run
+/// use cute_rs_tensor::block_io::{method, no_storage, BlockLoad, FromFn};
+/// # unsafe fn k(bytes: *const u8) {
+/// // u8 inputs read as f32 items.
+/// let mut items = [0f32; 4];
+/// BlockLoad::<f32, method::Striped, 128, 4>::new().load_from(FromFn(|j| *bytes.add(j) as f32), &mut items, no_storage());
+/// # }
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct FromFn<F>(pub F);
+
+impl<T, F: Fn(usize) -> T + Copy> Input<T> for FromFn<F> {
+    #[inline(always)]
+    fn pointer(&self) -> Option<*const T> {
+        None
+    }
+    #[inline(always)]
+    unsafe fn at(&self, j: usize) -> T {
+        (self.0)(j)
     }
 }
 
@@ -591,7 +653,7 @@ impl<T: BlockItem, M: Method, const BX: usize, const I: usize, const BY: usize, 
     #[inline(always)]
     pub unsafe fn load<const N: usize>(&self, input: *const T, items: &mut [T; I], storage: SharedArray<T, N>) {
         Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::check_storage::<N>();
-        Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::load(input, items, None, storage.as_mut_ptr())
+        Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::load(&input, items, None, storage.as_mut_ptr())
     }
 
     /// [`load`](Self::load) reading only tile offsets `< valid`; the others become `oob`.
@@ -617,7 +679,7 @@ impl<T: BlockItem, M: Method, const BX: usize, const I: usize, const BY: usize, 
         storage: SharedArray<T, N>,
     ) {
         Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::check_storage::<N>();
-        Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::load(input, items, Some((valid, oob)), storage.as_mut_ptr())
+        Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::load(&input, items, Some((valid, oob)), storage.as_mut_ptr())
     }
 
     /// [`load`](Self::load) reading only tile offsets `< valid`; the items at the other offsets
@@ -636,7 +698,29 @@ impl<T: BlockItem, M: Method, const BX: usize, const I: usize, const BY: usize, 
     #[inline(always)]
     pub unsafe fn load_valid<const N: usize>(&self, input: *const T, items: &mut [T; I], valid: usize, storage: SharedArray<T, N>) {
         Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::check_storage::<N>();
-        Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::load_keeping(input, items, valid, storage.as_mut_ptr())
+        Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::load_keeping(&input, items, valid, storage.as_mut_ptr())
+    }
+
+    /// [`load`](Self::load) from any [`Input`]: a pointer, or a function of the tile offset
+    /// ([`FromFn`], rocPRIM's input iterators with their conversion), read with the method's
+    /// pattern (a function input is never vectorized).
+    ///
+    /// # Safety
+    /// As [`load`](Self::load); the input is read at tile offsets `< TILE` only.
+    ///
+    /// ```no_run
+    /// use cute_rs_tensor::block_io::{method, BlockLoad, FromFn};
+    /// # unsafe fn k() {
+    /// let storage = cute_rs_tensor::block_storage!(FROM_DOC: BlockLoad<u32, method::Transpose, 64, 2>);
+    /// let mut items = [0u32; 2];
+    /// // A counting input: thread t gets 2t and 2t + 1.
+    /// BlockLoad::<u32, method::Transpose, 64, 2>::new().load_from(FromFn(|j| j as u32), &mut items, storage);
+    /// # }
+    /// ```
+    #[inline(always)]
+    pub unsafe fn load_from<S: Input<T>, const N: usize>(&self, input: S, items: &mut [T; I], storage: SharedArray<T, N>) {
+        Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::check_storage::<N>();
+        Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::load(&input, items, None, storage.as_mut_ptr())
     }
 
     /// Stores `items` (in the method's register arrangement) to the tile at `output`.
@@ -864,7 +948,7 @@ impl<T: BlockItem, M: Method, const I: usize, const W: usize> WarpLoad<T, M, I, 
     #[inline(always)]
     pub unsafe fn load<const N: usize>(&self, input: *const T, items: &mut [T; I], storage: SharedArray<T, N>) {
         Self::check_storage::<N>();
-        Coop::<T, WarpMethod<M>, WarpGroup<W>, I>::load(input, items, None, storage.as_mut_ptr())
+        Coop::<T, WarpMethod<M>, WarpGroup<W>, I>::load(&input, items, None, storage.as_mut_ptr())
     }
 
     /// [`load`](Self::load) reading only offsets `< valid`; the others become `oob`.
@@ -883,7 +967,7 @@ impl<T: BlockItem, M: Method, const I: usize, const W: usize> WarpLoad<T, M, I, 
     #[inline(always)]
     pub unsafe fn load_guarded<const N: usize>(&self, input: *const T, items: &mut [T; I], valid: usize, oob: T, storage: SharedArray<T, N>) {
         Self::check_storage::<N>();
-        Coop::<T, WarpMethod<M>, WarpGroup<W>, I>::load(input, items, Some((valid, oob)), storage.as_mut_ptr())
+        Coop::<T, WarpMethod<M>, WarpGroup<W>, I>::load(&input, items, Some((valid, oob)), storage.as_mut_ptr())
     }
 
     /// Stores `items` to the warp's tile at `output`.

@@ -84,6 +84,7 @@ pub fn checks() -> Vec<Check> {
         run: |g, m| check_exchange(g, m, test_kernels::block_io::block_exchange_u32_128x4, 128, 4),
     });
     all.push(Check { name: "block_io/3-D block 16x4x2: load_valid (Transpose; Direct without storage), store_guarded", run: check_3d_valid });
+    all.push(Check { name: "block_io/load_from a function of the offset (counting input; u8 converted to f32)", run: check_from_fn });
     all.push(Check { name: "reduce/block_reduce_sum_f32 (7 tiles)", run: |g, m| check_reduce(g, m, 7 * test_kernels::bench::BENCH_TILE).map(|_| ()) });
     all
 }
@@ -109,6 +110,23 @@ fn check_3d_valid(gpu: &Gpu, module: &Module) -> Result<(), String> {
         super::expect_eq(&format!("3-D store_guarded, n = {n}"), &gpu.download(&out).map_err(fail("download"))?, &want_out)?;
     }
     Ok(())
+}
+
+/// `block_io_from_fn`: blocked items of the counting input `j * j` (Transpose), striped items of
+/// the bytes converted to f32 (Striped: thread `t`'s item `i` is byte `t + 64 i`).
+fn check_from_fn(gpu: &Gpu, module: &Module) -> Result<(), String> {
+    let bytes: Vec<u8> = random_u32(fresh_seed(), 256).into_iter().map(|x| x as u8).collect();
+    let src = gpu.upload(&bytes).map_err(fail("upload"))?;
+    let mut squares = gpu.alloc::<u32>(256).map_err(fail("alloc"))?;
+    let mut converted = gpu.alloc::<f32>(256).map_err(fail("alloc"))?;
+    gpu.memset(&mut squares, 0xff).map_err(fail("poison"))?;
+    gpu.memset(&mut converted, 0xff).map_err(fail("poison"))?;
+    unsafe { gpu.launch(module, test_kernels::block_io::block_io_from_fn, LaunchConfig::linear(1, 64), (&src, &mut squares, &mut converted)).run() }
+        .map_err(fail("launch"))?;
+    let want: Vec<u32> = (0..256u32).map(|j| j * j).collect();
+    super::expect_eq("counting input, blocked", &gpu.download(&squares).map_err(fail("download"))?, &want)?;
+    let want: Vec<f32> = (0..256).map(|k| bytes[(k / 4) + 64 * (k % 4)] as f32).collect();
+    super::expect_eq("u8 input as f32, striped", &gpu.download(&converted).map_err(fail("download"))?, &want)
 }
 
 /// A `BlockExchange` kernel: the four arrangements it writes must each be the input tile.

@@ -144,3 +144,22 @@ pub fn block_io_3d_valid(input: *const u32, regs: *mut u32, output: *mut u32, n:
     sync_threads();
     Transposing::new().store_guarded(output, &items, n as usize, storage);
 }
+
+/// Loads from functions of the tile offset (`FromFn`, rocPRIM's input iterators): `Transpose`
+/// reads a counting input `j * j` into blocked items, `Striped` reads the bytes of `input`
+/// converted to `f32`. A block of 64 threads dumps them to `squares[t * 4 + i]` and
+/// `converted[t * 4 + i]`.
+#[kernel]
+pub fn block_io_from_fn(input: *const u8, squares: *mut u32, converted: *mut f32) {
+    type Counting = BlockLoad<u32, method::Transpose, 64, 4>;
+    type Converting = BlockLoad<f32, method::Striped, 64, 4>;
+    let storage = block_storage!(BLOCK_IO_FROM_FN: Counting);
+    let t = thread_idx_x() as usize;
+    let (mut a, mut b) = ([0u32; 4], [0f32; 4]);
+    Counting::new().load_from(layout_tensor::block_io::FromFn(|j| (j * j) as u32), &mut a, storage);
+    Converting::new().load_from(layout_tensor::block_io::FromFn(|j| *input.add(j) as f32), &mut b, layout_tensor::block_io::no_storage());
+    for i in 0..4 {
+        *squares.add(t * 4 + i) = a[i];
+        *converted.add(t * 4 + i) = b[i];
+    }
+}
