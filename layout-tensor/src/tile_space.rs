@@ -290,7 +290,7 @@ pub enum MemoryScope {
 /// let c = LoadOptions::default().memory(MemoryOrder::Acquire, MemoryScope::Device).latency(3).allow_tma(false);
 /// assert_eq!((c.order, c.latency, c.allow_tma), (MemoryOrder::Acquire, Some(3), Some(false)));
 /// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LoadOptions {
     /// `padding_mode`.
     pub padding: Padding,
@@ -305,6 +305,12 @@ pub struct LoadOptions {
     pub scope: MemoryScope,
 }
 
+impl Default for LoadOptions {
+    fn default() -> Self {
+        LoadOptions::DEFAULT
+    }
+}
+
 /// cuTile's range of the `latency` hint, 1 (low DRAM traffic) to 10 (high).
 const fn checked_latency(l: u8) -> u8 {
     assert!(l >= 1 && l <= 10, "latency: the hint must be 1 to 10");
@@ -312,7 +318,7 @@ const fn checked_latency(l: u8) -> u8 {
 }
 
 impl LoadOptions {
-    /// cuTile's defaults, as a constant (the same as `Default::default()`).
+    /// cuTile's defaults, as a constant (what `Default::default()` gives).
     ///
     /// # Example
     /// ```

@@ -37,7 +37,8 @@ use core::marker::PhantomData;
 
 use layout::{make_layout, IntTuple, Layout, LayoutError, Swizzle};
 
-use super::{thread, BlockTile, Scratch, TvLayout, ValueStorage};
+use super::memory::vectorizable;
+use super::{thread, BlockTile, Scratch, TvLayout, ValueStorage, MAX_RANK};
 use crate::algorithm::gemm;
 use crate::atom::copy::{copy, make_tiled_copy_a, make_tiled_copy_b, CopyAtom, SM75_U16x4_LDSM_T, SM75_U16x8_LDSM_T};
 use crate::atom::tiled_mma::{partition_by_tv, MmaPartition};
@@ -50,7 +51,7 @@ use crate::partition::StaticSwizzle;
 use crate::static_layout::{Static, StaticLayout};
 use crate::static_view::{StaticView, WithoutMode};
 use crate::swizzled::Swizzled;
-use crate::tensor::{vector_align, write_vec, Element, Global, LayoutTensor, Local, Shared};
+use crate::tensor::{write_vec, Element, Global, LayoutTensor, Local, Shared};
 use crate::Strided;
 
 /// The parts of a tiled MMA type, for the layouts of [`dot`]'s accumulators.
@@ -343,22 +344,19 @@ struct Aligned<S>(S);
 /// runs of consecutive values along the last dimension as vectors.
 #[inline(always)]
 fn stage<T: Element, L: TvLayout>(tile: &BlockTile<T, L>, smem: *mut T) {
-    let swizzle = const { RowSwizzle::<L>::SWIZZLE };
-    let row = L::SHAPE[1];
     let tc = L::MAP.thread_coord(thread());
     let values = tile.values();
     macro_rules! body {
         ($w:literal) => {
             super::for_each_value::<L>(|v| {
                 if v % $w == 0 {
-                    let vc = L::MAP.value_coord(v);
-                    let off = swizzle.apply((tc[0] + vc[0]) * row + tc[1] + vc[1]);
+                    let off = staged_offset::<L>(&tc, &L::MAP.value_coord(v));
                     let mut x = [values[v]; $w];
                     x.copy_from_slice(&values[v..v + $w]);
                     // SAFETY: inside the scratch (the tile's coordinates are inside it), and the
                     // run starts at a multiple of its width within one 16-byte chunk, which the
                     // swizzle keeps whole.
-                    unsafe { write_vec::<T, $w>(smem.offset(off as isize), x) };
+                    unsafe { write_vec::<T, $w>(smem.offset(off), x) };
                 }
             })
         };
@@ -372,15 +370,10 @@ fn stage<T: Element, L: TvLayout>(tile: &BlockTile<T, L>, smem: *mut T) {
 }
 
 /// The widest run of a thread's values along `L`'s last dimension that starts at a multiple of
-/// its width for every thread (at most 16 bytes).
+/// its width for every thread (at most 16 bytes): the loads' vector width, narrowed until every
+/// other leaf along that dimension steps by multiples of it.
 const fn staging_width<T, L: TvLayout>() -> usize {
-    let run = L::MAP.value_run(1);
-    let mut w = run & run.wrapping_neg();
-    let max = 16 / core::mem::size_of::<T>();
-    if w > max {
-        w = max;
-    }
-    // Every other leaf along the last dimension must step by multiples of the width.
+    let mut w = super::memory::vector_width::<T, L>(2);
     let mut j = 0;
     while j < L::MAP.threads.len {
         while L::MAP.threads.dim[j] == 1 && L::MAP.threads.step[j] % w as i64 != 0 {
@@ -395,11 +388,15 @@ const fn staging_width<T, L: TvLayout>() -> usize {
         }
         j += 1;
     }
-    if vector_align(w * core::mem::size_of::<T>()) < w * core::mem::size_of::<T>() {
-        1
-    } else {
-        w
-    }
+    w
+}
+
+/// The offset in the row-major, [`RowSwizzle`]d tile of `L` of the element at the thread's
+/// coordinates `tc` plus value coordinates `vc`.
+#[inline(always)]
+fn staged_offset<L: TvLayout>(tc: &[i64; MAX_RANK], vc: &[i64; MAX_RANK]) -> isize {
+    let swizzle = const { RowSwizzle::<L>::SWIZZLE };
+    swizzle.apply((tc[0] + vc[0]) * L::SHAPE[1] + tc[1] + vc[1]) as isize
 }
 
 /// `acc + a b` on the tensor cores (`tl.dot(a, b, acc)`, `ct.mma(a, b, acc)`), see the
@@ -528,12 +525,10 @@ where
 /// only (the caller has checked the array), so that the loop holds no registers for the other.
 #[inline(always)]
 fn copy_tile_async<T: Element, L: TvLayout, const ALIGNED: bool>(array: &LayoutTensor<'_, T, Strided<2>, Global>, index: [i64; 2], smem: *mut T, vector: bool) {
-    let swizzle = const { RowSwizzle::<L>::SWIZZLE };
     let (layout, ptr) = (array.source(), array.as_ptr());
     let ([rows, cols], [s0, s1]) = (layout.shape, layout.stride);
     let tc = L::MAP.thread_coord(thread());
     let (r0, c0) = (index[0] * L::SHAPE[0] + tc[0], index[1] * L::SHAPE[1] + tc[1]);
-    let row = L::SHAPE[1];
     if const { staging_width::<T, L>() * core::mem::size_of::<T>() == 16 } && (ALIGNED || vector) {
         super::for_each_value::<L>(|v| {
             if v % 8 == 0 {
@@ -542,7 +537,7 @@ fn copy_tile_async<T: Element, L: TvLayout, const ALIGNED: bool>(array: &LayoutT
                 let valid = if r >= 0 && r < rows && c >= 0 && c < cols { (cols - c).min(8) } else { 0 };
                 // Nothing is read when `valid` is 0, but the address must be valid: the base.
                 let src = if valid > 0 { ptr.wrapping_offset((r * s0 + c) as isize) } else { ptr };
-                let dst = smem.wrapping_offset(swizzle.apply((tc[0] + vc[0]) * row + tc[1] + vc[1]) as isize);
+                let dst = smem.wrapping_offset(staged_offset::<L>(&tc, &vc));
                 // SAFETY: `src` is inside the array for `valid` elements and 16-byte aligned
                 // (`vector`: unit last stride, aligned base and row strides; runs start at
                 // multiples of 8); `dst` is a whole 16-byte chunk of the tile in shared memory.
@@ -557,7 +552,7 @@ fn copy_tile_async<T: Element, L: TvLayout, const ALIGNED: bool>(array: &LayoutT
             // SAFETY: read only inside the array; written inside the shared tile.
             unsafe {
                 let x = if inside { T::read(ptr.offset((r * s0 + c * s1) as isize)) } else { T::ZERO };
-                *smem.offset(swizzle.apply((tc[0] + vc[0]) * row + tc[1] + vc[1]) as isize) = x;
+                *smem.offset(staged_offset::<L>(&tc, &vc)) = x;
             }
         });
     }
@@ -654,10 +649,8 @@ where
     const { assert!(STAGES >= 2 && STAGES <= 5, "dot_range: STAGES must be 2 to 5") };
     let slot_a = |slot: u32| scratch.slots::<T>().wrapping_add(slot as usize * tile_bytes::<LA, LB>() / 2);
     let slot_b = |slot: u32| slot_a(slot).wrapping_add((LA::SHAPE[0] * LA::SHAPE[1]) as usize);
-    let vector = |t: &LayoutTensor<'_, T, Strided<2>, Global>| {
-        let l = t.source();
-        l.stride[1] == 1 && l.stride[0] % 8 == 0 && t.as_ptr() as usize % 16 == 0
-    };
+    // Rows of whole 16-byte vectors: the loads' condition for vectors of 8 elements.
+    let vector = |t: &LayoutTensor<'_, T, Strided<2>, Global>| vectorizable(&t.source(), t.as_ptr(), 8);
     let (vector_a, vector_b) = (vector(a), vector(b));
     // A misaligned array gets no copies (they would fault) and is refused after the loop: a
     // refusal ahead of it keeps more values live through it.

@@ -41,7 +41,7 @@ fn element<L: TvLayout, const R: usize>(base: &[i64; MAX_RANK], shape: &[i64; R]
 }
 
 /// The widest vector (in elements) of `T` a thread moves along the last dimension.
-const fn vector_width<T, L: TvLayout>(rank: usize) -> usize {
+pub(super) const fn vector_width<T, L: TvLayout>(rank: usize) -> usize {
     let run = L::MAP.value_run(rank - 1);
     // The largest power of two dividing the run (vectors must not cross into the next leaf), at
     // most 16 bytes.
@@ -84,7 +84,7 @@ fn tile_inside<L: TvLayout, const R: usize>(layout: &Strided<R>, index: &[i64; R
 
 /// Whether runs of `w` elements at the thread's coordinates are `w`-aligned vectors of the array.
 #[inline(always)]
-fn vectorizable<T, const R: usize>(layout: &Strided<R>, ptr: *mut T, w: usize) -> bool {
+pub(super) fn vectorizable<T, const R: usize>(layout: &Strided<R>, ptr: *mut T, w: usize) -> bool {
     if w < 2 || layout.stride[R - 1] != 1 {
         return false;
     }
