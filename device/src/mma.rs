@@ -904,15 +904,27 @@ gpu_only! {
 /// ```
 #[inline(always)]
 pub fn wgmma_fence_operands<const K: usize>(d: &mut [f32; K]) {
-    for_each_unrolled_mut(d, |_, x| {
-        #[cfg(target_arch = "nvptx64")]
-        // SAFETY: an empty template; the register keeps its value.
-        unsafe {
-            asm!("// wgmma operand {0}", inout(reg32) *x, options(nostack))
-        };
-        #[cfg(not(target_arch = "nvptx64"))]
-        let _ = x;
-    });
+    for_each_unrolled_mut(d, |_, x| wgmma_fence_operand(x));
+}
+
+/// [`wgmma_fence_operands`] on one register: for accumulators held in another container (a
+/// block tile's values), visited one by one with constant indices.
+///
+/// # Example
+/// ```
+/// let mut x = 2.0f32;
+/// cute_rs_device::mma::wgmma_fence_operand(&mut x);
+/// assert_eq!(x, 2.0);
+/// ```
+#[inline(always)]
+pub fn wgmma_fence_operand(x: &mut f32) {
+    #[cfg(target_arch = "nvptx64")]
+    // SAFETY: an empty template; the register keeps its value.
+    unsafe {
+        asm!("// wgmma operand {0}", inout(reg32) *x, options(nostack))
+    };
+    #[cfg(not(target_arch = "nvptx64"))]
+    let _ = x;
 }
 
 

@@ -7,6 +7,7 @@
 //! The inputs are small integers, so every product and sum is exact and the result must equal
 //! the reference exactly.
 
+use cute_rs_tensor::atom::wgmma::{WgmmaAtom, SM90_64x128x16_F32F16F16_SS, SM90_64x64x16_F32BF16BF16_SS};
 use cute_rs_tensor::atom::{SM80_16x8x16_F32BF16BF16F32_TN as Bf16Atom, SM80_16x8x16_F32F16F16F32_TN as F16Atom, TiledMma};
 use cute_rs_tensor::block_tile::{dot, dot_range, dot_range_aligned, BlockTile, DotLayoutOf, TvLayout};
 use cute_rs_tensor::device::cpu::run_block;
@@ -226,4 +227,83 @@ fn accumulator_layouts_are_bijections() {
     covers::<SmallAcc>();
     covers::<WideAcc>();
     covers::<ColAcc>();
+}
+
+// Warpgroup-MMA layouts (`wgmma` in sm_90a builds; here, the equivalent `mma.sync` products over
+// the 64-column panels `wgmma` reads): one warpgroup, 64 x 128 of one n128 atom, K = 32 per step
+// (64-byte swizzle); two warpgroups, 128 x 128 of two n64 atoms, K = 32.
+blocked_layout!(WgA = shape [64, 32], size_per_thread [1, 8], threads_per_warp [8, 4], warps_per_cta [4, 1], order [1, 0]);
+blocked_layout!(WgB = shape [32, 128], size_per_thread [1, 8], threads_per_warp [2, 16], warps_per_cta [4, 1], order [1, 0]);
+dot_layout!(WgAcc = wgmma SM90_64x128x16_F32F16F16_SS, shape [64, 128]);
+blocked_layout!(Wg2A = shape [128, 32], size_per_thread [1, 8], threads_per_warp [8, 4], warps_per_cta [8, 1], order [1, 0]);
+blocked_layout!(Wg2B = shape [32, 128], size_per_thread [1, 8], threads_per_warp [2, 16], warps_per_cta [8, 1], order [1, 0]);
+dot_layout!(Wg2Acc = wgmma SM90_64x64x16_F32BF16BF16_SS, shape [128, 128]);
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(6))]
+
+    #[test]
+    fn wgmma_layouts_pipelined(m in 1i64..140, n in 1i64..270, k in 1i64..100, aligned in any::<bool>(), stages in 3usize..5, seed in any::<u64>()) {
+        let lda = if aligned { (k + 7) / 8 * 8 } else { k + 1 + (k % 8 == 7) as i64 };
+        match stages {
+            3 => check_dot_range::<3, bf16, Wg2A, Wg2B, Wg2Acc>(m, n, k, lda, !aligned, seed, bf16::from_f32),
+            _ => check_dot_range::<4, f16, WgA, WgB, WgAcc>(m, n, k, lda, false, seed, f16::from_f32),
+        }
+    }
+
+    #[test]
+    fn wgmma_layouts_register_operands(m in 1i64..140, n in 1i64..270, k in 1i64..70, seed in any::<u64>()) {
+        check_dot::<bf16, Wg2A, Wg2B, Wg2Acc>(m, n, k, seed, bf16::from_f32);
+    }
+}
+
+/// A wgmma accumulator layout is the warpgroups' C fragments in register order: thread `t`'s
+/// value `v` is value `v % VALUES_C` of atom `v / VALUES_C` along N of warpgroup `t / 128`.
+#[test]
+fn wgmma_accumulators_are_the_atoms_fragments() {
+    fn agrees<L: TvLayout, W: WgmmaAtom>() {
+        for t in 0..L::THREADS as i64 {
+            for v in 0..L::VALUES {
+                let (atom, value) = (v / W::VALUES_C, v % W::VALUES_C);
+                let x = W::LAYOUT_C.call(t % 128 + 128 * value as i64);
+                let want = [64 * (t / 128) + x % 64, atom as i64 * W::N + x / 64];
+                let got = L::MAP.coord(t, v);
+                assert_eq!([got[0], got[1]], want, "thread {t}, value {v}");
+            }
+        }
+    }
+    agrees::<WgAcc, SM90_64x128x16_F32F16F16_SS>();
+    agrees::<Wg2Acc, SM90_64x64x16_F32BF16BF16_SS>();
+}
+
+/// The staged operand tiles of a wgmma layout are the canonical tiles `wgmma` reads (A K-major,
+/// B N-major, 64-column panels with the rows' swizzle), and their descriptors exist.
+#[test]
+fn wgmma_operand_tiles_are_canonical() {
+    use cute_rs_tensor::atom::wgmma::{make_gmma_desc, make_gmma_layout, Major};
+    use cute_rs_tensor::block_tile::dot::{OperandTile, RowSwizzle, Wgmma};
+    use cute_rs_tensor::device::mma::WgmmaSwizzle;
+    use cute_rs_tensor::layout::SwizzledLayout;
+    use cute_rs_tensor::partition::StaticSwizzle;
+    use cute_rs_tensor::StaticLayout;
+    type I = Wgmma<SM90_64x64x16_F32BF16BF16_SS>;
+    blocked_layout!(A64 = shape [128, 64], size_per_thread [1, 8], threads_per_warp [4, 8], warps_per_cta [8, 1], order [1, 0]);
+    blocked_layout!(B256 = shape [64, 256], size_per_thread [1, 8], threads_per_warp [1, 32], warps_per_cta [8, 1], order [1, 0]);
+    fn same(ours: SwizzledLayout, canonical: SwizzledLayout, mn: i64, k: i64) {
+        for x in 0..mn {
+            for y in 0..k {
+                let (o, c) = (ours.layout().call(x + mn * y), canonical.layout().call(x + mn * y));
+                assert_eq!(ours.swizzle().apply(o), canonical.swizzle().apply(c), "({x}, {y})");
+            }
+        }
+    }
+    let staged = |layout, swizzle| SwizzledLayout::new(swizzle, 0, layout);
+    let a = staged(OperandTile::<A64, true, I>::LAYOUT, RowSwizzle::<A64, I>::SWIZZLE);
+    same(a, make_gmma_layout(Major::K, WgmmaSwizzle::B128, 2, 128, 64).unwrap(), 128, 64);
+    assert!(make_gmma_desc(a, 2, Major::K, 64, 16).is_ok());
+    let a32 = staged(OperandTile::<Wg2A, true, I>::LAYOUT, RowSwizzle::<Wg2A, I>::SWIZZLE);
+    same(a32, make_gmma_layout(Major::K, WgmmaSwizzle::B64, 2, 128, 32).unwrap(), 128, 32);
+    let b = staged(OperandTile::<B256, false, I>::LAYOUT, RowSwizzle::<B256, I>::SWIZZLE);
+    same(b, make_gmma_layout(Major::MN, WgmmaSwizzle::B128, 2, 256, 64).unwrap(), 256, 64);
+    assert!(make_gmma_desc(b, 2, Major::MN, 256, 16).is_ok());
 }

@@ -14,7 +14,7 @@ pub fn checks() -> Vec<Check> {
     vec![
         Check { name: "tutorials/01 vector add (10007 f32, ragged last tile)", run: check_add },
         Check { name: "tutorials/02 softmax (1k, 4k, 16k blocks, general and aligned; ragged rows, padded strides)", run: check_softmax },
-        Check { name: "tutorials/03 matmul (f16 and bf16; ragged M, N, K; row-major and transposed B)", run: check_matmul },
+        Check { name: "tutorials/03 matmul (f16 and bf16, mma.sync and wgmma; ragged M, N, K; row-major and transposed B)", run: check_matmul },
         Check { name: "tutorials/block-tile transpose through shared memory (tl.trans; ragged 300 x 200)", run: check_transpose },
         Check { name: "tutorials/04 seeded dropout (Philox, as tl.rand)", run: check_dropout },
         Check { name: "tutorials/05 layer norm forward (f16; 1, 2 and 3 chunks, general and aligned)", run: check_layer_norm },
@@ -230,9 +230,35 @@ fn check_layer_norm(gpu: &Gpu, module: &Module) -> Result<(), String> {
     Ok(())
 }
 
-/// 03's entries: (general, aligned).
-const F16_MATMUL: (MatmulKernel<f16>, MatmulKernel<f16>) = (k::tutorial_matmul_f16, k::tutorial_matmul_f16_aligned);
-const BF16_MATMUL: (MatmulKernel<bf16>, MatmulKernel<bf16>) = (k::tutorial_matmul_bf16, k::tutorial_matmul_bf16_aligned);
+/// 03's entries of one element type and instruction: the general and the aligned kernel, the
+/// tile of C per program, the dynamic shared memory they take, and whether they are in the
+/// sm_90a module (`wgmma`).
+struct MatmulEntries<T: 'static> {
+    general: MatmulKernel<T>,
+    aligned: MatmulKernel<T>,
+    tile: (usize, usize),
+    shared: u32,
+    sm90a: bool,
+}
+
+const F16_MATMUL: MatmulEntries<f16> =
+    MatmulEntries { general: k::tutorial_matmul_f16, aligned: k::tutorial_matmul_f16_aligned, tile: (128, 128), shared: 0, sm90a: false };
+const BF16_MATMUL: MatmulEntries<bf16> =
+    MatmulEntries { general: k::tutorial_matmul_bf16, aligned: k::tutorial_matmul_bf16_aligned, tile: (128, 128), shared: 0, sm90a: false };
+const F16_WGMMA_MATMUL: MatmulEntries<f16> = MatmulEntries {
+    general: k::tutorial_matmul_wgmma_f16,
+    aligned: k::tutorial_matmul_wgmma_f16_aligned,
+    tile: (128, 256),
+    shared: k::WG_MATMUL_SCRATCH as u32,
+    sm90a: true,
+};
+const BF16_WGMMA_MATMUL: MatmulEntries<bf16> = MatmulEntries {
+    general: k::tutorial_matmul_wgmma_bf16,
+    aligned: k::tutorial_matmul_wgmma_bf16_aligned,
+    tile: (128, 256),
+    shared: k::WG_MATMUL_SCRATCH as u32,
+    sm90a: true,
+};
 
 type MatmulKernel<T> = KernelFn<(*const T, *const T, *mut T, i64, i64, i64, i64, i64, i64, i64, i64, i64)>;
 
@@ -254,14 +280,14 @@ impl<T: host::DeviceElem> Matmul<T> {
         !self.b_transposed && n % 8 == 0 && k % 8 == 0
     }
 
-    /// Launches the product with `general`, or `aligned` when it applies.
-    fn launch(&mut self, gpu: &Gpu, module: &Module, (general, aligned): (MatmulKernel<T>, MatmulKernel<T>)) -> host::Result<()> {
+    /// Launches the product with the general entry, or the aligned one when it applies.
+    fn launch(&mut self, gpu: &Gpu, module: &Module, entries: &MatmulEntries<T>) -> host::Result<()> {
         let (m, n, k) = self.mnk;
-        let kernel = if self.aligned() { aligned } else { general };
+        let kernel = if self.aligned() { entries.aligned } else { entries.general };
         let (sbk, sbn) = if self.b_transposed { (1, k as i64) } else { (n as i64, 1) };
-        let grid = m.div_ceil(128) * n.div_ceil(128);
+        let grid = m.div_ceil(entries.tile.0) * n.div_ceil(entries.tile.1);
         let args = (&self.a, &self.b, &mut self.c, m as i64, n as i64, k as i64, k as i64, 1i64, sbk, sbn, n as i64, 1i64);
-        unsafe { gpu.launch(module, kernel, blocks(grid, 256), args).run() }
+        unsafe { gpu.launch(module, kernel, blocks(grid, 256).with_shared_mem(entries.shared), args).run() }
     }
 }
 
@@ -280,12 +306,14 @@ fn matmul_buffers<T: host::DeviceElem>(gpu: &Gpu, (m, n, k): (usize, usize, usiz
     Ok((t, a.into_iter().map(to).collect(), b.into_iter().map(to).collect()))
 }
 
-fn check_matmul_of<T: host::DeviceElem>(gpu: &Gpu, module: &Module, kernel: (MatmulKernel<T>, MatmulKernel<T>), name: &str, from: fn(f32) -> T, to: fn(T) -> f64, tol: f64) -> Result<(), String> {
+fn check_matmul_of<T: host::DeviceElem>(gpu: &Gpu, module: &Module, entries: MatmulEntries<T>, name: &str, from: fn(f32) -> T, to: fn(T) -> f64, tol: f64) -> Result<(), String> {
+    let hopper = if entries.sm90a { Some(gpu.module(&crate::TEST_KERNELS_SM90A).map_err(fail("loading the sm_90a module"))?) } else { None };
+    let module = hopper.as_deref().unwrap_or(module);
     // 16-byte copies (K and N multiples of 8) and element copies (ragged K or N, a transposed B).
     for (mnk, b_transposed) in [((200usize, 136usize, 100usize), false), ((130, 260, 72), true), ((1, 5, 3), false), ((136, 264, 200), false), ((256, 128, 128), false)] {
         let (m, n, k) = mnk;
         let (mut t, a, b) = matmul_buffers(gpu, mnk, b_transposed, from, to)?;
-        t.launch(gpu, module, kernel).map_err(fail("launch"))?;
+        t.launch(gpu, module, &entries).map_err(fail("launch"))?;
         let got: Vec<f32> = gpu.download(&t.c).map_err(fail("download"))?.into_iter().map(|v| to(v) as f32).collect();
         let b_at = |x: usize, col: usize| if b_transposed { b[col * k + x] } else { b[x * n + col] };
         let want: Vec<f64> = (0..m * n).map(|i| (0..k).map(|x| a[(i / n) * k + x] * b_at(x, i % n)).sum()).collect();
@@ -301,7 +329,9 @@ fn check_matmul_of<T: host::DeviceElem>(gpu: &Gpu, module: &Module, kernel: (Mat
 
 fn check_matmul(gpu: &Gpu, module: &Module) -> Result<(), String> {
     check_matmul_of(gpu, module, F16_MATMUL, "f16", f16::from_f32, |v| v.to_f64(), 2e-3)?;
-    check_matmul_of(gpu, module, BF16_MATMUL, "bf16", bf16::from_f32, |v| v.to_f64(), 8e-3)
+    check_matmul_of(gpu, module, BF16_MATMUL, "bf16", bf16::from_f32, |v| v.to_f64(), 8e-3)?;
+    check_matmul_of(gpu, module, F16_WGMMA_MATMUL, "f16 wgmma", f16::from_f32, |v| v.to_f64(), 2e-3)?;
+    check_matmul_of(gpu, module, BF16_WGMMA_MATMUL, "bf16 wgmma", bf16::from_f32, |v| v.to_f64(), 8e-3)
 }
 
 fn check_transpose(gpu: &Gpu, module: &Module) -> Result<(), String> {
@@ -366,17 +396,24 @@ fn bench_tutorials(gpu: &Gpu, module: &Module) -> Result<Vec<Figure>, String> {
             figures.push(Figure { what: format!("05 layer norm fwd 4096x{cols} f16{entry}"), value: gbps(2 * rows * cols * 2, ms), unit: "GB/s" });
         }
     }
+    let hopper = gpu.module(&crate::TEST_KERNELS_SM90A).map_err(fail("loading the sm_90a module"))?;
     for (size, name, is_bf16) in [(2048usize, "f16", false), (4096, "f16", false), (4096, "bf16", true)] {
         let mnk = (size, size, size);
-        let ms = if is_bf16 {
-            let (mut t, ..) = matmul_buffers(gpu, mnk, false, bf16::from_f32, |v| v.to_f64())?;
-            time_cold(gpu, &mut flush, warmup, reps, || t.launch(gpu, module, BF16_MATMUL))?
-        } else {
-            let (mut t, ..) = matmul_buffers(gpu, mnk, false, f16::from_f32, |v| v.to_f64())?;
-            time_cold(gpu, &mut flush, warmup, reps, || t.launch(gpu, module, F16_MATMUL))?
-        };
         let flops = 2.0 * (size as f64).powi(3);
-        figures.push(Figure { what: format!("03 matmul {size}^3 {name}"), value: flops / (ms as f64 * 1e-3) / 1e12, unit: "TFLOP/s" });
+        for (instruction, wgmma) in [("wgmma", true), ("mma.sync", false)] {
+            let module = if wgmma { &*hopper } else { module };
+            let ms = if is_bf16 {
+                let (mut t, ..) = matmul_buffers(gpu, mnk, false, bf16::from_f32, |v| v.to_f64())?;
+                let entries = if wgmma { BF16_WGMMA_MATMUL } else { BF16_MATMUL };
+                time_cold(gpu, &mut flush, warmup, reps, || t.launch(gpu, module, &entries))?
+            } else {
+                let (mut t, ..) = matmul_buffers(gpu, mnk, false, f16::from_f32, |v| v.to_f64())?;
+                let entries = if wgmma { F16_WGMMA_MATMUL } else { F16_MATMUL };
+                time_cold(gpu, &mut flush, warmup, reps, || t.launch(gpu, module, &entries))?
+            };
+            let what = format!("03 matmul {size}^3 {name} ({instruction})");
+            figures.push(Figure { what, value: flops / (ms as f64 * 1e-3) / 1e12, unit: "TFLOP/s" });
+        }
     }
     Ok(figures)
 }

@@ -551,6 +551,22 @@ pub trait WgmmaAtom: Copy + Default {
     unsafe fn call(a: u64, b: u64, c: *mut f32, scale_d: bool);
 }
 
+/// A 16-bit wgmma atom family whose operands may be stored either way: the same instruction with
+/// the storage orders `A2` and `B2` (CuTe's atoms are templates on `GMMA::Major`). Lets a caller
+/// that chooses the shared-memory layouts itself (the block tiles' `dot`) take an atom by name
+/// and fix its orders.
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::atom::wgmma::{KMajor, Major, MajorMode, MnMajor, WgmmaAtom, WgmmaMajors, SM90_64x128x16_F32F16F16_SS};
+/// type Transposed = <SM90_64x128x16_F32F16F16_SS as WgmmaMajors>::With<KMajor, MnMajor>;
+/// assert_eq!(<Transposed as WgmmaAtom>::MajorB::MAJOR, Major::MN);
+/// ```
+pub trait WgmmaMajors: WgmmaAtom {
+    /// The atom with A stored `A2`, B stored `B2`.
+    type With<A2: MajorMode, B2: MajorMode>: WgmmaAtom<A = Self::A, B = Self::B>;
+}
+
 /// An atom type with two type parameters (the operands' storage orders or formats) and no data:
 /// `Copy` and `Default` whatever the parameters.
 macro_rules! atom_type {
@@ -579,6 +595,9 @@ macro_rules! wgmma_ss_atoms {
         $name:ident: $ty:ty, $n:literal, $regs:literal, $general:ident, $f16:literal;
     )*) => {$(
         atom_type!($(#[$attr])* $name<A = KMajor, B = KMajor>);
+        impl<A: MajorMode, B: MajorMode> WgmmaMajors for $name<A, B> {
+            type With<A2: MajorMode, B2: MajorMode> = $name<A2, B2>;
+        }
         impl<A: MajorMode, B: MajorMode> WgmmaAtom for $name<A, B> {
             type A = $ty;
             type B = $ty;

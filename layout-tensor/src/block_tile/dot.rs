@@ -42,9 +42,14 @@ use super::{thread, BlockTile, Scratch, TvLayout, ValueStorage, MAX_RANK};
 use crate::algorithm::gemm;
 use crate::atom::copy::{copy, make_tiled_copy_a, make_tiled_copy_b, CopyAtom, SM75_U16x4_LDSM_T, SM75_U16x8_LDSM_T};
 use crate::atom::tiled_mma::{partition_by_tv, MmaPartition};
-use crate::atom::{MmaAtom, TiledMma};
-use crate::device::cp_async::{cp_async_cg_zfill, cp_async_pipeline};
+use crate::atom::wgmma::WgmmaMajors;
+#[cfg(target_arch = "nvptx64")]
+use crate::atom::wgmma::{KMajor, MnMajor, WgmmaAtom};
+use crate::atom::{MmaAtom, TiledMma, SM80_16x8x16_F32BF16BF16F32_TN, SM80_16x8x16_F32F16F16F32_TN};
+use crate::device::cp_async::{cp_async_cg, cp_async_cg_zfill, cp_async_pipeline};
 use crate::device::sync::sync_threads;
+#[cfg(target_arch = "nvptx64")]
+use crate::device::shared::generic_to_shared;
 use crate::device::unroll::{unroll_for, TripCount};
 use crate::fragment::CompactOf;
 use crate::partition::StaticSwizzle;
@@ -108,6 +113,147 @@ pub trait DotLayout: TvLayout {
     /// The `ldmatrix.trans` atom that loads a thread block's B values: `.x2` for one m16n8k16
     /// atom along N, `.x4` for two or more.
     type LoadB: Copy + Default;
+    /// The instructions of the products on the GPU: [`MmaSync`] or [`Wgmma`].
+    type Instruction: DotInstruction;
+}
+
+/// The instructions a [`DotLayout`]'s products run on in GPU builds: [`MmaSync`] (`mma.sync` with
+/// `ldmatrix` fragments, sm_80 and later) or [`Wgmma`] (Hopper's warpgroup MMA, reading both
+/// operands from shared memory, sm_90a). The CPU backend runs the `mma.sync` products of the
+/// layout's tiled MMA for both: a [`Wgmma`] layout is also the C partition of a tiled `mma.sync`
+/// (see [`dot_layout!`](crate::dot_layout)), so the results agree.
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::atom::wgmma::SM90_64x128x16_F32F16F16_SS;
+/// use cute_rs_tensor::block_tile::dot::{DotInstruction, MmaSync, Wgmma};
+/// assert!(!MmaSync::WGMMA && <Wgmma<SM90_64x128x16_F32F16F16_SS>>::WGMMA);
+/// assert_eq!(<Wgmma<SM90_64x128x16_F32F16F16_SS>>::PANEL, 64);
+/// ```
+pub trait DotInstruction: Copy + Default {
+    /// Whether GPU builds multiply with `wgmma`.
+    const WGMMA: bool;
+    /// The width (elements) of the column panels the operand tiles are staged in, each panel
+    /// row-major and swizzled (0: one panel, whole rows). `wgmma` reads 64-column panels: its
+    /// 128-byte-swizzled tiles, A K-major and B N-major.
+    const PANEL: i64;
+
+    /// Issues `acc += A B` for the staged operand tiles at the shared-window addresses `a` and
+    /// `b`, this warpgroup's rows: the asynchronous instructions only (the caller fences,
+    /// commits and waits).
+    ///
+    /// # Safety
+    /// The tiles are staged as [`OperandTile`]s of panels [`PANEL`](Self::PANEL) wide at
+    /// 1024-byte-aligned addresses; `acc` holds the thread's accumulators of the layout.
+    #[cfg(target_arch = "nvptx64")]
+    #[doc(hidden)]
+    unsafe fn issue<LA: TvLayout, LB: TvLayout>(a: u32, b: u32, acc: *mut f32);
+}
+
+/// `mma.sync` products: see [`DotInstruction`].
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::block_tile::dot::{DotInstruction, MmaSync};
+/// assert_eq!(MmaSync::PANEL, 0);
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MmaSync;
+impl DotInstruction for MmaSync {
+    const WGMMA: bool = false;
+    const PANEL: i64 = 0;
+    #[cfg(target_arch = "nvptx64")]
+    #[inline(always)]
+    unsafe fn issue<LA: TvLayout, LB: TvLayout>(_: u32, _: u32, _: *mut f32) {
+        // Never called: `WGMMA` is false.
+    }
+}
+
+/// `wgmma` products with the atom family `W` (A K-major, B N-major in shared memory whatever
+/// `W`'s own orders): see [`DotInstruction`].
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::atom::wgmma::SM90_64x256x16_F32BF16BF16_SS;
+/// use cute_rs_tensor::block_tile::dot::{DotInstruction, Wgmma};
+/// assert!(<Wgmma<SM90_64x256x16_F32BF16BF16_SS>>::WGMMA);
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Wgmma<W>(PhantomData<W>);
+
+/// The atom of a [`Wgmma`] with the staged tiles' storage orders.
+#[cfg(target_arch = "nvptx64")]
+type StagedAtom<W> = <W as WgmmaMajors>::With<KMajor, MnMajor>;
+
+impl<W: WgmmaMajors> DotInstruction for Wgmma<W> {
+    const WGMMA: bool = true;
+    const PANEL: i64 = 64;
+    #[cfg(target_arch = "nvptx64")]
+    #[inline(always)]
+    unsafe fn issue<LA: TvLayout, LB: TvLayout>(a: u32, b: u32, acc: *mut f32) {
+        let (da, db) = const { wgmma_descs::<W, LA, LB>() };
+        // Warpgroups are stacked along M, 64 rows each.
+        let wg = (thread() / 128) as u32;
+        // Plain loops of a few constant trips, which LLVM unrolls: the instructions' operands
+        // must stay in registers, and closures this large (128 accumulators) are not inlined.
+        for j in 0..(LB::SHAPE[1] / W::N) as usize {
+            for k in 0..(LA::SHAPE[1] / 16) as u32 {
+                // SAFETY: the caller's; the descriptors describe the staged tiles (checked when
+                // they were made), and atom `j`'s accumulators are the `j`-th run of VALUES_C.
+                unsafe { StagedAtom::<W>::call(da.at(a, wg, k), db.at(b, j as u32, k), acc.add(j * W::VALUES_C), true) }
+            }
+        }
+    }
+}
+
+/// The descriptors of the staged operand tiles of a [`Wgmma`] product: A `M x K` K-major, B
+/// `K x N` N-major, each in 64-column panels with the widest swizzle of its rows (checked
+/// element by element by [`make_gmma_desc`](crate::atom::wgmma::make_gmma_desc): a tile wgmma
+/// cannot read stops compilation with the violated condition).
+#[cfg(target_arch = "nvptx64")]
+const fn wgmma_descs<W: WgmmaMajors, LA: TvLayout, LB: TvLayout>() -> (crate::atom::wgmma::GmmaDesc, crate::atom::wgmma::GmmaDesc) {
+    use crate::atom::wgmma::{make_gmma_desc, Major};
+    use layout::SwizzledLayout;
+    let a = SwizzledLayout::new(RowSwizzle::<LA, Wgmma<W>>::SWIZZLE, 0, OperandTile::<LA, true, Wgmma<W>>::LAYOUT);
+    let b = SwizzledLayout::new(RowSwizzle::<LB, Wgmma<W>>::SWIZZLE, 0, OperandTile::<LB, false, Wgmma<W>>::LAYOUT);
+    (layout::unwrap!(make_gmma_desc(a, 2, Major::K, 64, 16)), layout::unwrap!(make_gmma_desc(b, 2, Major::MN, W::N, 16)))
+}
+
+/// The `mma.sync` atom that multiplies 16-bit elements `Self` into `f32` (m16n8k16): the
+/// portable products of a [`Wgmma`] layout.
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::atom::{MmaAtom, SM80_16x8x16_F32BF16BF16F32_TN};
+/// use cute_rs_tensor::block_tile::dot::PortableMma;
+/// use cute_rs_tensor::half::bf16;
+/// let _: <bf16 as PortableMma>::Atom = SM80_16x8x16_F32BF16BF16F32_TN::default();
+/// ```
+pub trait PortableMma {
+    /// The atom.
+    type Atom: MmaAtom;
+}
+impl PortableMma for crate::half::f16 {
+    type Atom = SM80_16x8x16_F32F16F16F32_TN;
+}
+impl PortableMma for crate::half::bf16 {
+    type Atom = SM80_16x8x16_F32BF16BF16F32_TN;
+}
+
+/// `WARPS` warps stacked along M, `(WARPS, 1, 1)`: the warps of the tiled `mma.sync` whose C
+/// partition is the accumulator layout of warpgroups stacked along M (each warp of a warpgroup
+/// holds 16 of its 64 rows in both).
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::block_tile::dot::ColumnOfWarps;
+/// use cute_rs_tensor::StaticLayout;
+/// assert_eq!(<ColumnOfWarps<8>>::LAYOUT.to_string(), "(8,1,1):(1,0,0)");
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ColumnOfWarps<const WARPS: i64>;
+impl<const WARPS: i64> StaticLayout for ColumnOfWarps<WARPS> {
+    const LAYOUT: Layout = layout::unwrap!(layout::make_layout_col_major(layout::unwrap!(IntTuple::from_slice(&[WARPS, 1, 1]))));
 }
 
 /// A [`DotLayout`] whose products take operands of `T`: its atom multiplies `T`s into `f32`s and
@@ -214,11 +360,32 @@ pub const fn accumulator_tv<Atom: MmaAtom, G: StaticLayout, V: StaticLayout>(m: 
 #[macro_export]
 macro_rules! dot_layout {
     ($(#[$attr:meta])* $vis:vis $name:ident = mma $mma:ty, shape [$m:expr, $n:expr] $(,)?) => {
+        $crate::dot_layout!(@layout $(#[$attr])* $vis $name = $mma, $crate::block_tile::dot::MmaSync, shape [$m, $n], {});
+    };
+    ($(#[$attr:meta])* $vis:vis $name:ident = wgmma $atom:ty, shape [$m:expr, $n:expr] $(,)?) => {
+        $crate::dot_layout!(@layout $(#[$attr])* $vis $name =
+            $crate::atom::TiledMma<
+                <<$atom as $crate::atom::wgmma::WgmmaAtom>::A as $crate::block_tile::dot::PortableMma>::Atom,
+                $crate::block_tile::dot::ColumnOfWarps<{ ($m) / 16 }>,
+            >,
+            $crate::block_tile::dot::Wgmma<$atom>,
+            shape [$m, $n],
+            {
+                assert!(($m) % 64 == 0, "dot_layout: a wgmma tile's M must be a multiple of 64 (one warpgroup per 64 rows)");
+                assert!(
+                    ($n) % <$atom as $crate::atom::wgmma::WgmmaAtom>::N == 0,
+                    "dot_layout: a wgmma tile's N must be a multiple of the atom's N"
+                );
+            }
+        );
+    };
+    (@layout $(#[$attr:meta])* $vis:vis $name:ident = $mma:ty, $instruction:ty, shape [$m:expr, $n:expr], $check:block) => {
         $(#[$attr])*
         #[derive(Clone, Copy, Debug, Default)]
         $vis struct $name;
         impl $name {
             const __TV_MAP: $crate::block_tile::TvMap = {
+                $check
                 let tile = <$mma>::GEOMETRY.tile();
                 assert!(($m) % tile[0] == 0, "dot_layout: the tile's M must be a multiple of the tiled MMA's TILE_M");
                 assert!(($n) % tile[1] == 0, "dot_layout: the tile's N must be a multiple of the tiled MMA's TILE_N");
@@ -255,6 +422,7 @@ macro_rules! dot_layout {
                 let g = <$mma>::GEOMETRY;
                 g.values[1] * g.values[2] * <<$mma as $crate::block_tile::dot::MmaParts>::Atom as $crate::atom::MmaAtom>::VALUES_B as i64 >= 8
             }> as $crate::block_tile::dot::PickLoadB>::Atom;
+            type Instruction = $instruction;
         }
     };
 }
@@ -264,31 +432,61 @@ type MmaOf<LC> = TiledMma<AtomOf<LC>, <<LC as DotLayout>::Mma as MmaParts>::Grou
 /// Its atom.
 type AtomOf<LC> = <<LC as DotLayout>::Mma as MmaParts>::Atom;
 
-/// A row-major operand tile of layout `L` in shared memory, seen as the MMA sees the operand:
-/// `(outer, k) -> offset`. A (`L = [M, K]`, `IS_A`): `m * K + k`; B (`L = [K, N]`):
-/// `n + N * k`. Both are `L`'s tile stored row-major.
+/// An operand tile of layout `L` staged in shared memory, seen as the MMA sees the operand:
+/// `(outer, k) -> offset`, where `L`'s tile is stored in column panels `I::PANEL` wide (whole
+/// rows for [`MmaSync`]), each panel row-major, one after the other. A (`L = [M, K]`, `IS_A`)
+/// with one panel: `m * K + k`; B (`L = [K, N]`): `n + N * k`.
 ///
 /// # Example
 /// ```
-/// use cute_rs_tensor::block_tile::dot::OperandTile;
+/// use cute_rs_tensor::atom::wgmma::SM90_64x128x16_F32F16F16_SS as W;
+/// use cute_rs_tensor::block_tile::dot::{OperandTile, Wgmma};
 /// use cute_rs_tensor::{blocked_layout, StaticLayout};
 /// blocked_layout!(B = shape [32, 128], size_per_thread [1, 8], threads_per_warp [2, 16], warps_per_cta [8, 1], order [1, 0]);
 /// // B seen as (n, k): n + 128 k.
 /// assert_eq!(<OperandTile<B, false>>::LAYOUT.to_string(), "(128,32):(1,128)");
+/// // In panels of 64 columns for wgmma: n % 64 + 64 k + 2048 (n / 64).
+/// assert_eq!(<OperandTile<B, false, Wgmma<W>>>::LAYOUT.to_string(), "((64,2),(32)):((1,2048),(64))");
 /// ```
 #[derive(Clone, Copy, Debug, Default)]
-pub struct OperandTile<L, const IS_A: bool>(PhantomData<L>);
-impl<L: TvLayout, const IS_A: bool> StaticLayout for OperandTile<L, IS_A> {
+pub struct OperandTile<L, const IS_A: bool, I = MmaSync>(PhantomData<(L, I)>);
+impl<L: TvLayout, const IS_A: bool, I: DotInstruction> StaticLayout for OperandTile<L, IS_A, I> {
     const LAYOUT: Layout = {
         let (r, c) = (L::SHAPE[0], L::SHAPE[1]);
-        let (shape, stride) = if IS_A { ([r, c], [c, 1]) } else { ([c, r], [1, c]) };
-        layout::unwrap!(Layout::new(layout::unwrap!(IntTuple::from_slice(&shape)), layout::unwrap!(IntTuple::from_slice(&stride))))
+        let p = panel_width(c, I::PANEL);
+        if p == c {
+            if IS_A {
+                layout_of(&[r, c], &[c, 1])
+            } else {
+                layout_of(&[c, r], &[1, c])
+            }
+        } else {
+            let (rows, panels) = (layout_of(&[r], &[p]), layout_of(&[p, c / p], &[1, p * r]));
+            let modes = if IS_A { [rows, panels] } else { [panels, rows] };
+            layout::unwrap!(make_layout(&modes))
+        }
     };
 }
 
-/// The swizzle of a row-major tile of 16-bit elements whose rows are `L`'s last extent: the
-/// 16-byte chunk index XORed with the row bits above a 128-byte line, so that 8 rows read at one
-/// chunk (an `ldmatrix` phase, either operand) fall in 8 different bank groups.
+/// The layout `shape : stride`.
+const fn layout_of(shape: &[i64], stride: &[i64]) -> Layout {
+    layout::unwrap!(Layout::new(layout::unwrap!(IntTuple::from_slice(shape)), layout::unwrap!(IntTuple::from_slice(stride))))
+}
+
+/// The width of the column panels of rows `cols` long staged `panel` wide (0: whole rows).
+const fn panel_width(cols: i64, panel: i64) -> i64 {
+    if panel == 0 || cols <= panel {
+        cols
+    } else {
+        assert!(cols % panel == 0, "dot: the operands' last extents must be multiples of the staging panels (64 for wgmma)");
+        panel
+    }
+}
+
+/// The swizzle of an operand tile of 16-bit elements staged as [`OperandTile`]: the 16-byte
+/// chunk index XORed with the row bits above a 128-byte line (rows of one panel), so that 8 rows
+/// read at one chunk (an `ldmatrix` phase, either operand) fall in 8 different bank groups. For
+/// panels of 16, 32 or 64 elements this is wgmma's 32-, 64- or 128-byte swizzle.
 ///
 /// # Example
 /// ```
@@ -299,10 +497,10 @@ impl<L: TvLayout, const IS_A: bool> StaticLayout for OperandTile<L, IS_A> {
 /// assert_eq!(<RowSwizzle<K32>>::SWIZZLE.apply(2 * 32), 2 * 32 + 8);
 /// ```
 #[derive(Clone, Copy, Debug, Default)]
-pub struct RowSwizzle<L>(PhantomData<L>);
-impl<L: TvLayout> StaticSwizzle for RowSwizzle<L> {
+pub struct RowSwizzle<L, I = MmaSync>(PhantomData<(L, I)>);
+impl<L: TvLayout, I: DotInstruction> StaticSwizzle for RowSwizzle<L, I> {
     const SWIZZLE: Swizzle = {
-        let row = L::SHAPE[1];
+        let row = panel_width(L::SHAPE[1], I::PANEL);
         assert!(row >= 8 && row & (row - 1) == 0, "dot: the operands' last extents must be powers of two of at least 8");
         let log = row.trailing_zeros();
         // 8 chunks per 128-byte line: rows shorter than a line XOR with the bits past it.
@@ -340,17 +538,17 @@ impl<LA: TvLayout, LC: DotLayout> TripCount for KBlocks<LA, LC> {
 #[repr(C, align(16))]
 struct Aligned<S>(S);
 
-/// Writes the thread's values of `tile` into the row-major, [`RowSwizzle`]d tile at `smem`,
-/// runs of consecutive values along the last dimension as vectors.
+/// Writes the thread's values of `tile` into the [`OperandTile`] of `I` at `smem`, runs of
+/// consecutive values along the last dimension as vectors.
 #[inline(always)]
-fn stage<T: Element, L: TvLayout>(tile: &BlockTile<T, L>, smem: *mut T) {
+fn stage<T: Element, L: TvLayout, I: DotInstruction>(tile: &BlockTile<T, L>, smem: *mut T) {
     let tc = L::MAP.thread_coord(thread());
     let values = tile.values();
     macro_rules! body {
         ($w:literal) => {
             super::for_each_value::<L>(|v| {
                 if v % $w == 0 {
-                    let off = staged_offset::<L>(&tc, &L::MAP.value_coord(v));
+                    let off = staged_offset::<L, I>(&tc, &L::MAP.value_coord(v));
                     let mut x = [values[v]; $w];
                     x.copy_from_slice(&values[v..v + $w]);
                     // SAFETY: inside the scratch (the tile's coordinates are inside it), and the
@@ -391,12 +589,15 @@ const fn staging_width<T, L: TvLayout>() -> usize {
     w
 }
 
-/// The offset in the row-major, [`RowSwizzle`]d tile of `L` of the element at the thread's
-/// coordinates `tc` plus value coordinates `vc`.
+/// The offset in the staged, [`RowSwizzle`]d [`OperandTile`] of `L` and `I` of the element at
+/// the thread's coordinates `tc` plus value coordinates `vc`.
 #[inline(always)]
-fn staged_offset<L: TvLayout>(tc: &[i64; MAX_RANK], vc: &[i64; MAX_RANK]) -> isize {
-    let swizzle = const { RowSwizzle::<L>::SWIZZLE };
-    swizzle.apply((tc[0] + vc[0]) * L::SHAPE[1] + tc[1] + vc[1]) as isize
+fn staged_offset<L: TvLayout, I: DotInstruction>(tc: &[i64; MAX_RANK], vc: &[i64; MAX_RANK]) -> isize {
+    let swizzle = const { RowSwizzle::<L, I>::SWIZZLE };
+    let (r, c) = (tc[0] + vc[0], tc[1] + vc[1]);
+    let p = const { panel_width(L::SHAPE[1], I::PANEL) };
+    let offset = if p == L::SHAPE[1] { r * p + c } else { c % p + p * r + c / p * (p * L::SHAPE[0]) };
+    swizzle.apply(offset) as isize
 }
 
 /// `acc + a b` on the tensor cores (`tl.dot(a, b, acc)`, `ct.mma(a, b, acc)`), see the
@@ -435,13 +636,25 @@ where
     let smem_b = unsafe { smem_a.add((LA::SHAPE[0] * LA::SHAPE[1]) as usize) };
     // Earlier readers of the scratch (a previous product, a reduction) are done.
     sync_threads();
-    stage(a, smem_a);
-    stage(b, smem_b);
+    stage::<T, LA, LC::Instruction>(a, smem_a);
+    stage::<T, LB, LC::Instruction>(b, smem_b);
+    staged_for_wgmma::<LC>();
     sync_threads();
 
     let mut acc = acc;
     multiply_staged::<T, LA, LB, LC>(smem_a, smem_b, &mut acc);
     acc
+}
+
+/// After a thread's writes of staged operands, before the barrier that publishes them: `wgmma`
+/// reads shared memory through the async proxy, which sees the threads' ordinary stores (and
+/// landed `cp.async` copies) only after a proxy fence.
+#[inline(always)]
+fn staged_for_wgmma<LC: DotLayout>() {
+    #[cfg(target_arch = "nvptx64")]
+    if LC::Instruction::WGMMA {
+        crate::device::tma::fence_proxy_async_shared_cta();
+    }
 }
 
 
@@ -459,6 +672,10 @@ fn check_operands<T: Element, LA: TvLayout, LB: TvLayout, LC: DotLayoutOf<T>, co
         assert!(LA::THREADS == LC::THREADS && LB::THREADS == LC::THREADS, "dot: a, b and acc must have the same threads");
         assert!(core::mem::size_of::<T>() == 2, "dot: the operands must have 16-bit elements");
         assert!(STAGES * tile_bytes::<LA, LB>() <= BYTES, "dot: the scratch must hold the operand tiles (2 (M K + K N) bytes per stage)");
+        assert!(
+            !LC::Instruction::WGMMA || (LA::SHAPE[0] * LA::SHAPE[1] * 2) % 1024 == 0 && tile_bytes::<LA, LB>() % 1024 == 0,
+            "dot: with wgmma, each operand tile must be a multiple of 1024 bytes (the swizzle atoms of the tiles that follow it stay aligned)"
+        );
     }
 }
 
@@ -478,6 +695,21 @@ where
     LB: TvLayout,
     LC: DotLayoutOf<T>,
 {
+    #[cfg(target_arch = "nvptx64")]
+    if LC::Instruction::WGMMA {
+        use crate::device::mma as wgmma;
+        fence_accumulators(acc);
+        // SAFETY: the staged tiles (published by the caller's barrier after the proxy fence),
+        // the whole warpgroup here; the accumulators are touched only after the wait.
+        unsafe {
+            wgmma::wgmma_fence();
+            LC::Instruction::issue::<LA, LB>(generic_to_shared(smem_a), generic_to_shared(smem_b), acc.values_mut().as_mut_ptr());
+            wgmma::wgmma_commit_group();
+            wgmma::wgmma_wait_group::<0>();
+        }
+        fence_accumulators(acc);
+        return;
+    }
     let t = thread() as usize;
     let mma = MmaOf::<LC>::default();
     let s2r_a = make_tiled_copy_a::<LC::LoadA, _, _, _>(mma);
@@ -485,8 +717,8 @@ where
     // SAFETY: the scratch's tiles, written above, as swizzled shared tensors.
     let (tile_a, tile_b) = unsafe {
         (
-            LayoutTensor::<T, _, Shared>::from_ptr_in(smem_a, Swizzled::<RowSwizzle<LA>, OperandTile<LA, true>>::new()),
-            LayoutTensor::<T, _, Shared>::from_ptr_in(smem_b, Swizzled::<RowSwizzle<LB>, OperandTile<LB, false>>::new()),
+            LayoutTensor::<T, _, Shared>::from_ptr_in(smem_a, Swizzled::<RowSwizzle<LA, LC::Instruction>, OperandTile<LA, true, LC::Instruction>>::new()),
+            LayoutTensor::<T, _, Shared>::from_ptr_in(smem_b, Swizzled::<RowSwizzle<LB, LC::Instruction>, OperandTile<LB, false, LC::Instruction>>::new()),
         )
     };
     let (src_a, src_b) = (s2r_a.get_slice(t).partition_s(tile_a), s2r_b.get_slice(t).partition_s(tile_b));
@@ -498,16 +730,16 @@ where
         // SAFETY: the fragments' registers, of their layouts' sizes (checked below), and the
         // accumulator's, in the C fragment's order (the layout `LC` was built from it).
         unsafe {
-            let fa = || LayoutTensor::<T, Static<KBlockFragment<LC, OperandTile<LA, true>, 0>>, Local>::from_ptr_in(pa, Static::new());
-            let fb = || LayoutTensor::<T, Static<KBlockFragment<LC, OperandTile<LB, false>, 1>>, Local>::from_ptr_in(pb, Static::new());
+            let fa = || LayoutTensor::<T, Static<KBlockFragment<LC, OperandTile<LA, true, LC::Instruction>, 0>>, Local>::from_ptr_in(pa, Static::new());
+            let fb = || LayoutTensor::<T, Static<KBlockFragment<LC, OperandTile<LB, false, LC::Instruction>, 1>>, Local>::from_ptr_in(pb, Static::new());
             let c = LayoutTensor::<f32, Static<AccumulatorFragment<LC>>, Local>::from_ptr_in(
                 acc_ptr,
                 Static::new(),
             );
             const {
                 assert!(
-                    KBlockFragment::<LC, OperandTile<LA, true>, 0>::SIZE == <LC::FragmentA<T> as ValueStorage<T>>::LEN
-                        && KBlockFragment::<LC, OperandTile<LB, false>, 1>::SIZE == <LC::FragmentB<T> as ValueStorage<T>>::LEN,
+                    KBlockFragment::<LC, OperandTile<LA, true, LC::Instruction>, 0>::SIZE == <LC::FragmentA<T> as ValueStorage<T>>::LEN
+                        && KBlockFragment::<LC, OperandTile<LB, false, LC::Instruction>, 1>::SIZE == <LC::FragmentB<T> as ValueStorage<T>>::LEN,
                     "dot: the layout's fragment registers must match the tiled MMA's partitions"
                 )
             };
@@ -524,12 +756,26 @@ where
 /// the async-copy groups; else element by element, synchronously. `ALIGNED`: the 16-byte path
 /// only (the caller has checked the array), so that the loop holds no registers for the other.
 #[inline(always)]
-fn copy_tile_async<T: Element, L: TvLayout, const ALIGNED: bool>(array: &LayoutTensor<'_, T, Strided<2>, Global>, index: [i64; 2], smem: *mut T, vector: bool) {
+fn copy_tile_async<T: Element, L: TvLayout, I: DotInstruction, const ALIGNED: bool>(array: &LayoutTensor<'_, T, Strided<2>, Global>, index: [i64; 2], smem: *mut T, vector: bool) {
     let (layout, ptr) = (array.source(), array.as_ptr());
     let ([rows, cols], [s0, s1]) = (layout.shape, layout.stride);
     let tc = L::MAP.thread_coord(thread());
     let (r0, c0) = (index[0] * L::SHAPE[0] + tc[0], index[1] * L::SHAPE[1] + tc[1]);
-    if const { staging_width::<T, L>() * core::mem::size_of::<T>() == 16 } && (ALIGNED || vector) {
+    let whole = const { staging_width::<T, L>() * core::mem::size_of::<T>() == 16 };
+    // The tile inside the array (the same for every thread: no divergence): no bounds per chunk,
+    // the sources one constant offset apart, the copies unfilled. Most tiles of a large product.
+    let inside = index[0] >= 0 && index[1] >= 0 && (index[0] + 1) * L::SHAPE[0] <= rows && (index[1] + 1) * L::SHAPE[1] <= cols;
+    if whole && (ALIGNED || vector) && inside {
+        let base = ptr.wrapping_offset((r0 * s0 + c0) as isize);
+        super::for_each_value::<L>(|v| {
+            if v % 8 == 0 {
+                let vc = L::MAP.value_coord(v);
+                let dst = smem.wrapping_offset(staged_offset::<L, I>(&tc, &vc));
+                // SAFETY: inside the array (the whole tile is) and 16-byte aligned, as below.
+                unsafe { cp_async_cg::<16>(dst as *mut u8, base.wrapping_offset((vc[0] * s0 + vc[1]) as isize) as *const u8) };
+            }
+        });
+    } else if whole && (ALIGNED || vector) {
         super::for_each_value::<L>(|v| {
             if v % 8 == 0 {
                 let vc = L::MAP.value_coord(v);
@@ -537,7 +783,7 @@ fn copy_tile_async<T: Element, L: TvLayout, const ALIGNED: bool>(array: &LayoutT
                 let valid = if r >= 0 && r < rows && c >= 0 && c < cols { (cols - c).min(8) } else { 0 };
                 // Nothing is read when `valid` is 0, but the address must be valid: the base.
                 let src = if valid > 0 { ptr.wrapping_offset((r * s0 + c) as isize) } else { ptr };
-                let dst = smem.wrapping_offset(staged_offset::<L>(&tc, &vc));
+                let dst = smem.wrapping_offset(staged_offset::<L, I>(&tc, &vc));
                 // SAFETY: `src` is inside the array for `valid` elements and 16-byte aligned
                 // (`vector`: unit last stride, aligned base and row strides; runs start at
                 // multiples of 8); `dst` is a whole 16-byte chunk of the tile in shared memory.
@@ -552,7 +798,7 @@ fn copy_tile_async<T: Element, L: TvLayout, const ALIGNED: bool>(array: &LayoutT
             // SAFETY: read only inside the array; written inside the shared tile.
             unsafe {
                 let x = if inside { T::read(ptr.offset((r * s0 + c * s1) as isize)) } else { T::ZERO };
-                *smem.offset(staged_offset::<L>(&tc, &vc)) = x;
+                *smem.offset(staged_offset::<L, I>(&tc, &vc)) = x;
             }
         });
     }
@@ -658,26 +904,108 @@ where
     const { assert!(!ALIGNED || (LA::SHAPE[1] % 8 == 0 && LB::SHAPE[1] % 8 == 0), "dot_range_aligned: the tiles' last extents must be multiples of 8") };
     let mut acc = acc;
     let load = |step: u32, slot: u32| {
-        copy_tile_async::<T, LA, ALIGNED>(a, a_at(step as i64), slot_a(slot), vector_a);
-        copy_tile_async::<T, LB, ALIGNED>(b, b_at(step as i64), slot_b(slot), vector_b);
+        copy_tile_async::<T, LA, LC::Instruction, ALIGNED>(a, a_at(step as i64), slot_a(slot), vector_a);
+        copy_tile_async::<T, LB, LC::Instruction, ALIGNED>(b, b_at(step as i64), slot_b(slot), vector_b);
     };
-    let compute = |_: u32, slot: u32| multiply_staged::<T, LA, LB, LC>(slot_a(slot), slot_b(slot), &mut acc);
     // Earlier users of the scratch are done before the first copies land in it.
     sync_threads();
     let steps = if refused { 0 } else { steps.max(0) as u32 };
-    match STAGES {
-        2 => cp_async_pipeline::<0>(steps, load, compute),
-        3 => cp_async_pipeline::<1>(steps, load, compute),
-        4 => cp_async_pipeline::<2>(steps, load, compute),
-        _ => cp_async_pipeline::<3>(steps, load, compute),
+    #[cfg(target_arch = "nvptx64")]
+    if LC::Instruction::WGMMA {
+        wgmma_ring::<STAGES, T, LA, LB, LC>(steps, load, |slot| (slot_a(slot), slot_b(slot)), &mut acc);
+    }
+    if !(cfg!(target_arch = "nvptx64") && LC::Instruction::WGMMA) {
+        let compute = |_: u32, slot: u32| multiply_staged::<T, LA, LB, LC>(slot_a(slot), slot_b(slot), &mut acc);
+        match STAGES {
+            2 => cp_async_pipeline::<0>(steps, load, compute),
+            3 => cp_async_pipeline::<1>(steps, load, compute),
+            4 => cp_async_pipeline::<2>(steps, load, compute),
+            _ => cp_async_pipeline::<3>(steps, load, compute),
+        }
     }
     // Every warp's reads of the last slot are done: the scratch is free.
     sync_threads();
-    crate::device_assert!(
-        !refused,
-        "dot_range_aligned: the arrays' last stride must be 1, their row strides multiples of 8 elements and their bases 16-byte aligned"
-    );
+    if cfg!(target_arch = "nvptx64") && LC::Instruction::WGMMA {
+        // No message on `wgmma`: the printing call would make ptxas serialize every wgmma of the
+        // kernel (C7509, "extern calls"); the launch fails with an illegal instruction instead.
+        if refused {
+            crate::device::sync::trap();
+        }
+    } else {
+        crate::device_assert!(
+            !refused,
+            "dot_range_aligned: the arrays' last stride must be 1, their row strides multiples of 8 elements and their bases 16-byte aligned"
+        );
+    }
     acc
+}
+
+/// The K loop of [`products`] on `wgmma`, as Triton schedules it: the copies run `STAGES - 1`
+/// steps ahead, and each step's products stay in flight while the next step's copies are
+/// issued (waiting for them before each refill would drain the tensor cores once per step).
+///
+/// Each step: wait for its copies, proxy fence (`wgmma` reads through the async proxy), barrier;
+/// issue the products and wait until only they are in flight (the previous step's are done in
+/// this warpgroup); barrier (they are done in every warpgroup: their slot is free); issue the
+/// copies of step `step + STAGES - 1` into that slot.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+fn wgmma_ring<const STAGES: usize, T: Element, LA: TvLayout, LB: TvLayout, LC: DotLayout>(
+    steps: u32,
+    mut load: impl FnMut(u32, u32),
+    slot: impl Fn(u32) -> (*mut T, *mut T),
+    acc: &mut BlockTile<f32, LC>,
+) {
+    use crate::device::cp_async::{commit_group, wait_group};
+    use crate::device::mma as wgmma;
+    let slots = STAGES as u32;
+    for s in 0..slots - 1 {
+        if s < steps {
+            load(s, s);
+        }
+        commit_group();
+    }
+    fence_accumulators(acc);
+    for step in 0..steps {
+        // Step `step`'s copies have landed (at most `STAGES - 2` younger groups pending).
+        match STAGES {
+            2 => wait_group::<0>(),
+            3 => wait_group::<1>(),
+            4 => wait_group::<2>(),
+            _ => wait_group::<3>(),
+        }
+        crate::device::tma::fence_proxy_async_shared_cta();
+        sync_threads();
+        let (a, b) = slot(step % slots);
+        // SAFETY: the slot's tiles have landed and are published (fence, barrier); the whole
+        // warpgroup issues; the accumulators are touched only by the products until the wait
+        // after the loop.
+        unsafe {
+            wgmma::wgmma_fence();
+            LC::Instruction::issue::<LA, LB>(generic_to_shared(a), generic_to_shared(b), acc.values_mut().as_mut_ptr());
+            wgmma::wgmma_commit_group();
+            wgmma::wgmma_wait_group::<1>();
+        }
+        sync_threads();
+        let next = step + slots - 1;
+        if next < steps {
+            load(next, next % slots);
+        }
+        commit_group();
+    }
+    // SAFETY: waits for the warpgroup's last products.
+    unsafe { wgmma::wgmma_wait_group::<0>() };
+    fence_accumulators(acc);
+    wait_group::<0>();
+}
+
+/// A compiler fence on each accumulator register around `wgmma` (see
+/// [`wgmma_fence_operand`](crate::device::mma::wgmma_fence_operand)).
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+fn fence_accumulators<LC: TvLayout>(acc: &mut BlockTile<f32, LC>) {
+    let values = acc.values_mut();
+    super::for_each_value::<LC>(|v| crate::device::mma::wgmma_fence_operand(&mut values[v]));
 }
 
 /// [`dot_range`] for arrays whose rows are whole 16-byte vectors: unit last stride, row strides

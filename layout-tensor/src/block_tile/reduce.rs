@@ -37,7 +37,8 @@ impl<const BYTES: usize> Scratch<BYTES> {
     /// The scratch at `ptr`.
     ///
     /// # Safety
-    /// `ptr` is the block's shared memory, `BYTES` long, 16-byte aligned, and used by nothing else
+    /// `ptr` is the block's shared memory, `BYTES` long, 1024-byte aligned (the alignment of the
+    /// swizzle atoms of `dot`'s `wgmma` tiles), and used by nothing else
     /// while the scratch is.
     #[inline(always)]
     pub const unsafe fn from_raw(ptr: *mut u8) -> Self {
@@ -57,19 +58,37 @@ impl<const BYTES: usize> Scratch<BYTES> {
     }
 }
 
-/// Declares the block's [`Scratch`] of `BYTES` bytes of shared memory (128-byte aligned: whole
-/// lines of banks, so that the swizzled tiles of [`dot`](crate::block_tile::dot()) in it are conflict free), named
-/// `NAME` (unique in the module): `block_scratch!(NAME, BYTES)`.
+/// Declares the block's [`Scratch`] of `BYTES` bytes of shared memory, named `NAME` (unique in
+/// the module): `block_scratch!(NAME, BYTES)` in static shared memory (at most 48 KiB), or
+/// `block_scratch!(NAME, dynamic BYTES)` in the launch's dynamic shared memory (up to the
+/// device's limit: declare `shared_mem(BYTES)` on the kernel, so that the host refuses a launch
+/// with less by name; without the declaration, such a launch stops at a trap here).
+///
+/// The scratch is 1024-byte aligned: whole lines of banks for the swizzled tiles of
+/// [`dot`](crate::block_tile::dot()), and the alignment of `wgmma`'s 128-byte swizzle atoms.
 ///
 /// # Example
 /// ```no_run
 /// let scratch = cute_rs_tensor::block_scratch!(ROW_SCRATCH, 2048);
-/// # let _ = scratch;
+/// let ring = cute_rs_tensor::block_scratch!(RING_SCRATCH, dynamic 147456);
+/// # let _ = (scratch, ring);
 /// ```
 #[macro_export]
 macro_rules! block_scratch {
+    ($name:ident, dynamic $bytes:expr) => {{
+        let smem = $crate::dynamic_shared!($name: u8, align 1024);
+        // A bare trap, not `device_assert!`: its printing call would make ptxas serialize the
+        // wgmma products of a kernel (C7509). The kernel's `shared_mem(BYTES)` contract names
+        // the condition on the host before the launch.
+        if smem.len() < $bytes {
+            $crate::device::sync::trap();
+        }
+        // SAFETY: the launch's dynamic shared memory, at least `$bytes` bytes (checked above),
+        // used only through the scratch.
+        unsafe { $crate::block_tile::Scratch::<{ $bytes }>::from_raw(smem.as_mut_ptr()) }
+    }};
     ($name:ident, $bytes:expr) => {{
-        let smem = $crate::shared_array!($name: [u8; $bytes], align 128);
+        let smem = $crate::shared_array!($name: [u8; $bytes], align 1024);
         // SAFETY: the shared array above, of `$bytes` bytes, used only through the scratch.
         unsafe { $crate::block_tile::Scratch::<{ $bytes }>::from_raw(smem.as_mut_ptr()) }
     }};

@@ -21,6 +21,7 @@
 //! for rows whose length and stride are multiples of the 16-byte vector (Triton's specialization
 //! of arguments divisible by 16: whole-vector accesses only, `load_aligned`), and the general one.
 
+use layout_tensor::atom::wgmma::{SM90_64x256x16_F32BF16BF16_SS, SM90_64x256x16_F32F16F16_SS};
 use layout_tensor::atom::{SM80_16x8x16_F32BF16BF16F32_TN, SM80_16x8x16_F32F16F16F32_TN, TiledMma};
 use layout_tensor::block_tile::{dot_range, dot_range_aligned, rand, where_, BlockTile, Cast, DotLayoutOf, Scratch, TvLayout};
 use layout_tensor::device::ids::block_idx_x;
@@ -209,14 +210,12 @@ layer_norm_kernels! {
     tutorial_layer_norm_8k tutorial_layer_norm_8k_aligned LayerNorm8k 8192 8 256;
 }
 
-/// 03: rows and columns of C per program, and K per step.
-const MATMUL_TILE: [i64; 3] = [128, 128, 32];
 /// 03: programs along M that sweep N together (the tutorial's `GROUP_SIZE_M`).
 const GROUP_SIZE_M: i64 = 8;
-/// 03: the loads run this many steps deep (the tutorial's `num_stages`).
+/// 03 on `mma.sync`: the loads run this many steps deep (the tutorial's `num_stages`).
 const MATMUL_STAGES: usize = 3;
-/// 03: the scratch holds `MATMUL_STAGES` slots of both operand tiles, 2 (128 x 32 + 32 x 128)
-/// bytes each: 48 KiB, the most static shared memory a block may have.
+/// 03 on `mma.sync`: the scratch holds `MATMUL_STAGES` slots of both operand tiles, 2 (128 x 32
+/// + 32 x 128) bytes each: 48 KiB, the most static shared memory a block may have.
 const MATMUL_SCRATCH: usize = 49152;
 
 static_layout!(
@@ -244,14 +243,37 @@ dot_layout!(
     pub MatmulAccBf16 = mma TiledMma<SM80_16x8x16_F32BF16BF16F32_TN, MatmulWarps, MatmulAtoms>, shape [128, 128]
 );
 
+/// 03 on `wgmma`: the loads run this many steps deep (the `num_stages` of the tutorial's first
+/// configuration, 128 x 256 x 64 with 8 warps, which its autotuning picks on an H100).
+pub const WG_MATMUL_STAGES: usize = 3;
+/// 03 on `wgmma`: 3 slots of 2 (128 x 64 + 64 x 256) bytes, 144 KiB of dynamic shared memory.
+pub const WG_MATMUL_SCRATCH: usize = 147456;
+blocked_layout!(
+    /// 03 on `wgmma`: an A tile, 128 x 64, 16-byte vectors along K.
+    pub WgMatmulA = shape [128, 64], size_per_thread [1, 8], threads_per_warp [4, 8], warps_per_cta [8, 1], order [1, 0]
+);
+blocked_layout!(
+    /// 03 on `wgmma`: a B tile, 64 x 256, 16-byte vectors along N.
+    pub WgMatmulB = shape [64, 256], size_per_thread [1, 8], threads_per_warp [1, 32], warps_per_cta [8, 1], order [1, 0]
+);
+dot_layout!(
+    /// 03 on `wgmma`: the f16 accumulators, 128 x 256: two warpgroups of m64n256k16.
+    pub WgMatmulAccF16 = wgmma SM90_64x256x16_F32F16F16_SS, shape [128, 256]
+);
+dot_layout!(
+    /// 03 on `wgmma`: the bf16 accumulators, 128 x 256.
+    pub WgMatmulAccBf16 = wgmma SM90_64x256x16_F32BF16BF16_SS, shape [128, 256]
+);
+
 /// 03: program `block_idx_x` computes its tile of `C = A B` (`m x k` times `k x n`, the given
-/// strides, any extents: tiles past the edges load zeros and store nothing there).
+/// strides, any extents: tiles past the edges load zeros and store nothing there), its tile
+/// `LC`'s shape, K `LA`'s last extent per step, through `STAGES` slots of the scratch.
 ///
 /// # Safety
 /// The pointers hold the matrices; every thread of the block calls it.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn matmul<T, LC, const ALIGNED: bool>(
+unsafe fn matmul<T, LA, LB, LC, const STAGES: usize, const BYTES: usize, const ALIGNED: bool>(
     a: *const T,
     b: *const T,
     c: *mut T,
@@ -259,13 +281,15 @@ unsafe fn matmul<T, LC, const ALIGNED: bool>(
     (stride_am, stride_ak): (i64, i64),
     (stride_bk, stride_bn): (i64, i64),
     (stride_cm, stride_cn): (i64, i64),
-    scratch: &Scratch<MATMUL_SCRATCH>,
+    scratch: &Scratch<BYTES>,
 ) where
     T: Element,
     f32: Cast<T>,
+    LA: TvLayout,
+    LB: TvLayout,
     LC: DotLayoutOf<T>,
 {
-    let [bm, bn, bk] = MATMUL_TILE;
+    let (bm, bn, bk) = (LC::SHAPE[0], LC::SHAPE[1], LA::SHAPE[1]);
     // The tutorial's grouped ordering: consecutive programs share A's rows and sweep N.
     let pid = block_idx_x() as i64;
     let (num_pid_m, num_pid_n) = ((m + bm - 1) / bm, (n + bn - 1) / bn);
@@ -282,9 +306,9 @@ unsafe fn matmul<T, LC, const ALIGNED: bool>(
     let steps = (k + bk - 1) / bk;
     let (a_at, b_at) = (|kt| [pid_m, kt], |kt| [kt, pid_n]);
     let acc = if ALIGNED {
-        dot_range_aligned::<MATMUL_STAGES, T, MatmulA, MatmulB, LC, MATMUL_SCRATCH>(steps, &a, a_at, &b, b_at, BlockTile::zeros(), scratch)
+        dot_range_aligned::<STAGES, T, LA, LB, LC, BYTES>(steps, &a, a_at, &b, b_at, BlockTile::zeros(), scratch)
     } else {
-        dot_range::<MATMUL_STAGES, T, MatmulA, MatmulB, LC, MATMUL_SCRATCH>(steps, &a, a_at, &b, b_at, BlockTile::zeros(), scratch)
+        dot_range::<STAGES, T, LA, LB, LC, BYTES>(steps, &a, a_at, &b, b_at, BlockTile::zeros(), scratch)
     };
     acc.cast::<T>().store(&c, [pid_m, pid_n]);
 }
@@ -299,7 +323,7 @@ macro_rules! matmul_kernels {
             stride_am: i64, stride_ak: i64, stride_bk: i64, stride_bn: i64, stride_cm: i64, stride_cn: i64,
         ) {
             let scratch = block_scratch!($name, MATMUL_SCRATCH);
-            matmul::<$t, $acc, false>(a, b, c, (m, n, k), (stride_am, stride_ak), (stride_bk, stride_bn), (stride_cm, stride_cn), &scratch);
+            matmul::<$t, MatmulA, MatmulB, $acc, MATMUL_STAGES, MATMUL_SCRATCH, false>(a, b, c, (m, n, k), (stride_am, stride_ak), (stride_bk, stride_bn), (stride_cm, stride_cn), &scratch);
         }
         #[doc = concat!("03 matrix multiplication in ", stringify!($t), ", A and B with unit last strides and row strides multiples of 8 (16-byte copies only; two blocks per SM).")]
         #[kernel(block(256), launch_bounds(256, 2))]
@@ -309,13 +333,46 @@ macro_rules! matmul_kernels {
             stride_am: i64, stride_ak: i64, stride_bk: i64, stride_bn: i64, stride_cm: i64, stride_cn: i64,
         ) {
             let scratch = block_scratch!($aligned, MATMUL_SCRATCH);
-            matmul::<$t, $acc, true>(a, b, c, (m, n, k), (stride_am, stride_ak), (stride_bk, stride_bn), (stride_cm, stride_cn), &scratch);
+            matmul::<$t, MatmulA, MatmulB, $acc, MATMUL_STAGES, MATMUL_SCRATCH, true>(a, b, c, (m, n, k), (stride_am, stride_ak), (stride_bk, stride_bn), (stride_cm, stride_cn), &scratch);
         }
     )*};
 }
 matmul_kernels! {
     tutorial_matmul_f16 tutorial_matmul_f16_aligned f16, MatmulAccF16;
     tutorial_matmul_bf16 tutorial_matmul_bf16_aligned bf16, MatmulAccBf16;
+}
+
+/// 03 on Hopper's `wgmma` (sm_90a builds; the CPU backend runs the same kernels' portable
+/// products): a 128 x 256 tile of C per program, K 64 per step, 3 steps deep, 8 warps.
+#[cfg(feature = "sm90a")]
+macro_rules! wgmma_matmul_kernels {
+    ($($name:ident $aligned:ident $t:ty, $acc:ty;)*) => {$(
+        #[doc = concat!("03 matrix multiplication in ", stringify!($t), " on wgmma: one 128 x 256 tile of C per program, grouped 8 along M.")]
+        #[kernel(block(256), shared_mem(WG_MATMUL_SCRATCH as u32))]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $name(
+            a: *const $t, b: *const $t, c: *mut $t, m: i64, n: i64, k: i64,
+            stride_am: i64, stride_ak: i64, stride_bk: i64, stride_bn: i64, stride_cm: i64, stride_cn: i64,
+        ) {
+            let scratch = block_scratch!($name, dynamic WG_MATMUL_SCRATCH);
+            matmul::<$t, WgMatmulA, WgMatmulB, $acc, WG_MATMUL_STAGES, WG_MATMUL_SCRATCH, false>(a, b, c, (m, n, k), (stride_am, stride_ak), (stride_bk, stride_bn), (stride_cm, stride_cn), &scratch);
+        }
+        #[doc = concat!("03 matrix multiplication in ", stringify!($t), " on wgmma, A and B with unit last strides and row strides multiples of 8 (16-byte copies only).")]
+        #[kernel(block(256), shared_mem(WG_MATMUL_SCRATCH as u32))]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $aligned(
+            a: *const $t, b: *const $t, c: *mut $t, m: i64, n: i64, k: i64,
+            stride_am: i64, stride_ak: i64, stride_bk: i64, stride_bn: i64, stride_cm: i64, stride_cn: i64,
+        ) {
+            let scratch = block_scratch!($aligned, dynamic WG_MATMUL_SCRATCH);
+            matmul::<$t, WgMatmulA, WgMatmulB, $acc, WG_MATMUL_STAGES, WG_MATMUL_SCRATCH, true>(a, b, c, (m, n, k), (stride_am, stride_ak), (stride_bk, stride_bn), (stride_cm, stride_cn), &scratch);
+        }
+    )*};
+}
+#[cfg(feature = "sm90a")]
+wgmma_matmul_kernels! {
+    tutorial_matmul_wgmma_f16 tutorial_matmul_wgmma_f16_aligned f16, WgMatmulAccF16;
+    tutorial_matmul_wgmma_bf16 tutorial_matmul_wgmma_bf16_aligned bf16, WgMatmulAccBf16;
 }
 
 blocked_layout!(
