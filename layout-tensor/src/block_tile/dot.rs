@@ -893,6 +893,12 @@ where
 {
     check_operands::<T, LA, LB, LC, STAGES, BYTES>();
     const { assert!(STAGES >= 2 && STAGES <= 5, "dot_range: STAGES must be 2 to 5") };
+    const {
+        assert!(
+            !LC::Instruction::WGMMA || STAGES >= 3,
+            "dot_range: with wgmma, STAGES must be 3 to 5 (the slots of the two steps whose products may be in flight are not refilled)"
+        )
+    };
     let slot_a = |slot: u32| scratch.slots::<T>().wrapping_add(slot as usize * tile_bytes::<LA, LB>() / 2);
     let slot_b = |slot: u32| slot_a(slot).wrapping_add((LA::SHAPE[0] * LA::SHAPE[1]) as usize);
     // Rows of whole 16-byte vectors: the loads' condition for vectors of 8 elements.
@@ -940,14 +946,15 @@ where
     acc
 }
 
-/// The K loop of [`products`] on `wgmma`, as Triton schedules it: the copies run `STAGES - 1`
-/// steps ahead, and each step's products stay in flight while the next step's copies are
-/// issued (waiting for them before each refill would drain the tensor cores once per step).
+/// The K loop of [`products`] on `wgmma`: the copies run `STAGES - 2` steps ahead, and two
+/// steps' products are in flight while the next copies are issued, so that the tensor cores
+/// always have the next step queued (waiting for a step's products before issuing the next
+/// step's copies drained them once per step). A slot is refilled two steps after its products
+/// were issued: the one barrier of a step follows every warpgroup's wait for them.
 ///
 /// Each step: wait for its copies, proxy fence (`wgmma` reads through the async proxy), barrier;
-/// issue the products and wait until only they are in flight (the previous step's are done in
-/// this warpgroup); barrier (they are done in every warpgroup: their slot is free); issue the
-/// copies of step `step + STAGES - 1` into that slot.
+/// issue the products; issue the copies of step `step + STAGES - 2` into the slot of step
+/// `step - 2`; wait until only this step's products are in flight.
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 fn wgmma_ring<const STAGES: usize, T: Element, LA: TvLayout, LB: TvLayout, LC: DotLayout>(
@@ -959,7 +966,8 @@ fn wgmma_ring<const STAGES: usize, T: Element, LA: TvLayout, LB: TvLayout, LC: D
     use crate::device::cp_async::{commit_group, wait_group};
     use crate::device::mma as wgmma;
     let slots = STAGES as u32;
-    for s in 0..slots - 1 {
+    let ahead = slots - 2;
+    for s in 0..ahead {
         if s < steps {
             load(s, s);
         }
@@ -967,12 +975,11 @@ fn wgmma_ring<const STAGES: usize, T: Element, LA: TvLayout, LB: TvLayout, LC: D
     }
     fence_accumulators(acc);
     for step in 0..steps {
-        // Step `step`'s copies have landed (at most `STAGES - 2` younger groups pending).
+        // Step `step`'s copies have landed (at most `STAGES - 3` younger groups pending).
         match STAGES {
-            2 => wait_group::<0>(),
-            3 => wait_group::<1>(),
-            4 => wait_group::<2>(),
-            _ => wait_group::<3>(),
+            3 => wait_group::<0>(),
+            4 => wait_group::<1>(),
+            _ => wait_group::<2>(),
         }
         crate::device::tma::fence_proxy_async_shared_cta();
         sync_threads();
@@ -984,14 +991,14 @@ fn wgmma_ring<const STAGES: usize, T: Element, LA: TvLayout, LB: TvLayout, LC: D
             wgmma::wgmma_fence();
             LC::Instruction::issue::<LA, LB>(generic_to_shared(a), generic_to_shared(b), acc.values_mut().as_mut_ptr());
             wgmma::wgmma_commit_group();
-            wgmma::wgmma_wait_group::<1>();
         }
-        sync_threads();
-        let next = step + slots - 1;
+        let next = step + ahead;
         if next < steps {
             load(next, next % slots);
         }
         commit_group();
+        // SAFETY: the previous step's products are done (those of this step may run on).
+        unsafe { wgmma::wgmma_wait_group::<1>() };
     }
     // SAFETY: waits for the warpgroup's last products.
     unsafe { wgmma::wgmma_wait_group::<0>() };

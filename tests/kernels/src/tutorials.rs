@@ -243,11 +243,13 @@ dot_layout!(
     pub MatmulAccBf16 = mma TiledMma<SM80_16x8x16_F32BF16BF16F32_TN, MatmulWarps, MatmulAtoms>, shape [128, 128]
 );
 
-/// 03 on `wgmma`: the loads run this many steps deep (the `num_stages` of the tutorial's first
-/// configuration, 128 x 256 x 64 with 8 warps, which its autotuning picks on an H100).
-pub const WG_MATMUL_STAGES: usize = 3;
-/// 03 on `wgmma`: 3 slots of 2 (128 x 64 + 64 x 256) bytes, 144 KiB of dynamic shared memory.
-pub const WG_MATMUL_SCRATCH: usize = 147456;
+/// 03 on `wgmma`: the ring's slots. The tutorial's first configuration (128 x 256 x 64, 8 warps,
+/// `num_stages=3`, which its autotuning picks on an H100) keeps two steps of loads in flight;
+/// `dot_range` on `wgmma` does with 4 slots, the other two holding the steps whose products may
+/// still be running.
+pub const WG_MATMUL_STAGES: usize = 4;
+/// 03 on `wgmma`: 4 slots of 2 (128 x 64 + 64 x 256) bytes, 192 KiB of dynamic shared memory.
+pub const WG_MATMUL_SCRATCH: usize = 196608;
 blocked_layout!(
     /// 03 on `wgmma`: an A tile, 128 x 64, 16-byte vectors along K.
     pub WgMatmulA = shape [128, 64], size_per_thread [1, 8], threads_per_warp [4, 8], warps_per_cta [8, 1], order [1, 0]
