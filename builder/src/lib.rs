@@ -415,11 +415,7 @@ impl Builder {
             cmd.arg("--features").arg(self.features.join(","));
         }
         cmd.arg("--target-dir").arg(&nested_target);
-        // Panics abort in place (`-Cpanic=immediate-abort`: an inline `trap`, as the library's
-        // panic handler would end them) rather than through calls into `core::panicking`: a
-        // kernel with any call in it has ptxas serialize its wgmma instructions (C7509), and the
-        // panic paths of ordinary code (a division's zero check, a bounds check) were such calls.
-        let rustflags = format!("-Ctarget-cpu={} -Ctarget-feature=+ptx{version} -Zunstable-options -Cpanic=immediate-abort", self.arch);
+        let rustflags = format!("-Ctarget-cpu={} -Ctarget-feature=+ptx{version}", self.arch);
         cmd.env(format!("CARGO_TARGET_{var_triple}_LINKER"), &linker);
         cmd.env(format!("CARGO_TARGET_{var_triple}_RUSTFLAGS"), &rustflags);
         // Device code's profile, whatever the device crate's workspace says: a panic cannot

@@ -9,10 +9,10 @@
 
 use cute_rs_tensor::atom::wgmma::{WgmmaAtom, SM90_64x128x16_F32F16F16_SS, SM90_64x64x16_F32BF16BF16_SS};
 use cute_rs_tensor::atom::{SM80_16x8x16_F32BF16BF16F32_TN as Bf16Atom, SM80_16x8x16_F32F16F16F32_TN as F16Atom, TiledMma};
-use cute_rs_tensor::block_tile::{dot, dot_range, dot_range_aligned, BlockTile, DotLayoutOf, TvLayout};
+use cute_rs_tensor::block_tile::{dot, dot_range, dot_range_aligned, BlockTile, DotLayoutOf, Scratch, TvLayout};
 use cute_rs_tensor::device::cpu::run_block;
 use cute_rs_tensor::half::{bf16, f16};
-use cute_rs_tensor::{block_scratch, blocked_layout, dot_layout, static_layout, Element, LayoutTensor, Strided};
+use cute_rs_tensor::{block_scratch, blocked_layout, dot_layout, static_layout, Element, Global, LayoutTensor, Strided};
 use proptest::prelude::*;
 
 static_layout!(Warps2x2 = "(2,2,1)");
@@ -94,9 +94,57 @@ where
     }
 }
 
+/// Which entry point [`check_dot_range`] calls: `dot_range` always, or `dot_range_aligned`
+/// wherever it applies (layouts whose threads copy 16-byte runs).
+trait Entry {
+    /// `dot_range_aligned` when both arrays' rows are whole 16-byte vectors.
+    const ALIGNED_WHERE_IT_APPLIES: bool;
+    #[allow(clippy::too_many_arguments)]
+    fn aligned<const STAGES: usize, T: Element, LA: TvLayout, LB: TvLayout, LC: DotLayoutOf<T>, const BYTES: usize>(
+        steps: i64,
+        a: &LayoutTensor<'_, T, Strided<2>, Global>,
+        a_at: impl Fn(i64) -> [i64; 2],
+        b: &LayoutTensor<'_, T, Strided<2>, Global>,
+        b_at: impl Fn(i64) -> [i64; 2],
+        scratch: &Scratch<BYTES>,
+    ) -> BlockTile<f32, LC>;
+}
+/// `dot_range` only.
+struct General;
+/// `dot_range_aligned` wherever the arrays allow.
+struct Aligned;
+impl Entry for General {
+    const ALIGNED_WHERE_IT_APPLIES: bool = false;
+    fn aligned<const STAGES: usize, T: Element, LA: TvLayout, LB: TvLayout, LC: DotLayoutOf<T>, const BYTES: usize>(
+        _: i64,
+        _: &LayoutTensor<'_, T, Strided<2>, Global>,
+        _: impl Fn(i64) -> [i64; 2],
+        _: &LayoutTensor<'_, T, Strided<2>, Global>,
+        _: impl Fn(i64) -> [i64; 2],
+        _: &Scratch<BYTES>,
+    ) -> BlockTile<f32, LC> {
+        unreachable!("the general entry only")
+    }
+}
+impl Entry for Aligned {
+    const ALIGNED_WHERE_IT_APPLIES: bool = true;
+    fn aligned<const STAGES: usize, T: Element, LA: TvLayout, LB: TvLayout, LC: DotLayoutOf<T>, const BYTES: usize>(
+        steps: i64,
+        a: &LayoutTensor<'_, T, Strided<2>, Global>,
+        a_at: impl Fn(i64) -> [i64; 2],
+        b: &LayoutTensor<'_, T, Strided<2>, Global>,
+        b_at: impl Fn(i64) -> [i64; 2],
+        scratch: &Scratch<BYTES>,
+    ) -> BlockTile<f32, LC> {
+        dot_range_aligned::<STAGES, T, LA, LB, LC, BYTES>(steps, a, a_at, b, b_at, BlockTile::zeros(), scratch)
+    }
+}
+
 /// `C = A B` for `m x k` A (row stride `lda >= k`) and `k x n` B (row-major, or stored as its
-/// `n x k` transpose) with one `dot_range` of `STAGES` per output tile, checked exactly.
-fn check_dot_range<const STAGES: usize, T, LA, LB, LC>(m: i64, n: i64, k: i64, lda: i64, b_transposed: bool, seed: u64, from: fn(f32) -> T)
+/// `n x k` transpose) with one `dot_range` of `STAGES` per output tile (the entry `E`), checked
+/// exactly.
+#[allow(clippy::too_many_arguments)]
+fn check_dot_range<const STAGES: usize, E: Entry, T, LA, LB, LC>(m: i64, n: i64, k: i64, lda: i64, b_transposed: bool, seed: u64, from: fn(f32) -> T)
 where
     T: Element + Send + Sync,
     LA: TvLayout,
@@ -126,8 +174,8 @@ where
             for j in 0..(n + tn - 1) / tn {
                 let steps = (k + tk - 1) / tk;
                 // The aligned entry wherever it applies (both arrays' rows whole 16-byte vectors).
-                let acc = if lda % 8 == 0 && n % 8 == 0 && !b_transposed {
-                    dot_range_aligned::<STAGES, T, LA, LB, LC, 49152>(steps, &at, |kk| [i, kk], &bt, |kk| [kk, j], BlockTile::zeros(), &scratch)
+                let acc = if E::ALIGNED_WHERE_IT_APPLIES && lda % 8 == 0 && n % 8 == 0 && !b_transposed {
+                    E::aligned::<STAGES, T, LA, LB, LC, 49152>(steps, &at, |kk| [i, kk], &bt, |kk| [kk, j], &scratch)
                 } else {
                     dot_range::<STAGES, T, LA, LB, LC, 49152>(steps, &at, |kk| [i, kk], &bt, |kk| [kk, j], BlockTile::zeros(), &scratch)
                 };
@@ -155,15 +203,15 @@ proptest! {
         let n = 8 * n8;
         let lda = if aligned_lda { (k + 7) / 8 * 8 } else { k + 1 + (k % 8 == 7) as i64 };
         match stages {
-            2 => check_dot_range::<2, bf16, WideA, WideB, WideAcc>(m, n, k, lda, false, seed, bf16::from_f32),
-            3 => check_dot_range::<3, bf16, WideA, WideB, WideAcc>(m, n, k, lda, false, seed, bf16::from_f32),
-            _ => check_dot_range::<4, bf16, WideA, WideB, WideAcc>(m, n, k, lda, false, seed, bf16::from_f32),
+            2 => check_dot_range::<2, Aligned, bf16, WideA, WideB, WideAcc>(m, n, k, lda, false, seed, bf16::from_f32),
+            3 => check_dot_range::<3, Aligned, bf16, WideA, WideB, WideAcc>(m, n, k, lda, false, seed, bf16::from_f32),
+            _ => check_dot_range::<4, Aligned, bf16, WideA, WideB, WideAcc>(m, n, k, lda, false, seed, bf16::from_f32),
         }
     }
 
     #[test]
     fn pipelined_ragged_and_transposed(m in 1i64..70, n in 1i64..40, k in 1i64..60, transposed in any::<bool>(), seed in any::<u64>()) {
-        check_dot_range::<3, f16, SmallA, SmallB, SmallAcc>(m, n, k, k, transposed, seed, f16::from_f32);
+        check_dot_range::<3, General, f16, SmallA, SmallB, SmallAcc>(m, n, k, k, transposed, seed, f16::from_f32);
     }
 
     #[test]
@@ -246,8 +294,8 @@ proptest! {
     fn wgmma_layouts_pipelined(m in 1i64..140, n in 1i64..270, k in 1i64..100, aligned in any::<bool>(), stages in 3usize..5, seed in any::<u64>()) {
         let lda = if aligned { (k + 7) / 8 * 8 } else { k + 1 + (k % 8 == 7) as i64 };
         match stages {
-            3 => check_dot_range::<3, bf16, Wg2A, Wg2B, Wg2Acc>(m, n, k, lda, !aligned, seed, bf16::from_f32),
-            _ => check_dot_range::<4, f16, WgA, WgB, WgAcc>(m, n, k, lda, false, seed, f16::from_f32),
+            3 => check_dot_range::<3, Aligned, bf16, Wg2A, Wg2B, Wg2Acc>(m, n, k, lda, !aligned, seed, bf16::from_f32),
+            _ => check_dot_range::<4, Aligned, f16, WgA, WgB, WgAcc>(m, n, k, lda, false, seed, f16::from_f32),
         }
     }
 

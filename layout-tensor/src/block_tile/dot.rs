@@ -13,6 +13,15 @@
 //! from the tiled MMA, [`make_tiled_copy_a`]/[`make_tiled_copy_b`]) one k-block at a time and
 //! multiplies them with the MMA atoms ([`gemm`](crate::algorithm::gemm)).
 //!
+//! On Hopper, `dot_layout!(Acc = wgmma Atom, shape [M, N])` declares the accumulators of
+//! warpgroup MMA (Triton's MMA v3 layout: one warpgroup per 64 rows, the atom repeated along N):
+//! the operands are staged in the tiles `wgmma` reads from shared memory (A K-major, B N-major,
+//! in 64-column panels with the 32-, 64- or 128-byte swizzle of their rows), and sm_90a builds
+//! multiply them with `wgmma.mma_async` through matrix descriptors derived from those tiles'
+//! layouts ([`make_gmma_desc`](crate::atom::wgmma::make_gmma_desc)). That layout is also the C
+//! partition of a tiled `mma.sync` with the warps stacked along M, which the CPU backend runs:
+//! the same kernel checks on the host.
+//!
 //! ```
 //! # cute_rs_tensor::device::cpu::run_block(128, &|| {
 //! use cute_rs_tensor::atom::{SM80_16x8x16_F32F16F16F32_TN as Atom, TiledMma};
@@ -37,7 +46,7 @@ use core::marker::PhantomData;
 
 use layout::{make_layout, IntTuple, Layout, LayoutError, Swizzle};
 
-use super::memory::vectorizable;
+use super::memory::{tile_inside, vectorizable};
 use super::{thread, BlockTile, Scratch, TvLayout, ValueStorage, MAX_RANK};
 use crate::algorithm::gemm;
 use crate::atom::copy::{copy, make_tiled_copy_a, make_tiled_copy_b, CopyAtom, SM75_U16x4_LDSM_T, SM75_U16x8_LDSM_T};
@@ -764,8 +773,7 @@ fn copy_tile_async<T: Element, L: TvLayout, I: DotInstruction, const ALIGNED: bo
     let whole = const { staging_width::<T, L>() * core::mem::size_of::<T>() == 16 };
     // The tile inside the array (the same for every thread: no divergence): no bounds per chunk,
     // the sources one constant offset apart, the copies unfilled. Most tiles of a large product.
-    let inside = index[0] >= 0 && index[1] >= 0 && (index[0] + 1) * L::SHAPE[0] <= rows && (index[1] + 1) * L::SHAPE[1] <= cols;
-    if whole && (ALIGNED || vector) && inside {
+    if whole && (ALIGNED || vector) && tile_inside::<L, 2>(&layout, &index) {
         let base = ptr.wrapping_offset((r0 * s0 + c0) as isize);
         super::for_each_value::<L>(|v| {
             if v % 8 == 0 {
@@ -815,7 +823,8 @@ fn copy_tile_async<T: Element, L: TvLayout, I: DotInstruction, const ALIGNED: bo
 /// as [`dot`] reads its staged operands.
 ///
 /// # Parameters
-/// - `STAGES`: the ring's slots, 2 to 5.
+/// - `STAGES`: the ring's slots, 2 to 5 (3 to 5 on `wgmma`, where the copies run `STAGES - 2`
+///   steps ahead and the products of two steps may be in flight).
 /// - `T`, `LA`, `LB`, `LC`: as for [`dot`]; `LA` and `LB` give the tiles' shapes and which thread
 ///   copies which elements.
 ///
@@ -908,6 +917,12 @@ where
     // refusal ahead of it keeps more values live through it.
     let refused = ALIGNED && !(vector_a && vector_b);
     const { assert!(!ALIGNED || (LA::SHAPE[1] % 8 == 0 && LB::SHAPE[1] % 8 == 0), "dot_range_aligned: the tiles' last extents must be multiples of 8") };
+    const {
+        assert!(
+            !ALIGNED || (staging_width::<T, LA>() == 8 && staging_width::<T, LB>() == 8),
+            "dot_range_aligned: the tiles' layouts must give each thread runs of 8 elements along the rows (its copies are 16 bytes)"
+        )
+    };
     let mut acc = acc;
     let load = |step: u32, slot: u32| {
         copy_tile_async::<T, LA, LC::Instruction, ALIGNED>(a, a_at(step as i64), slot_a(slot), vector_a);
@@ -981,6 +996,9 @@ fn wgmma_ring<const STAGES: usize, T: Element, LA: TvLayout, LB: TvLayout, LC: D
             4 => wait_group::<1>(),
             _ => wait_group::<2>(),
         }
+        // Every thread fences its own landed copies before the barrier that publishes them:
+        // element copies are ordinary stores, and it is not documented that `cp.async` writes
+        // reach the async proxy without one (dropping it measured no faster).
         crate::device::tma::fence_proxy_async_shared_cta();
         sync_threads();
         let (a, b) = slot(step % slots);

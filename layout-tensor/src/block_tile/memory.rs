@@ -71,7 +71,7 @@ fn setup<T: Element, L: TvLayout, const R: usize>(array: &LayoutTensor<'_, T, St
 
 /// Whether tile `index` lies inside the array (then no element needs a bounds test).
 #[inline(always)]
-fn tile_inside<L: TvLayout, const R: usize>(layout: &Strided<R>, index: &[i64; R]) -> bool {
+pub(super) fn tile_inside<L: TvLayout, const R: usize>(layout: &Strided<R>, index: &[i64; R]) -> bool {
     let mut inside = true;
     let mut d = 0;
     while d < R {
