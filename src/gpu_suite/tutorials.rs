@@ -16,6 +16,7 @@ pub fn checks() -> Vec<Check> {
         Check { name: "tutorials/02 softmax (1k, 4k, 16k blocks, general and aligned; ragged rows, padded strides)", run: check_softmax },
         Check { name: "tutorials/03 matmul (f16 and bf16, mma.sync and wgmma; ragged M, N, K; row-major and transposed B)", run: check_matmul },
         Check { name: "tutorials/block-tile transpose through shared memory (tl.trans; ragged 300 x 200)", run: check_transpose },
+        Check { name: "tutorials/dot on wgmma with register operands (f16; ragged 150 x 200 x 100)", run: check_dot_wgmma },
         Check { name: "tutorials/04 seeded dropout (Philox, as tl.rand)", run: check_dropout },
         Check { name: "tutorials/05 layer norm forward (f16; 1, 2 and 3 chunks, general and aligned)", run: check_layer_norm },
     ]
@@ -346,6 +347,27 @@ fn check_transpose(gpu: &Gpu, module: &Module) -> Result<(), String> {
     let got = gpu.download(&out).map_err(fail("download"))?;
     let want: Vec<f32> = (0..cols * rows).map(|i| x[(i % rows) * cols + i / rows]).collect();
     super::expect_eq("transpose", &got, &want)
+}
+
+/// `block_tile_dot_wgmma` (sm_90a module) against the exact product of small integers.
+fn check_dot_wgmma(gpu: &Gpu, _module: &Module) -> Result<(), String> {
+    let module = gpu.module(&crate::TEST_KERNELS_SM90A).map_err(fail("loading the sm_90a module"))?;
+    let (m, n, k) = (150usize, 200usize, 100usize);
+    let seed = fresh_seed();
+    let small = |s: u64, len: usize| random_f32(s, len).into_iter().map(|x| (x * 8.0).round()).collect::<Vec<f32>>();
+    let (a, b) = (small(seed, m * k), small(seed ^ 0x77, k * n));
+    let (da, db) = (
+        gpu.upload(&a.iter().map(|&x| f16::from_f32(x)).collect::<Vec<_>>()).map_err(fail("upload"))?,
+        gpu.upload(&b.iter().map(|&x| f16::from_f32(x)).collect::<Vec<_>>()).map_err(fail("upload"))?,
+    );
+    let mut c = gpu.alloc::<f32>(m * n).map_err(fail("alloc"))?;
+    gpu.memset(&mut c, 0xff).map_err(fail("poison"))?;
+    let tiles_n = n.div_ceil(128);
+    let args = (&da, &db, &mut c, m as i64, n as i64, k as i64, tiles_n as i64);
+    unsafe { gpu.launch(&module, k::block_tile_dot_wgmma, blocks(m.div_ceil(64) * tiles_n, 128), args).run() }.map_err(fail("launch"))?;
+    let got = gpu.download(&c).map_err(fail("download"))?;
+    let want: Vec<f32> = (0..m * n).map(|i| (0..k).map(|x| a[(i / n) * k + x] * b[x * n + i % n]).sum()).collect();
+    super::expect_eq(&format!("dot on wgmma {m}x{n}x{k} (seed {seed})"), &got, &want)
 }
 
 /// Milliseconds of `f` (median of `reps` after `warmup`), each timed run after a write of 256 MB

@@ -799,17 +799,30 @@ fn copy_tile_async<T: Element, L: TvLayout, I: DotInstruction, const ALIGNED: bo
             }
         });
     } else if !ALIGNED {
-        super::for_each_value::<L>(|v| {
-            let vc = L::MAP.value_coord(v);
-            let (r, c) = (r0 + vc[0], c0 + vc[1]);
-            let inside = r >= 0 && r < rows && c >= 0 && c < cols;
-            // SAFETY: read only inside the array; written inside the shared tile.
-            unsafe {
-                let x = if inside { T::read(ptr.offset((r * s0 + c * s1) as isize)) } else { T::ZERO };
-                *smem.offset(staged_offset::<L, I>(&tc, &vc)) = x;
-            }
-        });
+        copy_elements::<T, L, I>(ptr, rows, cols, s0, s1, r0, c0, smem);
     }
+}
+
+/// The element-by-element path of [`copy_tile_async`] (arrays whose rows are not whole 16-byte
+/// vectors): the thread's values of the tile whose thread origin is `origin`, zeros outside the
+/// array, stored into the staged tile at `smem`. Out of line: the slow path's registers (its
+/// loads are batched) would otherwise add to the main loop's, and a `wgmma` loop's 128
+/// accumulators leave no room for them. A call to it does not serialize `wgmma` (only calls
+/// that reach extern functions do).
+#[inline(never)]
+#[allow(clippy::too_many_arguments)] // scalars: arrays would be passed through local memory
+fn copy_elements<T: Element, L: TvLayout, I: DotInstruction>(ptr: *mut T, rows: i64, cols: i64, s0: i64, s1: i64, r0: i64, c0: i64, smem: *mut T) {
+    let tc = L::MAP.thread_coord(thread());
+    super::for_each_value::<L>(|v| {
+        let vc = L::MAP.value_coord(v);
+        let (r, c) = (r0 + vc[0], c0 + vc[1]);
+        let inside = r >= 0 && r < rows && c >= 0 && c < cols;
+        // SAFETY: read only inside the array; written inside the shared tile.
+        unsafe {
+            let x = if inside { T::read(ptr.offset((r * s0 + c * s1) as isize)) } else { T::ZERO };
+            *smem.offset(staged_offset::<L, I>(&tc, &vc)) = x;
+        }
+    });
 }
 
 /// `acc + sum over k < steps of A(a_at(k)) B(b_at(k))`, where `A(i)` is the `M x K` tile `i` of
@@ -881,6 +894,45 @@ where
 }
 
 
+/// The copies of a [`dot_range`]: its arrays, their tile indices per step, and the ring of slots
+/// in the scratch at `base`. Methods, not closures, so that they are always inlined: a `load`
+/// closure with both copy paths was left out of line, its captures in local memory.
+struct Ring<'s, 'a, T, LA, LB, LC, FA, FB, const ALIGNED: bool> {
+    base: *mut T,
+    a: &'s LayoutTensor<'a, T, Strided<2>, Global>,
+    a_at: FA,
+    b: &'s LayoutTensor<'a, T, Strided<2>, Global>,
+    b_at: FB,
+    /// Whether each array's rows are whole 16-byte vectors.
+    vector: (bool, bool),
+    layouts: PhantomData<(LA, LB, LC)>,
+}
+
+impl<T, LA, LB, LC, FA, FB, const ALIGNED: bool> Ring<'_, '_, T, LA, LB, LC, FA, FB, ALIGNED>
+where
+    T: Element,
+    LA: TvLayout,
+    LB: TvLayout,
+    LC: DotLayout,
+    FA: Fn(i64) -> [i64; 2],
+    FB: Fn(i64) -> [i64; 2],
+{
+    /// The A and B tiles of `slot`.
+    #[inline(always)]
+    fn slot(&self, slot: u32) -> (*mut T, *mut T) {
+        let a = self.base.wrapping_add(slot as usize * tile_bytes::<LA, LB>() / 2);
+        (a, a.wrapping_add((LA::SHAPE[0] * LA::SHAPE[1]) as usize))
+    }
+
+    /// This thread's copies of step `step`'s tiles into `slot`.
+    #[inline(always)]
+    fn load(&self, step: u32, slot: u32) {
+        let (a, b) = self.slot(slot);
+        copy_tile_async::<T, LA, LC::Instruction, ALIGNED>(self.a, (self.a_at)(step as i64), a, self.vector.0);
+        copy_tile_async::<T, LB, LC::Instruction, ALIGNED>(self.b, (self.b_at)(step as i64), b, self.vector.1);
+    }
+}
+
 /// [`dot_range`] and [`dot_range_aligned`]: with `ALIGNED`, the 16-byte copies only, after a
 /// check of the arrays.
 #[inline(always)]
@@ -908,8 +960,6 @@ where
             "dot_range: with wgmma, STAGES must be 3 to 5 (the slots of the two steps whose products may be in flight are not refilled)"
         )
     };
-    let slot_a = |slot: u32| scratch.slots::<T>().wrapping_add(slot as usize * tile_bytes::<LA, LB>() / 2);
-    let slot_b = |slot: u32| slot_a(slot).wrapping_add((LA::SHAPE[0] * LA::SHAPE[1]) as usize);
     // Rows of whole 16-byte vectors: the loads' condition for vectors of 8 elements.
     let vector = |t: &LayoutTensor<'_, T, Strided<2>, Global>| vectorizable(&t.source(), t.as_ptr(), 8);
     let (vector_a, vector_b) = (vector(a), vector(b));
@@ -924,19 +974,20 @@ where
         )
     };
     let mut acc = acc;
-    let load = |step: u32, slot: u32| {
-        copy_tile_async::<T, LA, LC::Instruction, ALIGNED>(a, a_at(step as i64), slot_a(slot), vector_a);
-        copy_tile_async::<T, LB, LC::Instruction, ALIGNED>(b, b_at(step as i64), slot_b(slot), vector_b);
-    };
+    let ring = Ring::<T, LA, LB, LC, _, _, ALIGNED> { base: scratch.slots::<T>(), a, a_at, b, b_at, vector: (vector_a, vector_b), layouts: PhantomData };
     // Earlier users of the scratch are done before the first copies land in it.
     sync_threads();
     let steps = if refused { 0 } else { steps.max(0) as u32 };
     #[cfg(target_arch = "nvptx64")]
     if LC::Instruction::WGMMA {
-        wgmma_ring::<STAGES, T, LA, LB, LC>(steps, load, |slot| (slot_a(slot), slot_b(slot)), &mut acc);
+        wgmma_ring::<STAGES, _, _, _, _, _, _, ALIGNED>(steps, &ring, &mut acc);
     }
     if !(cfg!(target_arch = "nvptx64") && LC::Instruction::WGMMA) {
-        let compute = |_: u32, slot: u32| multiply_staged::<T, LA, LB, LC>(slot_a(slot), slot_b(slot), &mut acc);
+        let load = |step: u32, slot: u32| ring.load(step, slot);
+        let compute = |_: u32, slot: u32| {
+            let (a, b) = ring.slot(slot);
+            multiply_staged::<T, LA, LB, LC>(a, b, &mut acc)
+        };
         match STAGES {
             2 => cp_async_pipeline::<0>(steps, load, compute),
             3 => cp_async_pipeline::<1>(steps, load, compute),
@@ -972,19 +1023,23 @@ where
 /// `step - 2`; wait until only this step's products are in flight.
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
-fn wgmma_ring<const STAGES: usize, T: Element, LA: TvLayout, LB: TvLayout, LC: DotLayout>(
-    steps: u32,
-    mut load: impl FnMut(u32, u32),
-    slot: impl Fn(u32) -> (*mut T, *mut T),
-    acc: &mut BlockTile<f32, LC>,
-) {
+#[allow(clippy::type_complexity)]
+fn wgmma_ring<const STAGES: usize, T, LA, LB, LC, FA, FB, const ALIGNED: bool>(steps: u32, ring: &Ring<'_, '_, T, LA, LB, LC, FA, FB, ALIGNED>, acc: &mut BlockTile<f32, LC>)
+where
+    T: Element,
+    LA: TvLayout,
+    LB: TvLayout,
+    LC: DotLayout,
+    FA: Fn(i64) -> [i64; 2],
+    FB: Fn(i64) -> [i64; 2],
+{
     use crate::device::cp_async::{commit_group, wait_group};
     use crate::device::mma as wgmma;
     let slots = STAGES as u32;
     let ahead = slots - 2;
     for s in 0..ahead {
         if s < steps {
-            load(s, s);
+            ring.load(s, s);
         }
         commit_group();
     }
@@ -1001,7 +1056,7 @@ fn wgmma_ring<const STAGES: usize, T: Element, LA: TvLayout, LB: TvLayout, LC: D
         // reach the async proxy without one (dropping it measured no faster).
         crate::device::tma::fence_proxy_async_shared_cta();
         sync_threads();
-        let (a, b) = slot(step % slots);
+        let (a, b) = ring.slot(step % slots);
         // SAFETY: the slot's tiles have landed and are published (fence, barrier); the whole
         // warpgroup issues; the accumulators are touched only by the products until the wait
         // after the loop.
@@ -1012,7 +1067,7 @@ fn wgmma_ring<const STAGES: usize, T: Element, LA: TvLayout, LB: TvLayout, LC: D
         }
         let next = step + ahead;
         if next < steps {
-            load(next, next % slots);
+            ring.load(next, next % slots);
         }
         commit_group();
         // SAFETY: the previous step's products are done (those of this step may run on).

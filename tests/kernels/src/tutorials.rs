@@ -398,3 +398,40 @@ pub fn block_tile_transpose(x: *const f32, out: *mut f32, rows: i64, cols: i64, 
     let tile = BlockTile::<f32, TransposeRows>::load(&x, [i, j], 0.0);
     tile.trans::<TransposeRows, 16384>(&scratch).store(&out, [j, i]);
 }
+
+blocked_layout!(
+    /// `dot` on `wgmma` with register operands: an A tile, 64 x 32, 16-byte vectors along K.
+    pub DotWgA = shape [64, 32], size_per_thread [1, 8], threads_per_warp [8, 4], warps_per_cta [4, 1], order [1, 0]
+);
+blocked_layout!(
+    /// A B tile, 32 x 128, 4-element runs along N (staged with 8-byte stores).
+    pub DotWgB = shape [32, 128], size_per_thread [1, 4], threads_per_warp [1, 32], warps_per_cta [4, 1], order [1, 0]
+);
+dot_layout!(
+    /// One warpgroup of m64n128k16: the accumulators, 64 x 128.
+    pub DotWgAcc = wgmma layout_tensor::atom::wgmma::SM90_64x128x16_F32F16F16_SS, shape [64, 128]
+);
+
+/// `C = A B` (f16 `m x k` times `k x n`, row-major; C f32) with `dot` on register tiles, one
+/// product per 32-deep step into the accumulator of one warpgroup's `wgmma` (sm_90a; the CPU
+/// backend runs the portable products): program `block_idx_x` computes C's 64 x 128 tile
+/// `(pid / tiles_along_n, pid % tiles_along_n)`.
+#[cfg(feature = "sm90a")]
+#[kernel(block(128))]
+pub fn block_tile_dot_wgmma(a: *const f16, b: *const f16, c: *mut f32, m: i64, n: i64, k: i64, tiles_along_n: i64) {
+    let scratch = block_scratch!(DOT_WGMMA_SCRATCH, 12288);
+    let a = LayoutTensor::from_ptr(a as *mut f16, Strided::row_major([m, k]));
+    let b = LayoutTensor::from_ptr(b as *mut f16, Strided::row_major([k, n]));
+    let c = LayoutTensor::from_ptr(c, Strided::row_major([m, n]));
+    let pid = block_idx_x() as i64;
+    // Divisors provably nonzero: no panic path (a call would serialize the wgmmas).
+    let tiles_along_n = tiles_along_n.max(1);
+    let (i, j) = (pid / tiles_along_n, pid % tiles_along_n);
+    let mut acc = BlockTile::<f32, DotWgAcc>::zeros();
+    for kk in 0..(k + 31) / 32 {
+        let ta = BlockTile::<f16, DotWgA>::load(&a, [i, kk], f16::ZERO);
+        let tb = BlockTile::<f16, DotWgB>::load(&b, [kk, j], f16::ZERO);
+        acc = layout_tensor::block_tile::dot(&ta, &tb, acc, &scratch);
+    }
+    acc.store(&c, [i, j]);
+}
