@@ -759,10 +759,11 @@ where
     });
 }
 
-/// Copies tile `index` of `array` (elements outside it as zeros) into the row-major,
-/// [`RowSwizzle`]d tile at `smem`, each thread its values of `L`: with `vector`, runs of 8 as
-/// 16-byte `cp.async` copies (zero-filled past the array's last extent), to be waited for with
-/// the async-copy groups; else element by element, synchronously. `ALIGNED`: the 16-byte path
+/// Copies tile `index` of `array` (elements outside it as zeros) into the staged
+/// [`OperandTile`] of `I` at `smem`, each thread its values of `L`: with `vector`, runs of 8 as
+/// 16-byte `cp.async` copies (without bounds tests when the whole tile lies inside the array,
+/// else zero-filled past its last extent), to be waited for with the async-copy groups; else
+/// element by element, synchronously ([`copy_elements`]). `ALIGNED`: the 16-byte path
 /// only (the caller has checked the array), so that the loop holds no registers for the other.
 #[inline(always)]
 fn copy_tile_async<T: Element, L: TvLayout, I: DotInstruction, const ALIGNED: bool>(array: &LayoutTensor<'_, T, Strided<2>, Global>, index: [i64; 2], smem: *mut T, vector: bool) {
