@@ -1,4 +1,4 @@
-//! Global-memory loads and stores of 32, 64 and 128 bits with explicit caching: PTX cache operators
+//! Global-memory loads and stores of 8, 16, 32, 64 and 128 bits with explicit caching: PTX cache operators
 //! (`.ca .cg .cs .lu .cv` for loads, `.wb .cg .cs .wt` for stores), L1 eviction priorities
 //! (`.L1::evict_normal/unchanged/first/last`, `.L1::no_allocate`), the non-coherent read-only path
 //! (`ld.global.nc`), L2 eviction priorities (an [`L2Policy`] made by `createpolicy`, passed with
@@ -13,9 +13,11 @@
 //! - a store takes a [`StoreCache`]: [`Wb`], [`Cg`], [`Cs`], [`Wt`] or an L1 eviction priority;
 //! - the `*_with_policy` forms add an L2 eviction priority to any of them.
 //!
-//! The value type is any [`GlobalValue`]: 32-bit `u32`/`i32`/`f32`, 64-bit `u64`/`i64`/`f64` and
+//! The value type is any [`GlobalValue`]: 8-bit `u8`/`i8`, 16-bit `u16`/`i16`/`f16`/`bf16`,
+//! 32-bit `u32`/`i32`/`f32`, 64-bit `u64`/`i64`/`f64` and
 //! `[u32; 2]`/`[i32; 2]`/`[f32; 2]`, 128-bit `[u32; 4]`/`[i32; 4]`/`[f32; 4]` and
-//! `[u64; 2]`/`[i64; 2]`/`[f64; 2]`. Each access is one instruction (`.b32`, `.b64`, `.v4.b32`).
+//! `[u64; 2]`/`[i64; 2]`/`[f64; 2]`. Each access is one instruction (`.b8`, `.b16`, `.b32`, `.b64`,
+//! `.v4.b32`).
 //!
 //! Common preconditions (safety) of every function here:
 //! - the pointer is a generic address of **global** memory (device allocations, not shared or local
@@ -65,6 +67,7 @@ mod sealed {
     macro_rules! value {
         ($($t:ty),*) => {$(impl Value for $t {})*};
     }
+    value!(u8, i8, u16, i16, half::f16, half::bf16);
     value!(u32, i32, f32, u64, i64, f64, [u32; 2], [i32; 2], [f32; 2]);
     value!([u32; 4], [i32; 4], [f32; 4], [u64; 2], [i64; 2], [f64; 2]);
 }
@@ -301,6 +304,34 @@ macro_rules! global_st {
 macro_rules! load_methods {
     ($op:expr) => {
         #[inline(always)]
+        unsafe fn ld8(p: *const u8, policy: Option<u64>) -> u8 {
+            // PTX loads a byte into a 16-bit register (zero-extended); its low byte is the value.
+            #[cfg(target_arch = "nvptx64")]
+            return match policy {
+                None => global_ld!($op, "b8", reg16, u16, p),
+                Some(h) => global_ld!($op, "b8", reg16, u16, p, h),
+            } as u8;
+            #[cfg(not(target_arch = "nvptx64"))]
+            {
+                let _ = policy;
+                p.read()
+            }
+        }
+        #[inline(always)]
+        unsafe fn ld16(p: *const u16, policy: Option<u64>) -> u16 {
+            #[cfg(target_arch = "nvptx64")]
+            return match policy {
+                None => global_ld!($op, "b16", reg16, u16, p),
+                Some(h) => global_ld!($op, "b16", reg16, u16, p, h),
+            };
+            #[cfg(not(target_arch = "nvptx64"))]
+            {
+                let _ = policy;
+                cpu_check_aligned(p as usize, core::mem::size_of_val(&*p), "memory::load");
+                p.read()
+            }
+        }
+        #[inline(always)]
         unsafe fn ld32(p: *const u32, policy: Option<u64>) -> u32 {
             #[cfg(target_arch = "nvptx64")]
             return match policy {
@@ -347,6 +378,34 @@ macro_rules! load_methods {
 
 macro_rules! store_methods {
     ($op:expr) => {
+        #[inline(always)]
+        unsafe fn st8(p: *mut u8, v: u8, policy: Option<u64>) {
+            // PTX stores the low byte of a 16-bit register.
+            #[cfg(target_arch = "nvptx64")]
+            match policy {
+                None => global_st!($op, "b8", reg16, p, v as u16),
+                Some(h) => global_st!($op, "b8", reg16, p, v as u16, h),
+            }
+            #[cfg(not(target_arch = "nvptx64"))]
+            {
+                let _ = policy;
+                p.write(v)
+            }
+        }
+        #[inline(always)]
+        unsafe fn st16(p: *mut u16, v: u16, policy: Option<u64>) {
+            #[cfg(target_arch = "nvptx64")]
+            match policy {
+                None => global_st!($op, "b16", reg16, p, v),
+                Some(h) => global_st!($op, "b16", reg16, p, v, h),
+            }
+            #[cfg(not(target_arch = "nvptx64"))]
+            {
+                let _ = policy;
+                cpu_check_aligned(p as usize, core::mem::size_of_val(&v), "memory::store");
+                p.write(v)
+            }
+        }
         #[inline(always)]
         unsafe fn st32(p: *mut u32, v: u32, policy: Option<u64>) {
             #[cfg(target_arch = "nvptx64")]
@@ -402,6 +461,10 @@ macro_rules! store_methods {
 /// ```
 pub trait LoadCache: sealed::Sealed + Copy {
     #[doc(hidden)]
+    unsafe fn ld8(p: *const u8, policy: Option<u64>) -> u8;
+    #[doc(hidden)]
+    unsafe fn ld16(p: *const u16, policy: Option<u64>) -> u16;
+    #[doc(hidden)]
     unsafe fn ld32(p: *const u32, policy: Option<u64>) -> u32;
     #[doc(hidden)]
     unsafe fn ld64(p: *const u64, policy: Option<u64>) -> u64;
@@ -418,6 +481,10 @@ pub trait LoadCache: sealed::Sealed + Copy {
 /// ```
 pub trait NcLoadCache: sealed::Sealed + Copy {
     #[doc(hidden)]
+    unsafe fn ld8(p: *const u8, policy: Option<u64>) -> u8;
+    #[doc(hidden)]
+    unsafe fn ld16(p: *const u16, policy: Option<u64>) -> u16;
+    #[doc(hidden)]
     unsafe fn ld32(p: *const u32, policy: Option<u64>) -> u32;
     #[doc(hidden)]
     unsafe fn ld64(p: *const u64, policy: Option<u64>) -> u64;
@@ -433,6 +500,10 @@ pub trait NcLoadCache: sealed::Sealed + Copy {
 /// is_store_cache(cute_rs_device::memory::Wt);
 /// ```
 pub trait StoreCache: sealed::Sealed + Copy {
+    #[doc(hidden)]
+    unsafe fn st8(p: *mut u8, v: u8, policy: Option<u64>);
+    #[doc(hidden)]
+    unsafe fn st16(p: *mut u16, v: u16, policy: Option<u64>);
     #[doc(hidden)]
     unsafe fn st32(p: *mut u32, v: u32, policy: Option<u64>);
     #[doc(hidden)]
@@ -583,7 +654,8 @@ impl L2Policy {
 // Value types
 // ---------------------------------------------------------------------------------------------
 
-/// The raw words of one access: `u32` (`.b32`), `u64` (`.b64`), `[u32; 4]` (`.v4.b32`). Sealed.
+/// The raw words of one access: `u8` (`.b8`), `u16` (`.b16`), `u32` (`.b32`), `u64` (`.b64`),
+/// `[u32; 4]` (`.v4.b32`). Sealed.
 ///
 /// ```
 /// fn width<W: cute_rs_device::memory::AccessBits>() {}
@@ -598,6 +670,36 @@ pub trait AccessBits: sealed::Sealed + Copy {
     unsafe fn store<C: StoreCache>(p: *mut Self, v: Self, policy: Option<u64>);
 }
 
+impl sealed::Sealed for u8 {}
+impl AccessBits for u8 {
+    #[inline(always)]
+    unsafe fn load<C: LoadCache>(p: *const Self, policy: Option<u64>) -> Self {
+        C::ld8(p, policy)
+    }
+    #[inline(always)]
+    unsafe fn load_nc<C: NcLoadCache>(p: *const Self, policy: Option<u64>) -> Self {
+        C::ld8(p, policy)
+    }
+    #[inline(always)]
+    unsafe fn store<C: StoreCache>(p: *mut Self, v: Self, policy: Option<u64>) {
+        C::st8(p, v, policy)
+    }
+}
+impl sealed::Sealed for u16 {}
+impl AccessBits for u16 {
+    #[inline(always)]
+    unsafe fn load<C: LoadCache>(p: *const Self, policy: Option<u64>) -> Self {
+        C::ld16(p, policy)
+    }
+    #[inline(always)]
+    unsafe fn load_nc<C: NcLoadCache>(p: *const Self, policy: Option<u64>) -> Self {
+        C::ld16(p, policy)
+    }
+    #[inline(always)]
+    unsafe fn store<C: StoreCache>(p: *mut Self, v: Self, policy: Option<u64>) {
+        C::st16(p, v, policy)
+    }
+}
 impl sealed::Sealed for u32 {}
 impl AccessBits for u32 {
     #[inline(always)]
@@ -644,7 +746,8 @@ impl AccessBits for [u32; 4] {
     }
 }
 
-/// Values one global access moves: 32-bit `u32`, `i32`, `f32`; 64-bit `u64`, `i64`, `f64`,
+/// Values one global access moves: 8-bit `u8`, `i8`; 16-bit `u16`, `i16`, `f16`, `bf16`; 32-bit
+/// `u32`, `i32`, `f32`; 64-bit `u64`, `i64`, `f64`,
 /// `[u32; 2]`, `[i32; 2]`, `[f32; 2]`; 128-bit `[u32; 4]`, `[i32; 4]`, `[f32; 4]`, `[u64; 2]`,
 /// `[i64; 2]`, `[f64; 2]`. Sealed. Accesses must be aligned to `size_of::<Self>()`.
 ///
@@ -682,6 +785,8 @@ macro_rules! global_value {
         }
     )*};
 }
+global_value!(u8: u8, i8);
+global_value!(u16: u16, i16, half::f16, half::bf16);
 global_value!(u32: u32, i32, f32);
 global_value!(u64: u64, i64, f64, [u32; 2], [i32; 2], [f32; 2]);
 global_value!([u32; 4]: [u32; 4], [i32; 4], [f32; 4], [u64; 2], [i64; 2], [f64; 2]);

@@ -19,7 +19,10 @@
 //! assert_eq!(m.layout().to_string(), "(3,4):(4,1)");
 //! ```
 
-use layout::{IntTuple, Layout};
+use layout::{IntTuple, Layout, LayoutError};
+
+use crate::mask::Full;
+use crate::tensor::{AddressSpace, LayoutTensor};
 
 use crate::static_layout::LayoutSource;
 
@@ -94,6 +97,39 @@ impl<const R: usize> Strided<R> {
             k += 1;
         }
         Strided { shape, stride }
+    }
+
+    /// The layout with its modes reordered: mode `k` of the result is mode `order[k]` of `self`
+    /// (CuTe's `select<order...>`, torch's `permute`). A tile taken from the permuted layout
+    /// is cuTile's load with `order`: `order = [1, 0]` is its `"F"`.
+    ///
+    /// # Returns
+    /// The permuted layout, or [`LayoutError::InvalidArgument`] when `order` is not a permutation
+    /// of `0..R`.
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::Strided;
+    /// let l = Strided::row_major([2, 3, 4]).permute([0, 2, 1]).unwrap();
+    /// assert_eq!((l.shape, l.stride), ([2, 4, 3], [12, 1, 4]));
+    /// assert!(Strided::row_major([2, 3]).permute([1, 1]).is_err());
+    /// ```
+    pub fn permute(&self, order: [usize; R]) -> Result<Strided<R>, LayoutError> {
+        let mut seen = [false; R];
+        let mut out = *self;
+        for (k, &o) in order.iter().enumerate() {
+            if o >= R || seen[o] {
+                return Err(LayoutError::InvalidArgument {
+                    op: "permute",
+                    condition: "order must be a permutation of 0..rank",
+                    value: o as i64,
+                });
+            }
+            seen[o] = true;
+            out.shape[k] = self.shape[o];
+            out.stride[k] = self.stride[o];
+        }
+        Ok(out)
     }
 
     /// Whether `coord` lies inside the shape: each entry in `0..shape[k]`. Kernels mask the edges
@@ -202,5 +238,27 @@ mod tests {
     #[should_panic(expected = "mode 1 has extent 4")]
     fn out_of_bounds_coordinates_are_reported_on_the_host() {
         Strided::row_major([3, 4]).offset_at(&[0, 4]);
+    }
+}
+
+impl<'a, T: crate::tensor::Element, A: AddressSpace, const R: usize> LayoutTensor<'a, T, Strided<R>, A, Full> {
+    /// The same elements with the modes reordered ([`Strided::permute`]): cuTile's `order` for
+    /// a load or store of a tile, `tl.permute` of an array. (A view clipped by
+    /// [`Clip`](crate::Clip) bounds keeps its coordinates' order: it has no `permute`.)
+    ///
+    /// # Returns
+    /// The permuted view, or [`LayoutError::InvalidArgument`] when `order` is not a permutation.
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::{LayoutTensor, Strided};
+    /// let mut v: Vec<i32> = (0..6).collect();
+    /// let t = LayoutTensor::new(&mut v, Strided::row_major([2, 3])).unwrap().permute([1, 0]).unwrap();
+    /// assert_eq!(t.at([2, 1]), 5); // element (1, 2) of the 2 x 3 matrix
+    /// ```
+    pub fn permute(self, order: [usize; R]) -> Result<Self, LayoutError> {
+        let layout = self.source().permute(order)?;
+        // SAFETY: a permutation of the modes addresses the same elements.
+        Ok(unsafe { self.with_layout(layout) })
     }
 }

@@ -20,9 +20,12 @@
 //!
 //! Cache modifiers are [`device::memory`](crate::device::memory) options ([`Ca`], [`Cg`], `Cs`,
 //! `Lu`, [`Cv`]; `""` is [`NoCache`]), eviction policies are L2 policies ([`EvictFirst`],
-//! [`EvictLast`], [`EvictNormal`]), `volatile=True` is [`Load::volatile`]. They apply on the GPU to
-//! 4-, 8- and 16-byte elements (`ld.global.<op>[.L2::cache_hint]`, `ld.volatile.global`); on the
-//! CPU and for other sizes an access is a plain read. The same code runs on host slices and in
+//! [`EvictLast`], [`EvictNormal`]) that also set the L1 priority when no cache operator is given
+//! (`ld.global.L1::evict_last.L2::cache_hint`, as Triton emits them), `volatile=True` is
+//! [`Load::volatile`]. On the GPU they apply to elements of 1, 2, 4, 8 and 16 bytes
+//! (`ld.global.<op>[.L2::cache_hint].b8` ... `.v4.b32`, `ld.volatile.global`); a hint on an
+//! element of another size is a compile-time error, since no single access carries it. On the
+//! CPU an access is a plain read. The same code runs on host slices and in
 //! kernels (no allocation; tiles are register fragments of static size).
 //!
 //! Masked-out elements are not accessed: their pointers need not be valid. A masked-out load
@@ -189,7 +192,7 @@ mod sealed {
 /// ```
 pub trait CacheModifier: Copy + sealed::Sealed {
     #[doc(hidden)]
-    unsafe fn read<T: Element>(p: *const T, policy: Option<memory::L2Policy>) -> T;
+    unsafe fn read<T: Element, E: EvictionPolicy>(p: *const T, policy: Option<memory::L2Policy>) -> T;
 }
 
 /// `cache_modifier=""`: a plain load.
@@ -203,10 +206,12 @@ pub struct NoCache;
 impl sealed::Sealed for NoCache {}
 impl CacheModifier for NoCache {
     #[inline(always)]
-    unsafe fn read<T: Element>(p: *const T, policy: Option<memory::L2Policy>) -> T {
+    unsafe fn read<T: Element, E: EvictionPolicy>(p: *const T, policy: Option<memory::L2Policy>) -> T {
+        // Without a cache operator the eviction priority applies to L1 as well (as Triton emits
+        // `ld.global.L1::evict_last.L2::cache_hint`); PTX has no L1 priority beside an operator.
         #[cfg(target_arch = "nvptx64")]
         if policy.is_some() {
-            return read_with::<T, Ca>(p, policy);
+            return read_with::<T, E::L1>(p, policy);
         }
         let _ = policy;
         T::read(p)
@@ -224,10 +229,12 @@ pub struct Volatile;
 impl sealed::Sealed for Volatile {}
 impl CacheModifier for Volatile {
     #[inline(always)]
-    unsafe fn read<T: Element>(p: *const T, _: Option<memory::L2Policy>) -> T {
+    unsafe fn read<T: Element, E: EvictionPolicy>(p: *const T, _: Option<memory::L2Policy>) -> T {
         #[cfg(target_arch = "nvptx64")]
         {
             match core::mem::size_of::<T>() {
+                1 => return core::mem::transmute_copy(&memory::load_volatile(p as *const u8)),
+                2 => return core::mem::transmute_copy(&memory::load_volatile(p as *const u16)),
                 4 => return core::mem::transmute_copy(&memory::load_volatile(p as *const u32)),
                 8 => return core::mem::transmute_copy(&memory::load_volatile(p as *const u64)),
                 16 => return core::mem::transmute_copy(&memory::load_volatile(p as *const [u32; 4])),
@@ -238,7 +245,8 @@ impl CacheModifier for Volatile {
     }
 }
 
-/// The load of one element with cache operator `C` (4-, 8-, 16-byte elements on the GPU).
+/// The load of one element with cache operator `C`: one `ld.global` of 1, 2, 4, 8 or 16 bytes
+/// on the GPU.
 #[inline(always)]
 #[allow(unused_variables)]
 unsafe fn read_with<T: Element, C: memory::LoadCache + Default>(p: *const T, policy: Option<memory::L2Policy>) -> T {
@@ -254,6 +262,8 @@ unsafe fn read_with<T: Element, C: memory::LoadCache + Default>(p: *const T, pol
             }};
         }
         match core::mem::size_of::<T>() {
+            1 => go!(u8),
+            2 => go!(u16),
             4 => go!(u32),
             8 => go!(u64),
             16 => go!([u32; 4]),
@@ -263,12 +273,25 @@ unsafe fn read_with<T: Element, C: memory::LoadCache + Default>(p: *const T, pol
     T::read(p)
 }
 
+/// Refuses, at compile time, a cache hint on an element that no single access moves: PTX's
+/// `ld`/`st` carry hints for 1, 2, 4, 8 and 16 bytes.
+#[inline(always)]
+pub(crate) const fn hinted_size<T>() {
+    const {
+        let n = core::mem::size_of::<T>();
+        assert!(
+            n == 1 || n == 2 || n == 4 || n == 8 || n == 16,
+            "cache hint: the element is not 1, 2, 4, 8 or 16 bytes, the sizes of a PTX access"
+        )
+    }
+}
+
 macro_rules! cache_modifier {
     ($($m:ident),*) => {$(
         impl sealed::Sealed for $m {}
         impl CacheModifier for $m {
             #[inline(always)]
-            unsafe fn read<T: Element>(p: *const T, policy: Option<memory::L2Policy>) -> T {
+            unsafe fn read<T: Element, E: EvictionPolicy>(p: *const T, policy: Option<memory::L2Policy>) -> T {
                 read_with::<T, $m>(p, policy)
             }
         }
@@ -277,7 +300,8 @@ macro_rules! cache_modifier {
 cache_modifier!(Ca, Cg, Cs, Lu, Cv);
 
 /// Triton's `eviction_policy`: [`NoEviction`] (`""`), [`EvictFirst`], [`EvictLast`],
-/// [`EvictNormal`]: an L2 policy (`createpolicy`) on the GPU, nothing on the CPU. Sealed.
+/// [`EvictNormal`]: an L2 policy (`createpolicy`) on the GPU, plus the L1 priority
+/// `.L1::evict_*` where no cache operator is given; nothing on the CPU. Sealed.
 ///
 /// # Example
 /// ```
@@ -285,16 +309,20 @@ cache_modifier!(Ca, Cg, Cs, Lu, Cv);
 /// policy(cute_rs_tensor::triton::EvictLast);
 /// ```
 pub trait EvictionPolicy: Copy + sealed::Sealed {
+    /// The L1 eviction priority of an access without a cache operator.
+    #[doc(hidden)]
+    type L1: memory::LoadCache + memory::StoreCache + Default;
     #[doc(hidden)]
     fn policy() -> Option<memory::L2Policy>;
 }
 macro_rules! eviction {
-    ($($(#[$doc:meta])* $name:ident => $f:ident),*) => {$(
+    ($($(#[$doc:meta])* $name:ident => $f:ident, $l1:ident),*) => {$(
         $(#[$doc])*
         #[derive(Clone, Copy, Debug, Default)]
         pub struct $name;
         impl sealed::Sealed for $name {}
         impl EvictionPolicy for $name {
+            type L1 = memory::$l1;
             #[inline(always)]
             fn policy() -> Option<memory::L2Policy> {
                 #[cfg(target_arch = "nvptx64")]
@@ -306,26 +334,26 @@ macro_rules! eviction {
     )*};
 }
 eviction! {
-    /// `eviction_policy="evict_first"` (L2).
+    /// `eviction_policy="evict_first"` (L2, and L1 without a cache operator).
     ///
     /// ```
     /// let _ = cute_rs_tensor::triton::EvictFirst;
     /// ```
-    EvictFirst => evict_first,
-    /// `eviction_policy="evict_last"` (L2).
+    EvictFirst => evict_first, EvictFirst,
+    /// `eviction_policy="evict_last"` (L2, and L1 without a cache operator).
     ///
     /// ```
     /// let _ = cute_rs_tensor::triton::EvictLast;
     /// ```
-    EvictLast => evict_last,
-    /// `eviction_policy="evict_normal"` (L2).
+    EvictLast => evict_last, EvictLast,
+    /// `eviction_policy="evict_normal"` (L2, and L1 without a cache operator).
     ///
     /// ```
     /// let _ = cute_rs_tensor::triton::EvictNormal;
     /// ```
-    EvictNormal => evict_normal
+    EvictNormal => evict_normal, EvictNormal
 }
-/// `eviction_policy=""`: no L2 policy.
+/// `eviction_policy=""`: no eviction priority.
 ///
 /// # Example
 /// ```
@@ -335,6 +363,7 @@ eviction! {
 pub struct NoEviction;
 impl sealed::Sealed for NoEviction {}
 impl EvictionPolicy for NoEviction {
+    type L1 = memory::EvictNormal;
     #[inline(always)]
     fn policy() -> Option<memory::L2Policy> {
         None
@@ -606,6 +635,18 @@ impl<'p, 'a, T: Element, S: StaticLayout, const N: usize, K: LoadMask<S, N>, O: 
 {
     /// `cache_modifier=`: [`Ca`], [`Cg`], [`Cs`], [`Lu`], [`Cv`] or [`NoCache`].
     ///
+    /// # Constraints
+    /// The element is 1, 2, 4, 8 or 16 bytes, the sizes one PTX access moves with a hint (a
+    /// compile-time error otherwise, also for [`eviction_policy`](Self::eviction_policy)):
+    /// ```compile_fail,E0080
+    /// use cute_rs_tensor::{static_layout, LayoutTensor, Static};
+    /// use cute_rs_tensor::triton::{Pointers, Cg};
+    /// static_layout!(T = "1:1");
+    /// let mut x = [[1u32; 3]]; // 12 bytes
+    /// let p = Pointers::<_, _, 1>::from_tensor(&LayoutTensor::new(&mut x, Static::<T>::new()).unwrap());
+    /// let _ = p.load().cache_modifier(Cg).run();
+    /// ```
+    ///
     /// # Example
     /// ```
     /// use cute_rs_tensor::{static_layout, LayoutTensor, Static};
@@ -617,10 +658,13 @@ impl<'p, 'a, T: Element, S: StaticLayout, const N: usize, K: LoadMask<S, N>, O: 
     /// ```
     #[inline(always)]
     pub fn cache_modifier<C2: CacheModifier>(self, _: C2) -> Load<'p, 'a, T, S, N, K, O, C2, E> {
+        hinted_size::<T>();
         Load { ptrs: self.ptrs, mask: self.mask, other: self.other, _c: PhantomData }
     }
 
-    /// `eviction_policy=`: [`EvictFirst`], [`EvictLast`], [`EvictNormal`] or [`NoEviction`].
+    /// `eviction_policy=`: [`EvictFirst`], [`EvictLast`], [`EvictNormal`] or [`NoEviction`]. On
+    /// the GPU the priority applies to L2 (`createpolicy` and `.L2::cache_hint`) and, where no
+    /// cache operator is given, to L1 (`.L1::evict_*`), as Triton emits it.
     ///
     /// # Example
     /// ```
@@ -633,6 +677,7 @@ impl<'p, 'a, T: Element, S: StaticLayout, const N: usize, K: LoadMask<S, N>, O: 
     /// ```
     #[inline(always)]
     pub fn eviction_policy<E2: EvictionPolicy>(self, _: E2) -> Load<'p, 'a, T, S, N, K, O, C, E2> {
+        hinted_size::<T>();
         Load { ptrs: self.ptrs, mask: self.mask, other: self.other, _c: PhantomData }
     }
 
@@ -672,7 +717,7 @@ impl<'p, 'a, T: Element, S: StaticLayout, const N: usize, K: LoadMask<S, N>, O: 
         for_each_index::<N>(|i| {
             let v = if self.mask.active(i) {
                 // SAFETY: masked-in pointers are valid (constructor contracts).
-                unsafe { C::read(self.ptrs.ptr(i) as *const T, policy) }
+                unsafe { C::read::<T, E>(self.ptrs.ptr(i) as *const T, policy) }
             } else {
                 self.other.at(i)
             };
@@ -770,7 +815,20 @@ pub unsafe fn make_block_ptr<'a, T: Element, S: StaticLayout, const N: usize, co
 }
 
 /// One boundary check mask per dimension, from Triton's tuple of dimensions.
-fn check_dims<const R: usize>(dims: &[usize]) -> Result<[bool; R], TritonError> {
+/// `order` is a permutation of `0..R` ([`TritonError::OrderNotPermutation`] otherwise).
+pub(crate) fn check_order<const R: usize>(order: &[usize; R]) -> Result<(), TritonError> {
+    let mut seen = [false; R];
+    for &o in order {
+        if o >= R || seen[o] {
+            return Err(TritonError::OrderNotPermutation);
+        }
+        seen[o] = true;
+    }
+    Ok(())
+}
+
+/// The dimensions a `boundary_check` names, as one flag per dimension.
+pub(crate) fn check_dims<const R: usize>(dims: &[usize]) -> Result<[bool; R], TritonError> {
     let mut c = [false; R];
     for &d in dims {
         if d >= R {
@@ -824,13 +882,7 @@ impl<'a, T: Element, S: StaticLayout, const N: usize, const R: usize> BlockPtr<'
             assert!(S::MODES.rank == R, "the block shape's rank must be the tensor's");
             assert!(S::SIZE == N, "N must be the size of the block");
         }
-        let mut seen = [false; R];
-        for &o in &order {
-            if o >= R || seen[o] {
-                return Err(TritonError::OrderNotPermutation);
-            }
-            seen[o] = true;
-        }
+        check_order(&order)?;
         Ok(BlockPtr { base, ext, strides, offsets, order, _s: PhantomData })
     }
 
@@ -1132,6 +1184,7 @@ impl<'p, 'a, T: Element, S: StaticLayout, const N: usize, const R: usize, St, C:
     /// assert_eq!(b.load().cache_modifier(Cg).run().data, [4.0]);
     /// ```
     pub fn cache_modifier<C2: CacheModifier>(self, _: C2) -> BlockLoad<'p, 'a, T, S, N, R, St, C2, E> {
+        hinted_size::<T>();
         BlockLoad { ptr: self.ptr, check: self.check, pad: self.pad, _s: PhantomData }
     }
 
@@ -1147,6 +1200,7 @@ impl<'p, 'a, T: Element, S: StaticLayout, const N: usize, const R: usize, St, C:
     /// assert_eq!(b.load().eviction_policy(EvictFirst).run().data, [4.0]);
     /// ```
     pub fn eviction_policy<E2: EvictionPolicy>(self, _: E2) -> BlockLoad<'p, 'a, T, S, N, R, St, C, E2> {
+        hinted_size::<T>();
         BlockLoad { ptr: self.ptr, check: self.check, pad: self.pad, _s: PhantomData }
     }
 
@@ -1171,7 +1225,7 @@ impl<'p, 'a, T: Element, S: StaticLayout, const N: usize, const R: usize, St, C:
             let (g, ok) = self.ptr.element(i, &self.check, &ext);
             let v = if ok {
                 // SAFETY: make_block_ptr's contract.
-                unsafe { C::read(self.ptr.ptr_of(g) as *const T, policy) }
+                unsafe { C::read::<T, E>(self.ptr.ptr_of(g) as *const T, policy) }
             } else {
                 self.pad
             };

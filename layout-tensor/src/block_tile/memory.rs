@@ -10,7 +10,8 @@
 //!   16 bytes; a run that crosses the array's edge moves element by element.
 //! - Triton pointer tiles: a tile of [`Ptr`]s (each element its own address, so tiles can mix
 //!   bases: [`where_`](super::where_) of two pointer tiles), loaded with [`load`] (a mask and
-//!   `other`, broadcast from tiles or scalars) and stored with [`store`]/[`store_masked`].
+//!   `other`, broadcast from tiles or scalars) and stored with [`store`]/[`store_masked`], or
+//!   [`store_with`]; both take Triton's cache modifiers and eviction policies.
 //!   Masked-out elements are not accessed; a masked-out load without `other` gives zero.
 //!
 //! Replicated elements (held by several threads, or several values of one thread) are written
@@ -19,13 +20,16 @@
 use core::marker::PhantomData;
 
 use super::{for_each_value, thread, BlockTile, Operand, TvLayout, ValueStorage, MAX_RANK, REPLICATED};
+use crate::device::memory::L2Policy;
 use crate::tensor::{read_vec, vector_align, write_vec, Element, Global, LayoutTensor};
+use crate::triton::{hinted_size, CacheModifier, EvictionPolicy, NoCache, NoEviction, StoreCacheModifier, Volatile};
 use crate::Strided;
 
 /// The element offset and whether every element of a vector of `w` starting at value `v` lies
-/// inside the array.
+/// inside the bounds: coordinates `lo[d] <= c < hi[d]` (the array's shape, or only the checked
+/// dimensions of a block pointer).
 #[inline(always)]
-fn element<L: TvLayout, const R: usize>(base: &[i64; MAX_RANK], shape: &[i64; R], stride: &[i64; R], v: usize, w: i64) -> (isize, bool) {
+fn element<L: TvLayout, const R: usize>(base: &[i64; MAX_RANK], bounds: &Bounds<R>, stride: &[i64; R], v: usize, w: i64) -> (isize, bool) {
     let vc = L::MAP.value_coord(v);
     let mut off = 0;
     let mut inside = true;
@@ -33,7 +37,7 @@ fn element<L: TvLayout, const R: usize>(base: &[i64; MAX_RANK], shape: &[i64; R]
     while d < R {
         let c = base[d] + vc[d];
         let end = if d + 1 == R { c + w } else { c + 1 };
-        inside &= c >= 0 && end <= shape[d];
+        inside &= c >= bounds.lo[d] && end <= bounds.hi[d];
         off += c * stride[d];
         d += 1;
     }
@@ -54,32 +58,69 @@ pub(super) const fn vector_width<T, L: TvLayout>(rank: usize) -> usize {
     }
 }
 
-/// The array's layout, pointer, and the tile origin plus the thread's part of the coordinates.
+/// The coordinates an access may touch: `lo[d] <= c < hi[d]` in each dimension.
+#[derive(Clone, Copy)]
+pub(super) struct Bounds<const R: usize> {
+    pub(super) lo: [i64; R],
+    pub(super) hi: [i64; R],
+}
+
+impl<const R: usize> Bounds<R> {
+    /// The whole array.
+    #[inline(always)]
+    fn of(layout: &Strided<R>) -> Self {
+        Bounds { lo: [0; R], hi: layout.shape }
+    }
+}
+
+/// The tile's origin (element coordinates) of tile `index`.
 #[inline(always)]
-fn setup<T: Element, L: TvLayout, const R: usize>(array: &LayoutTensor<'_, T, Strided<R>, Global>, index: [i64; R]) -> (Strided<R>, *mut T, [i64; MAX_RANK]) {
+fn tile_origin<L: TvLayout, const R: usize>(index: [i64; R]) -> [i64; R] {
     const { assert!(R == L::MAP.rank, "block tile: the array's rank must be the tile's rank") };
-    let layout = array.source();
+    let mut origin = [0; R];
+    let mut d = 0;
+    while d < R {
+        origin[d] = index[d] * L::MAP.shape[d];
+        d += 1;
+    }
+    origin
+}
+
+/// The tile origin plus the thread's part of the coordinates.
+#[inline(always)]
+fn thread_base<L: TvLayout, const R: usize>(origin: [i64; R]) -> [i64; MAX_RANK] {
     let tc = L::MAP.thread_coord(thread());
     let mut base = [0; MAX_RANK];
     let mut d = 0;
     while d < R {
-        base[d] = index[d] * L::MAP.shape[d] + tc[d];
+        base[d] = origin[d] + tc[d];
         d += 1;
     }
-    (layout, array.as_ptr(), base)
+    base
+}
+
+/// The array's layout, pointer, and the tile origin plus the thread's part of the coordinates.
+#[inline(always)]
+fn setup<T: Element, L: TvLayout, const R: usize>(array: &LayoutTensor<'_, T, Strided<R>, Global>, index: [i64; R]) -> (Strided<R>, *mut T, [i64; MAX_RANK]) {
+    (array.source(), array.as_ptr(), thread_base::<L, R>(tile_origin::<L, R>(index)))
+}
+
+/// Whether the tile at `origin` lies inside `bounds` (then no element needs a bounds test).
+#[inline(always)]
+fn inside_bounds<L: TvLayout, const R: usize>(bounds: &Bounds<R>, origin: &[i64; R]) -> bool {
+    let mut inside = true;
+    let mut d = 0;
+    while d < R {
+        inside &= origin[d] >= bounds.lo[d] && origin[d] + L::MAP.shape[d] <= bounds.hi[d];
+        d += 1;
+    }
+    inside
 }
 
 /// Whether tile `index` lies inside the array (then no element needs a bounds test).
 #[inline(always)]
 pub(super) fn tile_inside<L: TvLayout, const R: usize>(layout: &Strided<R>, index: &[i64; R]) -> bool {
-    let mut inside = true;
-    let mut d = 0;
-    while d < R {
-        let origin = index[d] * L::MAP.shape[d];
-        inside &= origin >= 0 && origin + L::MAP.shape[d] <= layout.shape[d];
-        d += 1;
-    }
-    inside
+    inside_bounds::<L, R>(&Bounds::of(layout), &tile_origin::<L, R>(*index))
 }
 
 /// Whether runs of `w` elements at the thread's coordinates are `w`-aligned vectors of the array.
@@ -163,18 +204,27 @@ impl<T: Element, L: TvLayout> BlockTile<T, L> {
     /// ```
     #[inline(always)]
     pub fn load<const R: usize>(array: &LayoutTensor<'_, T, Strided<R>, Global>, index: [i64; R], padding: T) -> Self {
-        let (layout, ptr, base) = setup::<T, L, R>(array, index);
+        let layout = array.source();
+        let ptr = array.as_ptr();
+        let vector = vectorizable(&layout, ptr, vector_width::<T, L>(R));
+        Self::load_in(ptr, &layout, tile_origin::<L, R>(index), &Bounds::of(&layout), vector, padding)
+    }
+
+    /// The tile at `origin` of the array at `ptr` with `layout`: elements outside `bounds` read
+    /// `padding`; runs move as vectors where `vector` says they are aligned.
+    #[inline(always)]
+    pub(super) fn load_in<const R: usize>(ptr: *mut T, layout: &Strided<R>, origin: [i64; R], bounds: &Bounds<R>, vector: bool, padding: T) -> Self {
+        let base = thread_base::<L, R>(origin);
         let mut values = L::Storage::<T>::splat(padding);
         let w = vector_width::<T, L>(R);
-        let vector = vectorizable(&layout, ptr, w);
-        let whole = tile_inside::<L, R>(&layout, &index);
+        let whole = inside_bounds::<L, R>(bounds, &origin);
         macro_rules! body {
             ($w:literal) => {{
                 if vector && whole {
                     // The common case, without a test per vector: the tile lies inside the array.
                     for_each_value::<L>(|v| {
                         if v % $w == 0 {
-                            let (off, _) = element::<L, R>(&base, &layout.shape, &layout.stride, v, $w);
+                            let (off, _) = element::<L, R>(&base, bounds, &layout.stride, v, $w);
                             // SAFETY: inside the array (`whole`) and aligned (`vectorizable`).
                             let x: [T; $w] = unsafe { read_vec::<T, $w>(ptr.offset(off)) };
                             values.as_mut_slice()[v..v + $w].copy_from_slice(&x);
@@ -186,7 +236,7 @@ impl<T: Element, L: TvLayout> BlockTile<T, L> {
                     if v % $w != 0 {
                         return;
                     }
-                    let (off, inside) = element::<L, R>(&base, &layout.shape, &layout.stride, v, $w);
+                    let (off, inside) = element::<L, R>(&base, bounds, &layout.stride, v, $w);
                     if vector && inside {
                         // SAFETY: the vector lies inside the array and is aligned (`vectorizable`).
                         let x: [T; $w] = unsafe { read_vec::<T, $w>(ptr.offset(off)) };
@@ -194,7 +244,7 @@ impl<T: Element, L: TvLayout> BlockTile<T, L> {
                     } else {
                         let mut i = 0;
                         while i < $w {
-                            let (off, inside) = element::<L, R>(&base, &layout.shape, &layout.stride, v + i, 1);
+                            let (off, inside) = element::<L, R>(&base, bounds, &layout.stride, v + i, 1);
                             if inside {
                                 // SAFETY: inside the array.
                                 values.as_mut_slice()[v + i] = unsafe { T::read(ptr.offset(off)) };
@@ -229,10 +279,19 @@ impl<T: Element, L: TvLayout> BlockTile<T, L> {
     /// ```
     #[inline(always)]
     pub fn store<const R: usize>(&self, array: &LayoutTensor<'_, T, Strided<R>, Global>, index: [i64; R]) {
-        let (layout, ptr, base) = setup::<T, L, R>(array, index);
+        let layout = array.source();
+        let ptr = array.as_ptr();
+        let vector = vectorizable(&layout, ptr, vector_width::<T, L>(R));
+        self.store_in(ptr, &layout, tile_origin::<L, R>(index), &Bounds::of(&layout), vector)
+    }
+
+    /// Stores the tile at `origin` of the array at `ptr` with `layout`: elements outside `bounds`
+    /// are not written (see [`load_in`](Self::load_in)).
+    #[inline(always)]
+    pub(super) fn store_in<const R: usize>(&self, ptr: *mut T, layout: &Strided<R>, origin: [i64; R], bounds: &Bounds<R>, vector: bool) {
+        let base = thread_base::<L, R>(origin);
         let w = vector_width::<T, L>(R);
-        let vector = vectorizable(&layout, ptr, w);
-        let whole = tile_inside::<L, R>(&layout, &index);
+        let whole = inside_bounds::<L, R>(bounds, &origin);
         let values = self.values.as_slice();
         macro_rules! body {
             ($w:literal) => {{
@@ -240,7 +299,7 @@ impl<T: Element, L: TvLayout> BlockTile<T, L> {
                     // The common case, without a test per vector: the tile lies inside the array.
                     for_each_value::<L>(|v| {
                         if v % $w == 0 && writes::<L>(v) {
-                            let (off, _) = element::<L, R>(&base, &layout.shape, &layout.stride, v, $w);
+                            let (off, _) = element::<L, R>(&base, bounds, &layout.stride, v, $w);
                             let mut x = [values[v]; $w];
                             x.copy_from_slice(&values[v..v + $w]);
                             // SAFETY: inside the array (`whole`) and aligned (`vectorizable`).
@@ -253,7 +312,7 @@ impl<T: Element, L: TvLayout> BlockTile<T, L> {
                     if v % $w != 0 {
                         return;
                     }
-                    let (off, inside) = element::<L, R>(&base, &layout.shape, &layout.stride, v, $w);
+                    let (off, inside) = element::<L, R>(&base, bounds, &layout.stride, v, $w);
                     if vector && inside && writes::<L>(v) {
                         let mut x = [values[v]; $w];
                         x.copy_from_slice(&values[v..v + $w]);
@@ -262,7 +321,7 @@ impl<T: Element, L: TvLayout> BlockTile<T, L> {
                     } else {
                         let mut i = 0;
                         while i < $w {
-                            let (off, inside) = element::<L, R>(&base, &layout.shape, &layout.stride, v + i, 1);
+                            let (off, inside) = element::<L, R>(&base, bounds, &layout.stride, v + i, 1);
                             if inside && writes::<L>(v + i) {
                                 // SAFETY: inside the array.
                                 unsafe { T::write(ptr.offset(off), values[v + i]) };
@@ -326,7 +385,7 @@ impl<T: Element, L: TvLayout> BlockTile<T, L> {
             ($w:literal) => {
                 for_each_value::<L>(|v| {
                     if v % $w == 0 {
-                        let (off, inside) = element::<L, R>(&base, &layout.shape, &layout.stride, v, $w);
+                        let (off, inside) = element::<L, R>(&base, &Bounds::of(&layout), &layout.stride, v, $w);
                         if whole || (ok && inside) {
                             // SAFETY: inside the array and aligned (`aligned`).
                             let x: [T; $w] = unsafe { read_vec::<T, $w>(ptr.offset(off)) };
@@ -367,7 +426,7 @@ impl<T: Element, L: TvLayout> BlockTile<T, L> {
             ($w:literal) => {
                 for_each_value::<L>(|v| {
                     if v % $w == 0 && writes::<L>(v) {
-                        let (off, inside) = element::<L, R>(&base, &layout.shape, &layout.stride, v, $w);
+                        let (off, inside) = element::<L, R>(&base, &Bounds::of(&layout), &layout.stride, v, $w);
                         if whole || (ok && inside) {
                             let mut x = [values[v]; $w];
                             x.copy_from_slice(&values[v..v + $w]);
@@ -484,11 +543,87 @@ pub struct NoMask;
 pub struct Masked<M>(M);
 
 /// A load of a pointer tile being configured ([`load`]): `mask`, then `other`, then
-/// [`run`](Self::run).
-pub struct PtrLoad<'p, T, L: TvLayout, M, O> {
+/// [`run`](Self::run); the cache hints ([`cache_modifier`](Self::cache_modifier),
+/// [`eviction_policy`](Self::eviction_policy), [`volatile`](Self::volatile)) in any state.
+///
+/// # Parameters
+/// - `M`, `O`: the mask and `other` states ([`NoMask`] or [`Masked`]; `T` or a tile).
+/// - `C`, `E`: Triton's cache modifier and eviction policy ([`triton`](crate::triton)'s
+///   [`CacheModifier`] and [`EvictionPolicy`] types).
+pub struct PtrLoad<'p, T, L: TvLayout, M, O, C = NoCache, E = NoEviction> {
     ptrs: &'p BlockTile<Ptr<T>, L>,
     mask: M,
     other: O,
+    hints: PhantomData<(C, E)>,
+}
+
+impl<'p, T: Element, L: TvLayout, M, O, C: CacheModifier, E: EvictionPolicy> PtrLoad<'p, T, L, M, O, C, E> {
+    /// `cache_modifier=`: [`Ca`](crate::triton::Ca), [`Cg`](crate::triton::Cg),
+    /// [`Cs`](crate::triton::Cs), [`Lu`](crate::triton::Lu), [`Cv`](crate::triton::Cv) or
+    /// [`NoCache`], as [`triton::Load::cache_modifier`](crate::triton::Load::cache_modifier)
+    /// (elements of 1, 2, 4, 8 or 16 bytes; a compile-time error otherwise).
+    ///
+    /// # Example
+    /// ```
+    /// # cute_rs_tensor::device::cpu::run_block(1, &|| {
+    /// use cute_rs_tensor::blocked_layout;
+    /// use cute_rs_tensor::block_tile::{load, BlockTile, Ptr};
+    /// use cute_rs_tensor::triton::{Cg, EvictFirst};
+    /// blocked_layout!(V = shape [32], size_per_thread [1], threads_per_warp [32], warps_per_cta [1], order [0]);
+    /// let x = [half::f16::from_f32(1.5)];
+    /// let y = unsafe { load(&Ptr::tile::<V>(x.as_ptr())).cache_modifier(Cg).eviction_policy(EvictFirst).run() };
+    /// assert_eq!(y.values()[0].to_f32(), 1.5);
+    /// # }).unwrap();
+    /// ```
+    #[inline(always)]
+    pub fn cache_modifier<C2: CacheModifier>(self, _: C2) -> PtrLoad<'p, T, L, M, O, C2, E> {
+        hinted_size::<T>();
+        PtrLoad { ptrs: self.ptrs, mask: self.mask, other: self.other, hints: PhantomData }
+    }
+
+    /// `eviction_policy=`: [`EvictFirst`](crate::triton::EvictFirst),
+    /// [`EvictLast`](crate::triton::EvictLast), [`EvictNormal`](crate::triton::EvictNormal) or
+    /// [`NoEviction`]: the L2 priority, and the L1 one where no cache operator is given.
+    ///
+    /// # Example
+    /// ```
+    /// # cute_rs_tensor::device::cpu::run_block(1, &|| {
+    /// use cute_rs_tensor::blocked_layout;
+    /// use cute_rs_tensor::block_tile::{load, BlockTile, Ptr};
+    /// use cute_rs_tensor::triton::EvictLast;
+    /// blocked_layout!(V = shape [32], size_per_thread [1], threads_per_warp [32], warps_per_cta [1], order [0]);
+    /// let x = [7u8];
+    /// assert_eq!(unsafe { load(&Ptr::tile::<V>(x.as_ptr())).eviction_policy(EvictLast).run() }.values(), &[7]);
+    /// # }).unwrap();
+    /// ```
+    #[inline(always)]
+    pub fn eviction_policy<E2: EvictionPolicy>(self, _: E2) -> PtrLoad<'p, T, L, M, O, C, E2> {
+        hinted_size::<T>();
+        PtrLoad { ptrs: self.ptrs, mask: self.mask, other: self.other, hints: PhantomData }
+    }
+
+    /// `volatile=True`: `ld.volatile.global` (replaces the cache modifier; no eviction priority).
+    ///
+    /// # Example
+    /// ```
+    /// # cute_rs_tensor::device::cpu::run_block(1, &|| {
+    /// use cute_rs_tensor::blocked_layout;
+    /// use cute_rs_tensor::block_tile::{load, BlockTile, Ptr};
+    /// blocked_layout!(V = shape [32], size_per_thread [1], threads_per_warp [32], warps_per_cta [1], order [0]);
+    /// let x = [3i16];
+    /// assert_eq!(unsafe { load(&Ptr::tile::<V>(x.as_ptr())).volatile().run() }.values(), &[3]);
+    /// # }).unwrap();
+    /// ```
+    #[inline(always)]
+    pub fn volatile(self) -> PtrLoad<'p, T, L, M, O, Volatile, NoEviction> {
+        PtrLoad { ptrs: self.ptrs, mask: self.mask, other: self.other, hints: PhantomData }
+    }
+
+    /// One element through the configured hints.
+    #[inline(always)]
+    unsafe fn read(p: *const T, policy: Option<L2Policy>) -> T {
+        C::read::<T, E>(p, policy)
+    }
 }
 
 /// `tl.load(pointer)`: a load of each element of a pointer tile, configured with
@@ -512,41 +647,45 @@ pub struct PtrLoad<'p, T, L: TvLayout, M, O> {
 /// ```
 #[inline(always)]
 pub unsafe fn load<T: Element, L: TvLayout>(ptrs: &BlockTile<Ptr<T>, L>) -> PtrLoad<'_, T, L, NoMask, T> {
-    PtrLoad { ptrs, mask: NoMask, other: T::ZERO }
+    PtrLoad { ptrs, mask: NoMask, other: T::ZERO, hints: PhantomData }
 }
 
-impl<'p, T: Element, L: TvLayout, O> PtrLoad<'p, T, L, NoMask, O> {
+impl<'p, T: Element, L: TvLayout, O, C: CacheModifier, E: EvictionPolicy> PtrLoad<'p, T, L, NoMask, O, C, E> {
     /// Loads only where `mask` (a tile broadcast to `L`, or a scalar) is true.
     #[inline(always)]
-    pub fn mask<M: Operand<bool, L>>(self, mask: M) -> PtrLoad<'p, T, L, Masked<M>, T> {
-        PtrLoad { ptrs: self.ptrs, mask: Masked(mask), other: T::ZERO }
+    pub fn mask<M: Operand<bool, L>>(self, mask: M) -> PtrLoad<'p, T, L, Masked<M>, T, C, E> {
+        PtrLoad { ptrs: self.ptrs, mask: Masked(mask), other: T::ZERO, hints: PhantomData }
     }
 
     /// Runs the load.
     #[inline(always)]
     pub fn run(self) -> BlockTile<T, L> {
+        let policy = E::policy();
         // SAFETY: the caller of `load` promised valid pointers.
-        self.ptrs.map(|p| unsafe { T::read(p.0) })
+        self.ptrs.map(|p| unsafe { Self::read(p.0, policy) })
     }
 }
 
-impl<'p, T: Element, L: TvLayout, M: Operand<bool, L>, O: Operand<T, L>> PtrLoad<'p, T, L, Masked<M>, O> {
+impl<'p, T: Element, L: TvLayout, M: Operand<bool, L>, O: Operand<T, L>, C: CacheModifier, E: EvictionPolicy>
+    PtrLoad<'p, T, L, Masked<M>, O, C, E>
+{
     /// The value of masked-out elements (a tile broadcast to `L`, or a scalar; zero by default).
     #[inline(always)]
-    pub fn other<O2: Operand<T, L>>(self, other: O2) -> PtrLoad<'p, T, L, Masked<M>, O2> {
-        PtrLoad { ptrs: self.ptrs, mask: self.mask, other }
+    pub fn other<O2: Operand<T, L>>(self, other: O2) -> PtrLoad<'p, T, L, Masked<M>, O2, C, E> {
+        PtrLoad { ptrs: self.ptrs, mask: self.mask, other, hints: PhantomData }
     }
 
     /// Runs the masked load.
     #[inline(always)]
     pub fn run(self) -> BlockTile<T, L> {
+        let policy = E::policy();
         let mut out = BlockTile::<T, L>::zeros();
         let (mask, other) = (self.mask.0, self.other);
         let ptrs = self.ptrs.values();
         for_each_value::<L>(|v| {
             out.values_mut()[v] = if mask.at(v) {
                 // SAFETY: an unmasked pointer, valid by `load`'s contract.
-                unsafe { T::read(ptrs[v].0) }
+                unsafe { Self::read(ptrs[v].0, policy) }
             } else {
                 other.at(v)
             };
@@ -597,10 +736,84 @@ pub unsafe fn store<T: Element, L: TvLayout>(ptrs: &BlockTile<Ptr<T>, L>, value:
 /// ```
 #[inline(always)]
 pub unsafe fn store_masked<T: Element, L: TvLayout>(ptrs: &BlockTile<Ptr<T>, L>, value: impl Operand<T, L>, mask: impl Operand<bool, L>) {
-    let ptrs = ptrs.values();
-    for_each_value::<L>(|v| {
-        if mask.at(v) && writes::<L>(v) {
-            T::write(ptrs[v].0, value.at(v));
-        }
-    });
+    store_with(ptrs, value).mask(mask).run()
+}
+
+/// A store of a pointer tile being configured ([`store_with`]): [`mask`](Self::mask),
+/// [`cache_modifier`](Self::cache_modifier), [`eviction_policy`](Self::eviction_policy), then
+/// [`run`](Self::run).
+///
+/// # Parameters
+/// - `V`, `M`: the value and the mask (tiles broadcast to `L`, or scalars).
+/// - `C`, `E`: Triton's store cache modifier ([`StoreCacheModifier`]) and eviction policy.
+pub struct PtrStore<'p, T, L: TvLayout, V, M, C = NoCache, E = NoEviction> {
+    ptrs: &'p BlockTile<Ptr<T>, L>,
+    value: V,
+    mask: M,
+    hints: PhantomData<(C, E)>,
+}
+
+/// `tl.store(pointer, value, mask, cache_modifier, eviction_policy)` as a builder: [`store`] and
+/// [`store_masked`] with Triton's store hints.
+///
+/// # Safety
+/// Every unmasked pointer is valid for writes of `T` and aligned.
+///
+/// # Example
+/// ```
+/// # cute_rs_tensor::device::cpu::run_block(1, &|| {
+/// use cute_rs_tensor::blocked_layout;
+/// use cute_rs_tensor::block_tile::{store_with, BlockTile, Ptr};
+/// use cute_rs_tensor::triton::{Cs, EvictFirst};
+/// blocked_layout!(V = shape [64], size_per_thread [2], threads_per_warp [32], warps_per_cta [1], order [0]);
+/// let mut y = [0u8; 2];
+/// let i = BlockTile::<i32, V>::arange(0);
+/// let p = Ptr::tile::<V>(y.as_mut_ptr()).offset(i);
+/// unsafe { store_with(&p, 9u8).mask(i.lt(1)).cache_modifier(Cs).eviction_policy(EvictFirst).run() };
+/// assert_eq!(y, [9, 0]);
+/// # }).unwrap();
+/// ```
+#[inline(always)]
+pub unsafe fn store_with<T: Element, L: TvLayout, V: Operand<T, L>>(ptrs: &BlockTile<Ptr<T>, L>, value: V) -> PtrStore<'_, T, L, V, bool> {
+    PtrStore { ptrs, value, mask: true, hints: PhantomData }
+}
+
+impl<'p, T: Element, L: TvLayout, V: Operand<T, L>, M: Operand<bool, L>, C: StoreCacheModifier, E: EvictionPolicy>
+    PtrStore<'p, T, L, V, M, C, E>
+{
+    /// Stores only where `mask` (a tile broadcast to `L`, or a scalar) is true; masked-out
+    /// pointers are not accessed.
+    #[inline(always)]
+    pub fn mask<M2: Operand<bool, L>>(self, mask: M2) -> PtrStore<'p, T, L, V, M2, C, E> {
+        PtrStore { ptrs: self.ptrs, value: self.value, mask, hints: PhantomData }
+    }
+
+    /// `cache_modifier=`: [`Wb`](crate::triton::Wb), [`Cg`](crate::triton::Cg),
+    /// [`Cs`](crate::triton::Cs), [`Wt`](crate::triton::Wt) or [`NoCache`] (elements of 1, 2,
+    /// 4, 8 or 16 bytes; a compile-time error otherwise).
+    #[inline(always)]
+    pub fn cache_modifier<C2: StoreCacheModifier>(self, _: C2) -> PtrStore<'p, T, L, V, M, C2, E> {
+        hinted_size::<T>();
+        PtrStore { ptrs: self.ptrs, value: self.value, mask: self.mask, hints: PhantomData }
+    }
+
+    /// `eviction_policy=`: as [`PtrLoad::eviction_policy`].
+    #[inline(always)]
+    pub fn eviction_policy<E2: EvictionPolicy>(self, _: E2) -> PtrStore<'p, T, L, V, M, C, E2> {
+        hinted_size::<T>();
+        PtrStore { ptrs: self.ptrs, value: self.value, mask: self.mask, hints: PhantomData }
+    }
+
+    /// Runs the store; a replicated element is written once.
+    #[inline(always)]
+    pub fn run(self) {
+        let policy = E::policy();
+        let ptrs = self.ptrs.values();
+        for_each_value::<L>(|v| {
+            if self.mask.at(v) && writes::<L>(v) {
+                // SAFETY: an unmasked pointer, valid by `store_with`'s contract.
+                unsafe { C::write::<T, E>(ptrs[v].0, self.value.at(v), policy) };
+            }
+        });
+    }
 }

@@ -18,7 +18,8 @@
 //!   [`BlockTile::exp2`], [`BlockTile::maximum`], ...).
 //! - Memory ([`memory`](mod@memory)): loads and stores of a tile of an array at a tile index
 //!   (cuTile's `ct.load`/`ct.store`, vectorized where the layout and the array allow) and of
-//!   Triton pointer tiles with a mask and `other`.
+//!   Triton pointer tiles with a mask, `other` and cache hints; Triton's block pointers
+//!   ([`block_ptr`](mod@block_ptr)) with `boundary_check` and padding.
 //! - Reductions ([`reduce`](mod@reduce)): `sum`, `max`, `min`, `argmax` along an axis, with warp
 //!   shuffles and, across warps, a block's [`Scratch`](reduce::Scratch) of shared memory.
 //! - Layout conversions through the scratch: [`BlockTile::convert_layout`],
@@ -48,6 +49,7 @@
 use core::marker::PhantomData;
 use core::ops;
 
+pub mod block_ptr;
 mod convert;
 pub mod dot;
 pub mod memory;
@@ -55,8 +57,9 @@ pub mod random;
 pub mod reduce;
 mod tv;
 
+pub use block_ptr::{make_block_ptr, BlockPtr, BlockPtrLoad};
 pub use dot::{dot, dot_range, dot_range_aligned, DotLayout, DotLayoutOf};
-pub use memory::{load, store, store_broadcast, store_masked, Ptr, PtrLoad};
+pub use memory::{load, store, store_broadcast, store_masked, store_with, Ptr, PtrLoad, PtrStore};
 pub use random::{philox, rand, randint};
 pub use reduce::Scratch;
 pub use tv::{Leaves, TvError, TvMap, MAX_RANK, MAX_TV_LEAVES, REPLICATED};

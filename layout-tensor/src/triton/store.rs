@@ -11,8 +11,8 @@ use crate::tensor::Element;
 
 /// Triton's store `cache_modifier`: [`NoCache`] (`""`), [`Wb`] (`".wb"`, write back), [`Cg`]
 /// (`".cg"`, L2 only), [`Cs`] (`".cs"`, streaming), [`Wt`] (`".wt"`, write through). On the GPU
-/// they apply to 4-, 8- and 16-byte elements (`st.global.<op>[.L2::cache_hint]`); on the CPU and
-/// for other sizes a store is a plain write. Sealed.
+/// they apply to elements of 1, 2, 4, 8 and 16 bytes (`st.global.<op>[.L2::cache_hint]`; other
+/// sizes are refused at compile time); on the CPU a store is a plain write. Sealed.
 ///
 /// [`Cg`]: super::Cg
 /// [`Cs`]: super::Cs
@@ -26,23 +26,25 @@ use crate::tensor::Element;
 /// ```
 pub trait StoreCacheModifier: Copy + sealed::Sealed {
     #[doc(hidden)]
-    unsafe fn write<T: Element>(p: *mut T, v: T, policy: Option<memory::L2Policy>);
+    unsafe fn write<T: Element, E: EvictionPolicy>(p: *mut T, v: T, policy: Option<memory::L2Policy>);
 }
 
 impl StoreCacheModifier for NoCache {
     #[inline(always)]
-    unsafe fn write<T: Element>(p: *mut T, v: T, policy: Option<memory::L2Policy>) {
-        // An eviction policy needs a cache operator to hang on: `.wb` is the default store's.
+    unsafe fn write<T: Element, E: EvictionPolicy>(p: *mut T, v: T, policy: Option<memory::L2Policy>) {
+        // Without a cache operator the eviction priority applies to L1 as well (see `NoCache`'s
+        // loads).
         #[cfg(target_arch = "nvptx64")]
         if policy.is_some() {
-            return write_with::<T, Wb>(p, v, policy);
+            return write_with::<T, E::L1>(p, v, policy);
         }
         let _ = policy;
         T::write(p, v)
     }
 }
 
-/// The store of one element with cache operator `C` (4-, 8-, 16-byte elements on the GPU).
+/// The store of one element with cache operator `C`: one `st.global` of 1, 2, 4, 8 or 16 bytes on
+/// the GPU.
 #[inline(always)]
 #[allow(unused_variables)]
 unsafe fn write_with<T: Element, C: memory::StoreCache + Default>(p: *mut T, v: T, policy: Option<memory::L2Policy>) {
@@ -59,6 +61,8 @@ unsafe fn write_with<T: Element, C: memory::StoreCache + Default>(p: *mut T, v: 
             }};
         }
         match core::mem::size_of::<T>() {
+            1 => go!(u8),
+            2 => go!(u16),
             4 => go!(u32),
             8 => go!(u64),
             16 => go!([u32; 4]),
@@ -74,7 +78,7 @@ macro_rules! store_modifier {
     ($($m:ty),*) => {$(
         impl StoreCacheModifier for $m {
             #[inline(always)]
-            unsafe fn write<T: Element>(p: *mut T, v: T, policy: Option<memory::L2Policy>) {
+            unsafe fn write<T: Element, E: EvictionPolicy>(p: *mut T, v: T, policy: Option<memory::L2Policy>) {
                 write_with::<T, $m>(p, v, policy)
             }
         }
@@ -170,11 +174,13 @@ impl<'p, 'a, T: Element, S: StaticLayout, const N: usize, V: Broadcast<T, S, N>,
     /// ```
     #[inline(always)]
     pub fn cache_modifier<C2: StoreCacheModifier>(self, _: C2) -> Store<'p, 'a, T, S, N, V, K, C2, E> {
+        super::hinted_size::<T>();
         Store { ptrs: self.ptrs, value: self.value, mask: self.mask, _c: PhantomData }
     }
 
     /// `eviction_policy=`: [`EvictFirst`](super::EvictFirst), [`EvictLast`](super::EvictLast),
-    /// [`EvictNormal`](super::EvictNormal) or [`NoEviction`] (an L2 policy on the GPU).
+    /// [`EvictNormal`](super::EvictNormal) or [`NoEviction`] (an L2 policy on the GPU, and the L1
+    /// priority without a cache operator).
     ///
     /// # Example
     /// ```
@@ -188,6 +194,7 @@ impl<'p, 'a, T: Element, S: StaticLayout, const N: usize, V: Broadcast<T, S, N>,
     /// ```
     #[inline(always)]
     pub fn eviction_policy<E2: EvictionPolicy>(self, _: E2) -> Store<'p, 'a, T, S, N, V, K, C, E2> {
+        super::hinted_size::<T>();
         Store { ptrs: self.ptrs, value: self.value, mask: self.mask, _c: PhantomData }
     }
 
@@ -209,7 +216,7 @@ impl<'p, 'a, T: Element, S: StaticLayout, const N: usize, V: Broadcast<T, S, N>,
         for_each_index::<N>(|i| {
             if self.mask.active(i) {
                 // SAFETY: masked-in pointers are valid (constructor contracts).
-                unsafe { C::write(self.ptrs.ptr(i), self.value.at(i), policy) };
+                unsafe { C::write::<T, E>(self.ptrs.ptr(i), self.value.at(i), policy) };
             }
         });
     }
