@@ -55,7 +55,7 @@
 //! element type), read in the method's pattern without vectors.
 //!
 //! ## Blocks of two and three dimensions
-//! `BlockLoad<T, M, BX, I, BY, BZ>` is for a block of `BX x BY x BZ` threads, ranked
+//! `BlockLoad<T, BX, I, M, BY, BZ>` is for a block of `BX x BY x BZ` threads, ranked
 //! `x + BX (y + BY z)` as rocPRIM ranks them. Methods that need no storage take [`no_storage()`].
 //!
 //! ```
@@ -556,7 +556,7 @@ impl<T: Copy> Input<T> for *const T {
 /// # unsafe fn k(bytes: *const u8) {
 /// // u8 inputs read as f32 items.
 /// let mut items = [0f32; 4];
-/// BlockLoad::<f32, method::Striped, 128, 4>::new().load_from(FromFn(|j| *bytes.add(j) as f32), &mut items, no_storage());
+/// BlockLoad::<f32, 128, 4, method::Striped>::new().load_from(FromFn(|j| *bytes.add(j) as f32), &mut items, no_storage());
 /// # }
 /// ```
 #[derive(Clone, Copy, Debug)]
@@ -582,7 +582,7 @@ impl<T, F: Fn(usize) -> T + Copy> Input<T> for FromFn<F> {
 /// use cute_rs_tensor::block_io::{method, no_storage, BlockLoad};
 /// # unsafe fn k(input: *const u32) {
 /// let mut items = [0u32; 4];
-/// BlockLoad::<u32, method::Vectorize, 128, 4>::new().load(input, &mut items, no_storage());
+/// BlockLoad::<u32, 128, 4, method::Vectorize>::new().load(input, &mut items, no_storage());
 /// # }
 /// ```
 #[inline(always)]
@@ -592,7 +592,10 @@ pub fn no_storage<T: Copy>() -> SharedArray<T, 0> {
 }
 
 /// `block_load` and `block_store` for a block of `BX x BY x BZ` threads, `I` items each, of
-/// element `T`, by method `M` ([`method`]). A zero-sized value: all parameters are compile-time.
+/// element `T`, by method `M` ([`method`]; [`method::Direct`] by default). The parameters come in
+/// rocPRIM's order (`block_load<T, BlockSizeX, ItemsPerThread, Method, BlockSizeY, BlockSizeZ>`),
+/// so `BlockLoad<f32, 128, 4>` is rocPRIM's default `block_load<float, 128, 4>`. A zero-sized
+/// value: all parameters are compile-time.
 ///
 /// Constraints (compile-time errors): 1 to 1,024 threads; the warp-transpose methods need a
 /// multiple of 32 threads:
@@ -600,25 +603,27 @@ pub fn no_storage<T: Copy>() -> SharedArray<T, 0> {
 /// ```compile_fail,E0080
 /// use cute_rs_tensor::block_io::{method, BlockLoad};
 /// // block_load_warp_transpose: the block size must be a multiple of the warp size 32
-/// let load = BlockLoad::<i32, method::WarpTranspose, 48, 2>::new();
+/// let load = BlockLoad::<i32, 48, 2, method::WarpTranspose>::new();
 /// ```
 ///
 /// ```
 /// use cute_rs_tensor::block_io::{method, BlockLoad};
-/// type Load = BlockLoad<f32, method::Transpose, 128, 4>;
+/// type Load = BlockLoad<f32, 128, 4, method::Transpose>;
 /// assert_eq!(Load::TILE, 512);
 /// assert_eq!(Load::STORAGE_LEN, 512 + 16);
-/// assert_eq!(BlockLoad::<f32, method::Direct, 128, 4>::STORAGE_LEN, 0);
+/// assert_eq!(BlockLoad::<f32, 128, 4, method::Direct>::STORAGE_LEN, 0);
+/// // The default method is the direct one.
+/// let _: BlockLoad<f32, 128, 4> = BlockLoad::<f32, 128, 4, method::Direct>::new();
 /// ```
-pub struct BlockLoad<T, M, const BX: usize, const I: usize, const BY: usize = 1, const BZ: usize = 1>(
+pub struct BlockLoad<T, const BX: usize, const I: usize, M = method::Direct, const BY: usize = 1, const BZ: usize = 1>(
     PhantomData<(T, M)>,
 );
 
 /// `block_store`: the same type as [`BlockLoad`] (one value loads and stores).
-pub type BlockStore<T, M, const BX: usize, const I: usize, const BY: usize = 1, const BZ: usize = 1> =
-    BlockLoad<T, M, BX, I, BY, BZ>;
+pub type BlockStore<T, const BX: usize, const I: usize, M = method::Direct, const BY: usize = 1, const BZ: usize = 1> =
+    BlockLoad<T, BX, I, M, BY, BZ>;
 
-impl<T: BlockItem, M: Method, const BX: usize, const I: usize, const BY: usize, const BZ: usize> BlockLoad<T, M, BX, I, BY, BZ> {
+impl<T: BlockItem, M: Method, const BX: usize, const I: usize, const BY: usize, const BZ: usize> BlockLoad<T, BX, I, M, BY, BZ> {
     /// Elements of the block's tile, `BX * BY * BZ * I`.
     pub const TILE: usize = Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::TILE;
     /// Elements of temporary storage the method needs (0 for the direct methods).
@@ -627,7 +632,7 @@ impl<T: BlockItem, M: Method, const BX: usize, const I: usize, const BY: usize, 
     /// The (zero-sized) block loader.
     ///
     /// ```
-    /// let _ = cute_rs_tensor::block_io::BlockLoad::<u8, cute_rs_tensor::block_io::method::Striped, 64, 3>::new();
+    /// let _ = cute_rs_tensor::block_io::BlockLoad::<u8, 64, 3, cute_rs_tensor::block_io::method::Striped>::new();
     /// ```
     #[inline(always)]
     pub const fn new() -> Self {
@@ -645,9 +650,9 @@ impl<T: BlockItem, M: Method, const BX: usize, const I: usize, const BY: usize, 
     /// ```no_run
     /// use cute_rs_tensor::block_io::{method, BlockLoad};
     /// # unsafe fn k(input: *const i32) {
-    /// let storage = cute_rs_tensor::block_storage!(LOAD_DOC: BlockLoad<i32, method::Transpose, 128, 8>);
+    /// let storage = cute_rs_tensor::block_storage!(LOAD_DOC: BlockLoad<i32, 128, 8, method::Transpose>);
     /// let mut items = [0i32; 8];
-    /// BlockLoad::<i32, method::Transpose, 128, 8>::new().load(input, &mut items, storage);
+    /// BlockLoad::<i32, 128, 8, method::Transpose>::new().load(input, &mut items, storage);
     /// # }
     /// ```
     #[inline(always)]
@@ -664,9 +669,9 @@ impl<T: BlockItem, M: Method, const BX: usize, const I: usize, const BY: usize, 
     /// ```no_run
     /// use cute_rs_tensor::block_io::{method, BlockLoad};
     /// # unsafe fn k(input: *const f32, n: usize) {
-    /// let s = cute_rs_tensor::block_storage!(GUARDED_DOC: BlockLoad<f32, method::Direct, 64, 4>);
+    /// let s = cute_rs_tensor::block_storage!(GUARDED_DOC: BlockLoad<f32, 64, 4, method::Direct>);
     /// let mut items = [0f32; 4];
-    /// BlockLoad::<f32, method::Direct, 64, 4>::new().load_guarded(input, &mut items, n, f32::NAN, s);
+    /// BlockLoad::<f32, 64, 4, method::Direct>::new().load_guarded(input, &mut items, n, f32::NAN, s);
     /// # }
     /// ```
     #[inline(always)]
@@ -692,7 +697,7 @@ impl<T: BlockItem, M: Method, const BX: usize, const I: usize, const BY: usize, 
     /// use cute_rs_tensor::block_io::{method, no_storage, BlockLoad};
     /// # unsafe fn k(input: *const f32, n: usize) {
     /// let mut items = [-1f32; 4]; // offsets past n stay -1
-    /// BlockLoad::<f32, method::Striped, 64, 4>::new().load_valid(input, &mut items, n, no_storage());
+    /// BlockLoad::<f32, 64, 4, method::Striped>::new().load_valid(input, &mut items, n, no_storage());
     /// # }
     /// ```
     #[inline(always)]
@@ -711,10 +716,10 @@ impl<T: BlockItem, M: Method, const BX: usize, const I: usize, const BY: usize, 
     /// ```no_run
     /// use cute_rs_tensor::block_io::{method, BlockLoad, FromFn};
     /// # unsafe fn k() {
-    /// let storage = cute_rs_tensor::block_storage!(FROM_DOC: BlockLoad<u32, method::Transpose, 64, 2>);
+    /// let storage = cute_rs_tensor::block_storage!(FROM_DOC: BlockLoad<u32, 64, 2, method::Transpose>);
     /// let mut items = [0u32; 2];
     /// // A counting input: thread t gets 2t and 2t + 1.
-    /// BlockLoad::<u32, method::Transpose, 64, 2>::new().load_from(FromFn(|j| j as u32), &mut items, storage);
+    /// BlockLoad::<u32, 64, 2, method::Transpose>::new().load_from(FromFn(|j| j as u32), &mut items, storage);
     /// # }
     /// ```
     #[inline(always)]
@@ -731,8 +736,8 @@ impl<T: BlockItem, M: Method, const BX: usize, const I: usize, const BY: usize, 
     /// ```no_run
     /// use cute_rs_tensor::block_io::{method, BlockStore};
     /// # unsafe fn k(out: *mut u32) {
-    /// let s = cute_rs_tensor::block_storage!(STORE_DOC: BlockStore<u32, method::WarpTranspose, 64, 2>);
-    /// BlockStore::<u32, method::WarpTranspose, 64, 2>::new().store(out, &[1, 2], s);
+    /// let s = cute_rs_tensor::block_storage!(STORE_DOC: BlockStore<u32, 64, 2, method::WarpTranspose>);
+    /// BlockStore::<u32, 64, 2, method::WarpTranspose>::new().store(out, &[1, 2], s);
     /// # }
     /// ```
     #[inline(always)]
@@ -749,8 +754,8 @@ impl<T: BlockItem, M: Method, const BX: usize, const I: usize, const BY: usize, 
     /// ```no_run
     /// use cute_rs_tensor::block_io::{method, BlockStore};
     /// # unsafe fn k(out: *mut u8, n: usize) {
-    /// let s = cute_rs_tensor::block_storage!(GSTORE_DOC: BlockStore<u8, method::Striped, 32, 7>);
-    /// BlockStore::<u8, method::Striped, 32, 7>::new().store_guarded(out, &[0; 7], n, s);
+    /// let s = cute_rs_tensor::block_storage!(GSTORE_DOC: BlockStore<u8, 32, 7, method::Striped>);
+    /// BlockStore::<u8, 32, 7, method::Striped>::new().store_guarded(out, &[0; 7], n, s);
     /// # }
     /// ```
     #[inline(always)]
@@ -761,7 +766,7 @@ impl<T: BlockItem, M: Method, const BX: usize, const I: usize, const BY: usize, 
 }
 
 impl<T: BlockItem, M: Method, const BX: usize, const I: usize, const BY: usize, const BZ: usize> Default
-    for BlockLoad<T, M, BX, I, BY, BZ>
+    for BlockLoad<T, BX, I, M, BY, BZ>
 {
     fn default() -> Self {
         Self::new()
@@ -890,19 +895,22 @@ impl<T: BlockItem, const BX: usize, const I: usize, const BY: usize, const BZ: u
 }
 
 /// `warp_load` and `warp_store`: as [`BlockLoad`] for a logical warp of `W` lanes (a power of two
-/// up to 32; the warp's tile is `W * I` elements). `Transpose` and `WarpTranspose` are the same
+/// up to 32, 32 by default; the warp's tile is `W * I` elements), by method `M`
+/// ([`method::Direct`] by default), in rocPRIM's order (`warp_load<T, ItemsPerThread,
+/// WarpSize, Method>`). `Transpose` and `WarpTranspose` are the same
 /// here (the group is one warp); storage is per logical warp (index it by warp).
 ///
 /// ```
 /// use cute_rs_tensor::block_io::{method, WarpLoad};
-/// assert_eq!(WarpLoad::<f64, method::Transpose, 4, 16>::TILE, 64);
+/// assert_eq!(WarpLoad::<f64, 4, 16, method::Transpose>::TILE, 64);
+/// let _: WarpLoad<u32, 4> = WarpLoad::<u32, 4, 32, method::Direct>::new();
 /// ```
-pub struct WarpLoad<T, M, const I: usize, const W: usize = 32>(PhantomData<(T, M)>);
+pub struct WarpLoad<T, const I: usize, const W: usize = 32, M = method::Direct>(PhantomData<(T, M)>);
 
 /// `warp_store`: the same type as [`WarpLoad`].
-pub type WarpStore<T, M, const I: usize, const W: usize = 32> = WarpLoad<T, M, I, W>;
+pub type WarpStore<T, const I: usize, const W: usize = 32, M = method::Direct> = WarpLoad<T, I, W, M>;
 
-impl<T: BlockItem, M: Method, const I: usize, const W: usize> WarpLoad<T, M, I, W> {
+impl<T: BlockItem, M: Method, const I: usize, const W: usize> WarpLoad<T, I, W, M> {
     const CHECK: () = assert!(W.is_power_of_two() && W <= 32, "warp_load: the logical warp size must be a power of two up to 32");
 
     #[inline(always)]
@@ -923,7 +931,7 @@ impl<T: BlockItem, M: Method, const I: usize, const W: usize> WarpLoad<T, M, I, 
     /// The (zero-sized) warp loader.
     ///
     /// ```
-    /// let _ = cute_rs_tensor::block_io::WarpLoad::<i32, cute_rs_tensor::block_io::method::Direct, 2>::new();
+    /// let _ = cute_rs_tensor::block_io::WarpLoad::<i32, 2, 32, cute_rs_tensor::block_io::method::Direct>::new();
     /// ```
     #[inline(always)]
     pub const fn new() -> Self {
@@ -942,7 +950,7 @@ impl<T: BlockItem, M: Method, const I: usize, const W: usize> WarpLoad<T, M, I, 
     /// # unsafe fn k(input: *const f32) {
     /// let s = cute_rs_tensor::shared_array!(WARP_DOC: [f32; 136]);
     /// let mut items = [0f32; 4];
-    /// WarpLoad::<f32, method::Transpose, 4>::new().load(input, &mut items, s);
+    /// WarpLoad::<f32, 4, 32, method::Transpose>::new().load(input, &mut items, s);
     /// # }
     /// ```
     #[inline(always)]
@@ -960,7 +968,7 @@ impl<T: BlockItem, M: Method, const I: usize, const W: usize> WarpLoad<T, M, I, 
     /// # unsafe fn k(input: *const u8) {
     /// let s = cute_rs_tensor::shared_array!(WARPG_DOC: [u8; 1]);
     /// let mut items = [0u8; 3];
-    /// cute_rs_tensor::block_io::WarpLoad::<u8, cute_rs_tensor::block_io::method::Striped, 3>::new()
+    /// cute_rs_tensor::block_io::WarpLoad::<u8, 3, 32, cute_rs_tensor::block_io::method::Striped>::new()
     ///     .load_guarded(input, &mut items, 50, 0, s);
     /// # }
     /// ```
@@ -968,6 +976,46 @@ impl<T: BlockItem, M: Method, const I: usize, const W: usize> WarpLoad<T, M, I, 
     pub unsafe fn load_guarded<const N: usize>(&self, input: *const T, items: &mut [T; I], valid: usize, oob: T, storage: SharedArray<T, N>) {
         Self::check_storage::<N>();
         Coop::<T, WarpMethod<M>, WarpGroup<W>, I>::load(&input, items, Some((valid, oob)), storage.as_mut_ptr())
+    }
+
+    /// [`load`](Self::load) reading only offsets `< valid`; the items at the other offsets keep
+    /// the values they had (rocPRIM's `warp_load::load(input, items, valid)`).
+    ///
+    /// # Safety
+    /// As [`load`](Self::load), with `input` valid for `min(valid, TILE)` reads.
+    ///
+    /// ```no_run
+    /// use cute_rs_tensor::block_io::{no_storage, WarpLoad};
+    /// # unsafe fn k(input: *const u16) {
+    /// let mut items = [7u16; 2]; // offsets from 20 on stay 7
+    /// WarpLoad::<u16, 2>::new().load_valid(input, &mut items, 20, no_storage());
+    /// # }
+    /// ```
+    #[inline(always)]
+    pub unsafe fn load_valid<const N: usize>(&self, input: *const T, items: &mut [T; I], valid: usize, storage: SharedArray<T, N>) {
+        Self::check_storage::<N>();
+        Coop::<T, WarpMethod<M>, WarpGroup<W>, I>::load_keeping(&input, items, valid, storage.as_mut_ptr())
+    }
+
+    /// [`load`](Self::load) from any [`Input`] (a pointer, or [`FromFn`]), as
+    /// [`BlockLoad::load_from`].
+    ///
+    /// # Safety
+    /// As [`load`](Self::load); the input is read at tile offsets `< TILE` only.
+    ///
+    /// ```no_run
+    /// use cute_rs_tensor::block_io::{method, FromFn, WarpLoad};
+    /// # unsafe fn k(bytes: *const u8) {
+    /// let s = cute_rs_tensor::shared_array!(WARPF_DOC: [f32; 136]);
+    /// let mut items = [0f32; 4];
+    /// // Bytes converted to f32 on the way in, blocked per lane.
+    /// WarpLoad::<f32, 4, 32, method::Transpose>::new().load_from(FromFn(|j| *bytes.add(j) as f32), &mut items, s);
+    /// # }
+    /// ```
+    #[inline(always)]
+    pub unsafe fn load_from<S: Input<T>, const N: usize>(&self, input: S, items: &mut [T; I], storage: SharedArray<T, N>) {
+        Self::check_storage::<N>();
+        Coop::<T, WarpMethod<M>, WarpGroup<W>, I>::load(&input, items, None, storage.as_mut_ptr())
     }
 
     /// Stores `items` to the warp's tile at `output`.
@@ -978,7 +1026,7 @@ impl<T: BlockItem, M: Method, const I: usize, const W: usize> WarpLoad<T, M, I, 
     /// ```no_run
     /// # unsafe fn k(out: *mut i32) {
     /// let s = cute_rs_tensor::shared_array!(WARPS_DOC: [i32; 1]);
-    /// cute_rs_tensor::block_io::WarpStore::<i32, cute_rs_tensor::block_io::method::Direct, 2>::new().store(out, &[1, 2], s);
+    /// cute_rs_tensor::block_io::WarpStore::<i32, 2, 32, cute_rs_tensor::block_io::method::Direct>::new().store(out, &[1, 2], s);
     /// # }
     /// ```
     #[inline(always)]
@@ -995,7 +1043,7 @@ impl<T: BlockItem, M: Method, const I: usize, const W: usize> WarpLoad<T, M, I, 
     /// ```no_run
     /// # unsafe fn k(out: *mut i32) {
     /// let s = cute_rs_tensor::shared_array!(WARPGS_DOC: [i32; 1]);
-    /// cute_rs_tensor::block_io::WarpStore::<i32, cute_rs_tensor::block_io::method::Direct, 2>::new().store_guarded(out, &[1, 2], 5, s);
+    /// cute_rs_tensor::block_io::WarpStore::<i32, 2, 32, cute_rs_tensor::block_io::method::Direct>::new().store_guarded(out, &[1, 2], 5, s);
     /// # }
     /// ```
     #[inline(always)]
@@ -1005,7 +1053,7 @@ impl<T: BlockItem, M: Method, const I: usize, const W: usize> WarpLoad<T, M, I, 
     }
 }
 
-impl<T: BlockItem, M: Method, const I: usize, const W: usize> Default for WarpLoad<T, M, I, W> {
+impl<T: BlockItem, M: Method, const I: usize, const W: usize> Default for WarpLoad<T, I, W, M> {
     fn default() -> Self {
         Self::new()
     }
@@ -1025,7 +1073,7 @@ impl<M: Method> Method for WarpMethod<M> {
 ///
 /// ```
 /// use cute_rs_tensor::block_io::{method, BlockLoad, Storage};
-/// assert_eq!(<BlockLoad<u8, method::Transpose, 32, 1> as Storage>::STORAGE_LEN, 32); // odd items: no padding
+/// assert_eq!(<BlockLoad<u8, 32, 1, method::Transpose> as Storage>::STORAGE_LEN, 32); // odd items: no padding
 /// ```
 pub trait Storage {
     /// The element type.
@@ -1035,13 +1083,13 @@ pub trait Storage {
 }
 
 impl<T: BlockItem, M: Method, const BX: usize, const I: usize, const BY: usize, const BZ: usize> Storage
-    for BlockLoad<T, M, BX, I, BY, BZ>
+    for BlockLoad<T, BX, I, M, BY, BZ>
 {
     type Item = T;
     const STORAGE_LEN: usize = Self::STORAGE_LEN;
 }
 
-impl<T: BlockItem, M: Method, const I: usize, const W: usize> Storage for WarpLoad<T, M, I, W> {
+impl<T: BlockItem, M: Method, const I: usize, const W: usize> Storage for WarpLoad<T, I, W, M> {
     type Item = T;
     const STORAGE_LEN: usize = Self::STORAGE_LEN;
 }
@@ -1052,7 +1100,7 @@ impl<T: BlockItem, M: Method, const I: usize, const W: usize> Storage for WarpLo
 ///
 /// ```no_run
 /// use cute_rs_tensor::block_io::{method, BlockLoad};
-/// let storage = cute_rs_tensor::block_storage!(MY_STAGE: BlockLoad<f32, method::Transpose, 256, 4>);
+/// let storage = cute_rs_tensor::block_storage!(MY_STAGE: BlockLoad<f32, 256, 4, method::Transpose>);
 /// assert_eq!(storage.len(), 1024 + 32);
 /// ```
 #[macro_export]

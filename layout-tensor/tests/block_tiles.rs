@@ -371,3 +371,208 @@ fn permute_checks_its_dims() {
         assert!(err.to_string().contains("permute: dims must be a permutation"), "{dims:?}: {err}");
     }
 }
+
+/// Triton's block pointers on block tiles: a block of `L`'s shape at random offsets (overhanging
+/// the array on any side) of a random `rows x cols` array, loaded with `boundary_check` on both
+/// dimensions (zero or NaN padding), on one (the other kept inside), and advanced; then stored
+/// with `boundary_check` into a poisoned copy, which must hold the block where it lies inside the
+/// array and the poison elsewhere.
+fn check_block_ptr<L: TvLayout>(rows: i64, cols: i64, offsets: [i64; 2], step: [i64; 2]) {
+    use cute_rs_tensor::block_tile::make_block_ptr;
+    let [th, tw] = [L::SHAPE[0], L::SHAPE[1]];
+    let x: Vec<f32> = (0..rows * cols).map(|i| i as f32).collect();
+    let mut out = vec![-1.0f32; (rows * cols) as usize];
+    let n = (th * tw) as usize;
+    // Per thread and value, what each load saw, by the tile coordinate.
+    let mut seen = [vec![f32::NAN; n], vec![f32::NAN; n], vec![f32::NAN; n], vec![f32::NAN; n]];
+    let (xa, oa) = (x.as_ptr() as usize, out.as_mut_ptr() as usize);
+    let sa: Vec<usize> = seen.iter_mut().map(|v| v.as_mut_ptr() as usize).collect();
+    // The column-checked load keeps its rows inside: offsets clamped so that they are.
+    let inside_rows = offsets[0].clamp(0, (rows - th).max(0));
+    run_block(L::THREADS as u32, &|| {
+        // SAFETY: the vectors outlive the block; unchecked dimensions stay inside (below).
+        let xt = unsafe { LayoutTensor::from_ptr(xa as *mut f32, Strided::row_major([rows, cols])) };
+        let ot = unsafe { LayoutTensor::from_ptr(oa as *mut f32, Strided::row_major([rows, cols])) };
+        let p = make_block_ptr::<f32, L, 2>(&xt, offsets, [1, 0]).unwrap();
+        let record = |k: usize, t: BlockTile<f32, L>| {
+            for (v, &val) in t.values().iter().enumerate() {
+                let c = BlockTile::<f32, L>::coord(v);
+                // SAFETY: `seen[k]` holds the tile's elements.
+                unsafe { *(sa[k] as *mut f32).add((c[0] * tw + c[1]) as usize) = val };
+            }
+        };
+        record(0, p.load().boundary_check(&[0, 1]).run());
+        record(1, p.load().boundary_check(&[1, 0]).padding_nan().run());
+        if rows >= th {
+            let q = make_block_ptr::<f32, L, 2>(&xt, [inside_rows, offsets[1]], [1, 0]).unwrap();
+            record(2, q.load().boundary_check(&[1]).run());
+        }
+        let a = p.advance(step);
+        record(3, a.load().boundary_check(&[0, 1]).run());
+        let t = p.load().boundary_check(&[0, 1]).padding_nan().run();
+        make_block_ptr::<f32, L, 2>(&ot, offsets, [0, 1]).unwrap().store(&t, &[0, 1]).unwrap();
+        assert_eq!(a.offsets(), [offsets[0] + step[0], offsets[1] + step[1]]);
+    })
+    .unwrap();
+    let at = |r: i64, c: i64| if (0..rows).contains(&r) && (0..cols).contains(&c) { Some((r * cols + c) as f32) } else { None };
+    for r in 0..th {
+        for c in 0..tw {
+            let k = (r * tw + c) as usize;
+            let (gr, gc) = (offsets[0] + r, offsets[1] + c);
+            assert_eq!(seen[0][k], at(gr, gc).unwrap_or(0.0), "zero padding at ({gr},{gc})");
+            let nan = seen[1][k];
+            assert!(at(gr, gc).map_or(nan.is_nan(), |v| v == nan), "NaN padding at ({gr},{gc}): {nan}");
+            if rows >= th {
+                assert_eq!(seen[2][k], at(inside_rows + r, gc).unwrap_or(0.0), "columns checked at ({},{gc})", inside_rows + r);
+            }
+            let (ar, ac) = (gr + step[0], gc + step[1]);
+            assert_eq!(seen[3][k], at(ar, ac).unwrap_or(0.0), "advanced to ({ar},{ac})");
+        }
+    }
+    for r in 0..rows {
+        for c in 0..cols {
+            let inside = (offsets[0]..offsets[0] + th).contains(&r) && (offsets[1]..offsets[1] + tw).contains(&c);
+            let want = if inside { x[(r * cols + c) as usize] } else { -1.0 };
+            assert_eq!(out[(r * cols + c) as usize], want, "stored ({r},{c})");
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    #[test]
+    fn block_pointers_rows(rows in 1i64..12, cols in 1i64..150, o0 in -6i64..12, o1 in -70i64..150, s0 in -4i64..4, s1 in -64i64..64) {
+        check_block_ptr::<Rows>(rows, cols, [o0, o1], [s0, s1]);
+    }
+
+    #[test]
+    fn block_pointers_both(rows in 1i64..40, cols in 1i64..70, o0 in -20i64..40, o1 in -35i64..70, s0 in -16i64..16, s1 in -32i64..32) {
+        check_block_ptr::<Both>(rows, cols, [o0, o1], [s0, s1]);
+    }
+
+    #[test]
+    fn block_pointers_column_fast(rows in 1i64..70, cols in 1i64..20, o0 in -40i64..70, o1 in -10i64..20, s0 in -32i64..32, s1 in -8i64..8) {
+        check_block_ptr::<ColumnFast>(rows, cols, [o0, o1], [s0, s1]);
+    }
+}
+
+/// `boundary_check` and `make_block_ptr` refuse what Triton refuses, by name.
+#[test]
+fn block_pointers_refuse_bad_dims_and_orders() {
+    use cute_rs_tensor::block_tile::make_block_ptr;
+    use cute_rs_tensor::triton::TritonError;
+    let mut x = vec![0.0f32; 16];
+    let t = LayoutTensor::new(&mut x, Strided::row_major([4, 4])).unwrap();
+    assert_eq!(make_block_ptr::<f32, Rows, 2>(&t, [0, 0], [0, 0]).err(), Some(TritonError::OrderNotPermutation));
+    let xa = t.as_ptr() as usize;
+    // SAFETY: `x` outlives the blocks.
+    let p = move || make_block_ptr::<f32, Rows, 2>(&unsafe { LayoutTensor::from_ptr(xa as *mut f32, Strided::row_major([4, 4])) }, [0, 0], [1, 0]).unwrap();
+    let err = run_block(Rows::THREADS as u32, &|| {
+        let _ = p().load().boundary_check(&[2]).run();
+    })
+    .unwrap_err();
+    assert!(err.to_string().contains("boundary_check: a dimension is not below"), "{err}");
+    run_block(Rows::THREADS as u32, &|| {
+        assert_eq!(p().store(&BlockTile::zeros(), &[0, 3]), Err(TritonError::BoundaryDimension(3)));
+    })
+    .unwrap();
+}
+
+blocked_layout!(Cube = shape [2, 4, 8], size_per_thread [1, 1, 2], threads_per_warp [2, 4, 4], warps_per_cta [1, 1, 1], order [2, 1, 0]);
+blocked_layout!(Hyper4 = shape [2, 2, 4, 8], size_per_thread [1, 1, 2, 2], threads_per_warp [2, 2, 2, 4], warps_per_cta [1, 2, 1, 1], order [3, 2, 1, 0]);
+blocked_layout!(Hyper5 = shape [2, 2, 2, 2, 8], size_per_thread [1, 1, 1, 2, 4], threads_per_warp [2, 2, 2, 2, 2], warps_per_cta [1, 1, 1, 1, 2], order [4, 3, 2, 1, 0]);
+
+/// Loads and stores of rank `R` tiles of `L` over a random array of `shape` with ragged edges,
+/// through a permuted view (`order`, cuTile's load with `order`): every tile of the grid is copied
+/// into a second permuted view, which must then equal the source, and each load's padding must
+/// sit exactly outside the array.
+fn check_nd<L: TvLayout, const R: usize>(shape: [i64; R], order: [usize; R]) {
+    let size: i64 = shape.iter().product();
+    let x: Vec<i32> = (0..size as i32).map(|i| i * 7 + 1).collect();
+    let mut y = vec![-1i32; size as usize];
+    let mut pads = 0i64;
+    let (xa, ya, pa) = (x.as_ptr() as usize, y.as_mut_ptr() as usize, &mut pads as *mut i64 as usize);
+    let view_shape: [i64; R] = core::array::from_fn(|k| shape[order[k]]);
+    let grid: [i64; R] = core::array::from_fn(|k| (view_shape[k] + L::SHAPE[k] - 1) / L::SHAPE[k]);
+    run_block(L::THREADS as u32, &|| {
+        // SAFETY: the vectors outlive the block.
+        let xt = unsafe { LayoutTensor::from_ptr(xa as *mut i32, Strided::row_major(shape)) }.permute(order).unwrap();
+        let yt = unsafe { LayoutTensor::from_ptr(ya as *mut i32, Strided::row_major(shape)) }.permute(order).unwrap();
+        let tiles: i64 = grid.iter().product();
+        let mut my_pads = 0;
+        for t in 0..tiles {
+            let mut rest = t;
+            let index: [i64; R] = core::array::from_fn(|k| {
+                let i = rest % grid[k];
+                rest /= grid[k];
+                i
+            });
+            let tile = BlockTile::<i32, L>::load(&xt, index, i32::MIN);
+            tile.store(&yt, index);
+            for (v, &val) in tile.values().iter().enumerate() {
+                let c = BlockTile::<i32, L>::coord(v);
+                let outside = (0..R).any(|k| index[k] * L::SHAPE[k] + c[k] >= view_shape[k]);
+                assert_eq!(val == i32::MIN, outside, "tile {index:?}, value {v}: padding exactly outside");
+                my_pads += outside as i64;
+            }
+        }
+        if cute_rs_tensor::device::ids::thread_idx_x() == 0 {
+            // SAFETY: one writer.
+            unsafe { *(pa as *mut i64) = my_pads };
+        }
+    })
+    .unwrap();
+    assert_eq!(y, x, "copy of {shape:?} through order {order:?}");
+    let _ = pads;
+}
+
+#[test]
+fn loads_of_three_to_five_dimensions_with_orders() {
+    check_nd::<Cube, 3>([3, 5, 17], [0, 1, 2]);
+    check_nd::<Cube, 3>([2, 2, 2], [0, 2, 1]);
+    check_nd::<Cube, 3>([9, 3, 6], [2, 0, 1]);
+    check_nd::<Hyper4, 4>([3, 1, 5, 9], [0, 1, 2, 3]);
+    check_nd::<Hyper4, 4>([5, 4, 3, 2], [3, 2, 1, 0]);
+    check_nd::<Hyper5, 5>([3, 2, 3, 1, 17], [0, 1, 2, 3, 4]);
+    check_nd::<Hyper5, 5>([2, 9, 3, 4, 5], [4, 0, 3, 1, 2]);
+}
+
+/// Pointer-tile loads and stores with Triton's cache hints move 1-, 2-, 4- and 8-byte elements
+/// (on the CPU the hints are plain accesses; the GPU checks run the `.b8`/`.b16` forms).
+#[test]
+fn hinted_pointer_tiles_of_every_element_size() {
+    use cute_rs_tensor::block_tile::store_with;
+    use cute_rs_tensor::triton::{Cg, Cs, EvictFirst, EvictLast, Wt};
+    fn round_trip<T>(xs: Vec<T>)
+    where
+        T: cute_rs_tensor::Element + PartialEq + core::fmt::Debug + cute_rs_tensor::block_tile::Operand<T, Vec1k>,
+    {
+        let n = xs.len();
+        let mut ys = vec![T::ZERO; n];
+        let (xa, ya) = (xs.as_ptr() as usize, ys.as_mut_ptr() as usize);
+        run_block(Vec1k::THREADS as u32, &|| {
+            let offs = BlockTile::<i32, Vec1k>::arange(0);
+            let mask = offs.lt(n as i32);
+            let p = Ptr::tile::<Vec1k>(xa as *const T).offset(offs);
+            let q = Ptr::tile::<Vec1k>(ya as *const T).offset(offs);
+            // SAFETY: masked to the vectors' length.
+            unsafe {
+                let a = load(&p).mask(mask).cache_modifier(Cg).eviction_policy(EvictLast).run();
+                let b = load(&p).eviction_policy(EvictFirst).mask(mask).run();
+                assert_eq!(a.values(), b.values());
+                store_with(&q, a).mask(mask).cache_modifier(Cs).run();
+                let c = load(&q).mask(mask).volatile().run();
+                assert_eq!(c.values(), a.values());
+                store_with(&q, c).mask(mask).cache_modifier(Wt).eviction_policy(EvictFirst).run();
+            }
+        })
+        .unwrap();
+        assert_eq!(ys, xs);
+    }
+    round_trip((0..1000).map(|i| i as u8).collect());
+    round_trip((0..777).map(|i| half::f16::from_f32(i as f32 * 0.25)).collect());
+    round_trip((0..1000).map(|i| i as i16 - 500).collect());
+    round_trip((0..999).map(|i| i as f32 * 1.5).collect());
+    round_trip((0..1000).map(|i| i as u64 * 3).collect());
+}

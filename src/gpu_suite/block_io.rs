@@ -85,6 +85,7 @@ pub fn checks() -> Vec<Check> {
     });
     all.push(Check { name: "block_io/3-D block 16x4x2: load_valid (Transpose; Direct without storage), store_guarded", run: check_3d_valid });
     all.push(Check { name: "block_io/load_from a function of the offset (counting input; u8 converted to f32)", run: check_from_fn });
+    all.push(Check { name: "block_io/warp load_from a function (16-lane Transpose), load_valid with the default method", run: check_warp_from_fn_valid });
     all.push(Check { name: "reduce/block_reduce_sum_f32 (7 tiles)", run: |g, m| check_reduce(g, m, 7 * test_kernels::bench::BENCH_TILE).map(|_| ()) });
     all
 }
@@ -127,6 +128,25 @@ fn check_from_fn(gpu: &Gpu, module: &Module) -> Result<(), String> {
     super::expect_eq("counting input, blocked", &gpu.download(&squares).map_err(fail("download"))?, &want)?;
     let want: Vec<f32> = (0..256).map(|k| bytes[(k / 4) + 64 * (k % 4)] as f32).collect();
     super::expect_eq("u8 input as f32, striped", &gpu.download(&converted).map_err(fail("download"))?, &want)
+}
+
+/// `warp_io_from_fn_valid` with `valid` random in 1..128: blocked items of each 16-lane warp's
+/// counting input, and each 32-lane warp's direct items of `input` below `valid`, markers above.
+fn check_warp_from_fn_valid(gpu: &Gpu, module: &Module) -> Result<(), String> {
+    let data = random_u32(fresh_seed(), 128);
+    let src = gpu.upload(&data).map_err(fail("upload"))?;
+    let valid = 1 + (fresh_seed() % 127) as usize;
+    let mut squares = gpu.alloc::<u32>(256).map_err(fail("alloc"))?;
+    let mut kept = gpu.alloc::<u32>(128).map_err(fail("alloc"))?;
+    gpu.memset(&mut squares, 0xff).map_err(fail("poison"))?;
+    gpu.memset(&mut kept, 0xff).map_err(fail("poison"))?;
+    let args = (&src, &mut squares, &mut kept, valid as u32);
+    unsafe { gpu.launch(module, test_kernels::block_io::warp_io_from_fn_valid, LaunchConfig::linear(1, 64), args).run() }
+        .map_err(fail("launch"))?;
+    let want: Vec<u32> = (0..256u32).map(|j| j * j).collect();
+    super::expect_eq("warp counting input, blocked", &gpu.download(&squares).map_err(fail("download"))?, &want)?;
+    let want: Vec<u32> = (0..128).map(|k| if k < valid { data[k] } else { !(k as u32) }).collect();
+    super::expect_eq(&format!("warp load_valid, valid = {valid}"), &gpu.download(&kept).map_err(fail("download"))?, &want)
 }
 
 /// A `BlockExchange` kernel: the four arrangements it writes must each be the input tile.

@@ -576,7 +576,7 @@ macro_rules! scalar_operands {
         }
     )*};
 }
-scalar_operands!(f32, f64, i32, u32, i64, u64);
+scalar_operands!(f32, f64, i8, u8, i16, u16, i32, u32, i64, u64);
 
 impl<L: TvLayout> Operand<bool, L> for bool {
     #[inline(always)]

@@ -31,7 +31,7 @@ macro_rules! round_trips {
         #[doc = concat!("Round trip of one ", stringify!($m), " tile of i32 per block (see the module docs).")]
         #[kernel]
         pub fn $name(input: *const i32, output: *mut i32) {
-            type L = BlockLoad<i32, method::$m, BENCH_THREADS, BENCH_ITEMS>;
+            type L = BlockLoad<i32, BENCH_THREADS, BENCH_ITEMS, method::$m>;
             let storage = block_storage!($name: L);
             let base = block_idx_x() as usize * BENCH_TILE;
             let mut items = [0i32; BENCH_ITEMS];
@@ -56,7 +56,7 @@ round_trips! {
 /// thread's sum, a [`BlockReduce`], and one atomic add per block (`result` zeroed before).
 #[kernel]
 pub fn bench_block_reduce_sum_f32(input: *const f32, result: *mut f32) {
-    type L = BlockLoad<f32, method::Vectorize, BENCH_THREADS, BENCH_ITEMS>;
+    type L = BlockLoad<f32, BENCH_THREADS, BENCH_ITEMS, method::Vectorize>;
     let storage = block_storage!(BENCH_REDUCE_LOAD: L);
     let partials = shared_array!(BENCH_REDUCE_PARTIALS: [f32; BlockReduce::<f32, BENCH_THREADS>::STORAGE_LEN]);
     let base = block_idx_x() as usize * BENCH_TILE;

@@ -23,10 +23,10 @@ macro_rules! block_io_cases {
         block_io_cases!(@one $kind, $name, $m, $($t)::+, $threads, $items);
     )*};
     (@one block, $name:ident, $m:ident, $t:ty, $threads:literal, $items:literal) => {
-        #[doc = concat!("`BlockLoad<", stringify!($t), ", ", stringify!($m), ", ", $threads, ", ", $items, ">` load/store round trip (see the module docs).")]
+        #[doc = concat!("`BlockLoad<", stringify!($t), ", ", $threads, ", ", $items, ", ", stringify!($m), ">` load/store round trip (see the module docs).")]
         #[kernel]
         pub fn $name(input: *const $t, regs: *mut $t, output: *mut $t, n: u32, oob: $t) {
-            type L = BlockLoad<$t, method::$m, $threads, $items>;
+            type L = BlockLoad<$t, $threads, $items, method::$m>;
             let storage = block_storage!($name: L);
             let b = block_idx_x() as usize;
             let base = b * L::TILE;
@@ -42,10 +42,10 @@ macro_rules! block_io_cases {
         }
     };
     (@one warp, $name:ident, $m:ident, $t:ty, $threads:literal, $items:literal) => {
-        #[doc = concat!("`WarpLoad<", stringify!($t), ", ", stringify!($m), ", ", $items, ", ", $threads, ">` load/store round trip per logical warp (see the module docs).")]
+        #[doc = concat!("`WarpLoad<", stringify!($t), ", ", $items, ", ", $threads, ", ", stringify!($m), ">` load/store round trip per logical warp (see the module docs).")]
         #[kernel]
         pub fn $name(input: *const $t, regs: *mut $t, output: *mut $t, n: u32, oob: $t) {
-            type L = WarpLoad<$t, method::$m, $items, $threads>;
+            type L = WarpLoad<$t, $items, $threads, method::$m>;
             const PER_BLOCK: usize = WARP_CASE_BLOCK as usize / $threads;
             const STORE: usize = if L::STORAGE_LEN == 0 { 1 } else { L::STORAGE_LEN };
             let all = shared_array!($name: [$t; STORE * PER_BLOCK], align 16);
@@ -83,7 +83,7 @@ macro_rules! exchange_kernels {
             let t = thread_idx_x() as usize;
             let (w, l) = (t / 32, t % 32);
             let mut items = [0u32; $items];
-            BlockLoad::<u32, method::Direct, $threads, $items>::new().load(input, &mut items, s);
+            BlockLoad::<u32, $threads, $items, method::Direct>::new().load(input, &mut items, s);
             X::new().blocked_to_striped(&mut items, s);
             for i in 0..$items {
                 *out.add(i * $threads + t) = items[i];
@@ -118,14 +118,14 @@ pub const fn block_io_3d_marker(rank: u32, i: u32) -> u32 {
     0xdead_0000 + rank * 4 + i
 }
 
-/// A block of 16 x 4 x 2 threads (`BlockLoad<u32, _, 16, 4, 4, 2>`, rank `x + 16 (y + 4 z)`):
+/// A block of 16 x 4 x 2 threads (`BlockLoad<u32, 16, 4, _, 4, 2>`, rank `x + 16 (y + 4 z)`):
 /// `Transpose` loads the tile with `load_valid` (items past `n` keep their markers) and stores it
 /// back guarded; `Direct` loads it again with `load_valid` and no storage. Registers are dumped to
 /// `regs[rank * 4 + i]` (`Transpose`) and `regs[512 + rank * 4 + i]` (`Direct`).
 #[kernel]
 pub fn block_io_3d_valid(input: *const u32, regs: *mut u32, output: *mut u32, n: u32) {
-    type Transposing = BlockLoad<u32, method::Transpose, 16, 4, 4, 2>;
-    type Direct = BlockLoad<u32, method::Direct, 16, 4, 4, 2>;
+    type Transposing = BlockLoad<u32, 16, 4, method::Transpose, 4, 2>;
+    type Direct = BlockLoad<u32, 16, 4, method::Direct, 4, 2>;
     let storage = block_storage!(BLOCK_IO_3D: Transposing);
     let t = layout_tensor::device::ids::thread_idx();
     let rank = t.x + 16 * (t.y + 4 * t.z);
@@ -151,8 +151,8 @@ pub fn block_io_3d_valid(input: *const u32, regs: *mut u32, output: *mut u32, n:
 /// `converted[t * 4 + i]`.
 #[kernel]
 pub fn block_io_from_fn(input: *const u8, squares: *mut u32, converted: *mut f32) {
-    type Counting = BlockLoad<u32, method::Transpose, 64, 4>;
-    type Converting = BlockLoad<f32, method::Striped, 64, 4>;
+    type Counting = BlockLoad<u32, 64, 4, method::Transpose>;
+    type Converting = BlockLoad<f32, 64, 4, method::Striped>;
     let storage = block_storage!(BLOCK_IO_FROM_FN: Counting);
     let t = thread_idx_x() as usize;
     let (mut a, mut b) = ([0u32; 4], [0f32; 4]);
@@ -161,5 +161,31 @@ pub fn block_io_from_fn(input: *const u8, squares: *mut u32, converted: *mut f32
     for i in 0..4 {
         *squares.add(t * 4 + i) = a[i];
         *converted.add(t * 4 + i) = b[i];
+    }
+}
+
+/// Warp loads from a function and with `valid` only: each logical warp of 16 lanes
+/// (`WarpLoad<u32, 4, 16, Transpose>`) reads the counting input `(64 w + j)^2` of its tile into
+/// blocked items (`squares[t * 4 + i]`); each warp of 32 lanes with the default method
+/// (`WarpLoad<u32, 2>`, direct, no storage) reads its 64-element tile of `input` below `valid`,
+/// keeping the marker `!(t * 2 + i)` past it (`kept[t * 2 + i]`). A block of 64 threads.
+#[kernel]
+pub fn warp_io_from_fn_valid(input: *const u32, squares: *mut u32, kept: *mut u32, valid: u32) {
+    type Counting = WarpLoad<u32, 4, 16, method::Transpose>;
+    const STORE: usize = Counting::STORAGE_LEN;
+    let all = shared_array!(WARP_IO_FROM_FN: [u32; STORE * 4], align 16);
+    let t = thread_idx_x() as usize;
+    let (w16, w32) = (t / 16, t / 32);
+    let mut a = [0u32; 4];
+    let mine = layout_tensor::device::shared::SharedArray::<u32, STORE>::from_raw(all.as_mut_ptr().add(w16 * STORE));
+    Counting::new().load_from(layout_tensor::block_io::FromFn(|j| ((64 * w16 + j) * (64 * w16 + j)) as u32), &mut a, mine);
+    let mut b = [!(t as u32 * 2), !(t as u32 * 2 + 1)];
+    let tile_valid = (valid as usize).saturating_sub(64 * w32);
+    WarpLoad::<u32, 2>::new().load_valid(input.add(64 * w32), &mut b, tile_valid, layout_tensor::block_io::no_storage());
+    for i in 0..4 {
+        *squares.add(t * 4 + i) = a[i];
+    }
+    for i in 0..2 {
+        *kept.add(t * 2 + i) = b[i];
     }
 }
