@@ -405,6 +405,24 @@ fn triton_masked_copy_f32_loads_with_cg_and_evict_first() {
     assert_eq!(occurrences(name, "st.global.b32"), 4, "{body}");
 }
 
+/// Triton's hints on 2- and 1-byte elements at block level (`block_hinted_copy`, 4 values a
+/// thread): `evict_last` without a cache operator sets the L1 and the L2 priority
+/// (`ld.global.L1::evict_last.L2::cache_hint.b16`), `.cs` stores are `st.global.cs.b16`, and the
+/// bytes move with `ld.global.cg.L2::cache_hint.b8` and `st.global.wt.L2::cache_hint.b8`; one
+/// `createpolicy` per priority; no local memory.
+#[test]
+fn block_hinted_copy_hints_half_and_byte_elements() {
+    let name = "block_hinted_copy";
+    let body = kernel_body(KERNELS_PTX, name);
+    assert_eq!(occurrences(name, "ld.global.L1::evict_last.L2::cache_hint.b16"), 4, "{body}");
+    assert_eq!(occurrences(name, "st.global.cs.b16"), 4, "{body}");
+    assert_eq!(occurrences(name, "ld.global.cg.L2::cache_hint.b8"), 4, "{body}");
+    assert_eq!(occurrences(name, "st.global.wt.L2::cache_hint.b8"), 4, "{body}");
+    assert_eq!(occurrences(name, "createpolicy.fractional.L2::evict_last"), 1, "{body}");
+    assert_eq!(occurrences(name, "createpolicy.fractional.L2::evict_first"), 1, "{body}");
+    assert!(!body.contains(".local"), "{body}");
+}
+
 /// Triton's block pointers (`triton_block_pad_f32`): the shape and strides are registers (no
 /// local memory: ptxas reported a 1368-byte stack frame when the pointer held a run-time
 /// `Layout`), 8 boundary-checked `ld.global.cg` and 8 stores, no division or loop.

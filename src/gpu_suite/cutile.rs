@@ -4,6 +4,7 @@
 //! and the tiled load/store copy (checked, and timed next to a device-to-device `memcpy`).
 
 use host::{DeviceBuffer, Gpu, KernelFn, LaunchConfig, Module};
+use test_kernels::block_examples as blocks;
 use test_kernels::cutile;
 
 use super::{expect_eq, fail, fresh_seed, random_f32, time_median, Bench, Check, Figure};
@@ -12,12 +13,18 @@ use crate::cutile_sizes::{COPY_THREADS, COPY_TILE, COPY_VECTORS};
 
 pub fn checks() -> Vec<Check> {
     vec![
-        Check { name: "cutile/example load 1-D, zero padding", run: check_load_1d },
-        Check { name: "cutile/example load 2-D, order F", run: check_load_2d_f },
-        Check { name: "cutile/example load 3-D, order (0,2,1)", run: check_load_3d },
-        Check { name: "cutile/example scalar loads", run: check_load_scalar },
-        Check { name: "cutile/example store, partial out of bounds", run: check_store_partial },
-        Check { name: "cutile/example store, scalar broadcast", run: check_store_scalar },
+        Check { name: "cutile/example load 1-D, zero padding", run: |g, m| check_load_1d(g, m, cutile::cutile_seed_load_1d, 1) },
+        Check { name: "cutile/example load 2-D, order F", run: |g, m| check_load_2d_f(g, m, cutile::cutile_seed_load_2d_f, 1) },
+        Check { name: "cutile/example load 3-D, order (0,2,1)", run: |g, m| check_load_3d(g, m, cutile::cutile_seed_load_3d, 1) },
+        Check { name: "cutile/example scalar loads", run: |g, m| check_load_scalar(g, m, cutile::cutile_seed_load_scalar, 1) },
+        Check { name: "cutile/example store, partial out of bounds", run: |g, m| check_store_partial(g, m, cutile::cutile_seed_store_partial, 1) },
+        Check { name: "cutile/example store, scalar broadcast", run: |g, m| check_store_scalar(g, m, cutile::cutile_seed_store_scalar, 1) },
+        Check { name: "cutile/block tiles: example load 1-D, zero padding", run: |g, m| check_load_1d(g, m, blocks::block_seed_load_1d, 32) },
+        Check { name: "cutile/block tiles: example load 2-D, order F", run: |g, m| check_load_2d_f(g, m, blocks::block_seed_load_2d_f, 32) },
+        Check { name: "cutile/block tiles: example load 3-D, order (0,2,1)", run: |g, m| check_load_3d(g, m, blocks::block_seed_load_3d, 32) },
+        Check { name: "cutile/block tiles: example scalar loads", run: |g, m| check_load_scalar(g, m, blocks::block_seed_load_scalar, 32) },
+        Check { name: "cutile/block tiles: example store, partial out of bounds", run: |g, m| check_store_partial(g, m, blocks::block_seed_store_partial, 32) },
+        Check { name: "cutile/block tiles: example store, scalar broadcast", run: |g, m| check_store_scalar(g, m, blocks::block_seed_store_scalar, 32) },
         Check { name: "cutile/memory orders and padding modes", run: check_orders },
         Check { name: "cutile/tiled copy 2^26 f32", run: check_copy },
     ]
@@ -31,44 +38,43 @@ fn one_thread() -> LaunchConfig {
     LaunchConfig { grid: (1, 1, 1), block: (1, 1, 1), shared_mem_bytes: 0 }
 }
 
-/// Runs a one-thread load kernel on `arange(n_in)` (int64, as torch.arange) into `n_out` poisoned
-/// values.
-fn run_load(
-    gpu: &Gpu,
-    module: &Module,
-    kernel: KernelFn<(*const i64, *mut i64)>,
-    n_in: usize,
-    n_out: usize,
-) -> Result<Vec<i64>, String> {
+/// A type of the examples' load kernels (`x`, `out`).
+type LoadKernel = KernelFn<(*const i64, *mut i64)>;
+/// A type of the examples' store kernels (`x`).
+type StoreKernel = KernelFn<(*mut i32,)>;
+
+/// Runs a load kernel (one block of `threads`: 1 for the single-thread examples, a warp for the
+/// block-tile ones) on `arange(n_in)` (int64, as torch.arange) into `n_out` poisoned values.
+fn run_load(gpu: &Gpu, module: &Module, kernel: LoadKernel, threads: u32, n_in: usize, n_out: usize) -> Result<Vec<i64>, String> {
     let x: Vec<i64> = (0..n_in as i64).collect();
     let x = gpu.upload(&x).map_err(fail("upload"))?;
     let mut out = gpu.alloc::<i64>(n_out).map_err(fail("alloc"))?;
     gpu.memset(&mut out, 0xff).map_err(fail("poison"))?;
-    unsafe { gpu.launch(module, kernel, one_thread(), (&x, &mut out)).run() }.map_err(fail("launch"))?;
+    unsafe { gpu.launch(module, kernel, LaunchConfig::linear(1, threads), (&x, &mut out)).run() }.map_err(fail("launch"))?;
     gpu.download(&out).map_err(fail("download"))
 }
 
 /// Documented output `[0, 1, 2, 3]`, `[4, 5, 6, 7]`, `[8, 9, 0, 0]`.
-fn check_load_1d(gpu: &Gpu, module: &Module) -> Result<(), String> {
-    let got = run_load(gpu, module, cutile::cutile_seed_load_1d, 10, 12)?;
+fn check_load_1d(gpu: &Gpu, module: &Module, kernel: LoadKernel, threads: u32) -> Result<(), String> {
+    let got = run_load(gpu, module, kernel, threads, 10, 12)?;
     expect_eq("1-D loads", &got, &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 0])
 }
 
 /// Documented output `[[0, 4, 8, 12]]` ... `[[3, 7, 11, 15]]`.
-fn check_load_2d_f(gpu: &Gpu, module: &Module) -> Result<(), String> {
-    let got = run_load(gpu, module, cutile::cutile_seed_load_2d_f, 16, 16)?;
+fn check_load_2d_f(gpu: &Gpu, module: &Module, kernel: LoadKernel, threads: u32) -> Result<(), String> {
+    let got = run_load(gpu, module, kernel, threads, 16, 16)?;
     expect_eq("2-D F loads", &got, &[0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15])
 }
 
 /// Documented output `[[[0, 2], [1, 3]]]`, `[[[4, 6], [5, 7]]]`.
-fn check_load_3d(gpu: &Gpu, module: &Module) -> Result<(), String> {
-    let got = run_load(gpu, module, cutile::cutile_seed_load_3d, 8, 8)?;
+fn check_load_3d(gpu: &Gpu, module: &Module, kernel: LoadKernel, threads: u32) -> Result<(), String> {
+    let got = run_load(gpu, module, kernel, threads, 8, 8)?;
     expect_eq("3-D permuted loads", &got, &[0, 2, 1, 3, 4, 6, 5, 7])
 }
 
 /// Documented output `0 1 2 3 4 5 6 7 8 9`.
-fn check_load_scalar(gpu: &Gpu, module: &Module) -> Result<(), String> {
-    let got = run_load(gpu, module, cutile::cutile_seed_load_scalar, 10, 10)?;
+fn check_load_scalar(gpu: &Gpu, module: &Module, kernel: LoadKernel, threads: u32) -> Result<(), String> {
+    let got = run_load(gpu, module, kernel, threads, 10, 10)?;
     let printed: Vec<String> = got.iter().map(|v| v.to_string()).collect();
     if printed.join(" ") == "0 1 2 3 4 5 6 7 8 9" {
         Ok(())
@@ -77,12 +83,12 @@ fn check_load_scalar(gpu: &Gpu, module: &Module) -> Result<(), String> {
     }
 }
 
-/// Runs a one-thread store kernel on `n` poisoned int32 values followed by `slack` poisoned ones
-/// (which must stay poisoned).
-fn run_store(gpu: &Gpu, module: &Module, kernel: KernelFn<(*mut i32,)>, n: usize, slack: usize) -> Result<Vec<i32>, String> {
+/// Runs a store kernel (one block of `threads`) on `n` poisoned int32 values followed by `slack`
+/// poisoned ones (which must stay poisoned).
+fn run_store(gpu: &Gpu, module: &Module, kernel: StoreKernel, threads: u32, n: usize, slack: usize) -> Result<Vec<i32>, String> {
     let mut x = gpu.alloc::<i32>(n + slack).map_err(fail("alloc"))?;
     gpu.memset(&mut x, 0xff).map_err(fail("poison"))?;
-    unsafe { gpu.launch(module, kernel, one_thread(), (&mut x,)).run() }.map_err(fail("launch"))?;
+    unsafe { gpu.launch(module, kernel, LaunchConfig::linear(1, threads), (&mut x,)).run() }.map_err(fail("launch"))?;
     let got = gpu.download(&x).map_err(fail("download"))?;
     if let Some(i) = got[n..].iter().position(|&v| v != -1) {
         let name = kernel.name();
@@ -92,14 +98,14 @@ fn run_store(gpu: &Gpu, module: &Module, kernel: KernelFn<(*mut i32,)>, n: usize
 }
 
 /// Documented output `[1, 1, 1, 1, 2, 2]` (the tile's last two elements are not stored).
-fn check_store_partial(gpu: &Gpu, module: &Module) -> Result<(), String> {
-    let got = run_store(gpu, module, cutile::cutile_seed_store_partial, 6, 4)?;
+fn check_store_partial(gpu: &Gpu, module: &Module, kernel: StoreKernel, threads: u32) -> Result<(), String> {
+    let got = run_store(gpu, module, kernel, threads, 6, 4)?;
     expect_eq("partial store", &got, &[1, 1, 1, 1, 2, 2])
 }
 
 /// Documented output `[[0, 1], [2, 3]]`.
-fn check_store_scalar(gpu: &Gpu, module: &Module) -> Result<(), String> {
-    let got = run_store(gpu, module, cutile::cutile_seed_store_scalar, 4, 4)?;
+fn check_store_scalar(gpu: &Gpu, module: &Module, kernel: StoreKernel, threads: u32) -> Result<(), String> {
+    let got = run_store(gpu, module, kernel, threads, 4, 4)?;
     expect_eq("scalar broadcast stores", &got, &[0, 1, 2, 3])
 }
 

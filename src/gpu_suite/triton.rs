@@ -1,7 +1,7 @@
 //! Triton's `tl.load`/`tl.store` on the GPU (`tests/kernels/src/triton.rs`): Triton's indirect
 //! load example (`triton_ldst_indirect_07`) against its torch-style reference.
 
-use host::{Gpu, LaunchConfig, Module};
+use host::{Gpu, KernelFn, LaunchConfig, Module};
 use test_kernels::triton;
 
 use super::{expect_eq, fail, fresh_seed, random_f32, Check};
@@ -15,12 +15,21 @@ const BLOCKSIZE: usize = 4;
 
 pub fn checks() -> Vec<Check> {
     vec![
-        Check { name: "triton/ldst_indirect_07 (seed indirect load, torch reference)", run: check_indirect },
+        Check { name: "triton/ldst_indirect_07 (seed indirect load, torch reference)", run: |g, m| check_indirect(g, m, triton::triton_ldst_indirect_07, 1) },
+        Check {
+            name: "triton/block tiles: ldst_indirect_07 (seed indirect load, torch reference)",
+            run: |g, m| check_indirect(g, m, test_kernels::block_examples::block_seed_ldst_indirect_07, 64),
+        },
+        Check { name: "triton/block tiles: hinted copy of f16 (evict_last, .cs) and u8 (.cg + evict_first, .wt)", run: check_hinted_copy },
+        Check { name: "triton/block tiles: block pointers (advance, boundary_check, NaN padding)", run: check_block_ptr_pad },
         Check { name: "triton/masked_copy_f32 (mask, other, .cg, evict_first)", run: check_masked_copy },
         Check { name: "triton/block_pad_f32 (block pointers, boundary_check, NaN padding)", run: check_block_pad },
         Check { name: "triton/scalar_affine_f32 (0-d loads, masked scalar, .cs + evict_first store)", run: check_scalar_affine },
     ]
 }
+
+/// The kernels of Triton's indirect load example: `(out, xr, xc, x2, stride_in_r)`.
+type IndirectKernel = KernelFn<(*mut f32, *const i64, *const i64, *const f32, i64)>;
 
 /// `torch_ldst_indirect_07_func`: `x2.flatten()[(xr[:, None] * stride0 + xc[None, :]).flatten()]`.
 fn torch_ref(xr: &[i64], xc: &[i64], x2: &[f32], stride0: i64) -> Vec<f32> {
@@ -28,8 +37,9 @@ fn torch_ref(xr: &[i64], xc: &[i64], x2: &[f32], stride0: i64) -> Vec<f32> {
 }
 
 /// The example's script: `xc = offset + arange(N0)`, `xr = arange(blocksize)`, `x2 = randn(blocksize,
-/// N1)` (uniform here), one program (`nr == xs`); the output is poisoned before the launch.
-pub fn check_indirect(gpu: &Gpu, module: &Module) -> Result<(), String> {
+/// N1)` (uniform here), one program (`nr == xs`) of `threads` (one for the per-thread tiles, 64
+/// for the block tiles); the output is poisoned before the launch.
+pub fn check_indirect(gpu: &Gpu, module: &Module, kernel: IndirectKernel, threads: u32) -> Result<(), String> {
     let xc: Vec<i64> = (0..RS as i64).map(|i| OFFSET + i).collect();
     let xr: Vec<i64> = (0..BLOCKSIZE as i64).collect();
     let x2 = random_f32(fresh_seed(), BLOCKSIZE * N1);
@@ -40,8 +50,8 @@ pub fn check_indirect(gpu: &Gpu, module: &Module) -> Result<(), String> {
     let d_x2 = gpu.upload(&x2).map_err(fail("upload x2"))?;
     let mut y0 = gpu.alloc::<f32>(BLOCKSIZE * RS).map_err(fail("alloc"))?;
     gpu.memset(&mut y0, 0xff).map_err(fail("poison"))?;
-    let cfg = LaunchConfig { grid: ((BLOCKSIZE / XS) as u32, 1, 1), block: (1, 1, 1), shared_mem_bytes: 0 };
-    unsafe { gpu.launch(module, triton::triton_ldst_indirect_07, cfg, (&mut y0, &d_xr, &d_xc, &d_x2, stride_in_r)).run() }
+    let cfg = LaunchConfig { grid: ((BLOCKSIZE / XS) as u32, 1, 1), block: (threads, 1, 1), shared_mem_bytes: 0 };
+    unsafe { gpu.launch(module, kernel, cfg, (&mut y0, &d_xr, &d_xc, &d_x2, stride_in_r)).run() }
         .map_err(fail("launch"))?;
     expect_eq("triton indirect load", &gpu.download(&y0).map_err(fail("download"))?, &want)
 }
@@ -112,4 +122,51 @@ pub fn check_scalar_affine(gpu: &Gpu, module: &Module) -> Result<(), String> {
         expect_eq(if has_bias != 0 { "scalar affine (bias)" } else { "scalar affine (bias masked out)" }, &got, &want)?;
     }
     Ok(())
+}
+
+/// `block_hinted_copy` over `n = 100_003` random f16 and bytes (the last program partial) into
+/// poisoned buffers with 512 more elements: the copies below `n`, the poison beyond.
+fn check_hinted_copy(gpu: &Gpu, module: &Module) -> Result<(), String> {
+    use layout_tensor::half::f16;
+    let n = 100_003usize;
+    let grid = n.div_ceil(512);
+    let bits = random_f32(fresh_seed(), n);
+    let halves: Vec<f16> = bits.iter().map(|&x| f16::from_f32(x)).collect();
+    let bytes: Vec<u8> = bits.iter().map(|&x| (x * 255.0) as u8).collect();
+    let (s16, s8) = (gpu.upload(&halves).map_err(fail("upload"))?, gpu.upload(&bytes).map_err(fail("upload"))?);
+    let mut d16 = gpu.alloc::<f16>(n + 512).map_err(fail("alloc"))?;
+    let mut d8 = gpu.alloc::<u8>(n + 512).map_err(fail("alloc"))?;
+    gpu.memset(&mut d16, 0xff).map_err(fail("poison"))?;
+    gpu.memset(&mut d8, 0xff).map_err(fail("poison"))?;
+    let args = (&s16, &mut d16, &s8, &mut d8, n as i64);
+    unsafe { gpu.launch(module, test_kernels::block_examples::block_hinted_copy, LaunchConfig::linear(grid as u32, 128), args).run() }
+        .map_err(fail("launch"))?;
+    let got16: Vec<u16> = gpu.download(&d16).map_err(fail("download"))?.iter().map(|h| h.to_bits()).collect();
+    let mut want16: Vec<u16> = halves.iter().map(|h| h.to_bits()).collect();
+    want16.resize(n + 512, u16::MAX);
+    expect_eq("hinted f16 copy (bits)", &got16, &want16)?;
+    let mut want8 = bytes.clone();
+    want8.resize(n + 512, u8::MAX);
+    expect_eq("hinted u8 copy", &gpu.download(&d8).map_err(fail("download"))?, &want8)
+}
+
+/// `block_ptr_pad` on a 37 x 45 matrix into a poisoned 48 x 128 one (grid 2 x 3): the matrix, NaN
+/// around it (compared bit for bit).
+fn check_block_ptr_pad(gpu: &Gpu, module: &Module) -> Result<(), String> {
+    let (rows, cols, drows, dcols) = (37usize, 45usize, 48usize, 128usize);
+    let src = random_f32(fresh_seed(), rows * cols);
+    let mut want = vec![f32::NAN.to_bits(); drows * dcols];
+    for r in 0..rows {
+        for c in 0..cols {
+            want[r * dcols + c] = src[r * cols + c].to_bits();
+        }
+    }
+    let d_src = gpu.upload(&src).map_err(fail("upload"))?;
+    let mut dst = gpu.alloc::<f32>(drows * dcols).map_err(fail("alloc"))?;
+    gpu.memset(&mut dst, 0xff).map_err(fail("poison"))?;
+    let cfg = LaunchConfig { grid: ((dcols / 64) as u32, (drows / 16) as u32, 1), block: (128, 1, 1), shared_mem_bytes: 0 };
+    let args = (&d_src, &mut dst, rows as i64, cols as i64, drows as i64, dcols as i64);
+    unsafe { gpu.launch(module, test_kernels::block_examples::block_ptr_pad, cfg, args).run() }.map_err(fail("launch"))?;
+    let got: Vec<u32> = gpu.download(&dst).map_err(fail("download"))?.iter().map(|v| v.to_bits()).collect();
+    expect_eq("block pointer pad (bits)", &got, &want)
 }

@@ -15,6 +15,7 @@
 use layout_tensor::kernel;
 
 pub mod bench;
+pub mod block_examples;
 pub mod block_io;
 pub mod checks;
 pub mod copy_async;
