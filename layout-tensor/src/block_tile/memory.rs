@@ -29,7 +29,7 @@ use crate::Strided;
 /// inside the bounds: coordinates `lo[d] <= c < hi[d]` (the array's shape, or only the checked
 /// dimensions of a block pointer).
 #[inline(always)]
-fn element<L: TvLayout, const R: usize>(base: &[i64; MAX_RANK], bounds: &Bounds<R>, stride: &[i64; R], v: usize, w: i64) -> (isize, bool) {
+fn element<L: TvLayout, const R: usize>(base: &[i64; MAX_RANK], lo: &[i64; R], hi: &[i64; R], stride: &[i64; R], v: usize, w: i64) -> (isize, bool) {
     let vc = L::MAP.value_coord(v);
     let mut off = 0;
     let mut inside = true;
@@ -37,7 +37,7 @@ fn element<L: TvLayout, const R: usize>(base: &[i64; MAX_RANK], bounds: &Bounds<
     while d < R {
         let c = base[d] + vc[d];
         let end = if d + 1 == R { c + w } else { c + 1 };
-        inside &= c >= bounds.lo[d] && end <= bounds.hi[d];
+        inside &= c >= lo[d] && end <= hi[d];
         off += c * stride[d];
         d += 1;
     }
@@ -224,7 +224,7 @@ impl<T: Element, L: TvLayout> BlockTile<T, L> {
                     // The common case, without a test per vector: the tile lies inside the array.
                     for_each_value::<L>(|v| {
                         if v % $w == 0 {
-                            let (off, _) = element::<L, R>(&base, bounds, &layout.stride, v, $w);
+                            let (off, _) = element::<L, R>(&base, &bounds.lo, &bounds.hi, &layout.stride, v, $w);
                             // SAFETY: inside the array (`whole`) and aligned (`vectorizable`).
                             let x: [T; $w] = unsafe { read_vec::<T, $w>(ptr.offset(off)) };
                             values.as_mut_slice()[v..v + $w].copy_from_slice(&x);
@@ -236,7 +236,7 @@ impl<T: Element, L: TvLayout> BlockTile<T, L> {
                     if v % $w != 0 {
                         return;
                     }
-                    let (off, inside) = element::<L, R>(&base, bounds, &layout.stride, v, $w);
+                    let (off, inside) = element::<L, R>(&base, &bounds.lo, &bounds.hi, &layout.stride, v, $w);
                     if vector && inside {
                         // SAFETY: the vector lies inside the array and is aligned (`vectorizable`).
                         let x: [T; $w] = unsafe { read_vec::<T, $w>(ptr.offset(off)) };
@@ -244,7 +244,7 @@ impl<T: Element, L: TvLayout> BlockTile<T, L> {
                     } else {
                         let mut i = 0;
                         while i < $w {
-                            let (off, inside) = element::<L, R>(&base, bounds, &layout.stride, v + i, 1);
+                            let (off, inside) = element::<L, R>(&base, &bounds.lo, &bounds.hi, &layout.stride, v + i, 1);
                             if inside {
                                 // SAFETY: inside the array.
                                 values.as_mut_slice()[v + i] = unsafe { T::read(ptr.offset(off)) };
@@ -299,7 +299,7 @@ impl<T: Element, L: TvLayout> BlockTile<T, L> {
                     // The common case, without a test per vector: the tile lies inside the array.
                     for_each_value::<L>(|v| {
                         if v % $w == 0 && writes::<L>(v) {
-                            let (off, _) = element::<L, R>(&base, bounds, &layout.stride, v, $w);
+                            let (off, _) = element::<L, R>(&base, &bounds.lo, &bounds.hi, &layout.stride, v, $w);
                             let mut x = [values[v]; $w];
                             x.copy_from_slice(&values[v..v + $w]);
                             // SAFETY: inside the array (`whole`) and aligned (`vectorizable`).
@@ -312,7 +312,7 @@ impl<T: Element, L: TvLayout> BlockTile<T, L> {
                     if v % $w != 0 {
                         return;
                     }
-                    let (off, inside) = element::<L, R>(&base, bounds, &layout.stride, v, $w);
+                    let (off, inside) = element::<L, R>(&base, &bounds.lo, &bounds.hi, &layout.stride, v, $w);
                     if vector && inside && writes::<L>(v) {
                         let mut x = [values[v]; $w];
                         x.copy_from_slice(&values[v..v + $w]);
@@ -321,7 +321,7 @@ impl<T: Element, L: TvLayout> BlockTile<T, L> {
                     } else {
                         let mut i = 0;
                         while i < $w {
-                            let (off, inside) = element::<L, R>(&base, bounds, &layout.stride, v + i, 1);
+                            let (off, inside) = element::<L, R>(&base, &bounds.lo, &bounds.hi, &layout.stride, v + i, 1);
                             if inside && writes::<L>(v + i) {
                                 // SAFETY: inside the array.
                                 unsafe { T::write(ptr.offset(off), values[v + i]) };
@@ -385,7 +385,7 @@ impl<T: Element, L: TvLayout> BlockTile<T, L> {
             ($w:literal) => {
                 for_each_value::<L>(|v| {
                     if v % $w == 0 {
-                        let (off, inside) = element::<L, R>(&base, &Bounds::of(&layout), &layout.stride, v, $w);
+                        let (off, inside) = element::<L, R>(&base, &[0; R], &layout.shape, &layout.stride, v, $w);
                         if whole || (ok && inside) {
                             // SAFETY: inside the array and aligned (`aligned`).
                             let x: [T; $w] = unsafe { read_vec::<T, $w>(ptr.offset(off)) };
@@ -426,7 +426,7 @@ impl<T: Element, L: TvLayout> BlockTile<T, L> {
             ($w:literal) => {
                 for_each_value::<L>(|v| {
                     if v % $w == 0 && writes::<L>(v) {
-                        let (off, inside) = element::<L, R>(&base, &Bounds::of(&layout), &layout.stride, v, $w);
+                        let (off, inside) = element::<L, R>(&base, &[0; R], &layout.shape, &layout.stride, v, $w);
                         if whole || (ok && inside) {
                             let mut x = [values[v]; $w];
                             x.copy_from_slice(&values[v..v + $w]);
