@@ -183,7 +183,7 @@ impl<'a, T: Element, L: TvLayout, const R: usize> BlockPtr<'a, T, L, R> {
     /// # cute_rs_tensor::device::cpu::run_block(1, &|| {
     /// use cute_rs_tensor::{blocked_layout, LayoutTensor, Strided};
     /// use cute_rs_tensor::block_tile::{make_block_ptr, BlockTile};
-    /// blocked_layout!(B = shape [32], size_per_thread [2], threads_per_warp [16], warps_per_cta [1], order [0]);
+    /// blocked_layout!(B = shape [64], size_per_thread [2], threads_per_warp [32], warps_per_cta [1], order [0]);
     /// let mut y = vec![0i32; 3];
     /// let a = LayoutTensor::new(&mut y, Strided::row_major([3])).unwrap();
     /// let p = make_block_ptr::<i32, B, 1>(&a, [2], [0]).unwrap();
@@ -239,7 +239,7 @@ impl<T: Element, L: TvLayout, const R: usize> BlockPtrLoad<'_, '_, T, L, R> {
     /// # cute_rs_tensor::device::cpu::run_block(1, &|| {
     /// use cute_rs_tensor::{blocked_layout, LayoutTensor, Strided};
     /// use cute_rs_tensor::block_tile::make_block_ptr;
-    /// blocked_layout!(B = shape [32], size_per_thread [2], threads_per_warp [16], warps_per_cta [1], order [0]);
+    /// blocked_layout!(B = shape [64], size_per_thread [2], threads_per_warp [32], warps_per_cta [1], order [0]);
     /// let mut x = vec![1i32, 2, 3];
     /// let a = LayoutTensor::new(&mut x, Strided::row_major([3])).unwrap();
     /// let p = make_block_ptr::<i32, B, 1>(&a, [2], [0]).unwrap();
