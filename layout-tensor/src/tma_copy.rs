@@ -11,6 +11,9 @@
 //! elements of `E` bytes that is `Sw<log2(N/16), 4 - log2(E), 3>` ([`tma_swizzle`]); a
 //! [`TmaSwizzle`] mode type carries it.
 //!
+//! A [`TmaArray`] is an array with its tensor map: the kernel parameter of block-tile TMA loads
+//! ([`BlockTile::load_tma`](crate::block_tile::BlockTile::load_tma), cuTile's `allow_tma`).
+//!
 //! ```
 //! use cute_rs_tensor::tma_copy::{tma_swizzle, Swizzle128B, TmaSwizzle};
 //! // f32 (4 bytes): chunks of 4 elements, rows of 32.
@@ -27,7 +30,8 @@ use crate::device::tma::{tma_load_1d, tma_load_2d, tma_load_3d, tma_load_4d, tma
 use crate::device::sync::Mbarrier;
 use crate::mask::Full;
 use crate::static_layout::{Static, StaticLayout};
-use crate::tensor::{coord_offset, Element, LayoutTensor, Shared};
+use crate::tensor::{coord_offset, Element, Global, LayoutTensor, Shared};
+use crate::Strided;
 
 /// The swizzle, in elements of `elem_bytes` bytes, of a TMA swizzle of `2^bits` 16-byte chunks
 /// (`bits` = 0: none, 1: 32 B, 2: 64 B, 3: 128 B): `Sw<bits, 4 - log2(elem_bytes), 3>` (with
@@ -349,5 +353,102 @@ impl<'a, T: Element, S: StaticLayout, M: TmaSwizzle> TmaSwizzled<'a, T, S, M> {
         let off = M::of::<T>().apply(coord_offset(&S::LAYOUT, &S::MODES, &coord)) as isize;
         // SAFETY: as `get`.
         unsafe { T::read(self.tensor.elem_ptr(off)) }
+    }
+}
+
+/// An array of rank `R` with its TMA tensor map: cuTile's array as a kernel parameter when the
+/// load may use TMA (`allow_tma`). It carries the array's pointer, extents and strides (a
+/// [`Strided`] tensor, for ordinary accesses), the address of its tensor map in global memory,
+/// the extents of the box the map moves (the tile shape it was made for, in the array's order),
+/// and the value TMA writes for elements outside the array (zero or NaN, as the map says).
+///
+/// The host makes one from a buffer, a layout and a tile shape (`Gpu::tma_array` in
+/// `cute-rs-host`, which checks every TMA condition by name); block tiles load from it with
+/// [`BlockTile::load_tma`](crate::block_tile::BlockTile::load_tma).
+///
+/// The map's modes are the array's in reverse (TMA's mode 0 is the innermost, the array's last
+/// dimension), so the array's last stride is 1.
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::device::tma::{CpuTensorMap, TmaDescriptor};
+/// use cute_rs_tensor::{tma_copy::TmaArray, LayoutTensor, Strided};
+/// let mut x = vec![0f32; 8 * 12];
+/// let tensor = LayoutTensor::new(&mut x, Strided::row_major([8, 12])).unwrap();
+/// // Rows of 12 floats (48 bytes), boxes of 4 rows of 8 columns, NaN outside.
+/// let map = CpuTensorMap::encode(tensor.as_ptr() as u64, 4, &[12, 8], &[48], &[8, 4], &[1, 1], 0, true).unwrap();
+/// let a = unsafe { TmaArray::from_parts(tensor, &map, [4, 8], f32::NAN) };
+/// assert_eq!(a.box_shape(), [4, 8]);
+/// assert!(a.padding().is_nan() && a.tensor().source().shape == [8, 12]);
+/// ```
+#[repr(C)]
+pub struct TmaArray<T: 'static, const R: usize> {
+    tensor: LayoutTensor<'static, T, Strided<R>, Global>,
+    map: *const TmaDescriptor,
+    box_shape: [i64; R],
+    padding: T,
+}
+
+impl<T: Copy + 'static, const R: usize> Clone for TmaArray<T, R> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T: Copy + 'static, const R: usize> Copy for TmaArray<T, R> {}
+
+impl<T: Element + 'static, const R: usize> TmaArray<T, R> {
+    /// The array `tensor` with the tensor map at `map`, whose boxes have extents `box_shape` (in
+    /// the array's order: `box_shape[R - 1]` is the map's innermost extent) and whose
+    /// out-of-bounds fill is `padding`.
+    ///
+    /// # Safety
+    /// `map` is a tiled tensor map in global memory (64-byte aligned) of the tensor's elements,
+    /// with the tensor's extents and strides reversed, boxes of `box_shape` reversed, element
+    /// strides 1, no swizzle, and the fill `padding` (zero or NaN); it lives as long as the array
+    /// is used. `Gpu::tma_array` on the host makes such a pair.
+    ///
+    /// # Example
+    /// See [`TmaArray`].
+    #[inline(always)]
+    pub unsafe fn from_parts<'a>(tensor: LayoutTensor<'a, T, Strided<R>, Global>, map: *const TmaDescriptor, box_shape: [i64; R], padding: T) -> Self {
+        // SAFETY: the lifetime is the caller's to keep (a kernel parameter's tensors are 'static).
+        let tensor = unsafe { LayoutTensor::from_ptr(tensor.as_ptr(), tensor.source()) };
+        TmaArray { tensor, map, box_shape, padding }
+    }
+
+    /// The array as a tensor, for ordinary loads and stores.
+    ///
+    /// # Example
+    /// See [`TmaArray`].
+    #[inline(always)]
+    pub fn tensor(&self) -> LayoutTensor<'static, T, Strided<R>, Global> {
+        self.tensor
+    }
+
+    /// The tensor map's address.
+    ///
+    /// # Example
+    /// See [`TmaArray`].
+    #[inline(always)]
+    pub fn map(&self) -> *const TmaDescriptor {
+        self.map
+    }
+
+    /// The extents of the map's box, in the array's order (the tile shape the map was made for).
+    ///
+    /// # Example
+    /// See [`TmaArray`].
+    #[inline(always)]
+    pub fn box_shape(&self) -> [i64; R] {
+        self.box_shape
+    }
+
+    /// What TMA writes for elements outside the array: zero or NaN.
+    ///
+    /// # Example
+    /// See [`TmaArray`].
+    #[inline(always)]
+    pub fn padding(&self) -> T {
+        self.padding
     }
 }

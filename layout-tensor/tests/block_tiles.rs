@@ -576,3 +576,79 @@ fn hinted_pointer_tiles_of_every_element_size() {
     round_trip((0..999).map(|i| i as f32 * 1.5).collect());
     round_trip((0..1000).map(|i| i as u64 * 3).collect());
 }
+
+/// TMA loads of rank `R` tiles of `L` (`BlockTile::load_tma`) over an array of `shape` with rows
+/// padded to 16 bytes (`pitch` elements for the last dimension): every tile of the grid, and
+/// tiles past each corner, read what ordinary loads with the map's padding read (NaN bit for bit:
+/// all bits but the sign, as TMA writes it), with one stage for all of them (its phase flips at
+/// each load). An array whose map has boxes of another shape falls back to ordinary loads.
+fn check_tma<L: TvLayout, const R: usize>(shape: [i64; R], seed: u64) {
+    use cute_rs_tensor::block_scratch;
+    use cute_rs_tensor::block_tile::TmaStage;
+    use cute_rs_tensor::device::tma::CpuTensorMap;
+    use cute_rs_tensor::tma_copy::TmaArray;
+    let pitch = (shape[R - 1] + 3) / 4 * 4;
+    let mut stride = [0i64; R];
+    let mut next = 1;
+    for k in (0..R).rev() {
+        stride[k] = next;
+        next *= if k == R - 1 { pitch } else { shape[k] };
+    }
+    let x: Vec<f32> = (0..next).map(|i| (i as u64 ^ seed) as f32 * 0.25).collect();
+    let layout = Strided { shape, stride };
+    let dims: Vec<u64> = shape.iter().rev().map(|&s| s as u64).collect();
+    let strides: Vec<u64> = stride.iter().rev().skip(1).map(|&s| 4 * s as u64).collect();
+    let tile: Vec<u32> = (0..R).rev().map(|k| L::SHAPE[k] as u32).collect();
+    let ones = vec![1u32; R];
+    let map = CpuTensorMap::encode(x.as_ptr() as u64, 4, &dims, &strides, &tile, &ones, 0, true).unwrap();
+    let mut other_box = tile.clone();
+    other_box[R - 1] = 1; // a box of another shape than the tile's
+    let other = CpuTensorMap::encode(x.as_ptr() as u64, 4, &dims, &strides, &other_box, &ones, 0, true).unwrap();
+    let nan = f32::from_bits(u32::MAX >> 1);
+    let grid: [i64; R] = core::array::from_fn(|k| (shape[k] + L::SHAPE[k] - 1) / L::SHAPE[k]);
+    let (xa, ma, oa) = (x.as_ptr() as usize, &map as *const _ as usize, &other as *const _ as usize);
+    run_block(L::THREADS as u32, &|| {
+        // SAFETY: the vector and the maps outlive the block; the maps describe the array.
+        let xt = unsafe { LayoutTensor::from_ptr(xa as *mut f32, layout) };
+        let array = unsafe { TmaArray::from_parts(xt, ma as *const _, core::array::from_fn(|k| L::SHAPE[k]), nan) };
+        let fallback = unsafe { TmaArray::from_parts(xt, oa as *const _, core::array::from_fn(|k| other_box[R - 1 - k] as i64), nan) };
+        let scratch = block_scratch!(TMA_TEST_STAGE, 8192);
+        let mut stage = TmaStage::new(&scratch);
+        let tiles: i64 = grid.iter().product();
+        for t in -1..=tiles {
+            let mut rest = t.max(0);
+            let index: [i64; R] = core::array::from_fn(|k| {
+                let i = rest % grid[k];
+                rest /= grid[k];
+                // Before the first tile and past the last one: wholly or partly outside.
+                if t < 0 { -1 } else if t == tiles { i + 1 } else { i }
+            });
+            let want = BlockTile::<f32, L>::load(&xt, index, nan);
+            let got = BlockTile::<f32, L>::load_tma(&array, index, &mut stage);
+            let fell_back = BlockTile::<f32, L>::load_tma(&fallback, index, &mut stage);
+            let bits = |b: &BlockTile<f32, L>| b.values().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&got), bits(&want), "TMA tile {index:?} of {shape:?}");
+            assert_eq!(bits(&fell_back), bits(&want), "fallback tile {index:?} of {shape:?}");
+        }
+    })
+    .unwrap();
+}
+
+blocked_layout!(Tma3 = shape [4, 8, 8], size_per_thread [1, 1, 4], threads_per_warp [2, 8, 2], warps_per_cta [2, 1, 1], order [2, 1, 0]);
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+    #[test]
+    fn tma_tile_loads_match_ordinary_loads(rows in 1i64..40, cols in 1i64..70, seed in any::<u64>()) {
+        check_tma::<Both, 2>([rows, cols], seed);
+        check_tma::<ColumnFast, 2>([cols, rows], seed);
+    }
+
+    #[test]
+    fn tma_tile_loads_of_more_dimensions(a in 1i64..5, b in 1i64..9, c in 1i64..20, seed in any::<u64>()) {
+        check_tma::<Tma3, 3>([a, b, c], seed);
+        check_tma::<Hyper4, 4>([a, 3, b, c], seed);
+        check_tma::<Hyper5, 5>([2, a, 3, b, c], seed);
+    }
+}

@@ -75,7 +75,7 @@ impl<const R: usize> Bounds<R> {
 
 /// The tile's origin (element coordinates) of tile `index`.
 #[inline(always)]
-fn tile_origin<L: TvLayout, const R: usize>(index: [i64; R]) -> [i64; R] {
+pub(super) fn tile_origin<L: TvLayout, const R: usize>(index: [i64; R]) -> [i64; R] {
     const { assert!(R == L::MAP.rank, "block tile: the array's rank must be the tile's rank") };
     let mut origin = [0; R];
     let mut d = 0;

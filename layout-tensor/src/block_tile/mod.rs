@@ -19,7 +19,8 @@
 //! - Memory ([`memory`](mod@memory)): loads and stores of a tile of an array at a tile index
 //!   (cuTile's `ct.load`/`ct.store`, vectorized where the layout and the array allow) and of
 //!   Triton pointer tiles with a mask, `other` and cache hints; Triton's block pointers
-//!   ([`block_ptr`](mod@block_ptr)) with `boundary_check` and padding.
+//!   ([`block_ptr`](mod@block_ptr)) with `boundary_check` and padding; TMA loads of a tile of an
+//!   array that carries its tensor map ([`tma`](mod@tma), cuTile's `allow_tma`).
 //! - Reductions ([`reduce`](mod@reduce)): `sum`, `max`, `min`, `argmax` along an axis, with warp
 //!   shuffles and, across warps, a block's [`Scratch`](reduce::Scratch) of shared memory.
 //! - Layout conversions through the scratch: [`BlockTile::convert_layout`],
@@ -55,6 +56,7 @@ pub mod dot;
 pub mod memory;
 pub mod random;
 pub mod reduce;
+pub mod tma;
 mod tv;
 
 pub use block_ptr::{make_block_ptr, BlockPtr, BlockPtrLoad};
@@ -62,6 +64,7 @@ pub use dot::{dot, dot_range, dot_range_aligned, DotLayout, DotLayoutOf};
 pub use memory::{load, store, store_broadcast, store_masked, store_with, Ptr, PtrLoad, PtrStore};
 pub use random::{philox, rand, randint};
 pub use reduce::Scratch;
+pub use tma::TmaStage;
 pub use tv::{Leaves, TvError, TvMap, MAX_RANK, MAX_TV_LEAVES, REPLICATED};
 
 use crate::device::unroll::{unroll_for, TripCount};
