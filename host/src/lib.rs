@@ -81,6 +81,7 @@ mod host_tensor;
 mod launch;
 mod module;
 mod tensor_map;
+mod tma_array;
 
 pub use args::{DeviceTensor, DeviceTensorMut, KernelArgs, KernelParam};
 pub use buffer::DeviceBuffer;
@@ -96,6 +97,7 @@ pub use launch::{
 pub use layout_tensor::{KernelFn, LaunchContract};
 pub use layout_tensor::device::cpu::Schedule;
 pub use module::{ptx_entry_names, Kernel, KernelAttributes, Module, ModuleSource};
+pub use tma_array::TmaArray;
 pub use tensor_map::{
     tensor_map_params, TensorMap, TensorMapParams, TmaOobFill, TmaSwizzle, TMA_MAX_BOX_DIM, TMA_MAX_GLOBAL_DIM,
     TMA_MAX_RANK, TMA_MAX_STRIDE_BYTES,

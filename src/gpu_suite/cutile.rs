@@ -3,7 +3,8 @@
 //! exactly (outputs poisoned before the launch, compared with the documented values), the memory orders and padding modes,
 //! and the tiled load/store copy (checked, and timed next to a device-to-device `memcpy`).
 
-use host::{DeviceBuffer, Gpu, KernelFn, LaunchConfig, Module};
+use host::{DeviceBuffer, Gpu, KernelFn, LaunchConfig, Module, TmaOobFill};
+use layout_tensor::Strided;
 use test_kernels::block_examples as blocks;
 use test_kernels::cutile;
 
@@ -25,6 +26,7 @@ pub fn checks() -> Vec<Check> {
         Check { name: "cutile/block tiles: example scalar loads", run: |g, m| check_load_scalar(g, m, blocks::block_seed_load_scalar, 32) },
         Check { name: "cutile/block tiles: example store, partial out of bounds", run: |g, m| check_store_partial(g, m, blocks::block_seed_store_partial, 32) },
         Check { name: "cutile/block tiles: example store, scalar broadcast", run: |g, m| check_store_scalar(g, m, blocks::block_seed_store_scalar, 32) },
+        Check { name: "cutile/block tiles: TMA loads (allow_tma), NaN fill", run: check_tma_pad },
         Check { name: "cutile/memory orders and padding modes", run: check_orders },
         Check { name: "cutile/tiled copy 2^26 f32", run: check_copy },
     ]
@@ -111,6 +113,27 @@ fn check_store_scalar(gpu: &Gpu, module: &Module, kernel: StoreKernel, threads: 
 
 /// Each padding mode fills exactly the two out-of-bounds elements of tile 2 (bit-exact: NaN,
 /// infinities, -0); relaxed/acquire loads and relaxed/release stores give the weak values.
+/// `block_tma_pad` on a random 37 x 44 matrix into a poisoned 48 x 128 one, with a map for
+/// 16 x 64 boxes (TMA loads) and then one for 8 x 64 boxes (the ordinary loads it falls back to):
+/// both times the matrix with TMA's NaN (all bits but the sign) around it, bit for bit.
+fn check_tma_pad(gpu: &Gpu, module: &Module) -> Result<(), String> {
+    let (rows, cols, drows, dcols) = (37usize, 44usize, 48usize, 128usize);
+    let (src, want) = super::triton::padded_case(rows, cols, drows, dcols, u32::MAX >> 1);
+    let d_src = gpu.upload(&src).map_err(fail("upload"))?;
+    let cfg = LaunchConfig { grid: (1, (drows / 16) as u32, 1), block: (128, 1, 1), shared_mem_bytes: 0 };
+    for tile in [[16, 64], [8, 64]] {
+        let tensor = d_src.tensor(Strided::row_major([rows as i64, cols as i64])).map_err(fail("tensor"))?;
+        let array = gpu.tma_array(tensor, tile, TmaOobFill::Nan).map_err(fail("tma_array"))?;
+        let mut dst = gpu.alloc::<f32>(drows * dcols).map_err(fail("alloc"))?;
+        gpu.memset(&mut dst, 0xff).map_err(fail("poison"))?;
+        unsafe { gpu.launch(module, blocks::block_tma_pad, cfg, (&array, &mut dst, drows as i64, dcols as i64)).run() }
+            .map_err(fail("launch"))?;
+        let got: Vec<u32> = gpu.download(&dst).map_err(fail("download"))?.iter().map(|v| v.to_bits()).collect();
+        expect_eq(&format!("TMA block tile pad, map for {tile:?} boxes (bits)"), &got, &want)?;
+    }
+    Ok(())
+}
+
 fn check_orders(gpu: &Gpu, module: &Module) -> Result<(), String> {
     let x: Vec<f32> = (0..10).map(|v| v as f32).collect();
     let mut xd = gpu.upload(&x).map_err(fail("upload"))?;

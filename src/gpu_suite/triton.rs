@@ -76,10 +76,10 @@ pub fn check_masked_copy(gpu: &Gpu, module: &Module) -> Result<(), String> {
 }
 
 /// A random row-major `rows x cols` matrix, and the bits of the row-major `drows x dcols` matrix
-/// holding it at the origin with NaN around it.
-fn padded_case(rows: usize, cols: usize, drows: usize, dcols: usize) -> (Vec<f32>, Vec<u32>) {
+/// holding it at the origin with the NaN of bits `nan` around it.
+pub(super) fn padded_case(rows: usize, cols: usize, drows: usize, dcols: usize, nan: u32) -> (Vec<f32>, Vec<u32>) {
     let src = random_f32(fresh_seed(), rows * cols);
-    let mut want = vec![f32::NAN.to_bits(); drows * dcols];
+    let mut want = vec![nan; drows * dcols];
     for r in 0..rows {
         for c in 0..cols {
             want[r * dcols + c] = src[r * cols + c].to_bits();
@@ -92,7 +92,7 @@ fn padded_case(rows: usize, cols: usize, drows: usize, dcols: usize) -> (Vec<f32
 /// it (compared bit for bit).
 pub fn check_block_pad(gpu: &Gpu, module: &Module) -> Result<(), String> {
     let (rows, cols, drows, dcols) = (37usize, 45usize, 38usize, 48usize);
-    let (src, want) = padded_case(rows, cols, drows, dcols);
+    let (src, want) = padded_case(rows, cols, drows, dcols, f32::NAN.to_bits());
     let d_src = gpu.upload(&src).map_err(fail("upload"))?;
     let mut dst = gpu.alloc::<f32>(drows * dcols).map_err(fail("alloc"))?;
     gpu.memset(&mut dst, 0xff).map_err(fail("poison"))?;
@@ -161,7 +161,7 @@ fn check_hinted_copy(gpu: &Gpu, module: &Module) -> Result<(), String> {
 /// around it (compared bit for bit).
 fn check_block_ptr_pad(gpu: &Gpu, module: &Module) -> Result<(), String> {
     let (rows, cols, drows, dcols) = (37usize, 45usize, 48usize, 128usize);
-    let (src, want) = padded_case(rows, cols, drows, dcols);
+    let (src, want) = padded_case(rows, cols, drows, dcols, f32::NAN.to_bits());
     let d_src = gpu.upload(&src).map_err(fail("upload"))?;
     let mut dst = gpu.alloc::<f32>(drows * dcols).map_err(fail("alloc"))?;
     gpu.memset(&mut dst, 0xff).map_err(fail("poison"))?;

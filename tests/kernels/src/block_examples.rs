@@ -1,13 +1,15 @@
 //! The examples of cuTile's `load`/`store` documentation and Triton's indirect load, written at
 //! block level (`layout_tensor::block_tile`): the tile is a value of the whole block, spread over
 //! its threads (small tiles are replicated, and a replicated element is stored once). Beside them,
-//! Triton's cache hints on 1- and 2-byte elements and a block pointer with `boundary_check`.
+//! Triton's cache hints on 1- and 2-byte elements, a block pointer with `boundary_check`, and
+//! cuTile's `allow_tma` load (one TMA copy per tile).
 
-use layout_tensor::block_tile::{load, make_block_ptr, store, store_broadcast, store_with, where_, BlockTile, Ptr, Slice};
+use layout_tensor::block_tile::{load, make_block_ptr, store, store_broadcast, store_with, where_, BlockTile, Ptr, Slice, TmaStage};
 use layout_tensor::device::ids::{block_idx_x, block_idx_y};
 use layout_tensor::half::f16;
 use layout_tensor::triton::{Cg, Cs, EvictFirst, EvictLast, Wt};
-use layout_tensor::{blocked_layout, kernel, Element, LayoutTensor, Strided};
+use layout_tensor::tma_copy::TmaArray;
+use layout_tensor::{block_scratch, blocked_layout, kernel, Element, LayoutTensor, Strided};
 
 blocked_layout!(
     /// A tile of 4 over one warp (each element held by 8 threads).
@@ -199,5 +201,29 @@ pub fn block_ptr_pad(src: *const f32, dst: *mut f32, rows: i64, cols: i64, drows
     let tile = before.advance([0, 64]).load().boundary_check(&[0, 1]).padding_nan().run();
     if let Ok(out) = make_block_ptr::<f32, PadBlock, 2>(&dst, [16 * by, 64 * bx], [1, 0]) {
         let _ = out.store(&tile, &[0, 1]);
+    }
+}
+
+blocked_layout!(
+    /// A 16 x 64 tile over 128 threads, 4 consecutive columns each (16-byte vectors of f32).
+    pub TmaTile = shape [16, 64], size_per_thread [1, 4], threads_per_warp [2, 16], warps_per_cta [4, 1], order [1, 0]
+);
+
+/// cuTile's `ct.load(src, (y, x), (16, 64), allow_tma=True)`: block `y` loads the tiles of its
+/// band of 16 rows of `src` one after another with TMA (one stage, its phase flipping at each
+/// tile) and stores them at the same tile index of the `drows x dcols` row-major `dst`: `dst` is
+/// `src` padded with the map's fill (when the map's boxes are not 16 x 64, the same through
+/// ordinary loads).
+///
+/// Preconditions: `drows`, `dcols` multiples of 16 and 64, at least `src`'s extents; grid
+/// `(1, drows / 16)`; blocks of 128 threads.
+#[kernel(block(128))]
+pub fn block_tma_pad(src: TmaArray<f32, 2>, dst: *mut f32, drows: i64, dcols: i64) {
+    let dst = LayoutTensor::from_ptr(dst, Strided::row_major([drows, dcols]));
+    let scratch = block_scratch!(BLOCK_TMA_STAGE, 128 + 16 * 64 * 4);
+    let mut stage = TmaStage::new(&scratch);
+    let by = block_idx_y() as i64;
+    for bx in 0..dcols / 64 {
+        BlockTile::<f32, TmaTile>::load_tma(&src, [by, bx], &mut stage).store(&dst, [by, bx]);
     }
 }

@@ -1,0 +1,147 @@
+//! Arrays with their tensor maps ([`TmaArray`], made by [`Gpu::tma_array`]): the kernel argument
+//! of block-tile TMA loads (`BlockTile::load_tma` in `cute-rs-tensor`, cuTile's `allow_tma`).
+
+use std::any::Any;
+
+use layout_tensor::half::{bf16, f16};
+use layout_tensor::{Element, LayoutSource, Strided};
+
+use crate::error::invalid;
+use crate::{DeviceBuffer, DeviceElem, DeviceTensor, Gpu, KernelParam, Result, TmaDataType, TmaOobFill, TmaSwizzle};
+
+/// A device array of rank `R` with the tensor map its tiles are loaded by: the host side of
+/// [`layout_tensor::tma_copy::TmaArray`], which a kernel takes as a parameter (pass `&array`).
+/// It owns the map, uploaded to global memory, and borrows the array's buffer.
+///
+/// # Example
+/// ```
+/// use cute_rs_host::{Gpu, TmaOobFill};
+/// use layout_tensor::Strided;
+/// let cpu = Gpu::cpu();
+/// let x = cpu.alloc::<f32>(100 * 64)?;
+/// // 100 rows of 64 floats, in tiles of 16 x 32; NaN outside.
+/// let a = cpu.tma_array(x.tensor(Strided::row_major([100, 64]))?, [16, 32], TmaOobFill::Nan)?;
+/// assert_eq!(a.tile(), [16, 32]);
+/// assert!(a.padding().is_nan());
+/// # Ok::<(), cute_rs_host::HostError>(())
+/// ```
+pub struct TmaArray<'a, T: DeviceElem, const R: usize> {
+    tensor: DeviceTensor<'a, T, Strided<R>>,
+    map: DeviceBuffer<u8>,
+    tile: [i64; R],
+    padding: T,
+}
+
+impl<T: DeviceElem, const R: usize> TmaArray<'_, T, R> {
+    /// The tile shape the map's boxes have (in the array's order).
+    ///
+    /// # Example
+    /// See [`TmaArray`].
+    pub fn tile(&self) -> [i64; R] {
+        self.tile
+    }
+
+    /// What a load reads outside the array: zero, or NaN with all bits but the sign set (what
+    /// TMA writes).
+    ///
+    /// # Example
+    /// See [`TmaArray`].
+    pub fn padding(&self) -> T {
+        self.padding
+    }
+}
+
+/// A NaN of `T` with every bit but the sign set, as TMA fills, if `T` is a floating-point type.
+fn tma_nan<T: DeviceElem>() -> Option<T> {
+    let nan: Box<dyn Any> = match T::TMA_DATA_TYPE {
+        TmaDataType::F16 => Box::new(f16::from_bits(0x7fff)),
+        TmaDataType::BF16 => Box::new(bf16::from_bits(0x7fff)),
+        TmaDataType::F32 => Box::new(f32::from_bits(u32::MAX >> 1)),
+        TmaDataType::F64 => Box::new(f64::from_bits(u64::MAX >> 1)),
+        _ => return None,
+    };
+    nan.downcast::<T>().ok().map(|b| *b)
+}
+
+impl Gpu {
+    /// The array `tensor` with a tensor map for TMA loads of tiles of shape `tile`: cuTile's
+    /// array when its loads may use TMA (`allow_tma`). Elements outside the array read zero or
+    /// NaN, as `fill` says.
+    ///
+    /// # Args
+    /// - `tensor`: a buffer seen through a [`Strided`] layout ([`DeviceBuffer::tensor`]) of rank 1
+    ///   to 5.
+    /// - `tile`: the shape of the kernel's block tiles (the same rank).
+    /// - `fill`: the value of elements outside the array.
+    ///
+    /// # Errors
+    /// [`HostError::Invalid`](crate::HostError::Invalid) naming the condition TMA needs and the
+    /// array or tile breaks: the last stride is 1 (the map's innermost mode), the other strides
+    /// are multiples of 16 bytes, the buffer is 16-byte aligned, each tile extent is 1 to 256, the
+    /// tile's last extent is a multiple of 16 bytes, a NaN fill is for a floating-point type.
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_host::{Gpu, TmaOobFill};
+    /// use layout_tensor::Strided;
+    /// let cpu = Gpu::cpu();
+    /// let x = cpu.alloc::<f32>(100 * 63)?;
+    /// // Rows of 63 floats (252 bytes): not a multiple of 16 bytes, which TMA needs.
+    /// let e = cpu.tma_array(x.tensor(Strided::row_major([100, 63]))?, [16, 32], TmaOobFill::Zero).err().unwrap();
+    /// assert!(e.to_string().contains("multiples of 16 bytes"), "{e}");
+    /// # Ok::<(), cute_rs_host::HostError>(())
+    /// ```
+    pub fn tma_array<'a, T: DeviceElem + Element, const R: usize>(
+        &self,
+        tensor: DeviceTensor<'a, T, Strided<R>>,
+        tile: [i64; R],
+        fill: TmaOobFill,
+    ) -> Result<TmaArray<'a, T, R>> {
+        let layout = *tensor.layout();
+        if R == 0 || R > crate::TMA_MAX_RANK {
+            invalid!("tma_array: the array has rank {R}; TMA takes 1 to {}", crate::TMA_MAX_RANK);
+        }
+        if layout.stride[R - 1] != 1 && layout.shape[R - 1] != 1 {
+            invalid!(
+                "tma_array: the array's last dimension must have stride 1 (the map's innermost mode), it has stride {}",
+                layout.stride[R - 1]
+            );
+        }
+        if let Some(&t) = tile.iter().find(|&&t| !(1..=crate::TMA_MAX_BOX_DIM as i64).contains(&t)) {
+            invalid!("tma_array: tile {tile:?} has extent {t}; TMA boxes have extents 1 to {}", crate::TMA_MAX_BOX_DIM);
+        }
+        // The map's modes are the array's, innermost first.
+        let reversed: Strided<R> = Strided { shape: core::array::from_fn(|k| layout.shape[R - 1 - k]), stride: core::array::from_fn(|k| layout.stride[R - 1 - k]) };
+        let box_shape: Vec<u32> = tile.iter().rev().map(|&t| t as u32).collect();
+        let map = self.tensor_map(tensor.buffer(), reversed.layout(), &box_shape, TmaSwizzle::None, fill)?;
+        let padding = match fill {
+            TmaOobFill::Zero => T::ZERO,
+            TmaOobFill::Nan => match tma_nan::<T>() {
+                Some(nan) => nan,
+                None => invalid!("tma_array: a NaN fill needs a floating-point element type, not {}", T::NAME),
+            },
+        };
+        Ok(TmaArray { tensor, map: self.upload_tensor_map(&map)?, tile, padding })
+    }
+}
+
+/// An array with its map, for a kernel's `TmaArray<T, R>` parameter: the tensor, the map's
+/// address in global memory, the tile shape and the fill.
+impl<T: DeviceElem + Element, const R: usize> KernelParam<layout_tensor::tma_copy::TmaArray<T, R>> for &TmaArray<'_, T, R> {
+    fn to_param(self) -> Result<layout_tensor::tma_copy::TmaArray<T, R>> {
+        if !self.map.device_ptr().is_multiple_of(64) {
+            invalid!("tma_array argument: the tensor map at {:#x} is not 64-byte aligned", self.map.device_ptr());
+        }
+        let tensor = self.tensor.to_param()?;
+        // SAFETY: the map was made by `Gpu::tma_array` for this tensor with boxes of `tile` and
+        // the fill `padding`; it lives in `self`, which the launch borrows.
+        Ok(unsafe {
+            layout_tensor::tma_copy::TmaArray::from_parts(
+                tensor,
+                self.map.device_ptr() as *const layout_tensor::device::tma::TmaDescriptor,
+                self.tile,
+                self.padding,
+            )
+        })
+    }
+}
