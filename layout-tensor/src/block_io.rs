@@ -50,13 +50,13 @@
 //! were; `store_guarded(output, items, valid)` writes only offsets `< valid`.
 //!
 //! ## Inputs other than memory
-//! `load_from(input, items, storage)` reads any [`Input`]: a pointer, or [`FromFn`], a function
+//! `load_from(input, items)` reads any [`Input`]: a pointer, or [`FromFn`], a function
 //! of the tile offset (rocPRIM's input iterators: counting, transforming, converting another
 //! element type), read in the method's pattern without vectors.
 //!
 //! ## Blocks of two and three dimensions
 //! `BlockLoad<T, BX, I, M, BY, BZ>` is for a block of `BX x BY x BZ` threads, ranked
-//! `x + BX (y + BY z)` as rocPRIM ranks them. Methods that need no storage take [`no_storage()`].
+//! `x + BX (y + BY z)` as rocPRIM ranks them. Methods that need no storage are called without one ([`NoStorage`]).
 //!
 //! ```
 //! use cute_rs_tensor::block_io::{blocked, striped, warp_striped};
@@ -356,10 +356,13 @@ impl<T: BlockItem, M: Method, G: Group, const I: usize> Coop<T, M, G, I> {
 
     /// Compile-time checks of the parameters and of the storage's size.
     #[inline(always)]
-    fn check_storage<const N: usize>() {
+    fn check_storage<S: TempStorage<T>>() {
         const {
             let () = Self::CHECK;
-            assert!(N >= Self::STORAGE_LEN, "block_io: the temporary storage is smaller than the method's STORAGE_LEN");
+            assert!(
+                S::LEN >= Self::STORAGE_LEN,
+                "block_io: the method needs temporary storage of STORAGE_LEN elements: bind it with `with_storage(block_storage!(..))`"
+            );
         }
     }
 
@@ -552,11 +555,11 @@ impl<T: Copy> Input<T> for *const T {
 ///
 /// # Example
 /// ```no_run
-/// use cute_rs_tensor::block_io::{method, no_storage, BlockLoad, FromFn};
+/// use cute_rs_tensor::block_io::{method, BlockLoad, FromFn};
 /// # unsafe fn k(bytes: *const u8) {
 /// // u8 inputs read as f32 items.
 /// let mut items = [0f32; 4];
-/// BlockLoad::<f32, 128, 4, method::Striped>::new().load_from(FromFn(|j| *bytes.add(j) as f32), &mut items, no_storage());
+/// BlockLoad::<f32, 128, 4, method::Striped>::new().load_from(FromFn(|j| *bytes.add(j) as f32), &mut items);
 /// # }
 /// ```
 #[derive(Clone, Copy, Debug)]
@@ -573,22 +576,59 @@ impl<T, F: Fn(usize) -> T + Copy> Input<T> for FromFn<F> {
     }
 }
 
-/// The storage argument of a method that needs none ([`BlockLoad::STORAGE_LEN`] 0: `Direct`,
-/// `Striped`, `Vectorize`), so that no shared memory is declared for it (rocPRIM's overloads
-/// without `storage`). Passing it to a method that needs storage is a compile-time error ("the
-/// temporary storage is smaller than the method's STORAGE_LEN").
+/// Where a loader's temporary storage is: [`NoStorage`] (the methods that need none, rocPRIM's
+/// calls without `storage`) or a [`SharedArray`] bound with [`BlockLoad::with_storage`] /
+/// [`WarpLoad::with_storage`]. A call whose method needs more than the bound storage holds is a
+/// compile-time error.
+///
+/// ```
+/// use cute_rs_tensor::block_io::{NoStorage, TempStorage};
+/// assert_eq!(<NoStorage as TempStorage<f32>>::LEN, 0);
+/// ```
+///
+/// A transposing method called without its storage does not compile:
+///
+/// ```compile_fail,E0080
+/// use cute_rs_tensor::block_io::{method, BlockLoad};
+/// let mut items = [0u32; 4];
+/// // block_io: the method needs temporary storage of STORAGE_LEN elements: bind it with `with_storage(..)`
+/// unsafe { BlockLoad::<u32, 128, 4, method::Transpose>::new().load(core::ptr::null(), &mut items) };
+/// ```
+pub trait TempStorage<T>: Copy {
+    /// Elements it holds.
+    const LEN: usize;
+    /// Its first element (dangling when it holds none).
+    fn ptr(&self) -> *mut T;
+}
+
+/// No temporary storage: what [`BlockLoad::new`] and [`WarpLoad::new`] start with, enough for
+/// [`Direct`](method::Direct), [`Striped`](method::Striped) and [`Vectorize`](method::Vectorize).
 ///
 /// ```no_run
-/// use cute_rs_tensor::block_io::{method, no_storage, BlockLoad};
+/// use cute_rs_tensor::block_io::{method, BlockLoad};
 /// # unsafe fn k(input: *const u32) {
 /// let mut items = [0u32; 4];
-/// BlockLoad::<u32, 128, 4, method::Vectorize>::new().load(input, &mut items, no_storage());
+/// BlockLoad::<u32, 128, 4, method::Vectorize>::new().load(input, &mut items);
 /// # }
 /// ```
-#[inline(always)]
-pub fn no_storage<T: Copy>() -> SharedArray<T, 0> {
-    // SAFETY: zero elements: the methods that take it never access it (their storage length is 0).
-    unsafe { SharedArray::from_raw(core::ptr::NonNull::dangling().as_ptr()) }
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoStorage;
+
+impl<T> TempStorage<T> for NoStorage {
+    const LEN: usize = 0;
+    #[inline(always)]
+    fn ptr(&self) -> *mut T {
+        // Never accessed: the methods that run without storage need none (`STORAGE_LEN` 0).
+        core::ptr::NonNull::dangling().as_ptr()
+    }
+}
+
+impl<T: Copy, const N: usize> TempStorage<T> for SharedArray<T, N> {
+    const LEN: usize = N;
+    #[inline(always)]
+    fn ptr(&self) -> *mut T {
+        self.as_mut_ptr()
+    }
 }
 
 /// `block_load` and `block_store` for a block of `BX x BY x BZ` threads, `I` items each, of
@@ -615,13 +655,19 @@ pub fn no_storage<T: Copy>() -> SharedArray<T, 0> {
 /// // The default method is the direct one.
 /// let _: BlockLoad<f32, 128, 4> = BlockLoad::<f32, 128, 4, method::Direct>::new();
 /// ```
-pub struct BlockLoad<T, const BX: usize, const I: usize, M = method::Direct, const BY: usize = 1, const BZ: usize = 1>(
+///
+/// The temporary storage is bound to the loader, as CUB's `BlockLoad(temp_storage)`:
+/// [`new`](Self::new) has none, which the direct methods need, and
+/// [`with_storage`](Self::with_storage) binds a [`block_storage!`](crate::block_storage) for the
+/// transposing ones. The calls then take no storage argument.
+pub struct BlockLoad<T, const BX: usize, const I: usize, M = method::Direct, const BY: usize = 1, const BZ: usize = 1, S = NoStorage>(
+    S,
     PhantomData<(T, M)>,
 );
 
 /// `block_store`: the same type as [`BlockLoad`] (one value loads and stores).
-pub type BlockStore<T, const BX: usize, const I: usize, M = method::Direct, const BY: usize = 1, const BZ: usize = 1> =
-    BlockLoad<T, BX, I, M, BY, BZ>;
+pub type BlockStore<T, const BX: usize, const I: usize, M = method::Direct, const BY: usize = 1, const BZ: usize = 1, S = NoStorage> =
+    BlockLoad<T, BX, I, M, BY, BZ, S>;
 
 impl<T: BlockItem, M: Method, const BX: usize, const I: usize, const BY: usize, const BZ: usize> BlockLoad<T, BX, I, M, BY, BZ> {
     /// Elements of the block's tile, `BX * BY * BZ * I`.
@@ -637,28 +683,49 @@ impl<T: BlockItem, M: Method, const BX: usize, const I: usize, const BY: usize, 
     #[inline(always)]
     pub const fn new() -> Self {
         let () = Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::CHECK;
-        BlockLoad(PhantomData)
+        BlockLoad(NoStorage, PhantomData)
     }
+
+    /// The loader with `storage` (at least [`STORAGE_LEN`](Self::STORAGE_LEN) elements: a
+    /// compile-time error otherwise) for its calls.
+    ///
+    /// ```no_run
+    /// use cute_rs_tensor::block_io::{method, BlockLoad};
+    /// # unsafe fn k(input: *const f32) {
+    /// type Load = BlockLoad<f32, 128, 4, method::Transpose>;
+    /// let storage = cute_rs_tensor::block_storage!(BOUND_DOC: Load);
+    /// let mut items = [0f32; 4];
+    /// Load::new().with_storage(storage).load(input, &mut items);
+    /// # }
+    /// ```
+    #[inline(always)]
+    pub fn with_storage<const N: usize>(self, storage: SharedArray<T, N>) -> BlockLoad<T, BX, I, M, BY, BZ, SharedArray<T, N>> {
+        Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::check_storage::<SharedArray<T, N>>();
+        BlockLoad(storage, PhantomData)
+    }
+}
+
+impl<T: BlockItem, M: Method, const BX: usize, const I: usize, const BY: usize, const BZ: usize, S: TempStorage<T>> BlockLoad<T, BX, I, M, BY, BZ, S> {
 
     /// Loads the tile at `input` (`TILE` elements) into `items`, in the method's register
     /// arrangement (blocked; striped for [`method::Striped`]).
     ///
     /// # Safety
     /// Every thread of the block calls it (the transposing methods synchronize); `input` is valid
-    /// for `TILE` reads; `storage` is not in use by others (see the module docs on reuse).
+    /// for `TILE` reads; the bound storage is not in use by others (see the module docs on reuse).
     ///
     /// ```no_run
     /// use cute_rs_tensor::block_io::{method, BlockLoad};
     /// # unsafe fn k(input: *const i32) {
     /// let storage = cute_rs_tensor::block_storage!(LOAD_DOC: BlockLoad<i32, 128, 8, method::Transpose>);
     /// let mut items = [0i32; 8];
-    /// BlockLoad::<i32, 128, 8, method::Transpose>::new().load(input, &mut items, storage);
+    /// BlockLoad::<i32, 128, 8, method::Transpose>::new().with_storage(storage).load(input, &mut items);
     /// # }
     /// ```
     #[inline(always)]
-    pub unsafe fn load<const N: usize>(&self, input: *const T, items: &mut [T; I], storage: SharedArray<T, N>) {
-        Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::check_storage::<N>();
-        Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::load(&input, items, None, storage.as_mut_ptr())
+    pub unsafe fn load(&self, input: *const T, items: &mut [T; I]) {
+        Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::check_storage::<S>();
+        Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::load(&input, items, None, self.0.ptr())
     }
 
     /// [`load`](Self::load) reading only tile offsets `< valid`; the others become `oob`.
@@ -669,22 +736,20 @@ impl<T: BlockItem, M: Method, const BX: usize, const I: usize, const BY: usize, 
     /// ```no_run
     /// use cute_rs_tensor::block_io::{method, BlockLoad};
     /// # unsafe fn k(input: *const f32, n: usize) {
-    /// let s = cute_rs_tensor::block_storage!(GUARDED_DOC: BlockLoad<f32, 64, 4, method::Direct>);
     /// let mut items = [0f32; 4];
-    /// BlockLoad::<f32, 64, 4, method::Direct>::new().load_guarded(input, &mut items, n, f32::NAN, s);
+    /// BlockLoad::<f32, 64, 4, method::Direct>::new().load_guarded(input, &mut items, n, f32::NAN);
     /// # }
     /// ```
     #[inline(always)]
-    pub unsafe fn load_guarded<const N: usize>(
+    pub unsafe fn load_guarded(
         &self,
         input: *const T,
         items: &mut [T; I],
         valid: usize,
         oob: T,
-        storage: SharedArray<T, N>,
     ) {
-        Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::check_storage::<N>();
-        Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::load(&input, items, Some((valid, oob)), storage.as_mut_ptr())
+        Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::check_storage::<S>();
+        Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::load(&input, items, Some((valid, oob)), self.0.ptr())
     }
 
     /// [`load`](Self::load) reading only tile offsets `< valid`; the items at the other offsets
@@ -694,16 +759,16 @@ impl<T: BlockItem, M: Method, const BX: usize, const I: usize, const BY: usize, 
     /// As [`load`](Self::load), with `input` valid for `min(valid, TILE)` reads.
     ///
     /// ```no_run
-    /// use cute_rs_tensor::block_io::{method, no_storage, BlockLoad};
+    /// use cute_rs_tensor::block_io::{method, BlockLoad};
     /// # unsafe fn k(input: *const f32, n: usize) {
     /// let mut items = [-1f32; 4]; // offsets past n stay -1
-    /// BlockLoad::<f32, 64, 4, method::Striped>::new().load_valid(input, &mut items, n, no_storage());
+    /// BlockLoad::<f32, 64, 4, method::Striped>::new().load_valid(input, &mut items, n);
     /// # }
     /// ```
     #[inline(always)]
-    pub unsafe fn load_valid<const N: usize>(&self, input: *const T, items: &mut [T; I], valid: usize, storage: SharedArray<T, N>) {
-        Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::check_storage::<N>();
-        Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::load_keeping(&input, items, valid, storage.as_mut_ptr())
+    pub unsafe fn load_valid(&self, input: *const T, items: &mut [T; I], valid: usize) {
+        Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::check_storage::<S>();
+        Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::load_keeping(&input, items, valid, self.0.ptr())
     }
 
     /// [`load`](Self::load) from any [`Input`]: a pointer, or a function of the tile offset
@@ -719,13 +784,13 @@ impl<T: BlockItem, M: Method, const BX: usize, const I: usize, const BY: usize, 
     /// let storage = cute_rs_tensor::block_storage!(FROM_DOC: BlockLoad<u32, 64, 2, method::Transpose>);
     /// let mut items = [0u32; 2];
     /// // A counting input: thread t gets 2t and 2t + 1.
-    /// BlockLoad::<u32, 64, 2, method::Transpose>::new().load_from(FromFn(|j| j as u32), &mut items, storage);
+    /// BlockLoad::<u32, 64, 2, method::Transpose>::new().with_storage(storage).load_from(FromFn(|j| j as u32), &mut items);
     /// # }
     /// ```
     #[inline(always)]
-    pub unsafe fn load_from<S: Input<T>, const N: usize>(&self, input: S, items: &mut [T; I], storage: SharedArray<T, N>) {
-        Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::check_storage::<N>();
-        Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::load(&input, items, None, storage.as_mut_ptr())
+    pub unsafe fn load_from<In: Input<T>>(&self, input: In, items: &mut [T; I]) {
+        Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::check_storage::<S>();
+        Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::load(&input, items, None, self.0.ptr())
     }
 
     /// Stores `items` (in the method's register arrangement) to the tile at `output`.
@@ -737,13 +802,13 @@ impl<T: BlockItem, M: Method, const BX: usize, const I: usize, const BY: usize, 
     /// use cute_rs_tensor::block_io::{method, BlockStore};
     /// # unsafe fn k(out: *mut u32) {
     /// let s = cute_rs_tensor::block_storage!(STORE_DOC: BlockStore<u32, 64, 2, method::WarpTranspose>);
-    /// BlockStore::<u32, 64, 2, method::WarpTranspose>::new().store(out, &[1, 2], s);
+    /// BlockStore::<u32, 64, 2, method::WarpTranspose>::new().with_storage(s).store(out, &[1, 2]);
     /// # }
     /// ```
     #[inline(always)]
-    pub unsafe fn store<const N: usize>(&self, output: *mut T, items: &[T; I], storage: SharedArray<T, N>) {
-        Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::check_storage::<N>();
-        Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::store(output, items, None, storage.as_mut_ptr())
+    pub unsafe fn store(&self, output: *mut T, items: &[T; I]) {
+        Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::check_storage::<S>();
+        Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::store(output, items, None, self.0.ptr())
     }
 
     /// [`store`](Self::store) writing only tile offsets `< valid`.
@@ -754,14 +819,13 @@ impl<T: BlockItem, M: Method, const BX: usize, const I: usize, const BY: usize, 
     /// ```no_run
     /// use cute_rs_tensor::block_io::{method, BlockStore};
     /// # unsafe fn k(out: *mut u8, n: usize) {
-    /// let s = cute_rs_tensor::block_storage!(GSTORE_DOC: BlockStore<u8, 32, 7, method::Striped>);
-    /// BlockStore::<u8, 32, 7, method::Striped>::new().store_guarded(out, &[0; 7], n, s);
+    /// BlockStore::<u8, 32, 7, method::Striped>::new().store_guarded(out, &[0; 7], n);
     /// # }
     /// ```
     #[inline(always)]
-    pub unsafe fn store_guarded<const N: usize>(&self, output: *mut T, items: &[T; I], valid: usize, storage: SharedArray<T, N>) {
-        Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::check_storage::<N>();
-        Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::store(output, items, Some(valid), storage.as_mut_ptr())
+    pub unsafe fn store_guarded(&self, output: *mut T, items: &[T; I], valid: usize) {
+        Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::check_storage::<S>();
+        Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::store(output, items, Some(valid), self.0.ptr())
     }
 }
 
@@ -875,7 +939,7 @@ impl<T: BlockItem, const BX: usize, const I: usize, const BY: usize, const BZ: u
     /// warp-striped for `WarpTranspose`), with `M`'s barrier.
     #[inline(always)]
     unsafe fn exchange<M: Method, const N: usize>(&self, items: &mut [T; I], storage: SharedArray<T, N>, from_blocked: bool) {
-        Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::check_storage::<N>();
+        Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::check_storage::<SharedArray<T, N>>();
         let rank = BlockGroup::<BX, BY, BZ>::rank();
         let (blocked, other) = (Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::BLOCKED, Coop::<T, M, BlockGroup<BX, BY, BZ>, I>::MEMORY);
         let (from, to) = if from_blocked { (blocked, other) } else { (other, blocked) };
@@ -905,19 +969,25 @@ impl<T: BlockItem, const BX: usize, const I: usize, const BY: usize, const BZ: u
 /// assert_eq!(WarpLoad::<f64, 4, 16, method::Transpose>::TILE, 64);
 /// let _: WarpLoad<u32, 4> = WarpLoad::<u32, 4, 32, method::Direct>::new();
 /// ```
-pub struct WarpLoad<T, const I: usize, const W: usize = 32, M = method::Direct>(PhantomData<(T, M)>);
+///
+/// As for [`BlockLoad`], the storage (this logical warp's) is bound with
+/// [`with_storage`](Self::with_storage) where the method needs it.
+pub struct WarpLoad<T, const I: usize, const W: usize = 32, M = method::Direct, S = NoStorage>(S, PhantomData<(T, M)>);
 
 /// `warp_store`: the same type as [`WarpLoad`].
-pub type WarpStore<T, const I: usize, const W: usize = 32, M = method::Direct> = WarpLoad<T, I, W, M>;
+pub type WarpStore<T, const I: usize, const W: usize = 32, M = method::Direct, S = NoStorage> = WarpLoad<T, I, W, M, S>;
 
 impl<T: BlockItem, M: Method, const I: usize, const W: usize> WarpLoad<T, I, W, M> {
     const CHECK: () = assert!(W.is_power_of_two() && W <= 32, "warp_load: the logical warp size must be a power of two up to 32");
 
     #[inline(always)]
-    fn check_storage<const N: usize>() {
+    fn check_storage<S2: TempStorage<T>>() {
         const {
             let () = Self::CHECK;
-            assert!(N >= Self::STORAGE_LEN, "warp_load: the temporary storage is smaller than STORAGE_LEN");
+            assert!(
+                S2::LEN >= Self::STORAGE_LEN,
+                "warp_load: the method needs temporary storage of STORAGE_LEN elements: bind it with `with_storage(..)`"
+            );
         }
     }
     /// Elements of the warp's tile, `W * I`.
@@ -936,8 +1006,28 @@ impl<T: BlockItem, M: Method, const I: usize, const W: usize> WarpLoad<T, I, W, 
     #[inline(always)]
     pub const fn new() -> Self {
         let () = Self::CHECK;
-        WarpLoad(PhantomData)
+        WarpLoad(NoStorage, PhantomData)
     }
+
+    /// The loader with this warp's `storage` (at least [`STORAGE_LEN`](Self::STORAGE_LEN)
+    /// elements: a compile-time error otherwise) for its calls.
+    ///
+    /// ```no_run
+    /// use cute_rs_tensor::block_io::{method, WarpLoad};
+    /// # unsafe fn k(input: *const f32) {
+    /// let s = cute_rs_tensor::shared_array!(WARP_BOUND_DOC: [f32; 136]);
+    /// let mut items = [0f32; 4];
+    /// WarpLoad::<f32, 4, 32, method::Transpose>::new().with_storage(s).load(input, &mut items);
+    /// # }
+    /// ```
+    #[inline(always)]
+    pub fn with_storage<const N: usize>(self, storage: SharedArray<T, N>) -> WarpLoad<T, I, W, M, SharedArray<T, N>> {
+        Self::check_storage::<SharedArray<T, N>>();
+        WarpLoad(storage, PhantomData)
+    }
+}
+
+impl<T: BlockItem, M: Method, const I: usize, const W: usize, S: TempStorage<T>> WarpLoad<T, I, W, M, S> {
 
     /// Loads the warp's tile at `input` into `items` (blocked; striped for [`method::Striped`]).
     ///
@@ -950,13 +1040,13 @@ impl<T: BlockItem, M: Method, const I: usize, const W: usize> WarpLoad<T, I, W, 
     /// # unsafe fn k(input: *const f32) {
     /// let s = cute_rs_tensor::shared_array!(WARP_DOC: [f32; 136]);
     /// let mut items = [0f32; 4];
-    /// WarpLoad::<f32, 4, 32, method::Transpose>::new().load(input, &mut items, s);
+    /// WarpLoad::<f32, 4, 32, method::Transpose>::new().with_storage(s).load(input, &mut items);
     /// # }
     /// ```
     #[inline(always)]
-    pub unsafe fn load<const N: usize>(&self, input: *const T, items: &mut [T; I], storage: SharedArray<T, N>) {
-        Self::check_storage::<N>();
-        Coop::<T, WarpMethod<M>, WarpGroup<W>, I>::load(&input, items, None, storage.as_mut_ptr())
+    pub unsafe fn load(&self, input: *const T, items: &mut [T; I]) {
+        WarpLoad::<T, I, W, M>::check_storage::<S>();
+        Coop::<T, WarpMethod<M>, WarpGroup<W>, I>::load(&input, items, None, self.0.ptr())
     }
 
     /// [`load`](Self::load) reading only offsets `< valid`; the others become `oob`.
@@ -966,16 +1056,15 @@ impl<T: BlockItem, M: Method, const I: usize, const W: usize> WarpLoad<T, I, W, 
     ///
     /// ```no_run
     /// # unsafe fn k(input: *const u8) {
-    /// let s = cute_rs_tensor::shared_array!(WARPG_DOC: [u8; 1]);
     /// let mut items = [0u8; 3];
     /// cute_rs_tensor::block_io::WarpLoad::<u8, 3, 32, cute_rs_tensor::block_io::method::Striped>::new()
-    ///     .load_guarded(input, &mut items, 50, 0, s);
+    ///     .load_guarded(input, &mut items, 50, 0);
     /// # }
     /// ```
     #[inline(always)]
-    pub unsafe fn load_guarded<const N: usize>(&self, input: *const T, items: &mut [T; I], valid: usize, oob: T, storage: SharedArray<T, N>) {
-        Self::check_storage::<N>();
-        Coop::<T, WarpMethod<M>, WarpGroup<W>, I>::load(&input, items, Some((valid, oob)), storage.as_mut_ptr())
+    pub unsafe fn load_guarded(&self, input: *const T, items: &mut [T; I], valid: usize, oob: T) {
+        WarpLoad::<T, I, W, M>::check_storage::<S>();
+        Coop::<T, WarpMethod<M>, WarpGroup<W>, I>::load(&input, items, Some((valid, oob)), self.0.ptr())
     }
 
     /// [`load`](Self::load) reading only offsets `< valid`; the items at the other offsets keep
@@ -985,16 +1074,16 @@ impl<T: BlockItem, M: Method, const I: usize, const W: usize> WarpLoad<T, I, W, 
     /// As [`load`](Self::load), with `input` valid for `min(valid, TILE)` reads.
     ///
     /// ```no_run
-    /// use cute_rs_tensor::block_io::{no_storage, WarpLoad};
+    /// use cute_rs_tensor::block_io::WarpLoad;
     /// # unsafe fn k(input: *const u16) {
     /// let mut items = [7u16; 2]; // offsets from 20 on stay 7
-    /// WarpLoad::<u16, 2>::new().load_valid(input, &mut items, 20, no_storage());
+    /// WarpLoad::<u16, 2>::new().load_valid(input, &mut items, 20);
     /// # }
     /// ```
     #[inline(always)]
-    pub unsafe fn load_valid<const N: usize>(&self, input: *const T, items: &mut [T; I], valid: usize, storage: SharedArray<T, N>) {
-        Self::check_storage::<N>();
-        Coop::<T, WarpMethod<M>, WarpGroup<W>, I>::load_keeping(&input, items, valid, storage.as_mut_ptr())
+    pub unsafe fn load_valid(&self, input: *const T, items: &mut [T; I], valid: usize) {
+        WarpLoad::<T, I, W, M>::check_storage::<S>();
+        Coop::<T, WarpMethod<M>, WarpGroup<W>, I>::load_keeping(&input, items, valid, self.0.ptr())
     }
 
     /// [`load`](Self::load) from any [`Input`] (a pointer, or [`FromFn`]), as
@@ -1009,13 +1098,13 @@ impl<T: BlockItem, M: Method, const I: usize, const W: usize> WarpLoad<T, I, W, 
     /// let s = cute_rs_tensor::shared_array!(WARPF_DOC: [f32; 136]);
     /// let mut items = [0f32; 4];
     /// // Bytes converted to f32 on the way in, blocked per lane.
-    /// WarpLoad::<f32, 4, 32, method::Transpose>::new().load_from(FromFn(|j| *bytes.add(j) as f32), &mut items, s);
+    /// WarpLoad::<f32, 4, 32, method::Transpose>::new().with_storage(s).load_from(FromFn(|j| *bytes.add(j) as f32), &mut items);
     /// # }
     /// ```
     #[inline(always)]
-    pub unsafe fn load_from<S: Input<T>, const N: usize>(&self, input: S, items: &mut [T; I], storage: SharedArray<T, N>) {
-        Self::check_storage::<N>();
-        Coop::<T, WarpMethod<M>, WarpGroup<W>, I>::load(&input, items, None, storage.as_mut_ptr())
+    pub unsafe fn load_from<In: Input<T>>(&self, input: In, items: &mut [T; I]) {
+        WarpLoad::<T, I, W, M>::check_storage::<S>();
+        Coop::<T, WarpMethod<M>, WarpGroup<W>, I>::load(&input, items, None, self.0.ptr())
     }
 
     /// Stores `items` to the warp's tile at `output`.
@@ -1025,14 +1114,13 @@ impl<T: BlockItem, M: Method, const I: usize, const W: usize> WarpLoad<T, I, W, 
     ///
     /// ```no_run
     /// # unsafe fn k(out: *mut i32) {
-    /// let s = cute_rs_tensor::shared_array!(WARPS_DOC: [i32; 1]);
-    /// cute_rs_tensor::block_io::WarpStore::<i32, 2, 32, cute_rs_tensor::block_io::method::Direct>::new().store(out, &[1, 2], s);
+    /// cute_rs_tensor::block_io::WarpStore::<i32, 2, 32, cute_rs_tensor::block_io::method::Direct>::new().store(out, &[1, 2]);
     /// # }
     /// ```
     #[inline(always)]
-    pub unsafe fn store<const N: usize>(&self, output: *mut T, items: &[T; I], storage: SharedArray<T, N>) {
-        Self::check_storage::<N>();
-        Coop::<T, WarpMethod<M>, WarpGroup<W>, I>::store(output, items, None, storage.as_mut_ptr())
+    pub unsafe fn store(&self, output: *mut T, items: &[T; I]) {
+        WarpLoad::<T, I, W, M>::check_storage::<S>();
+        Coop::<T, WarpMethod<M>, WarpGroup<W>, I>::store(output, items, None, self.0.ptr())
     }
 
     /// [`store`](Self::store) writing only offsets `< valid`.
@@ -1042,14 +1130,13 @@ impl<T: BlockItem, M: Method, const I: usize, const W: usize> WarpLoad<T, I, W, 
     ///
     /// ```no_run
     /// # unsafe fn k(out: *mut i32) {
-    /// let s = cute_rs_tensor::shared_array!(WARPGS_DOC: [i32; 1]);
-    /// cute_rs_tensor::block_io::WarpStore::<i32, 2, 32, cute_rs_tensor::block_io::method::Direct>::new().store_guarded(out, &[1, 2], 5, s);
+    /// cute_rs_tensor::block_io::WarpStore::<i32, 2, 32, cute_rs_tensor::block_io::method::Direct>::new().store_guarded(out, &[1, 2], 5);
     /// # }
     /// ```
     #[inline(always)]
-    pub unsafe fn store_guarded<const N: usize>(&self, output: *mut T, items: &[T; I], valid: usize, storage: SharedArray<T, N>) {
-        Self::check_storage::<N>();
-        Coop::<T, WarpMethod<M>, WarpGroup<W>, I>::store(output, items, Some(valid), storage.as_mut_ptr())
+    pub unsafe fn store_guarded(&self, output: *mut T, items: &[T; I], valid: usize) {
+        WarpLoad::<T, I, W, M>::check_storage::<S>();
+        Coop::<T, WarpMethod<M>, WarpGroup<W>, I>::store(output, items, Some(valid), self.0.ptr())
     }
 }
 

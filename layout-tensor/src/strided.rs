@@ -115,17 +115,11 @@ impl<const R: usize> Strided<R> {
     /// assert!(Strided::row_major([2, 3]).permute([1, 1]).is_err());
     /// ```
     pub fn permute(&self, order: [usize; R]) -> Result<Strided<R>, LayoutError> {
-        let mut seen = [false; R];
+        if let Some(o) = not_in_permutation(&order, R) {
+            return Err(LayoutError::InvalidArgument { op: "permute", condition: "order must be a permutation of 0..rank", value: o as i64 });
+        }
         let mut out = *self;
         for (k, &o) in order.iter().enumerate() {
-            if o >= R || seen[o] {
-                return Err(LayoutError::InvalidArgument {
-                    op: "permute",
-                    condition: "order must be a permutation of 0..rank",
-                    value: o as i64,
-                });
-            }
-            seen[o] = true;
             out.shape[k] = self.shape[o];
             out.stride[k] = self.stride[o];
         }
@@ -261,4 +255,24 @@ impl<'a, T: crate::tensor::Element, A: AddressSpace, const R: usize> LayoutTenso
         // SAFETY: a permutation of the modes addresses the same elements.
         Ok(unsafe { self.with_layout(layout) })
     }
+}
+
+/// The first entry of `order` that keeps it from being a permutation of `0..rank` (out of range
+/// or repeated), or `None` when it is one: the check of every `order`/`dims` argument (cuTile's
+/// `order`, Triton's block-pointer `order`, a block tile's `permute`).
+pub(crate) const fn not_in_permutation(order: &[usize], rank: usize) -> Option<usize> {
+    let mut seen = 0u64;
+    let mut k = 0;
+    while k < order.len() {
+        let o = order[k];
+        if o >= rank || o >= 64 || seen & (1 << o) != 0 {
+            return Some(o);
+        }
+        seen |= 1 << o;
+        k += 1;
+    }
+    if order.len() != rank {
+        return Some(rank);
+    }
+    None
 }

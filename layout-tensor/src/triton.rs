@@ -817,14 +817,10 @@ pub unsafe fn make_block_ptr<'a, T: Element, S: StaticLayout, const N: usize, co
 /// One boundary check mask per dimension, from Triton's tuple of dimensions.
 /// `order` is a permutation of `0..R` ([`TritonError::OrderNotPermutation`] otherwise).
 pub(crate) fn check_order<const R: usize>(order: &[usize; R]) -> Result<(), TritonError> {
-    let mut seen = [false; R];
-    for &o in order {
-        if o >= R || seen[o] {
-            return Err(TritonError::OrderNotPermutation);
-        }
-        seen[o] = true;
+    match crate::strided::not_in_permutation(order, R) {
+        Some(_) => Err(TritonError::OrderNotPermutation),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// The dimensions a `boundary_check` names, as one flag per dimension.

@@ -96,16 +96,11 @@ impl<T: Copy, L: TvLayout> BlockTile<T, L> {
     #[inline(always)]
     pub fn permute<L2: TvLayout, const BYTES: usize>(&self, dims: &[usize], scratch: &Scratch<BYTES>) -> BlockTile<T, L2> {
         let mut full = [0, 1, 2, 3, 4];
-        let mut seen = [false; MAX_RANK];
-        let mut valid = dims.len() == L::RANK && L2::RANK == L::RANK;
+        let mut valid = L2::RANK == L::RANK && crate::strided::not_in_permutation(dims, L::RANK).is_none();
         let mut d = 0;
         while valid && d < L::RANK {
-            let from = dims[d];
-            valid &= from < L::RANK && !seen[from] && L2::SHAPE[d] == L::SHAPE[from];
-            if valid {
-                seen[from] = true;
-                full[d] = from;
-            }
+            valid &= L2::SHAPE[d] == L::SHAPE[dims[d]];
+            full[d] = dims[d];
             d += 1;
         }
         crate::device_assert!(valid, "permute: dims must be a permutation of the tile's dimensions, and the new layout's shape the permuted shape");

@@ -20,7 +20,6 @@
 use core::marker::PhantomData;
 
 use super::{for_each_value, thread, BlockTile, Operand, TvLayout, ValueStorage, MAX_RANK, REPLICATED};
-use crate::device::memory::L2Policy;
 use crate::tensor::{read_vec, vector_align, write_vec, Element, Global, LayoutTensor};
 use crate::triton::{hinted_size, CacheModifier, EvictionPolicy, NoCache, NoEviction, StoreCacheModifier, Volatile};
 use crate::Strided;
@@ -618,12 +617,6 @@ impl<'p, T: Element, L: TvLayout, M, O, C: CacheModifier, E: EvictionPolicy> Ptr
     pub fn volatile(self) -> PtrLoad<'p, T, L, M, O, Volatile, NoEviction> {
         PtrLoad { ptrs: self.ptrs, mask: self.mask, other: self.other, hints: PhantomData }
     }
-
-    /// One element through the configured hints.
-    #[inline(always)]
-    unsafe fn read(p: *const T, policy: Option<L2Policy>) -> T {
-        C::read::<T, E>(p, policy)
-    }
 }
 
 /// `tl.load(pointer)`: a load of each element of a pointer tile, configured with
@@ -662,7 +655,7 @@ impl<'p, T: Element, L: TvLayout, O, C: CacheModifier, E: EvictionPolicy> PtrLoa
     pub fn run(self) -> BlockTile<T, L> {
         let policy = E::policy();
         // SAFETY: the caller of `load` promised valid pointers.
-        self.ptrs.map(|p| unsafe { Self::read(p.0, policy) })
+        self.ptrs.map(|p| unsafe { C::read::<T, E>(p.0, policy) })
     }
 }
 
@@ -685,7 +678,7 @@ impl<'p, T: Element, L: TvLayout, M: Operand<bool, L>, O: Operand<T, L>, C: Cach
         for_each_value::<L>(|v| {
             out.values_mut()[v] = if mask.at(v) {
                 // SAFETY: an unmasked pointer, valid by `load`'s contract.
-                unsafe { Self::read(ptrs[v].0, policy) }
+                unsafe { C::read::<T, E>(ptrs[v].0, policy) }
             } else {
                 other.at(v)
             };

@@ -32,13 +32,13 @@ macro_rules! round_trips {
         #[kernel]
         pub fn $name(input: *const i32, output: *mut i32) {
             type L = BlockLoad<i32, BENCH_THREADS, BENCH_ITEMS, method::$m>;
-            let storage = block_storage!($name: L);
+            let io = L::new().with_storage(block_storage!($name: L));
             let base = block_idx_x() as usize * BENCH_TILE;
             let mut items = [0i32; BENCH_ITEMS];
-            L::new().load(input.add(base), &mut items, storage);
+            io.load(input.add(base), &mut items);
             // The storage is reused by the store: a block barrier first (see block_io).
             sync_threads();
-            L::new().store(output.add(base), &items, storage);
+            io.store(output.add(base), &items);
         }
     )*};
 }
@@ -57,11 +57,10 @@ round_trips! {
 #[kernel]
 pub fn bench_block_reduce_sum_f32(input: *const f32, result: *mut f32) {
     type L = BlockLoad<f32, BENCH_THREADS, BENCH_ITEMS, method::Vectorize>;
-    let storage = block_storage!(BENCH_REDUCE_LOAD: L);
     let partials = shared_array!(BENCH_REDUCE_PARTIALS: [f32; BlockReduce::<f32, BENCH_THREADS>::STORAGE_LEN]);
     let base = block_idx_x() as usize * BENCH_TILE;
     let mut items = [0f32; BENCH_ITEMS];
-    L::new().load(input.add(base), &mut items, storage);
+    L::new().load(input.add(base), &mut items);
     let mut s = 0.0;
     for i in 0..BENCH_ITEMS {
         s += items[i];

@@ -27,18 +27,18 @@ macro_rules! block_io_cases {
         #[kernel]
         pub fn $name(input: *const $t, regs: *mut $t, output: *mut $t, n: u32, oob: $t) {
             type L = BlockLoad<$t, $threads, $items, method::$m>;
-            let storage = block_storage!($name: L);
+            let io = L::new().with_storage(block_storage!($name: L));
             let b = block_idx_x() as usize;
             let base = b * L::TILE;
             let valid = (n as usize).saturating_sub(base);
             let mut items = [oob; $items];
-            L::new().load_guarded(input.wrapping_add(base), &mut items, valid, oob, storage);
+            io.load_guarded(input.wrapping_add(base), &mut items, valid, oob);
             let t = thread_idx_x() as usize;
             for i in 0..$items {
                 *regs.add((b * $threads + t) * $items + i) = items[i];
             }
             sync_threads();
-            L::new().store_guarded(output.wrapping_add(base), &items, valid, storage);
+            io.store_guarded(output.wrapping_add(base), &items, valid);
         }
     };
     (@one warp, $name:ident, $m:ident, $t:ty, $threads:literal, $items:literal) => {
@@ -51,19 +51,19 @@ macro_rules! block_io_cases {
             let all = shared_array!($name: [$t; STORE * PER_BLOCK], align 16);
             let t = thread_idx_x() as usize;
             let w = block_idx_x() as usize * PER_BLOCK + t / $threads;
-            let storage = layout_tensor::device::shared::SharedArray::<$t, STORE>::from_raw(
+            let io = L::new().with_storage(layout_tensor::device::shared::SharedArray::<$t, STORE>::from_raw(
                 all.as_mut_ptr().add((t / $threads) * STORE),
-            );
+            ));
             let base = w * L::TILE;
             let valid = (n as usize).saturating_sub(base);
             let mut items = [oob; $items];
-            L::new().load_guarded(input.wrapping_add(base), &mut items, valid, oob, storage);
+            io.load_guarded(input.wrapping_add(base), &mut items, valid, oob);
             let lane = t % $threads;
             for i in 0..$items {
                 *regs.add((w * $threads + lane) * $items + i) = items[i];
             }
             sync_threads();
-            L::new().store_guarded(output.wrapping_add(base), &items, valid, storage);
+            io.store_guarded(output.wrapping_add(base), &items, valid);
         }
     };
 }
@@ -83,7 +83,7 @@ macro_rules! exchange_kernels {
             let t = thread_idx_x() as usize;
             let (w, l) = (t / 32, t % 32);
             let mut items = [0u32; $items];
-            BlockLoad::<u32, $threads, $items, method::Direct>::new().load(input, &mut items, s);
+            BlockLoad::<u32, $threads, $items, method::Direct>::new().load(input, &mut items);
             X::new().blocked_to_striped(&mut items, s);
             for i in 0..$items {
                 *out.add(i * $threads + t) = items[i];
@@ -120,7 +120,7 @@ pub const fn block_io_3d_marker(rank: u32, i: u32) -> u32 {
 
 /// A block of 16 x 4 x 2 threads (`BlockLoad<u32, 16, 4, _, 4, 2>`, rank `x + 16 (y + 4 z)`):
 /// `Transpose` loads the tile with `load_valid` (items past `n` keep their markers) and stores it
-/// back guarded; `Direct` loads it again with `load_valid` and no storage. Registers are dumped to
+/// back guarded; `Direct` loads it again with `load_valid`, without storage. Registers are dumped to
 /// `regs[rank * 4 + i]` (`Transpose`) and `regs[512 + rank * 4 + i]` (`Direct`).
 #[kernel]
 pub fn block_io_3d_valid(input: *const u32, regs: *mut u32, output: *mut u32, n: u32) {
@@ -135,14 +135,15 @@ pub fn block_io_3d_valid(input: *const u32, regs: *mut u32, output: *mut u32, n:
         items[i] = block_io_3d_marker(rank, i as u32);
         direct[i] = block_io_3d_marker(rank, i as u32);
     }
-    Transposing::new().load_valid(input, &mut items, n as usize, storage);
-    Direct::new().load_valid(input, &mut direct, n as usize, layout_tensor::block_io::no_storage());
+    let transposing = Transposing::new().with_storage(storage);
+    transposing.load_valid(input, &mut items, n as usize);
+    Direct::new().load_valid(input, &mut direct, n as usize);
     for i in 0..4 {
         *regs.add((rank * 4) as usize + i) = items[i];
         *regs.add(512 + (rank * 4) as usize + i) = direct[i];
     }
     sync_threads();
-    Transposing::new().store_guarded(output, &items, n as usize, storage);
+    transposing.store_guarded(output, &items, n as usize);
 }
 
 /// Loads from functions of the tile offset (`FromFn`, rocPRIM's input iterators): `Transpose`
@@ -156,8 +157,8 @@ pub fn block_io_from_fn(input: *const u8, squares: *mut u32, converted: *mut f32
     let storage = block_storage!(BLOCK_IO_FROM_FN: Counting);
     let t = thread_idx_x() as usize;
     let (mut a, mut b) = ([0u32; 4], [0f32; 4]);
-    Counting::new().load_from(layout_tensor::block_io::FromFn(|j| (j * j) as u32), &mut a, storage);
-    Converting::new().load_from(layout_tensor::block_io::FromFn(|j| *input.add(j) as f32), &mut b, layout_tensor::block_io::no_storage());
+    Counting::new().with_storage(storage).load_from(layout_tensor::block_io::FromFn(|j| (j * j) as u32), &mut a);
+    Converting::new().load_from(layout_tensor::block_io::FromFn(|j| *input.add(j) as f32), &mut b);
     for i in 0..4 {
         *squares.add(t * 4 + i) = a[i];
         *converted.add(t * 4 + i) = b[i];
@@ -178,10 +179,10 @@ pub fn warp_io_from_fn_valid(input: *const u32, squares: *mut u32, kept: *mut u3
     let (w16, w32) = (t / 16, t / 32);
     let mut a = [0u32; 4];
     let mine = layout_tensor::device::shared::SharedArray::<u32, STORE>::from_raw(all.as_mut_ptr().add(w16 * STORE));
-    Counting::new().load_from(layout_tensor::block_io::FromFn(|j| ((64 * w16 + j) * (64 * w16 + j)) as u32), &mut a, mine);
+    Counting::new().with_storage(mine).load_from(layout_tensor::block_io::FromFn(|j| ((64 * w16 + j) * (64 * w16 + j)) as u32), &mut a);
     let mut b = [!(t as u32 * 2), !(t as u32 * 2 + 1)];
     let tile_valid = (valid as usize).saturating_sub(64 * w32);
-    WarpLoad::<u32, 2>::new().load_valid(input.add(64 * w32), &mut b, tile_valid, layout_tensor::block_io::no_storage());
+    WarpLoad::<u32, 2>::new().load_valid(input.add(64 * w32), &mut b, tile_valid);
     for i in 0..4 {
         *squares.add(t * 4 + i) = a[i];
     }
