@@ -423,6 +423,31 @@ fn block_hinted_copy_hints_half_and_byte_elements() {
     assert!(!body.contains(".local"), "{body}");
 }
 
+/// cuTile's `allow_tma` load at block level (`block_tma_pad`): one
+/// `cp.async.bulk.tensor.2d` per tile (the column loop keeps it once), read back from the stage
+/// with two 16-byte `ld.shared.v4` a thread and no scalar shared load; no local memory.
+#[test]
+fn block_tma_pad_loads_each_tile_with_one_tma_copy() {
+    let name = "block_tma_pad";
+    let body = kernel_body(KERNELS_PTX, name);
+    assert_eq!(occurrences(name, "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"), 1, "{body}");
+    assert_eq!(occurrences(name, "ld.shared.v4.b32"), 2, "{body}");
+    assert_eq!(occurrences(name, "ld.shared.b32"), 0, "{body}");
+    assert!(!body.contains(".local"), "{body}");
+}
+
+/// Block-pointer loads with hints (`block_ptr_pad`, `.cg` and `evict_last`): every global load,
+/// vectors and edge elements alike, is `ld.global.cg.L2::cache_hint`, with one `createpolicy`.
+#[test]
+fn block_ptr_pad_hints_every_load() {
+    let name = "block_ptr_pad";
+    let body = kernel_body(KERNELS_PTX, name);
+    assert!(occurrences(name, "ld.global.cg.L2::cache_hint.v4.b32") >= 1, "{body}");
+    assert_eq!(occurrences(name, "ld.global.cg.L2::cache_hint"), occurrences(name, "ld.global"), "{body}");
+    assert_eq!(occurrences(name, "createpolicy.fractional.L2::evict_last"), 1, "{body}");
+    assert!(!body.contains(".local"), "{body}");
+}
+
 /// Triton's block pointers (`triton_block_pad_f32`): the shape and strides are registers (no
 /// local memory: ptxas reported a 1368-byte stack frame when the pointer held a run-time
 /// `Layout`), 8 boundary-checked `ld.global.cg` and 8 stores, no division or loop.

@@ -21,7 +21,7 @@ pub fn checks() -> Vec<Check> {
             run: |g, m| check_indirect(g, m, test_kernels::block_examples::block_seed_ldst_indirect_07, 64),
         },
         Check { name: "triton/block tiles: hinted copy of f16 (evict_last, .cs) and u8 (.cg + evict_first, .wt)", run: check_hinted_copy },
-        Check { name: "triton/block tiles: block pointers (advance, boundary_check, NaN padding)", run: check_block_ptr_pad },
+        Check { name: "triton/block tiles: block pointers (advance, boundary_check, NaN padding, .cg + evict_last)", run: check_block_ptr_pad },
         Check { name: "triton/masked_copy_f32 (mask, other, .cg, evict_first)", run: check_masked_copy },
         Check { name: "triton/block_pad_f32 (block pointers, boundary_check, NaN padding)", run: check_block_pad },
         Check { name: "triton/scalar_affine_f32 (0-d loads, masked scalar, .cs + evict_first store)", run: check_scalar_affine },

@@ -32,7 +32,7 @@ use core::marker::PhantomData;
 use super::memory::{vector_width, vectorizable, Bounds};
 use super::{BlockTile, TvLayout};
 use crate::tensor::{Element, Global, LayoutTensor};
-use crate::triton::{check_dims, check_order, Float, TritonError};
+use crate::triton::{check_dims, check_order, hinted_size, CacheModifier, EvictionPolicy, Float, NoCache, NoEviction, TritonError, Volatile};
 use crate::Strided;
 
 /// A block of `L`'s tile shape at element `offsets` of a rank-`R` global array (Triton's block
@@ -168,7 +168,7 @@ impl<'a, T: Element, L: TvLayout, const R: usize> BlockPtr<'a, T, L, R> {
     /// ```
     #[inline(always)]
     pub fn load(&self) -> BlockPtrLoad<'_, 'a, T, L, R> {
-        BlockPtrLoad { ptr: self, check: [false; R], padding: T::ZERO }
+        BlockPtrLoad { ptr: self, check: [false; R], padding: T::ZERO, hints: PhantomData }
     }
 
     /// `tl.store(ptr, tile, boundary_check)`: elements outside the array along the dimensions in
@@ -221,13 +221,19 @@ impl<'a, T: Element, L: TvLayout, const R: usize> BlockPtr<'a, T, L, R> {
 }
 
 /// A block-pointer load being configured ([`BlockPtr::load`]).
-pub struct BlockPtrLoad<'p, 'a, T, L, const R: usize> {
+///
+/// # Parameters
+/// - `C`, `E`: Triton's cache modifier and eviction policy ([`triton`](crate::triton)'s
+///   markers), set with [`cache_modifier`](Self::cache_modifier) and
+///   [`eviction_policy`](Self::eviction_policy).
+pub struct BlockPtrLoad<'p, 'a, T, L, const R: usize, C = NoCache, E = NoEviction> {
     ptr: &'p BlockPtr<'a, T, L, R>,
     check: [bool; R],
     padding: T,
+    hints: PhantomData<(C, E)>,
 }
 
-impl<T: Element, L: TvLayout, const R: usize> BlockPtrLoad<'_, '_, T, L, R> {
+impl<'p, 'a, T: Element, L: TvLayout, const R: usize, C: CacheModifier, E: EvictionPolicy> BlockPtrLoad<'p, 'a, T, L, R, C, E> {
     /// `boundary_check=dims`: elements outside the array along these dimensions are not read and
     /// give the padding (zero unless [`padding_nan`](Self::padding_nan)).
     ///
@@ -278,10 +284,62 @@ impl<T: Element, L: TvLayout, const R: usize> BlockPtrLoad<'_, '_, T, L, R> {
         self
     }
 
+    /// `cache_modifier=`: as [`PtrLoad::cache_modifier`](super::PtrLoad::cache_modifier), on
+    /// every access of the block (vectors included).
+    ///
+    /// # Example
+    /// ```
+    /// # cute_rs_tensor::device::cpu::run_block(1, &|| {
+    /// use cute_rs_tensor::{blocked_layout, LayoutTensor, Strided};
+    /// use cute_rs_tensor::block_tile::make_block_ptr;
+    /// use cute_rs_tensor::triton::{Cg, EvictFirst};
+    /// blocked_layout!(B = shape [64], size_per_thread [2], threads_per_warp [32], warps_per_cta [1], order [0]);
+    /// let mut x: Vec<u16> = (0..64).collect();
+    /// let a = LayoutTensor::new(&mut x, Strided::row_major([64])).unwrap();
+    /// let p = make_block_ptr::<u16, B, 1>(&a, [62], [0]).unwrap();
+    /// let t = p.load().boundary_check(&[0]).cache_modifier(Cg).eviction_policy(EvictFirst).run();
+    /// assert_eq!(t.values(), &[62, 63]); // thread 0
+    /// # }).unwrap();
+    /// ```
+    #[inline(always)]
+    pub fn cache_modifier<C2: CacheModifier>(self, _: C2) -> BlockPtrLoad<'p, 'a, T, L, R, C2, E> {
+        hinted_size::<T>();
+        BlockPtrLoad { ptr: self.ptr, check: self.check, padding: self.padding, hints: PhantomData }
+    }
+
+    /// `eviction_policy=`: as [`PtrLoad::eviction_policy`](super::PtrLoad::eviction_policy).
+    ///
+    /// # Example
+    /// See [`cache_modifier`](Self::cache_modifier).
+    #[inline(always)]
+    pub fn eviction_policy<E2: EvictionPolicy>(self, _: E2) -> BlockPtrLoad<'p, 'a, T, L, R, C, E2> {
+        hinted_size::<T>();
+        BlockPtrLoad { ptr: self.ptr, check: self.check, padding: self.padding, hints: PhantomData }
+    }
+
+    /// `volatile=True`: volatile accesses (no eviction policy), as
+    /// [`PtrLoad::volatile`](super::PtrLoad::volatile).
+    ///
+    /// # Example
+    /// ```
+    /// # cute_rs_tensor::device::cpu::run_block(1, &|| {
+    /// use cute_rs_tensor::{blocked_layout, LayoutTensor, Strided};
+    /// use cute_rs_tensor::block_tile::make_block_ptr;
+    /// blocked_layout!(B = shape [32], size_per_thread [1], threads_per_warp [32], warps_per_cta [1], order [0]);
+    /// let mut x = vec![5i8; 40];
+    /// let a = LayoutTensor::new(&mut x, Strided::row_major([40])).unwrap();
+    /// assert_eq!(make_block_ptr::<i8, B, 1>(&a, [8], [0]).unwrap().load().volatile().run().values(), &[5]);
+    /// # }).unwrap();
+    /// ```
+    #[inline(always)]
+    pub fn volatile(self) -> BlockPtrLoad<'p, 'a, T, L, R, Volatile, NoEviction> {
+        BlockPtrLoad { ptr: self.ptr, check: self.check, padding: self.padding, hints: PhantomData }
+    }
+
     /// Runs the load.
     #[inline(always)]
     pub fn run(self) -> BlockTile<T, L> {
         let p = self.ptr;
-        BlockTile::load_in(p.ptr, &p.layout, p.offsets, &p.bounds(&self.check), p.vector(), self.padding)
+        BlockTile::load_in_with::<R, C, E>(p.ptr, &p.layout, p.offsets, &p.bounds(&self.check), p.vector(), self.padding)
     }
 }

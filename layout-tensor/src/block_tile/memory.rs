@@ -20,7 +20,7 @@
 use core::marker::PhantomData;
 
 use super::{for_each_value, thread, BlockTile, Operand, TvLayout, ValueStorage, MAX_RANK, REPLICATED};
-use crate::tensor::{read_vec, vector_align, write_vec, Element, Global, LayoutTensor};
+use crate::tensor::{read_vec, vector_align, write_vec, Element, Global, LayoutTensor, Vector};
 use crate::triton::{hinted_size, CacheModifier, EvictionPolicy, NoCache, NoEviction, StoreCacheModifier, Volatile};
 use crate::Strided;
 
@@ -213,6 +213,21 @@ impl<T: Element, L: TvLayout> BlockTile<T, L> {
     /// `padding`; runs move as vectors where `vector` says they are aligned.
     #[inline(always)]
     pub(super) fn load_in<const R: usize>(ptr: *mut T, layout: &Strided<R>, origin: [i64; R], bounds: &Bounds<R>, vector: bool, padding: T) -> Self {
+        Self::load_in_with::<R, NoCache, NoEviction>(ptr, layout, origin, bounds, vector, padding)
+    }
+
+    /// [`load_in`](Self::load_in) with Triton's cache modifier `C` and eviction policy `E` on
+    /// every access.
+    #[inline(always)]
+    pub(super) fn load_in_with<const R: usize, C: CacheModifier, E: EvictionPolicy>(
+        ptr: *mut T,
+        layout: &Strided<R>,
+        origin: [i64; R],
+        bounds: &Bounds<R>,
+        vector: bool,
+        padding: T,
+    ) -> Self {
+        let policy = E::policy();
         let base = thread_base::<L, R>(origin);
         let mut values = L::Storage::<T>::splat(padding);
         let w = vector_width::<T, L>(R);
@@ -225,7 +240,7 @@ impl<T: Element, L: TvLayout> BlockTile<T, L> {
                         if v % $w == 0 {
                             let (off, _) = element::<L, R>(&base, &bounds.lo, &bounds.hi, &layout.stride, v, $w);
                             // SAFETY: inside the array (`whole`) and aligned (`vectorizable`).
-                            let x: [T; $w] = unsafe { read_vec::<T, $w>(ptr.offset(off)) };
+                            let x = unsafe { C::read::<Vector<T, $w>, E>(ptr.offset(off) as *const Vector<T, $w>, policy).0 };
                             values.as_mut_slice()[v..v + $w].copy_from_slice(&x);
                         }
                     });
@@ -238,7 +253,7 @@ impl<T: Element, L: TvLayout> BlockTile<T, L> {
                     let (off, inside) = element::<L, R>(&base, &bounds.lo, &bounds.hi, &layout.stride, v, $w);
                     if vector && inside {
                         // SAFETY: the vector lies inside the array and is aligned (`vectorizable`).
-                        let x: [T; $w] = unsafe { read_vec::<T, $w>(ptr.offset(off)) };
+                        let x = unsafe { C::read::<Vector<T, $w>, E>(ptr.offset(off) as *const Vector<T, $w>, policy).0 };
                         values.as_mut_slice()[v..v + $w].copy_from_slice(&x);
                     } else {
                         let mut i = 0;
@@ -246,7 +261,7 @@ impl<T: Element, L: TvLayout> BlockTile<T, L> {
                             let (off, inside) = element::<L, R>(&base, &bounds.lo, &bounds.hi, &layout.stride, v + i, 1);
                             if inside {
                                 // SAFETY: inside the array.
-                                values.as_mut_slice()[v + i] = unsafe { T::read(ptr.offset(off)) };
+                                values.as_mut_slice()[v + i] = unsafe { C::read::<T, E>(ptr.offset(off), policy) };
                             }
                             i += 1;
                         }

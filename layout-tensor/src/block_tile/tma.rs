@@ -13,7 +13,7 @@
 
 use core::marker::PhantomData;
 
-use super::memory::{tile_origin, vector_width, vectorizable, Bounds};
+use super::memory::{tile_origin, vector_width, Bounds};
 use super::{thread, BlockTile, Scratch, TvLayout};
 use crate::device::sync::{fence_mbarrier_init, sync_threads, Mbarrier};
 use crate::device::tma::{fence_proxy_tensormap_acquire, tma_load_1d, tma_load_2d, tma_load_3d, tma_load_4d, tma_load_5d};
@@ -189,9 +189,11 @@ impl<T: Element + 'static, L: TvLayout> BlockTile<T, L> {
         // SAFETY: the barrier was initialized by the stage; its phase counts the stage's loads.
         unsafe { bar.wait_parity(stage.phase) };
         stage.phase ^= 1;
-        // The box is the tile, compact in C order (the array's last dimension innermost).
+        // The box is the tile, compact in C order (the array's last dimension innermost). Its runs
+        // are aligned vectors: the box starts 128 bytes into the 1024-byte-aligned scratch, and
+        // every stride is a multiple of the last extent, which the vector width divides.
         let layout = Strided::row_major(shape);
-        let vector = vectorizable(&layout, smem, vector_width::<T, L>(R));
+        let vector = vector_width::<T, L>(R) >= 2;
         Self::load_in(smem, &layout, [0; R], &Bounds { lo: [0; R], hi: shape }, vector, T::ZERO)
     }
 }

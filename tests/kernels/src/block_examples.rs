@@ -188,7 +188,8 @@ blocked_layout!(
 /// Block pointers with `boundary_check`: block `(x, y)` points at `(16 y, 64 x - 64)` of the
 /// `rows x cols` row-major `src`, advances by `(0, 64)`, loads with `boundary_check=(0, 1)` and
 /// `padding_option="nan"`, and stores at the same place of the `drows x dcols` row-major `dst`
-/// with `boundary_check=(0, 1)`: `dst` is `src` padded with NaN.
+/// with `boundary_check=(0, 1)`: `dst` is `src` padded with NaN. The load is hinted
+/// (`cache_modifier=".cg"`, `eviction_policy="evict_last"`).
 ///
 /// Preconditions: `drows >= rows`, `dcols >= cols`; grid `(dcols / 64, drows / 16)` rounded up;
 /// blocks of 128 threads.
@@ -198,7 +199,7 @@ pub fn block_ptr_pad(src: *const f32, dst: *mut f32, rows: i64, cols: i64, drows
     let dst = LayoutTensor::from_ptr(dst, Strided::row_major([drows, dcols]));
     let (by, bx) = (block_idx_y() as i64, block_idx_x() as i64);
     let Ok(before) = make_block_ptr::<f32, PadBlock, 2>(&src, [16 * by, 64 * bx - 64], [1, 0]) else { return };
-    let tile = before.advance([0, 64]).load().boundary_check(&[0, 1]).padding_nan().run();
+    let tile = before.advance([0, 64]).load().boundary_check(&[0, 1]).padding_nan().cache_modifier(Cg).eviction_policy(EvictLast).run();
     if let Ok(out) = make_block_ptr::<f32, PadBlock, 2>(&dst, [16 * by, 64 * bx], [1, 0]) {
         let _ = out.store(&tile, &[0, 1]);
     }
