@@ -240,9 +240,9 @@ pub unsafe fn fence_proxy_tensormap_acquire(desc: *const TmaDescriptor) {
 ///   swizzles: the 16-byte chunk index (address bits 4..) XORed with the 128-byte row index (bits
 ///   7..) over `B` bits, as the hardware does on the shared-memory address (which is why `dst` must
 ///   be aligned to the swizzle's period: 256, 512 or 1024 bytes); then it delivers the box's bytes
-///   to the mbarrier (`complete_tx`). Elements outside the tensor read as zero, or as NaN: all
-///   bits but the sign (`0x7fff`, `0x7fffffff`, `0x7fff_ffff_ffff_ffff`: NVIDIA's canonical NaNs,
-///   quiet NaNs in every float format of that size; the GPU checks only test that it is a NaN);
+///   to the mbarrier (`complete_tx`). Elements outside the tensor read as zero, or as NaN: the bits
+///   of [`oob_nan_bits`] (`0x7ff77ff7` for f32, as the H100 writes it; all bits but the sign for
+///   2- and 8-byte elements, quiet NaNs in every float format of that size);
 /// - a store writes the box's elements that lie inside the tensor, read from the same swizzled
 ///   shared addresses; the others are dropped.
 ///
@@ -633,6 +633,24 @@ fn check_map(
     Ok(())
 }
 
+/// The bits a TMA load writes for an element of `elem` bytes outside the tensor with a NaN fill:
+/// `0x7ff77ff7` for 4-byte elements (what the H100's copy engine writes), otherwise the positive
+/// quiet NaN with all bits but the sign set.
+///
+/// # Example
+/// ```
+/// assert_eq!(cute_rs_device::tma::oob_nan_bits(4), 0x7ff7_7ff7);
+/// assert!(f32::from_bits(cute_rs_device::tma::oob_nan_bits(4) as u32).is_nan());
+/// assert_eq!(cute_rs_device::tma::oob_nan_bits(2), 0x7fff);
+/// ```
+pub const fn oob_nan_bits(elem: usize) -> u64 {
+    if elem == 4 {
+        0x7ff7_7ff7
+    } else {
+        u64::MAX >> (65 - 8 * elem)
+    }
+}
+
 /// The CPU backend's TMA load `what`: the box at `coords` into shared memory at `dst`, then its
 /// bytes delivered to `bar` (see [`CpuTensorMap`]).
 #[cfg(not(target_arch = "nvptx64"))]
@@ -640,8 +658,7 @@ unsafe fn cpu_tma_load(dst: *mut u8, desc: *const TmaDescriptor, coords: &[i32],
     let map = CpuTensorMap::for_instruction(desc, coords, what);
     let base = map.shared_box(dst, what);
     let elem = map.elem_bytes as usize;
-    // A positive quiet NaN of the element's size (all bits but the sign).
-    let fill = if map.oob_nan != 0 { u64::MAX >> (65 - 8 * elem) } else { 0 }.to_le_bytes();
+    let fill = if map.oob_nan != 0 { oob_nan_bits(elem) } else { 0 }.to_le_bytes();
     let (window, _) = cpu::shared_window();
     map.for_each_element(coords, base, |shared, global| {
         let from = global.map_or(fill.as_ptr(), |g| g as usize as *const u8);

@@ -3,6 +3,7 @@
 
 use std::any::Any;
 
+use layout_tensor::device::tma::oob_nan_bits;
 use layout_tensor::half::{bf16, f16};
 use layout_tensor::{Element, LayoutSource, Strided};
 
@@ -41,8 +42,8 @@ impl<T: DeviceElem, const R: usize> TmaArray<'_, T, R> {
         self.tile
     }
 
-    /// What a load reads outside the array: zero, or NaN with all bits but the sign set (what
-    /// TMA writes).
+    /// What a load reads outside the array: zero, or the NaN TMA writes
+    /// (`layout_tensor::device::tma::oob_nan_bits`).
     ///
     /// # Example
     /// See [`TmaArray`].
@@ -51,13 +52,13 @@ impl<T: DeviceElem, const R: usize> TmaArray<'_, T, R> {
     }
 }
 
-/// A NaN of `T` with every bit but the sign set, as TMA fills, if `T` is a floating-point type.
+/// The NaN of `T` TMA fills with ([`oob_nan_bits`]), if `T` is a floating-point type.
 fn tma_nan<T: DeviceElem>() -> Option<T> {
     let nan: Box<dyn Any> = match T::TMA_DATA_TYPE {
-        TmaDataType::F16 => Box::new(f16::from_bits(0x7fff)),
-        TmaDataType::BF16 => Box::new(bf16::from_bits(0x7fff)),
-        TmaDataType::F32 => Box::new(f32::from_bits(u32::MAX >> 1)),
-        TmaDataType::F64 => Box::new(f64::from_bits(u64::MAX >> 1)),
+        TmaDataType::F16 => Box::new(f16::from_bits(oob_nan_bits(2) as u16)),
+        TmaDataType::BF16 => Box::new(bf16::from_bits(oob_nan_bits(2) as u16)),
+        TmaDataType::F32 => Box::new(f32::from_bits(oob_nan_bits(4) as u32)),
+        TmaDataType::F64 => Box::new(f64::from_bits(oob_nan_bits(8))),
         _ => return None,
     };
     nan.downcast::<T>().ok().map(|b| *b)

@@ -580,7 +580,7 @@ fn hinted_pointer_tiles_of_every_element_size() {
 /// TMA loads of rank `R` tiles of `L` (`BlockTile::load_tma`) over an array of `shape` with rows
 /// padded to 16 bytes (`pitch` elements for the last dimension): every tile of the grid, and
 /// tiles past each corner, read what ordinary loads with the map's padding read (NaN bit for bit:
-/// all bits but the sign, as TMA writes it), with one stage for all of them (its phase flips at
+/// `oob_nan_bits`, as TMA writes it), with one stage for all of them (its phase flips at
 /// each load). An array whose map has boxes of another shape falls back to ordinary loads.
 fn check_tma<L: TvLayout, const R: usize>(shape: [i64; R], seed: u64) {
     use cute_rs_tensor::block_scratch;
@@ -604,7 +604,7 @@ fn check_tma<L: TvLayout, const R: usize>(shape: [i64; R], seed: u64) {
     let mut other_box = tile.clone();
     other_box[R - 1] = 1; // a box of another shape than the tile's
     let other = CpuTensorMap::encode(x.as_ptr() as u64, 4, &dims, &strides, &other_box, &ones, 0, true).unwrap();
-    let nan = f32::from_bits(u32::MAX >> 1);
+    let nan = f32::from_bits(cute_rs_tensor::device::tma::oob_nan_bits(4) as u32);
     let grid: [i64; R] = core::array::from_fn(|k| (shape[k] + L::SHAPE[k] - 1) / L::SHAPE[k]);
     let (xa, ma, oa) = (x.as_ptr() as usize, &map as *const _ as usize, &other as *const _ as usize);
     run_block(L::THREADS as u32, &|| {

@@ -115,10 +115,10 @@ fn check_store_scalar(gpu: &Gpu, module: &Module, kernel: StoreKernel, threads: 
 /// infinities, -0); relaxed/acquire loads and relaxed/release stores give the weak values.
 /// `block_tma_pad` on a random 37 x 44 matrix into a poisoned 48 x 128 one, with a map for
 /// 16 x 64 boxes (TMA loads) and then one for 8 x 64 boxes (the ordinary loads it falls back to):
-/// both times the matrix with TMA's NaN (all bits but the sign) around it, bit for bit.
+/// both times the matrix with TMA's NaN (`oob_nan_bits`) around it, bit for bit.
 fn check_tma_pad(gpu: &Gpu, module: &Module) -> Result<(), String> {
     let (rows, cols, drows, dcols) = (37usize, 44usize, 48usize, 128usize);
-    let (src, want) = super::triton::padded_case(rows, cols, drows, dcols, u32::MAX >> 1);
+    let (src, want) = super::triton::padded_case(rows, cols, drows, dcols, layout_tensor::device::tma::oob_nan_bits(4) as u32);
     let d_src = gpu.upload(&src).map_err(fail("upload"))?;
     let cfg = LaunchConfig { grid: (1, (drows / 16) as u32, 1), block: (128, 1, 1), shared_mem_bytes: 0 };
     for tile in [[16, 64], [8, 64]] {
