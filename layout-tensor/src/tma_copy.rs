@@ -241,19 +241,12 @@ impl<'a, T: Element, S: StaticLayout> LayoutTensor<'a, T, Static<S>, Shared, Ful
         let () = BoxOf::<T, S, M>::CHECKED;
         const { assert!(S::MODES.rank == R, "load_tma: the coordinates need one entry per mode of the box") };
         debug_assert!(self.as_ptr() as usize % M::ALIGN == 0, "load_tma: the shared box must be aligned to the swizzle's period");
-        let dst = self.as_ptr() as *mut u8;
         let mut c = [0i32; 5];
         c[..R].copy_from_slice(&coords);
-        // SAFETY: forwarded from the caller; the copy of rank `R` reads its `R` coordinates.
+        // SAFETY: forwarded from the caller.
         unsafe {
             bar.arrive_expect_tx(BoxOf::<T, S, M>::BYTES);
-            match R {
-                1 => tma_load_1d(dst, desc, [c[0]], bar),
-                2 => tma_load_2d(dst, desc, [c[0], c[1]], bar),
-                3 => tma_load_3d(dst, desc, [c[0], c[1], c[2]], bar),
-                4 => tma_load_4d(dst, desc, [c[0], c[1], c[2], c[3]], bar),
-                _ => tma_load_5d(dst, desc, c, bar),
-            }
+            tma_load_rank::<R>(self.as_ptr() as *mut u8, desc, c, bar);
         }
     }
 
@@ -279,6 +272,25 @@ impl<'a, T: Element, S: StaticLayout> LayoutTensor<'a, T, Static<S>, Shared, Ful
     #[inline(always)]
     pub fn tma_swizzled<M: TmaSwizzle>(&self) -> TmaSwizzled<'a, T, S, M> {
         TmaSwizzled { tensor: *self, _m: PhantomData }
+    }
+}
+
+/// The TMA load of rank `R` (1 to 5) of the box at `coords` (its first `R` entries, innermost
+/// first) of the map `desc` into `dst`, completing on `bar`.
+///
+/// # Safety
+/// As [`tma_load_2d`] for rank `R`.
+#[inline(always)]
+pub(crate) unsafe fn tma_load_rank<const R: usize>(dst: *mut u8, desc: *const TmaDescriptor, c: [i32; 5], bar: &Mbarrier) {
+    // SAFETY: forwarded from the caller; the copy of rank `R` reads its `R` coordinates.
+    unsafe {
+        match R {
+            1 => tma_load_1d(dst, desc, [c[0]], bar),
+            2 => tma_load_2d(dst, desc, [c[0], c[1]], bar),
+            3 => tma_load_3d(dst, desc, [c[0], c[1], c[2]], bar),
+            4 => tma_load_4d(dst, desc, [c[0], c[1], c[2], c[3]], bar),
+            _ => tma_load_5d(dst, desc, c, bar),
+        }
     }
 }
 

@@ -16,9 +16,9 @@ use core::marker::PhantomData;
 use super::memory::{tile_origin, vector_width, Bounds};
 use super::{thread, BlockTile, Scratch, TvLayout};
 use crate::device::sync::{fence_mbarrier_init, sync_threads, Mbarrier};
-use crate::device::tma::{fence_proxy_tensormap_acquire, tma_load_1d, tma_load_2d, tma_load_3d, tma_load_4d, tma_load_5d};
+use crate::device::tma::fence_proxy_tensormap_acquire;
 use crate::tensor::Element;
-use crate::tma_copy::TmaArray;
+use crate::tma_copy::{tma_load_rank, TmaArray};
 use crate::Strided;
 
 /// Where the box starts in the scratch: past the barrier, at TMA's 128-byte alignment.
@@ -177,13 +177,7 @@ impl<T: Element + 'static, L: TvLayout> BlockTile<T, L> {
             unsafe {
                 fence_proxy_tensormap_acquire(map);
                 bar.arrive_expect_tx(bytes as u32);
-                match R {
-                    1 => tma_load_1d(dst, map, [c[0]], bar),
-                    2 => tma_load_2d(dst, map, [c[0], c[1]], bar),
-                    3 => tma_load_3d(dst, map, [c[0], c[1], c[2]], bar),
-                    4 => tma_load_4d(dst, map, [c[0], c[1], c[2], c[3]], bar),
-                    _ => tma_load_5d(dst, map, c, bar),
-                }
+                tma_load_rank::<R>(dst, map, c, bar);
             }
         }
         // SAFETY: the barrier was initialized by the stage; its phase counts the stage's loads.
