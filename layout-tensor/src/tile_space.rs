@@ -44,12 +44,11 @@
 //! `debug_assert!` and treated as [`MemoryOrder::Relaxed`].
 //!
 //! # Hints
-//! `latency` (1..=10, range-checked) and `allow_tma` are accepted and recorded, and change nothing: each thread
-//! loads its tile into registers with ordinary (vector) loads. TODO: with `allow_tma` and a
-//! tile/array pair that TMA can describe, a block-cooperative path through shared memory: the
-//! box load exists ([`LayoutTensor::load_tma`](crate::LayoutTensor::load_tma), checked by
-//! [`tma_copy::check_box`](crate::tma_copy::check_box)); what is missing is a tensor map for the
-//! array, which the arrays of cuTile's examples do not carry (the host must build it).
+//! `latency` (1..=10, range-checked) and `allow_tma` are accepted and recorded, and change nothing
+//! here: a tile space's tile is one thread's registers, loaded with ordinary (vector) loads, while
+//! TMA moves a block's tile into shared memory. cuTile's `allow_tma` is a block-level load:
+//! [`BlockTile::load_tma`](crate::block_tile::BlockTile::load_tma) from a
+//! [`TmaArray`](crate::tma_copy::TmaArray), an array that carries its tensor map.
 //!
 //! # Example (cuTile's documented 2-D "F" order load)
 //! ```
@@ -297,7 +296,8 @@ pub struct LoadOptions {
     /// `latency` hint, 1 (low DRAM traffic) to 10 (high); `None` lets the compiler infer. Accepted
     /// and range-checked by [`LoadOptions::latency`], no effect.
     pub latency: Option<u8>,
-    /// `allow_tma`; `None` means allowed. Accepted, no effect (TMA is a TODO).
+    /// `allow_tma`; `None` means allowed. Accepted, no effect on a one-thread tile (see the
+    /// module docs: block tiles load with TMA).
     pub allow_tma: Option<bool>,
     /// `memory_order`: `Weak`, `Relaxed` or `Acquire`.
     pub order: MemoryOrder,
@@ -402,7 +402,7 @@ impl LoadOptions {
 pub struct StoreOptions {
     /// `latency` hint (accepted, no effect).
     pub latency: Option<u8>,
-    /// `allow_tma` (accepted, no effect).
+    /// `allow_tma` (accepted, no effect: tiles are stored with ordinary stores).
     pub allow_tma: Option<bool>,
     /// `memory_order`: `Weak`, `Relaxed` or `Release`.
     pub order: MemoryOrder,

@@ -444,7 +444,7 @@ impl LoadCase<'_> {
             let want = match (inside, self.nan) {
                 (true, _) => data[index as usize],
                 (false, false) => 0,
-                (false, true) => 0x7fff_ffff,
+                (false, true) => crate::tma::oob_nan_bits(4) as u32,
             };
             assert_eq!(got, want, "{what}: box element {i} at byte {at} (inside: {inside})");
         }
