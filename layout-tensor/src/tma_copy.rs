@@ -372,11 +372,14 @@ impl<'a, T: Element, S: StaticLayout, M: TmaSwizzle> TmaSwizzled<'a, T, S, M> {
 /// load may use TMA (`allow_tma`). It carries the array's pointer, extents and strides (a
 /// [`Strided`] tensor, for ordinary accesses), the address of its tensor map in global memory,
 /// the extents of the box the map moves (the tile shape it was made for, in the array's order),
-/// and the value TMA writes for elements outside the array (zero or NaN, as the map says).
+/// the swizzle the box lands with in shared memory, and the value TMA writes for elements outside
+/// the array (zero or NaN, as the map says).
 ///
 /// The host makes one from a buffer, a layout and a tile shape (`Gpu::tma_array` in
 /// `cute-rs-host`, which checks every TMA condition by name); block tiles load from it with
-/// [`BlockTile::load_tma`](crate::block_tile::BlockTile::load_tma).
+/// [`BlockTile::load_tma`](crate::block_tile::BlockTile::load_tma). The operands of a product
+/// ([`dot_range_tma`](crate::block_tile::dot_range_tma)) are arrays whose boxes are the staged
+/// panels of their tiles, swizzled as the product reads them (`Gpu::tma_dot_operand`).
 ///
 /// The map's modes are the array's in reverse (TMA's mode 0 is the innermost, the array's last
 /// dimension), so the array's last stride is 1.
@@ -389,8 +392,9 @@ impl<'a, T: Element, S: StaticLayout, M: TmaSwizzle> TmaSwizzled<'a, T, S, M> {
 /// let tensor = LayoutTensor::new(&mut x, Strided::row_major([8, 12])).unwrap();
 /// // Rows of 12 floats (48 bytes), boxes of 4 rows of 8 columns, NaN outside.
 /// let map = CpuTensorMap::encode(tensor.as_ptr() as u64, 4, &[12, 8], &[48], &[8, 4], &[1, 1], 0, true).unwrap();
-/// let a = unsafe { TmaArray::from_parts(tensor, &map, [4, 8], f32::NAN) };
+/// let a = unsafe { TmaArray::from_parts(tensor, &map, [4, 8], 0, f32::NAN) };
 /// assert_eq!(a.box_shape(), [4, 8]);
+/// assert_eq!(a.swizzle_bytes(), 0);
 /// assert!(a.padding().is_nan() && a.tensor().source().shape == [8, 12]);
 /// ```
 #[repr(C)]
@@ -398,6 +402,7 @@ pub struct TmaArray<T: 'static, const R: usize> {
     tensor: LayoutTensor<'static, T, Strided<R>, Global>,
     map: *const TmaDescriptor,
     box_shape: [i64; R],
+    swizzle_bytes: u32,
     padding: T,
 }
 
@@ -410,22 +415,24 @@ impl<T: Copy + 'static, const R: usize> Copy for TmaArray<T, R> {}
 
 impl<T: Element + 'static, const R: usize> TmaArray<T, R> {
     /// The array `tensor` with the tensor map at `map`, whose boxes have extents `box_shape` (in
-    /// the array's order: `box_shape[R - 1]` is the map's innermost extent) and whose
+    /// the array's order: `box_shape[R - 1]` is the map's innermost extent), land in shared
+    /// memory with the swizzle of span `swizzle_bytes` (0: none; 32, 64 or 128), and whose
     /// out-of-bounds fill is `padding`.
     ///
     /// # Safety
     /// `map` is a tiled tensor map in global memory (64-byte aligned) of the tensor's elements,
     /// with the tensor's extents and strides reversed, boxes of `box_shape` reversed, element
-    /// strides 1, no swizzle, and the fill `padding` (zero or NaN); it lives as long as the array
-    /// is used. `Gpu::tma_array` on the host makes such a pair.
+    /// strides 1, the swizzle `swizzle_bytes`, and the fill `padding` (zero or NaN); it lives as
+    /// long as the array is used. `Gpu::tma_array` and `Gpu::tma_dot_operand` on the host make
+    /// such pairs.
     ///
     /// # Example
     /// See [`TmaArray`].
     #[inline(always)]
-    pub unsafe fn from_parts<'a>(tensor: LayoutTensor<'a, T, Strided<R>, Global>, map: *const TmaDescriptor, box_shape: [i64; R], padding: T) -> Self {
+    pub unsafe fn from_parts<'a>(tensor: LayoutTensor<'a, T, Strided<R>, Global>, map: *const TmaDescriptor, box_shape: [i64; R], swizzle_bytes: u32, padding: T) -> Self {
         // SAFETY: the lifetime is the caller's to keep (a kernel parameter's tensors are 'static).
         let tensor = unsafe { LayoutTensor::from_ptr(tensor.as_ptr(), tensor.source()) };
-        TmaArray { tensor, map, box_shape, padding }
+        TmaArray { tensor, map, box_shape, swizzle_bytes, padding }
     }
 
     /// The array as a tensor, for ordinary loads and stores.
@@ -453,6 +460,15 @@ impl<T: Element + 'static, const R: usize> TmaArray<T, R> {
     #[inline(always)]
     pub fn box_shape(&self) -> [i64; R] {
         self.box_shape
+    }
+
+    /// The span in bytes of the swizzle the boxes land with (0: none; 32, 64 or 128).
+    ///
+    /// # Example
+    /// See [`TmaArray`].
+    #[inline(always)]
+    pub fn swizzle_bytes(&self) -> u32 {
+        self.swizzle_bytes
     }
 
     /// What TMA writes for elements outside the array: zero or NaN.

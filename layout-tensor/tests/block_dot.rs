@@ -4,12 +4,18 @@
 //! column-fast layout staged element by element, one and two atoms along N), in f16 and bf16.
 //! `dot_range` (the pipelined K loop through `cp.async` copies) on the same, with 2 to 4 stages,
 //! 16-byte copies and element copies (a transposed B, a row stride that is not a multiple of 8).
+//! `dot_range_tma` (the operand tiles copied by TMA into the staged panels, through the CPU
+//! backend's tensor maps) on `mma.sync` and `wgmma` layouts, and its fallback to
+//! `dot_range_aligned` when a map's box is not the staged panel.
 //! The inputs are small integers, so every product and sum is exact and the result must equal
 //! the reference exactly.
 
 use cute_rs_tensor::atom::wgmma::{WgmmaAtom, SM90_64x128x16_F32F16F16_SS, SM90_64x64x16_F32BF16BF16_SS};
 use cute_rs_tensor::atom::{SM80_16x8x16_F32BF16BF16F32_TN as Bf16Atom, SM80_16x8x16_F32F16F16F32_TN as F16Atom, TiledMma};
-use cute_rs_tensor::block_tile::{dot, dot_range, dot_range_aligned, BlockTile, DotLayoutOf, Scratch, TvLayout};
+use cute_rs_tensor::block_tile::dot_tma::staged_box;
+use cute_rs_tensor::block_tile::{dot, dot_range, dot_range_aligned, dot_range_tma, BlockTile, DotLayout, DotLayoutOf, Scratch, TvLayout};
+use cute_rs_tensor::device::tma::CpuTensorMap;
+use cute_rs_tensor::tma_copy::TmaArray;
 use cute_rs_tensor::device::cpu::run_block;
 use cute_rs_tensor::half::{bf16, f16};
 use cute_rs_tensor::{block_scratch, blocked_layout, dot_layout, static_layout, Element, Global, LayoutTensor, Strided};
@@ -354,4 +360,91 @@ fn wgmma_operand_tiles_are_canonical() {
     let b = staged(OperandTile::<B256, false, I>::LAYOUT, RowSwizzle::<B256, I>::SWIZZLE);
     same(b, make_gmma_layout(Major::MN, WgmmaSwizzle::B128, 2, 256, 64).unwrap(), 256, 64);
     assert!(make_gmma_desc(b, 2, Major::MN, 256, 16).is_ok());
+}
+
+// `mma.sync` with operands TMA can stage: rows of at most 64 elements (128-byte swizzle).
+blocked_layout!(TmaB = shape [32, 64], size_per_thread [1, 8], threads_per_warp [4, 8], warps_per_cta [8, 1], order [1, 0]);
+dot_layout!(TmaAcc = mma TiledMma<Bf16Atom, Warps2x4>, shape [64, 64]);
+dot_layout!(TmaAccF16 = mma TiledMma<F16Atom, Warps2x4>, shape [64, 64]);
+
+/// `C = A B` for `m x k` A (row stride `lda`, a multiple of 8) and `k x n` B (row-major, `n` a
+/// multiple of 8) with one `dot_range_tma` of `STAGES` per output tile, checked exactly. With
+/// `staged`, the maps' boxes are the staged panels ([`staged_box`]) and the arrays' tensors are
+/// NaN decoys, so only the TMA path gives the product; else the maps have whole-tile boxes
+/// without swizzle, and the fallback (ordinary copies of the tensors) gives it.
+#[allow(clippy::too_many_arguments)]
+fn check_dot_range_tma<const STAGES: usize, T, LA, LB, LC>(m: i64, n: i64, k: i64, lda: i64, staged: bool, seed: u64, from: fn(f32) -> T)
+where
+    T: Element + Send + Sync + 'static,
+    LA: TvLayout,
+    LB: TvLayout,
+    LC: DotLayoutOf<T>,
+{
+    let (a32, b32) = (small_ints((m * lda) as usize, seed), small_ints((k * n) as usize, seed ^ 0x9e37));
+    let a: Vec<T> = a32.iter().enumerate().map(|(i, &x)| from(if i as i64 % lda >= k { f32::NAN } else { x })).collect();
+    let b: Vec<T> = b32.iter().map(|&x| from(x)).collect();
+    let decoy = (vec![from(f32::NAN); a.len()], vec![from(f32::NAN); b.len()]);
+    let mut c = vec![f32::NAN; (m * n) as usize];
+    let boxes = |rows: i64, cols: i64, staged_box: Option<([i64; 2], u32)>| match staged_box {
+        Some(([r, p], swizzle)) if staged => ([p as u32, r as u32], swizzle),
+        _ => ([cols.min(256) as u32, rows as u32], 0),
+    };
+    let (box_a, swizzle_a) = boxes(LA::SHAPE[0], LA::SHAPE[1], staged_box::<T, LA, <LC as DotLayout>::Instruction>());
+    let (box_b, swizzle_b) = boxes(LB::SHAPE[0], LB::SHAPE[1], staged_box::<T, LB, <LC as DotLayout>::Instruction>());
+    let map_a = CpuTensorMap::encode(a.as_ptr() as u64, 2, &[k as u64, m as u64], &[2 * lda as u64], &box_a, &[1, 1], swizzle_a, false).unwrap();
+    let map_b = CpuTensorMap::encode(b.as_ptr() as u64, 2, &[n as u64, k as u64], &[2 * n as u64], &box_b, &[1, 1], swizzle_b, false).unwrap();
+    let (tm, tn, tk) = (LC::SHAPE[0], LC::SHAPE[1], LA::SHAPE[1]);
+    let (sa, sb) = if staged { (decoy.0.as_ptr(), decoy.1.as_ptr()) } else { (a.as_ptr(), b.as_ptr()) };
+    let (sa, sb, ca, ma, mb) = (sa as usize, sb as usize, c.as_mut_ptr() as usize, &map_a as *const _ as usize, &map_b as *const _ as usize);
+    run_block(LC::THREADS as u32, &|| {
+        let scratch = block_scratch!(DOT_RANGE_TMA_CHECK, 49152);
+        // SAFETY: the vectors and maps above outlive the block; the maps describe `a` and `b`,
+        // the tensors (decoys or not) have their extents and strides.
+        let (at, bt, ct) = unsafe {
+            (
+                TmaArray::from_parts(LayoutTensor::from_ptr(sa as *mut T, Strided::new([m, k], [lda, 1])), ma as *const _, [box_a[1] as i64, box_a[0] as i64], swizzle_a, T::ZERO),
+                TmaArray::from_parts(LayoutTensor::from_ptr(sb as *mut T, Strided::row_major([k, n])), mb as *const _, [box_b[1] as i64, box_b[0] as i64], swizzle_b, T::ZERO),
+                LayoutTensor::<f32, _, Global>::from_ptr(ca as *mut f32, Strided::row_major([m, n])),
+            )
+        };
+        for i in 0..(m + tm - 1) / tm {
+            for j in 0..(n + tn - 1) / tn {
+                let steps = (k + tk - 1) / tk;
+                let acc = dot_range_tma::<STAGES, T, LA, LB, LC, 49152>(steps, &at, |kk| [i, kk], &bt, |kk| [kk, j], BlockTile::zeros(), &scratch);
+                acc.store(&ct, [i, j]);
+            }
+        }
+    })
+    .unwrap();
+    for r in 0..m {
+        for col in 0..n {
+            let want: f32 = (0..k).map(|x| a32[(r * lda + x) as usize] * b32[(x * n + col) as usize]).sum();
+            assert_eq!(c[(r * n + col) as usize], want, "C({r}, {col}) of {m} x {n} x {k}, {STAGES} stages, staged boxes {staged}");
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(6))]
+
+    #[test]
+    fn tma_products(m in 1i64..140, n8 in 1i64..34, k in 1i64..100, staged in any::<bool>(), stages in 2usize..6, seed in any::<u64>()) {
+        let (n, lda) = (8 * n8, (k + 7) / 8 * 8 + 8 * (seed % 2) as i64);
+        match stages {
+            2 => check_dot_range_tma::<2, bf16, WideA, TmaB, TmaAcc>(m, n, k, lda, staged, seed, bf16::from_f32),
+            3 => check_dot_range_tma::<3, f16, WgA, WgB, WgAcc>(m, n, k, lda, staged, seed, f16::from_f32),
+            4 => check_dot_range_tma::<4, f16, WideA, TmaB, TmaAccF16>(m, n, k, lda, staged, seed, f16::from_f32),
+            _ => check_dot_range_tma::<5, bf16, WideA, TmaB, TmaAcc>(m, n, k, lda, staged, seed, bf16::from_f32),
+        }
+    }
+}
+
+/// The staged boxes: 64-column panels with the swizzle of their rows on `wgmma`, whole rows of at
+/// most 128 bytes on `mma.sync`.
+#[test]
+fn staged_boxes_are_the_panels() {
+    assert_eq!(staged_box::<f16, WgA, <WgAcc as DotLayout>::Instruction>(), Some(([64, 32], 64)));
+    assert_eq!(staged_box::<f16, WgB, <WgAcc as DotLayout>::Instruction>(), Some(([32, 64], 128)));
+    assert_eq!(staged_box::<bf16, TmaB, <TmaAcc as DotLayout>::Instruction>(), Some(([32, 64], 128)));
+    assert_eq!(staged_box::<bf16, WideB, <WideAcc as DotLayout>::Instruction>(), None);
 }

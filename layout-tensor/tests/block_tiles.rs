@@ -610,8 +610,8 @@ fn check_tma<L: TvLayout, const R: usize>(shape: [i64; R], seed: u64) {
     run_block(L::THREADS as u32, &|| {
         // SAFETY: the vector and the maps outlive the block; the maps describe the array.
         let xt = unsafe { LayoutTensor::from_ptr(xa as *mut f32, layout) };
-        let array = unsafe { TmaArray::from_parts(xt, ma as *const _, core::array::from_fn(|k| L::SHAPE[k]), nan) };
-        let fallback = unsafe { TmaArray::from_parts(xt, oa as *const _, core::array::from_fn(|k| other_box[R - 1 - k] as i64), nan) };
+        let array = unsafe { TmaArray::from_parts(xt, ma as *const _, core::array::from_fn(|k| L::SHAPE[k]), 0, nan) };
+        let fallback = unsafe { TmaArray::from_parts(xt, oa as *const _, core::array::from_fn(|k| other_box[R - 1 - k] as i64), 0, nan) };
         let scratch = block_scratch!(TMA_TEST_STAGE, 8192);
         let mut stage = TmaStage::new(&scratch);
         let tiles: i64 = grid.iter().product();

@@ -483,7 +483,7 @@ const fn layout_of(shape: &[i64], stride: &[i64]) -> Layout {
 }
 
 /// The width of the column panels of rows `cols` long staged `panel` wide (0: whole rows).
-const fn panel_width(cols: i64, panel: i64) -> i64 {
+pub(super) const fn panel_width(cols: i64, panel: i64) -> i64 {
     if panel == 0 || cols <= panel {
         cols
     } else {
@@ -670,7 +670,7 @@ fn staged_for_wgmma<LC: DotLayout>() {
 /// The compile-time conditions of a product of `LA` and `LB` tiles into `LC` through a scratch
 /// of `BYTES` holding `STAGES` copies of both operand tiles.
 #[inline(always)]
-fn check_operands<T: Element, LA: TvLayout, LB: TvLayout, LC: DotLayoutOf<T>, const STAGES: usize, const BYTES: usize>() {
+pub(super) fn check_operands<T: Element, LA: TvLayout, LB: TvLayout, LC: DotLayoutOf<T>, const STAGES: usize, const BYTES: usize>() {
     const {
         assert!(LA::RANK == 2 && LB::RANK == 2 && LC::RANK == 2, "dot: the operand and accumulator tiles must have rank 2");
         assert!(
@@ -688,8 +688,20 @@ fn check_operands<T: Element, LA: TvLayout, LB: TvLayout, LC: DotLayoutOf<T>, co
     }
 }
 
+/// The number of slots of a ring of products into `LC`: 2 to 5, at least 3 on `wgmma`.
+#[inline(always)]
+pub(super) fn check_stages<LC: DotLayout, const STAGES: usize>() {
+    const { assert!(STAGES >= 2 && STAGES <= 5, "dot_range: STAGES must be 2 to 5") };
+    const {
+        assert!(
+            !LC::Instruction::WGMMA || STAGES >= 3,
+            "dot_range: with wgmma, STAGES must be 3 to 5 (the slots of the two steps whose products may be in flight are not refilled)"
+        )
+    };
+}
+
 /// Bytes of one stage of both operand tiles of 16-bit elements.
-const fn tile_bytes<LA: TvLayout, LB: TvLayout>() -> usize {
+pub(super) const fn tile_bytes<LA: TvLayout, LB: TvLayout>() -> usize {
     (2 * (LA::SHAPE[0] * LA::SHAPE[1] + LB::SHAPE[0] * LB::SHAPE[1])) as usize
 }
 
@@ -697,7 +709,7 @@ const fn tile_bytes<LA: TvLayout, LB: TvLayout>() -> usize {
 /// and `smem_b` (`K x N`): each warp loads its fragments with `ldmatrix`, one k-block at a time,
 /// and multiplies them with the tiled MMA's atoms.
 #[inline(always)]
-fn multiply_staged<T, LA, LB, LC>(smem_a: *mut T, smem_b: *mut T, acc: &mut BlockTile<f32, LC>)
+pub(super) fn multiply_staged<T, LA, LB, LC>(smem_a: *mut T, smem_b: *mut T, acc: &mut BlockTile<f32, LC>)
 where
     T: Element,
     LA: TvLayout,
@@ -711,9 +723,7 @@ where
         // SAFETY: the staged tiles (published by the caller's barrier after the proxy fence),
         // the whole warpgroup here; the accumulators are touched only after the wait.
         unsafe {
-            wgmma::wgmma_fence();
-            LC::Instruction::issue::<LA, LB>(generic_to_shared(smem_a), generic_to_shared(smem_b), acc.values_mut().as_mut_ptr());
-            wgmma::wgmma_commit_group();
+            issue_products::<T, LA, LB, LC>(smem_a, smem_b, acc);
             wgmma::wgmma_wait_group::<0>();
         }
         fence_accumulators(acc);
@@ -921,8 +931,7 @@ where
     /// The A and B tiles of `slot`.
     #[inline(always)]
     fn slot(&self, slot: u32) -> (*mut T, *mut T) {
-        let a = self.base.wrapping_add(slot as usize * tile_bytes::<LA, LB>() / 2);
-        (a, a.wrapping_add((LA::SHAPE[0] * LA::SHAPE[1]) as usize))
+        slot_tiles::<T, LA, LB>(self.base, slot)
     }
 
     /// This thread's copies of step `step`'s tiles into `slot`.
@@ -932,6 +941,13 @@ where
         copy_tile_async::<T, LA, LC::Instruction, ALIGNED>(self.a, (self.a_at)(step as i64), a, self.vector.0);
         copy_tile_async::<T, LB, LC::Instruction, ALIGNED>(self.b, (self.b_at)(step as i64), b, self.vector.1);
     }
+}
+
+/// The A and B tiles of slot `slot` of a ring of stages of both tiles at `base`.
+#[inline(always)]
+pub(super) fn slot_tiles<T, LA: TvLayout, LB: TvLayout>(base: *mut T, slot: u32) -> (*mut T, *mut T) {
+    let a = base.wrapping_add(slot as usize * tile_bytes::<LA, LB>() / 2);
+    (a, a.wrapping_add((LA::SHAPE[0] * LA::SHAPE[1]) as usize))
 }
 
 /// [`dot_range`] and [`dot_range_aligned`]: with `ALIGNED`, the 16-byte copies only, after a
@@ -954,13 +970,7 @@ where
     LC: DotLayoutOf<T>,
 {
     check_operands::<T, LA, LB, LC, STAGES, BYTES>();
-    const { assert!(STAGES >= 2 && STAGES <= 5, "dot_range: STAGES must be 2 to 5") };
-    const {
-        assert!(
-            !LC::Instruction::WGMMA || STAGES >= 3,
-            "dot_range: with wgmma, STAGES must be 3 to 5 (the slots of the two steps whose products may be in flight are not refilled)"
-        )
-    };
+    check_stages::<LC, STAGES>();
     // Rows of whole 16-byte vectors: the loads' condition for vectors of 8 elements.
     let vector = |t: &LayoutTensor<'_, T, Strided<2>, Global>| vectorizable(&t.source(), t.as_ptr(), 8);
     let (vector_a, vector_b) = (vector(a), vector(b));
@@ -1061,11 +1071,7 @@ where
         // SAFETY: the slot's tiles have landed and are published (fence, barrier); the whole
         // warpgroup issues; the accumulators are touched only by the products until the wait
         // after the loop.
-        unsafe {
-            wgmma::wgmma_fence();
-            LC::Instruction::issue::<LA, LB>(generic_to_shared(a), generic_to_shared(b), acc.values_mut().as_mut_ptr());
-            wgmma::wgmma_commit_group();
-        }
+        unsafe { issue_products::<T, LA, LB, LC>(a, b, acc) };
         let next = step + ahead;
         if next < steps {
             ring.load(next, next % slots);
@@ -1080,11 +1086,29 @@ where
     wait_group::<0>();
 }
 
+/// Issues and commits one group of `wgmma` products `acc += A B` of the staged tiles at `a` and
+/// `b` (not waited for).
+///
+/// # Safety
+/// The tiles are staged and visible to the async proxy; the whole warpgroup issues; the
+/// accumulators are not touched until the group is waited for.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+pub(super) unsafe fn issue_products<T, LA: TvLayout, LB: TvLayout, LC: DotLayout>(a: *mut T, b: *mut T, acc: &mut BlockTile<f32, LC>) {
+    use crate::device::mma as wgmma;
+    // SAFETY: the caller's.
+    unsafe {
+        wgmma::wgmma_fence();
+        LC::Instruction::issue::<LA, LB>(generic_to_shared(a), generic_to_shared(b), acc.values_mut().as_mut_ptr());
+        wgmma::wgmma_commit_group();
+    }
+}
+
 /// A compiler fence on each accumulator register around `wgmma` (see
 /// [`wgmma_fence_operand`](crate::device::mma::wgmma_fence_operand)).
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
-fn fence_accumulators<LC: TvLayout>(acc: &mut BlockTile<f32, LC>) {
+pub(super) fn fence_accumulators<LC: TvLayout>(acc: &mut BlockTile<f32, LC>) {
     let values = acc.values_mut();
     super::for_each_value::<LC>(|v| crate::device::mma::wgmma_fence_operand(&mut values[v]));
 }

@@ -53,6 +53,7 @@ use core::ops;
 pub mod block_ptr;
 mod convert;
 pub mod dot;
+pub mod dot_tma;
 pub mod memory;
 pub mod random;
 pub mod reduce;
@@ -61,6 +62,7 @@ mod tv;
 
 pub use block_ptr::{make_block_ptr, BlockPtr, BlockPtrLoad};
 pub use dot::{dot, dot_range, dot_range_aligned, DotLayout, DotLayoutOf};
+pub use dot_tma::dot_range_tma;
 pub use memory::{load, store, store_broadcast, store_masked, store_with, Ptr, PtrLoad, PtrStore};
 pub use random::{philox, rand, randint};
 pub use reduce::Scratch;

@@ -8,8 +8,8 @@
 //! the barrier's phase across loads.
 //!
 //! The array is a [`TmaArray`]: its tensor map is made on the host for boxes of the tile's shape.
-//! A tile of another shape is loaded with ordinary loads ([`BlockTile::load`]), as cuTile treats
-//! `allow_tma` as a hint.
+//! A tile of another shape (or an array whose boxes are swizzled) is loaded with ordinary loads
+//! ([`BlockTile::load`]), as cuTile treats `allow_tma` as a hint.
 
 use core::marker::PhantomData;
 
@@ -105,7 +105,8 @@ impl<T: Element + 'static, L: TvLayout> BlockTile<T, L> {
     /// Thread 0 issues the copy into the stage; every thread waits for it and reads its values
     /// (16-byte vectors where the layout gives runs). The block synchronizes first, so that the
     /// previous tile of the stage has been read. When the array's map is for boxes of another
-    /// shape than the tile's, the tile is loaded with [`load`](Self::load) instead.
+    /// shape than the tile's, or swizzles them, the tile is loaded with [`load`](Self::load)
+    /// instead.
     ///
     /// # Args
     /// - `array`: the array and its tensor map.
@@ -127,7 +128,7 @@ impl<T: Element + 'static, L: TvLayout> BlockTile<T, L> {
     /// let mut x: Vec<f32> = (0..6 * 12).map(|i| i as f32).collect();
     /// let tensor = LayoutTensor::new(&mut x, Strided::row_major([6, 12])).unwrap();
     /// let map = CpuTensorMap::encode(tensor.as_ptr() as u64, 4, &[12, 6], &[48], &[8, 4], &[1, 1], 0, true).unwrap();
-    /// let array = unsafe { TmaArray::from_parts(tensor, &map, [4, 8], f32::NAN) };
+    /// let array = unsafe { TmaArray::from_parts(tensor, &map, [4, 8], 0, f32::NAN) };
     /// let scratch = block_scratch!(TMA_LOAD_EXAMPLE, 256);
     /// let mut stage = TmaStage::new(&scratch);
     /// // Tile (1, 1) covers rows 4..8 and columns 8..16: thread 0 holds element (4, 8) = 56.
@@ -153,7 +154,7 @@ impl<T: Element + 'static, L: TvLayout> BlockTile<T, L> {
             same &= box_shape[d] == shape[d];
             d += 1;
         }
-        if !same {
+        if !same || array.swizzle_bytes() != 0 {
             return Self::load(&array.tensor(), index, array.padding());
         }
         let bar = stage.barrier();
