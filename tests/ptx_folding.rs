@@ -436,6 +436,21 @@ fn block_tma_pad_loads_each_tile_with_one_tma_copy() {
     assert!(!body.contains(".local"), "{body}");
 }
 
+/// 03 on `wgmma` with TMA copies (`tutorial_matmul_wgmma_f16_tma`): the operand tiles arrive by
+/// `cp.async.bulk.tensor.2d`, five a step (A's one 64-column panel, B's four), waited for on the
+/// slots' transaction barriers; the products are `wgmma`; no local memory (the 128 accumulators
+/// a thread stay in registers).
+#[test]
+fn tma_matmul_copies_each_step_with_five_tma_copies() {
+    let name = "tutorial_matmul_wgmma_f16_tma";
+    let body = kernel_body(cute_rs::TEST_KERNELS_SM90A.ptx, name);
+    let copies = body.matches("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes").count();
+    assert!(copies >= 5 && copies % 5 == 0, "{copies} TMA copies: {body}");
+    assert!(body.contains("mbarrier.try_wait.parity"), "{body}");
+    assert!(body.contains("wgmma.mma_async"), "{body}");
+    assert!(!body.contains(".local"), "{body}");
+}
+
 /// Block-pointer loads with hints (`block_ptr_pad`, `.cg` and `evict_last`): every global load,
 /// vectors and edge elements alike, is `ld.global.cg.L2::cache_hint`, with one `createpolicy`.
 #[test]

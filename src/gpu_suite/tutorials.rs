@@ -6,6 +6,8 @@
 use host::{DeviceBuffer, Gpu, KernelFn, LaunchConfig, Module};
 use layout_tensor::block_tile::{philox, random::uniform};
 use layout_tensor::half::{bf16, f16};
+use layout_tensor::tma_copy::TmaArray;
+use layout_tensor::Strided;
 use test_kernels::tutorials as k;
 
 use super::{fail, fresh_seed, random_f32, time_median_after, Bench, Check, Figure};
@@ -240,18 +242,22 @@ struct MatmulEntries<T: 'static> {
     tile: (usize, usize),
     shared: u32,
     sm90a: bool,
+    /// The entry whose operands are arrays with tensor maps (TMA copies), its K per step and its
+    /// dynamic shared memory.
+    tma: Option<(TmaMatmulKernel<T>, usize, u32)>,
 }
 
 const F16_MATMUL: MatmulEntries<f16> =
-    MatmulEntries { general: k::tutorial_matmul_f16, aligned: k::tutorial_matmul_f16_aligned, tile: (128, 128), shared: 0, sm90a: false };
+    MatmulEntries { general: k::tutorial_matmul_f16, aligned: k::tutorial_matmul_f16_aligned, tile: (128, 128), shared: 0, sm90a: false, tma: None };
 const BF16_MATMUL: MatmulEntries<bf16> =
-    MatmulEntries { general: k::tutorial_matmul_bf16, aligned: k::tutorial_matmul_bf16_aligned, tile: (128, 128), shared: 0, sm90a: false };
+    MatmulEntries { general: k::tutorial_matmul_bf16, aligned: k::tutorial_matmul_bf16_aligned, tile: (128, 128), shared: 0, sm90a: false, tma: None };
 const F16_WGMMA_MATMUL: MatmulEntries<f16> = MatmulEntries {
     general: k::tutorial_matmul_wgmma_f16,
     aligned: k::tutorial_matmul_wgmma_f16_aligned,
     tile: (128, 256),
     shared: k::WG_MATMUL_SCRATCH as u32,
     sm90a: true,
+    tma: Some((k::tutorial_matmul_wgmma_f16_tma, 64, k::WG_MATMUL_TMA_SCRATCH as u32)),
 };
 const BF16_WGMMA_MATMUL: MatmulEntries<bf16> = MatmulEntries {
     general: k::tutorial_matmul_wgmma_bf16,
@@ -259,9 +265,11 @@ const BF16_WGMMA_MATMUL: MatmulEntries<bf16> = MatmulEntries {
     tile: (128, 256),
     shared: k::WG_MATMUL_SCRATCH as u32,
     sm90a: true,
+    tma: Some((k::tutorial_matmul_wgmma_bf16_tma, 64, k::WG_MATMUL_TMA_SCRATCH as u32)),
 };
 
 type MatmulKernel<T> = KernelFn<(*const T, *const T, *mut T, i64, i64, i64, i64, i64, i64, i64, i64, i64)>;
+type TmaMatmulKernel<T> = KernelFn<(TmaArray<T, 2>, TmaArray<T, 2>, *mut T, i64, i64)>;
 
 /// An `m x k` times `k x n` product's operands and output on the device, with their strides
 /// (A row-major; B row-major or, `b_transposed`, stored as `n x k` row-major; C row-major).
@@ -290,6 +298,34 @@ impl<T: host::DeviceElem> Matmul<T> {
         let args = (&self.a, &self.b, &mut self.c, m as i64, n as i64, k as i64, k as i64, 1i64, sbk, sbn, n as i64, 1i64);
         unsafe { gpu.launch(module, kernel, blocks(grid, 256).with_shared_mem(entries.shared), args).run() }
     }
+
+    /// A and B as arrays with tensor maps for `entries`' TMA entry (its tiles: `tile.0 x
+    /// k_step`, `k_step x tile.1`), if it has one.
+    fn tma_operands<'a>(&'a self, gpu: &Gpu, entries: &MatmulEntries<T>) -> host::Result<Option<(host::TmaArray<'a, T, 2>, host::TmaArray<'a, T, 2>)>>
+    where
+        T: layout_tensor::Element,
+    {
+        let (m, n, k) = self.mnk;
+        let Some((_, k_step, _)) = entries.tma else { return Ok(None) };
+        let (m, n, k, k_step) = (m as i64, n as i64, k as i64, k_step as i64);
+        let a = gpu.tma_dot_operand(self.a.tensor(Strided::row_major([m, k]))?, [entries.tile.0 as i64, k_step])?;
+        let b = gpu.tma_dot_operand(self.b.tensor(Strided::row_major([k, n]))?, [k_step, entries.tile.1 as i64])?;
+        Ok(Some((a, b)))
+    }
+}
+
+/// Launches `entries`' TMA entry on the operands `a` and `b` (from [`Matmul::tma_operands`]) into `c`.
+fn launch_tma<T: host::DeviceElem + layout_tensor::Element>(
+    gpu: &Gpu,
+    module: &Module,
+    entries: &MatmulEntries<T>,
+    (a, b): &(host::TmaArray<'_, T, 2>, host::TmaArray<'_, T, 2>),
+    c: &mut DeviceBuffer<T>,
+    (m, n): (usize, usize),
+) -> host::Result<()> {
+    let (kernel, _, shared) = entries.tma.expect("a TMA entry");
+    let grid = m.div_ceil(entries.tile.0) * n.div_ceil(entries.tile.1);
+    unsafe { gpu.launch(module, kernel, blocks(grid, 256).with_shared_mem(shared), (a, b, c, n as i64, 1i64)).run() }
 }
 
 /// Random operands of `m x n x k` (as `T`, with their values as f64), a poisoned C.
@@ -307,7 +343,7 @@ fn matmul_buffers<T: host::DeviceElem>(gpu: &Gpu, (m, n, k): (usize, usize, usiz
     Ok((t, a.into_iter().map(to).collect(), b.into_iter().map(to).collect()))
 }
 
-fn check_matmul_of<T: host::DeviceElem>(gpu: &Gpu, module: &Module, entries: MatmulEntries<T>, name: &str, from: fn(f32) -> T, to: fn(T) -> f64, tol: f64) -> Result<(), String> {
+fn check_matmul_of<T: host::DeviceElem + layout_tensor::Element>(gpu: &Gpu, module: &Module, entries: MatmulEntries<T>, name: &str, from: fn(f32) -> T, to: fn(T) -> f64, tol: f64) -> Result<(), String> {
     let hopper = if entries.sm90a { Some(gpu.module(&crate::TEST_KERNELS_SM90A).map_err(fail("loading the sm_90a module"))?) } else { None };
     let module = hopper.as_deref().unwrap_or(module);
     // 16-byte copies (K and N multiples of 8) and element copies (ragged K or N, a transposed B).
@@ -324,6 +360,15 @@ fn check_matmul_of<T: host::DeviceElem>(gpu: &Gpu, module: &Module, entries: Mat
             (false, true) => "B row-major, aligned entry",
         };
         expect_close(&format!("{name} matmul {m}x{n}x{k} ({layout})"), &got, &want, tol)?;
+        // The TMA entry where TMA can read the operands (rows of whole 16 bytes, B row-major).
+        if t.aligned() && entries.tma.is_some() {
+            let mut c = gpu.alloc::<T>(m * n).map_err(fail("alloc"))?;
+            gpu.memset(&mut c, 0xff).map_err(fail("poison"))?;
+            let operands = t.tma_operands(gpu, &entries).map_err(fail("tma_dot_operand"))?.expect("a TMA entry");
+            launch_tma(gpu, module, &entries, &operands, &mut c, (m, n)).map_err(fail("launch"))?;
+            let got: Vec<f32> = gpu.download(&c).map_err(fail("download"))?.into_iter().map(|v| to(v) as f32).collect();
+            expect_close(&format!("{name} matmul {m}x{n}x{k} (TMA entry)"), &got, &want, tol)?;
+        }
     }
     Ok(())
 }
@@ -383,6 +428,14 @@ fn gbps(bytes: usize, ms: f32) -> f64 {
 /// Each ported tutorial at the sizes of `bench/peers/triton_tutorials.py`, in its units (GB/s of
 /// the tutorial's byte count), cold L2 as `do_bench`; softmax and layer norm through both entry
 /// points (the whole-vector one, which Triton's specialization matches, and the general one).
+/// The median time of `entries`' TMA entry on random operands of `mnk`, each run after an L2 flush.
+fn time_tma_matmul<T: host::DeviceElem + layout_tensor::Element>(gpu: &Gpu, module: &Module, flush: &mut DeviceBuffer<u8>, mnk: (usize, usize, usize), entries: MatmulEntries<T>, from: fn(f32) -> T) -> Result<f32, String> {
+    let (t, ..) = matmul_buffers(gpu, mnk, false, from, |_| 0.0)?;
+    let operands = t.tma_operands(gpu, &entries).map_err(fail("tma_dot_operand"))?.expect("a TMA entry");
+    let mut c = gpu.alloc::<T>(mnk.0 * mnk.1).map_err(fail("alloc"))?;
+    time_cold(gpu, flush, 5, 50, || launch_tma(gpu, module, &entries, &operands, &mut c, (mnk.0, mnk.1)))
+}
+
 fn bench_tutorials(gpu: &Gpu, module: &Module) -> Result<Vec<Figure>, String> {
     let mut flush = gpu.alloc::<u8>(256 << 20).map_err(fail("alloc flush"))?;
     let mut figures = Vec::new();
@@ -436,6 +489,8 @@ fn bench_tutorials(gpu: &Gpu, module: &Module) -> Result<Vec<Figure>, String> {
             let what = format!("03 matmul {size}^3 {name} ({instruction})");
             figures.push(Figure { what, value: flops / (ms as f64 * 1e-3) / 1e12, unit: "TFLOP/s" });
         }
+        let ms = if is_bf16 { time_tma_matmul(gpu, &hopper, &mut flush, mnk, BF16_WGMMA_MATMUL, bf16::from_f32)? } else { time_tma_matmul(gpu, &hopper, &mut flush, mnk, F16_WGMMA_MATMUL, f16::from_f32)? };
+        figures.push(Figure { what: format!("03 matmul {size}^3 {name} (wgmma, TMA)"), value: flops / (ms as f64 * 1e-3) / 1e12, unit: "TFLOP/s" });
     }
     Ok(figures)
 }

@@ -12,7 +12,10 @@
 //!   and multiplied on the tensor cores (`mma.sync`). The `_aligned` entries, for rows of whole
 //!   16-byte vectors, use [`dot_range_aligned`] and fit two blocks per SM. The `_wgmma` entries
 //!   (sm_90a) are the tutorial with the configuration its autotuning picks on an H100: a 128 x 256
-//!   tile, K 64 per step, loads two steps ahead, 8 warps, `tl.dot` on warpgroup MMA.
+//!   tile, K 64 per step, loads two steps ahead, 8 warps, `tl.dot` on warpgroup MMA. The `_tma`
+//!   entries take A and B as arrays with tensor maps (Triton's tensor descriptors,
+//!   `desc.load([m, k])`) and use [`dot_range_tma`]: one thread copies each step's tiles with
+//!   TMA into the panels `wgmma` reads.
 //! - 04 low-memory dropout (seeded): `where(rand(seed, offsets) > p, x / (1 - p), 0)`, 1024 per
 //!   program, 4 warps.
 //! - 05 layer norm forward: one row per program in `BLOCK` chunks (`BLOCK = min(65536 / 2,
@@ -25,9 +28,10 @@
 
 use layout_tensor::atom::wgmma::{SM90_64x256x16_F32BF16BF16_SS, SM90_64x256x16_F32F16F16_SS};
 use layout_tensor::atom::{SM80_16x8x16_F32BF16BF16F32_TN, SM80_16x8x16_F32F16F16F32_TN, TiledMma};
-use layout_tensor::block_tile::{dot_range, dot_range_aligned, rand, where_, BlockTile, Cast, DotLayoutOf, Scratch, TvLayout};
+use layout_tensor::block_tile::{dot_range, dot_range_aligned, dot_range_tma, rand, where_, BlockTile, Cast, DotLayoutOf, Scratch, TvLayout};
 use layout_tensor::device::ids::block_idx_x;
 use layout_tensor::half::{bf16, f16};
+use layout_tensor::tma_copy::TmaArray;
 use layout_tensor::{block_scratch, blocked_layout, dot_layout, kernel, static_layout, Element, LayoutTensor, Strided};
 
 /// Bytes of the block scratch of the tutorials: a reduction across 8 warps of one value per thread
@@ -185,20 +189,20 @@ unsafe fn layer_norm_row<L: TvLayout, const ALIGNED: bool>(
 }
 
 macro_rules! layer_norm_kernels {
-    ($($name:ident $aligned:ident $layout:ident $block:literal $warps:literal $threads:literal;)*) => {$(
+    ($($name:ident $aligned:ident $layout:ident $block:literal $warps:literal $threads:literal $(blocks $blocks:literal $aligned_blocks:literal)?;)*) => {$(
         blocked_layout!(
             #[doc = concat!("05: a chunk of ", $block, " f16 columns over ", $warps, " warps, 8 consecutive per thread.")]
             pub $layout = shape [1, $block], size_per_thread [1, 8], threads_per_warp [1, 32], warps_per_cta [1, $warps], order [1, 0]
         );
         #[doc = concat!("05 layer norm forward in chunks of ", $block, " columns: one row per program.")]
-        #[kernel(block($threads))]
+        #[kernel(block($threads) $(, launch_bounds($threads, $blocks))?)]
         #[allow(clippy::too_many_arguments)]
         pub fn $name(x: *const f16, y: *mut f16, w: *const f16, b: *const f16, mean: *mut f32, rstd: *mut f32, stride: i64, n_rows: i64, n_cols: i64, eps: f32) {
             let scratch = block_scratch!($name, 1024);
             layer_norm_row::<$layout, false>(x, y, w, b, mean, rstd, stride, (n_rows, n_cols), eps, &scratch);
         }
         #[doc = concat!("05 layer norm forward in chunks of ", $block, " columns, lengths and strides multiples of 8.")]
-        #[kernel(block($threads))]
+        #[kernel(block($threads) $(, launch_bounds($threads, $aligned_blocks))?)]
         #[allow(clippy::too_many_arguments)]
         pub fn $aligned(x: *const f16, y: *mut f16, w: *const f16, b: *const f16, mean: *mut f32, rstd: *mut f32, stride: i64, n_rows: i64, n_cols: i64, eps: f32) {
             let scratch = block_scratch!($aligned, 1024);
@@ -207,8 +211,8 @@ macro_rules! layer_norm_kernels {
     )*};
 }
 layer_norm_kernels! {
-    tutorial_layer_norm_1k tutorial_layer_norm_1k_aligned LayerNorm1k 1024 4 128;
-    tutorial_layer_norm_4k tutorial_layer_norm_4k_aligned LayerNorm4k 4096 8 256;
+    tutorial_layer_norm_1k tutorial_layer_norm_1k_aligned LayerNorm1k 1024 4 128 blocks 12 12;
+    tutorial_layer_norm_4k tutorial_layer_norm_4k_aligned LayerNorm4k 4096 8 256 blocks 4 5;
     tutorial_layer_norm_8k tutorial_layer_norm_8k_aligned LayerNorm8k 8192 8 256;
 }
 
@@ -269,6 +273,20 @@ dot_layout!(
     pub WgMatmulAccBf16 = wgmma SM90_64x256x16_F32BF16BF16_SS, shape [128, 256]
 );
 
+/// 03: the tile `(pid_m, pid_n)` of C (`m x n`, tiles `bm x bn`) program `block_idx_x`
+/// computes, in the tutorial's grouped ordering: consecutive programs share A's rows and sweep N.
+#[inline(always)]
+fn grouped_tile(m: i64, n: i64, bm: i64, bn: i64) -> (i64, i64) {
+    let pid = block_idx_x() as i64;
+    let (num_pid_m, num_pid_n) = ((m + bm - 1) / bm, (n + bn - 1) / bn);
+    // The divisors are at least 1 (`max(1)`, which LLVM sees): no division-by-zero panic path,
+    // whose call would make ptxas serialize the `wgmma` entries' products.
+    let num_pid_in_group = (GROUP_SIZE_M * num_pid_n).max(1);
+    let first_pid_m = pid / num_pid_in_group * GROUP_SIZE_M;
+    let group_size_m = (num_pid_m - first_pid_m).clamp(1, GROUP_SIZE_M);
+    (first_pid_m + (pid % num_pid_in_group) % group_size_m, (pid % num_pid_in_group) / group_size_m)
+}
+
 /// 03: program `block_idx_x` computes its tile of `C = A B` (`m x k` times `k x n`, the given
 /// strides, any extents: tiles past the edges load zeros and store nothing there), its tile
 /// `LC`'s shape, K `LA`'s last extent per step, through `STAGES` slots of the scratch.
@@ -293,17 +311,8 @@ unsafe fn matmul<T, LA, LB, LC, const STAGES: usize, const BYTES: usize, const A
     LB: TvLayout,
     LC: DotLayoutOf<T>,
 {
-    let (bm, bn, bk) = (LC::SHAPE[0], LC::SHAPE[1], LA::SHAPE[1]);
-    // The tutorial's grouped ordering: consecutive programs share A's rows and sweep N.
-    let pid = block_idx_x() as i64;
-    let (num_pid_m, num_pid_n) = ((m + bm - 1) / bm, (n + bn - 1) / bn);
-    // The divisors are at least 1 (`max(1)`, which LLVM sees): no division-by-zero panic path,
-    // whose call would make ptxas serialize the `wgmma` entries' products.
-    let num_pid_in_group = (GROUP_SIZE_M * num_pid_n).max(1);
-    let first_pid_m = pid / num_pid_in_group * GROUP_SIZE_M;
-    let group_size_m = (num_pid_m - first_pid_m).clamp(1, GROUP_SIZE_M);
-    let pid_m = first_pid_m + (pid % num_pid_in_group) % group_size_m;
-    let pid_n = (pid % num_pid_in_group) / group_size_m;
+    let bk = LA::SHAPE[1];
+    let (pid_m, pid_n) = grouped_tile(m, n, LC::SHAPE[0], LC::SHAPE[1]);
 
     let a = LayoutTensor::from_ptr(a as *mut T, Strided::new([m, k], [stride_am, stride_ak]));
     let b = LayoutTensor::from_ptr(b as *mut T, Strided::new([k, n], [stride_bk, stride_bn]));
@@ -375,6 +384,57 @@ macro_rules! wgmma_matmul_kernels {
         }
     )*};
 }
+/// 03 with TMA: program `block_idx_x` computes its tile of `C = A B` (`a` `m x k`, `b` `k x n`,
+/// their maps made for `LA`'s and `LB`'s tiles by `Gpu::tma_dot_operand`; C with the given
+/// strides), its tile `LC`'s shape, K `LA`'s last extent per step, through `STAGES` slots.
+///
+/// # Safety
+/// `c` holds C; every thread of the block calls it.
+#[cfg(feature = "sm90a")]
+#[inline(always)]
+unsafe fn matmul_tma<T, LA, LB, LC, const STAGES: usize, const BYTES: usize>(
+    a: &TmaArray<T, 2>,
+    b: &TmaArray<T, 2>,
+    c: *mut T,
+    (stride_cm, stride_cn): (i64, i64),
+    scratch: &Scratch<BYTES>,
+) where
+    T: Element,
+    f32: Cast<T>,
+    LA: TvLayout,
+    LB: TvLayout,
+    LC: DotLayoutOf<T>,
+{
+    let ([m, k], n) = (a.tensor().source().shape, b.tensor().source().shape[1]);
+    let (pid_m, pid_n) = grouped_tile(m, n, LC::SHAPE[0], LC::SHAPE[1]);
+    let c = LayoutTensor::from_ptr(c, Strided::new([m, n], [stride_cm, stride_cn]));
+    let steps = (k + LA::SHAPE[1] - 1) / LA::SHAPE[1];
+    let acc = dot_range_tma::<STAGES, T, LA, LB, LC, BYTES>(steps, a, |kt| [pid_m, kt], b, |kt| [kt, pid_n], BlockTile::zeros(), scratch);
+    acc.cast::<T>().store(&c, [pid_m, pid_n]);
+}
+
+/// 03 on `wgmma` with TMA: the ring's slots and their barriers, 4 (48 KiB + 8 bytes).
+pub const WG_MATMUL_TMA_SCRATCH: usize = WG_MATMUL_SCRATCH + 8 * WG_MATMUL_STAGES;
+
+/// 03 on `wgmma` with TMA copies (sm_90a): the `_wgmma` entries' configuration, A and B given
+/// as arrays with their tensor maps.
+#[cfg(feature = "sm90a")]
+macro_rules! wgmma_tma_matmul_kernels {
+    ($($name:ident $t:ty, $acc:ty;)*) => {$(
+        #[doc = concat!("03 matrix multiplication in ", stringify!($t), " on wgmma with TMA copies: one 128 x 256 tile of C per program, grouped 8 along M.")]
+        #[kernel(block(256), shared_mem(WG_MATMUL_TMA_SCRATCH as u32))]
+        pub fn $name(a: TmaArray<$t, 2>, b: TmaArray<$t, 2>, c: *mut $t, stride_cm: i64, stride_cn: i64) {
+            let scratch = block_scratch!($name, dynamic WG_MATMUL_TMA_SCRATCH);
+            matmul_tma::<$t, WgMatmulA, WgMatmulB, $acc, WG_MATMUL_STAGES, WG_MATMUL_TMA_SCRATCH>(&a, &b, c, (stride_cm, stride_cn), &scratch);
+        }
+    )*};
+}
+#[cfg(feature = "sm90a")]
+wgmma_tma_matmul_kernels! {
+    tutorial_matmul_wgmma_f16_tma f16, WgMatmulAccF16;
+    tutorial_matmul_wgmma_bf16_tma bf16, WgMatmulAccBf16;
+}
+
 #[cfg(feature = "sm90a")]
 wgmma_matmul_kernels! {
     tutorial_matmul_wgmma_f16 tutorial_matmul_wgmma_f16_aligned f16, WgMatmulAccF16;
