@@ -59,6 +59,7 @@ pub fn checks() -> Vec<Check> {
         gemm_sm90::checks,
         triton::checks,
         tutorials::checks,
+        attention::checks,
         gemm::checks,
         matmul::checks,
         sgemm::checks,
@@ -313,6 +314,7 @@ pub fn fresh_seed() -> u64 {
 }
 
 mod atomics;
+mod attention;
 mod block_io;
 mod cp_async;
 mod cublas;

@@ -14,6 +14,7 @@
 
 use layout_tensor::kernel;
 
+pub mod attention;
 pub mod bench;
 pub mod block_examples;
 pub mod block_io;
