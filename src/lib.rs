@@ -55,6 +55,7 @@ pub const TEST_KERNELS_SM90A: ModuleSource = host::module!(test_kernels, "test_k
 /// The sizes of the cuTile-style copy kernel, the demo kernels' layouts and the layouts of the
 /// `LayoutTensor` copy kernel: the test device crate's own modules (compiled for the host too).
 pub use test_kernels::{cutile_sizes, demo_layouts, tensor_copy_layouts};
+pub mod attention;
 pub mod gemm;
 pub mod gemm_f32;
 mod gemm_hopper;

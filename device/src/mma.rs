@@ -927,6 +927,31 @@ pub fn wgmma_fence_operand(x: &mut f32) {
     let _ = x;
 }
 
+/// [`wgmma_fence_operands`] for the A registers of register-A wgmmas (`k_blocks` of four): placed
+/// after the wait for those wgmmas, it keeps the registers live and unchanged until then, so that
+/// the compiler reuses none of them while the asynchronous instructions may still read them.
+///
+/// # Example
+/// ```
+/// let mut a = [[1u32, 2, 3, 4]; 2];
+/// cute_rs_device::mma::wgmma_fence_a_operands(&mut a);
+/// assert_eq!(a[1], [1, 2, 3, 4]);
+/// ```
+#[inline(always)]
+pub fn wgmma_fence_a_operands<const KB: usize>(a: &mut [[u32; 4]; KB]) {
+    for_each_unrolled_mut(a, |_, block| {
+        for x in block.iter_mut() {
+            #[cfg(target_arch = "nvptx64")]
+            // SAFETY: an empty template; the register keeps its value.
+            unsafe {
+                asm!("// wgmma A operand {0}", inout(reg32) *x, options(nostack))
+            };
+            #[cfg(not(target_arch = "nvptx64"))]
+            let _ = x;
+        }
+    });
+}
+
 
 macro_rules! wgmma_fns {
     ($( $name:ident, $general:ident, $tf32:ident, $fp8:ident, $rs:ident, $n:literal, $regs:literal, [$first:literal $(, $i:literal)* $(,)?]; )*) => {$(

@@ -1,10 +1,14 @@
-//! The production kernels of cute-rs: the GEMMs, compiled to their own PTX modules (and cubins
-//! when `ptxas` is found) by the root package's `build.rs` with `cute-rs-build`.
+//! The production kernels of cute-rs: the GEMMs and the fused attention, compiled to their own PTX
+//! modules (and cubins when `ptxas` is found) by the root package's `build.rs` with
+//! `cute-rs-build`.
 //!
 //! - `gemm`: the portable `mma.sync` GEMMs (bf16/f16 in, f32/bf16/f16 out) and, in `sgemm`, the
 //!   f32 and TF32 ones; the module `gemm` (sm_90 by default).
 //! - `gemm_sm90`: the Hopper GEMMs (TMA, wgmma, warp specialization), built only with the cargo
 //!   feature `sm90a` into the module `gemm_sm90a`.
+//! - `attention`: the portable fused attention forward on block tiles (`mma.sync`; the module
+//!   `gemm`, and the CPU backend); `attention_sm90`: the Hopper one (TMA, wgmma, warp
+//!   specialization; the module `gemm_sm90a`).
 //!
 //! Each kernel is written with [`#[kernel]`](layout_tensor::kernel): on the GPU a PTX entry of its
 //! name; on the host a `KernelFn` constant that `cute_rs_host::Gpu::launch` takes with typed
@@ -15,6 +19,9 @@
 // `asm_experimental_arch`: the f32 GEMM's shared-memory accesses in inline PTX (`sgemm`).
 #![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch))]
 
+pub mod attention;
+#[cfg(feature = "sm90a")]
+pub mod attention_sm90;
 pub mod epilogue;
 pub mod gemm;
 #[cfg(feature = "sm90a")]

@@ -1,40 +1,120 @@
-//! Fused attention forward on block tiles (`tests/kernels/src/attention.rs`, FlashAttention-2's
-//! algorithm on `mma.sync`): checked against an f64 reference on fresh random data with poisoned
-//! outputs, head dimension 64, causal and not, ragged and unequal sequence lengths (queries that
-//! see no key), and grouped-query heads.
+//! Fused attention forward through the library call ([`crate::attention::Attention`]) on both of
+//! its kernels: the Hopper one (TMA, `wgmma`, warp specialization; sm_90 only) and the portable
+//! one on block tiles (`mma.sync`; also the CPU backend). Checked against an f64 reference on
+//! fresh random data with poisoned outputs: bf16 and f16, head dimensions 64 and 128, causal and
+//! not, ragged and unequal sequence lengths (queries that see no key), grouped-query heads, and
+//! padded row strides.
 
-use host::{Gpu, KernelFn, LaunchConfig, Module};
-use layout_tensor::half::f16;
-use test_kernels::attention as k;
+use host::Gpu;
+use layout::Layout;
+use layout_tensor::half::{bf16, f16};
 
-use super::{fail, fresh_seed, random_f32, Check};
+use crate::attention::{Attention, AttentionElem, AttentionPath};
+
+use super::{fail, fresh_seed, median, random_f32, time_median, Bench, Check, Figure};
 
 pub fn checks() -> Vec<Check> {
-    vec![Check {
-        name: "attention/forward on block tiles (mma.sync; head_dim 64, causal, ragged lengths, GQA)",
-        run: check_attention,
-    }]
+    vec![
+        Check {
+            name: "attention/forward, Hopper kernel (TMA + wgmma; bf16, f16; head_dim 64, 128; causal, ragged, GQA, padded strides)",
+            run: |gpu, _| check_path(gpu, AttentionPath::Sm90),
+        },
+        Check {
+            name: "attention/forward, portable kernel on block tiles (mma.sync; f16, head_dim 64, causal, ragged, GQA)",
+            run: |gpu, _| check_path(gpu, AttentionPath::MmaSync),
+        },
+    ]
 }
 
-type AttentionKernel = KernelFn<(*const f16, *const f16, *const f16, *mut f16, *mut f32, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, f32, u32)>;
+pub fn benches() -> Vec<Bench> {
+    vec![Bench { name: "attention/forward, Hopper kernel at the sizes of the torch SDPA peer (bench/peers/torch_sdpa.py)", run: bench_attention }]
+}
+
+/// The benchmark's sizes (FlashAttention-3's): bf16, 16k tokens per batch (`batch * seqlen`),
+/// 2048 model dimensions (`heads * head_dim`), sequence lengths 512 to 16k, head dimensions 64
+/// and 128, causal and not. For each: TFLOP/s counted as FlashAttention does (`4 batch heads
+/// seqlen^2 head_dim`, halved for causal) from the kernel's median time (CUDA events), and the
+/// median time a user sees (the host call until the GPU is done).
+fn bench_attention(gpu: &Gpu, _: &host::Module) -> Result<Vec<Figure>, String> {
+    if gpu.is_cpu() || gpu.properties().compute_capability != (9, 0) {
+        return Err("the Hopper kernel needs an sm_90 GPU".to_string());
+    }
+    let mut figures = Vec::new();
+    for d in [64, 128] {
+        for causal in [false, true] {
+            for seqlen in [512, 1024, 2048, 4096, 8192, 16384] {
+                let (batch, heads) = (16384 / seqlen, 2048 / d);
+                let p = Problem { batch, heads, heads_kv: heads, seqlen_q: seqlen, seqlen_k: seqlen, d, causal, pad: 0 };
+                let ((lq, n), lse_layout) = (p.layout(false), p.lse_layout());
+                let data = |s: u64| -> Vec<bf16> { random_f32(s, n).into_iter().map(bf16::from_f32).collect() };
+                let seed = fresh_seed();
+                let (q, k, v) = (gpu.upload(&data(seed)).map_err(fail("upload"))?, gpu.upload(&data(seed ^ 1)).map_err(fail("upload"))?, gpu.upload(&data(seed ^ 2)).map_err(fail("upload"))?);
+                let mut o = gpu.alloc::<bf16>(n).map_err(fail("alloc"))?;
+                let mut lse = gpu.alloc::<f32>(batch * heads * seqlen).map_err(fail("alloc"))?;
+                let call = Attention::new().causal(causal).path(AttentionPath::Sm90);
+                let mut run = || -> host::Result<()> {
+                    let r = call.run(gpu, q.tensor(lq.clone())?, k.tensor(lq.clone())?, v.tensor(lq.clone())?, o.tensor_mut(lq.clone())?, lse.tensor_mut(lse_layout.clone())?);
+                    r.map(|_| ()).map_err(|e| host::HostError::Invalid(e.to_string()))
+                };
+                let ms = time_median(gpu, 3, 15, &mut run)?;
+                // The time a user sees: the call, then until the GPU is done.
+                let mut user = Vec::new();
+                for _ in 0..7 {
+                    let start = std::time::Instant::now();
+                    run().map_err(fail("run"))?;
+                    gpu.synchronize().map_err(fail("synchronize"))?;
+                    user.push(start.elapsed().as_secs_f32() * 1e3);
+                }
+                let flop = 4.0 * (batch * heads * d) as f64 * (seqlen * seqlen) as f64 / if causal { 2.0 } else { 1.0 };
+                let name = format!("attention bf16 d{d} seqlen {seqlen} batch {batch} heads {heads}{}", if causal { " causal" } else { "" });
+                figures.push(Figure { what: format!("{name}: ours"), value: flop / (ms as f64 * 1e-3) / 1e12, unit: "TFLOP/s" });
+                figures.push(Figure { what: format!("{name}: ours, kernel"), value: ms as f64 * 1e3, unit: "us" });
+                figures.push(Figure { what: format!("{name}: ours, call to completion"), value: median(user) as f64 * 1e3, unit: "us" });
+            }
+        }
+    }
+    Ok(figures)
+}
 
 /// One problem: `batch` sequences of `seqlen_q` queries and `seqlen_k` keys, `heads` query heads
-/// over `heads_kv` key/value heads, head dimension `d`.
+/// over `heads_kv` key/value heads, head dimension `d`; every row of Q, K, V and O `pad`
+/// elements longer than its heads.
 #[derive(Clone, Copy, Debug)]
-struct Problem {
-    batch: usize,
-    heads: usize,
-    heads_kv: usize,
-    seqlen_q: usize,
-    seqlen_k: usize,
-    d: usize,
-    causal: bool,
+pub struct Problem {
+    pub batch: usize,
+    pub heads: usize,
+    pub heads_kv: usize,
+    pub seqlen_q: usize,
+    pub seqlen_k: usize,
+    pub d: usize,
+    pub causal: bool,
+    pub pad: usize,
 }
 
-/// The reference: O (`batch, seqlen_q, heads, d`) and the natural log-sum-exp (`batch, heads,
-/// seqlen_q`) in f64 from the f16 inputs, causal masks aligned to the bottom right.
+impl Problem {
+    /// The `(batch, seqlen, heads, head_dim)` layout of Q and O (`kv`: of K and V), and the
+    /// elements its buffer holds.
+    pub fn layout(&self, kv: bool) -> (Layout, usize) {
+        let (s, h) = if kv { (self.seqlen_k, self.heads_kv) } else { (self.seqlen_q, self.heads) };
+        let row = h * self.d + self.pad;
+        let text = format!("({},{s},{h},{}):({},{row},{},1)", self.batch, self.d, s * row, self.d);
+        (Layout::parse(&text).expect("a valid layout"), self.batch * s * row)
+    }
+
+    /// The log-sum-exp's layout, `(batch, heads, seqlen_q)` contiguous.
+    pub fn lse_layout(&self) -> Layout {
+        let text = format!("({},{},{}):({},{},1)", self.batch, self.heads, self.seqlen_q, self.heads * self.seqlen_q, self.seqlen_q);
+        Layout::parse(&text).expect("a valid layout")
+    }
+}
+
+/// The reference: O (in Q's layout) and the natural log-sum-exp (`batch, heads, seqlen_q`) in f64
+/// from the 16-bit inputs, causal masks aligned to the bottom right.
 fn reference(p: &Problem, q: &[f64], k: &[f64], v: &[f64], scale: f64) -> (Vec<f64>, Vec<f64>) {
-    let (mut o, mut lse) = (vec![0.0; p.batch * p.seqlen_q * p.heads * p.d], vec![f64::NEG_INFINITY; p.batch * p.heads * p.seqlen_q]);
+    let (lq, nq) = p.layout(false);
+    let (lk, _) = p.layout(true);
+    let idx = |l: &Layout, b: usize, s: usize, h: usize, x: usize| element(l, [b, s, h, x]);
+    let (mut o, mut lse) = (vec![0.0; nq], vec![f64::NEG_INFINITY; p.batch * p.heads * p.seqlen_q]);
     let group = p.heads / p.heads_kv;
     for b in 0..p.batch {
         for h in 0..p.heads {
@@ -44,7 +124,7 @@ fn reference(p: &Problem, q: &[f64], k: &[f64], v: &[f64], scale: f64) -> (Vec<f
                 let scores: Vec<(usize, f64)> = (0..p.seqlen_k)
                     .filter(|&j| visible(j))
                     .map(|j| {
-                        let dot: f64 = (0..p.d).map(|x| q[((b * p.seqlen_q + i) * p.heads + h) * p.d + x] * k[((b * p.seqlen_k + j) * p.heads_kv + hk) * p.d + x]).sum();
+                        let dot: f64 = (0..p.d).map(|x| q[idx(&lq, b, i, h, x)] * k[idx(&lk, b, j, hk, x)]).sum();
                         (j, dot * scale)
                     })
                     .collect();
@@ -55,8 +135,8 @@ fn reference(p: &Problem, q: &[f64], k: &[f64], v: &[f64], scale: f64) -> (Vec<f
                 let sum: f64 = scores.iter().map(|s| (s.1 - max).exp()).sum();
                 lse[(b * p.heads + h) * p.seqlen_q + i] = max + sum.ln();
                 for x in 0..p.d {
-                    let out: f64 = scores.iter().map(|&(j, s)| (s - max).exp() / sum * v[((b * p.seqlen_k + j) * p.heads_kv + hk) * p.d + x]).sum();
-                    o[((b * p.seqlen_q + i) * p.heads + h) * p.d + x] = out;
+                    let out: f64 = scores.iter().map(|&(j, s)| (s - max).exp() / sum * v[idx(&lk, b, j, hk, x)]).sum();
+                    o[idx(&lq, b, i, h, x)] = out;
                 }
             }
         }
@@ -64,45 +144,128 @@ fn reference(p: &Problem, q: &[f64], k: &[f64], v: &[f64], scale: f64) -> (Vec<f
     (o, lse)
 }
 
-fn check_attention(gpu: &Gpu, module: &Module) -> Result<(), String> {
-    let problems = [
-        Problem { batch: 2, heads: 4, heads_kv: 2, seqlen_q: 77, seqlen_k: 130, d: 64, causal: false },
-        Problem { batch: 2, heads: 4, heads_kv: 2, seqlen_q: 77, seqlen_k: 130, d: 64, causal: true },
-        Problem { batch: 1, heads: 2, heads_kv: 1, seqlen_q: 150, seqlen_k: 100, d: 64, causal: true },
-        Problem { batch: 1, heads: 3, heads_kv: 3, seqlen_q: 64, seqlen_k: 64, d: 64, causal: false },
-    ];
-    for p in problems {
-        let seed = fresh_seed();
-        let half = |n: usize, s: u64| -> Vec<f16> { random_f32(s, n).into_iter().map(f16::from_f32).collect() };
-        let (q, k, v) = (half(p.batch * p.seqlen_q * p.heads * p.d, seed), half(p.batch * p.seqlen_k * p.heads_kv * p.d, seed ^ 0x51), half(p.batch * p.seqlen_k * p.heads_kv * p.d, seed ^ 0xa7));
-        let scale = 1.0 / (p.d as f32).sqrt();
-        let wide = |x: &[f16]| -> Vec<f64> { x.iter().map(|v| v.to_f64()).collect() };
-        let (want_o, want_lse) = reference(&p, &wide(&q), &wide(&k), &wide(&v), scale as f64);
-        let (dq, dk, dv) = (gpu.upload(&q).map_err(fail("upload"))?, gpu.upload(&k).map_err(fail("upload"))?, gpu.upload(&v).map_err(fail("upload"))?);
-        let mut o = gpu.alloc::<f16>(q.len()).map_err(fail("alloc"))?;
-        let mut lse = gpu.alloc::<f32>(p.batch * p.heads * p.seqlen_q).map_err(fail("alloc"))?;
-        gpu.memset(&mut o, 0xff).map_err(fail("poison"))?;
-        gpu.memset(&mut lse, 0xff).map_err(fail("poison"))?;
-        let kernel: AttentionKernel = k::attention_fwd_d64;
-        let grid = (p.seqlen_q.div_ceil(k::ATTENTION_BLOCK as usize) as u32, p.heads as u32, p.batch as u32);
-        let (hd, hkd) = ((p.heads * p.d) as i64, (p.heads_kv * p.d) as i64);
-        let args = (
-            &dq, &dk, &dv, &mut o, &mut lse,
-            p.heads as i64, p.heads_kv as i64, p.seqlen_q as i64, p.seqlen_k as i64,
-            p.seqlen_q as i64 * hd, hd, p.d as i64, p.seqlen_k as i64 * hkd, hkd, p.d as i64,
-            scale, p.causal as u32,
-        );
-        unsafe { gpu.launch(module, kernel, LaunchConfig { grid, block: (128, 1, 1), shared_mem_bytes: 0 }, args).run() }.map_err(fail("launch"))?;
-        let got_o: Vec<f64> = gpu.download(&o).map_err(fail("download"))?.iter().map(|v| v.to_f64()).collect();
-        let got_lse: Vec<f32> = gpu.download(&lse).map_err(fail("download"))?;
-        let what = format!("attention {p:?} (seed {seed})");
-        // P is rounded to f16 before `P V`, and O stored in f16.
-        if let Some(i) = (0..got_o.len()).find(|&i| !((got_o[i] - want_o[i]).abs() <= 4e-3 + 4e-3 * want_o[i].abs())) {
-            return Err(format!("{what}: O element {i} is {}, expected {}", got_o[i], want_o[i]));
+/// The offset of element `(b, s, h, x)` of a `(batch, seqlen, heads, head_dim)` layout.
+fn element(l: &Layout, c: [usize; 4]) -> usize {
+    let stride = l.stride();
+    let st = stride.leaves();
+    (0..4).map(|i| c[i] as i64 * st[i]).sum::<i64>() as usize
+}
+
+fn check_path(gpu: &Gpu, path: AttentionPath) -> Result<(), String> {
+    let p = |batch, heads, heads_kv, seqlen_q, seqlen_k, d, causal, pad| Problem { batch, heads, heads_kv, seqlen_q, seqlen_k, d, causal, pad };
+    match path {
+        AttentionPath::Sm90 => {
+            if gpu.properties().compute_capability != (9, 0) {
+                return Err("the Hopper kernel needs an sm_90 GPU".to_string());
+            }
+            let problems = [
+                p(2, 4, 2, 77, 130, 128, false, 0),
+                p(1, 2, 2, 300, 520, 128, true, 0),
+                p(1, 2, 1, 150, 100, 64, true, 8),
+                p(1, 3, 3, 256, 256, 128, true, 16),
+                p(2, 2, 2, 129, 700, 64, false, 0),
+                p(1, 4, 1, 200, 333, 64, true, 0),
+            ];
+            for problem in problems {
+                check::<bf16>(gpu, problem, path)?;
+                check::<f16>(gpu, problem, path)?;
+            }
         }
-        if let Some(i) = (0..got_lse.len()).find(|&i| !(got_lse[i] as f64 == want_lse[i] || (got_lse[i] as f64 - want_lse[i]).abs() <= 1e-4 * (1.0 + want_lse[i].abs()))) {
-            return Err(format!("{what}: lse element {i} is {}, expected {}", got_lse[i], want_lse[i]));
+        AttentionPath::MmaSync => {
+            let problems = [
+                p(2, 4, 2, 77, 130, 64, false, 0),
+                p(2, 4, 2, 77, 130, 64, true, 8),
+                p(1, 2, 1, 150, 100, 64, true, 0),
+                p(1, 3, 3, 64, 64, 64, false, 0),
+            ];
+            for problem in problems {
+                check::<f16>(gpu, problem, path)?;
+            }
         }
     }
     Ok(())
+}
+
+/// Runs problem `p` in element type `T` on `path` and compares O and the log-sum-exp with the
+/// reference.
+fn check<T: AttentionElem + CheckElem>(gpu: &Gpu, p: Problem, path: AttentionPath) -> Result<(), String> {
+    let seed = fresh_seed();
+    let ((lq, nq), (lk, nk)) = (p.layout(false), p.layout(true));
+    let data = |n: usize, s: u64| -> Vec<T> { random_f32(s, n).into_iter().map(T::from_f32).collect() };
+    let (q, k, v) = (data(nq, seed), data(nk, seed ^ 0x51), data(nk, seed ^ 0xa7));
+    let scale = 1.0 / (p.d as f32).sqrt();
+    let wide = |x: &[T]| -> Vec<f64> { x.iter().map(|v| v.to_f64()).collect() };
+    let (want_o, want_lse) = reference(&p, &wide(&q), &wide(&k), &wide(&v), scale as f64);
+    let (dq, dk, dv) = (gpu.upload(&q).map_err(fail("upload"))?, gpu.upload(&k).map_err(fail("upload"))?, gpu.upload(&v).map_err(fail("upload"))?);
+    let mut o = gpu.alloc::<T>(nq).map_err(fail("alloc"))?;
+    let mut lse = gpu.alloc::<f32>(p.batch * p.heads * p.seqlen_q).map_err(fail("alloc"))?;
+    gpu.memset(&mut o, 0xff).map_err(fail("poison"))?;
+    gpu.memset(&mut lse, 0xff).map_err(fail("poison"))?;
+    let what = format!("attention {} {p:?} on {path:?} (seed {seed})", T::NAME);
+    let took = Attention::new()
+        .causal(p.causal)
+        .path(path)
+        .run(
+            gpu,
+            dq.tensor(lq.clone()).map_err(fail("Q"))?,
+            dk.tensor(lk.clone()).map_err(fail("K"))?,
+            dv.tensor(lk.clone()).map_err(fail("V"))?,
+            o.tensor_mut(lq.clone()).map_err(fail("O"))?,
+            lse.tensor_mut(p.lse_layout()).map_err(fail("lse"))?,
+        )
+        .map_err(fail(&what))?;
+    if took != path {
+        return Err(format!("{what}: took {took:?}"));
+    }
+    gpu.synchronize().map_err(fail("synchronize"))?;
+    let got_o: Vec<f64> = gpu.download(&o).map_err(fail("download"))?.iter().map(|v| v.to_f64()).collect();
+    let got_lse: Vec<f32> = gpu.download(&lse).map_err(fail("download"))?;
+    // Only O's elements (the padding stays poisoned); P is rounded to T before `P V`, and O
+    // stored in T.
+    let tol = T::TOLERANCE;
+    for b in 0..p.batch {
+        for s in 0..p.seqlen_q {
+            for h in 0..p.heads {
+                for x in 0..p.d {
+                    let i = element(&lq, [b, s, h, x]);
+                    if !((got_o[i] - want_o[i]).abs() <= tol + tol * want_o[i].abs()) {
+                        return Err(format!("{what}: O[{b}, {s}, {h}, {x}] is {}, expected {}", got_o[i], want_o[i]));
+                    }
+                }
+            }
+        }
+    }
+    if let Some(i) = (0..got_lse.len()).find(|&i| !(got_lse[i] as f64 == want_lse[i] || (got_lse[i] as f64 - want_lse[i]).abs() <= 1e-4 * (1.0 + want_lse[i].abs()))) {
+        return Err(format!("{what}: lse element {i} is {}, expected {}", got_lse[i], want_lse[i]));
+    }
+    Ok(())
+}
+
+/// The element types the check draws data in, and O's tolerance: that of P rounded to the type
+/// before `P V` and of O stored in it.
+pub trait CheckElem: Copy {
+    /// Relative and absolute tolerance of O.
+    const TOLERANCE: f64;
+    fn from_f32(x: f32) -> Self;
+    fn to_f64(self) -> f64;
+}
+
+impl CheckElem for f16 {
+    const TOLERANCE: f64 = 4e-3;
+    fn from_f32(x: f32) -> Self {
+        f16::from_f32(x)
+    }
+    fn to_f64(self) -> f64 {
+        f16::to_f64(self)
+    }
+}
+
+impl CheckElem for bf16 {
+    const TOLERANCE: f64 = 1.6e-2;
+    fn from_f32(x: f32) -> Self {
+        bf16::from_f32(x)
+    }
+    fn to_f64(self) -> f64 {
+        bf16::to_f64(self)
+    }
 }

@@ -1073,3 +1073,33 @@ pub unsafe fn gemm<W: WgmmaAtom, const KB: u32, const R: usize>(a: SmemOperand, 
         unsafe { W::call(a.k_block(k), b.k_block(k), acc.as_mut_ptr(), accumulate || k > 0) };
     }
 }
+
+/// `C = A B + (accumulate ? C : 0)` over `KB` k-blocks with A in registers and B in shared memory,
+/// with the register-A wgmma atom `W` (CuTe's `gemm(tiled_mma, tCrA, tCrB, tCrC)` for an RS
+/// wgmma): `a` holds this thread's A values of each k-block packed in pairs (as
+/// [`accumulators_as_a`] makes them from a previous product's accumulators), `b` B's tile. The
+/// first k-block scales C by `accumulate`, the others accumulate. Asynchronous, as for [`gemm`]:
+/// the caller fences before, commits and waits after.
+///
+/// # Safety
+/// Those of [`WgmmaRsAtom::call`] for each k-block; `acc` holds this thread's `W::VALUES_C`
+/// accumulators (`R == W::VALUES_C`, checked at compile time); `a`'s registers stay untouched
+/// until the wgmmas complete.
+///
+/// # Example
+/// ```ignore
+/// // O += P V: P (64 x 128) from the accumulators of S = Q K^T, V (128 x 128) MN-major.
+/// let p = accumulators_as_a::<8, 64, false>(&s);
+/// wgmma_fence();
+/// gemm_rs::<SM90_64x128x16_F32BF16BF16_RS<KMajor, MnMajor>, 8, 64>(&p, V_DESC.operand(v0, 0), &mut o, true);
+/// wgmma_commit_group();
+/// wgmma_wait_group::<0>();
+/// ```
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+pub unsafe fn gemm_rs<W: WgmmaRsAtom, const KB: usize, const R: usize>(a: &[[u32; 4]; KB], b: SmemOperand, acc: &mut [f32; R], accumulate: bool) {
+    const { assert!(R == W::VALUES_C, "the accumulators must be the atom's VALUES_C values") };
+    for (k, a) in a.iter().enumerate() {
+        unsafe { W::call(*a, b.k_block(k as u32), acc.as_mut_ptr(), accumulate || k > 0) };
+    }
+}

@@ -14,7 +14,6 @@
 
 use layout_tensor::kernel;
 
-pub mod attention;
 pub mod bench;
 pub mod block_examples;
 pub mod block_io;

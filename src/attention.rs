@@ -1,0 +1,444 @@
+//! Fused attention forward as one library call on tensors: [`Attention`] computes
+//! `O = softmax(scale * Q K^T + mask) V` and the log-sum-exp of each query's scaled scores, for
+//! Q, K, V and O given as device tensors with layouts.
+//!
+//! Q and O are `(batch, seqlen_q, heads, head_dim)`, K and V `(batch, seqlen_k, heads_kv,
+//! head_dim)`, with any strides whose head dimension is contiguous (stride 1); the log-sum-exp
+//! (natural log, f32) is `(batch, heads, seqlen_q)`, contiguous. `heads_kv` divides `heads`
+//! (grouped-query attention: query head `h` reads key/value head `h / (heads / heads_kv)`). A
+//! causal mask aligns to the bottom right when the lengths differ (query `i` sees keys
+//! `j <= i + seqlen_k - seqlen_q`, as FlashAttention 2.1 and later); a query that sees no key
+//! gets zeros and a log-sum-exp of `-inf`.
+//!
+//! The path: on an sm_90 GPU the Hopper kernel (`kernels::attention_sm90`: TMA, `wgmma`, warp
+//! specialization) for bf16 and f16, head dimension 64 or 128, 16-byte aligned rows; else the
+//! portable kernel on `mma.sync` (`kernels::attention`: any GPU from sm_80 and the CPU backend; f16,
+//! head dimension 64, K and V with one set of strides and O with Q's).
+//! [`Attention::path`] forces one, for benchmarks. A call allocates nothing and returns once
+//! launched, on the GPU's stream or the one given by [`Attention::on`].
+//!
+//! # Example
+//! ```
+//! use cute_rs::attention::{Attention, AttentionPath};
+//! use layout::Layout;
+//! use layout_tensor::half::f16;
+//!
+//! let gpu = host::Gpu::cpu(); // or host::Gpu::new(0)? on a machine with a GPU
+//! // One sequence of 2 queries and 3 keys, one head of dimension 64.
+//! let (sq, sk, d) = (2, 3, 64);
+//! let q = gpu.upload(&vec![f16::from_f32(0.0); sq * d])?;
+//! let k = gpu.upload(&vec![f16::from_f32(0.0); sk * d])?;
+//! // V's rows are 1, 2, 3: with equal scores each output row is their mean, 2.
+//! let v: Vec<f16> = (0..sk * d).map(|i| f16::from_f32((i / d + 1) as f32)).collect();
+//! let v = gpu.upload(&v)?;
+//! let (mut o, mut lse) = (gpu.alloc::<f16>(sq * d)?, gpu.alloc::<f32>(sq)?);
+//! let rows = |s: usize| Layout::parse(&format!("(1,{s},1,{d}):({},{d},{d},1)", s * d));
+//! let path = Attention::new().run(
+//!     &gpu,
+//!     q.tensor(rows(sq)?)?,
+//!     k.tensor(rows(sk)?)?,
+//!     v.tensor(rows(sk)?)?,
+//!     o.tensor_mut(rows(sq)?)?,
+//!     lse.tensor_mut(Layout::parse("(1,1,2):(2,2,1)")?)?,
+//! )?;
+//! assert_eq!(path, AttentionPath::MmaSync); // no wgmma on the CPU backend
+//! assert!(gpu.download(&o)?.iter().all(|x| x.to_f32() == 2.0));
+//! // log(3 e^0) = log 3.
+//! assert!(gpu.download(&lse)?.iter().all(|x| (x - 3f32.ln()).abs() < 1e-5));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::fmt;
+
+use host::{DeviceBuffer, DeviceElem, DeviceTensor, DeviceTensorMut, Gpu, HostError, LaunchConfig, Stream, TensorMap, TmaOobFill, TmaSwizzle};
+use layout::Layout;
+use layout_tensor::half::{bf16, f16};
+
+use kernels::attention_sm90 as sm90;
+
+/// Which kernel computes a call.
+///
+/// # Example
+/// ```
+/// use cute_rs::attention::AttentionPath;
+/// assert_ne!(AttentionPath::Sm90, AttentionPath::MmaSync);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AttentionPath {
+    /// The Hopper kernel: TMA, `wgmma`, warp specialization (sm_90).
+    Sm90,
+    /// The portable kernel on `mma.sync` (sm_80 and later, and the CPU backend).
+    MmaSync,
+}
+
+/// Why a call was refused; each names the violated condition.
+///
+/// # Example
+/// ```
+/// use cute_rs::attention::AttentionError;
+/// let e = AttentionError::Shape("heads: 3 KV heads do not divide 4 query heads".into());
+/// assert!(e.to_string().contains("do not divide"));
+/// ```
+#[derive(Debug)]
+pub enum AttentionError {
+    /// The tensors' shapes do not describe one attention problem.
+    Shape(String),
+    /// No kernel takes the problem (layout, element type, head dimension), or the forced path
+    /// cannot.
+    NoKernel(String),
+    /// The launch failed.
+    Host(HostError),
+}
+
+impl fmt::Display for AttentionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AttentionError::Shape(why) => write!(f, "attention: {why}"),
+            AttentionError::NoKernel(why) => write!(f, "attention: no kernel takes this problem: {why}"),
+            AttentionError::Host(e) => write!(f, "attention: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for AttentionError {}
+
+impl From<HostError> for AttentionError {
+    fn from(e: HostError) -> Self {
+        AttentionError::Host(e)
+    }
+}
+
+/// The 16-bit element types of Q, K, V and O (bf16, f16).
+///
+/// # Example
+/// ```
+/// use cute_rs::attention::AttentionElem;
+/// assert!(<layout_tensor::half::f16 as AttentionElem>::F16);
+/// ```
+pub trait AttentionElem: DeviceElem + Copy {
+    /// Whether the type is f16 (else bf16).
+    const F16: bool;
+}
+
+impl AttentionElem for bf16 {
+    const F16: bool = false;
+}
+
+impl AttentionElem for f16 {
+    const F16: bool = true;
+}
+
+/// An attention call's options: the softmax scale, causality, the stream and (for benchmarks) the
+/// path; see the [module docs](self).
+///
+/// Defaults: scale `1 / sqrt(head_dim)`, no mask, the GPU's stream, the fastest path that takes
+/// the problem.
+///
+/// # Example
+/// ```
+/// let a = cute_rs::attention::Attention::new().causal(true).scale(0.125);
+/// assert!(format!("{a:?}").contains("causal: true"));
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Attention<'a> {
+    scale: Option<f32>,
+    causal: bool,
+    stream: Option<&'a Stream>,
+    path: Option<AttentionPath>,
+}
+
+/// One `(batch, seqlen, heads, head_dim)` operand: its extents and element strides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Operand {
+    shape: [usize; 4],
+    stride: [usize; 4],
+}
+
+impl Operand {
+    /// The operand `name` of `layout`: rank 4 with flat modes, strides not negative, the head
+    /// dimension contiguous.
+    fn of(name: &str, layout: &Layout) -> Result<Operand, AttentionError> {
+        let (shape, stride) = (layout.shape(), layout.stride());
+        let (shape, stride) = (shape.leaves(), stride.leaves());
+        if layout.rank() != 4 || shape.len() != 4 {
+            return Err(AttentionError::Shape(format!("{name}'s layout {layout} is not (batch, seqlen, heads, head_dim) with flat modes")));
+        }
+        if let Some(&s) = stride.iter().find(|&&s| s < 0) {
+            return Err(AttentionError::Shape(format!("{name}'s layout {layout} has the negative stride {s}")));
+        }
+        if stride[3] != 1 && shape[3] != 1 {
+            return Err(AttentionError::NoKernel(format!("{name}'s head dimension has stride {}: it must be contiguous (stride 1)", stride[3])));
+        }
+        Ok(Operand { shape: std::array::from_fn(|i| shape[i] as usize), stride: std::array::from_fn(|i| stride[i] as usize) })
+    }
+
+    /// The strides of batch, sequence and head.
+    fn strides(&self) -> [usize; 3] {
+        [self.stride[0], self.stride[1], self.stride[2]]
+    }
+}
+
+/// A validated problem.
+#[derive(Clone, Copy, Debug)]
+struct Problem {
+    batch: usize,
+    heads: usize,
+    heads_kv: usize,
+    seqlen_q: usize,
+    seqlen_k: usize,
+    d: usize,
+    q: Operand,
+    k: Operand,
+    v: Operand,
+    o: Operand,
+}
+
+impl<'a> Attention<'a> {
+    /// The defaults (see [`Attention`]).
+    pub fn new() -> Attention<'a> {
+        Attention::default()
+    }
+
+    /// Multiplies the scores `Q K^T` by `scale` before the softmax (finite and positive).
+    ///
+    /// # Example
+    /// ```
+    /// let _ = cute_rs::attention::Attention::new().scale(0.125);
+    /// ```
+    pub fn scale(self, scale: f32) -> Attention<'a> {
+        Attention { scale: Some(scale), ..self }
+    }
+
+    /// Masks the keys after each query's diagonal (aligned to the bottom right).
+    ///
+    /// # Example
+    /// ```
+    /// let _ = cute_rs::attention::Attention::new().causal(true);
+    /// ```
+    pub fn causal(self, causal: bool) -> Attention<'a> {
+        Attention { causal, ..self }
+    }
+
+    /// Launches on `stream` instead of the GPU's own.
+    ///
+    /// # Example
+    /// ```
+    /// let gpu = host::Gpu::cpu();
+    /// let stream = gpu.create_stream()?;
+    /// let _ = cute_rs::attention::Attention::new().on(&stream);
+    /// # Ok::<(), host::HostError>(())
+    /// ```
+    pub fn on(self, stream: &'a Stream) -> Attention<'a> {
+        Attention { stream: Some(stream), ..self }
+    }
+
+    /// Takes `path` or fails naming why it cannot (benchmarks compare paths this way).
+    ///
+    /// # Example
+    /// ```
+    /// let _ = cute_rs::attention::Attention::new().path(cute_rs::attention::AttentionPath::MmaSync);
+    /// ```
+    pub fn path(self, path: AttentionPath) -> Attention<'a> {
+        Attention { path: Some(path), ..self }
+    }
+
+    /// The problem the tensors describe, checked: shapes that agree, `heads_kv` dividing `heads`,
+    /// the log-sum-exp contiguous, a usable scale.
+    fn plan<T: AttentionElem>(
+        &self,
+        q: &DeviceTensor<'_, T, Layout>,
+        k: &DeviceTensor<'_, T, Layout>,
+        v: &DeviceTensor<'_, T, Layout>,
+        o: &DeviceTensorMut<'_, T, Layout>,
+        lse: &DeviceTensorMut<'_, f32, Layout>,
+    ) -> Result<Problem, AttentionError> {
+        let (oq, ok, ov, oo) = (Operand::of("Q", q.layout())?, Operand::of("K", k.layout())?, Operand::of("V", v.layout())?, Operand::of("O", o.layout())?);
+        let [batch, seqlen_q, heads, d] = oq.shape;
+        let [_, seqlen_k, heads_kv, _] = ok.shape;
+        let shape = |s: [usize; 4]| format!("({}, {}, {}, {})", s[0], s[1], s[2], s[3]);
+        if oo.shape != oq.shape {
+            return Err(AttentionError::Shape(format!("O is {} but Q is {}: they must agree", shape(oo.shape), shape(oq.shape))));
+        }
+        if ov.shape != ok.shape {
+            return Err(AttentionError::Shape(format!("V is {} but K is {}: they must agree", shape(ov.shape), shape(ok.shape))));
+        }
+        if ok.shape[0] != batch || ok.shape[3] != d {
+            return Err(AttentionError::Shape(format!("K is {} and Q is {}: batch and head_dim must agree", shape(ok.shape), shape(oq.shape))));
+        }
+        if heads_kv == 0 || heads % heads_kv != 0 {
+            return Err(AttentionError::Shape(format!("heads: {heads_kv} KV heads do not divide {heads} query heads")));
+        }
+        if seqlen_k == 0 && seqlen_q > 0 {
+            return Err(AttentionError::Shape("seqlen_k is 0: every query needs at least one key to attend to".to_string()));
+        }
+        let want = Layout::parse(&format!("({batch},{heads},{seqlen_q}):({},{seqlen_q},1)", heads * seqlen_q)).map_err(|e| AttentionError::Shape(e.to_string()))?;
+        let (lse_shape, lse_stride, want_shape, want_stride) = (lse.layout().shape(), lse.layout().stride(), want.shape(), want.stride());
+        let (lse_shape, lse_stride, want_stride) = (lse_shape.leaves(), lse_stride.leaves(), want_stride.leaves());
+        let contiguous = lse_shape == want_shape.leaves() && (0..3).all(|i| lse_shape[i] == 1 || lse_stride[i] == want_stride[i]);
+        if !contiguous {
+            return Err(AttentionError::Shape(format!("the log-sum-exp's layout {} is not (batch, heads, seqlen_q) = {want}, contiguous", lse.layout())));
+        }
+        if let Some(scale) = self.scale {
+            if !(scale.is_finite() && scale > 0.0) {
+                return Err(AttentionError::Shape(format!("the softmax scale {scale} must be finite and positive")));
+            }
+        }
+        Ok(Problem { batch, heads, heads_kv, seqlen_q, seqlen_k, d, q: oq, k: ok, v: ov, o: oo })
+    }
+
+    /// Launches the attention of the tensors (see the [module docs](self)) and returns the path
+    /// taken, once launched.
+    ///
+    /// # Errors
+    /// [`AttentionError::Shape`] for tensors that do not describe one problem (named);
+    /// [`AttentionError::NoKernel`] for a problem no kernel takes, or that the forced path
+    /// cannot; [`AttentionError::Host`] for the launch.
+    ///
+    /// # Example
+    /// See the [module docs](self).
+    pub fn run<T: AttentionElem>(
+        &self,
+        gpu: &Gpu,
+        q: DeviceTensor<'_, T, Layout>,
+        k: DeviceTensor<'_, T, Layout>,
+        v: DeviceTensor<'_, T, Layout>,
+        mut o: DeviceTensorMut<'_, T, Layout>,
+        mut lse: DeviceTensorMut<'_, f32, Layout>,
+    ) -> Result<AttentionPath, AttentionError> {
+        let p = self.plan(&q, &k, &v, &o, &lse)?;
+        let scale = self.scale.unwrap_or(1.0 / (p.d as f32).sqrt());
+        let buffers = [q.buffer().device_ptr(), k.buffer().device_ptr(), v.buffer().device_ptr(), o.buffer().device_ptr()];
+        let why_not_sm90 = sm90_unsupported::<T>(&p, gpu, buffers);
+        let path = match (self.path, &why_not_sm90) {
+            (Some(path), _) => path,
+            (None, None) => AttentionPath::Sm90,
+            (None, Some(_)) => AttentionPath::MmaSync,
+        };
+        if p.batch * p.heads * p.seqlen_q == 0 {
+            return Ok(path);
+        }
+        match path {
+            AttentionPath::Sm90 => {
+                if let Some(why) = why_not_sm90 {
+                    return Err(AttentionError::NoKernel(why));
+                }
+                let maps = [(q.buffer(), p.q, p.seqlen_q, p.heads), (k.buffer(), p.k, p.seqlen_k, p.heads_kv), (v.buffer(), p.v, p.seqlen_k, p.heads_kv)]
+                    .map(|(buf, op, seqlen, heads)| tensor_map(gpu, buf, op, seqlen, heads));
+                let [qm, km, vm] = maps;
+                let (qm, km, vm) = (qm?, km?, vm?);
+                self.launch_sm90::<T>(gpu, &p, scale, [qm, km, vm], o.buffer(), lse.buffer())?;
+            }
+            AttentionPath::MmaSync => {
+                if let Some(why) = portable_unsupported::<T>(&p) {
+                    return Err(AttentionError::NoKernel(why));
+                }
+                self.launch_portable(gpu, &p, scale, [q.buffer(), k.buffer(), v.buffer()], o.buffer(), lse.buffer())?;
+            }
+        }
+        Ok(path)
+    }
+
+    /// The Hopper kernel of `T` and the head dimension, on the tensor maps of Q, K and V.
+    fn launch_sm90<T: AttentionElem>(&self, gpu: &Gpu, p: &Problem, scale: f32, maps: [TensorMap; 3], o: &mut DeviceBuffer<T>, lse: &mut DeviceBuffer<f32>) -> Result<(), AttentionError> {
+        let cfg = LaunchConfig {
+            grid: (p.seqlen_q.div_ceil(sm90::ATTENTION_SM90_BM as usize) as u32, p.heads as u32, p.batch as u32),
+            block: (sm90::ATTENTION_SM90_THREADS, 1, 1),
+            shared_mem_bytes: sm90::attention_sm90_smem_bytes(p.d as u32),
+        };
+        let [ob, os, oh] = p.o.strides().map(|s| s as u64);
+        let [qm, km, vm] = maps;
+        let (o_ptr, lse_ptr) = (o.device_ptr(), lse.device_ptr() as *mut f32);
+        let rest = (p.heads as u32, p.heads_kv as u32, p.seqlen_q as u32, p.seqlen_k as u32, ob, os, oh, scale * std::f32::consts::LOG2_E, self.causal as u32);
+        macro_rules! launch {
+            ($kernel:expr, $e:ty) => {{
+                let (heads, heads_kv, seqlen_q, seqlen_k, ob, os, oh, scale_log2, causal) = rest;
+                let args = (qm, km, vm, o_ptr as *mut $e, lse_ptr, heads, heads_kv, seqlen_q, seqlen_k, ob, os, oh, scale_log2, causal);
+                let launch = gpu.launch(&crate::GEMM_SM90A, $kernel, cfg, args);
+                // SAFETY: the maps cover Q, K and V; O and the log-sum-exp hold what the checked
+                // layouts reach; the kernel writes only inside them.
+                unsafe { crate::gemm::on(launch, self.stream).run() }
+            }};
+        }
+        match (T::F16, p.d) {
+            (false, 64) => launch!(sm90::attention_sm90_bf16_d64, bf16),
+            (false, _) => launch!(sm90::attention_sm90_bf16_d128, bf16),
+            (true, 64) => launch!(sm90::attention_sm90_f16_d64, f16),
+            (true, _) => launch!(sm90::attention_sm90_f16_d128, f16),
+        }?;
+        Ok(())
+    }
+
+    /// The portable kernel (f16, head dimension 64).
+    fn launch_portable<T: AttentionElem>(&self, gpu: &Gpu, p: &Problem, scale: f32, [q, k, v]: [&DeviceBuffer<T>; 3], o: &mut DeviceBuffer<T>, lse: &mut DeviceBuffer<f32>) -> Result<(), AttentionError> {
+        use kernels::attention as portable;
+        let grid = (p.seqlen_q.div_ceil(portable::ATTENTION_BLOCK as usize) as u32, p.heads as u32, p.batch as u32);
+        let cfg = LaunchConfig { grid, block: (128, 1, 1), shared_mem_bytes: 0 };
+        let ptr = |b: u64| b as *const f16;
+        let [qb, qs, qh] = p.q.strides().map(|s| s as i64);
+        let [kb, ks, kh] = p.k.strides().map(|s| s as i64);
+        let args = (
+            ptr(q.device_ptr()), ptr(k.device_ptr()), ptr(v.device_ptr()), o.device_ptr() as *mut f16, lse.device_ptr() as *mut f32,
+            p.heads as i64, p.heads_kv as i64, p.seqlen_q as i64, p.seqlen_k as i64,
+            qb, qs, qh, kb, ks, kh,
+            scale, self.causal as u32,
+        );
+        let launch = gpu.launch(&crate::GEMM, portable::attention_fwd_d64, cfg, args);
+        // SAFETY: the checked layouts: Q and O share strides, K and V too, each buffer holds
+        // what they reach; the kernel writes only inside O and the log-sum-exp.
+        unsafe { crate::gemm::on(launch, self.stream).run() }?;
+        Ok(())
+    }
+}
+
+/// Why the Hopper kernel cannot take the problem on `gpu` (`None`: it can). `buffers`: the
+/// device addresses of Q, K, V and O.
+fn sm90_unsupported<T: AttentionElem>(p: &Problem, gpu: &Gpu, buffers: [u64; 4]) -> Option<String> {
+    if p.d != 64 && p.d != 128 {
+        return Some(format!("head_dim {}: the Hopper kernel takes 64 or 128", p.d));
+    }
+    // TMA: 16-byte aligned bases and strides of Q, K and V.
+    for (name, op, base) in [("Q", p.q, buffers[0]), ("K", p.k, buffers[1]), ("V", p.v, buffers[2])] {
+        if !base.is_multiple_of(16) {
+            return Some(format!("{name}'s buffer is not 16-byte aligned (TMA)"));
+        }
+        if let Some(s) = op.strides().iter().find(|&&s| (s * std::mem::size_of::<T>()) % 16 != 0) {
+            return Some(format!("{name}'s stride {s} is not a multiple of 16 bytes (TMA)"));
+        }
+    }
+    if p.o.strides().iter().any(|s| s % 2 != 0) || !buffers[3].is_multiple_of(4) {
+        return Some("O's strides must be even and its buffer 4-byte aligned (the kernel stores pairs)".to_string());
+    }
+    if [p.seqlen_q, p.seqlen_k, p.heads, p.batch].iter().any(|&x| x > i32::MAX as usize) {
+        return Some("batch, heads and sequence lengths must fit TMA's 32-bit coordinates".to_string());
+    }
+    if gpu.is_cpu() {
+        return Some("the CPU backend has no wgmma".to_string());
+    }
+    let (major, minor) = gpu.properties().compute_capability;
+    if (major, minor) != (9, 0) {
+        return Some(format!("wgmma needs an sm_90 GPU (this one is sm_{major}{minor})"));
+    }
+    None
+}
+
+/// Why the portable kernel cannot take the problem (`None`: it can).
+fn portable_unsupported<T: AttentionElem>(p: &Problem) -> Option<String> {
+    if !T::F16 || p.d != 64 {
+        return Some(format!("the portable kernel takes f16 with head_dim 64 (here {} with {})", T::NAME, p.d));
+    }
+    if p.o.strides() != p.q.strides() {
+        return Some("the portable kernel needs O with Q's strides".to_string());
+    }
+    if p.v.strides() != p.k.strides() {
+        return Some("the portable kernel needs V with K's strides".to_string());
+    }
+    None
+}
+
+/// The 4-D tensor map of one input, `(head_dim, seqlen, heads, batch)`, in boxes of 64 x 128 rows
+/// with the 128-byte swizzle and zero fill (the kernel's shared tiles).
+fn tensor_map<T: AttentionElem>(gpu: &Gpu, buf: &DeviceBuffer<T>, op: Operand, seqlen: usize, heads: usize) -> Result<TensorMap, AttentionError> {
+    let [b, s, h] = op.strides();
+    let global = Layout::parse(&format!("({},{seqlen},{heads},{}):(1,{s},{h},{b})", op.shape[3], op.shape[0])).map_err(|e| AttentionError::Shape(e.to_string()))?;
+    Ok(gpu.tensor_map(buf, global, &[64, sm90::ATTENTION_SM90_BN, 1, 1], TmaSwizzle::B128, TmaOobFill::Zero)?)
+}
