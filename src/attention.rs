@@ -71,6 +71,26 @@ pub enum AttentionPath {
     MmaSync,
 }
 
+/// How the Hopper kernel's two consumer warpgroups schedule their work (FlashAttention-3's steps,
+/// each kept to measure it). The default is the fastest, [`PingPong`](Self::PingPong); the others
+/// exist for bf16 only.
+///
+/// # Example
+/// ```
+/// use cute_rs::attention::AttentionSchedule;
+/// assert_eq!(AttentionSchedule::default(), AttentionSchedule::PingPong);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum AttentionSchedule {
+    /// Each product waited for before the softmax that follows it (warp specialization only).
+    Serial,
+    /// The softmax of a key block overlapping the previous block's `P V` inside each warpgroup.
+    Overlap,
+    /// [`Overlap`](Self::Overlap), and the two warpgroups taking turns at issuing their products.
+    #[default]
+    PingPong,
+}
+
 /// Why a call was refused; each names the violated condition.
 ///
 /// # Example
@@ -145,6 +165,7 @@ pub struct Attention<'a> {
     causal: bool,
     stream: Option<&'a Stream>,
     path: Option<AttentionPath>,
+    schedule: AttentionSchedule,
 }
 
 /// One `(batch, seqlen, heads, head_dim)` operand: its extents and element strides.
@@ -240,6 +261,18 @@ impl<'a> Attention<'a> {
     /// ```
     pub fn path(self, path: AttentionPath) -> Attention<'a> {
         Attention { path: Some(path), ..self }
+    }
+
+    /// Schedules the Hopper kernel's warpgroups as `schedule` (bf16 only, for the steps other than
+    /// the default; benchmarks measure each step this way).
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs::attention::{Attention, AttentionSchedule};
+    /// let _ = Attention::new().schedule(AttentionSchedule::Serial);
+    /// ```
+    pub fn schedule(self, schedule: AttentionSchedule) -> Attention<'a> {
+        Attention { schedule, ..self }
     }
 
     /// The problem the tensors describe, checked: shapes that agree, `heads_kv` dividing `heads`,
@@ -359,11 +392,17 @@ impl<'a> Attention<'a> {
                 unsafe { crate::gemm::on(launch, self.stream).run() }
             }};
         }
-        match (T::F16, p.d) {
-            (false, 64) => launch!(sm90::attention_sm90_bf16_d64, bf16),
-            (false, _) => launch!(sm90::attention_sm90_bf16_d128, bf16),
-            (true, 64) => launch!(sm90::attention_sm90_f16_d64, f16),
-            (true, _) => launch!(sm90::attention_sm90_f16_d128, f16),
+        use AttentionSchedule::*;
+        match (T::F16, p.d == 64, self.schedule) {
+            (false, true, PingPong) => launch!(sm90::attention_sm90_bf16_d64, bf16),
+            (false, false, PingPong) => launch!(sm90::attention_sm90_bf16_d128, bf16),
+            (false, true, Overlap) => launch!(sm90::attention_sm90_bf16_d64_overlap, bf16),
+            (false, false, Overlap) => launch!(sm90::attention_sm90_bf16_d128_overlap, bf16),
+            (false, true, Serial) => launch!(sm90::attention_sm90_bf16_d64_serial, bf16),
+            (false, false, Serial) => launch!(sm90::attention_sm90_bf16_d128_serial, bf16),
+            (true, true, PingPong) => launch!(sm90::attention_sm90_f16_d64, f16),
+            (true, false, PingPong) => launch!(sm90::attention_sm90_f16_d128, f16),
+            (true, _, schedule) => return Err(AttentionError::NoKernel(format!("the {schedule:?} schedule exists for bf16 only"))),
         }?;
         Ok(())
     }

@@ -1,8 +1,9 @@
 //! cute-rs: GPU kernels in Rust with a CuTe-style layout algebra.
 //!
 //! This root package is the project's own first user: its `build.rs` compiles the device crates
-//! `kernels/` (the production GEMMs) and `tests/kernels/` (the test harness's kernels) with
-//! `cute-rs-build`, as a user's build script does, and it holds the GEMM API ([`gemm`]), the demo
+//! `kernels/` (the production GEMMs and attention) and `tests/kernels/` (the test harness's
+//! kernels) with `cute-rs-build`, as a user's build script does, and it holds the GEMM API
+//! ([`gemm`], [`matmul`]), the attention API ([`attention`]), the demo
 //! (`src/bin/demo.rs`), the GPU suite ([`gpu_suite`]) and the integration tests (`tests/`). The
 //! library lives in its own crates: `cute-rs-layout` (the algebra), `cute-rs-device` (the
 //! primitives and the CPU backend), `cute-rs-tensor` (views, copies, `#[kernel]`), `cute-rs-host`
@@ -11,7 +12,7 @@
 
 use host::ModuleSource;
 
-/// The portable GEMMs of `kernels/` (`mma.sync`, f32 and TF32), for `CUTE_PTX_ARCH` (`sm_90` by
+/// The portable GEMMs of `kernels/` (`mma.sync`, f32 and TF32) and the portable attention, for `CUTE_PTX_ARCH` (`sm_90` by
 /// default). [`host::Gpu::module`] loads it on first use, from its cubin when `ptxas` was found at
 /// build time.
 ///
@@ -22,7 +23,7 @@ use host::ModuleSource;
 /// ```
 pub const GEMM: ModuleSource = host::module!(kernels, "gemm");
 
-/// The Hopper GEMMs of `kernels/` (TMA, wgmma, warp specialization), built with the cargo feature
+/// The Hopper GEMMs and attention of `kernels/` (TMA, wgmma, warp specialization), built with the cargo feature
 /// `sm90a` for `sm_90a`. It loads on sm_90 GPUs only (H100, H200).
 ///
 /// # Example

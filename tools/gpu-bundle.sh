@@ -75,6 +75,10 @@ done
 if [ "${PEERS:-1}" = 1 ]; then
   python3 "$here/peers/torch_triton_peers.py" > "$out/peers.json" 2> "$out/peers.err" \
     || { echo "torch/triton peers failed:"; tail -5 "$out/peers.err"; }
+  # The attention peer: torch's scaled_dot_product_attention, each backend, at the sizes of the
+  # suite's attention benchmark.
+  python3 "$here/peers/torch_sdpa.py" > "$out/sdpa.json" 2> "$out/sdpa.err" \
+    || { echo "torch SDPA peer failed:"; tail -5 "$out/sdpa.err"; }
   nvcc_bin="$(command -v nvcc || ls /usr/local/cuda*/bin/nvcc 2>/dev/null | head -1)"
   if [ -n "$nvcc_bin" ] && "$nvcc_bin" -O3 -std=c++17 -arch=sm_90 "$here/peers/cub_peers.cu" -o "$out/cub_peers" 2> "$out/cub.err"; then
     "$out/cub_peers" > "$out/cub.json" 2>> "$out/cub.err" || { echo "CUB peers failed:"; tail -5 "$out/cub.err"; }

@@ -48,7 +48,7 @@ use layout_tensor::device::mma::{
 };
 use layout_tensor::device::numeric::{f32x2_to_bf16x2, f32x2_to_f16x2};
 use layout_tensor::device::shared::generic_to_shared;
-use layout_tensor::device::sync::{fence_mbarrier_init, sync_threads, Mbarrier};
+use layout_tensor::device::sync::{fence_mbarrier_init, sync_threads, Mbarrier, NamedBarrier};
 use layout_tensor::device::tma::{tma_load_4d, TmaDescriptor, TmaDescriptorParam};
 use layout_tensor::device::unroll::{for_each_unrolled_mut, unroll_for, Count};
 use layout_tensor::device::warp::shuffle_xor;
@@ -298,7 +298,7 @@ impl Shared {
 /// The block's body: barriers set up, then the producer and consumer warpgroups.
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
-unsafe fn attention_block<C: Config, const RO: usize, const KQ: u32, const OVERLAP: bool>(maps: [*const TmaDescriptor; 3], p: Problem<C::E>) {
+unsafe fn attention_block<C: Config, const RO: usize, const KQ: u32, const OVERLAP: bool, const PINGPONG: bool>(maps: [*const TmaDescriptor; 3], p: Problem<C::E>) {
     const { assert!(RO == C::O::VALUES_C && KQ == C::D / 16 && C::S::N == ATTENTION_SM90_BN as i64 && C::O::N == C::D as i64) };
     const STAGES: usize = ATTENTION_SM90_STAGES as usize;
     let tiles = dynamic_shared!(ATTENTION_SM90_TILES: u8, align 1024).as_mut_ptr();
@@ -329,7 +329,7 @@ unsafe fn attention_block<C: Config, const RO: usize, const KQ: u32, const OVERL
         }
     } else {
         warpgroup_reg_alloc::<240>();
-        consume::<C, RO, KQ, OVERLAP>(smem, (m_block, head, batch), blocks, p, t / 128 - 1, t % 128);
+        consume::<C, RO, KQ, OVERLAP, PINGPONG>(smem, (m_block, head, batch), blocks, p, t / 128 - 1, t % 128);
     }
 }
 
@@ -478,6 +478,49 @@ impl<E> Consumer<E> {
     }
 }
 
+/// The turns of the two consumer warpgroups at issuing their products (FlashAttention-3's
+/// warp-scheduler barriers): named barrier `1 + w` of 256 threads is warpgroup `w`'s turn; it
+/// waits on its own (`bar.sync`) and hands the turn over by arriving on the other's
+/// (`bar.arrive`). Warpgroup 0 goes first: warpgroup 1 arrives on its barrier once at the start.
+/// Both take `steps` turns; warpgroup 1 does not hand over its last (warpgroup 0 has no turn left
+/// to wait for), so every barrier completes as many times as it is waited on.
+#[derive(Clone, Copy)]
+struct Turns {
+    slice: u32,
+    steps: u32,
+}
+
+impl Turns {
+    /// Warpgroup 1 lets warpgroup 0 take the first turn.
+    #[inline(always)]
+    fn start(&self) {
+        if self.slice == 1 && self.steps > 0 {
+            NamedBarrier::<1, 256>::new().arrive();
+        }
+    }
+
+    /// Waits for this warpgroup's turn.
+    #[inline(always)]
+    fn wait(&self) {
+        if self.slice == 0 {
+            NamedBarrier::<1, 256>::new().sync();
+        } else {
+            NamedBarrier::<2, 256>::new().sync();
+        }
+    }
+
+    /// Hands the turn over to the other warpgroup after the step whose key block is `n` (the
+    /// steps run `n = steps - 1` down to 0).
+    #[inline(always)]
+    fn hand_over(&self, n: u32) {
+        if self.slice == 0 {
+            NamedBarrier::<2, 256>::new().arrive();
+        } else if n > 0 {
+            NamedBarrier::<1, 256>::new().arrive();
+        }
+    }
+}
+
 /// P in registers as the A operand of `O += P V` (`S`'s accumulators rounded to 16 bits).
 #[inline(always)]
 fn p_operand<C: Config>(s: &[f32; 64]) -> [[u32; 4]; 8] {
@@ -496,9 +539,14 @@ fn p_operand<C: Config>(s: &[f32; 64]) -> [[u32; 4]; 8] {
 /// while the tensor cores compute `P_{j-1} V_{j-1}`: each step issues `S_j = Q K_j^T` and
 /// `O += P_{j-1} V_{j-1}`, waits for the first, computes `P_j` while the second runs, then
 /// rescales O. Without it, each product is waited for before the softmax that follows it.
+///
+/// With `PINGPONG` as well (FlashAttention-3's inter-warpgroup ping-pong), the two consumer
+/// warpgroups take turns to issue their products: each waits for its turn ([`Turns`]) before
+/// issuing a step's two products and hands the turn over right after, so that one warpgroup's
+/// softmax runs while the other's products occupy the tensor cores.
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
-unsafe fn consume<C: Config, const RO: usize, const KQ: u32, const OVERLAP: bool>(
+unsafe fn consume<C: Config, const RO: usize, const KQ: u32, const OVERLAP: bool, const PINGPONG: bool>(
     smem: Shared,
     (m_block, head, batch): (u32, u32, u32),
     blocks: u32,
@@ -529,9 +577,19 @@ unsafe fn consume<C: Config, const RO: usize, const KQ: u32, const OVERLAP: bool
         let mut pa = p_operand::<C>(&s);
         let mut previous = state;
         state.advance();
+        let turns = Turns { slice, steps: blocks - 1 };
+        if PINGPONG {
+            turns.start();
+        }
         for n in (0..blocks - 1).rev() {
+            if PINGPONG {
+                turns.wait();
+            }
             me.issue_qk::<C, KQ>(state, &mut s);
             me.issue_pv::<C, RO>(previous, &pa, &mut o);
+            if PINGPONG {
+                turns.hand_over(n);
+            }
             wgmma_wait_group::<1>();
             wgmma_fence_operands(&mut s);
             release(&smem.k, state);
@@ -622,7 +680,7 @@ unsafe fn store_output<C: Config, const RO: usize>(
 }
 
 macro_rules! attention_sm90_kernels {
-    ($($(#[$attr:meta])* $name:ident: $config:ty, $e:ty, $ro:literal, $kq:literal, $overlap:literal;)*) => {$(
+    ($($(#[$attr:meta])* $name:ident: $config:ty, $e:ty, $ro:literal, $kq:literal, $overlap:literal, $pingpong:literal;)*) => {$(
         $(#[$attr])*
         #[kernel(launch_bounds(384, 1), gpu_only)]
         #[allow(clippy::too_many_arguments)]
@@ -643,25 +701,31 @@ macro_rules! attention_sm90_kernels {
             causal: u32,
         ) {
             let p = Problem { heads, heads_kv, seqlen_q, seqlen_k, scale_log2, causal: causal != 0, o, o_strides: [o_batch, o_seq, o_head], lse };
-            attention_block::<$config, $ro, $kq, $overlap>([q_map.as_ptr(), k_map.as_ptr(), v_map.as_ptr()], p);
+            attention_block::<$config, $ro, $kq, $overlap, $pingpong>([q_map.as_ptr(), k_map.as_ptr(), v_map.as_ptr()], p);
         }
     )*};
 }
 
 attention_sm90_kernels! {
     /// Attention forward, bf16, head dimension 64, the softmax overlapping the previous block's
-    /// `P V`: see the module documentation. `scale_log2` is the softmax scale times `log2(e)`;
-    /// `o_*` are O's element strides (even).
-    attention_sm90_bf16_d64: Bf16D64, bf16, 32, 4, true;
+    /// `P V` and the two consumer warpgroups taking turns at the tensor cores: see the module
+    /// documentation. `scale_log2` is the softmax scale times `log2(e)`; `o_*` are O's element
+    /// strides (even).
+    attention_sm90_bf16_d64: Bf16D64, bf16, 32, 4, true, true;
     /// [`attention_sm90_bf16_d64`] for head dimension 128.
-    attention_sm90_bf16_d128: Bf16D128, bf16, 64, 8, true;
+    attention_sm90_bf16_d128: Bf16D128, bf16, 64, 8, true, true;
     /// [`attention_sm90_bf16_d64`] for f16.
-    attention_sm90_f16_d64: F16D64, f16, 32, 4, true;
+    attention_sm90_f16_d64: F16D64, f16, 32, 4, true, true;
     /// [`attention_sm90_bf16_d64`] for f16, head dimension 128.
-    attention_sm90_f16_d128: F16D128, f16, 64, 8, true;
+    attention_sm90_f16_d128: F16D128, f16, 64, 8, true, true;
+    /// [`attention_sm90_bf16_d64`] without the ping-pong (the step before it, kept to measure
+    /// it).
+    attention_sm90_bf16_d64_overlap: Bf16D64, bf16, 32, 4, true, false;
+    /// [`attention_sm90_bf16_d64_overlap`] for head dimension 128.
+    attention_sm90_bf16_d128_overlap: Bf16D128, bf16, 64, 8, true, false;
     /// [`attention_sm90_bf16_d64`] with each product waited for before the softmax that follows
     /// (the warp-specialized step before the overlap, kept to measure it).
-    attention_sm90_bf16_d64_serial: Bf16D64, bf16, 32, 4, false;
+    attention_sm90_bf16_d64_serial: Bf16D64, bf16, 32, 4, false, false;
     /// [`attention_sm90_bf16_d64_serial`] for head dimension 128.
-    attention_sm90_bf16_d128_serial: Bf16D128, bf16, 64, 8, false;
+    attention_sm90_bf16_d128_serial: Bf16D128, bf16, 64, 8, false, false;
 }

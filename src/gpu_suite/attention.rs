@@ -9,7 +9,7 @@ use host::Gpu;
 use layout::Layout;
 use layout_tensor::half::{bf16, f16};
 
-use crate::attention::{Attention, AttentionElem, AttentionPath};
+use crate::attention::{Attention, AttentionElem, AttentionPath, AttentionSchedule};
 
 use super::{fail, fresh_seed, median, random_f32, time_median, Bench, Check, Figure};
 
@@ -33,8 +33,9 @@ pub fn benches() -> Vec<Bench> {
 /// The benchmark's sizes (FlashAttention-3's): bf16, 16k tokens per batch (`batch * seqlen`),
 /// 2048 model dimensions (`heads * head_dim`), sequence lengths 512 to 16k, head dimensions 64
 /// and 128, causal and not. For each: TFLOP/s counted as FlashAttention does (`4 batch heads
-/// seqlen^2 head_dim`, halved for causal) from the kernel's median time (CUDA events), and the
-/// median time a user sees (the host call until the GPU is done).
+/// seqlen^2 head_dim`, halved for causal) from the kernel's median time (CUDA events), for the
+/// default schedule and the two steps before it, and the median time a user sees (the host call
+/// until the GPU is done).
 fn bench_attention(gpu: &Gpu, _: &host::Module) -> Result<Vec<Figure>, String> {
     if gpu.is_cpu() || gpu.properties().compute_capability != (9, 0) {
         return Err("the Hopper kernel needs an sm_90 GPU".to_string());
@@ -51,11 +52,20 @@ fn bench_attention(gpu: &Gpu, _: &host::Module) -> Result<Vec<Figure>, String> {
                 let (q, k, v) = (gpu.upload(&data(seed)).map_err(fail("upload"))?, gpu.upload(&data(seed ^ 1)).map_err(fail("upload"))?, gpu.upload(&data(seed ^ 2)).map_err(fail("upload"))?);
                 let mut o = gpu.alloc::<bf16>(n).map_err(fail("alloc"))?;
                 let mut lse = gpu.alloc::<f32>(batch * heads * seqlen).map_err(fail("alloc"))?;
-                let call = Attention::new().causal(causal).path(AttentionPath::Sm90);
-                let mut run = || -> host::Result<()> {
+                let mut run_as = |schedule| -> host::Result<()> {
+                    let call = Attention::new().causal(causal).path(AttentionPath::Sm90).schedule(schedule);
                     let r = call.run(gpu, q.tensor(lq.clone())?, k.tensor(lq.clone())?, v.tensor(lq.clone())?, o.tensor_mut(lq.clone())?, lse.tensor_mut(lse_layout.clone())?);
                     r.map(|_| ()).map_err(|e| host::HostError::Invalid(e.to_string()))
                 };
+                let flop = 4.0 * (batch * heads * d) as f64 * (seqlen * seqlen) as f64 / if causal { 2.0 } else { 1.0 };
+                let name = format!("attention bf16 d{d} seqlen {seqlen} batch {batch} heads {heads}{}", if causal { " causal" } else { "" });
+                // The earlier steps first (the default last, right before its call-to-completion
+                // times).
+                for (schedule, step) in [(AttentionSchedule::Serial, "serial"), (AttentionSchedule::Overlap, "overlap")] {
+                    let ms = time_median(gpu, 3, 15, || run_as(schedule))?;
+                    figures.push(Figure { what: format!("{name}: ours, {step}"), value: flop / (ms as f64 * 1e-3) / 1e12, unit: "TFLOP/s" });
+                }
+                let mut run = || run_as(AttentionSchedule::PingPong);
                 let ms = time_median(gpu, 3, 15, &mut run)?;
                 // The time a user sees: the call, then until the GPU is done.
                 let mut user = Vec::new();
@@ -65,8 +75,6 @@ fn bench_attention(gpu: &Gpu, _: &host::Module) -> Result<Vec<Figure>, String> {
                     gpu.synchronize().map_err(fail("synchronize"))?;
                     user.push(start.elapsed().as_secs_f32() * 1e3);
                 }
-                let flop = 4.0 * (batch * heads * d) as f64 * (seqlen * seqlen) as f64 / if causal { 2.0 } else { 1.0 };
-                let name = format!("attention bf16 d{d} seqlen {seqlen} batch {batch} heads {heads}{}", if causal { " causal" } else { "" });
                 figures.push(Figure { what: format!("{name}: ours"), value: flop / (ms as f64 * 1e-3) / 1e12, unit: "TFLOP/s" });
                 figures.push(Figure { what: format!("{name}: ours, kernel"), value: ms as f64 * 1e3, unit: "us" });
                 figures.push(Figure { what: format!("{name}: ours, call to completion"), value: median(user) as f64 * 1e3, unit: "us" });
@@ -167,8 +175,10 @@ fn check_path(gpu: &Gpu, path: AttentionPath) -> Result<(), String> {
                 p(1, 4, 1, 200, 333, 64, true, 0),
             ];
             for problem in problems {
-                check::<bf16>(gpu, problem, path)?;
-                check::<f16>(gpu, problem, path)?;
+                for schedule in [AttentionSchedule::PingPong, AttentionSchedule::Overlap, AttentionSchedule::Serial] {
+                    check::<bf16>(gpu, problem, path, schedule)?;
+                }
+                check::<f16>(gpu, problem, path, AttentionSchedule::PingPong)?;
             }
         }
         AttentionPath::MmaSync => {
@@ -179,16 +189,17 @@ fn check_path(gpu: &Gpu, path: AttentionPath) -> Result<(), String> {
                 p(1, 3, 3, 64, 64, 64, false, 0),
             ];
             for problem in problems {
-                check::<f16>(gpu, problem, path)?;
+                check::<f16>(gpu, problem, path, AttentionSchedule::default())?;
             }
         }
     }
     Ok(())
 }
 
-/// Runs problem `p` in element type `T` on `path` and compares O and the log-sum-exp with the
+/// Runs problem `p` in element type `T` on `path` (the Hopper kernel scheduled as `schedule`)
+/// and compares O and the log-sum-exp with the
 /// reference.
-fn check<T: AttentionElem + CheckElem>(gpu: &Gpu, p: Problem, path: AttentionPath) -> Result<(), String> {
+fn check<T: AttentionElem + CheckElem>(gpu: &Gpu, p: Problem, path: AttentionPath, schedule: AttentionSchedule) -> Result<(), String> {
     let seed = fresh_seed();
     let ((lq, nq), (lk, nk)) = (p.layout(false), p.layout(true));
     let data = |n: usize, s: u64| -> Vec<T> { random_f32(s, n).into_iter().map(T::from_f32).collect() };
@@ -201,10 +212,11 @@ fn check<T: AttentionElem + CheckElem>(gpu: &Gpu, p: Problem, path: AttentionPat
     let mut lse = gpu.alloc::<f32>(p.batch * p.heads * p.seqlen_q).map_err(fail("alloc"))?;
     gpu.memset(&mut o, 0xff).map_err(fail("poison"))?;
     gpu.memset(&mut lse, 0xff).map_err(fail("poison"))?;
-    let what = format!("attention {} {p:?} on {path:?} (seed {seed})", T::NAME);
+    let what = format!("attention {} {p:?} on {path:?}, {schedule:?} (seed {seed})", T::NAME);
     let took = Attention::new()
         .causal(p.causal)
         .path(path)
+        .schedule(schedule)
         .run(
             gpu,
             dq.tensor(lq.clone()).map_err(fail("Q"))?,
