@@ -1,7 +1,8 @@
 """The peer of the fused attention forward: torch.nn.functional.scaled_dot_product_attention with
 each backend torch offers on the machine (flash, cuDNN, efficient), at the sizes of the GPU suite's
 attention benchmark (FlashAttention-3's): bf16, batch * seqlen = 16384 tokens, heads * head_dim =
-2048, seqlen 512 to 16384, head_dim 64 and 128, causal and not.
+2048, seqlen 512 to 16384, head_dim 64 and 128, causal and not; head_dim 256 at seqlen 1024, 4096
+and 16384.
 
 Q, K and V are allocated (batch, seqlen, heads, head_dim) contiguous, as ours, and passed to torch
 as their (batch, heads, seqlen, head_dim) views. Each backend's output is compared with the first
@@ -45,9 +46,9 @@ def median_ms(fn, warmup=5, reps=30):
 
 def main():
     figures = []
-    for d in (64, 128):
+    for d in (64, 128, 256):
         for causal in (False, True):
-            for seqlen in (512, 1024, 2048, 4096, 8192, 16384):
+            for seqlen in ((1024, 4096, 16384) if d == 256 else (512, 1024, 2048, 4096, 8192, 16384)):
                 batch, heads = 16384 // seqlen, 2048 // d
                 q, k, v = (torch.randn(batch, seqlen, heads, d, device="cuda", dtype=torch.bfloat16).transpose(1, 2) for _ in range(3))
                 flop = 4 * batch * heads * seqlen * seqlen * d / (2 if causal else 1)

@@ -22,8 +22,18 @@
 //! log-sum-exp of `-inf`. The log-sum-exp (natural log, of the scaled scores) is written
 //! `(batch, heads, seqlen_q)`, contiguous.
 //!
-//! Grid `(ceil(seqlen_q / 128), heads, batch)`, [`ATTENTION_SM90_THREADS`] threads,
-//! [`attention_sm90_smem_bytes`] of dynamic shared memory.
+//! Head dimension 64, 128 or 256. A step reads [`attention_sm90_block_n`] keys: 128, or 64 at head
+//! dimension 256, where two stages of 128-key tiles would not fit shared memory.
+//!
+//! The blocks are persistent: a one-dimensional grid of blocks walks the tiles (128 query rows of
+//! one head of one batch) in [`AttentionTiles`]' order, one tile per block per round (rounds
+//! alternating in direction, so that under a causal mask the blocks' shares even out).
+//! The producer runs ahead across tiles: the next tile's Q is loaded as soon as both consumer
+//! warpgroups have finished their last `Q K^T` of the current one (the `q_empty` barrier), so
+//! that loads overlap the last `P V` and the epilogue. A grid of one block per tile is the
+//! non-persistent launch of the same kernels.
+//!
+//! [`ATTENTION_SM90_THREADS`] threads, [`attention_sm90_smem_bytes`] of dynamic shared memory.
 //!
 //! [`accumulators_as_a`]: layout_tensor::atom::wgmma::accumulators_as_a
 
@@ -36,12 +46,13 @@
 use layout_tensor::atom::tma::{MapOrder, TmaBoxes};
 use layout_tensor::atom::wgmma::{
     accumulators_as_a, make_gmma_desc, make_gmma_layout, GmmaDesc, KMajor, Major, MnMajor, WgmmaAtom, WgmmaRsAtom, SM90_64x128x16_F32BF16BF16_RS,
-    SM90_64x128x16_F32BF16BF16_SS, SM90_64x128x16_F32F16F16_RS, SM90_64x128x16_F32F16F16_SS, SM90_64x64x16_F32BF16BF16_RS,
-    SM90_64x64x16_F32F16F16_RS,
+    SM90_64x128x16_F32BF16BF16_SS, SM90_64x128x16_F32F16F16_RS, SM90_64x128x16_F32F16F16_SS, SM90_64x256x16_F32BF16BF16_RS,
+    SM90_64x256x16_F32F16F16_RS, SM90_64x64x16_F32BF16BF16_RS, SM90_64x64x16_F32BF16BF16_SS, SM90_64x64x16_F32F16F16_RS,
+    SM90_64x64x16_F32F16F16_SS,
 };
 #[cfg(target_arch = "nvptx64")]
 use layout_tensor::atom::wgmma::{gemm, gemm_rs};
-use layout_tensor::device::ids::{block_idx_x, block_idx_y, block_idx_z, thread_idx_x};
+use layout_tensor::device::ids::{block_idx_x, grid_dim_x, thread_idx_x};
 use layout_tensor::device::math::{exp2_approx, fma, log2_approx};
 use layout_tensor::device::mma::{
     warpgroup_reg_alloc, warpgroup_reg_dealloc, wgmma_commit_group, wgmma_fence, wgmma_fence_a_operands, wgmma_fence_operands, wgmma_wait_group, WgmmaSwizzle,
@@ -59,28 +70,101 @@ use layout_tensor::{dynamic_shared, kernel, shared_array, static_layout, StaticL
 
 /// Query rows per block: two consumer warpgroups of 64 (one m64 `wgmma` slice each).
 pub const ATTENTION_SM90_BM: u32 = 128;
-/// Key/value rows per step (`S`'s columns: the m64n128 atom).
-pub const ATTENTION_SM90_BN: u32 = 128;
+/// Key/value rows per step for head dimension `d` (`S`'s columns): 128 (the m64n128 atom), or 64
+/// at head dimension 256, where the Q tile and two stages of 128-key K and V tiles (320 KiB)
+/// would not fit shared memory.
+///
+/// # Example
+/// ```
+/// use cute_rs_kernels::attention_sm90::attention_sm90_block_n;
+/// assert_eq!((attention_sm90_block_n(128), attention_sm90_block_n(256)), (128, 64));
+/// ```
+pub const fn attention_sm90_block_n(d: u32) -> u32 {
+    if d > 128 {
+        64
+    } else {
+        128
+    }
+}
 /// Stages of each of the K and V rings.
 pub const ATTENTION_SM90_STAGES: u32 = 2;
 /// Threads per block: a producer and two consumer warpgroups.
 pub const ATTENTION_SM90_THREADS: u32 = 384;
 
-/// The dynamic shared memory of a launch for head dimension `d`: the Q tile, then the K ring's
-/// and the V ring's stages, each tile 128 rows of `d` 16-bit elements.
+/// The dynamic shared memory of a launch for head dimension `d`: the Q tile (128 rows of `d`
+/// 16-bit elements), then the K ring's and the V ring's stages ([`attention_sm90_block_n`] rows
+/// each).
 ///
 /// # Example
 /// ```
 /// use cute_rs_kernels::attention_sm90::attention_sm90_smem_bytes;
 /// assert_eq!(attention_sm90_smem_bytes(128), 5 * 32768);
+/// assert_eq!(attention_sm90_smem_bytes(256), 65536 + 4 * 32768);
 /// ```
 pub const fn attention_sm90_smem_bytes(d: u32) -> u32 {
-    (1 + 2 * ATTENTION_SM90_STAGES) * tile_bytes(d)
+    tile_bytes(ATTENTION_SM90_BM, d) + 2 * ATTENTION_SM90_STAGES * tile_bytes(attention_sm90_block_n(d), d)
 }
 
-/// One 128-row tile of `d` 16-bit elements.
-const fn tile_bytes(d: u32) -> u32 {
-    128 * d * 2
+/// One tile of `rows` rows of `d` 16-bit elements.
+const fn tile_bytes(rows: u32, d: u32) -> u32 {
+    rows * d * 2
+}
+
+/// The order in which the persistent blocks visit the tiles of a launch, a tile being 128 query
+/// rows (a query block) of one head of one batch.
+///
+/// The query blocks of one head come together, as they read the same K and V: the blocks
+/// working at one time share them in L2. With a causal mask a later query block reads more keys,
+/// and each head's query blocks come longest first, so that a head's last tiles, which end the
+/// launch, are its shortest. (All heads' longest tiles first would balance the blocks better, but
+/// the blocks working at one time would then read as many heads' K and V as there are blocks,
+/// more than L2 holds: measured slower on an H100.)
+///
+/// # Example
+/// ```
+/// use cute_rs_kernels::attention_sm90::AttentionTiles;
+/// // 300 queries (3 query blocks), 2 heads, 1 batch.
+/// let plain = AttentionTiles::new(300, 2, 1, false);
+/// assert_eq!((plain.count(), plain.tile(0), plain.tile(1), plain.tile(3)), (6, (0, 0, 0), (1, 0, 0), (0, 1, 0)));
+/// let causal = AttentionTiles::new(300, 2, 1, true);
+/// assert_eq!((causal.tile(0), causal.tile(1), causal.tile(3)), ((2, 0, 0), (1, 0, 0), (2, 1, 0)));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AttentionTiles {
+    /// Query blocks per head: `ceil(seqlen_q / 128)`.
+    pub m_blocks: u32,
+    /// Query heads.
+    pub heads: u32,
+    /// Batches.
+    pub batch: u32,
+    /// Whether the mask is causal (each head's longest tiles first).
+    pub causal: bool,
+}
+
+impl AttentionTiles {
+    /// The tiles of `seqlen_q` queries, `heads` query heads and `batch` batches.
+    #[inline(always)]
+    pub const fn new(seqlen_q: u32, heads: u32, batch: u32, causal: bool) -> AttentionTiles {
+        AttentionTiles { m_blocks: seqlen_q.div_ceil(ATTENTION_SM90_BM), heads, batch, causal }
+    }
+
+    /// Tiles in all (the host checks that the product fits).
+    #[inline(always)]
+    pub const fn count(&self) -> u32 {
+        self.m_blocks * self.heads * self.batch
+    }
+
+    /// The (query block, head, batch) of tile `t < count()`.
+    #[inline(always)]
+    pub const fn tile(&self, t: u32) -> (u32, u32, u32) {
+        // The guards keep an empty launch's division by zero (no tile is ever asked for then) out
+        // of the kernels.
+        let heads = if self.heads == 0 { 1 } else { self.heads };
+        let m_blocks = if self.m_blocks == 0 { 1 } else { self.m_blocks };
+        let (m, rest) = (t % m_blocks, t / m_blocks);
+        let m_block = if self.causal { m_blocks - 1 - m } else { m };
+        (m_block, rest % heads, rest / heads)
+    }
 }
 
 /// The canonical K-major tile (`rows x d`, the 128-byte swizzle) that one TMA box per 64 columns
@@ -110,19 +194,21 @@ const fn transposes_agree(d: i64, keys: i64) -> bool {
     true
 }
 
-/// The descriptors of Q (A, m64 slices), K (B of `S = Q K^T`, all 128 rows) and V (B of
+/// The descriptors of Q (A, m64 slices), K (B of `S = Q K^T`, all the block's keys) and V (B of
 /// `O = P V`, MN-major, all `d` columns), each read 32 bytes of K per instruction.
 const fn descriptors(d: i64) -> (GmmaDesc, GmmaDesc, GmmaDesc) {
+    let keys = attention_sm90_block_n(d as u32) as i64;
     (
-        layout::unwrap!(make_gmma_desc(k_major_tile(128, d), 2, Major::K, 64, 16)),
-        layout::unwrap!(make_gmma_desc(k_major_tile(128, d), 2, Major::K, 128, 16)),
-        layout::unwrap!(make_gmma_desc(mn_major_tile(d, 128), 2, Major::MN, d, 16)),
+        layout::unwrap!(make_gmma_desc(k_major_tile(ATTENTION_SM90_BM as i64, d), 2, Major::K, 64, 16)),
+        layout::unwrap!(make_gmma_desc(k_major_tile(keys, d), 2, Major::K, keys, 16)),
+        layout::unwrap!(make_gmma_desc(mn_major_tile(d, keys), 2, Major::MN, d, 16)),
     )
 }
 
-/// The TMA boxes of a 128-row tile: 128 rows x 64 columns each, along the head dimension.
-const fn tile_boxes(d: i64) -> TmaBoxes {
-    layout::unwrap!(TmaBoxes::new(k_major_tile(128, d), [128, d], [128, 64], 2, MapOrder::KFirst))
+/// The TMA boxes of a tile of `rows` rows: `rows` x 64 columns each, along the head dimension.
+const fn tile_boxes(rows: u32, d: u32) -> TmaBoxes {
+    let (rows, d) = (rows as i64, d as i64);
+    layout::unwrap!(TmaBoxes::new(k_major_tile(rows, d), [rows, d], [rows, 64], 2, MapOrder::KFirst))
 }
 
 /// Whether accumulator layout `layout` (`(thread, value) -> m + 64 n`, `values` per thread) gives
@@ -166,19 +252,29 @@ const fn half_of(layout: layout::Layout, v: usize) -> usize {
 }
 
 static_layout!(
-    /// The coordinates of a tile of head dimension 64, `(row, column)`.
+    /// The coordinates of a tile of 128 rows of head dimension 64, `(row, column)`.
     Tile64 = "(128,64)"
 );
 static_layout!(
-    /// The coordinates of a tile of head dimension 128, `(row, column)`.
+    /// The coordinates of a tile of 128 rows of head dimension 128, `(row, column)`.
     Tile128 = "(128,128)"
 );
+static_layout!(
+    /// The coordinates of a Q tile of head dimension 256, `(row, column)`.
+    Tile256 = "(128,256)"
+);
+static_layout!(
+    /// The coordinates of a K or V tile of head dimension 256 (64 keys), `(key, column)`.
+    Keys256 = "(64,256)"
+);
 
-/// A kernel's element type and head dimension: its atoms (`S`: m64n128k16 from shared memory;
-/// `O`: m64n`D`k16 with A in registers, V MN-major) and its tile coordinates.
+/// A kernel's element type and head dimension: its atoms (`S`: m64n`BN`k16 from shared memory;
+/// `O`: m64n`D`k16 with A in registers, V MN-major) and its tiles' coordinates.
 trait Config {
     /// Head dimension.
     const D: u32;
+    /// Keys per step.
+    const BN: u32 = attention_sm90_block_n(Self::D);
     /// Whether the elements are f16 (else bf16).
     const F16: bool;
     /// Q, K, V and O's elements.
@@ -187,12 +283,14 @@ trait Config {
     type S: WgmmaAtom;
     /// `O += P V`.
     type O: WgmmaRsAtom;
-    /// A tile's coordinates.
-    type Tile: StaticLayout;
+    /// The Q tile's coordinates (128 x `D`).
+    type QTile: StaticLayout;
+    /// A K or V tile's coordinates (`BN` x `D`).
+    type KvTile: StaticLayout;
 }
 
 macro_rules! configs {
-    ($($name:ident: $e:ty, $d:literal, $f16:literal, $s:ty, $o:ty, $tile:ty;)*) => {$(
+    ($($name:ident: $e:ty, $d:literal, $f16:literal, $s:ty, $o:ty, $q:ty, $kv:ty;)*) => {$(
         #[doc = concat!("Head dimension ", $d, ", ", stringify!($e), ".")]
         struct $name;
         impl Config for $name {
@@ -201,26 +299,33 @@ macro_rules! configs {
             type E = $e;
             type S = $s;
             type O = $o;
-            type Tile = $tile;
+            type QTile = $q;
+            type KvTile = $kv;
         }
-        const _: () = assert!(transposes_agree($d, 128), "V's MN-major tile must be the bytes the K-major boxes write");
-        const _: () = assert!(quad_rows(<$s as WgmmaAtom>::LAYOUT_C, 64) && quad_rows(<$o as WgmmaRsAtom>::LAYOUT_C, $d / 2));
+        const _: () = assert!(<$s as WgmmaAtom>::N == attention_sm90_block_n($d) as i64 && <$o as WgmmaRsAtom>::N == $d);
+        const _: () = assert!(transposes_agree($d, attention_sm90_block_n($d) as i64), "V's MN-major tile must be the bytes the K-major boxes write");
+        const _: () = assert!(
+            quad_rows(<$s as WgmmaAtom>::LAYOUT_C, <$s as WgmmaAtom>::VALUES_C as i64) && quad_rows(<$o as WgmmaRsAtom>::LAYOUT_C, $d / 2)
+        );
         const _: () = {
-            let _ = tile_boxes($d);
+            let _ = (tile_boxes(ATTENTION_SM90_BM, $d), tile_boxes(attention_sm90_block_n($d), $d));
         };
     )*};
 }
 
 configs! {
-    Bf16D64: bf16, 64, false, SM90_64x128x16_F32BF16BF16_SS, SM90_64x64x16_F32BF16BF16_RS<KMajor, MnMajor>, Tile64;
-    Bf16D128: bf16, 128, false, SM90_64x128x16_F32BF16BF16_SS, SM90_64x128x16_F32BF16BF16_RS<KMajor, MnMajor>, Tile128;
-    F16D64: f16, 64, true, SM90_64x128x16_F32F16F16_SS, SM90_64x64x16_F32F16F16_RS<KMajor, MnMajor>, Tile64;
-    F16D128: f16, 128, true, SM90_64x128x16_F32F16F16_SS, SM90_64x128x16_F32F16F16_RS<KMajor, MnMajor>, Tile128;
+    Bf16D64: bf16, 64, false, SM90_64x128x16_F32BF16BF16_SS, SM90_64x64x16_F32BF16BF16_RS<KMajor, MnMajor>, Tile64, Tile64;
+    Bf16D128: bf16, 128, false, SM90_64x128x16_F32BF16BF16_SS, SM90_64x128x16_F32BF16BF16_RS<KMajor, MnMajor>, Tile128, Tile128;
+    Bf16D256: bf16, 256, false, SM90_64x64x16_F32BF16BF16_SS, SM90_64x256x16_F32BF16BF16_RS<KMajor, MnMajor>, Tile256, Keys256;
+    F16D64: f16, 64, true, SM90_64x128x16_F32F16F16_SS, SM90_64x64x16_F32F16F16_RS<KMajor, MnMajor>, Tile64, Tile64;
+    F16D128: f16, 128, true, SM90_64x128x16_F32F16F16_SS, SM90_64x128x16_F32F16F16_RS<KMajor, MnMajor>, Tile128, Tile128;
+    F16D256: f16, 256, true, SM90_64x64x16_F32F16F16_SS, SM90_64x256x16_F32F16F16_RS<KMajor, MnMajor>, Tile256, Keys256;
 }
 
 /// A launch's problem: lengths, heads, the softmax scale times `log2(e)`, causality, and where O
 /// and the log-sum-exp go.
 struct Problem<E> {
+    batch: u32,
     heads: u32,
     heads_kv: u32,
     seqlen_q: u32,
@@ -242,17 +347,23 @@ impl<E> Clone for Problem<E> {
 impl<E> Copy for Problem<E> {}
 
 impl<E> Problem<E> {
-    /// The key blocks query block `m_block` reads: keys past `seqlen_k`, and with a causal mask
-    /// those after the block's last query's diagonal, are never loaded.
+    /// The key blocks of `block_n` keys query block `m_block` reads: keys past `seqlen_k`, and
+    /// with a causal mask those after the block's last query's diagonal, are never loaded.
     #[inline(always)]
-    fn key_blocks(&self, m_block: u32) -> u32 {
+    fn key_blocks(&self, m_block: u32, block_n: u32) -> u32 {
         let keys = if self.causal {
             let last = (m_block + 1) as i64 * ATTENTION_SM90_BM as i64 + self.seqlen_k as i64 - self.seqlen_q as i64;
             last.clamp(0, self.seqlen_k as i64) as u32
         } else {
             self.seqlen_k
         };
-        keys.div_ceil(ATTENTION_SM90_BN)
+        keys.div_ceil(block_n)
+    }
+
+    /// The order of the launch's tiles.
+    #[inline(always)]
+    fn tiles(&self) -> AttentionTiles {
+        AttentionTiles::new(self.seqlen_q, self.heads, self.batch, self.causal)
     }
 }
 
@@ -260,101 +371,175 @@ impl<E> Problem<E> {
 #[derive(Clone, Copy)]
 struct Shared {
     tiles: *mut u8,
+    /// Q's tile has landed (the transaction count of its copy).
     q_full: *mut u64,
+    /// Both consumer warpgroups have issued their last `Q K^T` of the tile: the producer may load
+    /// the next tile's Q.
+    q_empty: *mut u64,
     k: PipelineTmaAsync<ATTENTION_SM90_STAGES>,
     v: PipelineTmaAsync<ATTENTION_SM90_STAGES>,
 }
 
 impl Shared {
-    /// The Q tile (`n == 0`), K's stage `n - 1` or V's stage `n - 1 - STAGES`, for head
-    /// dimension `d`.
     #[inline(always)]
-    fn tile(&self, n: u32, d: u32) -> *mut u8 {
-        self.tiles.wrapping_add((n * tile_bytes(d)) as usize)
+    fn q(&self) -> *mut u8 {
+        self.tiles
+    }
+
+    /// K's stage `stage` (`n == 0`) or V's (`n == 1`), after the Q tile.
+    #[inline(always)]
+    fn kv<C: Config>(&self, n: u32, stage: u32) -> *mut u8 {
+        let at = tile_bytes(ATTENTION_SM90_BM, C::D) + (n * ATTENTION_SM90_STAGES + stage) * tile_bytes(C::BN, C::D);
+        self.tiles.wrapping_add(at as usize)
     }
 
     #[inline(always)]
-    fn q(&self, d: u32) -> *mut u8 {
-        self.tile(0, d)
+    fn k<C: Config>(&self, stage: u32) -> *mut u8 {
+        self.kv::<C>(0, stage)
     }
 
     #[inline(always)]
-    fn k(&self, stage: u32, d: u32) -> *mut u8 {
-        self.tile(1 + stage, d)
+    fn v<C: Config>(&self, stage: u32) -> *mut u8 {
+        self.kv::<C>(1, stage)
     }
 
     #[inline(always)]
-    fn v(&self, stage: u32, d: u32) -> *mut u8 {
-        self.tile(1 + ATTENTION_SM90_STAGES + stage, d)
-    }
-
-    #[inline(always)]
-    fn q_bar(&self) -> &Mbarrier {
-        // SAFETY: the block's Q barrier, aligned.
+    fn q_full(&self) -> &Mbarrier {
+        // SAFETY: the block's barrier, aligned.
         unsafe { &*(self.q_full as *const Mbarrier) }
+    }
+
+    #[inline(always)]
+    fn q_empty(&self) -> &Mbarrier {
+        // SAFETY: the block's barrier, aligned.
+        unsafe { &*(self.q_empty as *const Mbarrier) }
+    }
+}
+
+/// The tiles one block of a grid of `blocks` takes, in rounds of `blocks` tiles of the launch's
+/// order: in round `r`, block `b` takes tile `r * blocks + b` when `r` is even and
+/// `r * blocks + blocks - 1 - b` when it is odd (a snake). Under a causal mask the tiles shorten
+/// along the order, so the block that takes the longest tile of one round takes the shortest of
+/// the next, and the blocks' shares even out. Each tile comes with its round, which the Q
+/// barriers' parities follow. An iterator rather than a closure-taking loop, so that the body
+/// stays in the kernel's one function (a `wgmma` pipeline must not cross a call).
+struct BlockTiles {
+    tiles: AttentionTiles,
+    block: u32,
+    blocks: u32,
+    round: u32,
+}
+
+impl BlockTiles {
+    #[cfg(target_arch = "nvptx64")]
+    #[inline(always)]
+    fn of_this_block(tiles: AttentionTiles) -> BlockTiles {
+        BlockTiles { tiles, block: block_idx_x(), blocks: grid_dim_x(), round: 0 }
+    }
+}
+
+impl Iterator for BlockTiles {
+    type Item = (u32, (u32, u32, u32));
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<Self::Item> {
+        let at = if self.round % 2 == 0 { self.block } else { self.blocks - 1 - self.block };
+        // The host keeps the tiles' count below 2^31, so a round past the last stays in range.
+        let t = self.round * self.blocks + at;
+        if t >= self.tiles.count() {
+            return None;
+        }
+        let item = (self.round, self.tiles.tile(t));
+        self.round += 1;
+        Some(item)
     }
 }
 
 /// The block's body: barriers set up, then the producer and consumer warpgroups.
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
-unsafe fn attention_block<C: Config, const RO: usize, const KQ: u32, const OVERLAP: bool, const PINGPONG: bool>(maps: [*const TmaDescriptor; 3], p: Problem<C::E>) {
-    const { assert!(RO == C::O::VALUES_C && KQ == C::D / 16 && C::S::N == ATTENTION_SM90_BN as i64 && C::O::N == C::D as i64) };
+unsafe fn attention_block<C: Config, const RO: usize, const KQ: u32, const RS: usize, const KP: usize, const OVERLAP: bool, const PINGPONG: bool>(
+    maps: [*const TmaDescriptor; 3],
+    p: Problem<C::E>,
+) {
+    const {
+        assert!(RO == C::O::VALUES_C && KQ == C::D / 16 && RS == C::S::VALUES_C && KP as u32 == C::BN / 16);
+        assert!(C::S::N == C::BN as i64 && C::O::N == C::D as i64);
+    };
     const STAGES: usize = ATTENTION_SM90_STAGES as usize;
     let tiles = dynamic_shared!(ATTENTION_SM90_TILES: u8, align 1024).as_mut_ptr();
-    let q_full = shared_array!(ATTENTION_SM90_Q_FULL: [u64; 1], align 8).as_mut_ptr();
+    let q_bars = shared_array!(ATTENTION_SM90_Q_BARS: [u64; 2], align 8).as_mut_ptr();
     let k_bars = shared_array!(ATTENTION_SM90_K_BARS: [u64; 2 * STAGES], align 8).as_mut_ptr();
     let v_bars = shared_array!(ATTENTION_SM90_V_BARS: [u64; 2 * STAGES], align 8).as_mut_ptr();
     let smem = Shared {
         tiles,
-        q_full,
+        q_full: q_bars,
+        q_empty: q_bars.add(1),
         k: PipelineTmaAsync::new(k_bars, k_bars.add(STAGES)),
         v: PipelineTmaAsync::new(v_bars, v_bars.add(STAGES)),
     };
     let t = thread_idx_x();
     if t == 0 {
-        // Each consumer warpgroup releases each stage once.
+        // Each consumer warpgroup releases each stage, and Q, once.
         smem.k.init(2);
         smem.v.init(2);
-        smem.q_bar().init(1);
+        smem.q_full().init(1);
+        smem.q_empty().init(2);
         fence_mbarrier_init();
     }
     sync_threads();
-    let (m_block, head, batch) = (block_idx_x(), block_idx_y(), block_idx_z());
-    let blocks = p.key_blocks(m_block);
+    // The launch's 168 registers per thread, redistributed: (24 + 2 x 240) x 128 = (40 + 2 x 232)
+    // x 128 = 168 x 384. Head dimension 64's consumers need fewer registers (O is half as wide),
+    // and its producer's tile walk spills in 24.
+    let wide_producer = C::D == 64;
     if t / 128 == 0 {
-        warpgroup_reg_dealloc::<24>();
+        if wide_producer {
+            warpgroup_reg_dealloc::<40>();
+        } else {
+            warpgroup_reg_dealloc::<24>();
+        }
         if t == 0 {
-            produce::<C>(maps, smem, (m_block, head, batch), blocks, p);
+            produce::<C>(maps, smem, p);
         }
     } else {
-        warpgroup_reg_alloc::<240>();
-        consume::<C, RO, KQ, OVERLAP, PINGPONG>(smem, (m_block, head, batch), blocks, p, t / 128 - 1, t % 128);
+        if wide_producer {
+            warpgroup_reg_alloc::<232>();
+        } else {
+            warpgroup_reg_alloc::<240>();
+        }
+        consume::<C, RO, KQ, RS, KP, OVERLAP, PINGPONG>(smem, p, t / 128 - 1, t % 128);
     }
 }
 
-/// The producer (one thread): Q's tile once, then for each key block (last first, as the
-/// consumers take them) K's tile into K's ring and V's into V's.
+/// The producer (one thread): for each of the block's tiles, Q's tile once both consumers are
+/// done with the previous one's, then for each key block (last first, as the consumers take
+/// them) K's tile into K's ring and V's into V's.
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
-unsafe fn produce<C: Config>(maps: [*const TmaDescriptor; 3], smem: Shared, (m_block, head, batch): (u32, u32, u32), blocks: u32, p: Problem<C::E>) {
-    let boxes = const { tile_boxes(C::D as i64) };
-    let bytes = tile_bytes(C::D);
-    let head_kv = head / (p.heads / p.heads_kv);
-    let (h, hk, b) = (head as i32, head_kv as i32, batch as i32);
-    let q_bar = smem.q_bar();
-    q_bar.arrive_expect_tx(bytes);
-    let q = IdentityTensor::<C::Tile>::tile_at([(m_block * ATTENTION_SM90_BM) as i64, 0]);
-    boxes.for_each_box(q, smem.q(C::D), 0, 1, |dst, [x, y]| tma_load_4d(dst, maps[0], [x, y, h, b], q_bar));
+unsafe fn produce<C: Config>(maps: [*const TmaDescriptor; 3], smem: Shared, p: Problem<C::E>) {
+    let (q_boxes, kv_boxes) = const { (tile_boxes(ATTENTION_SM90_BM, C::D), tile_boxes(C::BN, C::D)) };
+    let (q_bytes, kv_bytes) = (tile_bytes(ATTENTION_SM90_BM, C::D), tile_bytes(C::BN, C::D));
+    // The host checks that `heads_kv` divides `heads`.
+    let group = (p.heads / p.heads_kv.max(1)).max(1);
     let mut state = PipelineState::<ATTENTION_SM90_STAGES>::producer_start();
-    for n in (0..blocks).rev() {
-        let keys = IdentityTensor::<C::Tile>::tile_at([(n * ATTENTION_SM90_BN) as i64, 0]);
-        let s = state.index();
-        smem.k.producer_acquire(state, bytes);
-        boxes.for_each_box(keys, smem.k(s, C::D), 0, 1, |dst, [x, y]| tma_load_4d(dst, maps[1], [x, y, hk, b], smem.k.full(s)));
-        smem.v.producer_acquire(state, bytes);
-        boxes.for_each_box(keys, smem.v(s, C::D), 0, 1, |dst, [x, y]| tma_load_4d(dst, maps[2], [x, y, hk, b], smem.v.full(s)));
-        state.advance();
+    for (round, (m_block, head, batch)) in BlockTiles::of_this_block(p.tiles()) {
+        let (h, hk, b) = (head as i32, (head / group) as i32, batch as i32);
+        if round > 0 {
+            smem.q_empty().wait_parity((round - 1) & 1);
+        }
+        let q_bar = smem.q_full();
+        q_bar.arrive_expect_tx(q_bytes);
+        let q = IdentityTensor::<C::QTile>::tile_at([(m_block * ATTENTION_SM90_BM) as i64, 0]);
+        q_boxes.for_each_box(q, smem.q(), 0, 1, |dst, [x, y]| tma_load_4d(dst, maps[0], [x, y, h, b], q_bar));
+        for n in (0..p.key_blocks(m_block, C::BN)).rev() {
+            let keys = IdentityTensor::<C::KvTile>::tile_at([(n * C::BN) as i64, 0]);
+            let s = state.index();
+            smem.k.producer_acquire(state, kv_bytes);
+            kv_boxes.for_each_box(keys, smem.k::<C>(s), 0, 1, |dst, [x, y]| tma_load_4d(dst, maps[1], [x, y, hk, b], smem.k.full(s)));
+            smem.v.producer_acquire(state, kv_bytes);
+            kv_boxes.for_each_box(keys, smem.v::<C>(s), 0, 1, |dst, [x, y]| tma_load_4d(dst, maps[2], [x, y, hk, b], smem.v.full(s)));
+            state.advance();
+        }
     }
 }
 
@@ -384,13 +569,13 @@ impl OnlineSoftmax {
         OnlineSoftmax { max: [f32::NEG_INFINITY; 2], sum: [0.0; 2] }
     }
 
-    /// Takes a block of scores `s` (an accumulator fragment of the m64n128 atom, masked scores
-    /// `-inf`): updates the row maxima, turns `s` into `P = exp2(scale_log2 (s - max))`, adds P
+    /// Takes a block of scores `s` (an accumulator fragment of atom `S`, masked scores `-inf`):
+    /// updates the row maxima, turns `s` into `P = exp2(scale_log2 (s - max))`, adds P
     /// to the row sums, and returns the factors `exp2(scale_log2 (old max - new max))` by which
     /// the output's rows must be rescaled. A row that has seen no key keeps a maximum of `-inf`
     /// and P = 0.
     #[inline(always)]
-    fn step<S: WgmmaAtom>(&mut self, s: &mut [f32; 64], scale_log2: f32) -> [f32; 2] {
+    fn step<S: WgmmaAtom, const RS: usize>(&mut self, s: &mut [f32; RS], scale_log2: f32) -> [f32; 2] {
         let mut block_max = [f32::NEG_INFINITY; 2];
         for_each_unrolled_mut(s, |v, x| {
             let half = half_of(S::LAYOUT_C, v);
@@ -425,6 +610,8 @@ struct Consumer<E> {
     p: Problem<E>,
     /// The warpgroup's m64 slice of the block.
     slice: u32,
+    /// The thread's index in its warpgroup.
+    lane: u32,
     /// The thread's first row in the sequence and its first column in S's block.
     row0: i64,
     col0: i64,
@@ -436,23 +623,23 @@ impl<E> Consumer<E> {
     /// Waits for K's stage of `state` and issues `S = Q K^T` (committed, not waited for).
     #[cfg(target_arch = "nvptx64")]
     #[inline(always)]
-    unsafe fn issue_qk<C: Config, const KQ: u32>(&self, state: PipelineState<ATTENTION_SM90_STAGES>, s: &mut [f32; 64]) {
+    unsafe fn issue_qk<C: Config, const KQ: u32, const RS: usize>(&self, state: PipelineState<ATTENTION_SM90_STAGES>, s: &mut [f32; RS]) {
         let (q_desc, k_desc, _) = const { descriptors(C::D as i64) };
-        let q = generic_to_shared(self.smem.q(C::D));
+        let q = generic_to_shared(self.smem.q());
         self.smem.k.consumer_wait(state);
         wgmma_fence();
-        gemm::<C::S, KQ, 64>(q_desc.operand(q, self.slice), k_desc.operand(generic_to_shared(self.smem.k(state.index(), C::D)), 0), s, false);
+        gemm::<C::S, KQ, RS>(q_desc.operand(q, self.slice), k_desc.operand(generic_to_shared(self.smem.k::<C>(state.index())), 0), s, false);
         wgmma_commit_group();
     }
 
     /// Waits for V's stage of `state` and issues `O += P V` (committed, not waited for).
     #[cfg(target_arch = "nvptx64")]
     #[inline(always)]
-    unsafe fn issue_pv<C: Config, const RO: usize>(&self, state: PipelineState<ATTENTION_SM90_STAGES>, pa: &[[u32; 4]; 8], o: &mut [f32; RO]) {
+    unsafe fn issue_pv<C: Config, const RO: usize, const KP: usize>(&self, state: PipelineState<ATTENTION_SM90_STAGES>, pa: &[[u32; 4]; KP], o: &mut [f32; RO]) {
         let (_, _, v_desc) = const { descriptors(C::D as i64) };
         self.smem.v.consumer_wait(state);
         wgmma_fence();
-        gemm_rs::<C::O, 8, RO>(pa, v_desc.operand(generic_to_shared(self.smem.v(state.index(), C::D)), 0), o, true);
+        gemm_rs::<C::O, KP, RO>(pa, v_desc.operand(generic_to_shared(self.smem.v::<C>(state.index())), 0), o, true);
         wgmma_commit_group();
     }
 
@@ -460,11 +647,11 @@ impl<E> Consumer<E> {
     /// causal mask those after a query's diagonal. Only the blocks at the end of the keys or
     /// across the diagonal hold such scores; the others pass untouched.
     #[inline(always)]
-    fn mask<C: Config>(&self, n: u32, s: &mut [f32; 64]) {
+    fn mask<C: Config, const RS: usize>(&self, n: u32, s: &mut [f32; RS]) {
         let p = &self.p;
         let shift = p.seqlen_k as i64 - p.seqlen_q as i64;
-        let key0 = (n * ATTENTION_SM90_BN) as i64;
-        let last_key = key0 + ATTENTION_SM90_BN as i64 - 1;
+        let key0 = (n * C::BN) as i64;
+        let last_key = key0 + C::BN as i64 - 1;
         if last_key >= p.seqlen_k as i64 || (p.causal && last_key > self.first_row + shift) {
             let (row0, col0) = (self.row0, self.col0);
             for_each_unrolled_mut(s, |v, x| {
@@ -523,112 +710,150 @@ impl Turns {
 
 /// P in registers as the A operand of `O += P V` (`S`'s accumulators rounded to 16 bits).
 #[inline(always)]
-fn p_operand<C: Config>(s: &[f32; 64]) -> [[u32; 4]; 8] {
+fn p_operand<C: Config, const KP: usize, const RS: usize>(s: &[f32; RS]) -> [[u32; 4]; KP] {
     if C::F16 {
-        accumulators_as_a::<8, 64, true>(s)
+        accumulators_as_a::<KP, RS, true>(s)
     } else {
-        accumulators_as_a::<8, 64, false>(s)
+        accumulators_as_a::<KP, RS, false>(s)
     }
 }
 
-/// A consumer warpgroup (`slice`: its 64 query rows of the block; `lane`: the thread's index in
-/// it): for each key block, `S = Q K^T`, the mask and the online softmax, `O += P V`; then O
-/// divided by the row sums and the log-sum-exp.
-///
-/// With `OVERLAP` (FlashAttention-3's intra-warpgroup overlap), the softmax of block `j` runs
-/// while the tensor cores compute `P_{j-1} V_{j-1}`: each step issues `S_j = Q K_j^T` and
-/// `O += P_{j-1} V_{j-1}`, waits for the first, computes `P_j` while the second runs, then
-/// rescales O. Without it, each product is waited for before the softmax that follows it.
-///
-/// With `PINGPONG` as well (FlashAttention-3's inter-warpgroup ping-pong), the two consumer
-/// warpgroups take turns to issue their products: each waits for its turn ([`Turns`]) before
-/// issuing a step's two products and hands the turn over right after, so that one warpgroup's
-/// softmax runs while the other's products occupy the tensor cores.
+/// A consumer warpgroup (`slice`: its 64 query rows of each tile; `lane`: the thread's index in
+/// it): for each of the block's tiles, once Q's tile has landed, the tile's key blocks
+/// ([`Consumer::attend`]), then O divided by the row sums and the log-sum-exp
+/// ([`store_output`]).
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
-unsafe fn consume<C: Config, const RO: usize, const KQ: u32, const OVERLAP: bool, const PINGPONG: bool>(
+unsafe fn consume<C: Config, const RO: usize, const KQ: u32, const RS: usize, const KP: usize, const OVERLAP: bool, const PINGPONG: bool>(
     smem: Shared,
-    (m_block, head, batch): (u32, u32, u32),
-    blocks: u32,
     p: Problem<C::E>,
     slice: u32,
     lane: u32,
 ) {
     let mine = C::S::LAYOUT_C.call(lane as i64);
-    let first_row = (m_block * ATTENTION_SM90_BM + 64 * slice) as i64;
-    let me = Consumer { smem, p, slice, row0: first_row + mine % 64, col0: mine / 64, first_row };
-    let release = |pipe: &PipelineTmaAsync<ATTENTION_SM90_STAGES>, state| {
-        if lane == 0 {
+    let mut state = PipelineState::<ATTENTION_SM90_STAGES>::consumer_start();
+    for (round, (m_block, head, batch)) in BlockTiles::of_this_block(p.tiles()) {
+        let first_row = (m_block * ATTENTION_SM90_BM + 64 * slice) as i64;
+        let me = Consumer { smem, p, slice, lane, row0: first_row + mine % 64, col0: mine / 64, first_row };
+        smem.q_full().wait_parity(round & 1);
+        let (o, softmax) = me.attend::<C, RO, KQ, RS, KP, OVERLAP, PINGPONG>(&mut state, p.key_blocks(m_block, C::BN));
+        store_output::<C, RO>(o, &softmax, p, (head, batch), (me.row0, me.col0), lane);
+    }
+}
+
+impl<E> Consumer<E> {
+    /// Releases K's or V's stage of `state` (one arrival per warpgroup).
+    #[cfg(target_arch = "nvptx64")]
+    #[inline(always)]
+    unsafe fn release(&self, pipe: &PipelineTmaAsync<ATTENTION_SM90_STAGES>, state: PipelineState<ATTENTION_SM90_STAGES>) {
+        if self.lane == 0 {
             pipe.consumer_release(state);
         }
-    };
-    let mut softmax = OnlineSoftmax::new();
-    let mut o = [0f32; RO];
-    smem.q_bar().wait_parity(0);
-    let mut state = PipelineState::<ATTENTION_SM90_STAGES>::consumer_start();
-    if OVERLAP && blocks > 0 {
-        let mut s = [0f32; 64];
-        me.issue_qk::<C, KQ>(state, &mut s);
-        wgmma_wait_group::<0>();
-        wgmma_fence_operands(&mut s);
-        release(&smem.k, state);
-        me.mask::<C>(blocks - 1, &mut s);
-        softmax.step::<C::S>(&mut s, p.scale_log2);
-        let mut pa = p_operand::<C>(&s);
-        let mut previous = state;
-        state.advance();
-        let turns = Turns { slice, steps: blocks - 1 };
-        if PINGPONG {
-            turns.start();
-        }
-        for n in (0..blocks - 1).rev() {
-            if PINGPONG {
-                turns.wait();
-            }
-            me.issue_qk::<C, KQ>(state, &mut s);
-            me.issue_pv::<C, RO>(previous, &pa, &mut o);
-            if PINGPONG {
-                turns.hand_over(n);
-            }
-            wgmma_wait_group::<1>();
-            wgmma_fence_operands(&mut s);
-            release(&smem.k, state);
-            me.mask::<C>(n, &mut s);
-            let alpha = softmax.step::<C::S>(&mut s, p.scale_log2);
-            wgmma_wait_group::<0>();
-            wgmma_fence_operands(&mut o);
-            wgmma_fence_a_operands(&mut pa);
-            release(&smem.v, previous);
-            for_each_unrolled_mut(&mut o, |v, x| *x *= alpha[half_of(C::O::LAYOUT_C, v)]);
-            pa = p_operand::<C>(&s);
-            previous = state;
-            state.advance();
-        }
-        me.issue_pv::<C, RO>(previous, &pa, &mut o);
-        wgmma_wait_group::<0>();
-        wgmma_fence_operands(&mut o);
-        wgmma_fence_a_operands(&mut pa);
-        release(&smem.v, previous);
-    } else {
-        for n in (0..blocks).rev() {
-            let mut s = [0f32; 64];
-            me.issue_qk::<C, KQ>(state, &mut s);
-            wgmma_wait_group::<0>();
-            wgmma_fence_operands(&mut s);
-            release(&smem.k, state);
-            me.mask::<C>(n, &mut s);
-            let alpha = softmax.step::<C::S>(&mut s, p.scale_log2);
-            for_each_unrolled_mut(&mut o, |v, x| *x *= alpha[half_of(C::O::LAYOUT_C, v)]);
-            let mut pa = p_operand::<C>(&s);
-            me.issue_pv::<C, RO>(state, &pa, &mut o);
-            wgmma_wait_group::<0>();
-            wgmma_fence_operands(&mut o);
-            wgmma_fence_a_operands(&mut pa);
-            release(&smem.v, state);
-            state.advance();
+    }
+
+    /// Tells the producer that this warpgroup's last `Q K^T` of the tile is done: the Q tile may
+    /// be overwritten by the next tile's. Called once per tile, outside the key blocks' loop, so
+    /// that the loop's body stays free of the branch.
+    #[cfg(target_arch = "nvptx64")]
+    #[inline(always)]
+    unsafe fn release_q(&self) {
+        if self.lane == 0 {
+            self.smem.q_empty().arrive();
         }
     }
-    store_output::<C, RO>(&mut o, &softmax, p, (head, batch), (me.row0, me.col0), lane);
+
+    /// One tile's `blocks` key blocks (last first), ring positions from `state` on: for each,
+    /// `S = Q K^T`, the mask and the online softmax, `O += P V`. Returns O (not yet divided by
+    /// the row sums) and the softmax state.
+    ///
+    /// With `OVERLAP` (FlashAttention-3's intra-warpgroup overlap), the softmax of block `j` runs
+    /// while the tensor cores compute `P_{j-1} V_{j-1}`: each step issues `S_j = Q K_j^T` and
+    /// `O += P_{j-1} V_{j-1}`, waits for the first, computes `P_j` while the second runs, then
+    /// rescales O. Without it, each product is waited for before the softmax that follows it.
+    ///
+    /// With `PINGPONG` as well (FlashAttention-3's inter-warpgroup ping-pong), the two consumer
+    /// warpgroups take turns to issue their products: each waits for its turn ([`Turns`]) before
+    /// issuing a step's two products and hands the turn over right after, so that one
+    /// warpgroup's softmax runs while the other's products occupy the tensor cores.
+    #[cfg(target_arch = "nvptx64")]
+    #[inline(always)]
+    unsafe fn attend<C: Config<E = E>, const RO: usize, const KQ: u32, const RS: usize, const KP: usize, const OVERLAP: bool, const PINGPONG: bool>(
+        &self,
+        state: &mut PipelineState<ATTENTION_SM90_STAGES>,
+        blocks: u32,
+    ) -> ([f32; RO], OnlineSoftmax) {
+        let (smem, scale_log2) = (self.smem, self.p.scale_log2);
+        let mut softmax = OnlineSoftmax::new();
+        let mut o = [0f32; RO];
+        if blocks == 0 {
+            self.release_q();
+        } else if OVERLAP {
+            let mut s = [0f32; RS];
+            self.issue_qk::<C, KQ, RS>(*state, &mut s);
+            wgmma_wait_group::<0>();
+            wgmma_fence_operands(&mut s);
+            self.release(&smem.k, *state);
+            self.mask::<C, RS>(blocks - 1, &mut s);
+            softmax.step::<C::S, RS>(&mut s, scale_log2);
+            let mut pa = p_operand::<C, KP, RS>(&s);
+            let mut previous = *state;
+            state.advance();
+            let turns = Turns { slice: self.slice, steps: blocks - 1 };
+            if PINGPONG {
+                turns.start();
+            }
+            for n in (0..blocks - 1).rev() {
+                if PINGPONG {
+                    turns.wait();
+                }
+                self.issue_qk::<C, KQ, RS>(*state, &mut s);
+                self.issue_pv::<C, RO, KP>(previous, &pa, &mut o);
+                if PINGPONG {
+                    turns.hand_over(n);
+                }
+                wgmma_wait_group::<1>();
+                wgmma_fence_operands(&mut s);
+                self.release(&smem.k, *state);
+                self.mask::<C, RS>(n, &mut s);
+                let alpha = softmax.step::<C::S, RS>(&mut s, scale_log2);
+                wgmma_wait_group::<0>();
+                wgmma_fence_operands(&mut o);
+                wgmma_fence_a_operands(&mut pa);
+                self.release(&smem.v, previous);
+                for_each_unrolled_mut(&mut o, |v, x| *x *= alpha[half_of(C::O::LAYOUT_C, v)]);
+                pa = p_operand::<C, KP, RS>(&s);
+                previous = *state;
+                state.advance();
+            }
+            // Every `Q K^T` of the tile (the last, of key block 0, waited for above) is done.
+            self.release_q();
+            self.issue_pv::<C, RO, KP>(previous, &pa, &mut o);
+            wgmma_wait_group::<0>();
+            wgmma_fence_operands(&mut o);
+            wgmma_fence_a_operands(&mut pa);
+            self.release(&smem.v, previous);
+        } else {
+            for n in (0..blocks).rev() {
+                let mut s = [0f32; RS];
+                self.issue_qk::<C, KQ, RS>(*state, &mut s);
+                wgmma_wait_group::<0>();
+                wgmma_fence_operands(&mut s);
+                self.release(&smem.k, *state);
+                self.mask::<C, RS>(n, &mut s);
+                let alpha = softmax.step::<C::S, RS>(&mut s, scale_log2);
+                for_each_unrolled_mut(&mut o, |v, x| *x *= alpha[half_of(C::O::LAYOUT_C, v)]);
+                let mut pa = p_operand::<C, KP, RS>(&s);
+                self.issue_pv::<C, RO, KP>(*state, &pa, &mut o);
+                wgmma_wait_group::<0>();
+                wgmma_fence_operands(&mut o);
+                wgmma_fence_a_operands(&mut pa);
+                self.release(&smem.v, *state);
+                state.advance();
+            }
+            self.release_q();
+        }
+        (o, softmax)
+    }
 }
 
 /// The epilogue: O divided by its row sums (rows past `seqlen_q` not stored; a row that saw no
@@ -637,7 +862,7 @@ unsafe fn consume<C: Config, const RO: usize, const KQ: u32, const OVERLAP: bool
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 unsafe fn store_output<C: Config, const RO: usize>(
-    o: &mut [f32; RO],
+    mut o: [f32; RO],
     softmax: &OnlineSoftmax,
     p: Problem<C::E>,
     (head, batch): (u32, u32),
@@ -655,7 +880,7 @@ unsafe fn store_output<C: Config, const RO: usize>(
     }
     let [ob, os, oh] = p.o_strides;
     let base = p.o.wrapping_add((batch as u64 * ob + head as u64 * oh) as usize);
-    for_each_unrolled_mut(o, |v, x| *x *= inverse[half_of(C::O::LAYOUT_C, v)]);
+    for_each_unrolled_mut(&mut o, |v, x| *x *= inverse[half_of(C::O::LAYOUT_C, v)]);
     unroll_for::<Count<RO>>(|v| {
         if v % 2 == 1 {
             return;
@@ -680,7 +905,7 @@ unsafe fn store_output<C: Config, const RO: usize>(
 }
 
 macro_rules! attention_sm90_kernels {
-    ($($(#[$attr:meta])* $name:ident: $config:ty, $e:ty, $ro:literal, $kq:literal, $overlap:literal, $pingpong:literal;)*) => {$(
+    ($($(#[$attr:meta])* $name:ident: $config:ty, $e:ty, $ro:literal, $kq:literal, $rs:literal, $kp:literal, $overlap:literal, $pingpong:literal;)*) => {$(
         $(#[$attr])*
         #[kernel(launch_bounds(384, 1), gpu_only)]
         #[allow(clippy::too_many_arguments)]
@@ -690,6 +915,7 @@ macro_rules! attention_sm90_kernels {
             v_map: TmaDescriptorParam,
             o: *mut $e,
             lse: *mut f32,
+            batch: u32,
             heads: u32,
             heads_kv: u32,
             seqlen_q: u32,
@@ -700,8 +926,8 @@ macro_rules! attention_sm90_kernels {
             scale_log2: f32,
             causal: u32,
         ) {
-            let p = Problem { heads, heads_kv, seqlen_q, seqlen_k, scale_log2, causal: causal != 0, o, o_strides: [o_batch, o_seq, o_head], lse };
-            attention_block::<$config, $ro, $kq, $overlap, $pingpong>([q_map.as_ptr(), k_map.as_ptr(), v_map.as_ptr()], p);
+            let p = Problem { batch, heads, heads_kv, seqlen_q, seqlen_k, scale_log2, causal: causal != 0, o, o_strides: [o_batch, o_seq, o_head], lse };
+            attention_block::<$config, $ro, $kq, $rs, $kp, $overlap, $pingpong>([q_map.as_ptr(), k_map.as_ptr(), v_map.as_ptr()], p);
         }
     )*};
 }
@@ -709,23 +935,28 @@ macro_rules! attention_sm90_kernels {
 attention_sm90_kernels! {
     /// Attention forward, bf16, head dimension 64, the softmax overlapping the previous block's
     /// `P V` and the two consumer warpgroups taking turns at the tensor cores: see the module
-    /// documentation. `scale_log2` is the softmax scale times `log2(e)`; `o_*` are O's element
-    /// strides (even).
-    attention_sm90_bf16_d64: Bf16D64, bf16, 32, 4, true, true;
+    /// documentation. Grid: any number of blocks up to the tiles' count
+    /// ([`AttentionTiles::count`]). `scale_log2` is the softmax scale times `log2(e)`; `o_*` are
+    /// O's element strides (even).
+    attention_sm90_bf16_d64: Bf16D64, bf16, 32, 4, 64, 8, true, true;
     /// [`attention_sm90_bf16_d64`] for head dimension 128.
-    attention_sm90_bf16_d128: Bf16D128, bf16, 64, 8, true, true;
+    attention_sm90_bf16_d128: Bf16D128, bf16, 64, 8, 64, 8, true, true;
+    /// [`attention_sm90_bf16_d64`] for head dimension 256 (64 keys per step).
+    attention_sm90_bf16_d256: Bf16D256, bf16, 128, 16, 32, 4, true, true;
     /// [`attention_sm90_bf16_d64`] for f16.
-    attention_sm90_f16_d64: F16D64, f16, 32, 4, true, true;
+    attention_sm90_f16_d64: F16D64, f16, 32, 4, 64, 8, true, true;
     /// [`attention_sm90_bf16_d64`] for f16, head dimension 128.
-    attention_sm90_f16_d128: F16D128, f16, 64, 8, true, true;
+    attention_sm90_f16_d128: F16D128, f16, 64, 8, 64, 8, true, true;
+    /// [`attention_sm90_bf16_d64`] for f16, head dimension 256 (64 keys per step).
+    attention_sm90_f16_d256: F16D256, f16, 128, 16, 32, 4, true, true;
     /// [`attention_sm90_bf16_d64`] without the ping-pong (the step before it, kept to measure
     /// it).
-    attention_sm90_bf16_d64_overlap: Bf16D64, bf16, 32, 4, true, false;
+    attention_sm90_bf16_d64_overlap: Bf16D64, bf16, 32, 4, 64, 8, true, false;
     /// [`attention_sm90_bf16_d64_overlap`] for head dimension 128.
-    attention_sm90_bf16_d128_overlap: Bf16D128, bf16, 64, 8, true, false;
+    attention_sm90_bf16_d128_overlap: Bf16D128, bf16, 64, 8, 64, 8, true, false;
     /// [`attention_sm90_bf16_d64`] with each product waited for before the softmax that follows
     /// (the warp-specialized step before the overlap, kept to measure it).
-    attention_sm90_bf16_d64_serial: Bf16D64, bf16, 32, 4, false, false;
+    attention_sm90_bf16_d64_serial: Bf16D64, bf16, 32, 4, 64, 8, false, false;
     /// [`attention_sm90_bf16_d64_serial`] for head dimension 128.
-    attention_sm90_bf16_d128_serial: Bf16D128, bf16, 64, 8, false, false;
+    attention_sm90_bf16_d128_serial: Bf16D128, bf16, 64, 8, 64, 8, false, false;
 }

@@ -1,9 +1,9 @@
 //! Fused attention forward through the library call ([`crate::attention::Attention`]) on both of
 //! its kernels: the Hopper one (TMA, `wgmma`, warp specialization; sm_90 only) and the portable
 //! one on block tiles (`mma.sync`; also the CPU backend). Checked against an f64 reference on
-//! fresh random data with poisoned outputs: bf16 and f16, head dimensions 64 and 128, causal and
-//! not, ragged and unequal sequence lengths (queries that see no key), grouped-query heads, and
-//! padded row strides.
+//! fresh random data with poisoned outputs: bf16 and f16, head dimensions 64, 128 and 256, causal
+//! and not, ragged and unequal sequence lengths (queries that see no key), grouped-query heads,
+//! padded row strides, and more tiles than SMs (persistent blocks taking several).
 
 use host::Gpu;
 use layout::Layout;
@@ -16,7 +16,7 @@ use super::{fail, fresh_seed, median, random_f32, time_median, Bench, Check, Fig
 pub fn checks() -> Vec<Check> {
     vec![
         Check {
-            name: "attention/forward, Hopper kernel (TMA + wgmma; bf16, f16; head_dim 64, 128; causal, ragged, GQA, padded strides)",
+            name: "attention/forward, Hopper kernel (TMA + wgmma; bf16, f16; head_dim 64, 128, 256; causal, ragged, GQA, padded strides, persistent)",
             run: |gpu, _| check_path(gpu, AttentionPath::Sm90),
         },
         Check {
@@ -32,18 +32,19 @@ pub fn benches() -> Vec<Bench> {
 
 /// The benchmark's sizes (FlashAttention-3's): bf16, 16k tokens per batch (`batch * seqlen`),
 /// 2048 model dimensions (`heads * head_dim`), sequence lengths 512 to 16k, head dimensions 64
-/// and 128, causal and not. For each: TFLOP/s counted as FlashAttention does (`4 batch heads
+/// and 128, causal and not; head dimension 256 at 1k, 4k and 16k. For each: TFLOP/s counted as FlashAttention does (`4 batch heads
 /// seqlen^2 head_dim`, halved for causal) from the kernel's median time (CUDA events), for the
-/// default schedule and the two steps before it, and the median time a user sees (the host call
+/// default schedule and the three steps before it, and the median time a user sees (the host call
 /// until the GPU is done).
 fn bench_attention(gpu: &Gpu, _: &host::Module) -> Result<Vec<Figure>, String> {
     if gpu.is_cpu() || gpu.properties().compute_capability != (9, 0) {
         return Err("the Hopper kernel needs an sm_90 GPU".to_string());
     }
     let mut figures = Vec::new();
-    for d in [64, 128] {
+    for d in [64, 128, 256] {
         for causal in [false, true] {
-            for seqlen in [512, 1024, 2048, 4096, 8192, 16384] {
+            let seqlens: &[usize] = if d == 256 { &[1024, 4096, 16384] } else { &[512, 1024, 2048, 4096, 8192, 16384] };
+            for &seqlen in seqlens {
                 let (batch, heads) = (16384 / seqlen, 2048 / d);
                 let p = Problem { batch, heads, heads_kv: heads, seqlen_q: seqlen, seqlen_k: seqlen, d, causal, pad: 0 };
                 let ((lq, n), lse_layout) = (p.layout(false), p.lse_layout());
@@ -61,11 +62,13 @@ fn bench_attention(gpu: &Gpu, _: &host::Module) -> Result<Vec<Figure>, String> {
                 let name = format!("attention bf16 d{d} seqlen {seqlen} batch {batch} heads {heads}{}", if causal { " causal" } else { "" });
                 // The earlier steps first (the default last, right before its call-to-completion
                 // times).
-                for (schedule, step) in [(AttentionSchedule::Serial, "serial"), (AttentionSchedule::Overlap, "overlap")] {
+                let steps = [(AttentionSchedule::Serial, "serial"), (AttentionSchedule::Overlap, "overlap"), (AttentionSchedule::PingPong, "ping-pong")];
+                // Head dimension 256 has the ping-pong and the persistent schedule only.
+                for (schedule, step) in steps.into_iter().skip(if d == 256 { 2 } else { 0 }) {
                     let ms = time_median(gpu, 3, 15, || run_as(schedule))?;
                     figures.push(Figure { what: format!("{name}: ours, {step}"), value: flop / (ms as f64 * 1e-3) / 1e12, unit: "TFLOP/s" });
                 }
-                let mut run = || run_as(AttentionSchedule::PingPong);
+                let mut run = || run_as(AttentionSchedule::Persistent);
                 let ms = time_median(gpu, 3, 15, &mut run)?;
                 // The time a user sees: the call, then until the GPU is done.
                 let mut user = Vec::new();
@@ -121,7 +124,8 @@ impl Problem {
 fn reference(p: &Problem, q: &[f64], k: &[f64], v: &[f64], scale: f64) -> (Vec<f64>, Vec<f64>) {
     let (lq, nq) = p.layout(false);
     let (lk, _) = p.layout(true);
-    let idx = |l: &Layout, b: usize, s: usize, h: usize, x: usize| element(l, [b, s, h, x]);
+    let (sq, sk) = (strides(&lq), strides(&lk));
+    let idx = |l: &[usize; 4], b: usize, s: usize, h: usize, x: usize| b * l[0] + s * l[1] + h * l[2] + x * l[3];
     let (mut o, mut lse) = (vec![0.0; nq], vec![f64::NEG_INFINITY; p.batch * p.heads * p.seqlen_q]);
     let group = p.heads / p.heads_kv;
     for b in 0..p.batch {
@@ -132,7 +136,7 @@ fn reference(p: &Problem, q: &[f64], k: &[f64], v: &[f64], scale: f64) -> (Vec<f
                 let scores: Vec<(usize, f64)> = (0..p.seqlen_k)
                     .filter(|&j| visible(j))
                     .map(|j| {
-                        let dot: f64 = (0..p.d).map(|x| q[idx(&lq, b, i, h, x)] * k[idx(&lk, b, j, hk, x)]).sum();
+                        let dot: f64 = (0..p.d).map(|x| q[idx(&sq, b, i, h, x)] * k[idx(&sk, b, j, hk, x)]).sum();
                         (j, dot * scale)
                     })
                     .collect();
@@ -143,8 +147,8 @@ fn reference(p: &Problem, q: &[f64], k: &[f64], v: &[f64], scale: f64) -> (Vec<f
                 let sum: f64 = scores.iter().map(|s| (s.1 - max).exp()).sum();
                 lse[(b * p.heads + h) * p.seqlen_q + i] = max + sum.ln();
                 for x in 0..p.d {
-                    let out: f64 = scores.iter().map(|&(j, s)| (s - max).exp() / sum * v[idx(&lk, b, j, hk, x)]).sum();
-                    o[idx(&lq, b, i, h, x)] = out;
+                    let out: f64 = scores.iter().map(|&(j, s)| (s - max).exp() / sum * v[idx(&sk, b, j, hk, x)]).sum();
+                    o[idx(&sq, b, i, h, x)] = out;
                 }
             }
         }
@@ -152,11 +156,12 @@ fn reference(p: &Problem, q: &[f64], k: &[f64], v: &[f64], scale: f64) -> (Vec<f
     (o, lse)
 }
 
-/// The offset of element `(b, s, h, x)` of a `(batch, seqlen, heads, head_dim)` layout.
-fn element(l: &Layout, c: [usize; 4]) -> usize {
+/// The element strides of a `(batch, seqlen, heads, head_dim)` layout (the problems' layouts
+/// have non-negative strides).
+fn strides(l: &Layout) -> [usize; 4] {
     let stride = l.stride();
     let st = stride.leaves();
-    (0..4).map(|i| c[i] as i64 * st[i]).sum::<i64>() as usize
+    std::array::from_fn(|i| st[i] as usize)
 }
 
 fn check_path(gpu: &Gpu, path: AttentionPath) -> Result<(), String> {
@@ -166,19 +171,30 @@ fn check_path(gpu: &Gpu, path: AttentionPath) -> Result<(), String> {
             if gpu.properties().compute_capability != (9, 0) {
                 return Err("the Hopper kernel needs an sm_90 GPU".to_string());
             }
+            // The last of each head dimension has more tiles (query blocks x heads x batch) than
+            // an H100 has SMs: persistent blocks take several, and the producer loads a tile's Q
+            // while the previous tile ends.
             let problems = [
                 p(2, 4, 2, 77, 130, 128, false, 0),
                 p(1, 2, 2, 300, 520, 128, true, 0),
-                p(1, 2, 1, 150, 100, 64, true, 8),
                 p(1, 3, 3, 256, 256, 128, true, 16),
+                p(6, 8, 8, 300, 200, 128, false, 0),
+                p(1, 2, 1, 150, 100, 64, true, 8),
                 p(2, 2, 2, 129, 700, 64, false, 0),
                 p(1, 4, 1, 200, 333, 64, true, 0),
+                p(8, 8, 2, 300, 260, 64, true, 0),
+                p(2, 2, 1, 200, 333, 256, true, 0),
+                p(1, 2, 2, 129, 150, 256, false, 8),
+                p(5, 16, 4, 200, 150, 256, true, 0),
             ];
             for problem in problems {
-                for schedule in [AttentionSchedule::PingPong, AttentionSchedule::Overlap, AttentionSchedule::Serial] {
-                    check::<bf16>(gpu, problem, path, schedule)?;
-                }
-                check::<f16>(gpu, problem, path, AttentionSchedule::PingPong)?;
+                let steps: &[AttentionSchedule] = if problem.d == 256 {
+                    &[AttentionSchedule::Persistent, AttentionSchedule::PingPong]
+                } else {
+                    &[AttentionSchedule::Persistent, AttentionSchedule::PingPong, AttentionSchedule::Overlap, AttentionSchedule::Serial]
+                };
+                check::<bf16>(gpu, problem, path, steps)?;
+                check::<f16>(gpu, problem, path, &[AttentionSchedule::Persistent])?;
             }
         }
         AttentionPath::MmaSync => {
@@ -189,17 +205,16 @@ fn check_path(gpu: &Gpu, path: AttentionPath) -> Result<(), String> {
                 p(1, 3, 3, 64, 64, 64, false, 0),
             ];
             for problem in problems {
-                check::<f16>(gpu, problem, path, AttentionSchedule::default())?;
+                check::<f16>(gpu, problem, path, &[AttentionSchedule::default()])?;
             }
         }
     }
     Ok(())
 }
 
-/// Runs problem `p` in element type `T` on `path` (the Hopper kernel scheduled as `schedule`)
-/// and compares O and the log-sum-exp with the
-/// reference.
-fn check<T: AttentionElem + CheckElem>(gpu: &Gpu, p: Problem, path: AttentionPath, schedule: AttentionSchedule) -> Result<(), String> {
+/// Runs problem `p` in element type `T` on `path` (the Hopper kernel scheduled as each of
+/// `schedules`, on one draw of data) and compares O and the log-sum-exp with the reference.
+fn check<T: AttentionElem + CheckElem>(gpu: &Gpu, p: Problem, path: AttentionPath, schedules: &[AttentionSchedule]) -> Result<(), String> {
     let seed = fresh_seed();
     let ((lq, nq), (lk, nk)) = (p.layout(false), p.layout(true));
     let data = |n: usize, s: u64| -> Vec<T> { random_f32(s, n).into_iter().map(T::from_f32).collect() };
@@ -208,47 +223,50 @@ fn check<T: AttentionElem + CheckElem>(gpu: &Gpu, p: Problem, path: AttentionPat
     let wide = |x: &[T]| -> Vec<f64> { x.iter().map(|v| v.to_f64()).collect() };
     let (want_o, want_lse) = reference(&p, &wide(&q), &wide(&k), &wide(&v), scale as f64);
     let (dq, dk, dv) = (gpu.upload(&q).map_err(fail("upload"))?, gpu.upload(&k).map_err(fail("upload"))?, gpu.upload(&v).map_err(fail("upload"))?);
-    let mut o = gpu.alloc::<T>(nq).map_err(fail("alloc"))?;
-    let mut lse = gpu.alloc::<f32>(p.batch * p.heads * p.seqlen_q).map_err(fail("alloc"))?;
-    gpu.memset(&mut o, 0xff).map_err(fail("poison"))?;
-    gpu.memset(&mut lse, 0xff).map_err(fail("poison"))?;
-    let what = format!("attention {} {p:?} on {path:?}, {schedule:?} (seed {seed})", T::NAME);
-    let took = Attention::new()
-        .causal(p.causal)
-        .path(path)
-        .schedule(schedule)
-        .run(
-            gpu,
-            dq.tensor(lq.clone()).map_err(fail("Q"))?,
-            dk.tensor(lk.clone()).map_err(fail("K"))?,
-            dv.tensor(lk.clone()).map_err(fail("V"))?,
-            o.tensor_mut(lq.clone()).map_err(fail("O"))?,
-            lse.tensor_mut(p.lse_layout()).map_err(fail("lse"))?,
-        )
-        .map_err(fail(&what))?;
-    if took != path {
-        return Err(format!("{what}: took {took:?}"));
-    }
-    gpu.synchronize().map_err(fail("synchronize"))?;
-    let got_o: Vec<f64> = gpu.download(&o).map_err(fail("download"))?.iter().map(|v| v.to_f64()).collect();
-    let got_lse: Vec<f32> = gpu.download(&lse).map_err(fail("download"))?;
-    // Only O's elements (the padding stays poisoned); P is rounded to T before `P V`, and O
-    // stored in T.
-    let tol = T::TOLERANCE;
-    for b in 0..p.batch {
-        for s in 0..p.seqlen_q {
-            for h in 0..p.heads {
-                for x in 0..p.d {
-                    let i = element(&lq, [b, s, h, x]);
-                    if !((got_o[i] - want_o[i]).abs() <= tol + tol * want_o[i].abs()) {
-                        return Err(format!("{what}: O[{b}, {s}, {h}, {x}] is {}, expected {}", got_o[i], want_o[i]));
+    let sq = strides(&lq);
+    for &schedule in schedules {
+        let mut o = gpu.alloc::<T>(nq).map_err(fail("alloc"))?;
+        let mut lse = gpu.alloc::<f32>(p.batch * p.heads * p.seqlen_q).map_err(fail("alloc"))?;
+        gpu.memset(&mut o, 0xff).map_err(fail("poison"))?;
+        gpu.memset(&mut lse, 0xff).map_err(fail("poison"))?;
+        let what = format!("attention {} {p:?} on {path:?}, {schedule:?} (seed {seed})", T::NAME);
+        let took = Attention::new()
+            .causal(p.causal)
+            .path(path)
+            .schedule(schedule)
+            .run(
+                gpu,
+                dq.tensor(lq.clone()).map_err(fail("Q"))?,
+                dk.tensor(lk.clone()).map_err(fail("K"))?,
+                dv.tensor(lk.clone()).map_err(fail("V"))?,
+                o.tensor_mut(lq.clone()).map_err(fail("O"))?,
+                lse.tensor_mut(p.lse_layout()).map_err(fail("lse"))?,
+            )
+            .map_err(fail(&what))?;
+        if took != path {
+            return Err(format!("{what}: took {took:?}"));
+        }
+        gpu.synchronize().map_err(fail("synchronize"))?;
+        let got_o: Vec<f64> = gpu.download(&o).map_err(fail("download"))?.iter().map(|v| v.to_f64()).collect();
+        let got_lse: Vec<f32> = gpu.download(&lse).map_err(fail("download"))?;
+        // Only O's elements (the padding stays poisoned); P is rounded to T before `P V`, and O
+        // stored in T.
+        let tol = T::TOLERANCE;
+        for b in 0..p.batch {
+            for s in 0..p.seqlen_q {
+                for h in 0..p.heads {
+                    for x in 0..p.d {
+                        let i = b * sq[0] + s * sq[1] + h * sq[2] + x * sq[3];
+                        if !((got_o[i] - want_o[i]).abs() <= tol + tol * want_o[i].abs()) {
+                            return Err(format!("{what}: O[{b}, {s}, {h}, {x}] is {}, expected {}", got_o[i], want_o[i]));
+                        }
                     }
                 }
             }
         }
-    }
-    if let Some(i) = (0..got_lse.len()).find(|&i| !(got_lse[i] as f64 == want_lse[i] || (got_lse[i] as f64 - want_lse[i]).abs() <= 1e-4 * (1.0 + want_lse[i].abs()))) {
-        return Err(format!("{what}: lse element {i} is {}, expected {}", got_lse[i], want_lse[i]));
+        if let Some(i) = (0..got_lse.len()).find(|&i| !(got_lse[i] as f64 == want_lse[i] || (got_lse[i] as f64 - want_lse[i]).abs() <= 1e-4 * (1.0 + want_lse[i].abs()))) {
+            return Err(format!("{what}: lse element {i} is {}, expected {}", got_lse[i], want_lse[i]));
+        }
     }
     Ok(())
 }
