@@ -373,8 +373,8 @@ struct Shared {
     tiles: *mut u8,
     /// Q's tile has landed (the transaction count of its copy).
     q_full: *mut u64,
-    /// Both consumer warpgroups have issued their last `Q K^T` of the tile: the producer may load
-    /// the next tile's Q.
+    /// Both consumer warpgroups have finished their last `Q K^T` of the tile: the producer may
+    /// load the next tile's Q.
     q_empty: *mut u64,
     k: PipelineTmaAsync<ATTENTION_SM90_STAGES>,
     v: PipelineTmaAsync<ATTENTION_SM90_STAGES>,
@@ -418,11 +418,11 @@ impl Shared {
 
 /// The tiles one block of a grid of `blocks` takes, in rounds of `blocks` tiles of the launch's
 /// order: in round `r`, block `b` takes tile `r * blocks + b` when `r` is even and
-/// `r * blocks + blocks - 1 - b` when it is odd (a snake). Under a causal mask the tiles shorten
-/// along the order, so the block that takes the longest tile of one round takes the shortest of
-/// the next, and the blocks' shares even out. Each tile comes with its round, which the Q
-/// barriers' parities follow. An iterator rather than a closure-taking loop, so that the body
-/// stays in the kernel's one function (a `wgmma` pipeline must not cross a call).
+/// `r * blocks + blocks - 1 - b` when it is odd (a snake): where tile lengths fall along the
+/// order (each head's, under a causal mask), a block that takes a long tile in one round takes a
+/// short one in the next. Not measured against plain rounds. Each tile comes with its round,
+/// which the Q barriers' parities follow. An iterator rather than a closure-taking loop, so that
+/// the body stays in the kernel's one function (a `wgmma` pipeline must not cross a call).
 struct BlockTiles {
     tiles: AttentionTiles,
     block: u32,
