@@ -12,9 +12,9 @@
 //!
 //! The path: on an sm_90 GPU the Hopper kernel (`kernels::attention_sm90`: TMA, `wgmma`, warp
 //! specialization, persistent blocks) for bf16 and f16, head dimension 64, 128 or 256, 16-byte
-//! aligned rows; else the
-//! portable kernel on `mma.sync` (`kernels::attention`: any GPU from sm_80 and the CPU backend; f16,
-//! head dimension 64, K and V with one set of strides and O with Q's).
+//! aligned rows; else the portable kernel on `mma.sync` (`kernels::attention`: any GPU from sm_80
+//! and the CPU backend; bf16 and f16, head dimension 64, 128 or 256, K and V with one set of
+//! strides and O with Q's).
 //! [`Attention::path`] forces one, for benchmarks. A call allocates nothing and returns once
 //! launched, on the GPU's stream or the one given by [`Attention::on`].
 //!
@@ -432,24 +432,39 @@ impl<'a> Attention<'a> {
         Ok(())
     }
 
-    /// The portable kernel (f16, head dimension 64).
+    /// The portable kernel of `T` and the head dimension.
     fn launch_portable<T: AttentionElem>(&self, gpu: &Gpu, p: &Problem, scale: f32, [q, k, v]: [&DeviceBuffer<T>; 3], o: &mut DeviceBuffer<T>, lse: &mut DeviceBuffer<f32>) -> Result<(), AttentionError> {
         use kernels::attention as portable;
-        let grid = (p.seqlen_q.div_ceil(portable::ATTENTION_BLOCK as usize) as u32, p.heads as u32, p.batch as u32);
-        let cfg = LaunchConfig { grid, block: (128, 1, 1), shared_mem_bytes: 0 };
-        let ptr = |b: u64| b as *const f16;
+        let d = p.d as u32;
+        let cfg = LaunchConfig {
+            grid: (p.seqlen_q.div_ceil(portable::ATTENTION_BLOCK as usize) as u32, p.heads as u32, p.batch as u32),
+            block: (portable::attention_threads(d), 1, 1),
+            shared_mem_bytes: portable::attention_scratch_bytes(d),
+        };
         let [qb, qs, qh] = p.q.strides().map(|s| s as i64);
         let [kb, ks, kh] = p.k.strides().map(|s| s as i64);
-        let args = (
-            ptr(q.device_ptr()), ptr(k.device_ptr()), ptr(v.device_ptr()), o.device_ptr() as *mut f16, lse.device_ptr() as *mut f32,
-            p.heads as i64, p.heads_kv as i64, p.seqlen_q as i64, p.seqlen_k as i64,
-            qb, qs, qh, kb, ks, kh,
-            scale, self.causal as u32,
-        );
-        let launch = gpu.launch(&crate::GEMM, portable::attention_fwd_d64, cfg, args);
-        // SAFETY: the checked layouts: Q and O share strides, K and V too, each buffer holds
-        // what they reach; the kernel writes only inside O and the log-sum-exp.
-        unsafe { crate::gemm::on(launch, self.stream).run() }?;
+        let (o_ptr, lse_ptr) = (o.device_ptr(), lse.device_ptr() as *mut f32);
+        let rest = (p.heads as i64, p.heads_kv as i64, p.seqlen_q as i64, p.seqlen_k as i64, qb, qs, qh, kb, ks, kh, scale, self.causal as u32);
+        macro_rules! launch {
+            ($kernel:expr, $e:ty) => {{
+                let ptr = |b: &DeviceBuffer<T>| b.device_ptr() as *const $e;
+                let (heads, heads_kv, seqlen_q, seqlen_k, qb, qs, qh, kb, ks, kh, scale, causal) = rest;
+                let args = (ptr(q), ptr(k), ptr(v), o_ptr as *mut $e, lse_ptr, heads, heads_kv, seqlen_q, seqlen_k, qb, qs, qh, kb, ks, kh, scale, causal);
+                let launch = gpu.launch(&crate::GEMM, $kernel, cfg, args);
+                // SAFETY: the checked layouts: Q and O share strides, K and V too, each buffer
+                // holds what they reach; the kernel writes only inside O and the log-sum-exp.
+                unsafe { crate::gemm::on(launch, self.stream).run() }
+            }};
+        }
+        match (T::F16, d) {
+            (true, 64) => launch!(portable::attention_fwd_f16_d64, f16),
+            (true, 128) => launch!(portable::attention_fwd_f16_d128, f16),
+            (true, 256) => launch!(portable::attention_fwd_f16_d256, f16),
+            (false, 64) => launch!(portable::attention_fwd_bf16_d64, bf16),
+            (false, 128) => launch!(portable::attention_fwd_bf16_d128, bf16),
+            (false, 256) => launch!(portable::attention_fwd_bf16_d256, bf16),
+            _ => return Err(AttentionError::NoKernel(format!("the portable kernel: head_dim {d}: it takes 64, 128 or 256"))),
+        }?;
         Ok(())
     }
 }
@@ -502,8 +517,8 @@ fn sm90_unsupported<T: AttentionElem>(p: &Problem, gpu: &Gpu, buffers: [u64; 4])
 
 /// Why the portable kernel cannot take the problem (`None`: it can).
 fn portable_unsupported<T: AttentionElem>(p: &Problem) -> Option<String> {
-    if !T::F16 || p.d != 64 {
-        return Some(format!("it takes f16 with head_dim 64 (here {} with {})", T::NAME, p.d));
+    if ![64, 128, 256].contains(&p.d) {
+        return Some(format!("head_dim {}: it takes 64, 128 or 256", p.d));
     }
     if p.o.strides() != p.q.strides() {
         return Some("O must have Q's strides".to_string());
@@ -558,16 +573,16 @@ mod tests {
         }
     }
 
-    /// A `(1, s, 1, 64)` tensor of zeros' buffer and layout.
+    /// A `(1, s, 1, 96)` tensor of zeros' buffer and layout: a head dimension neither kernel takes.
     fn rows(gpu: &Gpu, s: usize) -> (DeviceBuffer<bf16>, Layout) {
-        let zeros = vec![bf16::from_f32(0.0); s * 64];
-        (gpu.upload(&zeros).unwrap(), Layout::parse(&format!("(1,{s},1,64):({},64,64,1)", s * 64)).unwrap())
+        let zeros = vec![bf16::from_f32(0.0); s * 96];
+        (gpu.upload(&zeros).unwrap(), Layout::parse(&format!("(1,{s},1,96):({},96,96,1)", s * 96)).unwrap())
     }
 
     fn refusal(path: Option<AttentionPath>) -> String {
         let gpu = Gpu::cpu();
         let ((q, lq), (k, lk), (v, _)) = (rows(&gpu, 2), rows(&gpu, 3), rows(&gpu, 3));
-        let (mut o, mut lse) = (gpu.alloc::<bf16>(2 * 64).unwrap(), gpu.alloc::<f32>(2).unwrap());
+        let (mut o, mut lse) = (gpu.alloc::<bf16>(2 * 96).unwrap(), gpu.alloc::<f32>(2).unwrap());
         let call = match path {
             Some(path) => Attention::new().path(path),
             None => Attention::new(),
@@ -576,18 +591,15 @@ mod tests {
         let r = call.run(&gpu, q.tensor(lq.clone()).unwrap(), k.tensor(lk.clone()).unwrap(), v.tensor(lk).unwrap(), o.tensor_mut(lq).unwrap(), lse.tensor_mut(lse_layout).unwrap());
         match r {
             Err(AttentionError::NoKernel(why)) => why,
-            other => panic!("bf16 on the CPU backend: {other:?}"),
+            other => panic!("head_dim 96 on the CPU backend: {other:?}"),
         }
     }
 
     #[test]
     fn a_problem_no_kernel_takes_is_refused_with_each_kernels_reason() {
         let why = refusal(None);
-        assert_eq!(
-            why,
-            "no kernel takes the problem: the Hopper kernel: the CPU backend has no wgmma; the portable kernel: it takes f16 with head_dim 64 (here bf16 with 64)"
-        );
+        assert_eq!(why, "no kernel takes the problem: the Hopper kernel: the CPU backend has no wgmma; the portable kernel: head_dim 96: it takes 64, 128 or 256");
         assert_eq!(refusal(Some(AttentionPath::Sm90)), "the Hopper kernel: the CPU backend has no wgmma");
-        assert_eq!(refusal(Some(AttentionPath::MmaSync)), "the portable kernel: it takes f16 with head_dim 64 (here bf16 with 64)");
+        assert_eq!(refusal(Some(AttentionPath::MmaSync)), "the portable kernel: head_dim 96: it takes 64, 128 or 256");
     }
 }

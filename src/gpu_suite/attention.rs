@@ -20,7 +20,7 @@ pub fn checks() -> Vec<Check> {
             run: |gpu, _| check_path(gpu, AttentionPath::Sm90),
         },
         Check {
-            name: "attention/forward, portable kernel on block tiles (mma.sync; f16, head_dim 64, causal, ragged, GQA)",
+            name: "attention/forward, portable kernel on block tiles (mma.sync; bf16, f16; head_dim 64, 128, 256; causal, ragged, GQA, padded strides)",
             run: |gpu, _| check_path(gpu, AttentionPath::MmaSync),
         },
     ]
@@ -34,8 +34,8 @@ pub fn benches() -> Vec<Bench> {
 /// 2048 model dimensions (`heads * head_dim`), sequence lengths 512 to 16k, head dimensions 64
 /// and 128, causal and not; head dimension 256 at 1k, 4k and 16k. For each: TFLOP/s counted as FlashAttention does (`4 batch heads
 /// seqlen^2 head_dim`, halved for causal) from the kernel's median time (CUDA events), for the
-/// default schedule and the three steps before it, and the median time a user sees (the host call
-/// until the GPU is done).
+/// default schedule, the three steps before it and the portable kernel, and the median time a user
+/// sees (the host call until the GPU is done).
 fn bench_attention(gpu: &Gpu, _: &host::Module) -> Result<Vec<Figure>, String> {
     if gpu.is_cpu() || gpu.properties().compute_capability != (9, 0) {
         return Err("the Hopper kernel needs an sm_90 GPU".to_string());
@@ -53,8 +53,8 @@ fn bench_attention(gpu: &Gpu, _: &host::Module) -> Result<Vec<Figure>, String> {
                 let (q, k, v) = (gpu.upload(&data(seed)).map_err(fail("upload"))?, gpu.upload(&data(seed ^ 1)).map_err(fail("upload"))?, gpu.upload(&data(seed ^ 2)).map_err(fail("upload"))?);
                 let mut o = gpu.alloc::<bf16>(n).map_err(fail("alloc"))?;
                 let mut lse = gpu.alloc::<f32>(batch * heads * seqlen).map_err(fail("alloc"))?;
-                let mut run_as = |schedule| -> host::Result<()> {
-                    let call = Attention::new().causal(causal).path(AttentionPath::Sm90).schedule(schedule);
+                let mut run_on = |path, schedule| -> host::Result<()> {
+                    let call = Attention::new().causal(causal).path(path).schedule(schedule);
                     let r = call.run(gpu, q.tensor(lq.clone())?, k.tensor(lq.clone())?, v.tensor(lq.clone())?, o.tensor_mut(lq.clone())?, lse.tensor_mut(lse_layout.clone())?);
                     r.map(|_| ()).map_err(|e| host::HostError::Invalid(e.to_string()))
                 };
@@ -65,10 +65,13 @@ fn bench_attention(gpu: &Gpu, _: &host::Module) -> Result<Vec<Figure>, String> {
                 let steps = [(AttentionSchedule::Serial, "serial"), (AttentionSchedule::Overlap, "overlap"), (AttentionSchedule::PingPong, "ping-pong")];
                 // Head dimension 256 has the ping-pong and the persistent schedule only.
                 for (schedule, step) in steps.into_iter().skip(if d == 256 { 2 } else { 0 }) {
-                    let ms = time_median(gpu, 3, 15, || run_as(schedule))?;
+                    let ms = time_median(gpu, 3, 15, || run_on(AttentionPath::Sm90, schedule))?;
                     figures.push(Figure { what: format!("{name}: ours, {step}"), value: flop / (ms as f64 * 1e-3) / 1e12, unit: "TFLOP/s" });
                 }
-                let mut run = || run_as(AttentionSchedule::Persistent);
+                // The portable kernel (mma.sync, FlashAttention-2's design) on the same data.
+                let ms = time_median(gpu, 3, 15, || run_on(AttentionPath::MmaSync, AttentionSchedule::default()))?;
+                figures.push(Figure { what: format!("{name}: ours, portable"), value: flop / (ms as f64 * 1e-3) / 1e12, unit: "TFLOP/s" });
+                let mut run = || run_on(AttentionPath::Sm90, AttentionSchedule::Persistent);
                 let ms = time_median(gpu, 3, 15, &mut run)?;
                 // The time a user sees: the call, then until the GPU is done.
                 let mut user = Vec::new();
@@ -206,6 +209,16 @@ fn check_path(gpu: &Gpu, path: AttentionPath) -> Result<(), String> {
             ];
             for problem in problems {
                 check::<f16>(gpu, problem, path, &[AttentionSchedule::default()])?;
+            }
+            // bf16 at each head dimension, f16 at 128 and 256 too on a GPU (the CPU backend
+            // takes about 10 s per problem there): head dimensions 128 and 256 run on the program
+            // of 8 warps.
+            let wider = [p(1, 2, 1, 70, 100, 64, true, 0), p(1, 2, 1, 100, 130, 128, true, 8), p(1, 1, 1, 70, 90, 256, false, 0), p(1, 1, 1, 65, 40, 256, true, 0)];
+            for problem in wider {
+                check::<bf16>(gpu, problem, path, &[AttentionSchedule::default()])?;
+                if problem.d != 64 && !gpu.is_cpu() {
+                    check::<f16>(gpu, problem, path, &[AttentionSchedule::default()])?;
+                }
             }
         }
     }
