@@ -370,7 +370,9 @@ impl<'a> Attention<'a> {
                     .map(|(buf, op, seqlen, heads, rows)| tensor_map(gpu, buf, op, seqlen, heads, rows));
                 let [qm, km, vm] = maps;
                 let (qm, km, vm) = (qm?, km?, vm?);
-                self.launch_sm90::<T>(gpu, &p, scale, [qm, km, vm], o.buffer(), lse.buffer())?;
+                // O is written in boxes of 64 rows (a consumer warpgroup's).
+                let om = tensor_map(gpu, o.buffer(), p.o, p.seqlen_q, p.heads, 64)?;
+                self.launch_sm90::<T>(gpu, &p, scale, [qm, km, vm, om], lse.buffer())?;
             }
             AttentionPath::MmaSync => {
                 if let Some(why) = portable_unsupported::<T>(&p) {
@@ -386,9 +388,9 @@ impl<'a> Attention<'a> {
         Ok(path)
     }
 
-    /// The Hopper kernel of `T` and the head dimension, on the tensor maps of Q, K and V: one
+    /// The Hopper kernel of `T` and the head dimension, on the tensor maps of Q, K, V and O: one
     /// block per tile, or (persistent) at most one per SM.
-    fn launch_sm90<T: AttentionElem>(&self, gpu: &Gpu, p: &Problem, scale: f32, maps: [TensorMap; 3], o: &mut DeviceBuffer<T>, lse: &mut DeviceBuffer<f32>) -> Result<(), AttentionError> {
+    fn launch_sm90<T: AttentionElem>(&self, gpu: &Gpu, p: &Problem, scale: f32, maps: [TensorMap; 4], lse: &mut DeviceBuffer<f32>) -> Result<(), AttentionError> {
         let tiles = sm90::AttentionTiles::new(p.seqlen_q as u32, p.heads as u32, p.batch as u32, self.causal).count();
         let blocks = match self.schedule {
             AttentionSchedule::Persistent if short_tiles(p, self.causal) => tiles.min(gpu.properties().multiprocessors.max(1)),
@@ -399,32 +401,31 @@ impl<'a> Attention<'a> {
             block: (sm90::ATTENTION_SM90_THREADS, 1, 1),
             shared_mem_bytes: sm90::attention_sm90_smem_bytes(p.d as u32),
         };
-        let [ob, os, oh] = p.o.strides().map(|s| s as u64);
-        let [qm, km, vm] = maps;
-        let (o_ptr, lse_ptr) = (o.device_ptr(), lse.device_ptr() as *mut f32);
-        let rest = (p.batch as u32, p.heads as u32, p.heads_kv as u32, p.seqlen_q as u32, p.seqlen_k as u32, ob, os, oh, scale * std::f32::consts::LOG2_E, self.causal as u32);
+        let [qm, km, vm, om] = maps;
+        let lse_ptr = lse.device_ptr() as *mut f32;
+        let rest = (p.batch as u32, p.heads as u32, p.heads_kv as u32, p.seqlen_q as u32, p.seqlen_k as u32, scale * std::f32::consts::LOG2_E, self.causal as u32);
         macro_rules! launch {
-            ($kernel:expr, $e:ty) => {{
-                let (batch, heads, heads_kv, seqlen_q, seqlen_k, ob, os, oh, scale_log2, causal) = rest;
-                let args = (qm, km, vm, o_ptr as *mut $e, lse_ptr, batch, heads, heads_kv, seqlen_q, seqlen_k, ob, os, oh, scale_log2, causal);
+            ($kernel:expr) => {{
+                let (batch, heads, heads_kv, seqlen_q, seqlen_k, scale_log2, causal) = rest;
+                let args = (qm, km, vm, om, lse_ptr, batch, heads, heads_kv, seqlen_q, seqlen_k, scale_log2, causal);
                 let launch = gpu.launch(&crate::GEMM_SM90A, $kernel, cfg, args);
-                // SAFETY: the maps cover Q, K and V; O and the log-sum-exp hold what the checked
-                // layouts reach; the kernel writes only inside them.
+                // SAFETY: the maps cover Q, K, V and O (O's stores are clipped to it); the
+                // log-sum-exp holds what its checked layout reaches; the kernel writes only there.
                 unsafe { crate::gemm::on(launch, self.stream).run() }
             }};
         }
         use AttentionSchedule::*;
         match (T::F16, p.d, self.schedule) {
-            (false, 64, PingPong | Persistent) => launch!(sm90::attention_sm90_bf16_d64, bf16),
-            (false, 128, PingPong | Persistent) => launch!(sm90::attention_sm90_bf16_d128, bf16),
-            (false, 256, PingPong | Persistent) => launch!(sm90::attention_sm90_bf16_d256, bf16),
-            (false, 64, Overlap) => launch!(sm90::attention_sm90_bf16_d64_overlap, bf16),
-            (false, 128, Overlap) => launch!(sm90::attention_sm90_bf16_d128_overlap, bf16),
-            (false, 64, Serial) => launch!(sm90::attention_sm90_bf16_d64_serial, bf16),
-            (false, 128, Serial) => launch!(sm90::attention_sm90_bf16_d128_serial, bf16),
-            (true, 64, PingPong | Persistent) => launch!(sm90::attention_sm90_f16_d64, f16),
-            (true, 128, PingPong | Persistent) => launch!(sm90::attention_sm90_f16_d128, f16),
-            (true, 256, PingPong | Persistent) => launch!(sm90::attention_sm90_f16_d256, f16),
+            (false, 64, PingPong | Persistent) => launch!(sm90::attention_sm90_bf16_d64),
+            (false, 128, PingPong | Persistent) => launch!(sm90::attention_sm90_bf16_d128),
+            (false, 256, PingPong | Persistent) => launch!(sm90::attention_sm90_bf16_d256),
+            (false, 64, Overlap) => launch!(sm90::attention_sm90_bf16_d64_overlap),
+            (false, 128, Overlap) => launch!(sm90::attention_sm90_bf16_d128_overlap),
+            (false, 64, Serial) => launch!(sm90::attention_sm90_bf16_d64_serial),
+            (false, 128, Serial) => launch!(sm90::attention_sm90_bf16_d128_serial),
+            (true, 64, PingPong | Persistent) => launch!(sm90::attention_sm90_f16_d64),
+            (true, 128, PingPong | Persistent) => launch!(sm90::attention_sm90_f16_d128),
+            (true, 256, PingPong | Persistent) => launch!(sm90::attention_sm90_f16_d256),
             (_, d, schedule) => {
                 return Err(AttentionError::NoKernel(format!("the {schedule:?} schedule exists for bf16 with head_dim 64 or 128 only (here {} with {d})", T::NAME)))
             }
@@ -491,17 +492,14 @@ fn sm90_unsupported<T: AttentionElem>(p: &Problem, gpu: &Gpu, buffers: [u64; 4])
     if ![64, 128, 256].contains(&p.d) {
         return Some(format!("head_dim {}: the Hopper kernel takes 64, 128 or 256", p.d));
     }
-    // TMA: 16-byte aligned bases and strides of Q, K and V.
-    for (name, op, base) in [("Q", p.q, buffers[0]), ("K", p.k, buffers[1]), ("V", p.v, buffers[2])] {
+    // TMA: 16-byte aligned bases and strides of Q, K, V and O.
+    for (name, op, base) in [("Q", p.q, buffers[0]), ("K", p.k, buffers[1]), ("V", p.v, buffers[2]), ("O", p.o, buffers[3])] {
         if !base.is_multiple_of(16) {
             return Some(format!("{name}'s buffer is not 16-byte aligned (TMA)"));
         }
         if let Some(s) = op.strides().iter().find(|&&s| (s * std::mem::size_of::<T>()) % 16 != 0) {
             return Some(format!("{name}'s stride {s} is not a multiple of 16 bytes (TMA)"));
         }
-    }
-    if p.o.strides().iter().any(|s| s % 2 != 0) || !buffers[3].is_multiple_of(4) {
-        return Some("O's strides must be even and its buffer 4-byte aligned (the kernel stores pairs)".to_string());
     }
     if [p.seqlen_q, p.seqlen_k, p.heads, p.batch].iter().any(|&x| x > i32::MAX as usize) {
         return Some("batch, heads and sequence lengths must fit TMA's 32-bit coordinates".to_string());
@@ -531,8 +529,9 @@ fn portable_unsupported<T: AttentionElem>(p: &Problem) -> Option<String> {
     None
 }
 
-/// The 4-D tensor map of one input, `(head_dim, seqlen, heads, batch)`, in boxes of 64 columns x
-/// `rows` rows with the 128-byte swizzle and zero fill (the kernel's shared tiles).
+/// The 4-D tensor map of one operand, `(head_dim, seqlen, heads, batch)`, in boxes of 64 columns
+/// x `rows` rows with the 128-byte swizzle and zero fill (the kernel's shared tiles; O's stores
+/// are clipped to it).
 fn tensor_map<T: AttentionElem>(gpu: &Gpu, buf: &DeviceBuffer<T>, op: Operand, seqlen: usize, heads: usize, rows: u32) -> Result<TensorMap, AttentionError> {
     let [b, s, h] = op.strides();
     let global = Layout::parse(&format!("({},{seqlen},{heads},{}):(1,{s},{h},{b})", op.shape[3], op.shape[0])).map_err(|e| AttentionError::Shape(e.to_string()))?;

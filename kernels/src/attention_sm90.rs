@@ -33,6 +33,12 @@
 //! that loads overlap the last `P V` and the epilogue. A grid of one block per tile is the
 //! non-persistent launch of the same kernels.
 //!
+//! The epilogue writes O through shared memory: each consumer warpgroup divides its rows by their
+//! sums, converts them to 16 bits and writes them with `stmatrix` into its two staging buffers,
+//! one box of 64 columns at a time, and one of its threads stores each box with a TMA store
+//! (which clips the rows past `seqlen_q`). The stores write whole sectors, and they drain while
+//! the warpgroup goes on to its next tile.
+//!
 //! [`ATTENTION_SM90_THREADS`] threads, [`attention_sm90_smem_bytes`] of dynamic shared memory.
 //!
 //! [`accumulators_as_a`]: layout_tensor::atom::wgmma::accumulators_as_a
@@ -60,13 +66,22 @@ use layout_tensor::device::mma::{
 use layout_tensor::device::numeric::{f32x2_to_bf16x2, f32x2_to_f16x2};
 use layout_tensor::device::shared::generic_to_shared;
 use layout_tensor::device::sync::{fence_mbarrier_init, sync_threads, Mbarrier, NamedBarrier};
-use layout_tensor::device::tma::{tma_load_4d, TmaDescriptor, TmaDescriptorParam};
+use layout_tensor::device::tma::{bulk_wait_group, tma_load_4d, tma_store_4d, TmaDescriptor, TmaDescriptorParam};
 use layout_tensor::device::unroll::{for_each_unrolled_mut, unroll_for, Count};
 use layout_tensor::device::warp::shuffle_xor;
 use layout_tensor::half::{bf16, f16};
 use layout_tensor::identity::IdentityTensor;
 use layout_tensor::pipeline::{PipelineState, PipelineTmaAsync};
-use layout_tensor::{dynamic_shared, kernel, shared_array, static_layout, StaticLayout};
+use layout_tensor::atom::copy::{copy, SM90_U32x4_STSM_N};
+use layout_tensor::atom::fragment_copy::make_tiled_copy_c;
+use layout_tensor::device::mma::wgmma_accumulator_layout;
+use layout_tensor::partition::{StaticSwizzle, Sw};
+use layout_tensor::static_view::StaticView;
+use layout_tensor::{dynamic_shared, kernel, shared_array, static_layout, Fragment, LayoutTensor, Shared as SharedSpace, StaticLayout};
+
+use crate::gemm_sm90::{epilogue_layouts_agree, AccBox, BoxTile, BoxValues, Staging, StagingBuffers};
+#[cfg(target_arch = "nvptx64")]
+use crate::gemm_sm90::stage_and_store;
 
 /// Query rows per block: two consumer warpgroups of 64 (one m64 `wgmma` slice each).
 pub const ATTENTION_SM90_BM: u32 = 128;
@@ -93,17 +108,27 @@ pub const ATTENTION_SM90_THREADS: u32 = 384;
 
 /// The dynamic shared memory of a launch for head dimension `d`: the Q tile (128 rows of `d`
 /// 16-bit elements), then the K ring's and the V ring's stages ([`attention_sm90_block_n`] rows
-/// each).
+/// each), then the staging of O's TMA stores (two boxes of 64 x 64 per consumer warpgroup).
 ///
 /// # Example
 /// ```
 /// use cute_rs_kernels::attention_sm90::attention_sm90_smem_bytes;
-/// assert_eq!(attention_sm90_smem_bytes(128), 5 * 32768);
-/// assert_eq!(attention_sm90_smem_bytes(256), 65536 + 4 * 32768);
+/// assert_eq!(attention_sm90_smem_bytes(128), 5 * 32768 + 32768);
+/// assert_eq!(attention_sm90_smem_bytes(256), 65536 + 4 * 32768 + 32768);
 /// ```
 pub const fn attention_sm90_smem_bytes(d: u32) -> u32 {
+    o_staging_offset(d) + O_STAGING_BYTES
+}
+
+/// Where the staging of O's stores starts in the dynamic shared memory: after Q's tile and the
+/// K and V rings.
+const fn o_staging_offset(d: u32) -> u32 {
     tile_bytes(ATTENTION_SM90_BM, d) + 2 * ATTENTION_SM90_STAGES * tile_bytes(attention_sm90_block_n(d), d)
 }
+
+/// The staging of O's stores: [`StagingBuffers`], two buffers of 64 x 64 16-bit elements per
+/// consumer warpgroup.
+const O_STAGING_BYTES: u32 = 2 * 2 * 64 * 64 * 2;
 
 /// One tile of `rows` rows of `d` 16-bit elements.
 const fn tile_bytes(rows: u32, d: u32) -> u32 {
@@ -332,8 +357,10 @@ struct Problem<E> {
     seqlen_k: u32,
     scale_log2: f32,
     causal: bool,
-    o: *mut E,
-    o_strides: [u64; 3],
+    /// O's tensor map, `(head_dim, seqlen_q, heads, batch)` in boxes of 64 x 64 x 1 x 1, the
+    /// 128-byte swizzle.
+    o_map: *const TmaDescriptor,
+    element: core::marker::PhantomData<*mut E>,
     lse: *mut f32,
 }
 
@@ -391,6 +418,14 @@ impl Shared {
     fn kv<C: Config>(&self, n: u32, stage: u32) -> *mut u8 {
         let at = tile_bytes(ATTENTION_SM90_BM, C::D) + (n * ATTENTION_SM90_STAGES + stage) * tile_bytes(C::BN, C::D);
         self.tiles.wrapping_add(at as usize)
+    }
+
+    /// The staging of O's stores ([`StagingBuffers`]).
+    #[inline(always)]
+    fn o_staging<C: Config>(&self) -> LayoutTensor<'static, u16, Staging, SharedSpace> {
+        // SAFETY: inside the launch's dynamic shared memory (`attention_sm90_smem_bytes`),
+        // 1024-byte aligned (the tiles before it are whole 1024-byte multiples).
+        unsafe { LayoutTensor::from_ptr_in(self.tiles.wrapping_add(o_staging_offset(C::D) as usize) as *mut u16, Staging::new()) }
     }
 
     #[inline(always)]
@@ -458,13 +493,14 @@ impl Iterator for BlockTiles {
 /// The block's body: barriers set up, then the producer and consumer warpgroups.
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
-unsafe fn attention_block<C: Config, const RO: usize, const KQ: u32, const RS: usize, const KP: usize, const OVERLAP: bool, const PINGPONG: bool>(
+unsafe fn attention_block<C: Config, const RO: usize, const KQ: u32, const RS: usize, const KP: usize, const OB: usize, const OVERLAP: bool, const PINGPONG: bool>(
     maps: [*const TmaDescriptor; 3],
     p: Problem<C::E>,
 ) {
     const {
         assert!(RO == C::O::VALUES_C && KQ == C::D / 16 && RS == C::S::VALUES_C && KP as u32 == C::BN / 16);
         assert!(C::S::N == C::BN as i64 && C::O::N == C::D as i64);
+        assert!(OB as u32 * 64 == C::D, "OB: O's boxes of 64 columns");
     };
     const STAGES: usize = ATTENTION_SM90_STAGES as usize;
     let tiles = dynamic_shared!(ATTENTION_SM90_TILES: u8, align 1024).as_mut_ptr();
@@ -507,7 +543,7 @@ unsafe fn attention_block<C: Config, const RO: usize, const KQ: u32, const RS: u
         } else {
             warpgroup_reg_alloc::<240>();
         }
-        consume::<C, RO, KQ, RS, KP, OVERLAP, PINGPONG>(smem, p, t / 128 - 1, t % 128);
+        consume::<C, RO, KQ, RS, KP, OB, OVERLAP, PINGPONG>(smem, p, t / 128 - 1, t % 128);
     }
 }
 
@@ -724,7 +760,7 @@ fn p_operand<C: Config, const KP: usize, const RS: usize>(s: &[f32; RS]) -> [[u3
 /// ([`store_output`]).
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
-unsafe fn consume<C: Config, const RO: usize, const KQ: u32, const RS: usize, const KP: usize, const OVERLAP: bool, const PINGPONG: bool>(
+unsafe fn consume<C: Config, const RO: usize, const KQ: u32, const RS: usize, const KP: usize, const OB: usize, const OVERLAP: bool, const PINGPONG: bool>(
     smem: Shared,
     p: Problem<C::E>,
     slice: u32,
@@ -737,7 +773,11 @@ unsafe fn consume<C: Config, const RO: usize, const KQ: u32, const RS: usize, co
         let me = Consumer { smem, p, slice, lane, row0: first_row + mine % 64, col0: mine / 64, first_row };
         smem.q_full().wait_parity(round & 1);
         let (o, softmax) = me.attend::<C, RO, KQ, RS, KP, OVERLAP, PINGPONG>(&mut state, p.key_blocks(m_block, C::BN));
-        store_output::<C, RO>(o, &softmax, p, (head, batch), (me.row0, me.col0), lane);
+        store_output::<C, RO, OB>(o, &softmax, p, smem, (head, batch, first_row), me.row0, (lane, slice), round * OB as u32);
+    }
+    if lane == 0 {
+        // The staging buffers must outlive the stores' reads (and the block).
+        bulk_wait_group::<0>();
     }
 }
 
@@ -856,18 +896,23 @@ impl<E> Consumer<E> {
     }
 }
 
-/// The epilogue: O divided by its row sums (rows past `seqlen_q` not stored; a row that saw no
-/// key stores zeros), 16-bit pairs stored directly from the accumulators, and each row's
-/// log-sum-exp by the first thread of its quad.
+/// The epilogue: O divided by its row sums, converted to 16 bits and written by `stmatrix` into
+/// the warpgroup's staging buffers, box by box (64 columns), each box stored by a TMA store,
+/// which clips the rows past `seqlen_q` (a row that saw no key stores zeros); each row's
+/// log-sum-exp by the first thread of its quad. `group`: how many boxes this warpgroup has
+/// staged before (its boxes alternate between its two buffers, across tiles too).
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
-unsafe fn store_output<C: Config, const RO: usize>(
+#[allow(clippy::too_many_arguments)]
+unsafe fn store_output<C: Config, const RO: usize, const OB: usize>(
     mut o: [f32; RO],
     softmax: &OnlineSoftmax,
     p: Problem<C::E>,
-    (head, batch): (u32, u32),
-    (row0, col0): (i64, i64),
-    lane: u32,
+    smem: Shared,
+    (head, batch, first_row): (u32, u32, i64),
+    row0: i64,
+    (lane, slice): (u32, u32),
+    group: u32,
 ) {
     let mut inverse = [0.0; 2];
     let mut lse = [f32::NEG_INFINITY; 2];
@@ -878,22 +923,33 @@ unsafe fn store_output<C: Config, const RO: usize>(
             lse[half] = (softmax.max[half] * p.scale_log2 + log2_approx(sum)) * core::f32::consts::LN_2;
         }
     }
-    let [ob, os, oh] = p.o_strides;
-    let base = p.o.wrapping_add((batch as u64 * ob + head as u64 * oh) as usize);
     for_each_unrolled_mut(&mut o, |v, x| *x *= inverse[half_of(C::O::LAYOUT_C, v)]);
-    unroll_for::<Count<RO>>(|v| {
-        if v % 2 == 1 {
-            return;
+    let staging = smem.o_staging::<C>();
+    let r2s = make_tiled_copy_c::<SM90_U32x4_STSM_N, AccBox, BoxTile>();
+    let thr = r2s.get_slice(lane as usize);
+    let buffer = |c: usize| staging.slice_mode::<3>(slice as i64).slice_mode::<2>(((group + c as u32) % 2) as i64);
+    let sync = || {
+        if slice == 0 {
+            NamedBarrier::<3, 128>::new().sync()
+        } else {
+            NamedBarrier::<4, 128>::new().sync()
         }
-        let at = C::O::LAYOUT_C.call(128 * v as i64);
-        let (row, col) = (row0 + at % 64, col0 + at / 64);
-        if row < p.seqlen_q as i64 {
-            let pair = if C::F16 { f32x2_to_f16x2(o[v], o[v + 1]) } else { f32x2_to_bf16x2(o[v], o[v + 1]) };
-            // SAFETY: inside O (row < seqlen_q, col + 1 < d); 4-byte aligned (even strides and
-            // column, checked by the host).
-            *(base.wrapping_add((row as u64 * os) as usize + col as usize) as *mut u32) = pair;
-        }
-    });
+    };
+    stage_and_store::<OB>(
+        lane == 0,
+        sync,
+        |c| {
+            let mut frag = Fragment::<u16, BoxValues, 32>::new();
+            unroll_for::<Count<16>>(|i| {
+                let (a, b) = (o[32 * c + 2 * i], o[32 * c + 2 * i + 1]);
+                let pair = if C::F16 { f32x2_to_f16x2(a, b) } else { f32x2_to_bf16x2(a, b) };
+                frag.data[2 * i] = pair as u16;
+                frag.data[2 * i + 1] = (pair >> 16) as u16;
+            });
+            copy(r2s, thr.retile_s(frag.tensor()), thr.partition_d(buffer(c)));
+        },
+        |c| tma_store_4d(p.o_map, [64 * c as i32, first_row as i32, head as i32, batch as i32], buffer(c).as_ptr() as *const u8),
+    );
     if lane % 4 == 0 {
         for (half, lse) in lse.iter().enumerate() {
             let row = row0 + 8 * half as i64;
@@ -904,8 +960,19 @@ unsafe fn store_output<C: Config, const RO: usize>(
     }
 }
 
+/// The staging buffers and the box accumulators agree with TMA's 128-byte swizzle and with O's
+/// wgmma accumulators at each head dimension (box `c` holds a thread's values `32 c ..`).
+const _: () = {
+    let mut d = 64;
+    while d <= 256 {
+        let acc = layout::unwrap!(wgmma_accumulator_layout(d));
+        assert!(epilogue_layouts_agree(2, <Sw<3, 3, 3>>::SWIZZLE, StagingBuffers::LAYOUT, AccBox::LAYOUT, acc, d), "O's staging and box accumulators");
+        d *= 2;
+    }
+};
+
 macro_rules! attention_sm90_kernels {
-    ($($(#[$attr:meta])* $name:ident: $config:ty, $e:ty, $ro:literal, $kq:literal, $rs:literal, $kp:literal, $overlap:literal, $pingpong:literal;)*) => {$(
+    ($($(#[$attr:meta])* $name:ident: $config:ty, $e:ty, $ro:literal, $kq:literal, $rs:literal, $kp:literal, $ob:literal, $overlap:literal, $pingpong:literal;)*) => {$(
         $(#[$attr])*
         #[kernel(launch_bounds(384, 1), gpu_only)]
         #[allow(clippy::too_many_arguments)]
@@ -913,21 +980,18 @@ macro_rules! attention_sm90_kernels {
             q_map: TmaDescriptorParam,
             k_map: TmaDescriptorParam,
             v_map: TmaDescriptorParam,
-            o: *mut $e,
+            o_map: TmaDescriptorParam,
             lse: *mut f32,
             batch: u32,
             heads: u32,
             heads_kv: u32,
             seqlen_q: u32,
             seqlen_k: u32,
-            o_batch: u64,
-            o_seq: u64,
-            o_head: u64,
             scale_log2: f32,
             causal: u32,
         ) {
-            let p = Problem { batch, heads, heads_kv, seqlen_q, seqlen_k, scale_log2, causal: causal != 0, o, o_strides: [o_batch, o_seq, o_head], lse };
-            attention_block::<$config, $ro, $kq, $rs, $kp, $overlap, $pingpong>([q_map.as_ptr(), k_map.as_ptr(), v_map.as_ptr()], p);
+            let p = Problem::<$e> { batch, heads, heads_kv, seqlen_q, seqlen_k, scale_log2, causal: causal != 0, o_map: o_map.as_ptr(), element: core::marker::PhantomData, lse };
+            attention_block::<$config, $ro, $kq, $rs, $kp, $ob, $overlap, $pingpong>([q_map.as_ptr(), k_map.as_ptr(), v_map.as_ptr()], p);
         }
     )*};
 }
@@ -936,27 +1000,28 @@ attention_sm90_kernels! {
     /// Attention forward, bf16, head dimension 64, the softmax overlapping the previous block's
     /// `P V` and the two consumer warpgroups taking turns at the tensor cores: see the module
     /// documentation. Grid: any number of blocks up to the tiles' count
-    /// ([`AttentionTiles::count`]). `scale_log2` is the softmax scale times `log2(e)`; `o_*` are
-    /// O's element strides (even).
-    attention_sm90_bf16_d64: Bf16D64, bf16, 32, 4, 64, 8, true, true;
+    /// ([`AttentionTiles::count`]). `o_map` is O's tensor map, `(head_dim, seqlen_q, heads,
+    /// batch)` in boxes of 64 x 64 x 1 x 1 with the 128-byte swizzle; `scale_log2` is the softmax
+    /// scale times `log2(e)`.
+    attention_sm90_bf16_d64: Bf16D64, bf16, 32, 4, 64, 8, 1, true, true;
     /// [`attention_sm90_bf16_d64`] for head dimension 128.
-    attention_sm90_bf16_d128: Bf16D128, bf16, 64, 8, 64, 8, true, true;
+    attention_sm90_bf16_d128: Bf16D128, bf16, 64, 8, 64, 8, 2, true, true;
     /// [`attention_sm90_bf16_d64`] for head dimension 256 (64 keys per step).
-    attention_sm90_bf16_d256: Bf16D256, bf16, 128, 16, 32, 4, true, true;
+    attention_sm90_bf16_d256: Bf16D256, bf16, 128, 16, 32, 4, 4, true, true;
     /// [`attention_sm90_bf16_d64`] for f16.
-    attention_sm90_f16_d64: F16D64, f16, 32, 4, 64, 8, true, true;
+    attention_sm90_f16_d64: F16D64, f16, 32, 4, 64, 8, 1, true, true;
     /// [`attention_sm90_bf16_d64`] for f16, head dimension 128.
-    attention_sm90_f16_d128: F16D128, f16, 64, 8, 64, 8, true, true;
+    attention_sm90_f16_d128: F16D128, f16, 64, 8, 64, 8, 2, true, true;
     /// [`attention_sm90_bf16_d64`] for f16, head dimension 256 (64 keys per step).
-    attention_sm90_f16_d256: F16D256, f16, 128, 16, 32, 4, true, true;
+    attention_sm90_f16_d256: F16D256, f16, 128, 16, 32, 4, 4, true, true;
     /// [`attention_sm90_bf16_d64`] without the ping-pong (the step before it, kept to measure
     /// it).
-    attention_sm90_bf16_d64_overlap: Bf16D64, bf16, 32, 4, 64, 8, true, false;
+    attention_sm90_bf16_d64_overlap: Bf16D64, bf16, 32, 4, 64, 8, 1, true, false;
     /// [`attention_sm90_bf16_d64_overlap`] for head dimension 128.
-    attention_sm90_bf16_d128_overlap: Bf16D128, bf16, 64, 8, 64, 8, true, false;
+    attention_sm90_bf16_d128_overlap: Bf16D128, bf16, 64, 8, 64, 8, 2, true, false;
     /// [`attention_sm90_bf16_d64`] with each product waited for before the softmax that follows
     /// (the warp-specialized step before the overlap, kept to measure it).
-    attention_sm90_bf16_d64_serial: Bf16D64, bf16, 32, 4, 64, 8, false, false;
+    attention_sm90_bf16_d64_serial: Bf16D64, bf16, 32, 4, 64, 8, 1, false, false;
     /// [`attention_sm90_bf16_d64_serial`] for head dimension 128.
-    attention_sm90_bf16_d128_serial: Bf16D128, bf16, 64, 8, 64, 8, false, false;
+    attention_sm90_bf16_d128_serial: Bf16D128, bf16, 64, 8, 64, 8, 2, false, false;
 }

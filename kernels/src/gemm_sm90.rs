@@ -873,26 +873,26 @@ static_layout!(
     /// warpgroup)`: two buffers per consumer warpgroup, each 64 rows of 64 16-bit elements (128
     /// bytes), row-major, viewed through the 128-byte swizzle ([`Staging`]) as a TMA store with
     /// that swizzle reads its 64 x 64 box.
-    StagingBuffers = "(64,64,2,2):(64,1,4096,8192)"
+    pub(crate) StagingBuffers = "(64,64,2,2):(64,1,4096,8192)"
 );
 /// [`StagingBuffers`] through the 128-byte swizzle of 16-bit elements.
-type Staging = Swizzled<Sw<3, 3, 3>, StagingBuffers>;
+pub(crate) type Staging = Swizzled<Sw<3, 3, 3>, StagingBuffers>;
 static_layout!(
     /// The accumulators of one 64 x 64 box of a warpgroup's m64n256 slice: the wgmma m64n64
     /// accumulator layout, `(thread, value) -> m + 64 n`.
-    AccBox = "((4,8,4),(2,2,8)):((128,1,16),(64,8,512))"
+    pub(crate) AccBox = "((4,8,4),(2,2,8)):((128,1,16),(64,8,512))"
 );
 static_layout!(
     /// A box's shape, `(rows, columns)`.
-    BoxTile = "(64,64)"
+    pub(crate) BoxTile = "(64,64)"
 );
 static_layout!(
     /// A thread's 32 values of one box, converted to 16 bits, in accumulator order.
-    BoxValues = "32:1"
+    pub(crate) BoxValues = "32:1"
 );
 
 const _: () = assert!(
-    epilogue_layouts_agree(2, <Sw<3, 3, 3>>::SWIZZLE, StagingBuffers::LAYOUT, AccBox::LAYOUT),
+    epilogue_layouts_agree(2, <Sw<3, 3, 3>>::SWIZZLE, StagingBuffers::LAYOUT, AccBox::LAYOUT, ACC_256, 256),
     "the 16-bit staging buffers and box accumulators"
 );
 
@@ -920,7 +920,7 @@ static_layout!(
 );
 
 const _: () = assert!(
-    epilogue_layouts_agree(4, <Sw<3, 2, 3>>::SWIZZLE, StagingBuffersF32::LAYOUT, AccBoxF32::LAYOUT),
+    epilogue_layouts_agree(4, <Sw<3, 2, 3>>::SWIZZLE, StagingBuffersF32::LAYOUT, AccBoxF32::LAYOUT, ACC_256, 256),
     "the f32 staging buffers and box accumulators"
 );
 
@@ -928,8 +928,9 @@ const _: () = assert!(
 /// and wgmma do: buffer 0 of `staging` through `swizzle` is the canonical 128-byte-swizzled tile
 /// of 64 rows x 128 bytes that TMA's boxes use ([`stage_tile`]), and `acc_box` is the wgmma
 /// accumulator layout of one box of `cols = 128 / element_bytes` columns, whose values `v` in box
-/// `c` are the m64n256 accumulators' values `c cols / 2 + v`, `c cols` columns further.
-const fn epilogue_layouts_agree(element_bytes: i64, swizzle: layout::Swizzle, staging: layout::Layout, acc_box: layout::Layout) -> bool {
+/// `c` are the values `c cols / 2 + v` of `acc`, the accumulators of a warpgroup's `64 x n`
+/// tile, `c cols` columns further.
+pub(crate) const fn epilogue_layouts_agree(element_bytes: i64, swizzle: layout::Swizzle, staging: layout::Layout, acc_box: layout::Layout, acc: layout::Layout, n: i64) -> bool {
     let cols = 128 / element_bytes;
     let tile = stage_tile(Major::K, 64, element_bytes);
     let mut e = 0;
@@ -948,8 +949,8 @@ const fn epilogue_layouts_agree(element_bytes: i64, swizzle: layout::Swizzle, st
         }
         let (t, v) = (i % 128, i / 128);
         let mut c = 0;
-        while c < 256 / cols {
-            if ACC_256.call(t + 128 * (values * c + v)) != acc_box.call(i) + 64 * cols * c {
+        while c < n / cols {
+            if acc.call(t + 128 * (values * c + v)) != acc_box.call(i) + 64 * cols * c {
                 return false;
             }
             c += 1;
@@ -983,25 +984,42 @@ unsafe fn store_boxes<const BOXES: usize, const COLS: u32>(
     at: BoxOrigin,
     (lane128, slice): (u32, u32),
     buffer: impl Fn(usize) -> *const u8,
-    mut write: impl FnMut(usize),
+    write: impl FnMut(usize),
 ) {
-    let sync = || slice_barrier(slice);
+    stage_and_store::<BOXES>(lane128 == 0, || slice_barrier(slice), write, |c| {
+        let (x, y) = ((at.col + COLS * c as u32) as i32, at.row as i32);
+        match at.batch {
+            Some(l) => tma_store_3d(d_map, [x, y, l as i32], buffer(c)),
+            None => tma_store_2d(d_map, [x, y], buffer(c)),
+        }
+    });
+}
+
+/// The loop of a TMA-store epilogue over `BOXES` boxes of a warpgroup's tile, through two
+/// staging buffers that alternate from one box to the next, across calls too (with an even
+/// `BOXES`, box `c` in buffer `c % 2`): `write(c)` fills box `c`'s buffer from the registers,
+/// and `leader` (one thread of the warpgroup) then issues `store(c)`, the TMA store that reads
+/// it. Before a buffer is rewritten the store that read it two boxes ago has finished reading
+/// (`cp.async.bulk.wait_group.read 1`); `sync` is the warpgroup's barrier. The last stores drain while the warpgroup goes on: wait for them
+/// (`bulk_wait_group::<0>`) before the buffers are reused otherwise or the block exits.
+///
+/// # Safety
+/// Every thread of the warpgroup calls it; `write(c)` and `store(c)` use box `c`'s buffer.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+pub(crate) unsafe fn stage_and_store<const BOXES: usize>(leader: bool, sync: impl Fn(), mut write: impl FnMut(usize), store: impl Fn(usize)) {
     // Constant box indices: every accumulator index is then a constant (a run-time index would
-    // put `acc` on the stack).
+    // put the accumulators on the stack).
     unroll_for::<Count<BOXES>>(|c| {
-        if lane128 == 0 {
+        if leader {
             bulk_wait_group_read::<1>();
         }
         sync();
         write(c);
         fence_proxy_async_shared_cta();
         sync();
-        if lane128 == 0 {
-            let (x, y) = ((at.col + COLS * c as u32) as i32, at.row as i32);
-            match at.batch {
-                Some(l) => tma_store_3d(d_map, [x, y, l as i32], buffer(c)),
-                None => tma_store_2d(d_map, [x, y], buffer(c)),
-            }
+        if leader {
+            store(c);
             bulk_commit_group();
         }
     });
