@@ -13,8 +13,8 @@
 //! The path: on an sm_90 GPU the Hopper kernel (`kernels::attention_sm90`: TMA, `wgmma`, warp
 //! specialization, persistent blocks) for bf16 and f16, head dimension 64, 128 or 256, 16-byte
 //! aligned rows; else the portable kernel on `mma.sync` (`kernels::attention`: any GPU from sm_80
-//! and the CPU backend; bf16 and f16, head dimension 64 or 128, K and V with one set of strides
-//! and O with Q's).
+//! and the CPU backend; bf16 and f16, head dimension 64, 128 or 256, K and V with one set of
+//! strides and O with Q's).
 //! [`Attention::path`] forces one, for benchmarks. A call allocates nothing and returns once
 //! launched, on the GPU's stream or the one given by [`Attention::on`].
 //!
@@ -460,9 +460,11 @@ impl<'a> Attention<'a> {
         match (T::F16, d) {
             (true, 64) => launch!(portable::attention_fwd_f16_d64, f16),
             (true, 128) => launch!(portable::attention_fwd_f16_d128, f16),
+            (true, 256) => launch!(portable::attention_fwd_f16_d256, f16),
             (false, 64) => launch!(portable::attention_fwd_bf16_d64, bf16),
             (false, 128) => launch!(portable::attention_fwd_bf16_d128, bf16),
-            _ => return Err(AttentionError::NoKernel(format!("the portable kernel: head_dim {d}: it takes 64 or 128"))),
+            (false, 256) => launch!(portable::attention_fwd_bf16_d256, bf16),
+            _ => return Err(AttentionError::NoKernel(format!("the portable kernel: head_dim {d}: it takes 64, 128 or 256"))),
         }?;
         Ok(())
     }
@@ -513,8 +515,8 @@ fn sm90_unsupported<T: AttentionElem>(p: &Problem, gpu: &Gpu, buffers: [u64; 4])
 
 /// Why the portable kernel cannot take the problem (`None`: it can).
 fn portable_unsupported<T: AttentionElem>(p: &Problem) -> Option<String> {
-    if ![64, 128].contains(&p.d) {
-        return Some(format!("head_dim {}: it takes 64 or 128", p.d));
+    if ![64, 128, 256].contains(&p.d) {
+        return Some(format!("head_dim {}: it takes 64, 128 or 256", p.d));
     }
     if p.o.strides() != p.q.strides() {
         return Some("O must have Q's strides".to_string());
@@ -595,8 +597,8 @@ mod tests {
     #[test]
     fn a_problem_no_kernel_takes_is_refused_with_each_kernels_reason() {
         let why = refusal(None);
-        assert_eq!(why, "no kernel takes the problem: the Hopper kernel: the CPU backend has no wgmma; the portable kernel: head_dim 96: it takes 64 or 128");
+        assert_eq!(why, "no kernel takes the problem: the Hopper kernel: the CPU backend has no wgmma; the portable kernel: head_dim 96: it takes 64, 128 or 256");
         assert_eq!(refusal(Some(AttentionPath::Sm90)), "the Hopper kernel: the CPU backend has no wgmma");
-        assert_eq!(refusal(Some(AttentionPath::MmaSync)), "the portable kernel: head_dim 96: it takes 64 or 128");
+        assert_eq!(refusal(Some(AttentionPath::MmaSync)), "the portable kernel: head_dim 96: it takes 64, 128 or 256");
     }
 }

@@ -1,8 +1,6 @@
 //! Fused attention forward on block tiles (FlashAttention-2's algorithm, as Triton's
 //! fused-attention tutorial writes it), on `mma.sync`: the portable version, which the CPU backend
-//! runs too. f16 and bf16; head dimensions 64 and 128 (the tiles of 256 are declared, but its
-//! entries wait for the library's `ldmatrix` copy of V's 32 x 256 tile to stay inlined: left as a
-//! call, it puts the program's views in local memory).
+//! runs too. f16 and bf16; head dimensions 64, 128 and 256.
 //!
 //! One program computes a block of 64 query rows of one (batch, head): it loads its Q tile once,
 //! then walks the key/value blocks ([`attention_block_n`] rows: 64, or 32 at head dimension 256):
@@ -293,6 +291,8 @@ macro_rules! attention_kernels {
 attention_kernels! {
     attention_fwd_f16_d64 f16 AttentionF16D64 64 128;
     attention_fwd_f16_d128 f16 AttentionF16D128 128 256;
+    attention_fwd_f16_d256 f16 AttentionF16D256 256 256;
     attention_fwd_bf16_d64 bf16 AttentionBf16D64 64 128;
     attention_fwd_bf16_d128 bf16 AttentionBf16D128 128 256;
+    attention_fwd_bf16_d256 bf16 AttentionBf16D256 256 256;
 }

@@ -173,6 +173,16 @@ unsafe impl<T: Element, const W: usize> Element for Vector<T, W> {
 pub trait AddressSpace: Copy + Default {
     /// The state space's name.
     const NAME: &'static str;
+    /// Whether a view in this space is a thread's fragment, meant to live in registers: the
+    /// algorithms then keep every access to it inside the kernel's body (a fragment passed to a
+    /// function that stays a call needs an address, which moves it to local memory).
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::{AddressSpace, Local, Shared};
+    /// assert!(Local::REGISTERS && !Shared::REGISTERS);
+    /// ```
+    const REGISTERS: bool = false;
 }
 /// GPU global memory (or host memory on the CPU).
 ///
@@ -209,6 +219,7 @@ impl AddressSpace for Shared {
 }
 impl AddressSpace for Local {
     const NAME: &'static str = "local";
+    const REGISTERS: bool = true;
 }
 
 /// Offset of coordinate `c` of top-level mode `k` (its 1-D, colexicographic coordinate).

@@ -902,22 +902,35 @@ where
         "copy: source and destination repetitions differ"
     );
     let rank = Sh::MODES.rank;
-    unroll_for::<ModeSize<Sh, 2>>(|j| {
-        unroll_for::<ModeSize<Sh, 1>>(|i| {
-            unroll_for::<AtomsPerBlock<TC::Atom, T, Sh>>(|b| {
-                let (i, j, v) = (i as i64, j as i64, b as i64 * <TC::Atom as CopyAtom<T>>::VALUES as i64);
-                let s = src.source().offset_at(&[v, i, j][..rank]);
-                let d = dst.source().offset_at(&[v, i, j][..rank]);
-                #[cfg(not(target_arch = "nvptx64"))]
-                {
-                    let atom = (<TC::Atom as CopyAtom<T>>::SOURCE, <TC::Atom as CopyAtom<T>>::DESTINATION);
-                    assert_matrix_rows(atom.0, |c| src.source().offset_at(&[v + c, i, j][..rank]), "copy: an ldmatrix row must be 8 consecutive elements in memory");
-                    assert_matrix_rows(atom.1, |c| dst.source().offset_at(&[v + c, i, j][..rank]), "copy: a stmatrix row must be 8 consecutive elements in memory");
-                }
-                // SAFETY: both offsets are inside the views; the atom's values at `s..` and `d..`
-                // (consecutive, as checked on the host and required by the contract).
-                unsafe { <TC::Atom as CopyAtom<T>>::copy(src.elem_ptr(s as isize), dst.elem_ptr(d as isize)) };
-            });
-        });
-    });
+    let copy_block = |i: usize, j: usize, b: usize| {
+        let (i, j, v) = (i as i64, j as i64, b as i64 * <TC::Atom as CopyAtom<T>>::VALUES as i64);
+        let s = src.source().offset_at(&[v, i, j][..rank]);
+        let d = dst.source().offset_at(&[v, i, j][..rank]);
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            let atom = (<TC::Atom as CopyAtom<T>>::SOURCE, <TC::Atom as CopyAtom<T>>::DESTINATION);
+            assert_matrix_rows(atom.0, |c| src.source().offset_at(&[v + c, i, j][..rank]), "copy: an ldmatrix row must be 8 consecutive elements in memory");
+            assert_matrix_rows(atom.1, |c| dst.source().offset_at(&[v + c, i, j][..rank]), "copy: a stmatrix row must be 8 consecutive elements in memory");
+        }
+        // SAFETY: both offsets are inside the views; the atom's values at `s..` and `d..`
+        // (consecutive, as checked on the host and required by the contract).
+        unsafe { <TC::Atom as CopyAtom<T>>::copy(src.elem_ptr(s as isize), dst.elem_ptr(d as isize)) };
+    };
+    // The nest over (columns, rows, atoms), its closures marked `$inline`.
+    macro_rules! nest {
+        ($($inline:tt)*) => {
+            unroll_for::<ModeSize<Sh, 2>>($($inline)* |j| {
+                unroll_for::<ModeSize<Sh, 1>>($($inline)* |i| unroll_for::<AtomsPerBlock<TC::Atom, T, Sh>>($($inline)* |b| copy_block(i, j, b)))
+            })
+        };
+    }
+    // A fragment's copy is forced inline at every level: LLVM may leave a large outer closure (a
+    // 32 x 256 tile's) as a call, and the fragment behind it then lives in local memory. Copies
+    // between memories stay with LLVM's choice, where a call costs nothing and full inlining
+    // can raise a kernel's register pressure.
+    if AS::REGISTERS || AD::REGISTERS {
+        nest!(#[inline(always)])
+    } else {
+        nest!()
+    }
 }
