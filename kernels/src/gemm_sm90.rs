@@ -1000,8 +1000,9 @@ unsafe fn store_boxes<const BOXES: usize, const COLS: u32>(
 /// `BOXES`, box `c` in buffer `c % 2`): `write(c)` fills box `c`'s buffer from the registers,
 /// and `leader` (one thread of the warpgroup) then issues `store(c)`, the TMA store that reads
 /// it. Before a buffer is rewritten the store that read it two boxes ago has finished reading
-/// (`cp.async.bulk.wait_group.read 1`); `sync` is the warpgroup's barrier. The last stores drain while the warpgroup goes on: wait for them
-/// (`bulk_wait_group::<0>`) before the buffers are reused otherwise or the block exits.
+/// (`cp.async.bulk.wait_group.read 1`); `sync` is the warpgroup's barrier. The last stores drain
+/// while the warpgroup goes on: wait for them (`bulk_wait_group::<0>`) before the buffers are
+/// reused otherwise or the block exits.
 ///
 /// # Safety
 /// Every thread of the warpgroup calls it; `write(c)` and `store(c)` use box `c`'s buffer.
