@@ -96,7 +96,10 @@ pub enum AttentionSchedule {
     /// (each head's longest first under a causal mask), the next tile's loads overlapping the
     /// current one's last product and epilogue, where the tiles are short (at most 32 key blocks
     /// on average); longer tiles run one block per tile, as [`PingPong`](Self::PingPong), which
-    /// balances them better.
+    /// balances them better. At head dimension 64 without a causal mask, from 2k keys, the blocks
+    /// are wider: 192 query rows, three consumer warpgroups that each wait for their products
+    /// (the registers leave no room for the overlap), measured faster there
+    /// (`attention_sm90_bf16_d64_wide`).
     #[default]
     Persistent,
 }
@@ -365,7 +368,7 @@ impl<'a> Attention<'a> {
                 if let Some(why) = why_not_sm90 {
                     return Err(AttentionError::NoKernel(format!("the Hopper kernel: {why}")));
                 }
-                let (bm, bn) = (sm90::ATTENTION_SM90_BM, sm90::attention_sm90_block_n(p.d as u32));
+                let (bm, bn) = (self.sm90_block_m(&p), sm90::attention_sm90_block_n(p.d as u32));
                 let maps = [(q.buffer(), p.q, p.seqlen_q, p.heads, bm), (k.buffer(), p.k, p.seqlen_k, p.heads_kv, bn), (v.buffer(), p.v, p.seqlen_k, p.heads_kv, bn)]
                     .map(|(buf, op, seqlen, heads, rows)| tensor_map(gpu, buf, op, seqlen, heads, rows));
                 let [qm, km, vm] = maps;
@@ -388,18 +391,31 @@ impl<'a> Attention<'a> {
         Ok(path)
     }
 
+    /// The query rows of the Hopper kernel's blocks for the problem: the wide kernels' for the
+    /// default schedule at head dimension 64 without a causal mask from 2k keys, where they
+    /// measured faster on an H100. They were slower with fewer keys, and with a causal mask at
+    /// short lengths, where 192-row tiles mask more of their keys.
+    fn sm90_block_m(&self, p: &Problem) -> u32 {
+        if p.d == 64 && !self.causal && self.schedule == AttentionSchedule::Persistent && p.seqlen_k >= 2048 {
+            sm90::ATTENTION_SM90_WIDE_BM
+        } else {
+            sm90::ATTENTION_SM90_BM
+        }
+    }
+
     /// The Hopper kernel of `T` and the head dimension, on the tensor maps of Q, K, V and O: one
     /// block per tile, or (persistent) at most one per SM.
     fn launch_sm90<T: AttentionElem>(&self, gpu: &Gpu, p: &Problem, scale: f32, maps: [TensorMap; 4], lse: &mut DeviceBuffer<f32>) -> Result<(), AttentionError> {
-        let tiles = sm90::AttentionTiles::new(p.seqlen_q as u32, p.heads as u32, p.batch as u32, self.causal).count();
+        let block_m = self.sm90_block_m(p);
+        let tiles = sm90::AttentionTiles::new(block_m, p.seqlen_q as u32, p.heads as u32, p.batch as u32, self.causal).count();
         let blocks = match self.schedule {
             AttentionSchedule::Persistent if short_tiles(p, self.causal) => tiles.min(gpu.properties().multiprocessors.max(1)),
             _ => tiles,
         };
         let cfg = LaunchConfig {
             grid: (blocks, 1, 1),
-            block: (sm90::ATTENTION_SM90_THREADS, 1, 1),
-            shared_mem_bytes: sm90::attention_sm90_smem_bytes(p.d as u32),
+            block: (sm90::attention_sm90_threads(block_m), 1, 1),
+            shared_mem_bytes: sm90::attention_sm90_smem_bytes(p.d as u32, block_m),
         };
         let [qm, km, vm, om] = maps;
         let lse_ptr = lse.device_ptr() as *mut f32;
@@ -415,7 +431,10 @@ impl<'a> Attention<'a> {
             }};
         }
         use AttentionSchedule::*;
+        let wide = block_m == sm90::ATTENTION_SM90_WIDE_BM;
         match (T::F16, p.d, self.schedule) {
+            (false, 64, Persistent) if wide => launch!(sm90::attention_sm90_bf16_d64_wide),
+            (true, 64, Persistent) if wide => launch!(sm90::attention_sm90_f16_d64_wide),
             (false, 64, PingPong | Persistent) => launch!(sm90::attention_sm90_bf16_d64),
             (false, 128, PingPong | Persistent) => launch!(sm90::attention_sm90_bf16_d128),
             (false, 256, PingPong | Persistent) => launch!(sm90::attention_sm90_bf16_d256),
@@ -506,6 +525,7 @@ fn sm90_unsupported<T: AttentionElem>(p: &Problem, gpu: &Gpu, buffers: [u64; 4])
     if [p.seqlen_q, p.seqlen_k, p.heads, p.batch].iter().any(|&x| x > i32::MAX as usize) {
         return Some("batch, heads and sequence lengths must fit TMA's 32-bit coordinates".to_string());
     }
+    // The narrower blocks' count, the larger.
     let tiles = p.seqlen_q.div_ceil(sm90::ATTENTION_SM90_BM as usize) as u128 * p.heads as u128 * p.batch as u128;
     if tiles > i32::MAX as u128 {
         return Some(format!("{tiles} tiles of 128 queries (per head and batch) do not fit the kernel's 31-bit tile index"));
@@ -547,10 +567,11 @@ mod tests {
 
     #[test]
     fn tiles_are_each_visited_once_heads_together_and_longest_first_under_a_causal_mask() {
-        for (seqlen_q, heads, batch) in [(1, 1, 1), (300, 2, 3), (1000, 5, 2), (128, 7, 1), (129, 1, 4)] {
+        let sizes = [(1, 1, 1), (300, 2, 3), (1000, 5, 2), (128, 7, 1), (129, 1, 4), (192, 3, 2), (193, 2, 1)];
+        for ((seqlen_q, heads, batch), block_m) in sizes.into_iter().flat_map(|size| [(size, 128), (size, 192)]) {
             for causal in [false, true] {
-                let tiles = AttentionTiles::new(seqlen_q, heads, batch, causal);
-                assert_eq!(tiles.count(), seqlen_q.div_ceil(128) * heads * batch);
+                let tiles = AttentionTiles::new(block_m, seqlen_q, heads, batch, causal);
+                assert_eq!(tiles.count(), seqlen_q.div_ceil(block_m) * heads * batch);
                 let mut seen = std::collections::HashSet::new();
                 let mut previous = None;
                 for t in 0..tiles.count() {

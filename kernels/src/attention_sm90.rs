@@ -5,16 +5,18 @@
 //! from `S`'s accumulators by the thread-value re-layout [`accumulators_as_a`] (no data moves
 //! between threads). The block is warp-specialized: warpgroup 0 produces (one thread issues the
 //! TMA copies through two rings of stages, K's and V's, so that V's copy overlaps `Q K^T`),
-//! warpgroups 1 and 2 consume, each 64 of the block's 128 query rows, with their registers raised
-//! by `setmaxnreg`.
+//! the other warpgroups consume, each 64 of the block's query rows (two warpgroups and
+//! [`ATTENTION_SM90_BM`] rows; the wide kernels, three and [`ATTENTION_SM90_WIDE_BM`]), with their
+//! registers raised by `setmaxnreg`.
 //!
 //! Q, K, V and O are `(batch, seqlen, heads, head_dim)` arrays, `head_dim` contiguous. The three
-//! inputs come as 4-D tensor maps by value (`(head_dim, seqlen, heads, batch)`, boxes of 64 x 128
-//! x 1 x 1, the 128-byte swizzle, zero fill): one box is a 1024-byte-aligned run of 128 rows of 128
-//! bytes, the canonical K-major SW128 tile of Q and K (`make_gmma_layout(K, B128, 2, 128, d)`),
-//! and read as the canonical MN-major tile of V (`make_gmma_layout(MN, B128, 2, d, 128)`): the
-//! two layouts agree element by element (checked at compile time), so one box shape serves the
-//! three. Rows past a sequence's end are zero-filled, and masked.
+//! inputs come as 4-D tensor maps by value (`(head_dim, seqlen, heads, batch)`, boxes of 64 x
+//! `rows` x 1 x 1, `rows` being a tile's, the 128-byte swizzle, zero fill): one box is a
+//! 1024-byte-aligned run of `rows` rows of 128 bytes, the canonical K-major SW128 tile of Q and K
+//! (`make_gmma_layout(K, B128, 2, rows, d)`), and read as the canonical MN-major tile of V
+//! (`make_gmma_layout(MN, B128, 2, d, rows)`): the two layouts agree element by element (checked
+//! at compile time), so K's and V's tiles are loaded alike. Rows past a sequence's end are
+//! zero-filled, and masked.
 //!
 //! Grouped-query attention: K and V have `heads_kv` heads, which divide `heads`; query head `h`
 //! reads key/value head `h / (heads / heads_kv)`. Causal masks align to the bottom right (query
@@ -25,10 +27,10 @@
 //! Head dimension 64, 128 or 256. A step reads [`attention_sm90_block_n`] keys: 128, or 64 at head
 //! dimension 256, where two stages of 128-key tiles would not fit shared memory.
 //!
-//! The blocks are persistent: a one-dimensional grid of blocks walks the tiles (128 query rows of
-//! one head of one batch) in [`AttentionTiles`]' order, one tile per block per round (rounds
+//! The blocks are persistent: a one-dimensional grid of blocks walks the tiles (a block's query
+//! rows of one head of one batch) in [`AttentionTiles`]' order, one tile per block per round (rounds
 //! alternating in direction, so that under a causal mask the blocks' shares even out).
-//! The producer runs ahead across tiles: the next tile's Q is loaded as soon as both consumer
+//! The producer runs ahead across tiles: the next tile's Q is loaded as soon as all consumer
 //! warpgroups have finished their last `Q K^T` of the current one (the `q_empty` barrier), so
 //! that loads overlap the last `P V` and the epilogue. A grid of one block per tile is the
 //! non-persistent launch of the same kernels.
@@ -39,7 +41,7 @@
 //! (which clips the rows past `seqlen_q`). The stores write whole sectors, and they drain while
 //! the warpgroup goes on to its next tile.
 //!
-//! [`ATTENTION_SM90_THREADS`] threads, [`attention_sm90_smem_bytes`] of dynamic shared memory.
+//! [`attention_sm90_threads`] threads, [`attention_sm90_smem_bytes`] of dynamic shared memory.
 //!
 //! [`accumulators_as_a`]: layout_tensor::atom::wgmma::accumulators_as_a
 
@@ -77,14 +79,20 @@ use layout_tensor::atom::fragment_copy::make_tiled_copy_c;
 use layout_tensor::device::mma::wgmma_accumulator_layout;
 use layout_tensor::partition::{StaticSwizzle, Sw};
 use layout_tensor::static_view::StaticView;
+use layout_tensor::swizzled::Swizzled;
 use layout_tensor::{dynamic_shared, kernel, shared_array, static_layout, Fragment, LayoutTensor, Shared as SharedSpace, StaticLayout};
 
-use crate::gemm_sm90::{epilogue_layouts_agree, AccBox, BoxTile, BoxValues, Staging, StagingBuffers};
+use crate::gemm_sm90::{epilogue_layouts_agree, AccBox, BoxTile, BoxValues};
 #[cfg(target_arch = "nvptx64")]
 use crate::gemm_sm90::stage_and_store;
 
-/// Query rows per block: two consumer warpgroups of 64 (one m64 `wgmma` slice each).
+/// Query rows per block of the kernels with two consumer warpgroups (one m64 `wgmma` slice
+/// each).
 pub const ATTENTION_SM90_BM: u32 = 128;
+/// Query rows per block of the wide kernels ([`attention_sm90_bf16_d64_wide`]): three consumer
+/// warpgroups.
+pub const ATTENTION_SM90_WIDE_BM: u32 = 192;
+
 /// Key/value rows per step for head dimension `d` (`S`'s columns): 128 (the m64n128 atom), or 64
 /// at head dimension 256, where the Q tile and two stages of 128-key K and V tiles (320 KiB)
 /// would not fit shared memory.
@@ -103,40 +111,61 @@ pub const fn attention_sm90_block_n(d: u32) -> u32 {
 }
 /// Stages of each of the K and V rings.
 pub const ATTENTION_SM90_STAGES: u32 = 2;
-/// Threads per block: a producer and two consumer warpgroups.
-pub const ATTENTION_SM90_THREADS: u32 = 384;
 
-/// The dynamic shared memory of a launch for head dimension `d`: the Q tile (128 rows of `d`
-/// 16-bit elements), then the K ring's and the V ring's stages ([`attention_sm90_block_n`] rows
-/// each), then the staging of O's TMA stores (two boxes of 64 x 64 per consumer warpgroup).
+/// Threads per block of a kernel of `block_m` query rows ([`ATTENTION_SM90_BM`] or
+/// [`ATTENTION_SM90_WIDE_BM`]): a producer warpgroup and one consumer warpgroup per 64 rows.
+///
+/// # Example
+/// ```
+/// use cute_rs_kernels::attention_sm90::{attention_sm90_threads, ATTENTION_SM90_BM, ATTENTION_SM90_WIDE_BM};
+/// assert_eq!((attention_sm90_threads(ATTENTION_SM90_BM), attention_sm90_threads(ATTENTION_SM90_WIDE_BM)), (384, 512));
+/// ```
+pub const fn attention_sm90_threads(block_m: u32) -> u32 {
+    128 * (1 + block_m / 64)
+}
+
+/// The dynamic shared memory of a launch for head dimension `d` and `block_m` query rows: the Q
+/// tile (`block_m` rows of `d` 16-bit elements), then the K ring's and the V ring's stages
+/// ([`attention_sm90_block_n`] rows each), then the staging of O's TMA stores (two boxes of
+/// 64 x 64 per consumer warpgroup).
 ///
 /// # Example
 /// ```
 /// use cute_rs_kernels::attention_sm90::attention_sm90_smem_bytes;
-/// assert_eq!(attention_sm90_smem_bytes(128), 5 * 32768 + 32768);
-/// assert_eq!(attention_sm90_smem_bytes(256), 65536 + 4 * 32768 + 32768);
+/// assert_eq!(attention_sm90_smem_bytes(64, 192), 24576 + 4 * 16384 + 3 * 16384);
+/// assert_eq!(attention_sm90_smem_bytes(128, 128), 5 * 32768 + 2 * 16384);
+/// assert_eq!(attention_sm90_smem_bytes(256, 128), 65536 + 4 * 32768 + 2 * 16384);
 /// ```
-pub const fn attention_sm90_smem_bytes(d: u32) -> u32 {
-    o_staging_offset(d) + O_STAGING_BYTES
+pub const fn attention_sm90_smem_bytes(d: u32, block_m: u32) -> u32 {
+    o_staging_offset(d, block_m) + block_m / 64 * O_STAGING_BYTES
 }
 
 /// Where the staging of O's stores starts in the dynamic shared memory: after Q's tile and the
 /// K and V rings.
-const fn o_staging_offset(d: u32) -> u32 {
-    tile_bytes(ATTENTION_SM90_BM, d) + 2 * ATTENTION_SM90_STAGES * tile_bytes(attention_sm90_block_n(d), d)
+const fn o_staging_offset(d: u32, block_m: u32) -> u32 {
+    tile_bytes(block_m, d) + 2 * ATTENTION_SM90_STAGES * tile_bytes(attention_sm90_block_n(d), d)
 }
 
-/// The staging of O's stores: [`StagingBuffers`], two buffers of 64 x 64 16-bit elements per
-/// consumer warpgroup.
-const O_STAGING_BYTES: u32 = 2 * 2 * 64 * 64 * 2;
+static_layout!(
+    /// A consumer warpgroup's staging of O's stores, `(row, column, buffer)`: two buffers of 64
+    /// rows of 64 16-bit elements (128 bytes), row-major, viewed through the 128-byte swizzle
+    /// ([`OStaging`]) as a TMA store with that swizzle reads its 64 x 64 box.
+    OStagingBuffers = "(64,64,2):(64,1,4096)"
+);
+/// [`OStagingBuffers`] through the 128-byte swizzle of 16-bit elements.
+type OStaging = Swizzled<Sw<3, 3, 3>, OStagingBuffers>;
+
+/// The bytes of one consumer warpgroup's [`OStagingBuffers`].
+const O_STAGING_BYTES: u32 = 2 * layout::cosize(OStagingBuffers::LAYOUT) as u32;
 
 /// One tile of `rows` rows of `d` 16-bit elements.
 const fn tile_bytes(rows: u32, d: u32) -> u32 {
     rows * d * 2
 }
 
-/// The order in which the persistent blocks visit the tiles of a launch, a tile being 128 query
-/// rows (a query block) of one head of one batch.
+/// The order in which the persistent blocks visit the tiles of a launch, a tile being a block's
+/// query rows ([`ATTENTION_SM90_BM`] or [`ATTENTION_SM90_WIDE_BM`], a query block) of one head of
+/// one batch.
 ///
 /// The query blocks of one head come together, as they read the same K and V: the blocks
 /// working at one time share them in L2. With a causal mask a later query block reads more keys,
@@ -148,15 +177,15 @@ const fn tile_bytes(rows: u32, d: u32) -> u32 {
 /// # Example
 /// ```
 /// use cute_rs_kernels::attention_sm90::AttentionTiles;
-/// // 300 queries (3 query blocks), 2 heads, 1 batch.
-/// let plain = AttentionTiles::new(300, 2, 1, false);
+/// // 300 queries (3 query blocks of 128), 2 heads, 1 batch.
+/// let plain = AttentionTiles::new(128, 300, 2, 1, false);
 /// assert_eq!((plain.count(), plain.tile(0), plain.tile(1), plain.tile(3)), (6, (0, 0, 0), (1, 0, 0), (0, 1, 0)));
-/// let causal = AttentionTiles::new(300, 2, 1, true);
+/// let causal = AttentionTiles::new(128, 300, 2, 1, true);
 /// assert_eq!((causal.tile(0), causal.tile(1), causal.tile(3)), ((2, 0, 0), (1, 0, 0), (2, 1, 0)));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AttentionTiles {
-    /// Query blocks per head: `ceil(seqlen_q / 128)`.
+    /// Query blocks per head: `ceil(seqlen_q / block_m)`.
     pub m_blocks: u32,
     /// Query heads.
     pub heads: u32,
@@ -167,10 +196,11 @@ pub struct AttentionTiles {
 }
 
 impl AttentionTiles {
-    /// The tiles of `seqlen_q` queries, `heads` query heads and `batch` batches.
+    /// The tiles of `seqlen_q` queries in query blocks of `block_m` rows (not 0), `heads` query
+    /// heads and `batch` batches.
     #[inline(always)]
-    pub const fn new(seqlen_q: u32, heads: u32, batch: u32, causal: bool) -> AttentionTiles {
-        AttentionTiles { m_blocks: seqlen_q.div_ceil(ATTENTION_SM90_BM), heads, batch, causal }
+    pub const fn new(block_m: u32, seqlen_q: u32, heads: u32, batch: u32, causal: bool) -> AttentionTiles {
+        AttentionTiles { m_blocks: seqlen_q.div_ceil(block_m), heads, batch, causal }
     }
 
     /// Tiles in all (the host checks that the product fits).
@@ -219,12 +249,12 @@ const fn transposes_agree(d: i64, keys: i64) -> bool {
     true
 }
 
-/// The descriptors of Q (A, m64 slices), K (B of `S = Q K^T`, all the block's keys) and V (B of
-/// `O = P V`, MN-major, all `d` columns), each read 32 bytes of K per instruction.
-const fn descriptors(d: i64) -> (GmmaDesc, GmmaDesc, GmmaDesc) {
+/// The descriptors of Q (A, m64 slices of its `rows`), K (B of `S = Q K^T`, all the block's keys)
+/// and V (B of `O = P V`, MN-major, all `d` columns), each read 32 bytes of K per instruction.
+const fn descriptors(d: i64, rows: i64) -> (GmmaDesc, GmmaDesc, GmmaDesc) {
     let keys = attention_sm90_block_n(d as u32) as i64;
     (
-        layout::unwrap!(make_gmma_desc(k_major_tile(ATTENTION_SM90_BM as i64, d), 2, Major::K, 64, 16)),
+        layout::unwrap!(make_gmma_desc(k_major_tile(rows, d), 2, Major::K, 64, 16)),
         layout::unwrap!(make_gmma_desc(k_major_tile(keys, d), 2, Major::K, keys, 16)),
         layout::unwrap!(make_gmma_desc(mn_major_tile(d, keys), 2, Major::MN, d, 16)),
     )
@@ -277,6 +307,11 @@ const fn half_of(layout: layout::Layout, v: usize) -> usize {
 }
 
 static_layout!(
+    /// The coordinates of a Q tile of the wide kernels of head dimension 64 (192 rows), `(row,
+    /// column)`.
+    Queries64 = "(192,64)"
+);
+static_layout!(
     /// The coordinates of a tile of 128 rows of head dimension 64, `(row, column)`.
     Tile64 = "(128,64)"
 );
@@ -298,6 +333,10 @@ static_layout!(
 trait Config {
     /// Head dimension.
     const D: u32;
+    /// Query rows per block.
+    const BM: u32;
+    /// Consumer warpgroups.
+    const CONSUMERS: u32 = Self::BM / 64;
     /// Keys per step.
     const BN: u32 = attention_sm90_block_n(Self::D);
     /// Whether the elements are f16 (else bf16).
@@ -308,18 +347,19 @@ trait Config {
     type S: WgmmaAtom;
     /// `O += P V`.
     type O: WgmmaRsAtom;
-    /// The Q tile's coordinates (128 x `D`).
+    /// The Q tile's coordinates (`BM` x `D`).
     type QTile: StaticLayout;
     /// A K or V tile's coordinates (`BN` x `D`).
     type KvTile: StaticLayout;
 }
 
 macro_rules! configs {
-    ($($name:ident: $e:ty, $d:literal, $f16:literal, $s:ty, $o:ty, $q:ty, $kv:ty;)*) => {$(
-        #[doc = concat!("Head dimension ", $d, ", ", stringify!($e), ".")]
+    ($($name:ident: $e:ty, $d:literal, $bm:literal, $f16:literal, $s:ty, $o:ty, $q:ty, $kv:ty;)*) => {$(
+        #[doc = concat!("Head dimension ", $d, ", ", stringify!($e), ", ", $bm, " query rows.")]
         struct $name;
         impl Config for $name {
             const D: u32 = $d;
+            const BM: u32 = $bm;
             const F16: bool = $f16;
             type E = $e;
             type S = $s;
@@ -333,18 +373,21 @@ macro_rules! configs {
             quad_rows(<$s as WgmmaAtom>::LAYOUT_C, <$s as WgmmaAtom>::VALUES_C as i64) && quad_rows(<$o as WgmmaRsAtom>::LAYOUT_C, $d / 2)
         );
         const _: () = {
-            let _ = (tile_boxes(ATTENTION_SM90_BM, $d), tile_boxes(attention_sm90_block_n($d), $d));
+            let _ = (tile_boxes($bm, $d), tile_boxes(attention_sm90_block_n($d), $d));
+            assert!(<$q as StaticLayout>::LAYOUT.size() == $bm * $d);
         };
     )*};
 }
 
 configs! {
-    Bf16D64: bf16, 64, false, SM90_64x128x16_F32BF16BF16_SS, SM90_64x64x16_F32BF16BF16_RS<KMajor, MnMajor>, Tile64, Tile64;
-    Bf16D128: bf16, 128, false, SM90_64x128x16_F32BF16BF16_SS, SM90_64x128x16_F32BF16BF16_RS<KMajor, MnMajor>, Tile128, Tile128;
-    Bf16D256: bf16, 256, false, SM90_64x64x16_F32BF16BF16_SS, SM90_64x256x16_F32BF16BF16_RS<KMajor, MnMajor>, Tile256, Keys256;
-    F16D64: f16, 64, true, SM90_64x128x16_F32F16F16_SS, SM90_64x64x16_F32F16F16_RS<KMajor, MnMajor>, Tile64, Tile64;
-    F16D128: f16, 128, true, SM90_64x128x16_F32F16F16_SS, SM90_64x128x16_F32F16F16_RS<KMajor, MnMajor>, Tile128, Tile128;
-    F16D256: f16, 256, true, SM90_64x64x16_F32F16F16_SS, SM90_64x256x16_F32F16F16_RS<KMajor, MnMajor>, Tile256, Keys256;
+    Bf16D64: bf16, 64, 128, false, SM90_64x128x16_F32BF16BF16_SS, SM90_64x64x16_F32BF16BF16_RS<KMajor, MnMajor>, Tile64, Tile64;
+    Bf16D64Wide: bf16, 64, 192, false, SM90_64x128x16_F32BF16BF16_SS, SM90_64x64x16_F32BF16BF16_RS<KMajor, MnMajor>, Queries64, Tile64;
+    Bf16D128: bf16, 128, 128, false, SM90_64x128x16_F32BF16BF16_SS, SM90_64x128x16_F32BF16BF16_RS<KMajor, MnMajor>, Tile128, Tile128;
+    Bf16D256: bf16, 256, 128, false, SM90_64x64x16_F32BF16BF16_SS, SM90_64x256x16_F32BF16BF16_RS<KMajor, MnMajor>, Tile256, Keys256;
+    F16D64: f16, 64, 128, true, SM90_64x128x16_F32F16F16_SS, SM90_64x64x16_F32F16F16_RS<KMajor, MnMajor>, Tile64, Tile64;
+    F16D64Wide: f16, 64, 192, true, SM90_64x128x16_F32F16F16_SS, SM90_64x64x16_F32F16F16_RS<KMajor, MnMajor>, Queries64, Tile64;
+    F16D128: f16, 128, 128, true, SM90_64x128x16_F32F16F16_SS, SM90_64x128x16_F32F16F16_RS<KMajor, MnMajor>, Tile128, Tile128;
+    F16D256: f16, 256, 128, true, SM90_64x64x16_F32F16F16_SS, SM90_64x256x16_F32F16F16_RS<KMajor, MnMajor>, Tile256, Keys256;
 }
 
 /// A launch's problem: lengths, heads, the softmax scale times `log2(e)`, causality, and where O
@@ -374,12 +417,13 @@ impl<E> Clone for Problem<E> {
 impl<E> Copy for Problem<E> {}
 
 impl<E> Problem<E> {
-    /// The key blocks of `block_n` keys query block `m_block` reads: keys past `seqlen_k`, and
-    /// with a causal mask those after the block's last query's diagonal, are never loaded.
+    /// The key blocks of `block_n` keys query block `m_block` (of `block_m` rows) reads: keys
+    /// past `seqlen_k`, and with a causal mask those after the block's last query's diagonal,
+    /// are never loaded.
     #[inline(always)]
-    fn key_blocks(&self, m_block: u32, block_n: u32) -> u32 {
+    fn key_blocks(&self, m_block: u32, block_m: u32, block_n: u32) -> u32 {
         let keys = if self.causal {
-            let last = (m_block + 1) as i64 * ATTENTION_SM90_BM as i64 + self.seqlen_k as i64 - self.seqlen_q as i64;
+            let last = (m_block + 1) as i64 * block_m as i64 + self.seqlen_k as i64 - self.seqlen_q as i64;
             last.clamp(0, self.seqlen_k as i64) as u32
         } else {
             self.seqlen_k
@@ -387,10 +431,10 @@ impl<E> Problem<E> {
         keys.div_ceil(block_n)
     }
 
-    /// The order of the launch's tiles.
+    /// The order of the launch's tiles of `block_m` query rows.
     #[inline(always)]
-    fn tiles(&self) -> AttentionTiles {
-        AttentionTiles::new(self.seqlen_q, self.heads, self.batch, self.causal)
+    fn tiles(&self, block_m: u32) -> AttentionTiles {
+        AttentionTiles::new(block_m, self.seqlen_q, self.heads, self.batch, self.causal)
     }
 }
 
@@ -400,7 +444,7 @@ struct Shared {
     tiles: *mut u8,
     /// Q's tile has landed (the transaction count of its copy).
     q_full: *mut u64,
-    /// Both consumer warpgroups have finished their last `Q K^T` of the tile: the producer may
+    /// All consumer warpgroups have finished their last `Q K^T` of the tile: the producer may
     /// load the next tile's Q.
     q_empty: *mut u64,
     k: PipelineTmaAsync<ATTENTION_SM90_STAGES>,
@@ -416,16 +460,18 @@ impl Shared {
     /// K's stage `stage` (`n == 0`) or V's (`n == 1`), after the Q tile.
     #[inline(always)]
     fn kv<C: Config>(&self, n: u32, stage: u32) -> *mut u8 {
-        let at = tile_bytes(ATTENTION_SM90_BM, C::D) + (n * ATTENTION_SM90_STAGES + stage) * tile_bytes(C::BN, C::D);
+        let at = tile_bytes(C::BM, C::D) + (n * ATTENTION_SM90_STAGES + stage) * tile_bytes(C::BN, C::D);
         self.tiles.wrapping_add(at as usize)
     }
 
-    /// The staging of O's stores ([`StagingBuffers`]).
+    /// Consumer warpgroup `slice`'s staging of O's stores ([`OStagingBuffers`]).
     #[inline(always)]
-    fn o_staging<C: Config>(&self) -> LayoutTensor<'static, u16, Staging, SharedSpace> {
-        // SAFETY: inside the launch's dynamic shared memory (`attention_sm90_smem_bytes`),
-        // 1024-byte aligned (the tiles before it are whole 1024-byte multiples).
-        unsafe { LayoutTensor::from_ptr_in(self.tiles.wrapping_add(o_staging_offset(C::D) as usize) as *mut u16, Staging::new()) }
+    fn o_staging<C: Config>(&self, slice: u32) -> LayoutTensor<'static, u16, OStaging, SharedSpace> {
+        let at = o_staging_offset(C::D, C::BM) + slice * O_STAGING_BYTES;
+        // SAFETY: inside the launch's dynamic shared memory (`attention_sm90_smem_bytes`, which
+        // has `C::CONSUMERS` stagings), 1024-byte aligned (the tiles and stagings before it are
+        // whole 1024-byte multiples).
+        unsafe { LayoutTensor::from_ptr_in(self.tiles.wrapping_add(at as usize) as *mut u16, OStaging::new()) }
     }
 
     #[inline(always)]
@@ -517,20 +563,21 @@ unsafe fn attention_block<C: Config, const RO: usize, const KQ: u32, const RS: u
     let t = thread_idx_x();
     if t == 0 {
         // Each consumer warpgroup releases each stage, and Q, once.
-        smem.k.init(2);
-        smem.v.init(2);
+        smem.k.init(C::CONSUMERS);
+        smem.v.init(C::CONSUMERS);
         smem.q_full().init(1);
-        smem.q_empty().init(2);
+        smem.q_empty().init(C::CONSUMERS);
         fence_mbarrier_init();
     }
     sync_threads();
-    // The launch's 168 registers per thread, redistributed: (24 + 2 x 240) x 128 = (40 + 2 x 232)
-    // x 128 = 168 x 384. Head dimension 64's consumers need fewer registers (O is half as wide),
-    // and its producer's tile walk spills in 24.
-    let wide_producer = C::D == 64;
+    // The register file (64 Ki registers) redistributed: (24 + 2 x 240) x 128 = 168 x 384 with
+    // two consumers; (32 + 3 x 160) x 128 = 128 x 512 with three. (ptxas 13 still compiles the
+    // consumers' code within the launch's count, 168 or 128, and spills past it: see
+    // `attention_sm90_bf16_d64_wide`.)
+    let three = C::CONSUMERS == 3;
     if t / 128 == 0 {
-        if wide_producer {
-            warpgroup_reg_dealloc::<40>();
+        if three {
+            warpgroup_reg_dealloc::<32>();
         } else {
             warpgroup_reg_dealloc::<24>();
         }
@@ -538,8 +585,8 @@ unsafe fn attention_block<C: Config, const RO: usize, const KQ: u32, const RS: u
             produce::<C>(maps, smem, p);
         }
     } else {
-        if wide_producer {
-            warpgroup_reg_alloc::<232>();
+        if three {
+            warpgroup_reg_alloc::<160>();
         } else {
             warpgroup_reg_alloc::<240>();
         }
@@ -547,27 +594,27 @@ unsafe fn attention_block<C: Config, const RO: usize, const KQ: u32, const RS: u
     }
 }
 
-/// The producer (one thread): for each of the block's tiles, Q's tile once both consumers are
+/// The producer (one thread): for each of the block's tiles, Q's tile once all consumers are
 /// done with the previous one's, then for each key block (last first, as the consumers take
 /// them) K's tile into K's ring and V's into V's.
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 unsafe fn produce<C: Config>(maps: [*const TmaDescriptor; 3], smem: Shared, p: Problem<C::E>) {
-    let (q_boxes, kv_boxes) = const { (tile_boxes(ATTENTION_SM90_BM, C::D), tile_boxes(C::BN, C::D)) };
-    let (q_bytes, kv_bytes) = (tile_bytes(ATTENTION_SM90_BM, C::D), tile_bytes(C::BN, C::D));
+    let (q_boxes, kv_boxes) = const { (tile_boxes(C::BM, C::D), tile_boxes(C::BN, C::D)) };
+    let (q_bytes, kv_bytes) = (tile_bytes(C::BM, C::D), tile_bytes(C::BN, C::D));
     // The host checks that `heads_kv` divides `heads`.
     let group = (p.heads / p.heads_kv.max(1)).max(1);
     let mut state = PipelineState::<ATTENTION_SM90_STAGES>::producer_start();
-    for (round, (m_block, head, batch)) in BlockTiles::of_this_block(p.tiles()) {
+    for (round, (m_block, head, batch)) in BlockTiles::of_this_block(p.tiles(C::BM)) {
         let (h, hk, b) = (head as i32, (head / group) as i32, batch as i32);
         if round > 0 {
             smem.q_empty().wait_parity((round - 1) & 1);
         }
         let q_bar = smem.q_full();
         q_bar.arrive_expect_tx(q_bytes);
-        let q = IdentityTensor::<C::QTile>::tile_at([(m_block * ATTENTION_SM90_BM) as i64, 0]);
+        let q = IdentityTensor::<C::QTile>::tile_at([(m_block * C::BM) as i64, 0]);
         q_boxes.for_each_box(q, smem.q(), 0, 1, |dst, [x, y]| tma_load_4d(dst, maps[0], [x, y, h, b], q_bar));
-        for n in (0..p.key_blocks(m_block, C::BN)).rev() {
+        for n in (0..p.key_blocks(m_block, C::BM, C::BN)).rev() {
             let keys = IdentityTensor::<C::KvTile>::tile_at([(n * C::BN) as i64, 0]);
             let s = state.index();
             smem.k.producer_acquire(state, kv_bytes);
@@ -660,7 +707,7 @@ impl<E> Consumer<E> {
     #[cfg(target_arch = "nvptx64")]
     #[inline(always)]
     unsafe fn issue_qk<C: Config, const KQ: u32, const RS: usize>(&self, state: PipelineState<ATTENTION_SM90_STAGES>, s: &mut [f32; RS]) {
-        let (q_desc, k_desc, _) = const { descriptors(C::D as i64) };
+        let (q_desc, k_desc, _) = const { descriptors(C::D as i64, C::BM as i64) };
         let q = generic_to_shared(self.smem.q());
         self.smem.k.consumer_wait(state);
         wgmma_fence();
@@ -672,7 +719,7 @@ impl<E> Consumer<E> {
     #[cfg(target_arch = "nvptx64")]
     #[inline(always)]
     unsafe fn issue_pv<C: Config, const RO: usize, const KP: usize>(&self, state: PipelineState<ATTENTION_SM90_STAGES>, pa: &[[u32; 4]; KP], o: &mut [f32; RO]) {
-        let (_, _, v_desc) = const { descriptors(C::D as i64) };
+        let (_, _, v_desc) = const { descriptors(C::D as i64, C::BM as i64) };
         self.smem.v.consumer_wait(state);
         wgmma_fence();
         gemm_rs::<C::O, KP, RO>(pa, v_desc.operand(generic_to_shared(self.smem.v::<C>(state.index())), 0), o, true);
@@ -701,45 +748,58 @@ impl<E> Consumer<E> {
     }
 }
 
-/// The turns of the two consumer warpgroups at issuing their products (FlashAttention-3's
+/// The turns of the consumer warpgroups at issuing their products (FlashAttention-3's
 /// warp-scheduler barriers): named barrier `1 + w` of 256 threads is warpgroup `w`'s turn; it
-/// waits on its own (`bar.sync`) and hands the turn over by arriving on the other's
-/// (`bar.arrive`). Warpgroup 0 goes first: warpgroup 1 arrives on its barrier once at the start.
-/// Both take `steps` turns; warpgroup 1 does not hand over its last (warpgroup 0 has no turn left
-/// to wait for), so every barrier completes as many times as it is waited on.
+/// waits on its own (`bar.sync`) and hands the turn over by arriving on the next warpgroup's
+/// (`bar.arrive`), the last handing it back to warpgroup 0. Warpgroup 0 goes first: the last
+/// warpgroup arrives on its barrier once at the start. All take `steps` turns; the last does not
+/// hand over its last turn (warpgroup 0 has no turn left to wait for), so every barrier completes
+/// as many times as it is waited on.
 #[derive(Clone, Copy)]
 struct Turns {
     slice: u32,
+    consumers: u32,
     steps: u32,
 }
 
+/// Arrives on (`wait == false`) or waits at warpgroup `w`'s turn barrier ([`Turns`]), `w` one of
+/// `consumers`.
+#[inline(always)]
+fn turn_barrier(w: u32, consumers: u32, wait: bool) {
+    // `w` is below `consumers`: the bound lets two consumers' code keep two arms.
+    match (w.min(consumers - 1), wait) {
+        (0, false) => NamedBarrier::<1, 256>::new().arrive(),
+        (0, true) => NamedBarrier::<1, 256>::new().sync(),
+        (1, false) => NamedBarrier::<2, 256>::new().arrive(),
+        (1, true) => NamedBarrier::<2, 256>::new().sync(),
+        (_, false) => NamedBarrier::<3, 256>::new().arrive(),
+        (_, true) => NamedBarrier::<3, 256>::new().sync(),
+    }
+}
+
 impl Turns {
-    /// Warpgroup 1 lets warpgroup 0 take the first turn.
+    /// The last warpgroup lets warpgroup 0 take the first turn.
     #[inline(always)]
     fn start(&self) {
-        if self.slice == 1 && self.steps > 0 {
-            NamedBarrier::<1, 256>::new().arrive();
+        if self.slice == self.consumers - 1 && self.steps > 0 {
+            turn_barrier(0, self.consumers, false);
         }
     }
 
     /// Waits for this warpgroup's turn.
     #[inline(always)]
     fn wait(&self) {
-        if self.slice == 0 {
-            NamedBarrier::<1, 256>::new().sync();
-        } else {
-            NamedBarrier::<2, 256>::new().sync();
-        }
+        turn_barrier(self.slice, self.consumers, true);
     }
 
-    /// Hands the turn over to the other warpgroup after the step whose key block is `n` (the
+    /// Hands the turn over to the next warpgroup after the step whose key block is `n` (the
     /// steps run `n = steps - 1` down to 0).
     #[inline(always)]
     fn hand_over(&self, n: u32) {
-        if self.slice == 0 {
-            NamedBarrier::<2, 256>::new().arrive();
+        if self.slice + 1 < self.consumers {
+            turn_barrier(self.slice + 1, self.consumers, false);
         } else if n > 0 {
-            NamedBarrier::<1, 256>::new().arrive();
+            turn_barrier(0, self.consumers, false);
         }
     }
 }
@@ -768,11 +828,11 @@ unsafe fn consume<C: Config, const RO: usize, const KQ: u32, const RS: usize, co
 ) {
     let mine = C::S::LAYOUT_C.call(lane as i64);
     let mut state = PipelineState::<ATTENTION_SM90_STAGES>::consumer_start();
-    for (round, (m_block, head, batch)) in BlockTiles::of_this_block(p.tiles()) {
-        let first_row = (m_block * ATTENTION_SM90_BM + 64 * slice) as i64;
+    for (round, (m_block, head, batch)) in BlockTiles::of_this_block(p.tiles(C::BM)) {
+        let first_row = (m_block * C::BM + 64 * slice) as i64;
         let me = Consumer { smem, p, slice, lane, row0: first_row + mine % 64, col0: mine / 64, first_row };
         smem.q_full().wait_parity(round & 1);
-        let (o, softmax) = me.attend::<C, RO, KQ, RS, KP, OVERLAP, PINGPONG>(&mut state, p.key_blocks(m_block, C::BN));
+        let (o, softmax) = me.attend::<C, RO, KQ, RS, KP, OVERLAP, PINGPONG>(&mut state, p.key_blocks(m_block, C::BM, C::BN));
         store_output::<C, RO, OB>(o, &softmax, p, smem, (head, batch, first_row), me.row0, (lane, slice), round * OB as u32);
     }
     if lane == 0 {
@@ -811,10 +871,10 @@ impl<E> Consumer<E> {
     /// `O += P_{j-1} V_{j-1}`, waits for the first, computes `P_j` while the second runs, then
     /// rescales O. Without it, each product is waited for before the softmax that follows it.
     ///
-    /// With `PINGPONG` as well (FlashAttention-3's inter-warpgroup ping-pong), the two consumer
+    /// With `PINGPONG` as well (FlashAttention-3's inter-warpgroup ping-pong), the consumer
     /// warpgroups take turns to issue their products: each waits for its turn ([`Turns`]) before
     /// issuing a step's two products and hands the turn over right after, so that one
-    /// warpgroup's softmax runs while the other's products occupy the tensor cores.
+    /// warpgroup's softmax runs while the others' products occupy the tensor cores.
     #[cfg(target_arch = "nvptx64")]
     #[inline(always)]
     unsafe fn attend<C: Config<E = E>, const RO: usize, const KQ: u32, const RS: usize, const KP: usize, const OVERLAP: bool, const PINGPONG: bool>(
@@ -838,7 +898,7 @@ impl<E> Consumer<E> {
             let mut pa = p_operand::<C, KP, RS>(&s);
             let mut previous = *state;
             state.advance();
-            let turns = Turns { slice: self.slice, steps: blocks - 1 };
+            let turns = Turns { slice: self.slice, consumers: C::CONSUMERS, steps: blocks - 1 };
             if PINGPONG {
                 turns.start();
             }
@@ -924,16 +984,15 @@ unsafe fn store_output<C: Config, const RO: usize, const OB: usize>(
         }
     }
     for_each_unrolled_mut(&mut o, |v, x| *x *= inverse[half_of(C::O::LAYOUT_C, v)]);
-    let staging = smem.o_staging::<C>();
+    let staging = smem.o_staging::<C>(slice);
     let r2s = make_tiled_copy_c::<SM90_U32x4_STSM_N, AccBox, BoxTile>();
     let thr = r2s.get_slice(lane as usize);
-    let buffer = |c: usize| staging.slice_mode::<3>(slice as i64).slice_mode::<2>(((group + c as u32) % 2) as i64);
-    let sync = || {
-        if slice == 0 {
-            NamedBarrier::<3, 128>::new().sync()
-        } else {
-            NamedBarrier::<4, 128>::new().sync()
-        }
+    let buffer = |c: usize| staging.slice_mode::<2>(((group + c as u32) % 2) as i64);
+    // Each warpgroup's own barrier, after the turns' (1 to 3).
+    let sync = || match slice.min(C::CONSUMERS - 1) {
+        0 => NamedBarrier::<4, 128>::new().sync(),
+        1 => NamedBarrier::<5, 128>::new().sync(),
+        _ => NamedBarrier::<6, 128>::new().sync(),
     };
     stage_and_store::<OB>(
         lane == 0,
@@ -966,15 +1025,16 @@ const _: () = {
     let mut d = 64;
     while d <= 256 {
         let acc = layout::unwrap!(wgmma_accumulator_layout(d));
-        assert!(epilogue_layouts_agree(2, <Sw<3, 3, 3>>::SWIZZLE, StagingBuffers::LAYOUT, AccBox::LAYOUT, acc, d), "O's staging and box accumulators");
+        assert!(epilogue_layouts_agree(2, <Sw<3, 3, 3>>::SWIZZLE, OStagingBuffers::LAYOUT, AccBox::LAYOUT, acc, d), "O's staging and box accumulators");
         d *= 2;
     }
 };
 
 macro_rules! attention_sm90_kernels {
-    ($($(#[$attr:meta])* $name:ident: $config:ty, $e:ty, $ro:literal, $kq:literal, $rs:literal, $kp:literal, $ob:literal, $overlap:literal, $pingpong:literal;)*) => {$(
+    ($($(#[$attr:meta])* $name:ident: $config:ty, $threads:literal, $e:ty, $ro:literal, $kq:literal, $rs:literal, $kp:literal, $ob:literal, $overlap:literal, $pingpong:literal;)*) => {$(
+        const _: () = assert!($threads == attention_sm90_threads(<$config as Config>::BM), "a kernel's launch bounds: attention_sm90_threads");
         $(#[$attr])*
-        #[kernel(launch_bounds(384, 1), gpu_only)]
+        #[kernel(launch_bounds($threads, 1), gpu_only)]
         #[allow(clippy::too_many_arguments)]
         pub fn $name(
             q_map: TmaDescriptorParam,
@@ -1003,25 +1063,35 @@ attention_sm90_kernels! {
     /// ([`AttentionTiles::count`]). `o_map` is O's tensor map, `(head_dim, seqlen_q, heads,
     /// batch)` in boxes of 64 x 64 x 1 x 1 with the 128-byte swizzle; `scale_log2` is the softmax
     /// scale times `log2(e)`.
-    attention_sm90_bf16_d64: Bf16D64, bf16, 32, 4, 64, 8, 1, true, true;
+    attention_sm90_bf16_d64: Bf16D64, 384, bf16, 32, 4, 64, 8, 1, true, true;
     /// [`attention_sm90_bf16_d64`] for head dimension 128.
-    attention_sm90_bf16_d128: Bf16D128, bf16, 64, 8, 64, 8, 2, true, true;
+    attention_sm90_bf16_d128: Bf16D128, 384, bf16, 64, 8, 64, 8, 2, true, true;
     /// [`attention_sm90_bf16_d64`] for head dimension 256 (64 keys per step).
-    attention_sm90_bf16_d256: Bf16D256, bf16, 128, 16, 32, 4, 4, true, true;
+    attention_sm90_bf16_d256: Bf16D256, 384, bf16, 128, 16, 32, 4, 4, true, true;
     /// [`attention_sm90_bf16_d64`] for f16.
-    attention_sm90_f16_d64: F16D64, f16, 32, 4, 64, 8, 1, true, true;
+    attention_sm90_f16_d64: F16D64, 384, f16, 32, 4, 64, 8, 1, true, true;
     /// [`attention_sm90_bf16_d64`] for f16, head dimension 128.
-    attention_sm90_f16_d128: F16D128, f16, 64, 8, 64, 8, 2, true, true;
+    attention_sm90_f16_d128: F16D128, 384, f16, 64, 8, 64, 8, 2, true, true;
     /// [`attention_sm90_bf16_d64`] for f16, head dimension 256 (64 keys per step).
-    attention_sm90_f16_d256: F16D256, f16, 128, 16, 32, 4, 4, true, true;
+    attention_sm90_f16_d256: F16D256, 384, f16, 128, 16, 32, 4, 4, true, true;
     /// [`attention_sm90_bf16_d64`] without the ping-pong (the step before it, kept to measure
     /// it).
-    attention_sm90_bf16_d64_overlap: Bf16D64, bf16, 32, 4, 64, 8, 1, true, false;
+    attention_sm90_bf16_d64_overlap: Bf16D64, 384, bf16, 32, 4, 64, 8, 1, true, false;
     /// [`attention_sm90_bf16_d64_overlap`] for head dimension 128.
-    attention_sm90_bf16_d128_overlap: Bf16D128, bf16, 64, 8, 64, 8, 2, true, false;
+    attention_sm90_bf16_d128_overlap: Bf16D128, 384, bf16, 64, 8, 64, 8, 2, true, false;
     /// [`attention_sm90_bf16_d64`] with each product waited for before the softmax that follows
     /// (the warp-specialized step before the overlap, kept to measure it).
-    attention_sm90_bf16_d64_serial: Bf16D64, bf16, 32, 4, 64, 8, 1, false, false;
+    attention_sm90_bf16_d64_serial: Bf16D64, 384, bf16, 32, 4, 64, 8, 1, false, false;
     /// [`attention_sm90_bf16_d64_serial`] for head dimension 128.
-    attention_sm90_bf16_d128_serial: Bf16D128, bf16, 64, 8, 64, 8, 2, false, false;
+    attention_sm90_bf16_d128_serial: Bf16D128, 384, bf16, 64, 8, 64, 8, 2, false, false;
+    /// Attention forward, bf16, head dimension 64, in blocks of [`ATTENTION_SM90_WIDE_BM`] (192)
+    /// query rows: three consumer warpgroups, each waiting for its products (neither the overlap
+    /// nor the turns): the three warpgroups' independent work keeps the tensor cores busy. The
+    /// overlap would hold a warpgroup's S, P and O at once (128 registers), and ptxas compiles
+    /// the consumers within the 128 registers of a 512-thread launch, whatever `setmaxnreg`
+    /// gives them at run time: the overlap spilled there.
+    /// Otherwise as [`attention_sm90_bf16_d64`], with 512 threads.
+    attention_sm90_bf16_d64_wide: Bf16D64Wide, 512, bf16, 32, 4, 64, 8, 1, false, false;
+    /// [`attention_sm90_bf16_d64_wide`] for f16.
+    attention_sm90_f16_d64_wide: F16D64Wide, 512, f16, 32, 4, 64, 8, 1, false, false;
 }

@@ -186,6 +186,9 @@ fn check_path(gpu: &Gpu, path: AttentionPath) -> Result<(), String> {
                 p(2, 2, 2, 129, 700, 64, false, 0),
                 p(1, 4, 1, 200, 333, 64, true, 0),
                 p(8, 8, 2, 300, 260, 64, true, 0),
+                // From 2k keys without a mask, head dimension 64 runs the wide blocks (192 rows).
+                p(1, 2, 1, 190, 2100, 64, false, 0),
+                p(2, 24, 8, 400, 2048, 64, false, 8),
                 p(2, 2, 1, 200, 333, 256, true, 0),
                 p(1, 2, 2, 129, 150, 256, false, 8),
                 p(5, 16, 4, 200, 150, 256, true, 0),
