@@ -93,12 +93,12 @@ pub enum AttentionSchedule {
     /// products.
     PingPong,
     /// [`PingPong`](Self::PingPong) in persistent blocks (at most one per SM) that walk the tiles
-    /// (each head's longest first under a causal mask), the next tile's loads overlapping the
-    /// current one's last product and epilogue, where the tiles are short (at most 32 key blocks
-    /// on average); longer tiles run one block per tile, as [`PingPong`](Self::PingPong), which
-    /// balances them better. At head dimension 64 without a causal mask, from 2k keys, the blocks
-    /// are wider: 192 query rows, three consumer warpgroups that each wait for their products
-    /// (the registers leave no room for the overlap), measured faster there
+    /// (each head's longest first under a causal mask), the next tiles' loads overlapping the
+    /// current one's work, where the tiles are short (at most 32 key blocks on average); longer
+    /// tiles run one block per tile, as [`PingPong`](Self::PingPong), which balances them
+    /// better. At head dimension 64 without a causal mask, from 2k keys, the blocks are wider:
+    /// 192 query rows, three consumer warpgroups that each wait for their products (the
+    /// registers leave no room for the overlap), one block per tile, measured faster there
     /// (`attention_sm90_bf16_d64_wide`).
     #[default]
     Persistent,
@@ -375,7 +375,7 @@ impl<'a> Attention<'a> {
                 let (qm, km, vm) = (qm?, km?, vm?);
                 // O is written in boxes of 64 rows (a consumer warpgroup's).
                 let om = tensor_map(gpu, o.buffer(), p.o, p.seqlen_q, p.heads, 64)?;
-                self.launch_sm90::<T>(gpu, &p, scale, [qm, km, vm, om], lse.buffer())?;
+                self.launch_sm90::<T>(gpu, &p, bm, scale, [qm, km, vm, om], lse.buffer())?;
             }
             AttentionPath::MmaSync => {
                 if let Some(why) = portable_unsupported::<T>(&p) {
@@ -403,13 +403,16 @@ impl<'a> Attention<'a> {
         }
     }
 
-    /// The Hopper kernel of `T` and the head dimension, on the tensor maps of Q, K, V and O: one
-    /// block per tile, or (persistent) at most one per SM.
-    fn launch_sm90<T: AttentionElem>(&self, gpu: &Gpu, p: &Problem, scale: f32, maps: [TensorMap; 4], lse: &mut DeviceBuffer<f32>) -> Result<(), AttentionError> {
-        let block_m = self.sm90_block_m(p);
+    /// The Hopper kernel of `T`, the head dimension and `block_m` query rows
+    /// ([`Self::sm90_block_m`]), on the tensor maps of Q, K, V and O: one block per tile, or
+    /// (persistent) at most one per SM.
+    #[allow(clippy::too_many_arguments)]
+    fn launch_sm90<T: AttentionElem>(&self, gpu: &Gpu, p: &Problem, block_m: u32, scale: f32, maps: [TensorMap; 4], lse: &mut DeviceBuffer<f32>) -> Result<(), AttentionError> {
         let tiles = sm90::AttentionTiles::new(block_m, p.seqlen_q as u32, p.heads as u32, p.batch as u32, self.causal).count();
+        // The wide blocks measured faster one per tile than persistent, even on short tiles.
+        let wide = block_m == sm90::ATTENTION_SM90_WIDE_BM;
         let blocks = match self.schedule {
-            AttentionSchedule::Persistent if short_tiles(p, self.causal) => tiles.min(gpu.properties().multiprocessors.max(1)),
+            AttentionSchedule::Persistent if !wide && short_tiles(p, self.causal) => tiles.min(gpu.properties().multiprocessors.max(1)),
             _ => tiles,
         };
         let cfg = LaunchConfig {
@@ -431,7 +434,6 @@ impl<'a> Attention<'a> {
             }};
         }
         use AttentionSchedule::*;
-        let wide = block_m == sm90::ATTENTION_SM90_WIDE_BM;
         match (T::F16, p.d, self.schedule) {
             (false, 64, Persistent) if wide => launch!(sm90::attention_sm90_bf16_d64_wide),
             (true, 64, Persistent) if wide => launch!(sm90::attention_sm90_f16_d64_wide),

@@ -30,10 +30,12 @@
 //! The blocks are persistent: a one-dimensional grid of blocks walks the tiles (a block's query
 //! rows of one head of one batch) in [`AttentionTiles`]' order, one tile per block per round (rounds
 //! alternating in direction, so that under a causal mask the blocks' shares even out).
-//! The producer runs ahead across tiles: the next tile's Q is loaded as soon as all consumer
-//! warpgroups have finished their last `Q K^T` of the current one (the `q_empty` barrier), so
-//! that loads overlap the last `P V` and the epilogue. A grid of one block per tile is the
-//! non-persistent launch of the same kernels.
+//! The producer runs ahead across tiles: Q's tiles take turns in [`attention_sm90_q_stages`]
+//! buffers (two where shared memory has room), and a tile's Q is loaded as soon as all consumer
+//! warpgroups have finished their last `Q K^T` of the tile that last used its buffer (the
+//! `q_empty` barriers). With two buffers, the next tile's Q lands while the current tile runs;
+//! with one, its load overlaps the last `P V` and the epilogue. A grid of one block per tile is
+//! the non-persistent launch of the same kernels.
 //!
 //! The epilogue writes O through shared memory: each consumer warpgroup divides its rows by their
 //! sums, converts them to 16 bits and writes them with `stmatrix` into its two staging buffers,
@@ -51,6 +53,8 @@
 // 16384 elements.
 #![allow(long_running_const_eval)]
 
+use layout_tensor::atom::copy::{copy, SM90_U32x4_STSM_N};
+use layout_tensor::atom::fragment_copy::make_tiled_copy_c;
 use layout_tensor::atom::tma::{MapOrder, TmaBoxes};
 use layout_tensor::atom::wgmma::{
     accumulators_as_a, make_gmma_desc, make_gmma_layout, GmmaDesc, KMajor, Major, MnMajor, WgmmaAtom, WgmmaRsAtom, SM90_64x128x16_F32BF16BF16_RS,
@@ -63,7 +67,8 @@ use layout_tensor::atom::wgmma::{gemm, gemm_rs};
 use layout_tensor::device::ids::{block_idx_x, grid_dim_x, thread_idx_x};
 use layout_tensor::device::math::{exp2_approx, fma, log2_approx};
 use layout_tensor::device::mma::{
-    warpgroup_reg_alloc, warpgroup_reg_dealloc, wgmma_commit_group, wgmma_fence, wgmma_fence_a_operands, wgmma_fence_operands, wgmma_wait_group, WgmmaSwizzle,
+    warpgroup_reg_alloc, warpgroup_reg_dealloc, wgmma_accumulator_layout, wgmma_commit_group, wgmma_fence, wgmma_fence_a_operands, wgmma_fence_operands, wgmma_wait_group,
+    WgmmaSwizzle,
 };
 use layout_tensor::device::numeric::{f32x2_to_bf16x2, f32x2_to_f16x2};
 use layout_tensor::device::shared::generic_to_shared;
@@ -73,11 +78,8 @@ use layout_tensor::device::unroll::{for_each_unrolled_mut, unroll_for, Count};
 use layout_tensor::device::warp::shuffle_xor;
 use layout_tensor::half::{bf16, f16};
 use layout_tensor::identity::IdentityTensor;
-use layout_tensor::pipeline::{PipelineState, PipelineTmaAsync};
-use layout_tensor::atom::copy::{copy, SM90_U32x4_STSM_N};
-use layout_tensor::atom::fragment_copy::make_tiled_copy_c;
-use layout_tensor::device::mma::wgmma_accumulator_layout;
 use layout_tensor::partition::{StaticSwizzle, Sw};
+use layout_tensor::pipeline::{PipelineState, PipelineTmaAsync};
 use layout_tensor::static_view::StaticView;
 use layout_tensor::swizzled::Swizzled;
 use layout_tensor::{dynamic_shared, kernel, shared_array, static_layout, Fragment, LayoutTensor, Shared as SharedSpace, StaticLayout};
@@ -125,25 +127,56 @@ pub const fn attention_sm90_threads(block_m: u32) -> u32 {
 }
 
 /// The dynamic shared memory of a launch for head dimension `d` and `block_m` query rows: the Q
-/// tile (`block_m` rows of `d` 16-bit elements), then the K ring's and the V ring's stages
-/// ([`attention_sm90_block_n`] rows each), then the staging of O's TMA stores (two boxes of
-/// 64 x 64 per consumer warpgroup).
+/// tiles ([`attention_sm90_q_stages`] of `block_m` rows of `d` 16-bit elements), then the K
+/// ring's and the V ring's stages ([`attention_sm90_block_n`] rows each), then the staging of
+/// O's TMA stores (two boxes of 64 x 64 per consumer warpgroup).
 ///
 /// # Example
 /// ```
 /// use cute_rs_kernels::attention_sm90::attention_sm90_smem_bytes;
-/// assert_eq!(attention_sm90_smem_bytes(64, 192), 24576 + 4 * 16384 + 3 * 16384);
-/// assert_eq!(attention_sm90_smem_bytes(128, 128), 5 * 32768 + 2 * 16384);
+/// assert_eq!(attention_sm90_smem_bytes(64, 192), 2 * 24576 + 4 * 16384 + 3 * 16384);
+/// assert_eq!(attention_sm90_smem_bytes(128, 128), 2 * 32768 + 4 * 32768 + 2 * 16384);
 /// assert_eq!(attention_sm90_smem_bytes(256, 128), 65536 + 4 * 32768 + 2 * 16384);
 /// ```
 pub const fn attention_sm90_smem_bytes(d: u32, block_m: u32) -> u32 {
-    o_staging_offset(d, block_m) + block_m / 64 * O_STAGING_BYTES
+    smem_bytes(attention_sm90_q_stages(d, block_m), d, block_m)
 }
 
-/// Where the staging of O's stores starts in the dynamic shared memory: after Q's tile and the
+/// Q's buffers for head dimension `d` and `block_m` query rows: two, so that the producer loads
+/// a persistent block's next Q while the current tile runs, where shared memory has room for
+/// them (up to head dimension 128), else one.
+///
+/// # Example
+/// ```
+/// use cute_rs_kernels::attention_sm90::attention_sm90_q_stages;
+/// assert_eq!((attention_sm90_q_stages(64, 192), attention_sm90_q_stages(128, 128), attention_sm90_q_stages(256, 128)), (2, 2, 1));
+/// ```
+pub const fn attention_sm90_q_stages(d: u32, block_m: u32) -> u32 {
+    if smem_bytes(2, d, block_m) <= DYNAMIC_SMEM_LIMIT {
+        2
+    } else {
+        1
+    }
+}
+
+/// The dynamic shared memory a block may take on Hopper (227 KiB), less 1 KiB for the
+/// kernels' static shared memory (their barriers).
+const DYNAMIC_SMEM_LIMIT: u32 = 226 * 1024;
+
+/// The dynamic shared memory of a launch with `q_stages` Q buffers.
+const fn smem_bytes(q_stages: u32, d: u32, block_m: u32) -> u32 {
+    o_staging_offset(q_stages, d, block_m) + block_m / 64 * O_STAGING_BYTES
+}
+
+/// Where K's ring starts in the dynamic shared memory: after Q's `q_stages` tiles.
+const fn kv_offset(q_stages: u32, d: u32, block_m: u32) -> u32 {
+    q_stages * tile_bytes(block_m, d)
+}
+
+/// Where the staging of O's stores starts in the dynamic shared memory: after Q's tiles and the
 /// K and V rings.
-const fn o_staging_offset(d: u32, block_m: u32) -> u32 {
-    tile_bytes(block_m, d) + 2 * ATTENTION_SM90_STAGES * tile_bytes(attention_sm90_block_n(d), d)
+const fn o_staging_offset(q_stages: u32, d: u32, block_m: u32) -> u32 {
+    kv_offset(q_stages, d, block_m) + 2 * ATTENTION_SM90_STAGES * tile_bytes(attention_sm90_block_n(d), d)
 }
 
 static_layout!(
@@ -337,6 +370,8 @@ trait Config {
     const BM: u32;
     /// Consumer warpgroups.
     const CONSUMERS: u32 = Self::BM / 64;
+    /// Q's buffers ([`attention_sm90_q_stages`]).
+    const Q_STAGES: u32 = attention_sm90_q_stages(Self::D, Self::BM);
     /// Keys per step.
     const BN: u32 = attention_sm90_block_n(Self::D);
     /// Whether the elements are f16 (else bf16).
@@ -438,36 +473,37 @@ impl<E> Problem<E> {
     }
 }
 
-/// The block's shared memory: the Q tile, K's and V's rings, and the barriers.
+/// The block's shared memory: Q's tiles, K's and V's rings, and the barriers.
 #[derive(Clone, Copy)]
 struct Shared {
     tiles: *mut u8,
-    /// Q's tile has landed (the transaction count of its copy).
+    /// Per Q buffer: its tile has landed (the transaction count of its copy).
     q_full: *mut u64,
-    /// All consumer warpgroups have finished their last `Q K^T` of the tile: the producer may
-    /// load the next tile's Q.
+    /// Per Q buffer: all consumer warpgroups have finished their last `Q K^T` of its tile: the
+    /// producer may load another tile's Q there.
     q_empty: *mut u64,
     k: PipelineTmaAsync<ATTENTION_SM90_STAGES>,
     v: PipelineTmaAsync<ATTENTION_SM90_STAGES>,
 }
 
 impl Shared {
+    /// Q's buffer `stage`.
     #[inline(always)]
-    fn q(&self) -> *mut u8 {
-        self.tiles
+    fn q<C: Config>(&self, stage: u32) -> *mut u8 {
+        self.tiles.wrapping_add((stage * tile_bytes(C::BM, C::D)) as usize)
     }
 
-    /// K's stage `stage` (`n == 0`) or V's (`n == 1`), after the Q tile.
+    /// K's stage `stage` (`n == 0`) or V's (`n == 1`), after Q's tiles.
     #[inline(always)]
     fn kv<C: Config>(&self, n: u32, stage: u32) -> *mut u8 {
-        let at = tile_bytes(C::BM, C::D) + (n * ATTENTION_SM90_STAGES + stage) * tile_bytes(C::BN, C::D);
+        let at = kv_offset(C::Q_STAGES, C::D, C::BM) + (n * ATTENTION_SM90_STAGES + stage) * tile_bytes(C::BN, C::D);
         self.tiles.wrapping_add(at as usize)
     }
 
     /// Consumer warpgroup `slice`'s staging of O's stores ([`OStagingBuffers`]).
     #[inline(always)]
     fn o_staging<C: Config>(&self, slice: u32) -> LayoutTensor<'static, u16, OStaging, SharedSpace> {
-        let at = o_staging_offset(C::D, C::BM) + slice * O_STAGING_BYTES;
+        let at = o_staging_offset(C::Q_STAGES, C::D, C::BM) + slice * O_STAGING_BYTES;
         // SAFETY: inside the launch's dynamic shared memory (`attention_sm90_smem_bytes`, which
         // has `C::CONSUMERS` stagings), 1024-byte aligned (the tiles and stagings before it are
         // whole 1024-byte multiples).
@@ -485,15 +521,15 @@ impl Shared {
     }
 
     #[inline(always)]
-    fn q_full(&self) -> &Mbarrier {
-        // SAFETY: the block's barrier, aligned.
-        unsafe { &*(self.q_full as *const Mbarrier) }
+    fn q_full(&self, stage: u32) -> &Mbarrier {
+        // SAFETY: one of the block's `Q_BUFFERS` barriers, aligned.
+        unsafe { &*(self.q_full.wrapping_add(stage as usize) as *const Mbarrier) }
     }
 
     #[inline(always)]
-    fn q_empty(&self) -> &Mbarrier {
-        // SAFETY: the block's barrier, aligned.
-        unsafe { &*(self.q_empty as *const Mbarrier) }
+    fn q_empty(&self, stage: u32) -> &Mbarrier {
+        // SAFETY: one of the block's `Q_BUFFERS` barriers, aligned.
+        unsafe { &*(self.q_empty.wrapping_add(stage as usize) as *const Mbarrier) }
     }
 }
 
@@ -550,13 +586,15 @@ unsafe fn attention_block<C: Config, const RO: usize, const KQ: u32, const RS: u
     };
     const STAGES: usize = ATTENTION_SM90_STAGES as usize;
     let tiles = dynamic_shared!(ATTENTION_SM90_TILES: u8, align 1024).as_mut_ptr();
-    let q_bars = shared_array!(ATTENTION_SM90_Q_BARS: [u64; 2], align 8).as_mut_ptr();
+    const Q_BUFFERS: usize = 2;
+    const { assert!(C::Q_STAGES as usize <= Q_BUFFERS) };
+    let q_bars = shared_array!(ATTENTION_SM90_Q_BARS: [u64; 2 * Q_BUFFERS], align 8).as_mut_ptr();
     let k_bars = shared_array!(ATTENTION_SM90_K_BARS: [u64; 2 * STAGES], align 8).as_mut_ptr();
     let v_bars = shared_array!(ATTENTION_SM90_V_BARS: [u64; 2 * STAGES], align 8).as_mut_ptr();
     let smem = Shared {
         tiles,
         q_full: q_bars,
-        q_empty: q_bars.add(1),
+        q_empty: q_bars.add(Q_BUFFERS),
         k: PipelineTmaAsync::new(k_bars, k_bars.add(STAGES)),
         v: PipelineTmaAsync::new(v_bars, v_bars.add(STAGES)),
     };
@@ -565,8 +603,10 @@ unsafe fn attention_block<C: Config, const RO: usize, const KQ: u32, const RS: u
         // Each consumer warpgroup releases each stage, and Q, once.
         smem.k.init(C::CONSUMERS);
         smem.v.init(C::CONSUMERS);
-        smem.q_full().init(1);
-        smem.q_empty().init(C::CONSUMERS);
+        for stage in 0..C::Q_STAGES {
+            smem.q_full(stage).init(1);
+            smem.q_empty(stage).init(C::CONSUMERS);
+        }
         fence_mbarrier_init();
     }
     sync_threads();
@@ -594,8 +634,8 @@ unsafe fn attention_block<C: Config, const RO: usize, const KQ: u32, const RS: u
     }
 }
 
-/// The producer (one thread): for each of the block's tiles, Q's tile once all consumers are
-/// done with the previous one's, then for each key block (last first, as the consumers take
+/// The producer (one thread): for each of the block's tiles, Q's tile into its buffer once all
+/// consumers are done with the tile before it there, then for each key block (last first, as the consumers take
 /// them) K's tile into K's ring and V's into V's.
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
@@ -607,13 +647,14 @@ unsafe fn produce<C: Config>(maps: [*const TmaDescriptor; 3], smem: Shared, p: P
     let mut state = PipelineState::<ATTENTION_SM90_STAGES>::producer_start();
     for (round, (m_block, head, batch)) in BlockTiles::of_this_block(p.tiles(C::BM)) {
         let (h, hk, b) = (head as i32, (head / group) as i32, batch as i32);
-        if round > 0 {
-            smem.q_empty().wait_parity((round - 1) & 1);
+        let (q_stage, q_use) = (round % C::Q_STAGES, round / C::Q_STAGES);
+        if q_use > 0 {
+            smem.q_empty(q_stage).wait_parity((q_use - 1) & 1);
         }
-        let q_bar = smem.q_full();
+        let q_bar = smem.q_full(q_stage);
         q_bar.arrive_expect_tx(q_bytes);
         let q = IdentityTensor::<C::QTile>::tile_at([(m_block * C::BM) as i64, 0]);
-        q_boxes.for_each_box(q, smem.q(), 0, 1, |dst, [x, y]| tma_load_4d(dst, maps[0], [x, y, h, b], q_bar));
+        q_boxes.for_each_box(q, smem.q::<C>(q_stage), 0, 1, |dst, [x, y]| tma_load_4d(dst, maps[0], [x, y, h, b], q_bar));
         for n in (0..p.key_blocks(m_block, C::BM, C::BN)).rev() {
             let keys = IdentityTensor::<C::KvTile>::tile_at([(n * C::BN) as i64, 0]);
             let s = state.index();
@@ -700,6 +741,8 @@ struct Consumer<E> {
     col0: i64,
     /// The warpgroup's first row.
     first_row: i64,
+    /// The buffer of the tile's Q.
+    q_stage: u32,
 }
 
 impl<E> Consumer<E> {
@@ -708,7 +751,7 @@ impl<E> Consumer<E> {
     #[inline(always)]
     unsafe fn issue_qk<C: Config, const KQ: u32, const RS: usize>(&self, state: PipelineState<ATTENTION_SM90_STAGES>, s: &mut [f32; RS]) {
         let (q_desc, k_desc, _) = const { descriptors(C::D as i64, C::BM as i64) };
-        let q = generic_to_shared(self.smem.q());
+        let q = generic_to_shared(self.smem.q::<C>(self.q_stage));
         self.smem.k.consumer_wait(state);
         wgmma_fence();
         gemm::<C::S, KQ, RS>(q_desc.operand(q, self.slice), k_desc.operand(generic_to_shared(self.smem.k::<C>(state.index())), 0), s, false);
@@ -830,8 +873,9 @@ unsafe fn consume<C: Config, const RO: usize, const KQ: u32, const RS: usize, co
     let mut state = PipelineState::<ATTENTION_SM90_STAGES>::consumer_start();
     for (round, (m_block, head, batch)) in BlockTiles::of_this_block(p.tiles(C::BM)) {
         let first_row = (m_block * C::BM + 64 * slice) as i64;
-        let me = Consumer { smem, p, slice, lane, row0: first_row + mine % 64, col0: mine / 64, first_row };
-        smem.q_full().wait_parity(round & 1);
+        let q_stage = round % C::Q_STAGES;
+        let me = Consumer { smem, p, slice, lane, row0: first_row + mine % 64, col0: mine / 64, first_row, q_stage };
+        smem.q_full(q_stage).wait_parity((round / C::Q_STAGES) & 1);
         let (o, softmax) = me.attend::<C, RO, KQ, RS, KP, OVERLAP, PINGPONG>(&mut state, p.key_blocks(m_block, C::BM, C::BN));
         store_output::<C, RO, OB>(o, &softmax, p, smem, (head, batch, first_row), me.row0, (lane, slice), round * OB as u32);
     }
@@ -851,14 +895,14 @@ impl<E> Consumer<E> {
         }
     }
 
-    /// Tells the producer that this warpgroup's last `Q K^T` of the tile is done: the Q tile may
-    /// be overwritten by the next tile's. Called once per tile, outside the key blocks' loop, so
+    /// Tells the producer that this warpgroup's last `Q K^T` of the tile is done: Q's buffer may
+    /// take a later tile's Q. Called once per tile, outside the key blocks' loop, so
     /// that the loop's body stays free of the branch.
     #[cfg(target_arch = "nvptx64")]
     #[inline(always)]
     unsafe fn release_q(&self) {
         if self.lane == 0 {
-            self.smem.q_empty().arrive();
+            self.smem.q_empty(self.q_stage).arrive();
         }
     }
 
