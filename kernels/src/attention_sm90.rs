@@ -635,8 +635,8 @@ unsafe fn attention_block<C: Config, const RO: usize, const KQ: u32, const RS: u
 }
 
 /// The producer (one thread): for each of the block's tiles, Q's tile into its buffer once all
-/// consumers are done with the tile before it there, then for each key block (last first, as the consumers take
-/// them) K's tile into K's ring and V's into V's.
+/// consumers are done with the tile before it there, then for each key block (last first, as the
+/// consumers take them) K's tile into K's ring and V's into V's.
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 unsafe fn produce<C: Config>(maps: [*const TmaDescriptor; 3], smem: Shared, p: Problem<C::E>) {
@@ -896,8 +896,8 @@ impl<E> Consumer<E> {
     }
 
     /// Tells the producer that this warpgroup's last `Q K^T` of the tile is done: Q's buffer may
-    /// take a later tile's Q. Called once per tile, outside the key blocks' loop, so
-    /// that the loop's body stays free of the branch.
+    /// take a later tile's Q. Called once per tile, outside the key blocks' loop, so that the
+    /// loop's body stays free of the branch.
     #[cfg(target_arch = "nvptx64")]
     #[inline(always)]
     unsafe fn release_q(&self) {
