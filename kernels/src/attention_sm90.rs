@@ -611,9 +611,9 @@ unsafe fn attention_block<C: Config, const RO: usize, const KQ: u32, const RS: u
     }
     sync_threads();
     // The register file (64 Ki registers) redistributed: (24 + 2 x 240) x 128 = 168 x 384 with
-    // two consumers; (32 + 3 x 160) x 128 = 128 x 512 with three. (ptxas 13 still compiles the
-    // consumers' code within the launch's count, 168 or 128, and spills past it: see
-    // `attention_sm90_bf16_d64_wide`.)
+    // two consumers; (32 + 3 x 160) x 128 = 128 x 512 with three. ptxas allocates the code after
+    // the raise within the raised count (the two-consumer d128 kernels hold 160 registers of S,
+    // P and O under a launch count of 168 without spilling).
     let three = C::CONSUMERS == 3;
     if t / 128 == 0 {
         if three {
@@ -1131,9 +1131,8 @@ attention_sm90_kernels! {
     /// Attention forward, bf16, head dimension 64, in blocks of [`ATTENTION_SM90_WIDE_BM`] (192)
     /// query rows: three consumer warpgroups, each waiting for its products (neither the overlap
     /// nor the turns): the three warpgroups' independent work keeps the tensor cores busy. The
-    /// overlap would hold a warpgroup's S, P and O at once (128 registers), and ptxas compiles
-    /// the consumers within the 128 registers of a 512-thread launch, whatever `setmaxnreg`
-    /// gives them at run time: the overlap spilled there.
+    /// overlap would hold a warpgroup's S, P and O at once (128 registers of data), and with its
+    /// addresses and softmax state it spilled within the 160 registers each consumer gets.
     /// Otherwise as [`attention_sm90_bf16_d64`], with 512 threads.
     attention_sm90_bf16_d64_wide: Bf16D64Wide, 512, bf16, 32, 4, 64, 8, 1, false, false;
     /// [`attention_sm90_bf16_d64_wide`] for f16.
