@@ -779,13 +779,20 @@ impl<E> Consumer<E> {
         let key0 = (n * C::BN) as i64;
         let last_key = key0 + C::BN as i64 - 1;
         if last_key >= p.seqlen_k as i64 || (p.causal && last_key > self.first_row + shift) {
-            let (row0, col0) = (self.row0, self.col0);
+            // The value at offsets `(r, c)` from the thread's first (known at compile time) is
+            // key `key0 + col0 + c` of row `row0 + r`: past the keys when `c` reaches
+            // `keys_left`, past the diagonal when `c - r` exceeds `diagonal`. Two thresholds per
+            // block, so that each value costs two comparisons of 32 bits and a select, without
+            // branches (`c - r` lies in (-64, 128): the clamping keeps every outcome).
+            let first_key = key0 + self.col0;
+            let narrow = |x: i64| x.clamp(i32::MIN as i64, i32::MAX as i64) as i32;
+            let keys_left = narrow(p.seqlen_k as i64 - first_key);
+            let diagonal = if p.causal { narrow(self.row0 + shift - first_key) } else { i32::MAX };
             for_each_unrolled_mut(s, |v, x| {
                 let at = C::S::LAYOUT_C.call(128 * v as i64);
-                let (row, key) = (row0 + at % 64, key0 + col0 + at / 64);
-                if key >= p.seqlen_k as i64 || (p.causal && key > row + shift) {
-                    *x = f32::NEG_INFINITY;
-                }
+                let (r, c) = ((at % 64) as i32, (at / 64) as i32);
+                let masked = (c >= keys_left) | (c - r > diagonal);
+                *x = if masked { f32::NEG_INFINITY } else { *x };
             });
         }
     }
