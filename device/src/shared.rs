@@ -32,6 +32,15 @@
 #[cfg(not(target_arch = "nvptx64"))]
 use super::cpu;
 
+/// The shared memory one block may take on Hopper (sm_90) once its launch opts in (227 KiB, the
+/// attribute `MAX_SHARED_MEMORY_PER_BLOCK_OPTIN`): static arrays and dynamic shared memory
+/// together.
+///
+/// ```
+/// assert_eq!(cute_rs_device::shared::SM90_SHARED_BYTES_PER_BLOCK, 227 * 1024);
+/// ```
+pub const SM90_SHARED_BYTES_PER_BLOCK: u32 = 227 * 1024;
+
 /// A block's static shared array of `N` elements of `T`, made by [`shared_array!`](crate::shared_array).
 ///
 /// A `Copy` handle (the array's generic address): every thread of the block that evaluates the same

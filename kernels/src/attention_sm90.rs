@@ -72,7 +72,7 @@ use layout_tensor::device::mma::{
 };
 use layout_tensor::device::numeric::{f32x2_to_bf16x2, f32x2_to_f16x2};
 use layout_tensor::device::shared::generic_to_shared;
-use layout_tensor::device::sync::{fence_mbarrier_init, sync_threads, Mbarrier, NamedBarrier};
+use layout_tensor::device::sync::{sync_threads, NamedBarrier};
 use layout_tensor::device::tma::{bulk_wait_group, tma_load_4d, tma_store_4d, TmaDescriptor, TmaDescriptorParam};
 use layout_tensor::device::unroll::{for_each_unrolled_mut, unroll_for, Count};
 use layout_tensor::device::warp::shuffle_xor;
@@ -85,6 +85,7 @@ use layout_tensor::swizzled::Swizzled;
 use layout_tensor::{dynamic_shared, kernel, shared_array, static_layout, Fragment, LayoutTensor, Shared as SharedSpace, StaticLayout};
 
 use crate::gemm_sm90::{epilogue_layouts_agree, AccBox, BoxTile, BoxValues};
+use crate::SM90_DYNAMIC_SMEM_BYTES;
 #[cfg(target_arch = "nvptx64")]
 use crate::gemm_sm90::stage_and_store;
 
@@ -152,16 +153,15 @@ pub const fn attention_sm90_smem_bytes(d: u32, block_m: u32) -> u32 {
 /// assert_eq!((attention_sm90_q_stages(64, 192), attention_sm90_q_stages(128, 128), attention_sm90_q_stages(256, 128)), (2, 2, 1));
 /// ```
 pub const fn attention_sm90_q_stages(d: u32, block_m: u32) -> u32 {
-    if smem_bytes(2, d, block_m) <= DYNAMIC_SMEM_LIMIT {
-        2
+    if smem_bytes(Q_STAGES_MAX, d, block_m) <= SM90_DYNAMIC_SMEM_BYTES {
+        Q_STAGES_MAX
     } else {
         1
     }
 }
 
-/// The dynamic shared memory a block may take on Hopper (227 KiB), less 1 KiB for the
-/// kernels' static shared memory (their barriers).
-const DYNAMIC_SMEM_LIMIT: u32 = 226 * 1024;
+/// The most Q buffers a kernel has.
+const Q_STAGES_MAX: u32 = 2;
 
 /// The dynamic shared memory of a launch with `q_stages` Q buffers.
 const fn smem_bytes(q_stages: u32, d: u32, block_m: u32) -> u32 {
@@ -473,20 +473,18 @@ impl<E> Problem<E> {
     }
 }
 
-/// The block's shared memory: Q's tiles, K's and V's rings, and the barriers.
+/// The block's shared memory: Q's `QS` buffers, K's and V's rings, and their barriers.
 #[derive(Clone, Copy)]
-struct Shared {
+struct Shared<const QS: u32> {
     tiles: *mut u8,
-    /// Per Q buffer: its tile has landed (the transaction count of its copy).
-    q_full: *mut u64,
-    /// Per Q buffer: all consumer warpgroups have finished their last `Q K^T` of its tile: the
-    /// producer may load another tile's Q there.
-    q_empty: *mut u64,
+    /// Q's buffers as a ring of one stage per tile: a buffer is full when its tile has landed,
+    /// and empty once every consumer warpgroup has finished its last `Q K^T` of that tile.
+    q: PipelineTmaAsync<QS>,
     k: PipelineTmaAsync<ATTENTION_SM90_STAGES>,
     v: PipelineTmaAsync<ATTENTION_SM90_STAGES>,
 }
 
-impl Shared {
+impl<const QS: u32> Shared<QS> {
     /// Q's buffer `stage`.
     #[inline(always)]
     fn q<C: Config>(&self, stage: u32) -> *mut u8 {
@@ -496,14 +494,14 @@ impl Shared {
     /// K's stage `stage` (`n == 0`) or V's (`n == 1`), after Q's tiles.
     #[inline(always)]
     fn kv<C: Config>(&self, n: u32, stage: u32) -> *mut u8 {
-        let at = kv_offset(C::Q_STAGES, C::D, C::BM) + (n * ATTENTION_SM90_STAGES + stage) * tile_bytes(C::BN, C::D);
+        let at = kv_offset(QS, C::D, C::BM) + (n * ATTENTION_SM90_STAGES + stage) * tile_bytes(C::BN, C::D);
         self.tiles.wrapping_add(at as usize)
     }
 
     /// Consumer warpgroup `slice`'s staging of O's stores ([`OStagingBuffers`]).
     #[inline(always)]
     fn o_staging<C: Config>(&self, slice: u32) -> LayoutTensor<'static, u16, OStaging, SharedSpace> {
-        let at = o_staging_offset(C::Q_STAGES, C::D, C::BM) + slice * O_STAGING_BYTES;
+        let at = o_staging_offset(QS, C::D, C::BM) + slice * O_STAGING_BYTES;
         // SAFETY: inside the launch's dynamic shared memory (`attention_sm90_smem_bytes`, which
         // has `C::CONSUMERS` stagings), 1024-byte aligned (the tiles and stagings before it are
         // whole 1024-byte multiples).
@@ -519,18 +517,6 @@ impl Shared {
     fn v<C: Config>(&self, stage: u32) -> *mut u8 {
         self.kv::<C>(1, stage)
     }
-
-    #[inline(always)]
-    fn q_full(&self, stage: u32) -> &Mbarrier {
-        // SAFETY: one of the block's `Q_BUFFERS` barriers, aligned.
-        unsafe { &*(self.q_full.wrapping_add(stage as usize) as *const Mbarrier) }
-    }
-
-    #[inline(always)]
-    fn q_empty(&self, stage: u32) -> &Mbarrier {
-        // SAFETY: one of the block's `Q_BUFFERS` barriers, aligned.
-        unsafe { &*(self.q_empty.wrapping_add(stage as usize) as *const Mbarrier) }
-    }
 }
 
 /// The tiles one block of a grid of `blocks` takes, in rounds of `blocks` tiles of the launch's
@@ -538,7 +524,7 @@ impl Shared {
 /// `r * blocks + blocks - 1 - b` when it is odd (a snake): where tile lengths fall along the
 /// order (each head's, under a causal mask), a block that takes a long tile in one round takes a
 /// short one in the next. Not measured against plain rounds. Each tile comes with its round,
-/// which the Q barriers' parities follow. An iterator rather than a closure-taking loop, so that
+/// which the alternation of O's staging buffers follows. An iterator rather than a closure-taking loop, so that
 /// the body stays in the kernel's one function (a `wgmma` pipeline must not cross a call).
 struct BlockTiles {
     tiles: AttentionTiles,
@@ -575,7 +561,7 @@ impl Iterator for BlockTiles {
 /// The block's body: barriers set up, then the producer and consumer warpgroups.
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
-unsafe fn attention_block<C: Config, const RO: usize, const KQ: u32, const RS: usize, const KP: usize, const OB: usize, const OVERLAP: bool, const PINGPONG: bool>(
+unsafe fn attention_block<C: Config, const QS: u32, const RO: usize, const KQ: u32, const RS: usize, const KP: usize, const OB: usize, const OVERLAP: bool, const PINGPONG: bool>(
     maps: [*const TmaDescriptor; 3],
     p: Problem<C::E>,
 ) {
@@ -583,18 +569,17 @@ unsafe fn attention_block<C: Config, const RO: usize, const KQ: u32, const RS: u
         assert!(RO == C::O::VALUES_C && KQ == C::D / 16 && RS == C::S::VALUES_C && KP as u32 == C::BN / 16);
         assert!(C::S::N == C::BN as i64 && C::O::N == C::D as i64);
         assert!(OB as u32 * 64 == C::D, "OB: O's boxes of 64 columns");
+        assert!(QS == C::Q_STAGES && QS <= Q_STAGES_MAX, "QS: Q's buffers, attention_sm90_q_stages");
     };
     const STAGES: usize = ATTENTION_SM90_STAGES as usize;
     let tiles = dynamic_shared!(ATTENTION_SM90_TILES: u8, align 1024).as_mut_ptr();
-    const Q_BUFFERS: usize = 2;
-    const { assert!(C::Q_STAGES as usize <= Q_BUFFERS) };
-    let q_bars = shared_array!(ATTENTION_SM90_Q_BARS: [u64; 2 * Q_BUFFERS], align 8).as_mut_ptr();
+    // One array for every kernel of the module (the symbol is shared): room for the most buffers.
+    let q_bars = shared_array!(ATTENTION_SM90_Q_BARS: [u64; 2 * Q_STAGES_MAX as usize], align 8).as_mut_ptr();
     let k_bars = shared_array!(ATTENTION_SM90_K_BARS: [u64; 2 * STAGES], align 8).as_mut_ptr();
     let v_bars = shared_array!(ATTENTION_SM90_V_BARS: [u64; 2 * STAGES], align 8).as_mut_ptr();
     let smem = Shared {
         tiles,
-        q_full: q_bars,
-        q_empty: q_bars.add(Q_BUFFERS),
+        q: PipelineTmaAsync::new(q_bars, q_bars.add(QS as usize)),
         k: PipelineTmaAsync::new(k_bars, k_bars.add(STAGES)),
         v: PipelineTmaAsync::new(v_bars, v_bars.add(STAGES)),
     };
@@ -603,11 +588,7 @@ unsafe fn attention_block<C: Config, const RO: usize, const KQ: u32, const RS: u
         // Each consumer warpgroup releases each stage, and Q, once.
         smem.k.init(C::CONSUMERS);
         smem.v.init(C::CONSUMERS);
-        for stage in 0..C::Q_STAGES {
-            smem.q_full(stage).init(1);
-            smem.q_empty(stage).init(C::CONSUMERS);
-        }
-        fence_mbarrier_init();
+        smem.q.init(C::CONSUMERS);
     }
     sync_threads();
     // The register file (64 Ki registers) redistributed: (24 + 2 x 240) x 128 = 168 x 384 with
@@ -622,7 +603,7 @@ unsafe fn attention_block<C: Config, const RO: usize, const KQ: u32, const RS: u
             warpgroup_reg_dealloc::<24>();
         }
         if t == 0 {
-            produce::<C>(maps, smem, p);
+            produce::<C, QS>(maps, smem, p);
         }
     } else {
         if three {
@@ -630,7 +611,7 @@ unsafe fn attention_block<C: Config, const RO: usize, const KQ: u32, const RS: u
         } else {
             warpgroup_reg_alloc::<240>();
         }
-        consume::<C, RO, KQ, RS, KP, OB, OVERLAP, PINGPONG>(smem, p, t / 128 - 1, t % 128);
+        consume::<C, QS, RO, KQ, RS, KP, OB, OVERLAP, PINGPONG>(smem, p, t / 128 - 1, t % 128);
     }
 }
 
@@ -639,22 +620,20 @@ unsafe fn attention_block<C: Config, const RO: usize, const KQ: u32, const RS: u
 /// consumers take them) K's tile into K's ring and V's into V's.
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
-unsafe fn produce<C: Config>(maps: [*const TmaDescriptor; 3], smem: Shared, p: Problem<C::E>) {
+unsafe fn produce<C: Config, const QS: u32>(maps: [*const TmaDescriptor; 3], smem: Shared<QS>, p: Problem<C::E>) {
     let (q_boxes, kv_boxes) = const { (tile_boxes(C::BM, C::D), tile_boxes(C::BN, C::D)) };
     let (q_bytes, kv_bytes) = (tile_bytes(C::BM, C::D), tile_bytes(C::BN, C::D));
     // The host checks that `heads_kv` divides `heads`.
     let group = (p.heads / p.heads_kv.max(1)).max(1);
     let mut state = PipelineState::<ATTENTION_SM90_STAGES>::producer_start();
-    for (round, (m_block, head, batch)) in BlockTiles::of_this_block(p.tiles(C::BM)) {
+    let mut q_state = PipelineState::<QS>::producer_start();
+    for (_, (m_block, head, batch)) in BlockTiles::of_this_block(p.tiles(C::BM)) {
         let (h, hk, b) = (head as i32, (head / group) as i32, batch as i32);
-        let (q_stage, q_use) = (round % C::Q_STAGES, round / C::Q_STAGES);
-        if q_use > 0 {
-            smem.q_empty(q_stage).wait_parity((q_use - 1) & 1);
-        }
-        let q_bar = smem.q_full(q_stage);
-        q_bar.arrive_expect_tx(q_bytes);
+        let qs = q_state.index();
+        smem.q.producer_acquire(q_state, q_bytes);
         let q = IdentityTensor::<C::QTile>::tile_at([(m_block * C::BM) as i64, 0]);
-        q_boxes.for_each_box(q, smem.q::<C>(q_stage), 0, 1, |dst, [x, y]| tma_load_4d(dst, maps[0], [x, y, h, b], q_bar));
+        q_boxes.for_each_box(q, smem.q::<C>(qs), 0, 1, |dst, [x, y]| tma_load_4d(dst, maps[0], [x, y, h, b], smem.q.full(qs)));
+        q_state.advance();
         for n in (0..p.key_blocks(m_block, C::BM, C::BN)).rev() {
             let keys = IdentityTensor::<C::KvTile>::tile_at([(n * C::BN) as i64, 0]);
             let s = state.index();
@@ -729,8 +708,8 @@ impl OnlineSoftmax {
 
 /// A consumer warpgroup's view of one block: the shared tiles, where its rows lie, and the
 /// problem.
-struct Consumer<E> {
-    smem: Shared,
+struct Consumer<E, const QS: u32> {
+    smem: Shared<QS>,
     p: Problem<E>,
     /// The warpgroup's m64 slice of the block.
     slice: u32,
@@ -741,17 +720,17 @@ struct Consumer<E> {
     col0: i64,
     /// The warpgroup's first row.
     first_row: i64,
-    /// The buffer of the tile's Q.
-    q_stage: u32,
+    /// Where the tile's Q lies in Q's ring.
+    q_state: PipelineState<QS>,
 }
 
-impl<E> Consumer<E> {
+impl<E, const QS: u32> Consumer<E, QS> {
     /// Waits for K's stage of `state` and issues `S = Q K^T` (committed, not waited for).
     #[cfg(target_arch = "nvptx64")]
     #[inline(always)]
     unsafe fn issue_qk<C: Config, const KQ: u32, const RS: usize>(&self, state: PipelineState<ATTENTION_SM90_STAGES>, s: &mut [f32; RS]) {
         let (q_desc, k_desc, _) = const { descriptors(C::D as i64, C::BM as i64) };
-        let q = generic_to_shared(self.smem.q::<C>(self.q_stage));
+        let q = generic_to_shared(self.smem.q::<C>(self.q_state.index()));
         self.smem.k.consumer_wait(state);
         wgmma_fence();
         gemm::<C::S, KQ, RS>(q_desc.operand(q, self.slice), k_desc.operand(generic_to_shared(self.smem.k::<C>(state.index())), 0), s, false);
@@ -870,21 +849,22 @@ fn p_operand<C: Config, const KP: usize, const RS: usize>(s: &[f32; RS]) -> [[u3
 /// ([`store_output`]).
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
-unsafe fn consume<C: Config, const RO: usize, const KQ: u32, const RS: usize, const KP: usize, const OB: usize, const OVERLAP: bool, const PINGPONG: bool>(
-    smem: Shared,
+unsafe fn consume<C: Config, const QS: u32, const RO: usize, const KQ: u32, const RS: usize, const KP: usize, const OB: usize, const OVERLAP: bool, const PINGPONG: bool>(
+    smem: Shared<QS>,
     p: Problem<C::E>,
     slice: u32,
     lane: u32,
 ) {
     let mine = C::S::LAYOUT_C.call(lane as i64);
     let mut state = PipelineState::<ATTENTION_SM90_STAGES>::consumer_start();
+    let mut q_state = PipelineState::<QS>::consumer_start();
     for (round, (m_block, head, batch)) in BlockTiles::of_this_block(p.tiles(C::BM)) {
         let first_row = (m_block * C::BM + 64 * slice) as i64;
-        let q_stage = round % C::Q_STAGES;
-        let me = Consumer { smem, p, slice, lane, row0: first_row + mine % 64, col0: mine / 64, first_row, q_stage };
-        smem.q_full(q_stage).wait_parity((round / C::Q_STAGES) & 1);
+        let me = Consumer { smem, p, slice, lane, row0: first_row + mine % 64, col0: mine / 64, first_row, q_state };
+        smem.q.consumer_wait(q_state);
         let (o, softmax) = me.attend::<C, RO, KQ, RS, KP, OVERLAP, PINGPONG>(&mut state, p.key_blocks(m_block, C::BM, C::BN));
-        store_output::<C, RO, OB>(o, &softmax, p, smem, (head, batch, first_row), me.row0, (lane, slice), round * OB as u32);
+        store_output::<C, QS, RO, OB>(o, &softmax, p, smem, (head, batch, first_row), me.row0, (lane, slice), round * OB as u32);
+        q_state.advance();
     }
     if lane == 0 {
         // The staging buffers must outlive the stores' reads (and the block).
@@ -892,7 +872,7 @@ unsafe fn consume<C: Config, const RO: usize, const KQ: u32, const RS: usize, co
     }
 }
 
-impl<E> Consumer<E> {
+impl<E, const QS: u32> Consumer<E, QS> {
     /// Releases K's or V's stage of `state` (one arrival per warpgroup).
     #[cfg(target_arch = "nvptx64")]
     #[inline(always)]
@@ -909,7 +889,7 @@ impl<E> Consumer<E> {
     #[inline(always)]
     unsafe fn release_q(&self) {
         if self.lane == 0 {
-            self.smem.q_empty(self.q_stage).arrive();
+            self.smem.q.consumer_release(self.q_state);
         }
     }
 
@@ -1015,11 +995,11 @@ impl<E> Consumer<E> {
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn store_output<C: Config, const RO: usize, const OB: usize>(
+unsafe fn store_output<C: Config, const QS: u32, const RO: usize, const OB: usize>(
     mut o: [f32; RO],
     softmax: &OnlineSoftmax,
     p: Problem<C::E>,
-    smem: Shared,
+    smem: Shared<QS>,
     (head, batch, first_row): (u32, u32, i64),
     row0: i64,
     (lane, slice): (u32, u32),
@@ -1082,7 +1062,7 @@ const _: () = {
 };
 
 macro_rules! attention_sm90_kernels {
-    ($($(#[$attr:meta])* $name:ident: $config:ty, $threads:literal, $e:ty, $ro:literal, $kq:literal, $rs:literal, $kp:literal, $ob:literal, $overlap:literal, $pingpong:literal;)*) => {$(
+    ($($(#[$attr:meta])* $name:ident: $config:ty, $threads:literal, $e:ty, $qs:literal, $ro:literal, $kq:literal, $rs:literal, $kp:literal, $ob:literal, $overlap:literal, $pingpong:literal;)*) => {$(
         const _: () = assert!($threads == attention_sm90_threads(<$config as Config>::BM), "a kernel's launch bounds: attention_sm90_threads");
         $(#[$attr])*
         #[kernel(launch_bounds($threads, 1), gpu_only)]
@@ -1102,7 +1082,7 @@ macro_rules! attention_sm90_kernels {
             causal: u32,
         ) {
             let p = Problem::<$e> { batch, heads, heads_kv, seqlen_q, seqlen_k, scale_log2, causal: causal != 0, o_map: o_map.as_ptr(), element: core::marker::PhantomData, lse };
-            attention_block::<$config, $ro, $kq, $rs, $kp, $ob, $overlap, $pingpong>([q_map.as_ptr(), k_map.as_ptr(), v_map.as_ptr()], p);
+            attention_block::<$config, $qs, $ro, $kq, $rs, $kp, $ob, $overlap, $pingpong>([q_map.as_ptr(), k_map.as_ptr(), v_map.as_ptr()], p);
         }
     )*};
 }
@@ -1114,34 +1094,34 @@ attention_sm90_kernels! {
     /// ([`AttentionTiles::count`]). `o_map` is O's tensor map, `(head_dim, seqlen_q, heads,
     /// batch)` in boxes of 64 x 64 x 1 x 1 with the 128-byte swizzle; `scale_log2` is the softmax
     /// scale times `log2(e)`.
-    attention_sm90_bf16_d64: Bf16D64, 384, bf16, 32, 4, 64, 8, 1, true, true;
+    attention_sm90_bf16_d64: Bf16D64, 384, bf16, 2, 32, 4, 64, 8, 1, true, true;
     /// [`attention_sm90_bf16_d64`] for head dimension 128.
-    attention_sm90_bf16_d128: Bf16D128, 384, bf16, 64, 8, 64, 8, 2, true, true;
+    attention_sm90_bf16_d128: Bf16D128, 384, bf16, 2, 64, 8, 64, 8, 2, true, true;
     /// [`attention_sm90_bf16_d64`] for head dimension 256 (64 keys per step).
-    attention_sm90_bf16_d256: Bf16D256, 384, bf16, 128, 16, 32, 4, 4, true, true;
+    attention_sm90_bf16_d256: Bf16D256, 384, bf16, 1, 128, 16, 32, 4, 4, true, true;
     /// [`attention_sm90_bf16_d64`] for f16.
-    attention_sm90_f16_d64: F16D64, 384, f16, 32, 4, 64, 8, 1, true, true;
+    attention_sm90_f16_d64: F16D64, 384, f16, 2, 32, 4, 64, 8, 1, true, true;
     /// [`attention_sm90_bf16_d64`] for f16, head dimension 128.
-    attention_sm90_f16_d128: F16D128, 384, f16, 64, 8, 64, 8, 2, true, true;
+    attention_sm90_f16_d128: F16D128, 384, f16, 2, 64, 8, 64, 8, 2, true, true;
     /// [`attention_sm90_bf16_d64`] for f16, head dimension 256 (64 keys per step).
-    attention_sm90_f16_d256: F16D256, 384, f16, 128, 16, 32, 4, 4, true, true;
+    attention_sm90_f16_d256: F16D256, 384, f16, 1, 128, 16, 32, 4, 4, true, true;
     /// [`attention_sm90_bf16_d64`] without the ping-pong (the step before it, kept to measure
     /// it).
-    attention_sm90_bf16_d64_overlap: Bf16D64, 384, bf16, 32, 4, 64, 8, 1, true, false;
+    attention_sm90_bf16_d64_overlap: Bf16D64, 384, bf16, 2, 32, 4, 64, 8, 1, true, false;
     /// [`attention_sm90_bf16_d64_overlap`] for head dimension 128.
-    attention_sm90_bf16_d128_overlap: Bf16D128, 384, bf16, 64, 8, 64, 8, 2, true, false;
+    attention_sm90_bf16_d128_overlap: Bf16D128, 384, bf16, 2, 64, 8, 64, 8, 2, true, false;
     /// [`attention_sm90_bf16_d64`] with each product waited for before the softmax that follows
     /// (the warp-specialized step before the overlap, kept to measure it).
-    attention_sm90_bf16_d64_serial: Bf16D64, 384, bf16, 32, 4, 64, 8, 1, false, false;
+    attention_sm90_bf16_d64_serial: Bf16D64, 384, bf16, 2, 32, 4, 64, 8, 1, false, false;
     /// [`attention_sm90_bf16_d64_serial`] for head dimension 128.
-    attention_sm90_bf16_d128_serial: Bf16D128, 384, bf16, 64, 8, 64, 8, 2, false, false;
+    attention_sm90_bf16_d128_serial: Bf16D128, 384, bf16, 2, 64, 8, 64, 8, 2, false, false;
     /// Attention forward, bf16, head dimension 64, in blocks of [`ATTENTION_SM90_WIDE_BM`] (192)
     /// query rows: three consumer warpgroups, each waiting for its products (neither the overlap
     /// nor the turns): the three warpgroups' independent work keeps the tensor cores busy. The
     /// overlap would hold a warpgroup's S, P and O at once (128 registers of data), and with its
     /// addresses and softmax state it spilled within the 160 registers each consumer gets.
     /// Otherwise as [`attention_sm90_bf16_d64`], with 512 threads.
-    attention_sm90_bf16_d64_wide: Bf16D64Wide, 512, bf16, 32, 4, 64, 8, 1, false, false;
+    attention_sm90_bf16_d64_wide: Bf16D64Wide, 512, bf16, 2, 32, 4, 64, 8, 1, false, false;
     /// [`attention_sm90_bf16_d64_wide`] for f16.
-    attention_sm90_f16_d64_wide: F16D64Wide, 512, f16, 32, 4, 64, 8, 1, false, false;
+    attention_sm90_f16_d64_wide: F16D64Wide, 512, f16, 2, 32, 4, 64, 8, 1, false, false;
 }

@@ -83,13 +83,13 @@ pub const fn decode_tile(m: u32) -> Option<GemmSm90Shape> {
     }
 }
 
-// Every decode ring fits the 227 KB of dynamic shared memory an H100 block may have, with room
-// for the barriers.
+// Every decode ring fits the dynamic shared memory a Hopper block may have, with room for the
+// barriers.
 const _: () = {
     let shapes = [GEMM_SM90_DECODE_128X16, GEMM_SM90_DECODE_128X32, GEMM_SM90_DECODE_128X64, GEMM_SM90_DECODE_128X128];
     let mut i = 0;
     while i < shapes.len() {
-        assert!(shapes[i].smem_bytes() <= 227 * 1024 - 1024 && shapes[i].stages <= GEMM_SM90_DECODE_MAX_STAGES);
+        assert!(shapes[i].smem_bytes() <= crate::SM90_DYNAMIC_SMEM_BYTES && shapes[i].stages <= GEMM_SM90_DECODE_MAX_STAGES);
         i += 1;
     }
 };

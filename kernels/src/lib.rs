@@ -28,3 +28,12 @@ pub mod gemm;
 pub mod gemm_sm90;
 pub mod gemm_sm90_sizes;
 pub mod sgemm;
+
+/// The dynamic shared memory a Hopper kernel of this crate may take: a block's
+/// ([`SM90_SHARED_BYTES_PER_BLOCK`](layout_tensor::device::shared::SM90_SHARED_BYTES_PER_BLOCK)),
+/// less 1 KiB for the kernels' static shared arrays (their barriers).
+///
+/// ```
+/// assert_eq!(cute_rs_kernels::SM90_DYNAMIC_SMEM_BYTES, 226 * 1024);
+/// ```
+pub const SM90_DYNAMIC_SMEM_BYTES: u32 = layout_tensor::device::shared::SM90_SHARED_BYTES_PER_BLOCK - 1024;

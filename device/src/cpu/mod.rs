@@ -111,7 +111,7 @@ pub fn find_kernel(name: &str) -> Option<&'static CpuKernel> {
 }
 
 /// Bytes of shared memory a block may use on the CPU backend: the H100's 227 KiB.
-pub const SHARED_BYTES_PER_BLOCK: u32 = 227 * 1024;
+pub const SHARED_BYTES_PER_BLOCK: u32 = crate::shared::SM90_SHARED_BYTES_PER_BLOCK;
 
 
 /// The 3-D index of linear position `i` in `dims` (x fastest).
