@@ -31,9 +31,9 @@
 //! rows of one head of one batch) in [`AttentionTiles`]' order, one tile per block per round (rounds
 //! alternating in direction, so that under a causal mask the blocks' shares even out).
 //! The producer runs ahead across tiles: Q's tiles take turns in [`attention_sm90_q_stages`]
-//! buffers (two where shared memory has room), and a tile's Q is loaded as soon as all consumer
-//! warpgroups have finished their last `Q K^T` of the tile that last used its buffer (the
-//! `q_empty` barriers). With two buffers, the next tile's Q lands while the current tile runs;
+//! buffers (two where shared memory has room), a ring like K's and V's, and a tile's Q is loaded
+//! as soon as all consumer warpgroups have released the buffer after their last `Q K^T` of the
+//! tile that used it before. With two buffers, the next tile's Q lands while the current tile runs;
 //! with one, its load overlaps the last `P V` and the epilogue. A grid of one block per tile is
 //! the non-persistent launch of the same kernels.
 //!
