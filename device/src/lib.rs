@@ -20,6 +20,7 @@
 //! | [`mma`] | `ldmatrix`/`stmatrix`, `mma.sync`, `wgmma` with their fragment layouts |
 //! | [`numeric`] | bf16 and f16 to and from `f32`, 16-bit pairs packed for the tensor cores |
 //! | [`unroll`] | loops unrolled by construction (register arrays stay in registers) |
+//! | [`hint`] | where the compiler computes values ([`hint::recompute`]: not hoisted out of a loop) |
 //! | [`math`] | `exp`, `log`, `tanh`, `erf`, ... with the same bits on both backends |
 //! | [`cpu`] | the CPU backend: scheduler, launches, the kernel registry |
 #![no_std]
@@ -71,6 +72,7 @@ pub mod cluster;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod cpu;
 pub mod cp_async;
+pub mod hint;
 pub mod ids;
 pub mod math;
 pub mod memory;

@@ -715,13 +715,39 @@ struct Consumer<E, const QS: u32> {
     slice: u32,
     /// The thread's index in its warpgroup.
     lane: u32,
-    /// The thread's first row in the sequence and its first column in S's block.
-    row0: i64,
-    col0: i64,
-    /// The warpgroup's first row.
-    first_row: i64,
+    /// Which of the tile's key blocks hold scores this thread's rows may not see.
+    mask: TileMask,
     /// Where the tile's Q lies in Q's ring.
     q_state: PipelineState<QS>,
+}
+
+/// The mask of a thread's rows of one tile, reduced to what a key block needs: the first key
+/// block that holds a masked score of the warpgroup's rows, and the thread's two thresholds at
+/// key block 0 ([`Consumer::mask`]). Three 32-bit values per tile, so that little stays live
+/// across the key blocks.
+#[derive(Clone, Copy)]
+struct TileMask {
+    masked_from: u32,
+    keys_left: i32,
+    diagonal: i32,
+}
+
+impl TileMask {
+    /// The mask of thread `lane` of the warpgroup whose first row is `first_row`.
+    #[inline(always)]
+    fn new<C: Config>(lane: u32, first_row: i64, seqlen_q: u32, seqlen_k: u32, causal: bool) -> TileMask {
+        let mine = C::S::LAYOUT_C.call(lane as i64);
+        let (row0, col0) = (first_row + mine % 64, mine / 64);
+        let (bn, seqlen_k) = (C::BN as i64, seqlen_k as i64);
+        let shift = seqlen_k - seqlen_q as i64;
+        // Key block `n` ends at key `n BN + BN - 1`: past the keys from `n = seqlen_k / BN` on,
+        // and with a causal mask past the first row's diagonal `first_row + shift` once
+        // `n BN >= first_row + shift - BN + 2`.
+        let past_keys = seqlen_k / bn;
+        let past_diagonal = if causal { ((first_row + shift + 2 - bn).max(0) + bn - 1) / bn } else { i64::MAX };
+        let narrow = |x: i64| x.clamp(i32::MIN as i64, i32::MAX as i64) as i32;
+        TileMask { masked_from: past_keys.min(past_diagonal) as u32, keys_left: narrow(seqlen_k - col0), diagonal: narrow(row0 + shift - col0) }
+    }
 }
 
 impl<E, const QS: u32> Consumer<E, QS> {
@@ -753,20 +779,15 @@ impl<E, const QS: u32> Consumer<E, QS> {
     /// across the diagonal hold such scores; the others pass untouched.
     #[inline(always)]
     fn mask<C: Config, const RS: usize>(&self, n: u32, s: &mut [f32; RS]) {
-        let p = &self.p;
-        let shift = p.seqlen_k as i64 - p.seqlen_q as i64;
-        let key0 = (n * C::BN) as i64;
-        let last_key = key0 + C::BN as i64 - 1;
-        if last_key >= p.seqlen_k as i64 || (p.causal && last_key > self.first_row + shift) {
+        if n >= self.mask.masked_from {
             // The value at offsets `(r, c)` from the thread's first (known at compile time) is
             // key `key0 + col0 + c` of row `row0 + r`: past the keys when `c` reaches
             // `keys_left`, past the diagonal when `c - r` exceeds `diagonal`. Two thresholds per
             // block, so that each value costs two comparisons of 32 bits and a select, without
-            // branches (`c - r` lies in (-64, 128): the clamping keeps every outcome).
-            let first_key = key0 + self.col0;
-            let narrow = |x: i64| x.clamp(i32::MIN as i64, i32::MAX as i64) as i32;
-            let keys_left = narrow(p.seqlen_k as i64 - first_key);
-            let diagonal = if p.causal { narrow(self.row0 + shift - first_key) } else { i32::MAX };
+            // branches (`c - r` lies in (-64, 128): the saturation keeps every outcome).
+            let key0 = (n * C::BN).min(i32::MAX as u32) as i32;
+            let keys_left = self.mask.keys_left.saturating_sub(key0);
+            let diagonal = if self.p.causal { self.mask.diagonal.saturating_sub(key0) } else { i32::MAX };
             for_each_unrolled_mut(s, |v, x| {
                 let at = C::S::LAYOUT_C.call(128 * v as i64);
                 let (r, c) = ((at % 64) as i32, (at / 64) as i32);
@@ -855,15 +876,16 @@ unsafe fn consume<C: Config, const QS: u32, const RO: usize, const KQ: u32, cons
     slice: u32,
     lane: u32,
 ) {
-    let mine = C::S::LAYOUT_C.call(lane as i64);
     let mut state = PipelineState::<ATTENTION_SM90_STAGES>::consumer_start();
     let mut q_state = PipelineState::<QS>::consumer_start();
     for (round, (m_block, head, batch)) in BlockTiles::of_this_block(p.tiles(C::BM)) {
         let first_row = (m_block * C::BM + 64 * slice) as i64;
-        let me = Consumer { smem, p, slice, lane, row0: first_row + mine % 64, col0: mine / 64, first_row, q_state };
+        let mask = TileMask::new::<C>(lane, first_row, p.seqlen_q, p.seqlen_k, p.causal);
+        let me = Consumer { smem, p, slice, lane, mask, q_state };
         smem.q.consumer_wait(q_state);
         let (o, softmax) = me.attend::<C, RO, KQ, RS, KP, OVERLAP, PINGPONG>(&mut state, p.key_blocks(m_block, C::BM, C::BN));
-        store_output::<C, QS, RO, OB>(o, &softmax, p, smem, (head, batch, first_row), me.row0, (lane, slice), round * OB as u32);
+        let row0 = first_row + C::S::LAYOUT_C.call(lane as i64) % 64;
+        store_output::<C, QS, RO, OB>(o, &softmax, p, smem, (head, batch, first_row), row0, (lane, slice), round * OB as u32);
         q_state.advance();
     }
     if lane == 0 {
@@ -1118,9 +1140,13 @@ attention_sm90_kernels! {
     /// Attention forward, bf16, head dimension 64, in blocks of [`ATTENTION_SM90_WIDE_BM`] (192)
     /// query rows: three consumer warpgroups, each waiting for its products (neither the overlap
     /// nor the turns): the three warpgroups' independent work keeps the tensor cores busy. The
-    /// overlap would hold a warpgroup's S, P and O at once (128 registers of data), and with its
-    /// addresses and softmax state it spilled within the 160 registers each consumer gets.
+    /// overlap holds a warpgroup's S, P and O at once (128 registers of data); it fits the 160
+    /// registers each consumer gets once the values derived from the thread's index, the lengths
+    /// and Q's address are recomputed where used ([`recompute`]) instead of held across the key
+    /// blocks, but it measured slower here, with the turns and without them.
     /// Otherwise as [`attention_sm90_bf16_d64`], with 512 threads.
+    ///
+    /// [`recompute`]: layout_tensor::device::hint::recompute
     attention_sm90_bf16_d64_wide: Bf16D64Wide, 512, bf16, 2, 32, 4, 64, 8, 1, false, false;
     /// [`attention_sm90_bf16_d64_wide`] for f16.
     attention_sm90_f16_d64_wide: F16D64Wide, 512, f16, 2, 32, 4, 64, 8, 1, false, false;
