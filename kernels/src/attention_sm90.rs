@@ -524,8 +524,9 @@ impl<const QS: u32> Shared<QS> {
 /// `r * blocks + blocks - 1 - b` when it is odd (a snake): where tile lengths fall along the
 /// order (each head's, under a causal mask), a block that takes a long tile in one round takes a
 /// short one in the next. Not measured against plain rounds. Each tile comes with its round,
-/// which the alternation of O's staging buffers follows. An iterator rather than a closure-taking loop, so that
-/// the body stays in the kernel's one function (a `wgmma` pipeline must not cross a call).
+/// which the alternation of O's staging buffers follows. An iterator rather than a
+/// closure-taking loop, so that the body stays in the kernel's one function (a `wgmma` pipeline
+/// must not cross a call).
 struct BlockTiles {
     tiles: AttentionTiles,
     block: u32,
