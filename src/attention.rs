@@ -99,7 +99,9 @@ pub enum AttentionSchedule {
     /// better. At head dimension 64 without a causal mask, from 2k keys, the blocks are wider:
     /// 192 query rows, three consumer warpgroups that each wait for their products (measured
     /// faster than with the overlap), one block per tile, measured faster there
-    /// (`attention_sm90_bf16_d64_wide`).
+    /// (`attention_sm90_bf16_d64_wide`). At head dimension 256 without a causal mask, from 2k
+    /// keys, a step reads 80 keys rather than 64, O staged in Q's buffer
+    /// (`attention_sm90_bf16_d256_long`).
     #[default]
     Persistent,
 }
@@ -368,14 +370,14 @@ impl<'a> Attention<'a> {
                 if let Some(why) = why_not_sm90 {
                     return Err(AttentionError::NoKernel(format!("the Hopper kernel: {why}")));
                 }
-                let (bm, bn) = (self.sm90_block_m(&p), sm90::attention_sm90_block_n(p.d as u32));
+                let (bm, bn) = self.sm90_tile(&p);
                 let maps = [(q.buffer(), p.q, p.seqlen_q, p.heads, bm), (k.buffer(), p.k, p.seqlen_k, p.heads_kv, bn), (v.buffer(), p.v, p.seqlen_k, p.heads_kv, bn)]
                     .map(|(buf, op, seqlen, heads, rows)| tensor_map(gpu, buf, op, seqlen, heads, rows));
                 let [qm, km, vm] = maps;
                 let (qm, km, vm) = (qm?, km?, vm?);
                 // O is written in boxes of 64 rows (a consumer warpgroup's).
                 let om = tensor_map(gpu, o.buffer(), p.o, p.seqlen_q, p.heads, 64)?;
-                self.launch_sm90::<T>(gpu, &p, bm, scale, [qm, km, vm, om], lse.buffer())?;
+                self.launch_sm90::<T>(gpu, &p, (bm, bn), scale, [qm, km, vm, om], lse.buffer())?;
             }
             AttentionPath::MmaSync => {
                 if let Some(why) = portable_unsupported::<T>(&p) {
@@ -394,23 +396,28 @@ impl<'a> Attention<'a> {
     /// The query rows of the Hopper kernel's blocks for the problem: the wide kernels' for the
     /// default schedule at head dimension 64 without a causal mask from 2k keys, where they
     /// measured faster on an H100. They were slower with fewer keys, and with a causal mask at
-    /// short lengths, where 192-row tiles mask more of their keys.
-    fn sm90_block_m(&self, p: &Problem) -> u32 {
-        if p.d == 64 && !self.causal && self.schedule == AttentionSchedule::Persistent && p.seqlen_k >= 2048 {
-            sm90::ATTENTION_SM90_WIDE_BM
+    /// short lengths, where 192-row tiles mask more of their keys. And the keys per step: the
+    /// long kernels' at head dimension 256 without a causal mask from [`LONG_MIN_KEYS`] keys.
+    fn sm90_tile(&self, p: &Problem) -> (u32, u32) {
+        let default = self.schedule == AttentionSchedule::Persistent && !self.causal;
+        if p.d == 64 && default && p.seqlen_k >= 2048 {
+            (sm90::ATTENTION_SM90_WIDE_BM, sm90::attention_sm90_block_n(64))
+        } else if p.d == 256 && default && p.seqlen_k >= LONG_MIN_KEYS {
+            (sm90::ATTENTION_SM90_BM, sm90::ATTENTION_SM90_LONG_BN)
         } else {
-            sm90::ATTENTION_SM90_BM
+            (sm90::ATTENTION_SM90_BM, sm90::attention_sm90_block_n(p.d as u32))
         }
     }
 
-    /// The Hopper kernel of `T`, the head dimension and `block_m` query rows
-    /// ([`Self::sm90_block_m`]), on the tensor maps of Q, K, V and O: one block per tile, or
-    /// (persistent) at most one per SM.
+    /// The Hopper kernel of `T`, the head dimension and the tile (`block_m` query rows,
+    /// `block_n` keys per step: [`Self::sm90_tile`]), on the tensor maps of Q, K, V and O: one
+    /// block per tile, or (persistent) at most one per SM.
     #[allow(clippy::too_many_arguments)]
-    fn launch_sm90<T: AttentionElem>(&self, gpu: &Gpu, p: &Problem, block_m: u32, scale: f32, maps: [TensorMap; 4], lse: &mut DeviceBuffer<f32>) -> Result<(), AttentionError> {
+    fn launch_sm90<T: AttentionElem>(&self, gpu: &Gpu, p: &Problem, (block_m, block_n): (u32, u32), scale: f32, maps: [TensorMap; 4], lse: &mut DeviceBuffer<f32>) -> Result<(), AttentionError> {
         let tiles = sm90::AttentionTiles::new(block_m, p.seqlen_q as u32, p.heads as u32, p.batch as u32, self.causal).count();
         // The wide blocks measured faster one per tile than persistent, even on short tiles.
         let wide = block_m == sm90::ATTENTION_SM90_WIDE_BM;
+        let long = block_n == sm90::ATTENTION_SM90_LONG_BN;
         let blocks = match self.schedule {
             AttentionSchedule::Persistent if !wide && short_tiles(p, self.causal) => tiles.min(gpu.properties().multiprocessors.max(1)),
             _ => tiles,
@@ -418,7 +425,7 @@ impl<'a> Attention<'a> {
         let cfg = LaunchConfig {
             grid: (blocks, 1, 1),
             block: (sm90::attention_sm90_threads(block_m), 1, 1),
-            shared_mem_bytes: sm90::attention_sm90_smem_bytes(p.d as u32, block_m),
+            shared_mem_bytes: sm90::attention_sm90_smem_bytes(p.d as u32, block_m, block_n),
         };
         let [qm, km, vm, om] = maps;
         let lse_ptr = lse.device_ptr() as *mut f32;
@@ -437,6 +444,8 @@ impl<'a> Attention<'a> {
         match (T::F16, p.d, self.schedule) {
             (false, 64, Persistent) if wide => launch!(sm90::attention_sm90_bf16_d64_wide),
             (true, 64, Persistent) if wide => launch!(sm90::attention_sm90_f16_d64_wide),
+            (false, 256, Persistent) if long => launch!(sm90::attention_sm90_bf16_d256_long),
+            (true, 256, Persistent) if long => launch!(sm90::attention_sm90_f16_d256_long),
             (false, 64, PingPong | Persistent) => launch!(sm90::attention_sm90_bf16_d64),
             (false, 128, PingPong | Persistent) => launch!(sm90::attention_sm90_bf16_d128),
             (false, 256, PingPong | Persistent) => launch!(sm90::attention_sm90_bf16_d256),
@@ -490,6 +499,11 @@ impl<'a> Attention<'a> {
         Ok(())
     }
 }
+
+/// The fewest keys for which head dimension 256 without a causal mask takes the long kernels
+/// ([`sm90::ATTENTION_SM90_LONG_BN`] keys per step). Measured on an H100: 1.05-1.09x the
+/// 64-key kernel from 4k keys, 0.99x at 1k.
+const LONG_MIN_KEYS: usize = 2048;
 
 /// Whether the problem's tiles read at most 32 key blocks on average (half of them under a causal
 /// mask), where the persistent blocks pay: their prologue and epilogue, overlapped with the

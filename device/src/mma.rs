@@ -259,7 +259,8 @@ pub const LDMATRIX_X2_B_ROWS: Layout = unwrap!(Layout::parse("(8,2):(1,64)"));
 /// `v` of the `wgmma_m64n{N}k16_*` functions.
 ///
 /// # Errors
-/// [`LayoutError::InvalidArgument`] unless `n` is one of 8, 16, 32, 64, 128, 256.
+/// [`LayoutError::InvalidArgument`] unless `n` is a multiple of 8 from 8 to 256 (wgmma's N for
+/// 16-bit inputs).
 ///
 /// # Example
 /// ```
@@ -270,22 +271,19 @@ pub const LDMATRIX_X2_B_ROWS: Layout = unwrap!(Layout::parse("(8,2):(1,64)"));
 /// assert_eq!(c.call(37 + 128 * 5), 17 + 64 * 11);
 /// ```
 pub const fn wgmma_accumulator_layout(n: i64) -> Result<Layout, LayoutError> {
-    let s = match n {
-        8 => "((4,8,4),(2,2)):((128,1,16),(64,8))",
-        16 => "((4,8,4),(2,2,2)):((128,1,16),(64,8,512))",
-        32 => "((4,8,4),(2,2,4)):((128,1,16),(64,8,512))",
-        64 => "((4,8,4),(2,2,8)):((128,1,16),(64,8,512))",
-        128 => "((4,8,4),(2,2,16)):((128,1,16),(64,8,512))",
-        256 => "((4,8,4),(2,2,32)):((128,1,16),(64,8,512))",
-        _ => {
-            return Err(LayoutError::InvalidArgument {
-                op: "wgmma_accumulator_layout",
-                condition: "N must be 8, 16, 32, 64, 128 or 256",
-                value: n,
-            })
-        }
+    if n < 8 || n > 256 || n % 8 != 0 {
+        return Err(LayoutError::InvalidArgument { op: "wgmma_accumulator_layout", condition: "N must be a multiple of 8 from 8 to 256", value: n });
+    }
+    // The parts are constant or single integers: they cannot fail.
+    let threads = unwrap!(Layout::parse("(4,8,4):(128,1,16)"));
+    // Each 8-column group adds a pair of registers; a single group has no third value mode.
+    let values = if n == 8 {
+        unwrap!(Layout::parse("(2,2):(64,8)"))
+    } else {
+        let groups = unwrap!(Layout::new(IntTuple::int(n / 8), IntTuple::int(512)));
+        unwrap!(make_layout(&[unwrap!(Layout::parse("2:64")), unwrap!(Layout::parse("2:8")), groups]))
     };
-    Layout::parse(s)
+    make_layout(&[threads, values])
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -1196,10 +1194,20 @@ wgmma_fns! {
         0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23,
         24, 25, 26, 27, 28, 29, 30, 31
     ];
+    wgmma_m64n80k16_f32_bf16, wgmma_m64n80k16_f32, wgmma_m64n80k8_f32_tf32, wgmma_m64n80k32_f32_f8, wgmma_m64n80k16_f32_rs, 80, 40, [
+        0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23,
+        24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39
+    ];
     wgmma_m64n128k16_f32_bf16, wgmma_m64n128k16_f32, wgmma_m64n128k8_f32_tf32, wgmma_m64n128k32_f32_f8, wgmma_m64n128k16_f32_rs, 128, 64, [
         0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23,
         24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47,
         48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63
+    ];
+    wgmma_m64n176k16_f32_bf16, wgmma_m64n176k16_f32, wgmma_m64n176k8_f32_tf32, wgmma_m64n176k32_f32_f8, wgmma_m64n176k16_f32_rs, 176, 88, [
+        0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23,
+        24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47,
+        48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70, 71,
+        72, 73, 74, 75, 76, 77, 78, 79, 80, 81, 82, 83, 84, 85, 86, 87
     ];
     wgmma_m64n256k16_f32_bf16, wgmma_m64n256k16_f32, wgmma_m64n256k8_f32_tf32, wgmma_m64n256k32_f32_f8, wgmma_m64n256k16_f32_rs, 256, 128, [
         0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23,
@@ -1246,11 +1254,13 @@ mod tests {
         }
         assert_bijection("ldmatrix", LDMATRIX_8X8, 32, 2, 8, 8);
         assert_bijection("ldmatrix.trans", LDMATRIX_8X8_TRANS, 32, 2, 8, 8);
-        for n in [8, 16, 32, 64, 128, 256] {
+        for n in (8..=256).step_by(8) {
             let c = wgmma_accumulator_layout(n).unwrap();
             assert_bijection("wgmma accumulator", c, 128, n / 2, 64, n);
         }
-        assert!(wgmma_accumulator_layout(24).is_err());
+        for n in [0, 4, 20, 264] {
+            assert!(wgmma_accumulator_layout(n).is_err(), "N = {n}");
+        }
     }
 
     /// The layouts against the PTX ISA's fragment tables ("Matrix Fragments for mma.m16n8k16 /

@@ -25,7 +25,8 @@
 //! `(batch, heads, seqlen_q)`, contiguous.
 //!
 //! Head dimension 64, 128 or 256. A step reads [`attention_sm90_block_n`] keys: 128, or 64 at head
-//! dimension 256, where two stages of 128-key tiles would not fit shared memory.
+//! dimension 256, where two stages of 128-key tiles would not fit shared memory; the long kernels
+//! (head dimension 256) read [`ATTENTION_SM90_LONG_BN`] (80).
 //!
 //! The blocks are persistent: a one-dimensional grid of blocks walks the tiles (a block's query
 //! rows of one head of one batch) in [`AttentionTiles`]' order, one tile per block per round (rounds
@@ -34,14 +35,17 @@
 //! buffers (two where shared memory has room), a ring like K's and V's, and a tile's Q is loaded
 //! as soon as all consumer warpgroups have released the buffer after their last `Q K^T` of the
 //! tile that used it before. With two buffers, the next tile's Q lands while the current tile runs;
-//! with one, its load overlaps the last `P V` and the epilogue. A grid of one block per tile is
+//! with one, its load overlaps the last `P V` and the epilogue (or follows the epilogue, where O
+//! is staged in Q's buffer). A grid of one block per tile is
 //! the non-persistent launch of the same kernels.
 //!
 //! The epilogue writes O through shared memory: each consumer warpgroup divides its rows by their
-//! sums, converts them to 16 bits and writes them with `stmatrix` into its two staging buffers,
-//! one box of 64 columns at a time, and one of its threads stores each box with a TMA store
-//! (which clips the rows past `seqlen_q`). The stores write whole sectors, and they drain while
-//! the warpgroup goes on to its next tile.
+//! sums, converts them to 16 bits and writes them with `stmatrix` into its staging boxes (two
+//! taking turns, or one where shared memory is short, or two of the warpgroup's rows of Q's
+//! buffer where it has no room left: [`attention_sm90_o_buffers`]), one box of
+//! 64 columns at a time, and one of its threads stores each box with a TMA store (which clips the
+//! rows past `seqlen_q`). The stores write whole sectors, and they drain while the warpgroup goes
+//! on to its next tile.
 //!
 //! [`attention_sm90_threads`] threads, [`attention_sm90_smem_bytes`] of dynamic shared memory.
 //!
@@ -60,10 +64,11 @@ use layout_tensor::atom::wgmma::{
     accumulators_as_a, make_gmma_desc, make_gmma_layout, GmmaDesc, KMajor, Major, MnMajor, WgmmaAtom, WgmmaRsAtom, SM90_64x128x16_F32BF16BF16_RS,
     SM90_64x128x16_F32BF16BF16_SS, SM90_64x128x16_F32F16F16_RS, SM90_64x128x16_F32F16F16_SS, SM90_64x256x16_F32BF16BF16_RS,
     SM90_64x256x16_F32F16F16_RS, SM90_64x64x16_F32BF16BF16_RS, SM90_64x64x16_F32BF16BF16_SS, SM90_64x64x16_F32F16F16_RS,
-    SM90_64x64x16_F32F16F16_SS,
+    SM90_64x64x16_F32F16F16_SS, SM90_64x80x16_F32BF16BF16_SS, SM90_64x80x16_F32F16F16_SS,
 };
 #[cfg(target_arch = "nvptx64")]
 use layout_tensor::atom::wgmma::{gemm, gemm_rs};
+use layout_tensor::device::hint::recompute;
 use layout_tensor::device::ids::{block_idx_x, grid_dim_x, thread_idx_x};
 use layout_tensor::device::math::{exp2_approx, fma, log2_approx};
 use layout_tensor::device::mma::{
@@ -73,14 +78,13 @@ use layout_tensor::device::mma::{
 use layout_tensor::device::numeric::{f32x2_to_bf16x2, f32x2_to_f16x2};
 use layout_tensor::device::shared::generic_to_shared;
 use layout_tensor::device::sync::{sync_threads, NamedBarrier};
-use layout_tensor::device::tma::{bulk_wait_group, tma_load_4d, tma_store_4d, TmaDescriptor, TmaDescriptorParam};
+use layout_tensor::device::tma::{bulk_wait_group, bulk_wait_group_read, tma_load_4d, tma_store_4d, TmaDescriptor, TmaDescriptorParam};
 use layout_tensor::device::unroll::{for_each_unrolled_mut, unroll_for, Count};
 use layout_tensor::device::warp::shuffle_xor;
 use layout_tensor::half::{bf16, f16};
 use layout_tensor::identity::IdentityTensor;
 use layout_tensor::partition::{StaticSwizzle, Sw};
 use layout_tensor::pipeline::{PipelineState, PipelineTmaAsync};
-use layout_tensor::static_view::StaticView;
 use layout_tensor::swizzled::Swizzled;
 use layout_tensor::{dynamic_shared, kernel, shared_array, static_layout, Fragment, LayoutTensor, Shared as SharedSpace, StaticLayout};
 
@@ -96,9 +100,9 @@ pub const ATTENTION_SM90_BM: u32 = 128;
 /// warpgroups.
 pub const ATTENTION_SM90_WIDE_BM: u32 = 192;
 
-/// Key/value rows per step for head dimension `d` (`S`'s columns): 128 (the m64n128 atom), or 64
-/// at head dimension 256, where the Q tile and two stages of 128-key K and V tiles (320 KiB)
-/// would not fit shared memory.
+/// Key/value rows per step for head dimension `d` (`S`'s columns) of every kernel but the long
+/// ones ([`ATTENTION_SM90_LONG_BN`]): 128 (the m64n128 atom), or 64 at head dimension 256, where
+/// the Q tile and two stages of 128-key K and V tiles (320 KiB) would not fit shared memory.
 ///
 /// # Example
 /// ```
@@ -112,6 +116,20 @@ pub const fn attention_sm90_block_n(d: u32) -> u32 {
         128
     }
 }
+/// Key/value rows per step of the long kernels ([`attention_sm90_bf16_d256_long`]), head
+/// dimension 256 without a causal mask on long sequences: 80 (FlashAttention-3's), so that the
+/// per-step work outside the products (O's rescaling, the waits and hand-overs) is spread over
+/// more keys. The K and V rings then take 160 KiB of shared memory: Q has one buffer, and O is
+/// staged in the warpgroup's rows of it ([`attention_sm90_o_buffers`]). (176 keys at head
+/// dimension 128, FlashAttention-3's choice there, measured 0.89-1.00x the 128-key kernel on an
+/// H100.)
+///
+/// # Example
+/// ```
+/// use cute_rs_kernels::attention_sm90::{attention_sm90_o_buffers, ATTENTION_SM90_LONG_BN};
+/// assert_eq!(attention_sm90_o_buffers(256, 128, ATTENTION_SM90_LONG_BN), 0); // O staged in Q's buffer
+/// ```
+pub const ATTENTION_SM90_LONG_BN: u32 = 80;
 /// Stages of each of the K and V rings.
 pub const ATTENTION_SM90_STAGES: u32 = 2;
 
@@ -127,45 +145,74 @@ pub const fn attention_sm90_threads(block_m: u32) -> u32 {
     128 * (1 + block_m / 64)
 }
 
-/// The dynamic shared memory of a launch for head dimension `d` and `block_m` query rows: the Q
-/// tiles ([`attention_sm90_q_stages`] of `block_m` rows of `d` 16-bit elements), then the K
-/// ring's and the V ring's stages ([`attention_sm90_block_n`] rows each), then the staging of
-/// O's TMA stores (two boxes of 64 x 64 per consumer warpgroup).
+/// The dynamic shared memory of a launch for head dimension `d`, `block_m` query rows and
+/// `block_n` keys per step: the Q tiles ([`attention_sm90_q_stages`] of `block_m` rows of `d`
+/// 16-bit elements), then the K ring's and the V ring's stages (`block_n` rows each), then the
+/// staging of O's TMA stores ([`attention_sm90_o_buffers`] boxes of 64 x 64 per consumer
+/// warpgroup).
 ///
 /// # Example
 /// ```
 /// use cute_rs_kernels::attention_sm90::attention_sm90_smem_bytes;
-/// assert_eq!(attention_sm90_smem_bytes(64, 192), 2 * 24576 + 4 * 16384 + 3 * 16384);
-/// assert_eq!(attention_sm90_smem_bytes(128, 128), 2 * 32768 + 4 * 32768 + 2 * 16384);
-/// assert_eq!(attention_sm90_smem_bytes(256, 128), 65536 + 4 * 32768 + 2 * 16384);
+/// assert_eq!(attention_sm90_smem_bytes(64, 192, 128), 2 * 24576 + 4 * 16384 + 3 * 2 * 8192);
+/// assert_eq!(attention_sm90_smem_bytes(128, 128, 128), 2 * 32768 + 4 * 32768 + 2 * 2 * 8192);
+/// assert_eq!(attention_sm90_smem_bytes(128, 128, 176), 32768 + 4 * 45056 + 2 * 8192);
+/// assert_eq!(attention_sm90_smem_bytes(256, 128, 64), 65536 + 4 * 32768 + 2 * 2 * 8192);
 /// ```
-pub const fn attention_sm90_smem_bytes(d: u32, block_m: u32) -> u32 {
-    smem_bytes(attention_sm90_q_stages(d, block_m), d, block_m)
+pub const fn attention_sm90_smem_bytes(d: u32, block_m: u32, block_n: u32) -> u32 {
+    let q_stages = attention_sm90_q_stages(d, block_m, block_n);
+    smem_bytes(q_stages, attention_sm90_o_buffers(d, block_m, block_n), d, block_m, block_n)
 }
 
-/// Q's buffers for head dimension `d` and `block_m` query rows: two, so that the producer loads
-/// a persistent block's next Q while the current tile runs, where shared memory has room for
-/// them (up to head dimension 128), else one.
+/// Q's buffers for head dimension `d`, `block_m` query rows and `block_n` keys per step: two, so
+/// that the producer loads a persistent block's next Q while the current tile runs, where shared
+/// memory has room for them beside two staging boxes of O per warpgroup (head dimensions 64 and
+/// 128 with 128 keys per step), else one.
 ///
 /// # Example
 /// ```
 /// use cute_rs_kernels::attention_sm90::attention_sm90_q_stages;
-/// assert_eq!((attention_sm90_q_stages(64, 192), attention_sm90_q_stages(128, 128), attention_sm90_q_stages(256, 128)), (2, 2, 1));
+/// assert_eq!((attention_sm90_q_stages(64, 192, 128), attention_sm90_q_stages(128, 128, 128)), (2, 2));
+/// assert_eq!((attention_sm90_q_stages(128, 128, 176), attention_sm90_q_stages(256, 128, 64)), (1, 1));
 /// ```
-pub const fn attention_sm90_q_stages(d: u32, block_m: u32) -> u32 {
-    if smem_bytes(Q_STAGES_MAX, d, block_m) <= SM90_DYNAMIC_SMEM_BYTES {
+pub const fn attention_sm90_q_stages(d: u32, block_m: u32, block_n: u32) -> u32 {
+    if smem_bytes(Q_STAGES_MAX, O_BUFFERS_MAX, d, block_m, block_n) <= SM90_DYNAMIC_SMEM_BYTES {
         Q_STAGES_MAX
     } else {
         1
     }
 }
 
+/// The staging boxes of O's stores per consumer warpgroup for head dimension `d`, `block_m`
+/// query rows and `block_n` keys per step, beside [`attention_sm90_q_stages`] Q buffers: two, so
+/// that a box is written while the one before it is stored, where shared memory has room for
+/// them, else one (each box then waits for the previous store to have read it), else none: O is
+/// then staged in the warpgroup's own rows of Q's buffer (two boxes of them taking turns), and
+/// the buffer takes the next tile's Q once the stores have read it.
+///
+/// # Example
+/// ```
+/// use cute_rs_kernels::attention_sm90::attention_sm90_o_buffers;
+/// assert_eq!((attention_sm90_o_buffers(128, 128, 128), attention_sm90_o_buffers(128, 128, 176), attention_sm90_o_buffers(256, 128, 80)), (2, 1, 0));
+/// ```
+pub const fn attention_sm90_o_buffers(d: u32, block_m: u32, block_n: u32) -> u32 {
+    let q_stages = attention_sm90_q_stages(d, block_m, block_n);
+    let mut buffers = O_BUFFERS_MAX;
+    while buffers > 0 && smem_bytes(q_stages, buffers, d, block_m, block_n) > SM90_DYNAMIC_SMEM_BYTES {
+        buffers -= 1;
+    }
+    buffers
+}
+
 /// The most Q buffers a kernel has.
 const Q_STAGES_MAX: u32 = 2;
+/// The most staging boxes of O a consumer warpgroup has.
+const O_BUFFERS_MAX: u32 = 2;
 
-/// The dynamic shared memory of a launch with `q_stages` Q buffers.
-const fn smem_bytes(q_stages: u32, d: u32, block_m: u32) -> u32 {
-    o_staging_offset(q_stages, d, block_m) + block_m / 64 * O_STAGING_BYTES
+/// The dynamic shared memory of a launch with `q_stages` Q buffers and `o_buffers` staging boxes
+/// per consumer warpgroup.
+const fn smem_bytes(q_stages: u32, o_buffers: u32, d: u32, block_m: u32, block_n: u32) -> u32 {
+    o_staging_offset(q_stages, d, block_m, block_n) + block_m / 64 * o_buffers * O_BOX_BYTES
 }
 
 /// Where K's ring starts in the dynamic shared memory: after Q's `q_stages` tiles.
@@ -175,21 +222,22 @@ const fn kv_offset(q_stages: u32, d: u32, block_m: u32) -> u32 {
 
 /// Where the staging of O's stores starts in the dynamic shared memory: after Q's tiles and the
 /// K and V rings.
-const fn o_staging_offset(q_stages: u32, d: u32, block_m: u32) -> u32 {
-    kv_offset(q_stages, d, block_m) + 2 * ATTENTION_SM90_STAGES * tile_bytes(attention_sm90_block_n(d), d)
+const fn o_staging_offset(q_stages: u32, d: u32, block_m: u32, block_n: u32) -> u32 {
+    kv_offset(q_stages, d, block_m) + 2 * ATTENTION_SM90_STAGES * tile_bytes(block_n, d)
 }
 
 static_layout!(
-    /// A consumer warpgroup's staging of O's stores, `(row, column, buffer)`: two buffers of 64
-    /// rows of 64 16-bit elements (128 bytes), row-major, viewed through the 128-byte swizzle
-    /// ([`OStaging`]) as a TMA store with that swizzle reads its 64 x 64 box.
-    OStagingBuffers = "(64,64,2):(64,1,4096)"
+    /// A staging box of O's stores, `(row, column)`: 64 rows of 64 16-bit elements (128 bytes),
+    /// row-major, viewed through the 128-byte swizzle ([`OStaging`]) as a TMA store with that
+    /// swizzle reads its 64 x 64 box.
+    OStagingBox = "(64,64):(64,1)"
 );
-/// [`OStagingBuffers`] through the 128-byte swizzle of 16-bit elements.
-type OStaging = Swizzled<Sw<3, 3, 3>, OStagingBuffers>;
+/// [`OStagingBox`] through the 128-byte swizzle of 16-bit elements.
+type OStaging = Swizzled<Sw<3, 3, 3>, OStagingBox>;
 
-/// The bytes of one consumer warpgroup's [`OStagingBuffers`].
-const O_STAGING_BYTES: u32 = 2 * layout::cosize(OStagingBuffers::LAYOUT) as u32;
+/// The bytes of one [`OStagingBox`] (a multiple of 1024, so that each box starts where the
+/// swizzle's pattern does).
+const O_BOX_BYTES: u32 = 2 * layout::cosize(OStagingBox::LAYOUT) as u32;
 
 /// One tile of `rows` rows of `d` 16-bit elements.
 const fn tile_bytes(rows: u32, d: u32) -> u32 {
@@ -282,10 +330,10 @@ const fn transposes_agree(d: i64, keys: i64) -> bool {
     true
 }
 
-/// The descriptors of Q (A, m64 slices of its `rows`), K (B of `S = Q K^T`, all the block's keys)
-/// and V (B of `O = P V`, MN-major, all `d` columns), each read 32 bytes of K per instruction.
-const fn descriptors(d: i64, rows: i64) -> (GmmaDesc, GmmaDesc, GmmaDesc) {
-    let keys = attention_sm90_block_n(d as u32) as i64;
+/// The descriptors of Q (A, m64 slices of its `rows`), K (B of `S = Q K^T`, all the step's
+/// `keys`) and V (B of `O = P V`, MN-major, all `d` columns), each read 32 bytes of K per
+/// instruction.
+const fn descriptors(d: i64, rows: i64, keys: i64) -> (GmmaDesc, GmmaDesc, GmmaDesc) {
     (
         layout::unwrap!(make_gmma_desc(k_major_tile(rows, d), 2, Major::K, 64, 16)),
         layout::unwrap!(make_gmma_desc(k_major_tile(keys, d), 2, Major::K, keys, 16)),
@@ -360,6 +408,11 @@ static_layout!(
     /// The coordinates of a K or V tile of head dimension 256 (64 keys), `(key, column)`.
     Keys256 = "(64,256)"
 );
+static_layout!(
+    /// The coordinates of a K or V tile of the long kernels at head dimension 256 (80 keys),
+    /// `(key, column)`.
+    Keys256Long = "(80,256)"
+);
 
 /// A kernel's element type and head dimension: its atoms (`S`: m64n`BN`k16 from shared memory;
 /// `O`: m64n`D`k16 with A in registers, V MN-major) and its tiles' coordinates.
@@ -370,10 +423,22 @@ trait Config {
     const BM: u32;
     /// Consumer warpgroups.
     const CONSUMERS: u32 = Self::BM / 64;
-    /// Q's buffers ([`attention_sm90_q_stages`]).
-    const Q_STAGES: u32 = attention_sm90_q_stages(Self::D, Self::BM);
     /// Keys per step.
-    const BN: u32 = attention_sm90_block_n(Self::D);
+    const BN: u32;
+    /// Q's buffers ([`attention_sm90_q_stages`]).
+    const Q_STAGES: u32 = attention_sm90_q_stages(Self::D, Self::BM, Self::BN);
+    /// O's staging boxes per consumer warpgroup ([`attention_sm90_o_buffers`]; 0: in Q's
+    /// buffer).
+    const O_BUFFERS: u32 = attention_sm90_o_buffers(Self::D, Self::BM, Self::BN);
+    /// Whether `S`, `P` and `O` (`BN / 2 + BN / 4 + D / 2` registers per thread) take more than
+    /// 60% of a consumer's registers (240, or 160 with three consumers): Q's descriptors are
+    /// then recomputed in each key block rather than held across them. Measured on an H100:
+    /// faster at head dimensions 128 and 256 and in the wide kernels, 1-6% slower in the
+    /// two-consumer kernels of head dimension 64 (53%), which keep them.
+    const TIGHT: bool = 10 * (Self::BN / 2 + Self::BN / 4 + Self::D / 2) > 6 * (if Self::CONSUMERS == 3 { 160 } else { 240 });
+    /// The staging boxes that take turns: [`Self::O_BUFFERS`], or two of the warpgroup's rows of
+    /// Q's buffer.
+    const O_TURNS: u32 = if Self::O_BUFFERS == 0 { 2 } else { Self::O_BUFFERS };
     /// Whether the elements are f16 (else bf16).
     const F16: bool;
     /// Q, K, V and O's elements.
@@ -389,12 +454,13 @@ trait Config {
 }
 
 macro_rules! configs {
-    ($($name:ident: $e:ty, $d:literal, $bm:literal, $f16:literal, $s:ty, $o:ty, $q:ty, $kv:ty;)*) => {$(
-        #[doc = concat!("Head dimension ", $d, ", ", stringify!($e), ", ", $bm, " query rows.")]
+    ($($name:ident: $e:ty, $d:literal, $bm:literal, $bn:expr, $f16:literal, $s:ty, $o:ty, $q:ty, $kv:ty;)*) => {$(
+        #[doc = concat!("Head dimension ", $d, ", ", stringify!($e), ", ", $bm, " query rows, ", stringify!($bn), " keys per step.")]
         struct $name;
         impl Config for $name {
             const D: u32 = $d;
             const BM: u32 = $bm;
+            const BN: u32 = $bn;
             const F16: bool = $f16;
             type E = $e;
             type S = $s;
@@ -402,28 +468,35 @@ macro_rules! configs {
             type QTile = $q;
             type KvTile = $kv;
         }
-        const _: () = assert!(<$s as WgmmaAtom>::N == attention_sm90_block_n($d) as i64 && <$o as WgmmaRsAtom>::N == $d);
-        const _: () = assert!(transposes_agree($d, attention_sm90_block_n($d) as i64), "V's MN-major tile must be the bytes the K-major boxes write");
+        const _: () = assert!(<$s as WgmmaAtom>::N == $bn as i64 && <$o as WgmmaRsAtom>::N == $d);
+        const _: () = assert!(transposes_agree($d, $bn as i64), "V's MN-major tile must be the bytes the K-major boxes write");
         const _: () = assert!(
             quad_rows(<$s as WgmmaAtom>::LAYOUT_C, <$s as WgmmaAtom>::VALUES_C as i64) && quad_rows(<$o as WgmmaRsAtom>::LAYOUT_C, $d / 2)
         );
         const _: () = {
-            let _ = (tile_boxes($bm, $d), tile_boxes(attention_sm90_block_n($d), $d));
-            assert!(<$q as StaticLayout>::LAYOUT.size() == $bm * $d);
+            let _ = (tile_boxes($bm, $d), tile_boxes($bn, $d));
+            assert!(<$q as StaticLayout>::LAYOUT.size() == $bm * $d && <$kv as StaticLayout>::LAYOUT.size() == $bn as i64 * $d);
+            let (q_stages, o_buffers) = (attention_sm90_q_stages($d, $bm, $bn), attention_sm90_o_buffers($d, $bm, $bn));
+            assert!(smem_bytes(q_stages, o_buffers, $d, $bm, $bn) <= SM90_DYNAMIC_SMEM_BYTES, "the tiles must fit shared memory");
+            // Staged in Q's buffer: one buffer, and two of Q's 64-column boxes.
+            assert!(o_buffers > 0 || (q_stages == 1 && $d >= 128), "O staged in Q's buffer needs one Q buffer of two boxes or more");
         };
     )*};
 }
 
 configs! {
-    Bf16D64: bf16, 64, 128, false, SM90_64x128x16_F32BF16BF16_SS, SM90_64x64x16_F32BF16BF16_RS<KMajor, MnMajor>, Tile64, Tile64;
-    Bf16D64Wide: bf16, 64, 192, false, SM90_64x128x16_F32BF16BF16_SS, SM90_64x64x16_F32BF16BF16_RS<KMajor, MnMajor>, Queries64, Tile64;
-    Bf16D128: bf16, 128, 128, false, SM90_64x128x16_F32BF16BF16_SS, SM90_64x128x16_F32BF16BF16_RS<KMajor, MnMajor>, Tile128, Tile128;
-    Bf16D256: bf16, 256, 128, false, SM90_64x64x16_F32BF16BF16_SS, SM90_64x256x16_F32BF16BF16_RS<KMajor, MnMajor>, Tile256, Keys256;
-    F16D64: f16, 64, 128, true, SM90_64x128x16_F32F16F16_SS, SM90_64x64x16_F32F16F16_RS<KMajor, MnMajor>, Tile64, Tile64;
-    F16D64Wide: f16, 64, 192, true, SM90_64x128x16_F32F16F16_SS, SM90_64x64x16_F32F16F16_RS<KMajor, MnMajor>, Queries64, Tile64;
-    F16D128: f16, 128, 128, true, SM90_64x128x16_F32F16F16_SS, SM90_64x128x16_F32F16F16_RS<KMajor, MnMajor>, Tile128, Tile128;
-    F16D256: f16, 256, 128, true, SM90_64x64x16_F32F16F16_SS, SM90_64x256x16_F32F16F16_RS<KMajor, MnMajor>, Tile256, Keys256;
+    Bf16D64: bf16, 64, 128, 128, false, SM90_64x128x16_F32BF16BF16_SS, SM90_64x64x16_F32BF16BF16_RS<KMajor, MnMajor>, Tile64, Tile64;
+    Bf16D64Wide: bf16, 64, 192, 128, false, SM90_64x128x16_F32BF16BF16_SS, SM90_64x64x16_F32BF16BF16_RS<KMajor, MnMajor>, Queries64, Tile64;
+    Bf16D128: bf16, 128, 128, 128, false, SM90_64x128x16_F32BF16BF16_SS, SM90_64x128x16_F32BF16BF16_RS<KMajor, MnMajor>, Tile128, Tile128;
+    Bf16D256: bf16, 256, 128, 64, false, SM90_64x64x16_F32BF16BF16_SS, SM90_64x256x16_F32BF16BF16_RS<KMajor, MnMajor>, Tile256, Keys256;
+    F16D64: f16, 64, 128, 128, true, SM90_64x128x16_F32F16F16_SS, SM90_64x64x16_F32F16F16_RS<KMajor, MnMajor>, Tile64, Tile64;
+    F16D64Wide: f16, 64, 192, 128, true, SM90_64x128x16_F32F16F16_SS, SM90_64x64x16_F32F16F16_RS<KMajor, MnMajor>, Queries64, Tile64;
+    F16D128: f16, 128, 128, 128, true, SM90_64x128x16_F32F16F16_SS, SM90_64x128x16_F32F16F16_RS<KMajor, MnMajor>, Tile128, Tile128;
+    F16D256: f16, 256, 128, 64, true, SM90_64x64x16_F32F16F16_SS, SM90_64x256x16_F32F16F16_RS<KMajor, MnMajor>, Tile256, Keys256;
+    Bf16D256Long: bf16, 256, 128, ATTENTION_SM90_LONG_BN, false, SM90_64x80x16_F32BF16BF16_SS, SM90_64x256x16_F32BF16BF16_RS<KMajor, MnMajor>, Tile256, Keys256Long;
+    F16D256Long: f16, 256, 128, ATTENTION_SM90_LONG_BN, true, SM90_64x80x16_F32F16F16_SS, SM90_64x256x16_F32F16F16_RS<KMajor, MnMajor>, Tile256, Keys256Long;
 }
+const _: () = assert!(attention_sm90_block_n(64) == 128 && attention_sm90_block_n(128) == 128 && attention_sm90_block_n(256) == 64);
 
 /// A launch's problem: lengths, heads, the softmax scale times `log2(e)`, causality, and where O
 /// and the log-sum-exp go.
@@ -498,13 +571,20 @@ impl<const QS: u32> Shared<QS> {
         self.tiles.wrapping_add(at as usize)
     }
 
-    /// Consumer warpgroup `slice`'s staging of O's stores ([`OStagingBuffers`]).
+    /// Consumer warpgroup `slice`'s staging box `buffer < C::O_TURNS` of O's stores
+    /// ([`OStagingBox`]): one of its own, or with no staging of its own (`C::O_BUFFERS == 0`)
+    /// its 64 rows of Q's 64-column box `buffer` (each such box is `C::BM` rows of 128 bytes).
     #[inline(always)]
-    fn o_staging<C: Config>(&self, slice: u32) -> LayoutTensor<'static, u16, OStaging, SharedSpace> {
-        let at = o_staging_offset(QS, C::D, C::BM) + slice * O_STAGING_BYTES;
+    fn o_box<C: Config>(&self, slice: u32, buffer: u32) -> LayoutTensor<'static, u16, OStaging, SharedSpace> {
+        let at = if C::O_BUFFERS == 0 {
+            buffer * tile_bytes(C::BM, 64) + slice * O_BOX_BYTES
+        } else {
+            o_staging_offset(QS, C::D, C::BM, C::BN) + (slice * C::O_BUFFERS + buffer) * O_BOX_BYTES
+        };
         // SAFETY: inside the launch's dynamic shared memory (`attention_sm90_smem_bytes`, which
-        // has `C::CONSUMERS` stagings), 1024-byte aligned (the tiles and stagings before it are
-        // whole 1024-byte multiples).
+        // has `C::O_BUFFERS` boxes for each of the `C::CONSUMERS` warpgroups, or Q's buffer of
+        // `C::D / 64 >= 2` boxes), 1024-byte aligned (the tiles and boxes before it are whole
+        // 1024-byte multiples).
         unsafe { LayoutTensor::from_ptr_in(self.tiles.wrapping_add(at as usize) as *mut u16, OStaging::new()) }
     }
 
@@ -756,8 +836,12 @@ impl<E, const QS: u32> Consumer<E, QS> {
     #[cfg(target_arch = "nvptx64")]
     #[inline(always)]
     unsafe fn issue_qk<C: Config, const KQ: u32, const RS: usize>(&self, state: PipelineState<ATTENTION_SM90_STAGES>, s: &mut [f32; RS]) {
-        let (q_desc, k_desc, _) = const { descriptors(C::D as i64, C::BM as i64) };
+        let (q_desc, k_desc, _) = const { descriptors(C::D as i64, C::BM as i64, C::BN as i64) };
         let q = generic_to_shared(self.smem.q::<C>(self.q_state.index()));
+        // Q's k-block descriptors (64 bits each) derive from its address, the same across the
+        // key blocks: recomputed in each step where S, P and O fill the registers, rather than
+        // held across the loop.
+        let q = if C::TIGHT { recompute(q) } else { q };
         self.smem.k.consumer_wait(state);
         wgmma_fence();
         gemm::<C::S, KQ, RS>(q_desc.operand(q, self.slice), k_desc.operand(generic_to_shared(self.smem.k::<C>(state.index())), 0), s, false);
@@ -768,7 +852,7 @@ impl<E, const QS: u32> Consumer<E, QS> {
     #[cfg(target_arch = "nvptx64")]
     #[inline(always)]
     unsafe fn issue_pv<C: Config, const RO: usize, const KP: usize>(&self, state: PipelineState<ATTENTION_SM90_STAGES>, pa: &[[u32; 4]; KP], o: &mut [f32; RO]) {
-        let (_, _, v_desc) = const { descriptors(C::D as i64, C::BM as i64) };
+        let (_, _, v_desc) = const { descriptors(C::D as i64, C::BM as i64, C::BN as i64) };
         self.smem.v.consumer_wait(state);
         wgmma_fence();
         gemm_rs::<C::O, KP, RO>(pa, v_desc.operand(generic_to_shared(self.smem.v::<C>(state.index())), 0), o, true);
@@ -785,7 +869,7 @@ impl<E, const QS: u32> Consumer<E, QS> {
             // key `key0 + col0 + c` of row `row0 + r`: past the keys when `c` reaches
             // `keys_left`, past the diagonal when `c - r` exceeds `diagonal`. Two thresholds per
             // block, so that each value costs two comparisons of 32 bits and a select, without
-            // branches (`c - r` lies in (-64, 128): the saturation keeps every outcome).
+            // branches (`c - r` lies in (-64, BN): the saturation keeps every outcome).
             let key0 = (n * C::BN).min(i32::MAX as u32) as i32;
             let keys_left = self.mask.keys_left.saturating_sub(key0);
             let diagonal = if self.p.causal { self.mask.diagonal.saturating_sub(key0) } else { i32::MAX };
@@ -887,6 +971,12 @@ unsafe fn consume<C: Config, const QS: u32, const RO: usize, const KQ: u32, cons
         let (o, softmax) = me.attend::<C, RO, KQ, RS, KP, OVERLAP, PINGPONG>(&mut state, p.key_blocks(m_block, C::BM, C::BN));
         let row0 = first_row + C::S::LAYOUT_C.call(lane as i64) % 64;
         store_output::<C, QS, RO, OB>(o, &softmax, p, smem, (head, batch, first_row), row0, (lane, slice), round * OB as u32);
+        if C::O_BUFFERS == 0 && lane == 0 {
+            // O was staged in this warpgroup's rows of Q's buffer: the buffer may take a later
+            // tile's Q once the stores have read them.
+            bulk_wait_group_read::<0>();
+            smem.q.consumer_release(q_state);
+        }
         q_state.advance();
     }
     if lane == 0 {
@@ -907,11 +997,12 @@ impl<E, const QS: u32> Consumer<E, QS> {
 
     /// Tells the producer that this warpgroup's last `Q K^T` of the tile is done: Q's buffer may
     /// take a later tile's Q. Called once per tile, outside the key blocks' loop, so that the
-    /// loop's body stays free of the branch.
+    /// loop's body stays free of the branch. Where O is staged in Q's buffer
+    /// (`C::O_BUFFERS == 0`), the epilogue releases it instead.
     #[cfg(target_arch = "nvptx64")]
     #[inline(always)]
-    unsafe fn release_q(&self) {
-        if self.lane == 0 {
+    unsafe fn release_q<C: Config>(&self) {
+        if C::O_BUFFERS > 0 && self.lane == 0 {
             self.smem.q.consumer_release(self.q_state);
         }
     }
@@ -940,7 +1031,7 @@ impl<E, const QS: u32> Consumer<E, QS> {
         let mut softmax = OnlineSoftmax::new();
         let mut o = [0f32; RO];
         if blocks == 0 {
-            self.release_q();
+            self.release_q::<C>();
         } else if OVERLAP {
             let mut s = [0f32; RS];
             self.issue_qk::<C, KQ, RS>(*state, &mut s);
@@ -980,7 +1071,7 @@ impl<E, const QS: u32> Consumer<E, QS> {
                 state.advance();
             }
             // Every `Q K^T` of the tile (the last, of key block 0, waited for above) is done.
-            self.release_q();
+            self.release_q::<C>();
             self.issue_pv::<C, RO, KP>(previous, &pa, &mut o);
             wgmma_wait_group::<0>();
             wgmma_fence_operands(&mut o);
@@ -1004,7 +1095,7 @@ impl<E, const QS: u32> Consumer<E, QS> {
                 self.release(&smem.v, *state);
                 state.advance();
             }
-            self.release_q();
+            self.release_q::<C>();
         }
         (o, softmax)
     }
@@ -1014,7 +1105,7 @@ impl<E, const QS: u32> Consumer<E, QS> {
 /// the warpgroup's staging buffers, box by box (64 columns), each box stored by a TMA store,
 /// which clips the rows past `seqlen_q` (a row that saw no key stores zeros); each row's
 /// log-sum-exp by the first thread of its quad. `group`: how many boxes this warpgroup has
-/// staged before (its boxes alternate between its two buffers, across tiles too).
+/// staged before (its boxes take turns in its staging boxes, across tiles too).
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
@@ -1038,10 +1129,9 @@ unsafe fn store_output<C: Config, const QS: u32, const RO: usize, const OB: usiz
         }
     }
     for_each_unrolled_mut(&mut o, |v, x| *x *= inverse[half_of(C::O::LAYOUT_C, v)]);
-    let staging = smem.o_staging::<C>(slice);
     let r2s = make_tiled_copy_c::<SM90_U32x4_STSM_N, AccBox, BoxTile>();
     let thr = r2s.get_slice(lane as usize);
-    let buffer = |c: usize| staging.slice_mode::<2>(((group + c as u32) % 2) as i64);
+    let buffer = |c: usize| smem.o_box::<C>(slice, (group + c as u32) % C::O_TURNS);
     // Each warpgroup's own barrier, after the turns' (1 to 3).
     let sync = || match slice.min(C::CONSUMERS - 1) {
         0 => NamedBarrier::<4, 128>::new().sync(),
@@ -1050,6 +1140,7 @@ unsafe fn store_output<C: Config, const QS: u32, const RO: usize, const OB: usiz
     };
     stage_and_store::<OB>(
         lane == 0,
+        C::O_TURNS,
         sync,
         |c| {
             let mut frag = Fragment::<u16, BoxValues, 32>::new();
@@ -1079,7 +1170,7 @@ const _: () = {
     let mut d = 64;
     while d <= 256 {
         let acc = layout::unwrap!(wgmma_accumulator_layout(d));
-        assert!(epilogue_layouts_agree(2, <Sw<3, 3, 3>>::SWIZZLE, OStagingBuffers::LAYOUT, AccBox::LAYOUT, acc, d), "O's staging and box accumulators");
+        assert!(epilogue_layouts_agree(2, <Sw<3, 3, 3>>::SWIZZLE, OStagingBox::LAYOUT, AccBox::LAYOUT, acc, d), "O's staging and box accumulators");
         d *= 2;
     }
 };
@@ -1128,6 +1219,12 @@ attention_sm90_kernels! {
     attention_sm90_f16_d128: F16D128, 384, f16, 2, 64, 8, 64, 8, 2, true, true;
     /// [`attention_sm90_bf16_d64`] for f16, head dimension 256 (64 keys per step).
     attention_sm90_f16_d256: F16D256, 384, f16, 1, 128, 16, 32, 4, 4, true, true;
+    /// [`attention_sm90_bf16_d256`] with [`ATTENTION_SM90_LONG_BN`] (80) keys per step, for
+    /// long sequences without a causal mask: O is staged in the warpgroup's rows of Q's buffer,
+    /// which then takes the next tile's Q once the stores have read it.
+    attention_sm90_bf16_d256_long: Bf16D256Long, 384, bf16, 1, 128, 16, 40, 5, 4, true, true;
+    /// [`attention_sm90_bf16_d256_long`] for f16.
+    attention_sm90_f16_d256_long: F16D256Long, 384, f16, 1, 128, 16, 40, 5, 4, true, true;
     /// [`attention_sm90_bf16_d64`] without the ping-pong (the step before it, kept to measure
     /// it).
     attention_sm90_bf16_d64_overlap: Bf16D64, 384, bf16, 2, 32, 4, 64, 8, 1, true, false;

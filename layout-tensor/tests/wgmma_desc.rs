@@ -77,6 +77,7 @@ proptest! {
         mn_eighths in 1i64..=8,
         mn_blocks in 1i64..=3,
         k_blocks in 1i64..=4,
+        slot in 0u32..256,
     ) {
         let major = if mn_major { Major::MN } else { Major::K };
         prop_assume!(!(mn_major && swizzle == WgmmaSwizzle::None));
@@ -98,6 +99,17 @@ proptest! {
         let desc = make_gmma_desc(tile, e, major, mn, k).map_err(|err| TestCaseError::fail(err.to_string()))?;
         prop_assert_eq!(desc.swizzle(), swizzle);
         descriptors_match(tile, desc, major, e, mn, k).map_err(TestCaseError::fail)?;
+        // A warpgroup's operand advances its first descriptor to each k-block: the same
+        // descriptors, for a tile anywhere (1024-byte aligned) in the first 256 KiB.
+        let bytes = (tile_mn * tile_k * e) as u32;
+        let room = ((1u32 << 18) - bytes) / 1024 + 1;
+        let address = slot % room * 1024;
+        for mb in 0..(tile_mn / mn) as u32 {
+            let operand = desc.operand(address, mb);
+            for kb in 0..(tile_k / k) as u32 {
+                prop_assert_eq!(operand.k_block(kb), desc.at(address, mb, kb), "tile at {}, block ({}, {})", address, mb, kb);
+            }
+        }
     }
 
     /// Any rank-2 layout that is accepted, with any swizzle, is read exactly by its

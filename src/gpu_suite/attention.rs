@@ -194,6 +194,11 @@ fn check_path(gpu: &Gpu, path: AttentionPath) -> Result<(), String> {
                 // From 2k keys without a mask, head dimension 64 runs the wide blocks (192 rows).
                 p(1, 2, 1, 190, 2100, 64, false, 0),
                 p(2, 24, 8, 400, 2048, 64, false, 8),
+                // From 2k keys without a mask, head dimension 256 reads 80 keys per step (the
+                // long kernels) and stages O in Q's one buffer: 280 tiles of 3 queries, so that
+                // persistent blocks take two tiles and reuse it.
+                p(1, 2, 1, 190, 2100, 256, false, 0),
+                p(140, 2, 1, 3, 2048, 256, false, 8),
                 p(2, 2, 1, 200, 333, 256, true, 0),
                 p(1, 2, 2, 129, 150, 256, false, 8),
                 p(5, 16, 4, 200, 150, 256, true, 0),

@@ -720,6 +720,40 @@ wgmma_ss_atoms! {
     /// assert_eq!(<SM90_64x256x16_F32F16F16_SS>::N, 256);
     /// ```
     SM90_64x256x16_F32F16F16_SS: crate::half::f16, 256, 128, wgmma_m64n256k16_f32, true;
+    /// The m64n80k16 bf16 atom: 80 columns, for products whose N is 80 (the attention kernels'
+    /// key blocks at head dimension 256, where 128-key tiles would not fit shared memory).
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::atom::wgmma::{WgmmaAtom, SM90_64x80x16_F32BF16BF16_SS};
+    /// assert_eq!(<SM90_64x80x16_F32BF16BF16_SS>::VALUES_C, 40);
+    /// ```
+    SM90_64x80x16_F32BF16BF16_SS: crate::half::bf16, 80, 40, wgmma_m64n80k16_f32, false;
+    /// The m64n80k16 f16 atom (see [`SM90_64x80x16_F32BF16BF16_SS`]).
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::atom::wgmma::{WgmmaAtom, SM90_64x80x16_F32F16F16_SS};
+    /// assert_eq!(<SM90_64x80x16_F32F16F16_SS>::N, 80);
+    /// ```
+    SM90_64x80x16_F32F16F16_SS: crate::half::f16, 80, 40, wgmma_m64n80k16_f32, true;
+    /// The m64n176k16 bf16 atom: 176 columns (FlashAttention-3's key blocks at head dimension
+    /// 128, the widest that keeps `S`, `P` and `O` in a consumer warpgroup's 240 registers).
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::atom::wgmma::{WgmmaAtom, SM90_64x176x16_F32BF16BF16_SS};
+    /// assert_eq!(<SM90_64x176x16_F32BF16BF16_SS>::VALUES_C, 88);
+    /// ```
+    SM90_64x176x16_F32BF16BF16_SS: crate::half::bf16, 176, 88, wgmma_m64n176k16_f32, false;
+    /// The m64n176k16 f16 atom (see [`SM90_64x176x16_F32BF16BF16_SS`]).
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::atom::wgmma::{WgmmaAtom, SM90_64x176x16_F32F16F16_SS};
+    /// assert_eq!(<SM90_64x176x16_F32F16F16_SS>::N, 176);
+    /// ```
+    SM90_64x176x16_F32F16F16_SS: crate::half::f16, 176, 88, wgmma_m64n176k16_f32, true;
 }
 
 wgmma_tf32_atoms! {
@@ -1008,9 +1042,17 @@ pub fn accumulators_as_a<const KB: usize, const R: usize, const F16: bool>(acc: 
     core::array::from_fn(|kb| core::array::from_fn(|j| pair(8 * kb + 2 * j)))
 }
 
-/// A warpgroup's operand in shared memory: a tile's descriptors ([`GmmaDesc`]), the tile's
-/// shared-window address, and the instruction block along M/N this warpgroup reads; its k-blocks
-/// are what [`gemm`] iterates over (CuTe's partitioned tensor of descriptors, `tCrA(_, _, k)`).
+/// A warpgroup's operand in shared memory: the descriptor of its first k-block (of a tile's
+/// [`GmmaDesc`], at the tile's shared-window address, in the instruction block along M/N this
+/// warpgroup reads) and the byte distances to the others; its k-blocks are what [`gemm`]
+/// iterates over (CuTe's partitioned tensor of descriptors, `tCrA(_, _, k)`).
+///
+/// A k-block's descriptor is the first one with the block's offset added to its start-address
+/// field: one 32-bit add per instruction of a main loop, where encoding each descriptor from
+/// its address (a 64-bit shift, masks and field insertions) would delay the issue of the
+/// instructions behind it. The field holds address bits 4 to 17, so the sum stays inside it
+/// (and equals [`GmmaDesc::at`]) while the tile lies in the first 256 KiB of the shared window,
+/// as the shared memory of a block on sm_90 (at most 227 KiB) does.
 ///
 /// # Example
 /// ```
@@ -1022,30 +1064,40 @@ pub fn accumulators_as_a<const KB: usize, const R: usize, const F16: bool>(acc: 
 /// ```
 #[derive(Clone, Copy, Debug)]
 pub struct SmemOperand {
-    desc: GmmaDesc,
-    address: u32,
-    mn_block: u32,
+    first: u64,
+    k: BlockSteps,
 }
 
 impl GmmaDesc {
     /// The operand of instruction block `mn_block` (along M/N) of the tile at `tile_address`.
     ///
+    /// Constraints: the tile ends within the first 256 KiB of the shared window (any tile of a
+    /// block's shared memory on sm_90), so that [`SmemOperand::k_block`] equals [`Self::at`].
+    ///
     /// # Example
     /// See [`SmemOperand`].
     #[inline(always)]
     pub const fn operand(&self, tile_address: u32, mn_block: u32) -> SmemOperand {
-        SmemOperand { desc: *self, address: tile_address, mn_block }
+        SmemOperand { first: self.at(tile_address, mn_block, 0), k: self.k }
     }
 }
 
 impl SmemOperand {
-    /// The descriptor of k-block `k`.
+    /// The descriptor of k-block `k`: the first k-block's, its start-address field (the low 14
+    /// bits, in 16-byte units) advanced by the block's offset.
+    ///
+    /// A loop that issues the same operand (the same tile address) in each iteration may have
+    /// its k-blocks' 64-bit descriptors computed once and held across the loop: where the
+    /// accumulators need those registers, pass the tile's address through
+    /// [`recompute`](crate::device::hint::recompute) inside the loop.
     ///
     /// # Example
     /// See [`SmemOperand`].
     #[inline(always)]
     pub const fn k_block(&self, k: u32) -> u64 {
-        self.desc.at(self.address, self.mn_block, k)
+        // Block offsets are multiples of 16 bytes; the field does not carry (see the type).
+        let low = (self.first as u32).wrapping_add(self.k.offset(k) >> 4);
+        (self.first & !0xffff_ffff) | low as u64
     }
 }
 
