@@ -120,9 +120,8 @@ pub const fn attention_sm90_block_n(d: u32) -> u32 {
 /// dimension 256 without a causal mask on long sequences: 80 (FlashAttention-3's), so that the
 /// per-step work outside the products (O's rescaling, the waits and hand-overs) is spread over
 /// more keys. The K and V rings then take 160 KiB of shared memory: Q has one buffer, and O is
-/// staged in the warpgroup's rows of it ([`attention_sm90_o_buffers`]). (176 keys at head
-/// dimension 128, FlashAttention-3's choice there, measured 0.89-1.00x the 128-key kernel on an
-/// H100.)
+/// staged in the warpgroup's rows of it ([`attention_sm90_o_buffers`]). Head dimension 128 keeps
+/// its 128-key steps: FlashAttention-3's 176 there measured no faster on an H100.
 ///
 /// # Example
 /// ```
@@ -432,9 +431,8 @@ trait Config {
     const O_BUFFERS: u32 = attention_sm90_o_buffers(Self::D, Self::BM, Self::BN);
     /// Whether `S`, `P` and `O` (`BN / 2 + BN / 4 + D / 2` registers per thread) take more than
     /// 60% of a consumer's registers (240, or 160 with three consumers): Q's descriptors are
-    /// then recomputed in each key block rather than held across them. Measured on an H100:
-    /// faster at head dimensions 128 and 256 and in the wide kernels, 1-6% slower in the
-    /// two-consumer kernels of head dimension 64 (53%), which keep them.
+    /// then recomputed in each key block rather than held across them (measured faster there on
+    /// an H100, and slower in the two-consumer kernels of head dimension 64, which keep them).
     const TIGHT: bool = 10 * (Self::BN / 2 + Self::BN / 4 + Self::D / 2) > 6 * (if Self::CONSUMERS == 3 { 160 } else { 240 });
     /// The staging boxes that take turns: [`Self::O_BUFFERS`], or two of the warpgroup's rows of
     /// Q's buffer.

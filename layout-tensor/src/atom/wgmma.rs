@@ -1048,9 +1048,8 @@ pub fn accumulators_as_a<const KB: usize, const R: usize, const F16: bool>(acc: 
 /// iterates over (CuTe's partitioned tensor of descriptors, `tCrA(_, _, k)`).
 ///
 /// A k-block's descriptor is the first one with the block's offset added to its start-address
-/// field: one 32-bit add per instruction of a main loop, where encoding each descriptor from
-/// its address (a 64-bit shift, masks and field insertions) would delay the issue of the
-/// instructions behind it. The field holds address bits 4 to 17, so the sum stays inside it
+/// field: one 32-bit add per instruction of a main loop, rather than a full encoding from the
+/// address (a 64-bit shift, masks and field insertions) between the instructions it issues. The field holds address bits 4 to 17, so the sum stays inside it
 /// (and equals [`GmmaDesc::at`]) while the tile lies in the first 256 KiB of the shared window,
 /// as the shared memory of a block on sm_90 (at most 227 KiB) does.
 ///
