@@ -155,7 +155,7 @@ pub const fn attention_sm90_threads(block_m: u32) -> u32 {
 /// use cute_rs_kernels::attention_sm90::attention_sm90_smem_bytes;
 /// assert_eq!(attention_sm90_smem_bytes(64, 192, 128), 2 * 24576 + 4 * 16384 + 3 * 2 * 8192);
 /// assert_eq!(attention_sm90_smem_bytes(128, 128, 128), 2 * 32768 + 4 * 32768 + 2 * 2 * 8192);
-/// assert_eq!(attention_sm90_smem_bytes(128, 128, 176), 32768 + 4 * 45056 + 2 * 8192);
+/// assert_eq!(attention_sm90_smem_bytes(256, 128, 80), 65536 + 4 * 40960); // O staged in Q's buffer
 /// assert_eq!(attention_sm90_smem_bytes(256, 128, 64), 65536 + 4 * 32768 + 2 * 2 * 8192);
 /// ```
 pub const fn attention_sm90_smem_bytes(d: u32, block_m: u32, block_n: u32) -> u32 {
@@ -172,7 +172,7 @@ pub const fn attention_sm90_smem_bytes(d: u32, block_m: u32, block_n: u32) -> u3
 /// ```
 /// use cute_rs_kernels::attention_sm90::attention_sm90_q_stages;
 /// assert_eq!((attention_sm90_q_stages(64, 192, 128), attention_sm90_q_stages(128, 128, 128)), (2, 2));
-/// assert_eq!((attention_sm90_q_stages(128, 128, 176), attention_sm90_q_stages(256, 128, 64)), (1, 1));
+/// assert_eq!((attention_sm90_q_stages(256, 128, 80), attention_sm90_q_stages(256, 128, 64)), (1, 1));
 /// ```
 pub const fn attention_sm90_q_stages(d: u32, block_m: u32, block_n: u32) -> u32 {
     if smem_bytes(Q_STAGES_MAX, O_BUFFERS_MAX, d, block_m, block_n) <= SM90_DYNAMIC_SMEM_BYTES {
@@ -185,27 +185,26 @@ pub const fn attention_sm90_q_stages(d: u32, block_m: u32, block_n: u32) -> u32 
 /// The staging boxes of O's stores per consumer warpgroup for head dimension `d`, `block_m`
 /// query rows and `block_n` keys per step, beside [`attention_sm90_q_stages`] Q buffers: two, so
 /// that a box is written while the one before it is stored, where shared memory has room for
-/// them, else one (each box then waits for the previous store to have read it), else none: O is
-/// then staged in the warpgroup's own rows of Q's buffer (two boxes of them taking turns), and
-/// the buffer takes the next tile's Q once the stores have read it.
+/// them, else none: O is then staged in the warpgroup's own rows of Q's buffer (two boxes of
+/// them taking turns), and the buffer takes the next tile's Q once the stores have read it.
 ///
 /// # Example
 /// ```
 /// use cute_rs_kernels::attention_sm90::attention_sm90_o_buffers;
-/// assert_eq!((attention_sm90_o_buffers(128, 128, 128), attention_sm90_o_buffers(128, 128, 176), attention_sm90_o_buffers(256, 128, 80)), (2, 1, 0));
+/// assert_eq!((attention_sm90_o_buffers(128, 128, 128), attention_sm90_o_buffers(256, 128, 64), attention_sm90_o_buffers(256, 128, 80)), (2, 2, 0));
 /// ```
 pub const fn attention_sm90_o_buffers(d: u32, block_m: u32, block_n: u32) -> u32 {
     let q_stages = attention_sm90_q_stages(d, block_m, block_n);
-    let mut buffers = O_BUFFERS_MAX;
-    while buffers > 0 && smem_bytes(q_stages, buffers, d, block_m, block_n) > SM90_DYNAMIC_SMEM_BYTES {
-        buffers -= 1;
+    if smem_bytes(q_stages, O_BUFFERS_MAX, d, block_m, block_n) <= SM90_DYNAMIC_SMEM_BYTES {
+        O_BUFFERS_MAX
+    } else {
+        0
     }
-    buffers
 }
 
 /// The most Q buffers a kernel has.
 const Q_STAGES_MAX: u32 = 2;
-/// The most staging boxes of O a consumer warpgroup has.
+/// The staging boxes of O a consumer warpgroup has, where it has any: two take turns.
 const O_BUFFERS_MAX: u32 = 2;
 
 /// The dynamic shared memory of a launch with `q_stages` Q buffers and `o_buffers` staging boxes
@@ -434,9 +433,6 @@ trait Config {
     /// then recomputed in each key block rather than held across them (measured faster there on
     /// an H100, and slower in the two-consumer kernels of head dimension 64, which keep them).
     const TIGHT: bool = 10 * (Self::BN / 2 + Self::BN / 4 + Self::D / 2) > 6 * (if Self::CONSUMERS == 3 { 160 } else { 240 });
-    /// The staging boxes that take turns: [`Self::O_BUFFERS`], or two of the warpgroup's rows of
-    /// Q's buffer.
-    const O_TURNS: u32 = if Self::O_BUFFERS == 0 { 2 } else { Self::O_BUFFERS };
     /// Whether the elements are f16 (else bf16).
     const F16: bool;
     /// Q, K, V and O's elements.
@@ -483,18 +479,17 @@ macro_rules! configs {
 }
 
 configs! {
-    Bf16D64: bf16, 64, 128, 128, false, SM90_64x128x16_F32BF16BF16_SS, SM90_64x64x16_F32BF16BF16_RS<KMajor, MnMajor>, Tile64, Tile64;
-    Bf16D64Wide: bf16, 64, 192, 128, false, SM90_64x128x16_F32BF16BF16_SS, SM90_64x64x16_F32BF16BF16_RS<KMajor, MnMajor>, Queries64, Tile64;
-    Bf16D128: bf16, 128, 128, 128, false, SM90_64x128x16_F32BF16BF16_SS, SM90_64x128x16_F32BF16BF16_RS<KMajor, MnMajor>, Tile128, Tile128;
-    Bf16D256: bf16, 256, 128, 64, false, SM90_64x64x16_F32BF16BF16_SS, SM90_64x256x16_F32BF16BF16_RS<KMajor, MnMajor>, Tile256, Keys256;
-    F16D64: f16, 64, 128, 128, true, SM90_64x128x16_F32F16F16_SS, SM90_64x64x16_F32F16F16_RS<KMajor, MnMajor>, Tile64, Tile64;
-    F16D64Wide: f16, 64, 192, 128, true, SM90_64x128x16_F32F16F16_SS, SM90_64x64x16_F32F16F16_RS<KMajor, MnMajor>, Queries64, Tile64;
-    F16D128: f16, 128, 128, 128, true, SM90_64x128x16_F32F16F16_SS, SM90_64x128x16_F32F16F16_RS<KMajor, MnMajor>, Tile128, Tile128;
-    F16D256: f16, 256, 128, 64, true, SM90_64x64x16_F32F16F16_SS, SM90_64x256x16_F32F16F16_RS<KMajor, MnMajor>, Tile256, Keys256;
+    Bf16D64: bf16, 64, 128, attention_sm90_block_n(64), false, SM90_64x128x16_F32BF16BF16_SS, SM90_64x64x16_F32BF16BF16_RS<KMajor, MnMajor>, Tile64, Tile64;
+    Bf16D64Wide: bf16, 64, 192, attention_sm90_block_n(64), false, SM90_64x128x16_F32BF16BF16_SS, SM90_64x64x16_F32BF16BF16_RS<KMajor, MnMajor>, Queries64, Tile64;
+    Bf16D128: bf16, 128, 128, attention_sm90_block_n(128), false, SM90_64x128x16_F32BF16BF16_SS, SM90_64x128x16_F32BF16BF16_RS<KMajor, MnMajor>, Tile128, Tile128;
+    Bf16D256: bf16, 256, 128, attention_sm90_block_n(256), false, SM90_64x64x16_F32BF16BF16_SS, SM90_64x256x16_F32BF16BF16_RS<KMajor, MnMajor>, Tile256, Keys256;
+    F16D64: f16, 64, 128, attention_sm90_block_n(64), true, SM90_64x128x16_F32F16F16_SS, SM90_64x64x16_F32F16F16_RS<KMajor, MnMajor>, Tile64, Tile64;
+    F16D64Wide: f16, 64, 192, attention_sm90_block_n(64), true, SM90_64x128x16_F32F16F16_SS, SM90_64x64x16_F32F16F16_RS<KMajor, MnMajor>, Queries64, Tile64;
+    F16D128: f16, 128, 128, attention_sm90_block_n(128), true, SM90_64x128x16_F32F16F16_SS, SM90_64x128x16_F32F16F16_RS<KMajor, MnMajor>, Tile128, Tile128;
+    F16D256: f16, 256, 128, attention_sm90_block_n(256), true, SM90_64x64x16_F32F16F16_SS, SM90_64x256x16_F32F16F16_RS<KMajor, MnMajor>, Tile256, Keys256;
     Bf16D256Long: bf16, 256, 128, ATTENTION_SM90_LONG_BN, false, SM90_64x80x16_F32BF16BF16_SS, SM90_64x256x16_F32BF16BF16_RS<KMajor, MnMajor>, Tile256, Keys256Long;
     F16D256Long: f16, 256, 128, ATTENTION_SM90_LONG_BN, true, SM90_64x80x16_F32F16F16_SS, SM90_64x256x16_F32F16F16_RS<KMajor, MnMajor>, Tile256, Keys256Long;
 }
-const _: () = assert!(attention_sm90_block_n(64) == 128 && attention_sm90_block_n(128) == 128 && attention_sm90_block_n(256) == 64);
 
 /// A launch's problem: lengths, heads, the softmax scale times `log2(e)`, causality, and where O
 /// and the log-sum-exp go.
@@ -569,7 +564,7 @@ impl<const QS: u32> Shared<QS> {
         self.tiles.wrapping_add(at as usize)
     }
 
-    /// Consumer warpgroup `slice`'s staging box `buffer < C::O_TURNS` of O's stores
+    /// Consumer warpgroup `slice`'s staging box `buffer < 2` of O's stores
     /// ([`OStagingBox`]): one of its own, or with no staging of its own (`C::O_BUFFERS == 0`)
     /// its 64 rows of Q's 64-column box `buffer` (each such box is `C::BM` rows of 128 bytes).
     #[inline(always)]
@@ -1129,7 +1124,7 @@ unsafe fn store_output<C: Config, const QS: u32, const RO: usize, const OB: usiz
     for_each_unrolled_mut(&mut o, |v, x| *x *= inverse[half_of(C::O::LAYOUT_C, v)]);
     let r2s = make_tiled_copy_c::<SM90_U32x4_STSM_N, AccBox, BoxTile>();
     let thr = r2s.get_slice(lane as usize);
-    let buffer = |c: usize| smem.o_box::<C>(slice, (group + c as u32) % C::O_TURNS);
+    let buffer = |c: usize| smem.o_box::<C>(slice, (group + c as u32) % 2);
     // Each warpgroup's own barrier, after the turns' (1 to 3).
     let sync = || match slice.min(C::CONSUMERS - 1) {
         0 => NamedBarrier::<4, 128>::new().sync(),
@@ -1138,7 +1133,6 @@ unsafe fn store_output<C: Config, const QS: u32, const RO: usize, const OB: usiz
     };
     stage_and_store::<OB>(
         lane == 0,
-        C::O_TURNS,
         sync,
         |c| {
             let mut frag = Fragment::<u16, BoxValues, 32>::new();

@@ -986,7 +986,7 @@ unsafe fn store_boxes<const BOXES: usize, const COLS: u32>(
     buffer: impl Fn(usize) -> *const u8,
     write: impl FnMut(usize),
 ) {
-    stage_and_store::<BOXES>(lane128 == 0, 2, || slice_barrier(slice), write, |c| {
+    stage_and_store::<BOXES>(lane128 == 0, || slice_barrier(slice), write, |c| {
         let (x, y) = ((at.col + COLS * c as u32) as i32, at.row as i32);
         match at.batch {
             Some(l) => tma_store_3d(d_map, [x, y, l as i32], buffer(c)),
@@ -995,31 +995,25 @@ unsafe fn store_boxes<const BOXES: usize, const COLS: u32>(
     });
 }
 
-/// The loop of a TMA-store epilogue over `BOXES` boxes of a warpgroup's tile, through `buffers`
-/// (1 or 2) staging buffers that take turns from one box to the next, across calls too (with
-/// two buffers and an even `BOXES`, box `c` in buffer `c % 2`): `write(c)` fills box `c`'s
-/// buffer from the registers, and `leader` (one thread of the warpgroup) then issues `store(c)`,
-/// the TMA store that reads it. Before a buffer is rewritten the store that read it `buffers`
-/// boxes ago has finished reading (`cp.async.bulk.wait_group.read` with `buffers - 1` stores
-/// left pending); `sync` is the warpgroup's barrier. The last stores drain while the warpgroup
-/// goes on: wait for them (`bulk_wait_group::<0>`) before the buffers are reused otherwise or the
-/// block exits.
+/// The loop of a TMA-store epilogue over `BOXES` boxes of a warpgroup's tile, through two
+/// staging buffers that alternate from one box to the next, across calls too (with an even
+/// `BOXES`, box `c` in buffer `c % 2`): `write(c)` fills box `c`'s buffer from the registers,
+/// and `leader` (one thread of the warpgroup) then issues `store(c)`, the TMA store that reads
+/// it. Before a buffer is rewritten the store that read it two boxes ago has finished reading
+/// (`cp.async.bulk.wait_group.read 1`); `sync` is the warpgroup's barrier. The last stores drain
+/// while the warpgroup goes on: wait for them (`bulk_wait_group::<0>`) before the buffers are
+/// reused otherwise or the block exits.
 ///
 /// # Safety
-/// Every thread of the warpgroup calls it; `write(c)` and `store(c)` use box `c`'s buffer, of
-/// `buffers` (1 or 2) taking turns.
+/// Every thread of the warpgroup calls it; `write(c)` and `store(c)` use box `c`'s buffer.
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
-pub(crate) unsafe fn stage_and_store<const BOXES: usize>(leader: bool, buffers: u32, sync: impl Fn(), mut write: impl FnMut(usize), store: impl Fn(usize)) {
+pub(crate) unsafe fn stage_and_store<const BOXES: usize>(leader: bool, sync: impl Fn(), mut write: impl FnMut(usize), store: impl Fn(usize)) {
     // Constant box indices: every accumulator index is then a constant (a run-time index would
     // put the accumulators on the stack).
     unroll_for::<Count<BOXES>>(|c| {
         if leader {
-            if buffers == 1 {
-                bulk_wait_group_read::<0>();
-            } else {
-                bulk_wait_group_read::<1>();
-            }
+            bulk_wait_group_read::<1>();
         }
         sync();
         write(c);
