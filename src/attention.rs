@@ -96,10 +96,10 @@ pub enum AttentionSchedule {
     /// (each head's longest first under a causal mask), the next tiles' loads overlapping the
     /// current one's work, where the tiles are short (at most 32 key blocks on average); longer
     /// tiles run one block per tile, as [`PingPong`](Self::PingPong), which balances them
-    /// better. At head dimension 64 without a causal mask, from 2k keys, the blocks are wider:
-    /// 192 query rows, three consumer warpgroups that each wait for their products (measured
-    /// faster than with the overlap), one block per tile, measured faster there
-    /// (`attention_sm90_bf16_d64_wide`). At head dimension 256 without a causal mask, from 2k
+    /// better. At head dimension 64 the blocks are wider from 2k keys without a causal mask and
+    /// from 8k keys with one: 192 query rows, three consumer warpgroups that each wait for their
+    /// products (measured faster than with the overlap), one block per tile, measured faster
+    /// there (`attention_sm90_bf16_d64_wide`). At head dimension 256 without a causal mask, from 2k
     /// keys, a step reads 80 keys rather than 64, O staged in Q's buffer
     /// (`attention_sm90_bf16_d256_long`).
     #[default]
@@ -394,13 +394,15 @@ impl<'a> Attention<'a> {
     }
 
     /// The query rows of the Hopper kernel's blocks for the problem: the wide kernels' for the
-    /// default schedule at head dimension 64 without a causal mask from 2k keys, where they
-    /// measured faster on an H100. They were slower with fewer keys, and with a causal mask at
-    /// short lengths, where 192-row tiles mask more of their keys. And the keys per step: the
+    /// default schedule at head dimension 64 from 2k keys without a causal mask and from
+    /// [`WIDE_CAUSAL_MIN_KEYS`] with one, where they measured faster on an H100 and an H200.
+    /// They were slower with fewer keys, more so under a causal mask, where 192-row tiles mask
+    /// more of their keys. And the keys per step: the
     /// long kernels' at head dimension 256 without a causal mask from [`LONG_MIN_KEYS`] keys.
     fn sm90_tile(&self, p: &Problem) -> (u32, u32) {
-        let default = self.schedule == AttentionSchedule::Persistent && !self.causal;
-        if p.d == 64 && default && p.seqlen_k >= 2048 {
+        let persistent = self.schedule == AttentionSchedule::Persistent;
+        let default = persistent && !self.causal;
+        if p.d == 64 && persistent && p.seqlen_k >= if self.causal { WIDE_CAUSAL_MIN_KEYS } else { 2048 } {
             (sm90::ATTENTION_SM90_WIDE_BM, sm90::attention_sm90_block_n(64))
         } else if p.d == 256 && default && p.seqlen_k >= LONG_MIN_KEYS {
             (sm90::ATTENTION_SM90_BM, sm90::ATTENTION_SM90_LONG_BN)
@@ -504,6 +506,11 @@ impl<'a> Attention<'a> {
 /// ([`sm90::ATTENTION_SM90_LONG_BN`] keys per step): on an H100 they measured faster than the
 /// 64-key kernels from 4k keys, and as fast at 1k.
 const LONG_MIN_KEYS: usize = 2048;
+
+/// The fewest keys for which head dimension 64 with a causal mask takes the wide kernels (192
+/// query rows): on an H200 they measured faster than the 128-row kernel from 8k keys, and slower
+/// up to 4k.
+const WIDE_CAUSAL_MIN_KEYS: usize = 8192;
 
 /// Whether the problem's tiles read at most 32 key blocks on average (half of them under a causal
 /// mask), where the persistent blocks pay: their prologue and epilogue, overlapped with the

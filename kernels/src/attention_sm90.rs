@@ -1,8 +1,10 @@
 //! Fused attention forward on Hopper (sm_90a, in the module `gemm_sm90a` only), FlashAttention-3's
 //! design written with the library's atoms: TMA loads of the Q, K and V tiles into 128-byte
 //! swizzled shared tiles, `wgmma` from shared memory for `S = Q K^T` (SS), the online softmax in
-//! base 2 on `S`'s accumulators, and `wgmma` with A in registers for `O += P V` (RS), `P` taken
-//! from `S`'s accumulators by the thread-value re-layout [`accumulators_as_a`] (no data moves
+//! base 2 on `S`'s accumulators (at head dimension 256 and in the wide kernels, O rescaled only
+//! when a row's maximum rises by more than a factor of 2^8 in P: FlashAttention-4's conditional
+//! rescaling), and `wgmma` with A in registers for `O += P V` (RS), `P` taken from `S`'s
+//! accumulators by the thread-value re-layout [`accumulators_as_a`] (no data moves
 //! between threads). The block is warp-specialized: warpgroup 0 produces (one thread issues the
 //! TMA copies through two rings of stages, K's and V's, so that V's copy overlaps `Q K^T`),
 //! the other warpgroups consume, each 64 of the block's query rows (two warpgroups and
@@ -41,8 +43,8 @@
 //!
 //! The epilogue writes O through shared memory: each consumer warpgroup divides its rows by their
 //! sums, converts them to 16 bits and writes them with `stmatrix` into its staging boxes (two
-//! taking turns, or one where shared memory is short, or two of the warpgroup's rows of Q's
-//! buffer where it has no room left: [`attention_sm90_o_buffers`]), one box of
+//! taking turns, or two of the warpgroup's rows of Q's buffer where shared memory has no room
+//! left: [`attention_sm90_o_buffers`]), one box of
 //! 64 columns at a time, and one of its threads stores each box with a TMA store (which clips the
 //! rows past `seqlen_q`). The stores write whole sectors, and they drain while the warpgroup goes
 //! on to its next tile.
@@ -80,7 +82,7 @@ use layout_tensor::device::shared::generic_to_shared;
 use layout_tensor::device::sync::{sync_threads, NamedBarrier};
 use layout_tensor::device::tma::{bulk_wait_group, bulk_wait_group_read, tma_load_4d, tma_store_4d, TmaDescriptor, TmaDescriptorParam};
 use layout_tensor::device::unroll::{for_each_unrolled_mut, unroll_for, Count};
-use layout_tensor::device::warp::shuffle_xor;
+use layout_tensor::device::warp::{shuffle_xor, vote_all};
 use layout_tensor::half::{bf16, f16};
 use layout_tensor::identity::IdentityTensor;
 use layout_tensor::partition::{StaticSwizzle, Sw};
@@ -433,6 +435,13 @@ trait Config {
     /// then recomputed in each key block rather than held across them (measured faster there on
     /// an H100, and slower in the two-consumer kernels of head dimension 64, which keep them).
     const TIGHT: bool = 10 * (Self::BN / 2 + Self::BN / 4 + Self::D / 2) > 6 * (if Self::CONSUMERS == 3 { 160 } else { 240 });
+    /// Whether O is rescaled only when a row's maximum rises past [`RESCALE_THRESHOLD`]
+    /// ([`OnlineSoftmax::step`]): where the rescale costs most, at head dimension 256 (128
+    /// multiplications per thread and key block) and in the wide kernels (which wait for each
+    /// product, so the rescale delays the next), measured 4-15% faster on an H200. The
+    /// two-consumer kernels of head dimensions 64 and 128 rescale always: there the vote and the
+    /// branch measured 1-3% slower than the multiplications they save.
+    const CONDITIONAL_RESCALE: bool = Self::D == 256 || Self::CONSUMERS == 3;
     /// Whether the elements are f16 (else bf16).
     const F16: bool;
     /// Q, K, V and O's elements.
@@ -727,6 +736,11 @@ struct OnlineSoftmax {
     sum: [f32; 2],
 }
 
+/// How far (in `log2` units after the scale) a block's scores may rise above a row's running
+/// maximum before the row takes the new maximum ([`OnlineSoftmax::step`]): P stays at most 2^8,
+/// FlashAttention-4's bound.
+const RESCALE_THRESHOLD: f32 = 8.0;
+
 /// The maximum over the four threads of a quad, which hold one row together.
 #[inline(always)]
 fn quad_max(x: f32) -> f32 {
@@ -749,22 +763,36 @@ impl OnlineSoftmax {
     /// Takes a block of scores `s` (an accumulator fragment of atom `S`, masked scores `-inf`):
     /// updates the row maxima, turns `s` into `P = exp2(scale_log2 (s - max))`, adds P
     /// to the row sums, and returns the factors `exp2(scale_log2 (old max - new max))` by which
-    /// the output's rows must be rescaled. A row that has seen no key keeps a maximum of `-inf`
-    /// and P = 0.
+    /// the output's rows must be rescaled, or `None` where none of the warp's rows need it. A
+    /// row that has seen no key keeps a maximum of `-inf` and P = 0.
+    ///
+    /// With `conditional` (a constant of the kernel: [`Config::CONDITIONAL_RESCALE`]), the warp
+    /// keeps its rows' maxima while no block raises one by more than [`RESCALE_THRESHOLD`] after
+    /// the scale (FlashAttention-4's conditional rescaling): P then stays at most `2^RESCALE_THRESHOLD`, well inside f32 and 16 bits, and the sums and O keep
+    /// their scale, so that O's rescale (one multiplication per accumulator) is skipped. The
+    /// division by the sums at the end is the same either way. The decision is the warp's (a
+    /// vote), so that it skips the rescale as a whole.
     #[inline(always)]
-    fn step<S: WgmmaAtom, const RS: usize>(&mut self, s: &mut [f32; RS], scale_log2: f32) -> [f32; 2] {
+    fn step<S: WgmmaAtom, const RS: usize>(&mut self, s: &mut [f32; RS], scale_log2: f32, conditional: bool) -> Option<[f32; 2]> {
         let mut block_max = [f32::NEG_INFINITY; 2];
         for_each_unrolled_mut(s, |v, x| {
             let half = half_of(S::LAYOUT_C, v);
             block_max[half] = block_max[half].max(*x);
         });
-        let mut alpha = [0.0; 2];
+        let block_max = [quad_max(block_max[0]), quad_max(block_max[1])];
+        // A row with no key yet (`-inf`) takes the block's maximum; a masked-out block (`-inf`)
+        // raises nothing.
+        let within = |h: usize| self.max[h] != f32::NEG_INFINITY && (block_max[h] - self.max[h]) * scale_log2 <= RESCALE_THRESHOLD;
+        let keep = conditional && vote_all(u32::MAX, within(0) && within(1));
+        let mut alpha = [1.0; 2];
         let mut shift = [0.0; 2];
         for half in 0..2 {
-            let max = self.max[half].max(quad_max(block_max[half]));
+            let max = if keep { self.max[half] } else { self.max[half].max(block_max[half]) };
             // Subtracting `-inf` would give NaN: a row with no key yet subtracts 0 (its P is 0).
             shift[half] = if max == f32::NEG_INFINITY { 0.0 } else { max * scale_log2 };
-            alpha[half] = exp2_approx(self.max[half] * scale_log2 - shift[half]);
+            if !keep {
+                alpha[half] = exp2_approx(self.max[half] * scale_log2 - shift[half]);
+            }
             self.max[half] = max;
         }
         let mut sum = [0.0; 2];
@@ -776,7 +804,11 @@ impl OnlineSoftmax {
         for half in 0..2 {
             self.sum[half] = self.sum[half] * alpha[half] + sum[half];
         }
-        alpha
+        if keep {
+            None
+        } else {
+            Some(alpha)
+        }
     }
 }
 
@@ -1032,7 +1064,7 @@ impl<E, const QS: u32> Consumer<E, QS> {
             wgmma_fence_operands(&mut s);
             self.release(&smem.k, *state);
             self.mask::<C, RS>(blocks - 1, &mut s);
-            softmax.step::<C::S, RS>(&mut s, scale_log2);
+            softmax.step::<C::S, RS>(&mut s, scale_log2, C::CONDITIONAL_RESCALE);
             let mut pa = p_operand::<C, KP, RS>(&s);
             let mut previous = *state;
             state.advance();
@@ -1053,12 +1085,14 @@ impl<E, const QS: u32> Consumer<E, QS> {
                 wgmma_fence_operands(&mut s);
                 self.release(&smem.k, *state);
                 self.mask::<C, RS>(n, &mut s);
-                let alpha = softmax.step::<C::S, RS>(&mut s, scale_log2);
+                let alpha = softmax.step::<C::S, RS>(&mut s, scale_log2, C::CONDITIONAL_RESCALE);
                 wgmma_wait_group::<0>();
                 wgmma_fence_operands(&mut o);
                 wgmma_fence_a_operands(&mut pa);
                 self.release(&smem.v, previous);
-                for_each_unrolled_mut(&mut o, |v, x| *x *= alpha[half_of(C::O::LAYOUT_C, v)]);
+                if let Some(alpha) = alpha {
+                    for_each_unrolled_mut(&mut o, |v, x| *x *= alpha[half_of(C::O::LAYOUT_C, v)]);
+                }
                 pa = p_operand::<C, KP, RS>(&s);
                 previous = *state;
                 state.advance();
@@ -1078,8 +1112,9 @@ impl<E, const QS: u32> Consumer<E, QS> {
                 wgmma_fence_operands(&mut s);
                 self.release(&smem.k, *state);
                 self.mask::<C, RS>(n, &mut s);
-                let alpha = softmax.step::<C::S, RS>(&mut s, scale_log2);
-                for_each_unrolled_mut(&mut o, |v, x| *x *= alpha[half_of(C::O::LAYOUT_C, v)]);
+                if let Some(alpha) = softmax.step::<C::S, RS>(&mut s, scale_log2, C::CONDITIONAL_RESCALE) {
+                    for_each_unrolled_mut(&mut o, |v, x| *x *= alpha[half_of(C::O::LAYOUT_C, v)]);
+                }
                 let mut pa = p_operand::<C, KP, RS>(&s);
                 self.issue_pv::<C, RO, KP>(*state, &pa, &mut o);
                 wgmma_wait_group::<0>();
