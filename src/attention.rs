@@ -99,8 +99,8 @@ pub enum AttentionSchedule {
     /// better. At head dimension 64 the blocks are wider from 2k keys without a causal mask and
     /// from 8k keys with one: 192 query rows, three consumer warpgroups that each wait for their
     /// products (measured faster than with the overlap), one block per tile, measured faster
-    /// there (`attention_sm90_bf16_d64_wide`). At head dimension 256 without a causal mask, from 2k
-    /// keys, a step reads 80 keys rather than 64, O staged in Q's buffer
+    /// there (`attention_sm90_bf16_d64_wide`). At head dimension 256 without a causal mask, from
+    /// 2k keys, a step reads 80 keys rather than 64, O staged in Q's buffer
     /// (`attention_sm90_bf16_d256_long`).
     #[default]
     Persistent,
@@ -394,17 +394,16 @@ impl<'a> Attention<'a> {
     }
 
     /// The query rows of the Hopper kernel's blocks for the problem: the wide kernels' for the
-    /// default schedule at head dimension 64 from 2k keys without a causal mask and from
-    /// [`WIDE_CAUSAL_MIN_KEYS`] with one, where they measured faster on an H100 and an H200.
+    /// default schedule at head dimension 64 from [`WIDE_MIN_KEYS`] without a causal mask and
+    /// from [`WIDE_CAUSAL_MIN_KEYS`] with one, where they measured faster on an H100 and an H200.
     /// They were slower with fewer keys, more so under a causal mask, where 192-row tiles mask
-    /// more of their keys. And the keys per step: the
-    /// long kernels' at head dimension 256 without a causal mask from [`LONG_MIN_KEYS`] keys.
+    /// more of their keys. And the keys per step: the long kernels' at head dimension 256 without
+    /// a causal mask from [`LONG_MIN_KEYS`] keys.
     fn sm90_tile(&self, p: &Problem) -> (u32, u32) {
         let persistent = self.schedule == AttentionSchedule::Persistent;
-        let default = persistent && !self.causal;
-        if p.d == 64 && persistent && p.seqlen_k >= if self.causal { WIDE_CAUSAL_MIN_KEYS } else { 2048 } {
+        if p.d == 64 && persistent && p.seqlen_k >= if self.causal { WIDE_CAUSAL_MIN_KEYS } else { WIDE_MIN_KEYS } {
             (sm90::ATTENTION_SM90_WIDE_BM, sm90::attention_sm90_block_n(64))
-        } else if p.d == 256 && default && p.seqlen_k >= LONG_MIN_KEYS {
+        } else if p.d == 256 && persistent && !self.causal && p.seqlen_k >= LONG_MIN_KEYS {
             (sm90::ATTENTION_SM90_BM, sm90::ATTENTION_SM90_LONG_BN)
         } else {
             (sm90::ATTENTION_SM90_BM, sm90::attention_sm90_block_n(p.d as u32))
@@ -507,9 +506,12 @@ impl<'a> Attention<'a> {
 /// 64-key kernels from 4k keys, and as fast at 1k.
 const LONG_MIN_KEYS: usize = 2048;
 
-/// The fewest keys for which head dimension 64 with a causal mask takes the wide kernels (192
-/// query rows): on an H200 they measured faster than the 128-row kernel from 8k keys, and slower
-/// up to 4k.
+/// The fewest keys for which head dimension 64 without a causal mask takes the wide kernels (192
+/// query rows): on an H100 they measured faster than the 128-row kernel from 2k keys.
+const WIDE_MIN_KEYS: usize = 2048;
+
+/// [`WIDE_MIN_KEYS`] under a causal mask, where 192-row tiles mask more of their keys: on an H200
+/// the wide kernels measured faster than the 128-row kernel from 8k keys, and slower up to 4k.
 const WIDE_CAUSAL_MIN_KEYS: usize = 8192;
 
 /// Whether the problem's tiles read at most 32 key blocks on average (half of them under a causal

@@ -768,10 +768,11 @@ impl OnlineSoftmax {
     ///
     /// With `conditional` (a constant of the kernel: [`Config::CONDITIONAL_RESCALE`]), the warp
     /// keeps its rows' maxima while no block raises one by more than [`RESCALE_THRESHOLD`] after
-    /// the scale (FlashAttention-4's conditional rescaling): P then stays at most `2^RESCALE_THRESHOLD`, well inside f32 and 16 bits, and the sums and O keep
-    /// their scale, so that O's rescale (one multiplication per accumulator) is skipped. The
-    /// division by the sums at the end is the same either way. The decision is the warp's (a
-    /// vote), so that it skips the rescale as a whole.
+    /// the scale (FlashAttention-4's conditional rescaling): P then stays at most
+    /// `2^RESCALE_THRESHOLD`, well inside f32 and 16 bits, and the sums and O keep their scale,
+    /// so that O's rescale (one multiplication per accumulator) is skipped. The division by the
+    /// sums at the end is the same either way. The decision is the warp's (a vote), so that it
+    /// skips the rescale as a whole.
     #[inline(always)]
     fn step<S: WgmmaAtom, const RS: usize>(&mut self, s: &mut [f32; RS], scale_log2: f32, conditional: bool) -> Option<[f32; 2]> {
         let mut block_max = [f32::NEG_INFINITY; 2];

@@ -12,7 +12,7 @@ for spec in causal2k:265 plain1k:64; do
   n=${spec%%:*}; skip=${spec##*:}
   timeout 280 ncu --set full --import-source no --kernel-name attention_sm90_bf16_d64 --launch-skip $skip --launch-count 1 -o /tmp/$n $S --benches-only --filter attention > $R/ncu-$n.log 2>&1; echo "$n rc=$?"
   ncu -i /tmp/$n.ncu-rep --page source --csv --print-source sass > $R/sass-$n.csv 2> $R/sass-$n.err; echo "sass rc=$? $(wc -l < $R/sass-$n.csv)"
-  ncu -i /tmp/$n.ncu-rep --page details --print-details all > $R/details-$n.txt 2>&1
+  ncu -i /tmp/$n.ncu-rep --page details --print-details all > $R/details-$n.txt 2>&1  # cut to ncu-$n.txt (the tables cited)
   ncu -i /tmp/$n.ncu-rep --page raw --csv > $R/raw-$n.csv 2>&1
   grep -E "Grid Size|Duration|Registers" $R/details-$n.txt | head -5
 done
