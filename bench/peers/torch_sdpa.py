@@ -11,9 +11,13 @@ CUDA events around each call, 5 warm-up calls, the median of 30 (no L2 flush: th
 compute-bound and reread their tiles). FLOPs as FlashAttention counts them: 4 batch heads
 seqlen^2 head_dim, halved for causal.
 
+Options: `--head-dims 64,128` and `--backends cudnn,flash` keep those head dimensions and
+backends only (all by default), so that shorter readings can alternate with ours in one session.
+
 Prints JSON on stdout: {"device": ..., "torch": ..., "figures": [{"what", "backend", "ms",
 "value", "unit", "config"}, ...]}; progress on stderr.
 """
+import argparse
 import json
 import sys
 
@@ -45,8 +49,21 @@ def median_ms(fn, warmup=5, reps=30):
 
 
 def main():
+    parser = argparse.ArgumentParser(description="torch SDPA at the sizes of the GPU suite's attention benchmark")
+    parser.add_argument("--head-dims", default="64,128,256", help="comma-separated head dimensions to run")
+    parser.add_argument("--backends", default=",".join(label for label, _ in BACKENDS), help="comma-separated backends to run")
+    args = parser.parse_args()
+    head_dims = [int(d) for d in args.head_dims.split(",")]
+    if any(d not in (64, 128, 256) for d in head_dims):
+        parser.error(f"--head-dims: the benchmark's head dimensions are 64, 128 and 256 (here {args.head_dims})")
+    labels = args.backends.split(",")
+    if any(label not in [known for known, _ in BACKENDS] for label in labels):
+        parser.error(f"--backends: the backends are {', '.join(known for known, _ in BACKENDS)} (here {args.backends})")
+    backends = [(label, backend) for label, backend in BACKENDS if label in labels]
     figures = []
     for d in (64, 128, 256):
+        if d not in head_dims:
+            continue
         for causal in (False, True):
             for seqlen in ((1024, 4096, 16384) if d == 256 else (512, 1024, 2048, 4096, 8192, 16384)):
                 batch, heads = 16384 // seqlen, 2048 // d
@@ -54,7 +71,7 @@ def main():
                 flop = 4 * batch * heads * seqlen * seqlen * d / (2 if causal else 1)
                 name = f"attention bf16 d{d} seqlen {seqlen} batch {batch} heads {heads}{' causal' if causal else ''}"
                 first = None
-                for label, backend in BACKENDS:
+                for label, backend in backends:
                     if backend is None:
                         print(f"{name}: {label}: not in this torch", file=sys.stderr)
                         continue
