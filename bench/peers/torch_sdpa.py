@@ -30,6 +30,7 @@ BACKENDS = [
     ("cudnn", getattr(SDPBackend, "CUDNN_ATTENTION", None)),
     ("efficient", SDPBackend.EFFICIENT_ATTENTION),
 ]
+BACKEND_LABELS = [label for label, _ in BACKENDS]
 
 
 def median_ms(fn, warmup=5, reps=30):
@@ -51,14 +52,14 @@ def median_ms(fn, warmup=5, reps=30):
 def main():
     parser = argparse.ArgumentParser(description="torch SDPA at the sizes of the GPU suite's attention benchmark")
     parser.add_argument("--head-dims", default="64,128,256", help="comma-separated head dimensions to run")
-    parser.add_argument("--backends", default=",".join(label for label, _ in BACKENDS), help="comma-separated backends to run")
+    parser.add_argument("--backends", default=",".join(BACKEND_LABELS), help="comma-separated backends to run")
     args = parser.parse_args()
     head_dims = [int(d) for d in args.head_dims.split(",")]
     if any(d not in (64, 128, 256) for d in head_dims):
         parser.error(f"--head-dims: the benchmark's head dimensions are 64, 128 and 256 (here {args.head_dims})")
     labels = args.backends.split(",")
-    if any(label not in [known for known, _ in BACKENDS] for label in labels):
-        parser.error(f"--backends: the backends are {', '.join(known for known, _ in BACKENDS)} (here {args.backends})")
+    if any(label not in BACKEND_LABELS for label in labels):
+        parser.error(f"--backends: the backends are {', '.join(BACKEND_LABELS)} (here {args.backends})")
     backends = [(label, backend) for label, backend in BACKENDS if label in labels]
     figures = []
     for d in (64, 128, 256):
