@@ -442,6 +442,12 @@ trait Config {
     /// two-consumer kernels of head dimensions 64 and 128 rescale always: there the vote and the
     /// branch measured 1-3% slower than the multiplications they save.
     const CONDITIONAL_RESCALE: bool = Self::D == 256 || Self::CONSUMERS == 3;
+    /// Whether O is rescaled by a key block's factors in the next step, between its `Q K^T` and
+    /// its `P V` (FlashAttention-3's order), rather than right after the wait for the `P V`
+    /// before it. Measured faster at head dimension 256 (128 multiplications per thread), and
+    /// not at 64 and 128, which keep the rescale after the wait
+    /// (`bench/results/2026-11-28-h200-attention-timeline/`).
+    const RESCALE_BEFORE_PV: bool = Self::D == 256;
     /// Whether the elements are f16 (else bf16).
     const F16: bool;
     /// Q, K, V and O's elements.
@@ -965,6 +971,14 @@ impl Turns {
     }
 }
 
+/// O's rows multiplied by their factors `alpha` ([`OnlineSoftmax::step`]), if any.
+#[inline(always)]
+fn rescale<C: Config, const RO: usize>(o: &mut [f32; RO], alpha: Option<[f32; 2]>) {
+    if let Some(alpha) = alpha {
+        for_each_unrolled_mut(o, |v, x| *x *= alpha[half_of(C::O::LAYOUT_C, v)]);
+    }
+}
+
 /// P in registers as the A operand of `O += P V` (`S`'s accumulators rounded to 16 bits).
 #[inline(always)]
 fn p_operand<C: Config, const KP: usize, const RS: usize>(s: &[f32; RS]) -> [[u32; 4]; KP] {
@@ -1040,7 +1054,8 @@ impl<E, const QS: u32> Consumer<E, QS> {
     /// With `OVERLAP` (FlashAttention-3's intra-warpgroup overlap), the softmax of block `j` runs
     /// while the tensor cores compute `P_{j-1} V_{j-1}`: each step issues `S_j = Q K_j^T` and
     /// `O += P_{j-1} V_{j-1}`, waits for the first, computes `P_j` while the second runs, then
-    /// rescales O. Without it, each product is waited for before the softmax that follows it.
+    /// rescales O (with [`Config::RESCALE_BEFORE_PV`], the next step does, before its `P V`).
+    /// Without it, each product is waited for before the softmax that follows it.
     ///
     /// With `PINGPONG` as well (FlashAttention-3's inter-warpgroup ping-pong), the consumer
     /// warpgroups take turns to issue their products: each waits for its turn ([`Turns`]) before
@@ -1069,6 +1084,9 @@ impl<E, const QS: u32> Consumer<E, QS> {
             let mut pa = p_operand::<C, KP, RS>(&s);
             let mut previous = *state;
             state.advance();
+            // The factors of the block whose `P V` comes next, where that `P V` applies them
+            // (`C::RESCALE_BEFORE_PV`).
+            let mut pending: Option<[f32; 2]> = None;
             let turns = Turns { slice: self.slice, consumers: C::CONSUMERS, steps: blocks - 1 };
             if PINGPONG {
                 turns.start();
@@ -1078,6 +1096,7 @@ impl<E, const QS: u32> Consumer<E, QS> {
                     turns.wait();
                 }
                 self.issue_qk::<C, KQ, RS>(*state, &mut s);
+                rescale::<C, RO>(&mut o, pending);
                 self.issue_pv::<C, RO, KP>(previous, &pa, &mut o);
                 if PINGPONG {
                     turns.hand_over(n);
@@ -1091,8 +1110,10 @@ impl<E, const QS: u32> Consumer<E, QS> {
                 wgmma_fence_operands(&mut o);
                 wgmma_fence_a_operands(&mut pa);
                 self.release(&smem.v, previous);
-                if let Some(alpha) = alpha {
-                    for_each_unrolled_mut(&mut o, |v, x| *x *= alpha[half_of(C::O::LAYOUT_C, v)]);
+                if C::RESCALE_BEFORE_PV {
+                    pending = alpha;
+                } else {
+                    rescale::<C, RO>(&mut o, alpha);
                 }
                 pa = p_operand::<C, KP, RS>(&s);
                 previous = *state;
@@ -1100,6 +1121,7 @@ impl<E, const QS: u32> Consumer<E, QS> {
             }
             // Every `Q K^T` of the tile (the last, of key block 0, waited for above) is done.
             self.release_q::<C>();
+            rescale::<C, RO>(&mut o, pending);
             self.issue_pv::<C, RO, KP>(previous, &pa, &mut o);
             wgmma_wait_group::<0>();
             wgmma_fence_operands(&mut o);
@@ -1113,9 +1135,7 @@ impl<E, const QS: u32> Consumer<E, QS> {
                 wgmma_fence_operands(&mut s);
                 self.release(&smem.k, *state);
                 self.mask::<C, RS>(n, &mut s);
-                if let Some(alpha) = softmax.step::<C::S, RS>(&mut s, scale_log2, C::CONDITIONAL_RESCALE) {
-                    for_each_unrolled_mut(&mut o, |v, x| *x *= alpha[half_of(C::O::LAYOUT_C, v)]);
-                }
+                rescale::<C, RO>(&mut o, softmax.step::<C::S, RS>(&mut s, scale_log2, C::CONDITIONAL_RESCALE));
                 let mut pa = p_operand::<C, KP, RS>(&s);
                 self.issue_pv::<C, RO, KP>(*state, &pa, &mut o);
                 wgmma_wait_group::<0>();

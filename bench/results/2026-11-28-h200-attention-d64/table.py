@@ -1,4 +1,4 @@
-"""Medians of the attention benchmark's JSON files in a directory: `table2.py DIR BASE VARIANT...`
+"""Medians of the attention benchmark's JSON files in a directory: `table.py DIR BASE VARIANT...`
 prints one row per size with each variant's readings (files VARIANT1.json, VARIANT2.json, ...),
 each variant's median over BASE's, the median over the torch readings (torch1.json, torch2.json,
 ... taken between ours) of the fastest backend, and each variant's median over that."""

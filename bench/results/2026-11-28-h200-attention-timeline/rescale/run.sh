@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The attention benchmark of the landed build (f) and the variants given (gpu-bundle-VARIANT.txz, built
+# with and without rescale-later.patch), in the order SEQ, with cuDNN readings between (torch).
+set -u
+here="$(cd "$(dirname "$0")" && pwd)"
+nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv,noheader
+mkdir -p $OUT/res; R=$OUT/res
+for b in f "$@"; do rm -rf /tmp/b-$b; mkdir -p /tmp/b-$b && tar xJf "$here/gpu-bundle-$b.txz" -C /tmp/b-$b; done
+for v in ${SEQ:-f "$@" torch "$@" f torch}; do
+  i=$(( $(ls $R/$v[0-9]*.json 2>/dev/null | wc -l) + 1 ))
+  case $v in
+    torch) (cd /tmp/b-f/gpu-bundle && timeout 120 python3 "$here/torch_sdpa.py" --head-dims 64 --backends cudnn > $R/torch$i.json 2> $R/torch$i.txt; echo "torch$i rc=$?") ;;
+    *) timeout 90 /tmp/b-$v/gpu-bundle/gpu_suite --benches-only --filter attention --json $R/$v$i.json > /dev/null 2>&1; echo "$v$i rc=$?" ;;
+  esac
+done
+python3 "$here/table2.py" $R f f "$@" | head -14 | tee $R/table.md
