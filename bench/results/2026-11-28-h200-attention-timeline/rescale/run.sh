@@ -13,4 +13,4 @@ for v in ${SEQ:-f "$@" torch "$@" f torch}; do
     *) timeout 90 /tmp/b-$v/gpu-bundle/gpu_suite --benches-only --filter attention --json $R/$v$i.json > /dev/null 2>&1; echo "$v$i rc=$?" ;;
   esac
 done
-python3 "$here/table2.py" $R f f "$@" | head -14 | tee $R/table.md
+python3 "$here/table.py" $R f f "$@" > $R/table.md  # ../../2026-11-28-h200-attention-d64/table.py
