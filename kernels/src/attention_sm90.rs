@@ -70,6 +70,8 @@ use layout_tensor::atom::wgmma::{
 };
 #[cfg(target_arch = "nvptx64")]
 use layout_tensor::atom::wgmma::{gemm, gemm_rs};
+#[cfg(target_arch = "nvptx64")]
+use layout_tensor::device::atomics::{fence, AcqRel, Cta};
 use layout_tensor::device::hint::recompute;
 use layout_tensor::device::ids::{block_idx_x, grid_dim_x, thread_idx_x};
 use layout_tensor::device::math::{exp2_approx, fma, log2_approx};
@@ -448,6 +450,13 @@ trait Config {
     /// not at 64 and 128, which keep the rescale after the wait
     /// (`bench/results/2026-11-28-h200-attention-timeline/`).
     const RESCALE_BEFORE_PV: bool = Self::D == 256;
+    /// Whether a fence keeps each step's wait for the `P V` before it after the softmax, where the
+    /// code puts it. Without one, ptxas moves the wait up to the softmax's start (to interleave
+    /// O's rescale and P's conversion with the exponentials), and the softmax cannot overlap
+    /// its own warpgroup's last `P V` instructions. Measured 1.02-1.06x at head dimension 256 on
+    /// an H200, 0.97-1.04x at 128 (0.99x in the median) and within noise at 64, which keep the
+    /// order ptxas picks (`bench/results/2026-11-28-h200-attention-fence/`).
+    const FENCED_PV_WAIT: bool = Self::D == 256;
     /// Whether the elements are f16 (else bf16).
     const F16: bool;
     /// Q, K, V and O's elements.
@@ -1106,6 +1115,10 @@ impl<E, const QS: u32> Consumer<E, QS> {
                 self.release(&smem.k, *state);
                 self.mask::<C, RS>(n, &mut s);
                 let alpha = softmax.step::<C::S, RS>(&mut s, scale_log2, C::CONDITIONAL_RESCALE);
+                if C::FENCED_PV_WAIT {
+                    // ptxas does not move the wait above a fence (`C::FENCED_PV_WAIT`).
+                    fence(AcqRel, Cta);
+                }
                 wgmma_wait_group::<0>();
                 wgmma_fence_operands(&mut o);
                 wgmma_fence_a_operands(&mut pa);
