@@ -70,7 +70,6 @@ use layout_tensor::atom::wgmma::{
 };
 #[cfg(target_arch = "nvptx64")]
 use layout_tensor::atom::wgmma::{gemm, gemm_rs};
-#[cfg(target_arch = "nvptx64")]
 use layout_tensor::device::atomics::{fence, AcqRel, Cta};
 use layout_tensor::device::hint::recompute;
 use layout_tensor::device::ids::{block_idx_x, grid_dim_x, thread_idx_x};
@@ -450,13 +449,16 @@ trait Config {
     /// not at 64 and 128, which keep the rescale after the wait
     /// (`bench/results/2026-11-28-h200-attention-timeline/`).
     const RESCALE_BEFORE_PV: bool = Self::D == 256;
-    /// Whether a fence keeps each step's wait for the `P V` before it after the softmax, where the
-    /// code puts it. Without one, ptxas moves the wait up to the softmax's start (to interleave
-    /// O's rescale and P's conversion with the exponentials), and the softmax cannot overlap
-    /// its own warpgroup's last `P V` instructions. Measured 1.02-1.06x at head dimension 256 on
-    /// an H200, 0.97-1.04x at 128 (0.99x in the median) and within noise at 64, which keep the
-    /// order ptxas picks (`bench/results/2026-11-28-h200-attention-fence/`).
-    const FENCED_PV_WAIT: bool = Self::D == 256;
+    /// Where each step's wait for the `P V` before it stands in the softmax, in halves of the
+    /// softmax's exponentials: 1, halfway; 2, after them all. Without a fence there, ptxas moves
+    /// the wait up to the softmax's start (to interleave O's rescale and P's conversion with the
+    /// exponentials), and the softmax cannot overlap the warpgroup's last `P V` instructions.
+    /// Halfway, the other half of the exponentials still hides the rescale and the conversion.
+    /// On an H200: halfway at head dimensions 64 and 128, 1.01-1.06x and 0.98-1.04x; after them
+    /// all at 256 (128 rescale multiplications per thread, and O rescaled before the next
+    /// `P V` anyway: [`Config::RESCALE_BEFORE_PV`]), 1.02-1.06x, where at 128 it read 0.99x
+    /// (`bench/results/2026-11-28-h200-attention-fence/`).
+    const PV_WAIT_AT: usize = if Self::D == 256 { 2 } else { 1 };
     /// Whether the elements are f16 (else bf16).
     const F16: bool;
     /// Q, K, V and O's elements.
@@ -788,8 +790,11 @@ impl OnlineSoftmax {
     /// so that O's rescale (one multiplication per accumulator) is skipped. The division by the
     /// sums at the end is the same either way. The decision is the warp's (a vote), so that it
     /// skips the rescale as a whole.
+    ///
+    /// A fence (`fence.acq_rel.cta`) follows the exponential of `s[fence_after - 1]` (none for
+    /// 0): ptxas does not move a later `wgmma.wait_group` above it ([`Config::PV_WAIT_AT`]).
     #[inline(always)]
-    fn step<S: WgmmaAtom, const RS: usize>(&mut self, s: &mut [f32; RS], scale_log2: f32, conditional: bool) -> Option<[f32; 2]> {
+    fn step<S: WgmmaAtom, const RS: usize>(&mut self, s: &mut [f32; RS], scale_log2: f32, conditional: bool, fence_after: usize) -> Option<[f32; 2]> {
         let mut block_max = [f32::NEG_INFINITY; 2];
         for_each_unrolled_mut(s, |v, x| {
             let half = half_of(S::LAYOUT_C, v);
@@ -816,6 +821,9 @@ impl OnlineSoftmax {
             let half = half_of(S::LAYOUT_C, v);
             *x = exp2_approx(fma(*x, scale_log2, -shift[half]));
             sum[half] += *x;
+            if v + 1 == fence_after {
+                fence(AcqRel, Cta);
+            }
         });
         for half in 0..2 {
             self.sum[half] = self.sum[half] * alpha[half] + sum[half];
@@ -1089,7 +1097,7 @@ impl<E, const QS: u32> Consumer<E, QS> {
             wgmma_fence_operands(&mut s);
             self.release(&smem.k, *state);
             self.mask::<C, RS>(blocks - 1, &mut s);
-            softmax.step::<C::S, RS>(&mut s, scale_log2, C::CONDITIONAL_RESCALE);
+            softmax.step::<C::S, RS>(&mut s, scale_log2, C::CONDITIONAL_RESCALE, 0);
             let mut pa = p_operand::<C, KP, RS>(&s);
             let mut previous = *state;
             state.advance();
@@ -1114,11 +1122,7 @@ impl<E, const QS: u32> Consumer<E, QS> {
                 wgmma_fence_operands(&mut s);
                 self.release(&smem.k, *state);
                 self.mask::<C, RS>(n, &mut s);
-                let alpha = softmax.step::<C::S, RS>(&mut s, scale_log2, C::CONDITIONAL_RESCALE);
-                if C::FENCED_PV_WAIT {
-                    // ptxas does not move the wait above a fence (`C::FENCED_PV_WAIT`).
-                    fence(AcqRel, Cta);
-                }
+                let alpha = softmax.step::<C::S, RS>(&mut s, scale_log2, C::CONDITIONAL_RESCALE, C::PV_WAIT_AT * RS / 2);
                 wgmma_wait_group::<0>();
                 wgmma_fence_operands(&mut o);
                 wgmma_fence_a_operands(&mut pa);
@@ -1148,7 +1152,7 @@ impl<E, const QS: u32> Consumer<E, QS> {
                 wgmma_fence_operands(&mut s);
                 self.release(&smem.k, *state);
                 self.mask::<C, RS>(n, &mut s);
-                rescale::<C, RO>(&mut o, softmax.step::<C::S, RS>(&mut s, scale_log2, C::CONDITIONAL_RESCALE));
+                rescale::<C, RO>(&mut o, softmax.step::<C::S, RS>(&mut s, scale_log2, C::CONDITIONAL_RESCALE, 0));
                 let mut pa = p_operand::<C, KP, RS>(&s);
                 self.issue_pv::<C, RO, KP>(*state, &pa, &mut o);
                 wgmma_wait_group::<0>();
