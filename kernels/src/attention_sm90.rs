@@ -454,10 +454,10 @@ trait Config {
     /// the wait up to the softmax's start (to interleave O's rescale and P's conversion with the
     /// exponentials), and the softmax cannot overlap the warpgroup's last `P V` instructions.
     /// Halfway, the other half of the exponentials still hides the rescale and the conversion.
-    /// On an H200: halfway at head dimensions 64 and 128, 1.01-1.06x and 0.98-1.04x; after them
-    /// all at 256 (128 rescale multiplications per thread, and O rescaled before the next
-    /// `P V` anyway: [`Config::RESCALE_BEFORE_PV`]), 1.02-1.06x, where at 128 it read 0.99x
-    /// (`bench/results/2026-11-28-h200-attention-fence/`).
+    /// Measured on an H200 (`bench/results/2026-11-28-h200-attention-fence/`): halfway, 1.01-1.06x
+    /// at head dimension 64 and 0.98-1.06x at 128; after them all, 1.02-1.06x at 256 (whose 128
+    /// rescale multiplications per thread come before the next `P V` anyway:
+    /// [`Config::RESCALE_BEFORE_PV`]), but 0.99x at 128.
     const PV_WAIT_AT: usize = if Self::D == 256 { 2 } else { 1 };
     /// Whether the elements are f16 (else bf16).
     const F16: bool;
