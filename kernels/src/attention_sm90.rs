@@ -124,7 +124,7 @@ pub const fn attention_sm90_block_n(d: u32) -> u32 {
 /// per-step work outside the products (O's rescaling, the waits and hand-overs) is spread over
 /// more keys. The K and V rings then take 160 KiB of shared memory: Q has one buffer, and O is
 /// staged in the warpgroup's rows of it ([`attention_sm90_o_buffers`]). Head dimension 128 keeps
-/// its 128-key steps: FlashAttention-3's 176 there measured no faster on an H100.
+/// its 128-key steps: FlashAttention-3's 176 there measured no faster on an H100 and an H200.
 ///
 /// # Example
 /// ```
@@ -457,7 +457,8 @@ trait Config {
     /// Measured on an H200 (`bench/results/2026-11-28-h200-attention-fence/`): halfway, 1.01-1.06x
     /// at head dimension 64 and 0.98-1.06x at 128; after them all, 1.02-1.06x at 256 (whose 128
     /// rescale multiplications per thread come before the next `P V` anyway:
-    /// [`Config::RESCALE_BEFORE_PV`]), but 0.99x at 128.
+    /// [`Config::RESCALE_BEFORE_PV`]), but 0.99x at 128; after three quarters, 0.92-1.00x at
+    /// 128 (`bench/results/2026-11-29-h200-attention-tiles/`).
     const PV_WAIT_AT: usize = if Self::D == 256 { 2 } else { 1 };
     /// Whether the elements are f16 (else bf16).
     const F16: bool;
