@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the GPU suite runner (with cubins) and packs it as gpu-bundle-$1.txz: gpu_suite, ptx/, peers.
-# Ran from target/gpu2 (git-ignored); the bundles it makes are what final.sh and run.sh take.
+# Ran from target/gpu2 (git-ignored); the bundles it makes are what final.sh and sanitize.sh take.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ptxas="$(bash tools/install-ptxas.sh 2>/dev/null)"

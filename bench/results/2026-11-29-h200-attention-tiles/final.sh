@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The Hopper attention check on bundle $1, then the benchmark $BASE/$1 interleaved with a cuDNN reading; everything tarred into $OUT/res.tgz.
-# Ran from target/gpu2 (git-ignored), beside the bundles; run12.sh there is run.sh here, table2.py is ../2026-11-28-h200-attention-d64/table.py.
+# Ran from target/gpu2 (git-ignored), beside the bundles; run12.sh there is ../2026-11-28-h200-attention-fence/run.sh, table2.py ../2026-11-28-h200-attention-d64/table.py.
 set -u
 here="$(cd "$(dirname "$0")" && pwd)"
 b=$1; BASE=${BASE:-q}
