@@ -1,11 +1,11 @@
-//! Every GPU check of the suite (`cute_rs::gpu_suite`), on the first GPU, as part of `cargo test`.
+//! Every GPU check of the suite (`cute_rs_suite::gpu_suite`), on the first GPU, as part of `cargo test`.
 //!
 //! Without a GPU (no driver or no device) it prints one line saying the GPU tests were skipped and
 //! passes. It has no libtest harness so that this line, and the per-check report, always show.
 
 use std::process::ExitCode;
 
-use cute_rs::gpu_suite;
+use cute_rs_suite::gpu_suite;
 use host::{Gpu, HostError};
 
 fn main() -> ExitCode {
@@ -20,7 +20,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let module = match gpu.module(&cute_rs::TEST_KERNELS) {
+    let module = match gpu.module(&cute_rs_suite::TEST_KERNELS) {
         Ok(m) => m,
         Err(e) => {
             println!("loading the embedded PTX failed: {e}");

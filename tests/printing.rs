@@ -10,7 +10,7 @@ fn a_kernel_prints_its_lines() {
     let cpu = Gpu::cpu();
     let x = cpu.upload(&(0..64u32).map(|v| 3 * v + 1).collect::<Vec<_>>()).unwrap();
     let out = capture(|| {
-        unsafe { cpu.launch(&cute_rs::TEST_KERNELS, print_and_check, LaunchConfig::linear(2, 32), (&x, 64u32, 1000u32)).run() }
+        unsafe { cpu.launch(&cute_rs_suite::TEST_KERNELS, print_and_check, LaunchConfig::linear(2, 32), (&x, 64u32, 1000u32)).run() }
             .unwrap();
     });
     let mut lines: Vec<&str> = out.lines().collect();
@@ -23,7 +23,7 @@ fn a_failed_assertion_names_its_element() {
     let cpu = Gpu::cpu();
     let x = cpu.upload(&(0..32u32).collect::<Vec<_>>()).unwrap();
     let out = capture(|| {
-        let r = unsafe { cpu.launch(&cute_rs::TEST_KERNELS, print_and_check, LaunchConfig::linear(1, 32), (&x, 32u32, 20u32)).run() };
+        let r = unsafe { cpu.launch(&cute_rs_suite::TEST_KERNELS, print_and_check, LaunchConfig::linear(1, 32), (&x, 32u32, 20u32)).run() };
         let e = r.unwrap_err();
         assert!(matches!(e, HostError::Kernel { ref kernel, .. } if kernel == "print_and_check"), "{e:?}");
         let text = e.to_string();
@@ -37,7 +37,7 @@ fn a_failed_assertion_names_its_element() {
 fn a_launch_outside_the_contract_is_refused() {
     let cpu = Gpu::cpu();
     let x = cpu.upload(&[0u32; 64]).unwrap();
-    let e = unsafe { cpu.launch(&cute_rs::TEST_KERNELS, print_and_check, LaunchConfig::linear(1, 64), (&x, 64u32, 1u32)).run() }
+    let e = unsafe { cpu.launch(&cute_rs_suite::TEST_KERNELS, print_and_check, LaunchConfig::linear(1, 64), (&x, 64u32, 1u32)).run() }
         .unwrap_err()
         .to_string();
     assert!(e.contains("launch contract") && e.contains("(32, 1, 1)") && e.contains("(64, 1, 1)"), "{e}");

@@ -7,7 +7,7 @@
 //! and no local memory (a layout that stayed a run-time value would live on the stack).
 
 /// The test harness's PTX module, which holds the kernels checked here.
-const KERNELS_PTX: &str = cute_rs::TEST_KERNELS.ptx;
+const KERNELS_PTX: &str = cute_rs_suite::TEST_KERNELS.ptx;
 
 /// The body of kernel `name`: the text between the braces that follow `.entry name(...)`.
 fn kernel_body<'a>(ptx: &'a str, name: &str) -> &'a str {
@@ -326,9 +326,9 @@ fn no_kernel_uses_local_memory() {
     const PRINTS: &[&str] = &["print_and_check"];
     let modules = [
         ("test_kernels", KERNELS_PTX),
-        ("test_kernels_sm90a", cute_rs::TEST_KERNELS_SM90A.ptx),
-        ("gemm", cute_rs::GEMM.ptx),
-        ("gemm_sm90a", cute_rs::GEMM_SM90A.ptx),
+        ("test_kernels_sm90a", cute_rs_suite::TEST_KERNELS_SM90A.ptx),
+        ("gemm", cute_rs_ops::modules::gemm().ptx),
+        ("gemm_sm90a", cute_rs_ops::modules::gemm_sm90a().ptx),
     ];
     for (module, ptx) in modules {
         let names = entry_names(ptx);
@@ -443,7 +443,7 @@ fn block_tma_pad_loads_each_tile_with_one_tma_copy() {
 #[test]
 fn tma_matmul_copies_each_step_with_five_tma_copies() {
     let name = "tutorial_matmul_wgmma_f16_tma";
-    let body = kernel_body(cute_rs::TEST_KERNELS_SM90A.ptx, name);
+    let body = kernel_body(cute_rs_suite::TEST_KERNELS_SM90A.ptx, name);
     let copies = body.matches("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes").count();
     assert!(copies >= 5 && copies % 5 == 0, "{copies} TMA copies: {body}");
     assert!(body.contains("mbarrier.try_wait.parity"), "{body}");
@@ -552,7 +552,7 @@ fn strided_masked_axpy_has_no_local_memory_and_no_panic_path() {
 /// Hopper GEMMs 7 to 10%), and the GEMMs print nothing.
 #[test]
 fn production_kernels_have_no_printing_calls() {
-    for (module, ptx) in [("gemm", cute_rs::GEMM.ptx), ("gemm_sm90a", cute_rs::GEMM_SM90A.ptx)] {
+    for (module, ptx) in [("gemm", cute_rs_ops::modules::gemm().ptx), ("gemm_sm90a", cute_rs_ops::modules::gemm_sm90a().ptx)] {
         for call in ["vprintf", "__assertfail"] {
             assert!(!ptx.contains(call), "{module} calls {call}");
         }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the self-contained GPU bundle in ./gpu-bundle (git-ignored): the GPU suite runner, the
-# demo, the example projects' binaries (examples/*), the PTX modules and run.sh. Copy the folder
+# demo, the example projects' binaries (examples/*) and run.sh (the binaries embed their modules). Copy the folder
 # to a machine with an NVIDIA GPU and a driver (no Rust needed there) and run `bash gpu-bundle/run.sh`: it prints a
 # table (passed/failed per check, figures per benchmark) and writes gpu-bundle/out/results.json
 # (or "$OUT"/results.json when OUT is set).
@@ -8,20 +8,21 @@
 #   SANITIZE=1 bash gpu-bundle/run.sh   also run the checks under compute-sanitizer
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-# With ptxas, the production modules (the GEMMs) get cubins, so the GPU compiles nothing at run
-# time; so do the example projects, built as a user builds them.
+# The operations embed their prebuilt modules (ops/prebuilt/, with cubins); with ptxas the demo
+# and the example projects, built as a user builds them, get cubins too, so the GPU compiles
+# nothing at run time.
 ptxas="$(bash tools/install-ptxas.sh 2>/dev/null || true)"
-PTXAS="$ptxas" cargo build --release --bin gpu_suite --bin demo --bin cold_start --bin print_check
+PTXAS="$ptxas" cargo build --release -p cute-rs-suite --bin gpu_suite --bin cold_start --bin print_check
+PTXAS="$ptxas" cargo build --release -p cute-rs --bin demo
 examples=()
 for example in examples/*/; do
     name="$(basename "$example")"
     (cd "$example" && PTXAS="$ptxas" CARGO_TARGET_DIR="$PWD/../../target/examples" cargo build --release)
     examples+=("target/examples/release/$name")
 done
-rm -rf gpu-bundle && mkdir -p gpu-bundle/ptx gpu-bundle/examples
+rm -rf gpu-bundle && mkdir -p gpu-bundle/examples
 cp target/release/gpu_suite target/release/demo target/release/cold_start target/release/print_check gpu-bundle/
 cp "${examples[@]}" gpu-bundle/examples/
-cp target/ptx/*.ptx gpu-bundle/ptx/
 cp -r bench/peers bench/report.py gpu-bundle/
 cat > gpu-bundle/run.sh <<'RUN'
 #!/usr/bin/env bash

@@ -3,12 +3,12 @@
 //! their bandwidth next to a device-to-device memcpy of the same bytes; without a GPU it says so and
 //! runs the same kernels on the CPU backend (smaller sizes), verified the same way.
 
-use layout::{
+use cute_rs_layout::{
     coalesce, composition, logical_divide, make_layout_row_major, print_layout, right_inverse, upcast,
-    zipped_divide_by_mode, IntTuple, Layout, LayoutError,
+    zipped_divide_by_mode, IntTuple, Layout,
 };
 
-fn main() -> Result<(), LayoutError> {
+fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("cute-rs: GPU kernels in Rust with CuTe's layout algebra\n");
 
     // A row-major M x N matrix of f32 with run-time extents, as a kernel would receive it.
@@ -41,11 +41,11 @@ fn main() -> Result<(), LayoutError> {
     println!("a small example, logical_divide((8,8):(8,1), 4:1) = {quad}:");
     print!("{}", print_layout(quad));
 
-    // The kernels' tiled copies (tests/kernels/src/demo.rs): where each thread's values lie in
+    // The kernels' tiled copies (demo-kernels/src/demo.rs): where each thread's values lie in
     // the block tile, computed from the thread and value arrangements.
     use cute_rs::demo_layouts::{CopyThr, CopyVal, TransposeSmem, TransposeThr, TransposeVal};
-    use layout_tensor::atom::{copy::UniversalCopy, tiled_copy::make_tiled_copy};
-    use layout_tensor::StaticLayout;
+    use cute_rs_tensor::atom::{copy::UniversalCopy, tiled_copy::make_tiled_copy};
+    use cute_rs_tensor::StaticLayout;
     let copy_tv = make_tiled_copy::<UniversalCopy, CopyThr, CopyVal>().tv();
     let transpose_tv = make_tiled_copy::<UniversalCopy, TransposeThr, TransposeVal>().tv();
     println!(
@@ -53,46 +53,28 @@ fn main() -> Result<(), LayoutError> {
          transpose {transpose_tv} over the shared tile {}",
         TransposeSmem::LAYOUT
     );
-    run_on_gpu();
+    run_kernels()
+}
+
+/// Runs the two kernels on the first GPU, else on the CPU backend; an error when a result differs
+/// from the CPU's.
+fn run_kernels() -> Result<(), Box<dyn std::error::Error>> {
+    let gpu = cute_rs_host::Gpu::gpu_or_cpu()?;
+    let module = gpu.module(&cute_rs::DEMO)?;
+    let figures = if gpu.is_cpu() {
+        println!("\nno GPU here: running the same kernels on the {}", gpu.properties().name);
+        cute_rs::demo::cpu_figures(&gpu, &module)?
+    } else {
+        println!("\nGPU: {}", gpu.properties().name);
+        cute_rs::demo::gpu_figures(&gpu, &module)?
+    };
+    println!("copy and transpose verified against the CPU:");
+    for f in figures {
+        println!("  {:<40} {:>8.3} {}", f.what, f.value, f.unit);
+    }
     Ok(())
 }
 
-fn run_on_gpu() {
-    use cute_rs::gpu_suite::demo;
-    let gpu = match host::Gpu::gpu_or_cpu() {
-        Ok(g) => g,
-        Err(e) => return println!("\nthe GPU is present but unusable ({e}): the kernels above were not run."),
-    };
-    let module = match gpu.module(&cute_rs::TEST_KERNELS) {
-        Ok(m) => m,
-        Err(e) => return println!("loading the kernels failed: {e}"),
-    };
-    if gpu.is_cpu() {
-        println!("\nno GPU here: running the same kernels on the {}", gpu.properties().name);
-        match demo::cpu_demo(&gpu, &module) {
-            Ok(figures) => {
-                println!("copy and transpose verified against the CPU reference:");
-                for f in figures {
-                    println!("  {:<38} {:>8.1} {}", f.what, f.value, f.unit);
-                }
-            }
-            Err(e) => println!("FAILED on the CPU backend: {e}"),
-        }
-        return;
-    }
-    println!("\nGPU: {}", gpu.properties().name);
-    for bench in demo::benches() {
-        match (bench.run)(&gpu, &module) {
-            Ok(figures) => {
-                println!("{} (verified against the CPU):", bench.name);
-                for f in figures {
-                    println!("  {:<34} {:>8.3} {}", f.what, f.value, f.unit);
-                }
-            }
-            Err(e) => println!("{}: FAILED: {e}", bench.name),
-        }
-    }
-}
 fn check_bijection(name: &str, l: Layout, n: i64) {
     let mut seen = vec![false; n as usize];
     for i in 0..l.size() {

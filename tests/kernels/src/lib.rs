@@ -1,6 +1,6 @@
 //! The test harness's device crate: the kernels of the GPU suite's checks, benchmarks, fault
 //! injection and demos, compiled to their own PTX modules (`test_kernels`, and `test_kernels_sm90a`
-//! with the cargo feature `sm90a`) by the root package's `build.rs`, apart from the production
+//! with the cargo feature `sm90a`) by the suite's `build.rs` (`suite/`), apart from the production
 //! kernels of `kernels/`.
 //!
 //! Each kernel is written with [`#[kernel]`](kernel): on the GPU a PTX entry of its name; on the
@@ -8,8 +8,8 @@
 //! whose body the CPU backend runs.
 //!
 //! Layouts used by kernels are `const` items computed by the `layout` algebra at compile time, so
-//! that evaluating them in a kernel folds to a few integer operations; `tests/ptx_folding.rs` (root
-//! package) checks that on the emitted PTX.
+//! that evaluating them in a kernel folds to a few integer operations; `tests/ptx_folding.rs` (the
+//! suite) checks that on the emitted PTX.
 #![no_std]
 
 use layout_tensor::kernel;
@@ -21,8 +21,6 @@ pub mod checks;
 pub mod copy_async;
 pub mod cutile;
 pub mod cutile_sizes;
-pub mod demo;
-pub mod demo_layouts;
 pub mod faults;
 pub mod printing;
 pub mod tensor_copy;
@@ -30,6 +28,9 @@ pub mod tensor_copy_layouts;
 pub mod tma_tile;
 pub mod triton;
 pub mod tutorials;
+
+/// The demo's kernels and layouts (`demo-kernels/`), linked into this crate's modules.
+pub use demo_kernels::{demo, demo_layouts};
 
 use layout_tensor::device::ids::global_thread_index_x;
 use layout::Layout;

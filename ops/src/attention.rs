@@ -10,9 +10,9 @@
 //! `j <= i + seqlen_k - seqlen_q`, as FlashAttention 2.1 and later); a query that sees no key
 //! gets zeros and a log-sum-exp of `-inf`.
 //!
-//! The path: on an sm_90 GPU the Hopper kernel (`kernels::attention_sm90`: TMA, `wgmma`, warp
+//! The path: on an sm_90 GPU the Hopper kernel (`cute_rs_kernels::attention_sm90`: TMA, `wgmma`, warp
 //! specialization, persistent blocks) for bf16 and f16, head dimension 64, 128 or 256, 16-byte
-//! aligned rows; else the portable kernel on `mma.sync` (`kernels::attention`: any GPU from sm_80
+//! aligned rows; else the portable kernel on `mma.sync` (`cute_rs_kernels::attention`: any GPU from sm_80
 //! and the CPU backend; bf16 and f16, head dimension 64, 128 or 256, K and V with one set of
 //! strides and O with Q's).
 //! [`Attention::path`] forces one, for benchmarks. A call allocates nothing and returns once
@@ -20,11 +20,11 @@
 //!
 //! # Example
 //! ```
-//! use cute_rs::attention::{Attention, AttentionPath};
-//! use layout::Layout;
-//! use layout_tensor::half::f16;
+//! use cute_rs_ops::attention::{Attention, AttentionPath};
+//! use cute_rs_layout::Layout;
+//! use cute_rs_tensor::half::f16;
 //!
-//! let gpu = host::Gpu::cpu(); // or host::Gpu::new(0)? on a machine with a GPU
+//! let gpu = cute_rs_host::Gpu::cpu(); // or cute_rs_host::Gpu::new(0)? on a machine with a GPU
 //! // One sequence of 2 queries and 3 keys, one head of dimension 64.
 //! let (sq, sk, d) = (2, 3, 64);
 //! let q = gpu.upload(&vec![f16::from_f32(0.0); sq * d])?;
@@ -51,17 +51,17 @@
 
 use std::fmt;
 
-use host::{DeviceBuffer, DeviceElem, DeviceTensor, DeviceTensorMut, Gpu, HostError, LaunchConfig, Stream, TensorMap, TmaOobFill, TmaSwizzle};
-use layout::Layout;
-use layout_tensor::half::{bf16, f16};
+use cute_rs_host::{DeviceBuffer, DeviceElem, DeviceTensor, DeviceTensorMut, Gpu, HostError, LaunchConfig, Stream, TensorMap, TmaOobFill, TmaSwizzle};
+use cute_rs_layout::Layout;
+use cute_rs_tensor::half::{bf16, f16};
 
-use kernels::attention_sm90 as sm90;
+use cute_rs_kernels::attention_sm90 as sm90;
 
 /// Which kernel computes a call.
 ///
 /// # Example
 /// ```
-/// use cute_rs::attention::AttentionPath;
+/// use cute_rs_ops::attention::AttentionPath;
 /// assert_ne!(AttentionPath::Sm90, AttentionPath::MmaSync);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,7 +79,7 @@ pub enum AttentionPath {
 ///
 /// # Example
 /// ```
-/// use cute_rs::attention::AttentionSchedule;
+/// use cute_rs_ops::attention::AttentionSchedule;
 /// assert_eq!(AttentionSchedule::default(), AttentionSchedule::Persistent);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -110,7 +110,7 @@ pub enum AttentionSchedule {
 ///
 /// # Example
 /// ```
-/// use cute_rs::attention::AttentionError;
+/// use cute_rs_ops::attention::AttentionError;
 /// let e = AttentionError::Shape("heads: 3 KV heads do not divide 4 query heads".into());
 /// assert!(e.to_string().contains("do not divide"));
 /// ```
@@ -147,8 +147,8 @@ impl From<HostError> for AttentionError {
 ///
 /// # Example
 /// ```
-/// use cute_rs::attention::AttentionElem;
-/// assert!(<layout_tensor::half::f16 as AttentionElem>::F16);
+/// use cute_rs_ops::attention::AttentionElem;
+/// assert!(<cute_rs_tensor::half::f16 as AttentionElem>::F16);
 /// ```
 pub trait AttentionElem: DeviceElem + Copy {
     /// Whether the type is f16 (else bf16).
@@ -171,7 +171,7 @@ impl AttentionElem for f16 {
 ///
 /// # Example
 /// ```
-/// let a = cute_rs::attention::Attention::new().causal(true).scale(0.125);
+/// let a = cute_rs_ops::attention::Attention::new().causal(true).scale(0.125);
 /// assert!(format!("{a:?}").contains("causal: true"));
 /// ```
 #[derive(Clone, Copy, Debug, Default)]
@@ -239,7 +239,7 @@ impl<'a> Attention<'a> {
     ///
     /// # Example
     /// ```
-    /// let _ = cute_rs::attention::Attention::new().scale(0.125);
+    /// let _ = cute_rs_ops::attention::Attention::new().scale(0.125);
     /// ```
     pub fn scale(self, scale: f32) -> Attention<'a> {
         Attention { scale: Some(scale), ..self }
@@ -249,7 +249,7 @@ impl<'a> Attention<'a> {
     ///
     /// # Example
     /// ```
-    /// let _ = cute_rs::attention::Attention::new().causal(true);
+    /// let _ = cute_rs_ops::attention::Attention::new().causal(true);
     /// ```
     pub fn causal(self, causal: bool) -> Attention<'a> {
         Attention { causal, ..self }
@@ -259,10 +259,10 @@ impl<'a> Attention<'a> {
     ///
     /// # Example
     /// ```
-    /// let gpu = host::Gpu::cpu();
+    /// let gpu = cute_rs_host::Gpu::cpu();
     /// let stream = gpu.create_stream()?;
-    /// let _ = cute_rs::attention::Attention::new().on(&stream);
-    /// # Ok::<(), host::HostError>(())
+    /// let _ = cute_rs_ops::attention::Attention::new().on(&stream);
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn on(self, stream: &'a Stream) -> Attention<'a> {
         Attention { stream: Some(stream), ..self }
@@ -272,7 +272,7 @@ impl<'a> Attention<'a> {
     ///
     /// # Example
     /// ```
-    /// let _ = cute_rs::attention::Attention::new().path(cute_rs::attention::AttentionPath::MmaSync);
+    /// let _ = cute_rs_ops::attention::Attention::new().path(cute_rs_ops::attention::AttentionPath::MmaSync);
     /// ```
     pub fn path(self, path: AttentionPath) -> Attention<'a> {
         Attention { path: Some(path), ..self }
@@ -283,7 +283,7 @@ impl<'a> Attention<'a> {
     ///
     /// # Example
     /// ```
-    /// use cute_rs::attention::{Attention, AttentionSchedule};
+    /// use cute_rs_ops::attention::{Attention, AttentionSchedule};
     /// let _ = Attention::new().schedule(AttentionSchedule::Serial);
     /// ```
     pub fn schedule(self, schedule: AttentionSchedule) -> Attention<'a> {
@@ -435,7 +435,7 @@ impl<'a> Attention<'a> {
             ($kernel:expr) => {{
                 let (batch, heads, heads_kv, seqlen_q, seqlen_k, scale_log2, causal) = rest;
                 let args = (qm, km, vm, om, lse_ptr, batch, heads, heads_kv, seqlen_q, seqlen_k, scale_log2, causal);
-                let launch = gpu.launch(&crate::GEMM_SM90A, $kernel, cfg, args);
+                let launch = gpu.launch(crate::modules::gemm_sm90a(), $kernel, cfg, args);
                 // SAFETY: the maps cover Q, K, V and O (O's stores are clipped to it); the
                 // log-sum-exp holds what its checked layout reaches; the kernel writes only there.
                 unsafe { crate::gemm::on(launch, self.stream).run() }
@@ -466,7 +466,7 @@ impl<'a> Attention<'a> {
 
     /// The portable kernel of `T` and the head dimension.
     fn launch_portable<T: AttentionElem>(&self, gpu: &Gpu, p: &Problem, scale: f32, [q, k, v]: [&DeviceBuffer<T>; 3], o: &mut DeviceBuffer<T>, lse: &mut DeviceBuffer<f32>) -> Result<(), AttentionError> {
-        use kernels::attention as portable;
+        use cute_rs_kernels::attention as portable;
         let d = p.d as u32;
         let cfg = LaunchConfig {
             grid: (p.seqlen_q.div_ceil(portable::ATTENTION_BLOCK as usize) as u32, p.heads as u32, p.batch as u32),
@@ -482,7 +482,7 @@ impl<'a> Attention<'a> {
                 let ptr = |b: &DeviceBuffer<T>| b.device_ptr() as *const $e;
                 let (heads, heads_kv, seqlen_q, seqlen_k, qb, qs, qh, kb, ks, kh, scale, causal) = rest;
                 let args = (ptr(q), ptr(k), ptr(v), o_ptr as *mut $e, lse_ptr, heads, heads_kv, seqlen_q, seqlen_k, qb, qs, qh, kb, ks, kh, scale, causal);
-                let launch = gpu.launch(&crate::GEMM, $kernel, cfg, args);
+                let launch = gpu.launch(crate::modules::gemm(), $kernel, cfg, args);
                 // SAFETY: the checked layouts: Q and O share strides, K and V too, each buffer
                 // holds what they reach; the kernel writes only inside O and the log-sum-exp.
                 unsafe { crate::gemm::on(launch, self.stream).run() }
@@ -588,7 +588,7 @@ fn tensor_map<T: AttentionElem>(gpu: &Gpu, buf: &DeviceBuffer<T>, op: Operand, s
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kernels::attention_sm90::AttentionTiles;
+    use cute_rs_kernels::attention_sm90::AttentionTiles;
 
     #[test]
     fn tiles_are_each_visited_once_heads_together_and_longest_first_under_a_causal_mask() {

@@ -8,16 +8,16 @@
 //! of 64 K x the tile's rows, an MN-major one in boxes of 64 M (N) x 64 K, all with the 128-byte
 //! swizzle wgmma reads; a 16-bit D is written by TMA stores of 64 x 64 boxes.
 
-use host::{DeviceBuffer, DeviceElem, Gpu, LaunchConfig, Stream, TensorMap, TmaOobFill, TmaSwizzle};
+use cute_rs_host::{DeviceBuffer, DeviceElem, Gpu, LaunchConfig, Stream, TensorMap, TmaOobFill, TmaSwizzle};
 
 use crate::gemm::{Gemm, GemmInput, GemmOutput, Major};
-use kernels::gemm_sm90_sizes::{
+use cute_rs_kernels::gemm_sm90_sizes::{
     decode_tile, GemmSm90Shape, SplitK, GEMM_SM90_BK, GEMM_SM90_EPILOGUE_BYTES, GEMM_SM90_P_128X256 as SHAPE, GEMM_SM90_SPLIT_K,
 };
 
 /// The element type of A and B on the Hopper path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum HopperIn {
+pub enum HopperIn {
     Bf16,
     F16,
     /// f32 in memory, multiplied as tf32 (K-major operands and f32 D only).
@@ -61,7 +61,7 @@ impl HopperIn {
 
 /// The element type of D on the Hopper path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum HopperOut {
+pub enum HopperOut {
     F32,
     Bf16,
     F16,
@@ -89,7 +89,7 @@ impl HopperOut {
 /// A problem as the Hopper entries see it: the API's problem ([`Gemm`]: shapes, storage orders,
 /// strides, batches, epilogue) and the element types.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct HopperGemm {
+pub struct HopperGemm {
     pub g: Gemm,
     pub input: HopperIn,
     pub out: HopperOut,
@@ -101,9 +101,9 @@ pub(crate) struct HopperGemm {
 /// A Hopper entry, by the type of its D (bf16 as bits).
 #[derive(Clone, Copy)]
 enum HopperKernel {
-    F32(host::KernelFn<kernels::gemm_sm90::by_output::Params<f32>>),
-    Bf16(host::KernelFn<kernels::gemm_sm90::by_output::Params<u16>>),
-    F16(host::KernelFn<kernels::gemm_sm90::by_output::Params<layout_tensor::half::f16>>),
+    F32(cute_rs_host::KernelFn<cute_rs_kernels::gemm_sm90::by_output::Params<f32>>),
+    Bf16(cute_rs_host::KernelFn<cute_rs_kernels::gemm_sm90::by_output::Params<u16>>),
+    F16(cute_rs_host::KernelFn<cute_rs_kernels::gemm_sm90::by_output::Params<cute_rs_tensor::half::f16>>),
 }
 
 impl HopperGemm {
@@ -212,10 +212,10 @@ impl HopperGemm {
         .to_string()
     }
 
-    /// The entry of `kernels::gemm_sm90::by_output` for this problem's input, storage orders and
+    /// The entry of `cute_rs_kernels::gemm_sm90::by_output` for this problem's input, storage orders and
     /// output, launched with `splits` K splits.
     fn kernel(&self, splits: u32) -> HopperKernel {
-        use kernels::gemm_sm90::by_output;
+        use cute_rs_kernels::gemm_sm90::by_output;
         let f16 = (self.input == HopperIn::F16) as usize;
         let index = 4 * f16 + 2 * self.a_col() as usize + self.b_row() as usize;
         let split = splits > 1 && self.has_split_entry() && matches!(self.input, HopperIn::Bf16 | HopperIn::F16);
@@ -340,12 +340,12 @@ impl HopperGemm {
 
     /// The persistent grid: one block per SM, at most one per work unit (tile, batch and split);
     /// with clusters, as many whole clusters as can be resident, at most one per cluster tile.
-    fn launch_config(&self, gpu: &Gpu) -> host::Result<LaunchConfig> {
+    fn launch_config(&self, gpu: &Gpu) -> cute_rs_host::Result<LaunchConfig> {
         let cm = self.cluster() as usize;
         let smem = self.smem_bytes();
         let blocks = if cm > 1 {
             let cluster_tiles = self.g.m.div_ceil(cm * SHAPE.bm as usize) * self.g.n.div_ceil(SHAPE.bn as usize);
-            let kernel = gpu.module(&crate::GEMM_SM90A)?.function(kernels::gemm_sm90::by_output::FP8_BF16_C2)?;
+            let kernel = gpu.module(crate::modules::gemm_sm90a())?.function(cute_rs_kernels::gemm_sm90::by_output::FP8_BF16_C2)?;
             // Fewer than SMs / 2 when a GPC's SM count is odd: a cluster's blocks share a GPC.
             let resident = kernel.max_active_clusters((SHAPE.threads(), 1, 1), smem, (cm as u32, 1, 1))? as usize;
             cluster_tiles.min(resident).max(1) * cm
@@ -365,7 +365,7 @@ impl HopperGemm {
         a: &DeviceBuffer<IA>,
         b: &DeviceBuffer<IB>,
         d: &DeviceBuffer<O>,
-    ) -> host::Result<HopperMaps> {
+    ) -> cute_rs_host::Result<HopperMaps> {
         let g = &self.g;
         let (m, n, k, l) = (g.m, g.n, g.k, g.batches);
         let strides = g.strides_of_batches();
@@ -373,9 +373,9 @@ impl HopperGemm {
         // batch (and the cluster entry, whose multicast loads are 2-D): 2-D maps.
         let cm = self.cluster();
         let rank3 = l > 1;
-        let map = |buf: &dyn MapSource, (inner, outer): (usize, usize), ld: usize, batch: usize, box_shape: [u32; 2]| -> host::Result<TensorMap> {
+        let map = |buf: &dyn MapSource, (inner, outer): (usize, usize), ld: usize, batch: usize, box_shape: [u32; 2]| -> cute_rs_host::Result<TensorMap> {
             let text = if rank3 { format!("({inner},{outer},{l}):(1,{ld},{batch})") } else { format!("({inner},{outer}):(1,{ld})") };
-            let global = layout::Layout::parse(&text).map_err(|e| host::HostError::Invalid(e.to_string()))?;
+            let global = cute_rs_layout::Layout::parse(&text).map_err(|e| cute_rs_host::HostError::Invalid(e.to_string()))?;
             let boxes = [box_shape[0], box_shape[1], 1];
             buf.tensor_map(gpu, global, &boxes[..if rank3 { 3 } else { 2 }])
         };
@@ -428,7 +428,7 @@ impl HopperGemm {
         maps: &HopperMaps,
         (c, bias): (Option<&DeviceBuffer<f32>>, Option<&DeviceBuffer<f32>>),
         d: &DeviceBuffer<O>,
-    ) -> host::Result<()> {
+    ) -> cute_rs_host::Result<()> {
         let g = &self.g;
         let cfg = self.launch_config(gpu)?;
         let cm = self.cluster();
@@ -457,7 +457,7 @@ impl HopperGemm {
                 let d_ptr = d.device_ptr() as *mut $out;
                 let args = (&maps.a_map, &maps.b_map, d_map, c_ptr, d_ptr, m, n, k, l, ldc, ldd, batch_c, batch_d, alpha, beta, bias, flags, workspace);
                 // SAFETY: the caller's preconditions; the maps cover exactly A, B and D.
-                let launch = gpu.launch(&crate::GEMM_SM90A, $kernel, cfg, args);
+                let launch = gpu.launch(crate::modules::gemm_sm90a(), $kernel, cfg, args);
                 let launch = if cm > 1 { launch.cluster((cm, 1, 1)) } else { launch };
                 unsafe { crate::gemm::on(launch, stream).run() }
             }};
@@ -465,7 +465,7 @@ impl HopperGemm {
         match self.kernel(splits) {
             HopperKernel::F32(k) => launch!(k, f32),
             HopperKernel::Bf16(k) => launch!(k, u16),
-            HopperKernel::F16(k) => launch!(k, layout_tensor::half::f16),
+            HopperKernel::F16(k) => launch!(k, cute_rs_tensor::half::f16),
         }
     }
 
@@ -484,7 +484,7 @@ impl HopperGemm {
         c: Option<&DeviceBuffer<f32>>,
         bias: Option<&DeviceBuffer<f32>>,
         d: &DeviceBuffer<O>,
-    ) -> host::Result<()> {
+    ) -> cute_rs_host::Result<()> {
         let maps = self.maps(gpu, a, b, d)?;
         // SAFETY: forwarded; the maps are copied into the launch's parameters.
         unsafe { self.launch_with(gpu, stream, &maps, (c, bias), d) }
@@ -492,7 +492,7 @@ impl HopperGemm {
 }
 
 /// The tensor maps of one problem's A, B and D (none for a D stored directly), encoded on the host.
-pub(crate) struct HopperMaps {
+pub struct HopperMaps {
     a_map: TensorMap,
     b_map: TensorMap,
     d_map: Option<TensorMap>,
@@ -501,11 +501,11 @@ pub(crate) struct HopperMaps {
 /// A buffer a tensor map can be made of (so that A, B and D of different element types share
 /// one map closure).
 trait MapSource {
-    fn tensor_map(&self, gpu: &Gpu, global: layout::Layout, box_shape: &[u32]) -> host::Result<TensorMap>;
+    fn tensor_map(&self, gpu: &Gpu, global: cute_rs_layout::Layout, box_shape: &[u32]) -> cute_rs_host::Result<TensorMap>;
 }
 
 impl<T: DeviceElem> MapSource for DeviceBuffer<T> {
-    fn tensor_map(&self, gpu: &Gpu, global: layout::Layout, box_shape: &[u32]) -> host::Result<TensorMap> {
+    fn tensor_map(&self, gpu: &Gpu, global: cute_rs_layout::Layout, box_shape: &[u32]) -> cute_rs_host::Result<TensorMap> {
         gpu.tensor_map(self, global, box_shape, TmaSwizzle::B128, TmaOobFill::Zero)
     }
 }

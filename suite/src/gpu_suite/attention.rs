@@ -1,4 +1,4 @@
-//! Fused attention forward through the library call ([`crate::attention::Attention`]) on both of
+//! Fused attention forward through the library call ([`cute_rs_ops::attention::Attention`]) on both of
 //! its kernels: the Hopper one (TMA, `wgmma`, warp specialization; sm_90 only) and the portable
 //! one on block tiles (`mma.sync`; also the CPU backend). Checked against an f64 reference on
 //! fresh random data with poisoned outputs: bf16 and f16, head dimensions 64, 128 and 256, causal
@@ -9,7 +9,7 @@ use host::Gpu;
 use layout::Layout;
 use layout_tensor::half::{bf16, f16};
 
-use crate::attention::{Attention, AttentionElem, AttentionPath, AttentionSchedule};
+use cute_rs_ops::attention::{Attention, AttentionElem, AttentionPath, AttentionSchedule};
 
 use super::{fail, fresh_seed, median, random_f32, time_median, Bench, Check, Figure};
 

@@ -22,8 +22,8 @@ use kernels::gemm_sm90_sizes::{
 use layout::Layout;
 use layout_tensor::device::numeric::{bf16_to_f32, f16_to_f32, E4M3};
 
-use crate::gemm::{Activation, BiasKind, Gemm, GemmOutput, Major};
-use crate::gemm_hopper::{HopperGemm, HopperIn, HopperOut};
+use cute_rs_ops::gemm::{Activation, BiasKind, Gemm, GemmOutput, Major};
+use cute_rs_ops::gemm_hopper::{HopperGemm, HopperIn, HopperOut};
 
 use super::cublas::{Cublas, CublasLt, PeerOut};
 use super::mma::{compare_product, random_half, reference, Half};
@@ -346,7 +346,7 @@ fn launch<'a, O: DeviceElem>(
 }
 
 fn check(gpu: &Gpu, kernel: Kernel, m: usize, n: usize, k: usize, alpha: f32, beta: f32) -> Result<(), String> {
-    let module = gpu.module(&crate::GEMM_SM90A).map_err(fail("loading the sm_90a module"))?;
+    let module = gpu.module(cute_rs_ops::modules::gemm_sm90a()).map_err(fail("loading the sm_90a module"))?;
     let seed = fresh_seed();
     let a = random_half(seed, m * k, Half::Bf16);
     let b = random_half(seed ^ 0xb, n * k, Half::Bf16);
@@ -417,7 +417,7 @@ fn expected(
 }
 
 fn bench(gpu: &Gpu, kernel: Kernel, m: usize, n: usize, k: usize) -> Result<Vec<Figure>, String> {
-    let module = gpu.module(&crate::GEMM_SM90A).map_err(fail("loading the sm_90a module"))?;
+    let module = gpu.module(cute_rs_ops::modules::gemm_sm90a()).map_err(fail("loading the sm_90a module"))?;
     let seed = fresh_seed();
     let ops = operands(gpu, kernel, &random_half(seed, m * k, Half::Bf16), &random_half(seed ^ 0xb, n * k, Half::Bf16), m, n, k)?;
     let c = gpu.alloc::<f32>(1).map_err(fail("alloc"))?;
@@ -531,7 +531,7 @@ fn check_decode(gpu: &Gpu, out: HopperOut) -> Result<(), String> {
 /// cores drop each input's low 13 mantissa bits, so a product is off by less than `2^-9` of
 /// itself and a sum by less than `2^-9` of the sum of its products' magnitudes.
 fn check_tf32(gpu: &Gpu, _: &Module) -> Result<(), String> {
-    use crate::gemm::Major;
+    use cute_rs_ops::gemm::Major;
     for (m, n, k, alpha, beta) in [(200, 136, 72, 1.0, 0.0), (264, 520, 132, 1.5, -0.5), (1000, 1000, 1000, 1.0, 0.0), (4095, 4097, 1000, 1.0, 0.0)] {
         let seed = fresh_seed();
         let (a, b, c) = (random_f32(seed, m * k), random_f32(seed ^ 0xb, n * k), random_f32(seed ^ 0xc, m * n));
@@ -725,7 +725,7 @@ fn agree(what: &str, ours: &[f32], peer: &[f32], (a, b): (&[u16], &[u16]), (m, n
 fn tma_store_vs_cublas(gpu: &Gpu, (m, n, k): (usize, usize, usize)) -> Result<Vec<Figure>, String> {
     let blas = Cublas::new(gpu)?;
     let kernel = KERNELS[7];
-    let module = gpu.module(&crate::GEMM_SM90A).map_err(fail("loading the sm_90a module"))?;
+    let module = gpu.module(cute_rs_ops::modules::gemm_sm90a()).map_err(fail("loading the sm_90a module"))?;
     let seed = fresh_seed();
     let (a, b) = (random_half(seed, m * k, Half::Bf16), random_half(seed ^ 0xb, n * k, Half::Bf16));
     let ops = operands(gpu, kernel, &a, &b, m, n, k)?;
@@ -801,7 +801,7 @@ fn api_vs_cublas<O: PeerOut + GemmOutput>(gpu: &Gpu, (m, n, k): (usize, usize, u
         || {
             let mut d = d.borrow_mut();
             let (ta, tb) = (ga.tensor(la).map_err(|e| e.to_string())?, gb.tensor(lb).map_err(|e| e.to_string())?);
-            crate::matmul::Matmul::new().run(gpu, ta, tb, None, d.tensor_mut(ld).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
+            cute_rs_ops::matmul::Matmul::new().run(gpu, ta, tb, None, d.tensor_mut(ld).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
             gpu.synchronize().map_err(fail("synchronize"))
         },
         || {
@@ -890,7 +890,7 @@ fn kernel_time(t: &Interleaved) -> Figure {
 /// `L` batches of the TN GEMM (bf16 in and out, A row-major, B column-major, packed) through the
 /// Hopper entry (one persistent launch, 3-D tensor maps made once) against
 /// `cublasGemmStridedBatchedEx`, interleaved on the same buffers after checking that they agree;
-/// then the call to completion of [`Matmul::run`](crate::matmul::Matmul::run) on tensors beside
+/// then the call to completion of [`Matmul::run`](cute_rs_ops::matmul::Matmul::run) on tensors beside
 /// cuBLAS's.
 fn batched_vs_cublas(gpu: &Gpu, (l, m, n, k): (usize, usize, usize, usize)) -> Result<Vec<Figure>, String> {
     let blas = Cublas::new(gpu)?;
@@ -928,7 +928,7 @@ fn batched_vs_cublas(gpu: &Gpu, (l, m, n, k): (usize, usize, usize, usize)) -> R
         || {
             let mut d = d.borrow_mut();
             let (ta, tb) = (ga.tensor(la).map_err(|e| e.to_string())?, gb.tensor(lb).map_err(|e| e.to_string())?);
-            crate::matmul::Matmul::new().run(gpu, ta, tb, None, d.tensor_mut(ld).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
+            cute_rs_ops::matmul::Matmul::new().run(gpu, ta, tb, None, d.tensor_mut(ld).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
             gpu.synchronize().map_err(fail("synchronize"))
         },
         || {

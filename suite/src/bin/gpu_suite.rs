@@ -1,4 +1,4 @@
-//! The GPU suite runner of the GPU bundle: every check and benchmark of `cute_rs::gpu_suite`,
+//! The GPU suite runner of the GPU bundle: every check and benchmark of `cute_rs_suite::gpu_suite`,
 //! a table printed last, and the same as JSON.
 //!
 //! ```text
@@ -9,7 +9,7 @@
 
 use std::process::ExitCode;
 
-use cute_rs::gpu_suite::{self, Figure};
+use cute_rs_suite::gpu_suite::{self, Figure};
 use host::Gpu;
 use serde_json::json;
 
@@ -31,7 +31,7 @@ fn main() -> ExitCode {
     let date = std::process::Command::new("date").arg("-u").arg("+%Y-%m-%d %H:%M UTC").output()
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string()).unwrap_or_default();
     println!("device: {} (sm_{}{}, {} SMs), {date}", props.name, props.compute_capability.0, props.compute_capability.1, props.multiprocessors);
-    let module = match gpu.module(&cute_rs::TEST_KERNELS) {
+    let module = match gpu.module(&cute_rs_suite::TEST_KERNELS) {
         Ok(m) => m,
         Err(e) => {
             println!("loading the embedded PTX failed: {e}");

@@ -6,7 +6,7 @@
 
 use std::time::Instant;
 
-use cute_rs::gemm::{Gemm, Major};
+use cute_rs_ops::gemm::{Gemm, Major};
 use host::{Gpu, HostError};
 use layout_tensor::half::bf16;
 
@@ -37,7 +37,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Every element is 4096 * 0.5 * 0.25 = 512, exact in bf16.
     let got = gpu.download(&d)?;
     let wrong = got.iter().filter(|x| x.to_f32() != 512.0).count();
-    let jit = std::env::var("CUTE_JIT").as_deref() == Ok("1") || !cute_rs::GEMM_SM90A.has_cubin();
+    let jit = std::env::var("CUTE_JIT").as_deref() == Ok("1") || !cute_rs_ops::modules::gemm_sm90a().has_cubin();
     println!(
         "{{\"what\": \"first GEMM call, bf16 {n}^3\", \"path\": \"{path:?}\", \"module\": \"{}\", \"context_s\": {context_s:.3}, \
          \"first_call_s\": {first_s:.3}, \"second_call_s\": {second_s:.4}, \"wrong_elements\": {wrong}}}",

@@ -9,7 +9,7 @@
 //!   ([`Gemm::lda`], [`Gemm::ldb`]); C and D are row-major `M x N`, packed or with leading
 //!   dimensions ([`Gemm::ldc`], [`Gemm::ldd`]).
 //! - Batches ([`Gemm::batched`], [`Gemm::batch_strides`]): `L` independent products in one call.
-//! - The epilogue ([`BiasKind`], [`Activation`]; `kernels::epilogue`): a bias per row or per
+//! - The epilogue ([`BiasKind`], [`Activation`]; `cute_rs_kernels::epilogue`): a bias per row or per
 //!   column and an activation after alpha and beta, the same on every path.
 //! - Any `M`, `N`, `K`: partial tiles are handled by the kernel (zero-filled staging, predicated
 //!   stores). `K = 0` gives `D = beta * C`; `M = 0` or `N = 0` launches nothing.
@@ -18,18 +18,18 @@
 //!   (see there for the ordering with the default stream). On the CPU backend ([`Gpu::cpu`]) the
 //!   same kernels run on the host, one GPU thread at a time: use small sizes there.
 //!
-//! The kernels are in `kernels/src/gemm.rs` (Rust module [`kernels::gemm`], PTX module
-//! [`GEMM`](crate::GEMM), loaded on first use): 128 x 128 block tiles, a
+//! The kernels are in `kernels/src/gemm.rs` (Rust module [`cute_rs_kernels::gemm`], PTX module
+//! [`modules::gemm`](crate::modules::gemm), loaded on first use): 128 x 128 block tiles, a
 //! 3-stage `cp.async` ring of swizzled shared-memory tiles, `ldmatrix` fragments. When both leading
 //! dimensions are multiples of 8 elements and A and B start 16-byte aligned, tiles are staged with
 //! 16-byte `cp.async` copies; otherwise element by element (correct for any shape, slower).
 //!
 //! # Example
 //! ```
-//! use cute_rs::gemm::{Gemm, Major};
-//! use layout_tensor::half::{bf16, f16};
+//! use cute_rs_ops::gemm::{Gemm, Major};
+//! use cute_rs_tensor::half::{bf16, f16};
 //!
-//! let gpu = host::Gpu::cpu(); // or host::Gpu::new(0)? on a machine with a GPU
+//! let gpu = cute_rs_host::Gpu::cpu(); // or cute_rs_host::Gpu::new(0)? on a machine with a GPU
 //! // A = [[1, 2], [3, 4]] (row-major), B = identity (column-major), C = all ones.
 //! let a = gpu.upload(&[1.0f32, 2.0, 3.0, 4.0].map(bf16::from_f32))?;
 //! let b = gpu.upload(&[1.0f32, 0.0, 0.0, 1.0].map(bf16::from_f32))?;
@@ -49,19 +49,19 @@
 
 use std::fmt;
 
-use host::{DeviceBuffer, DeviceElem, Gpu, HostError, Launch, LaunchConfig, Stream};
-use kernels::gemm::{BM, BN, THREADS};
-use layout_tensor::device::numeric::{bf16_to_f32, E4M3, E5M2};
-use layout_tensor::half::{bf16, f16};
+use cute_rs_host::{DeviceBuffer, DeviceElem, Gpu, HostError, Launch, LaunchConfig, Stream};
+use cute_rs_kernels::gemm::{BM, BN, THREADS};
+use cute_rs_tensor::device::numeric::{bf16_to_f32, E4M3, E5M2};
+use cute_rs_tensor::half::{bf16, f16};
 
 use crate::gemm_hopper::{HopperGemm, HopperIn, HopperOut};
 
 /// Expands `$go!(table, input type, output type)` for the `mma.sync` kernels of inputs `$i` and
 /// output `$o` (`GemmInput`/`GemmOutput` types): the one place that maps the element types to a
-/// table of `kernels::gemm::by_type`, for both the launch and the kernel's name.
+/// table of `cute_rs_kernels::gemm::by_type`, for both the launch and the kernel's name.
 macro_rules! mma_kernels {
     ($i:ty, $o:ty, $go:ident) => {{
-        use kernels::gemm::by_type::*;
+        use cute_rs_kernels::gemm::by_type::*;
         match (<$i as GemmInput>::KERNEL_NAME, <$o as GemmOutput>::KERNEL_SUFFIX) {
             ("f16", "") => $go!(F16_F32, f16, f32),
             ("f16", "_of16") => $go!(F16_F16, f16, f16),
@@ -88,7 +88,7 @@ pub enum Major {
 ///
 /// # Example
 /// ```
-/// use cute_rs::gemm::{Gemm, Major};
+/// use cute_rs_ops::gemm::{Gemm, Major};
 /// let g = Gemm::new(128, 256, 64).a_major(Major::Col).alpha(0.5);
 /// assert_eq!((g.m, g.n, g.k, g.a_major, g.b_major, g.alpha, g.beta), (128, 256, 64, Major::Col, Major::Row, 0.5, 0.0));
 /// assert_eq!(g.flops(), 2.0 * 128.0 * 256.0 * 64.0);
@@ -130,7 +130,7 @@ pub struct Gemm {
     pub activation: Activation,
 }
 
-pub use kernels::epilogue::{Activation, BiasKind};
+pub use cute_rs_kernels::epilogue::{Activation, BiasKind};
 
 /// Why a [`Gemm`] was not launched, or failed.
 #[derive(Clone, Debug, PartialEq)]
@@ -205,14 +205,14 @@ impl From<HostError> for GemmError {
 }
 
 /// An element type A and B can have: [`bf16`] or [`f16`] (the `half` crate's, re-exported as
-/// `layout_tensor::half`), or `u16` holding bf16 bit patterns (as
-/// [`f32_to_bf16`](layout_tensor::device::numeric::f32_to_bf16) makes them; the same kernels as
+/// `cute_rs_tensor::half`), or `u16` holding bf16 bit patterns (as
+/// [`f32_to_bf16`](cute_rs_tensor::device::numeric::f32_to_bf16) makes them; the same kernels as
 /// [`bf16`]). A and B have the same type: `mma.sync` multiplies bf16 by bf16 or f16 by f16.
 ///
 /// # Example
 /// ```
-/// use cute_rs::gemm::GemmInput;
-/// use layout_tensor::half::{bf16, f16};
+/// use cute_rs_ops::gemm::GemmInput;
+/// use cute_rs_tensor::half::{bf16, f16};
 /// assert_eq!((bf16::KERNEL_NAME, f16::KERNEL_NAME, <u16 as GemmInput>::KERNEL_NAME), ("bf16", "f16", "bf16"));
 /// assert_eq!(f16::from_f32(0.5).value(), 0.5);
 /// assert_eq!(GemmInput::value(0x3fc0u16), 1.5); // bf16 bits
@@ -265,8 +265,8 @@ impl GemmInput for E5M2 {
 ///
 /// # Example
 /// ```
-/// use cute_rs::gemm::GemmOutput;
-/// use layout_tensor::half::{bf16, f16};
+/// use cute_rs_ops::gemm::GemmOutput;
+/// use cute_rs_tensor::half::{bf16, f16};
 /// assert_eq!((<f32 as GemmOutput>::KERNEL_SUFFIX, bf16::KERNEL_SUFFIX, f16::KERNEL_SUFFIX), ("", "_obf16", "_of16"));
 /// assert_eq!(<u16 as GemmOutput>::KERNEL_SUFFIX, "_obf16");
 /// assert_eq!(GemmOutput::value(f16::from_f32(-2.0)), -2.0);
@@ -308,7 +308,7 @@ impl Gemm {
     ///
     /// # Example
     /// ```
-    /// let g = cute_rs::gemm::Gemm::new(1, 2, 3);
+    /// let g = cute_rs_ops::gemm::Gemm::new(1, 2, 3);
     /// assert_eq!((g.alpha, g.beta), (1.0, 0.0));
     /// ```
     pub fn new(m: usize, n: usize, k: usize) -> Gemm {
@@ -335,7 +335,7 @@ impl Gemm {
     ///
     /// # Example
     /// ```
-    /// assert_eq!(cute_rs::gemm::Gemm::new(2, 3, 4).ldc(8).ldc, Some(8));
+    /// assert_eq!(cute_rs_ops::gemm::Gemm::new(2, 3, 4).ldc(8).ldc, Some(8));
     /// ```
     pub fn ldc(self, ldc: usize) -> Gemm {
         Gemm { ldc: Some(ldc), ..self }
@@ -345,7 +345,7 @@ impl Gemm {
     ///
     /// # Example
     /// ```
-    /// assert_eq!(cute_rs::gemm::Gemm::new(2, 3, 4).ldd(8).ldd, Some(8));
+    /// assert_eq!(cute_rs_ops::gemm::Gemm::new(2, 3, 4).ldd(8).ldd, Some(8));
     /// ```
     pub fn ldd(self, ldd: usize) -> Gemm {
         Gemm { ldd: Some(ldd), ..self }
@@ -356,7 +356,7 @@ impl Gemm {
     ///
     /// # Example
     /// ```
-    /// let g = cute_rs::gemm::Gemm::new(2, 3, 4).batched(5);
+    /// let g = cute_rs_ops::gemm::Gemm::new(2, 3, 4).batched(5);
     /// assert_eq!((g.batches, g.flops()), (5, 5.0 * 2.0 * 2.0 * 3.0 * 4.0));
     /// ```
     pub fn batched(self, batches: usize) -> Gemm {
@@ -367,7 +367,7 @@ impl Gemm {
     ///
     /// # Example
     /// ```
-    /// let g = cute_rs::gemm::Gemm::new(2, 3, 4).batched(2).batch_strides([8, 0, 6, 6]);
+    /// let g = cute_rs_ops::gemm::Gemm::new(2, 3, 4).batched(2).batch_strides([8, 0, 6, 6]);
     /// assert_eq!(g.batch_strides, Some([8, 0, 6, 6]));
     /// ```
     pub fn batch_strides(self, strides: [usize; 4]) -> Gemm {
@@ -378,7 +378,7 @@ impl Gemm {
     ///
     /// # Example
     /// ```
-    /// use cute_rs::gemm::{BiasKind, Gemm};
+    /// use cute_rs_ops::gemm::{BiasKind, Gemm};
     /// assert_eq!(Gemm::new(2, 3, 4).bias(BiasKind::PerColumn).bias, BiasKind::PerColumn);
     /// ```
     pub fn bias(self, bias: BiasKind) -> Gemm {
@@ -389,7 +389,7 @@ impl Gemm {
     ///
     /// # Example
     /// ```
-    /// use cute_rs::gemm::{Activation, Gemm};
+    /// use cute_rs_ops::gemm::{Activation, Gemm};
     /// assert_eq!(Gemm::new(2, 3, 4).activation(Activation::Relu).activation, Activation::Relu);
     /// ```
     pub fn activation(self, activation: Activation) -> Gemm {
@@ -400,7 +400,7 @@ impl Gemm {
     ///
     /// # Example
     /// ```
-    /// assert_eq!(cute_rs::gemm::Gemm::new(2, 3, 4).ldd(5).ldcd(), (3, 5));
+    /// assert_eq!(cute_rs_ops::gemm::Gemm::new(2, 3, 4).ldd(5).ldcd(), (3, 5));
     /// ```
     pub fn ldcd(&self) -> (usize, usize) {
         (self.ldc.unwrap_or(self.n), self.ldd.unwrap_or(self.n))
@@ -411,7 +411,7 @@ impl Gemm {
     ///
     /// # Example
     /// ```
-    /// let g = cute_rs::gemm::Gemm::new(2, 3, 4).batched(2);
+    /// let g = cute_rs_ops::gemm::Gemm::new(2, 3, 4).batched(2);
     /// assert_eq!(g.strides_of_batches(), [8, 12, 6, 6]);
     /// ```
     pub fn strides_of_batches(&self) -> [usize; 4] {
@@ -424,14 +424,14 @@ impl Gemm {
 
     /// The epilogue's flags word for the kernels.
     pub(crate) fn flags(&self) -> u32 {
-        kernels::epilogue::epilogue_flags(self.bias, self.activation)
+        cute_rs_kernels::epilogue::epilogue_flags(self.bias, self.activation)
     }
 
     /// The same problem with A stored `major`.
     ///
     /// # Example
     /// ```
-    /// use cute_rs::gemm::{Gemm, Major};
+    /// use cute_rs_ops::gemm::{Gemm, Major};
     /// assert_eq!(Gemm::new(1, 1, 1).a_major(Major::Col).a_major, Major::Col);
     /// ```
     pub fn a_major(self, major: Major) -> Gemm {
@@ -442,7 +442,7 @@ impl Gemm {
     ///
     /// # Example
     /// ```
-    /// use cute_rs::gemm::{Gemm, Major};
+    /// use cute_rs_ops::gemm::{Gemm, Major};
     /// assert_eq!(Gemm::new(1, 1, 1).b_major(Major::Col).b_major, Major::Col);
     /// ```
     pub fn b_major(self, major: Major) -> Gemm {
@@ -456,7 +456,7 @@ impl Gemm {
     /// # Example
     /// ```
     /// // A: the 4 x 8 top-left block of a row-major 4 x 64 matrix.
-    /// assert_eq!(cute_rs::gemm::Gemm::new(4, 4, 8).lda(64).lds(), (64, 4));
+    /// assert_eq!(cute_rs_ops::gemm::Gemm::new(4, 4, 8).lda(64).lds(), (64, 4));
     /// ```
     pub fn lda(self, lda: usize) -> Gemm {
         Gemm { lda: Some(lda), ..self }
@@ -466,7 +466,7 @@ impl Gemm {
     ///
     /// # Example
     /// ```
-    /// assert_eq!(cute_rs::gemm::Gemm::new(4, 4, 8).ldb(16).lds(), (8, 16));
+    /// assert_eq!(cute_rs_ops::gemm::Gemm::new(4, 4, 8).ldb(16).lds(), (8, 16));
     /// ```
     pub fn ldb(self, ldb: usize) -> Gemm {
         Gemm { ldb: Some(ldb), ..self }
@@ -476,7 +476,7 @@ impl Gemm {
     ///
     /// # Example
     /// ```
-    /// assert_eq!(cute_rs::gemm::Gemm::new(1, 1, 1).alpha(2.0).alpha, 2.0);
+    /// assert_eq!(cute_rs_ops::gemm::Gemm::new(1, 1, 1).alpha(2.0).alpha, 2.0);
     /// ```
     pub fn alpha(self, alpha: f32) -> Gemm {
         Gemm { alpha, ..self }
@@ -486,7 +486,7 @@ impl Gemm {
     ///
     /// # Example
     /// ```
-    /// assert_eq!(cute_rs::gemm::Gemm::new(1, 1, 1).beta(0.5).beta, 0.5);
+    /// assert_eq!(cute_rs_ops::gemm::Gemm::new(1, 1, 1).beta(0.5).beta, 0.5);
     /// ```
     pub fn beta(self, beta: f32) -> Gemm {
         Gemm { beta, ..self }
@@ -496,7 +496,7 @@ impl Gemm {
     ///
     /// # Example
     /// ```
-    /// assert_eq!(cute_rs::gemm::Gemm::new(2, 3, 4).flops(), 48.0);
+    /// assert_eq!(cute_rs_ops::gemm::Gemm::new(2, 3, 4).flops(), 48.0);
     /// ```
     pub fn flops(&self) -> f64 {
         2.0 * self.m as f64 * self.n as f64 * self.k as f64 * self.batches.max(1) as f64
@@ -506,7 +506,7 @@ impl Gemm {
     ///
     /// # Example
     /// ```
-    /// use cute_rs::gemm::{Gemm, Major};
+    /// use cute_rs_ops::gemm::{Gemm, Major};
     /// assert_eq!(Gemm::new(5, 6, 7).lds(), (7, 6));
     /// assert_eq!(Gemm::new(5, 6, 7).a_major(Major::Col).b_major(Major::Col).lds(), (5, 7));
     /// ```
@@ -539,8 +539,8 @@ impl Gemm {
     ///
     /// # Example
     /// ```
-    /// use cute_rs::gemm::{Gemm, Major};
-    /// use layout_tensor::half::{bf16, f16};
+    /// use cute_rs_ops::gemm::{Gemm, Major};
+    /// use cute_rs_tensor::half::{bf16, f16};
     /// assert_eq!(Gemm::new(8, 8, 8).b_major(Major::Col).kernel_name::<bf16, f32>(true), "gemm_bf16_ar_bc_v16");
     /// assert_eq!(Gemm::new(8, 8, 8).kernel_name::<u16, u16>(false), "gemm_bf16_ar_br_obf16");
     /// assert_eq!(Gemm::new(8, 8, 8).a_major(Major::Col).kernel_name::<f16, f16>(true), "gemm_f16_ac_br_v16_of16");
@@ -555,8 +555,8 @@ impl Gemm {
         mma_kernels!(I, O, name).to_string()
     }
 
-    /// The position of this problem's kernel in the tables of `kernels::gemm::by_type` (and
-    /// `kernels::sgemm::by_math`): `4 * vec + 2 * (A column-major) + (B column-major)`.
+    /// The position of this problem's kernel in the tables of `cute_rs_kernels::gemm::by_type` (and
+    /// `cute_rs_kernels::sgemm::by_math`): `4 * vec + 2 * (A column-major) + (B column-major)`.
     pub(crate) fn mma_index(&self, vec: bool) -> usize {
         4 * vec as usize + 2 * (self.a_major == Major::Col) as usize + (self.b_major == Major::Col) as usize
     }
@@ -572,16 +572,16 @@ impl Gemm {
     ///
     /// # Example
     /// ```
-    /// use cute_rs::gemm::{Gemm, GemmError};
-    /// use layout_tensor::half::f16;
-    /// let gpu = host::Gpu::cpu();
+    /// use cute_rs_ops::gemm::{Gemm, GemmError};
+    /// use cute_rs_tensor::half::f16;
+    /// let gpu = cute_rs_host::Gpu::cpu();
     /// let (a, b) = (gpu.alloc::<f16>(6)?, gpu.alloc::<f16>(12)?);
     /// let d = gpu.alloc::<f32>(8)?;
     /// assert!(Gemm::new(2, 4, 3).validate(&a, &b, None, &d).is_ok());
     /// let e = Gemm::new(2, 4, 4).validate(&a, &b, None, &d).unwrap_err();
     /// assert_eq!(e.to_string(), "gemm: A is M x K = 2 x 4, 8 elements, but its buffer has 6");
     /// assert_eq!(Gemm::new(2, 4, 3).beta(1.0).validate(&a, &b, None, &d), Err(GemmError::MissingC { beta: 1.0 }));
-    /// # Ok::<(), host::HostError>(())
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn validate<TA: DeviceElem, TB: DeviceElem, O: GemmOutput>(
         &self,
@@ -662,8 +662,8 @@ impl Gemm {
     ///
     /// # Example
     /// ```
-    /// use cute_rs::gemm::{BiasKind, Gemm, GemmError};
-    /// let gpu = host::Gpu::cpu();
+    /// use cute_rs_ops::gemm::{BiasKind, Gemm, GemmError};
+    /// let gpu = cute_rs_host::Gpu::cpu();
     /// let bias = gpu.alloc::<f32>(3)?;
     /// assert!(Gemm::new(2, 3, 4).bias(BiasKind::PerColumn).validate_bias(Some(&bias)).is_ok());
     /// let e = Gemm::new(4, 3, 4).bias(BiasKind::PerRow).validate_bias(Some(&bias)).unwrap_err();
@@ -685,7 +685,7 @@ impl Gemm {
     }
 
     /// Launches `D = alpha * A * B + beta * C` on `gpu`'s default stream, with the kernels of
-    /// [`GEMM`](crate::GEMM) (loaded on first use and cached by the [`Gpu`]).
+    /// [`modules::gemm`](crate::modules::gemm) (loaded on first use and cached by the [`Gpu`]).
     ///
     /// `a` holds A (`M x K`) and `b` B (`K x N`), both bf16 or both f16 ([`GemmInput`]), stored as
     /// [`a_major`](Gemm::a_major) / [`b_major`](Gemm::b_major) say; `c` (f32, read only when
@@ -698,9 +698,9 @@ impl Gemm {
     ///
     /// # Example
     /// ```
-    /// use cute_rs::gemm::Gemm;
-    /// use layout_tensor::half::{bf16, f16};
-    /// let gpu = host::Gpu::cpu();
+    /// use cute_rs_ops::gemm::Gemm;
+    /// use cute_rs_tensor::half::{bf16, f16};
+    /// let gpu = cute_rs_host::Gpu::cpu();
     /// // 1 x 3 times 3 x 1: a dot product.
     /// let a = gpu.upload(&[1.0f32, 2.0, 3.0].map(bf16::from_f32))?;
     /// let b = gpu.upload(&[4.0f32, 5.0, 6.0].map(bf16::from_f32))?;
@@ -726,7 +726,7 @@ impl Gemm {
     }
 
     /// [`run`](Gemm::run) on `stream` instead of the GPU's default stream (as
-    /// [`Launch::on`](host::Launch::on)): GEMMs on different streams may overlap.
+    /// [`Launch::on`](cute_rs_host::Launch::on)): GEMMs on different streams may overlap.
     ///
     /// The streams of [`Gpu::create_stream`] do not wait for the default stream, nor it for them:
     /// - [`Gpu::upload`] and [`Gpu::write`] return once their copy is done, but [`Gpu::memset`],
@@ -740,9 +740,9 @@ impl Gemm {
     ///
     /// # Example
     /// ```
-    /// use cute_rs::gemm::Gemm;
-    /// use layout_tensor::half::f16;
-    /// let gpu = host::Gpu::cpu(); // on the CPU backend a stream orders nothing more: all is synchronous
+    /// use cute_rs_ops::gemm::Gemm;
+    /// use cute_rs_tensor::half::f16;
+    /// let gpu = cute_rs_host::Gpu::cpu(); // on the CPU backend a stream orders nothing more: all is synchronous
     /// let stream = gpu.create_stream()?;
     /// let a = gpu.upload(&[1.0f32, 2.0, 3.0].map(f16::from_f32))?;
     /// let mut d = gpu.alloc::<f16>(1)?;
@@ -791,7 +791,7 @@ impl Gemm {
         // every batch.
         let aligned = |ptr: u64, ld: usize, batch: usize| ptr % 16 == 0 && ld % 8 == 0 && (self.batches == 1 || batch % 8 == 0);
         let vec16 = aligned(a.device_ptr(), lda, strides[0]) && aligned(b.device_ptr(), ldb, strides[1]);
-        let module = gpu.module(&crate::GEMM)?;
+        let module = gpu.module(crate::modules::gemm())?;
         let index = self.mma_index(vec16);
         let cfg = LaunchConfig {
             grid: (self.n.div_ceil(BN as usize) as u32, self.m.div_ceil(BM as usize) as u32, 1),
@@ -833,10 +833,10 @@ impl Gemm {
     }
 
     /// The Hopper path: `D = alpha * A * B + beta * C` with the persistent warp-specialized TMA +
-    /// wgmma kernels of [`GEMM_SM90A`](crate::GEMM_SM90A) (128 x 256 tiles, a producer
+    /// wgmma kernels of [`modules::gemm_sm90a`](crate::modules::gemm_sm90a) (128 x 256 tiles, a producer
     /// and two consumer warpgroups, a 4-stage ring, 16-bit D stored through `stmatrix` and TMA):
     /// bf16 or f16 A and B in either storage order, f32, bf16 or f16 D, on `gpu`'s default stream.
-    /// The module ([`GEMM_SM90A`](crate::GEMM_SM90A)) loads on first use. Like [`run`](Gemm::run) it
+    /// The module ([`modules::gemm_sm90a`](crate::modules::gemm_sm90a)) loads on first use. Like [`run`](Gemm::run) it
     /// returns once the kernel is launched: the tensor maps of A, B and D travel by value in the
     /// launch's parameters (CUDA's `__grid_constant__`), so a call allocates nothing on the GPU and
     /// never waits; a download or [`Gpu::synchronize`] waits for it.
@@ -850,8 +850,8 @@ impl Gemm {
     ///
     /// # Example
     /// ```
-    /// use cute_rs::gemm::{Gemm, GemmError};
-    /// let gpu = host::Gpu::cpu();
+    /// use cute_rs_ops::gemm::{Gemm, GemmError};
+    /// let gpu = cute_rs_host::Gpu::cpu();
     /// let (a, b) = (gpu.alloc::<u16>(16 * 12)?, gpu.alloc::<u16>(12 * 16)?);
     /// let mut d = gpu.alloc::<f32>(16 * 16)?;
     /// // K = 12: A's rows (row-major, K contiguous) are 24 bytes, not a multiple of 16.
@@ -879,12 +879,12 @@ impl Gemm {
     ///
     /// # Example
     /// ```
-    /// use cute_rs::gemm::{Gemm, GemmError};
-    /// let gpu = host::Gpu::cpu();
+    /// use cute_rs_ops::gemm::{Gemm, GemmError};
+    /// let gpu = cute_rs_host::Gpu::cpu();
     /// let stream = gpu.create_stream()?;
     /// let (a, b) = (gpu.alloc::<u16>(16 * 8)?, gpu.alloc::<u16>(8 * 16)?);
     /// let mut d = gpu.alloc::<f32>(16 * 16)?;
-    /// let g = Gemm::new(16, 16, 8).b_major(cute_rs::gemm::Major::Col);
+    /// let g = Gemm::new(16, 16, 8).b_major(cute_rs_ops::gemm::Major::Col);
     /// // Valid operands, but the CPU backend cannot run wgmma:
     /// let e = g.run_sm90_on(&gpu, &stream, &a, &b, None, &mut d).unwrap_err();
     /// assert!(matches!(e, GemmError::Unsupported(ref why) if why.contains("CPU backend")), "{e}");
@@ -913,13 +913,13 @@ impl Gemm {
     ///
     /// # Example
     /// ```
-    /// use cute_rs::gemm::{Gemm, Major};
-    /// let gpu = host::Gpu::cpu();
+    /// use cute_rs_ops::gemm::{Gemm, Major};
+    /// let gpu = cute_rs_host::Gpu::cpu();
     /// let (a, b) = (gpu.alloc::<u16>(64 * 64)?, gpu.alloc::<u16>(64 * 64)?);
     /// let d = gpu.alloc::<f32>(64 * 64)?;
     /// let why = Gemm::new(64, 64, 64).a_major(Major::Col).sm90_unsupported(&gpu, &a, &b, &d).unwrap();
     /// assert!(why.contains("CPU backend"), "{why}");
-    /// # Ok::<(), host::HostError>(())
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn sm90_unsupported<I: GemmInput, O: GemmOutput>(
         &self,
@@ -959,9 +959,9 @@ impl Gemm {
     ///
     /// # Example
     /// ```
-    /// use cute_rs::gemm::{Gemm, GemmPath};
-    /// use layout_tensor::half::bf16;
-    /// let gpu = host::Gpu::cpu();
+    /// use cute_rs_ops::gemm::{Gemm, GemmPath};
+    /// use cute_rs_tensor::half::bf16;
+    /// let gpu = cute_rs_host::Gpu::cpu();
     /// let a = gpu.upload(&[1.0f32, 2.0, 3.0].map(bf16::from_f32))?;
     /// let b = gpu.upload(&[4.0f32, 5.0, 6.0].map(bf16::from_f32))?;
     /// let mut d = gpu.alloc::<f32>(1)?;

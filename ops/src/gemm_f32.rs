@@ -4,7 +4,7 @@
 //! A (`M x K`) and B (`K x N`), each row- or column-major as the [`Gemm`] says, and row-major f32 C
 //! and D, for any `M`, `N`, `K`; the problem and its validation are those of [`Gemm::run`].
 //!
-//! The kernels are in `kernels/src/sgemm.rs` (module [`kernels::sgemm`]): 128 x 128 block tiles;
+//! The kernels are in `kernels/src/sgemm.rs` (module [`cute_rs_kernels::sgemm`]): 128 x 128 block tiles;
 //! for FFMA double-buffered shared tiles filled by register prefetch, for tf32 a 4-stage `cp.async`
 //! ring in 80 KiB of dynamic shared memory; 16-byte global accesses when both leading dimensions
 //! are multiples of 4 elements and A and B start 16-byte aligned (element-wise otherwise: correct
@@ -12,9 +12,9 @@
 //!
 //! # Example
 //! ```
-//! use cute_rs::gemm::{Gemm, Major};
+//! use cute_rs_ops::gemm::{Gemm, Major};
 //!
-//! let gpu = host::Gpu::cpu(); // or host::Gpu::new(0)? on a machine with a GPU
+//! let gpu = cute_rs_host::Gpu::cpu(); // or cute_rs_host::Gpu::new(0)? on a machine with a GPU
 //! // A = [[1, 2], [3, 4]] (row-major), B = [[1, 0], [0.5, 1]] stored column-major, C = all ones.
 //! let a = gpu.upload(&[1.0f32, 2.0, 3.0, 4.0])?;
 //! let b = gpu.upload(&[1.0f32, 0.5, 0.0, 1.0])?;
@@ -29,8 +29,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use host::{DeviceBuffer, Gpu, LaunchConfig};
-use kernels::sgemm::{BM, BN, TF32_SMEM_BYTES, THREADS};
+use cute_rs_host::{DeviceBuffer, Gpu, LaunchConfig};
+use cute_rs_kernels::sgemm::{BM, BN, TF32_SMEM_BYTES, THREADS};
 
 use crate::gemm::{run_hopper, Gemm, GemmError};
 use crate::gemm_hopper::{HopperGemm, HopperIn, HopperOut};
@@ -51,8 +51,8 @@ impl Gemm {
     ///
     /// # Example
     /// ```
-    /// use cute_rs::gemm::{Gemm, Major};
-    /// use cute_rs::gemm_f32::F32Math;
+    /// use cute_rs_ops::gemm::{Gemm, Major};
+    /// use cute_rs_ops::gemm_f32::F32Math;
     /// let g = Gemm::new(8, 8, 8).a_major(Major::Col);
     /// assert_eq!(g.f32_kernel_name(F32Math::Ffma, true), "sgemm_f32_ac_br_v4");
     /// assert_eq!(g.f32_kernel_name(F32Math::Tf32, false), "sgemm_tf32_ac_br");
@@ -62,15 +62,15 @@ impl Gemm {
     }
 
     /// The kernel of [`f32_kernel_name`](Gemm::f32_kernel_name).
-    fn f32_kernel(&self, math: F32Math, vec4: bool) -> host::KernelFn<kernels::sgemm::by_math::Params> {
+    fn f32_kernel(&self, math: F32Math, vec4: bool) -> cute_rs_host::KernelFn<cute_rs_kernels::sgemm::by_math::Params> {
         match math {
-            F32Math::Ffma => kernels::sgemm::by_math::FFMA[self.mma_index(vec4)],
-            F32Math::Tf32 => kernels::sgemm::by_math::TF32[self.mma_index(vec4)],
+            F32Math::Ffma => cute_rs_kernels::sgemm::by_math::FFMA[self.mma_index(vec4)],
+            F32Math::Tf32 => cute_rs_kernels::sgemm::by_math::TF32[self.mma_index(vec4)],
         }
     }
 
     /// Launches `D = alpha * A * B + beta * C` in f32 on the CUDA cores (FFMA) on `gpu`'s default
-    /// stream, with the kernels of [`GEMM`](crate::GEMM) (loaded on first use).
+    /// stream, with the kernels of [`modules::gemm`](crate::modules::gemm) (loaded on first use).
     ///
     /// `a` holds A (`M x K`) and `b` B (`K x N`), stored as [`a_major`](Gemm::a_major) /
     /// [`b_major`](Gemm::b_major) say; `c` (read only when `beta != 0`) and `d` are row-major
@@ -83,8 +83,8 @@ impl Gemm {
     ///
     /// # Example
     /// ```
-    /// use cute_rs::gemm::Gemm;
-    /// let gpu = host::Gpu::cpu();
+    /// use cute_rs_ops::gemm::Gemm;
+    /// let gpu = cute_rs_host::Gpu::cpu();
     /// // 1 x 3 times 3 x 1: a dot product.
     /// let a = gpu.upload(&[1.0f32, 2.0, 3.0])?;
     /// let b = gpu.upload(&[4.0f32, 5.0, 6.0])?;
@@ -110,7 +110,7 @@ impl Gemm {
 
     /// [`run_f32`](Gemm::run_f32) on the tensor cores: each element of A and B is rounded to tf32
     /// (10 mantissa bits, to nearest, ties away from zero:
-    /// [`f32_to_tf32`](layout_tensor::device::numeric::f32_to_tf32)) and the products, exact in
+    /// [`f32_to_tf32`](cute_rs_tensor::device::numeric::f32_to_tf32)) and the products, exact in
     /// f32, are summed in f32 by `mma.sync.m16n8k8` (sm_80+; the CPU backend models it). The relative error of each
     /// product is up to about `2^-10`: use it where that is acceptable.
     ///
@@ -119,9 +119,9 @@ impl Gemm {
     ///
     /// # Example
     /// ```
-    /// use cute_rs::gemm::Gemm;
-    /// use layout_tensor::device::numeric::f32_to_tf32;
-    /// let gpu = host::Gpu::cpu();
+    /// use cute_rs_ops::gemm::Gemm;
+    /// use cute_rs_tensor::device::numeric::f32_to_tf32;
+    /// let gpu = cute_rs_host::Gpu::cpu();
     /// let x = 1.0f32 + 1.0 / 4096.0; // not a tf32 value: rounds to 1
     /// let (a, b) = (gpu.upload(&[x])?, gpu.upload(&[3.0f32])?);
     /// let mut d = gpu.alloc::<f32>(1)?;
@@ -141,7 +141,7 @@ impl Gemm {
     }
 
     /// [`run_tf32`](Gemm::run_tf32) on the Hopper path (the persistent TMA + wgmma kernel of
-    /// [`GEMM_SM90A`](crate::GEMM_SM90A), `wgmma ... k8.f32.tf32.tf32`): A row-major and
+    /// [`modules::gemm_sm90a`](crate::modules::gemm_sm90a), `wgmma ... k8.f32.tf32.tf32`): A row-major and
     /// B column-major (wgmma reads tf32 operands K-major only), K a multiple of 4 (16-byte TMA
     /// rows). The tensor cores use the tf32 part of each f32 (the low 13 mantissa bits are
     /// ignored, not rounded: a product's relative error is under `2^-9`) and sum in f32. Returns
@@ -154,8 +154,8 @@ impl Gemm {
     ///
     /// # Example
     /// ```
-    /// use cute_rs::gemm::{Gemm, GemmError, Major};
-    /// let gpu = host::Gpu::cpu();
+    /// use cute_rs_ops::gemm::{Gemm, GemmError, Major};
+    /// let gpu = cute_rs_host::Gpu::cpu();
     /// let (a, b) = (gpu.alloc::<f32>(64)?, gpu.alloc::<f32>(64)?);
     /// let mut d = gpu.alloc::<f32>(64)?;
     /// // B row-major would have to be read N-major: not for tf32.
@@ -183,9 +183,9 @@ impl Gemm {
     ///
     /// # Example
     /// ```
-    /// use cute_rs::gemm::Gemm;
-    /// use cute_rs::gemm_f32::F32Math;
-    /// let gpu = host::Gpu::cpu();
+    /// use cute_rs_ops::gemm::Gemm;
+    /// use cute_rs_ops::gemm_f32::F32Math;
+    /// let gpu = cute_rs_host::Gpu::cpu();
     /// let (a, b) = (gpu.upload(&[2.0f32])?, gpu.upload(&[3.0f32])?);
     /// let mut d = gpu.alloc::<f32>(1)?;
     /// Gemm::new(1, 1, 1).run_f32_math(F32Math::Tf32, &gpu, &a, &b, None, &mut d)?;
@@ -204,7 +204,7 @@ impl Gemm {
     ) -> Result<(), GemmError> {
         // The same problem, buffers and limits as the bf16 path: the grid is (N tiles, M tiles) of
         // 128 x 128 there and here.
-        const { assert!(BM == kernels::gemm::BM && BN == kernels::gemm::BN) };
+        const { assert!(BM == cute_rs_kernels::gemm::BM && BN == cute_rs_kernels::gemm::BN) };
         self.validate(a, b, c, d)?;
         if self.m == 0 || self.n == 0 {
             return Ok(());
@@ -225,7 +225,7 @@ impl Gemm {
         // (the raw pointer; `validate` checked the buffers).
         let c_ptr = c.map_or(d.device_ptr(), |c| c.device_ptr()) as *const f32;
         let args = (a, b, c_ptr, &mut *d, m, n, k, lda, ldb, alpha, beta);
-        let launch = gpu.launch(&crate::GEMM, kernel, cfg, args);
+        let launch = gpu.launch(crate::modules::gemm(), kernel, cfg, args);
         // SAFETY: the buffers hold the elements the shapes need (validated above); the kernel
         // reads A, B (and C when beta != 0) within them and writes D within it.
         unsafe { launch.run() }?;

@@ -1,4 +1,4 @@
-//! GPU checks and benchmark of the GEMM ([`crate::gemm`], kernels in `kernels/src/gemm.rs`).
+//! GPU checks and benchmark of the GEMM ([`cute_rs_ops::gemm`], kernels in `kernels/src/gemm.rs`).
 //!
 //! Each check runs A/B storage combinations over a list of ragged sizes, on fresh random bf16 or
 //! f16 data in `[-1, 1)`, with random `alpha`, `beta` and C, D poisoned with NaN first (an element
@@ -19,7 +19,7 @@ use layout_tensor::device::numeric::{f32_to_bf16, E4M3, E5M2};
 use layout_tensor::half::{bf16, f16};
 
 use super::{fail, fresh_seed, random_f32, random_u32, Bench, Check, Figure};
-use crate::gemm::{Gemm, GemmInput, GemmOutput, Major};
+use cute_rs_ops::gemm::{Gemm, GemmInput, GemmOutput, Major};
 
 pub fn checks() -> Vec<Check> {
     use Major::{Col, Row};
@@ -344,7 +344,7 @@ fn check_errors(gpu: &Gpu, _: &Module) -> Result<(), String> {
     let b = gpu.alloc::<u16>(12).map_err(fail("alloc"))?;
     let c = gpu.alloc::<f32>(7).map_err(fail("alloc"))?;
     let mut d = gpu.alloc::<f32>(8).map_err(fail("alloc"))?;
-    let expect = |r: Result<(), crate::gemm::GemmError>, want: &str| match r {
+    let expect = |r: Result<(), cute_rs_ops::gemm::GemmError>, want: &str| match r {
         Err(e) if e.to_string() == want => Ok(()),
         other => Err(format!("expected the error `{want}`, got {other:?}")),
     };
@@ -386,7 +386,7 @@ fn check_errors(gpu: &Gpu, _: &Module) -> Result<(), String> {
 /// kernels, also on the CPU backend) and `run_auto` (the Hopper kernels on an sm_90 GPU, their
 /// tensor maps striding by the leading dimensions).
 fn check_leading_dims(gpu: &Gpu, _: &Module) -> Result<(), String> {
-    use crate::gemm::GemmPath;
+    use cute_rs_ops::gemm::GemmPath;
     let (m, n, k) = (136, 200, 72);
     for (am, bm) in [(Major::Row, Major::Col), (Major::Row, Major::Row), (Major::Col, Major::Col), (Major::Col, Major::Row)] {
         let g = Gemm::new(m, n, k).a_major(am).b_major(bm).alpha(1.5).beta(0.5);
@@ -460,9 +460,9 @@ fn bench_mma_sync<I: Input + GemmOutput>(
 }
 
 /// `time_median` takes host errors: a GEMM's launch errors are host errors once validated.
-pub(super) fn host_err(e: crate::gemm::GemmError) -> host::HostError {
+pub(super) fn host_err(e: cute_rs_ops::gemm::GemmError) -> host::HostError {
     match e {
-        crate::gemm::GemmError::Host(h) => h,
+        cute_rs_ops::gemm::GemmError::Host(h) => h,
         other => host::HostError::Invalid(other.to_string()),
     }
 }
@@ -470,7 +470,7 @@ pub(super) fn host_err(e: crate::gemm::GemmError) -> host::HostError {
 /// [`Gemm::run_sm90`] (the Hopper kernel behind the API) against the reference, ragged and
 /// alpha/beta problems, and its refusal of a K TMA cannot read.
 fn check_sm90(gpu: &Gpu, _: &Module) -> Result<(), String> {
-    use crate::gemm::GemmPath;
+    use cute_rs_ops::gemm::GemmPath;
     if gpu.is_cpu() || gpu.properties().compute_capability != (9, 0) {
         return Err("not an sm_90 GPU: no Hopper path".into());
     }
@@ -536,7 +536,7 @@ fn check_sm90(gpu: &Gpu, _: &Module) -> Result<(), String> {
     let x = inputs::<u16>(gpu, &g, 1)?;
     let mut d = gpu.alloc::<f32>(256).map_err(fail("alloc D"))?;
     match g.run_sm90(gpu, &x.da, &x.db, None, &mut d) {
-        Err(crate::gemm::GemmError::Unsupported(why)) if why.contains("multiple of 8") => Ok(()),
+        Err(cute_rs_ops::gemm::GemmError::Unsupported(why)) if why.contains("multiple of 8") => Ok(()),
         other => Err(format!("run_sm90 with K = 12: expected Unsupported (multiple of 8), got {other:?}")),
     }
 }
@@ -557,7 +557,7 @@ fn launch_named(gpu: &Gpu, name: &str, g: &Gemm, a: &DeviceBuffer<bf16>, b: &Dev
         "gemm_bf16_ar_br_v16_raw" => k::gemm_bf16_ar_br_v16_raw,
         other => return Err(host::HostError::Invalid(format!("no twin kernel {other}"))),
     };
-    let module = gpu.module(&crate::GEMM)?;
+    let module = gpu.module(cute_rs_ops::modules::gemm())?;
     let cfg = host::LaunchConfig {
         grid: (g.n.div_ceil(k::BN as usize) as u32, g.m.div_ceil(k::BM as usize) as u32, 1),
         block: (k::THREADS, 1, 1),

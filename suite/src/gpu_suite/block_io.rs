@@ -70,7 +70,7 @@ macro_rules! block_io_cases {
         }
     };
 }
-include!("../../tests/kernels/src/block_io_cases.rs");
+include!("../../../tests/kernels/src/block_io_cases.rs");
 
 pub fn checks() -> Vec<Check> {
     let mut all = case_checks();

@@ -24,7 +24,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let limit = if mode == "assert" { 100u32 } else { 1000 };
     let cfg = LaunchConfig::linear(2, 32);
     // SAFETY: x holds the 64 elements the grid reads.
-    unsafe { gpu.launch(&cute_rs::TEST_KERNELS, print_and_check, cfg, (&x, 64u32, limit)).run()? };
+    unsafe { gpu.launch(&cute_rs_suite::TEST_KERNELS, print_and_check, cfg, (&x, 64u32, limit)).run()? };
     match (mode.as_str(), gpu.synchronize()) {
         ("assert", Err(e)) if e.to_string().contains("CUDA_ERROR_ASSERT") => {
             println!("assert: the host reported: {e}");

@@ -138,31 +138,30 @@ pub fn run_checks(gpu: &Gpu, module: &Module) -> Vec<Outcome> {
 
 /// [`run_checks`] for the checks whose name contains `filter`.
 pub fn run_checks_matching(gpu: &Gpu, module: &Module, filter: &str) -> Vec<Outcome> {
-    checks()
-        .into_iter()
-        .filter(|c| c.name.contains(filter))
-        .map(|c| {
-            if let Some(why) = gpu.is_cpu().then(|| gpu_only(c.name)).flatten() {
-                println!("skipped {} (GPU only: {why})", c.name);
-                return Outcome { name: c.name, error: None, skipped: Some(why), millis: 0.0 };
-            }
-            if let Some(why) = unavailable(c.name) {
-                println!("skipped {} ({why})", c.name);
-                return Outcome { name: c.name, error: None, skipped: Some(why), millis: 0.0 };
-            }
-            let start = std::time::Instant::now();
-            // A check that panics (a bug in the check) fails alone; the suite goes on.
-            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (c.run)(gpu, module)))
-                .unwrap_or_else(|_| Err("the check panicked".into()));
-            let outcome =
-                Outcome { name: c.name, error: result.err(), skipped: None, millis: start.elapsed().as_secs_f64() * 1e3 };
-            match &outcome.error {
-                None => println!("ok      {}", c.name),
-                Some(e) => println!("FAILED  {}: {e}", c.name),
-            }
-            outcome
-        })
-        .collect()
+    checks().iter().filter(|c| c.name.contains(filter)).map(|c| run_check(gpu, module, c)).collect()
+}
+
+/// Runs one check, printing one line when it finishes: skipped on the CPU backend when it is
+/// [`GPU_ONLY`], and wherever its library is missing ([`NEEDS`]).
+pub fn run_check(gpu: &Gpu, module: &Module, c: &Check) -> Outcome {
+    if let Some(why) = gpu.is_cpu().then(|| gpu_only(c.name)).flatten() {
+        println!("skipped {} (GPU only: {why})", c.name);
+        return Outcome { name: c.name, error: None, skipped: Some(why), millis: 0.0 };
+    }
+    if let Some(why) = unavailable(c.name) {
+        println!("skipped {} ({why})", c.name);
+        return Outcome { name: c.name, error: None, skipped: Some(why), millis: 0.0 };
+    }
+    let start = std::time::Instant::now();
+    // A check that panics (a bug in the check) fails alone; the suite goes on.
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (c.run)(gpu, module)))
+        .unwrap_or_else(|_| Err("the check panicked".into()));
+    let outcome = Outcome { name: c.name, error: result.err(), skipped: None, millis: start.elapsed().as_secs_f64() * 1e3 };
+    match &outcome.error {
+        None => println!("ok      {}", c.name),
+        Some(e) => println!("FAILED  {}: {e}", c.name),
+    }
+    outcome
 }
 
 /// Median of a non-empty list of timings.

@@ -19,8 +19,8 @@ use layout_tensor::device::numeric::f32_to_tf32;
 
 use super::gemm::host_err;
 use super::{fail, fresh_seed, random_f32, random_u32, Bench, Check, Figure};
-use crate::gemm::{Gemm, GemmError, Major};
-use crate::gemm_f32::F32Math;
+use cute_rs_ops::gemm::{Gemm, GemmError, Major};
+use cute_rs_ops::gemm_f32::F32Math;
 
 pub fn checks() -> Vec<Check> {
     use F32Math::{Ffma, Tf32};

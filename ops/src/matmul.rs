@@ -21,12 +21,12 @@
 //!
 //! # Example
 //! ```
-//! use cute_rs::matmul::Matmul;
-//! use cute_rs::gemm::{Activation, GemmPath};
-//! use layout::Layout;
-//! use layout_tensor::half::bf16;
+//! use cute_rs_ops::matmul::Matmul;
+//! use cute_rs_ops::gemm::{Activation, GemmPath};
+//! use cute_rs_layout::Layout;
+//! use cute_rs_tensor::half::bf16;
 //!
-//! let gpu = host::Gpu::cpu(); // or host::Gpu::new(0)? on a machine with a GPU
+//! let gpu = cute_rs_host::Gpu::cpu(); // or cute_rs_host::Gpu::new(0)? on a machine with a GPU
 //! // Two batches of A (2 x 3, row-major) times B (3 x 2, column-major), plus a bias per column,
 //! // then a ReLU.
 //! let a = gpu.upload(&[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0, -1.0, -2.0, -3.0, -4.0, -5.0, -6.0].map(bf16::from_f32))?;
@@ -48,8 +48,8 @@
 
 use std::any::Any;
 
-use host::{DeviceBuffer, DeviceTensor, DeviceTensorMut, Gpu, Stream};
-use layout::Layout;
+use cute_rs_host::{DeviceBuffer, DeviceTensor, DeviceTensorMut, Gpu, Stream};
+use cute_rs_layout::Layout;
 
 use crate::gemm::{hopper_unsupported, run_hopper, Activation, BiasKind, Gemm, GemmError, GemmInput, GemmOutput, GemmPath, Major};
 use crate::gemm_hopper::{HopperGemm, HopperIn, HopperOut};
@@ -62,8 +62,8 @@ use crate::gemm_hopper::{HopperGemm, HopperIn, HopperOut};
 ///
 /// # Example
 /// ```
-/// use cute_rs::matmul::Matmul;
-/// use cute_rs::gemm::Activation;
+/// use cute_rs_ops::matmul::Matmul;
+/// use cute_rs_ops::gemm::Activation;
 /// let m = Matmul::new().alpha(0.5).activation(Activation::Gelu);
 /// assert_eq!(format!("{m:?}").contains("Gelu"), true);
 /// ```
@@ -158,7 +158,7 @@ impl<'a> Matmul<'a> {
     ///
     /// # Example
     /// ```
-    /// let _ = cute_rs::matmul::Matmul::new().alpha(2.0);
+    /// let _ = cute_rs_ops::matmul::Matmul::new().alpha(2.0);
     /// ```
     pub fn alpha(self, alpha: f32) -> Matmul<'a> {
         Matmul { alpha: Some(alpha), ..self }
@@ -168,7 +168,7 @@ impl<'a> Matmul<'a> {
     ///
     /// # Example
     /// ```
-    /// let _ = cute_rs::matmul::Matmul::new().beta(1.0);
+    /// let _ = cute_rs_ops::matmul::Matmul::new().beta(1.0);
     /// ```
     pub fn beta(self, beta: f32) -> Matmul<'a> {
         Matmul { beta, ..self }
@@ -178,10 +178,10 @@ impl<'a> Matmul<'a> {
     ///
     /// # Example
     /// ```
-    /// let gpu = host::Gpu::cpu();
+    /// let gpu = cute_rs_host::Gpu::cpu();
     /// let bias = gpu.alloc::<f32>(4)?;
-    /// let _ = cute_rs::matmul::Matmul::new().bias_per_row(&bias);
-    /// # Ok::<(), host::HostError>(())
+    /// let _ = cute_rs_ops::matmul::Matmul::new().bias_per_row(&bias);
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn bias_per_row(self, bias: &'a DeviceBuffer<f32>) -> Matmul<'a> {
         Matmul { bias: Some((BiasKind::PerRow, bias)), ..self }
@@ -192,10 +192,10 @@ impl<'a> Matmul<'a> {
     ///
     /// # Example
     /// ```
-    /// let gpu = host::Gpu::cpu();
+    /// let gpu = cute_rs_host::Gpu::cpu();
     /// let bias = gpu.alloc::<f32>(4)?;
-    /// let _ = cute_rs::matmul::Matmul::new().bias_per_column(&bias);
-    /// # Ok::<(), host::HostError>(())
+    /// let _ = cute_rs_ops::matmul::Matmul::new().bias_per_column(&bias);
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn bias_per_column(self, bias: &'a DeviceBuffer<f32>) -> Matmul<'a> {
         Matmul { bias: Some((BiasKind::PerColumn, bias)), ..self }
@@ -205,7 +205,7 @@ impl<'a> Matmul<'a> {
     ///
     /// # Example
     /// ```
-    /// let _ = cute_rs::matmul::Matmul::new().activation(cute_rs::gemm::Activation::Silu);
+    /// let _ = cute_rs_ops::matmul::Matmul::new().activation(cute_rs_ops::gemm::Activation::Silu);
     /// ```
     pub fn activation(self, activation: Activation) -> Matmul<'a> {
         Matmul { activation: Some(activation), ..self }
@@ -216,7 +216,7 @@ impl<'a> Matmul<'a> {
     ///
     /// # Example
     /// ```
-    /// let _ = cute_rs::matmul::Matmul::new().scales(0.5, 4.0);
+    /// let _ = cute_rs_ops::matmul::Matmul::new().scales(0.5, 4.0);
     /// ```
     pub fn scales(self, scale_a: f32, scale_b: f32) -> Matmul<'a> {
         Matmul { scales: Some((scale_a, scale_b)), ..self }
@@ -226,10 +226,10 @@ impl<'a> Matmul<'a> {
     ///
     /// # Example
     /// ```
-    /// let gpu = host::Gpu::cpu();
+    /// let gpu = cute_rs_host::Gpu::cpu();
     /// let stream = gpu.create_stream()?;
-    /// let _ = cute_rs::matmul::Matmul::new().on(&stream);
-    /// # Ok::<(), host::HostError>(())
+    /// let _ = cute_rs_ops::matmul::Matmul::new().on(&stream);
+    /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn on(self, stream: &'a Stream) -> Matmul<'a> {
         Matmul { stream: Some(stream), ..self }
@@ -239,7 +239,7 @@ impl<'a> Matmul<'a> {
     ///
     /// # Example
     /// ```
-    /// let _ = cute_rs::matmul::Matmul::new().path(cute_rs::gemm::GemmPath::MmaSync);
+    /// let _ = cute_rs_ops::matmul::Matmul::new().path(cute_rs_ops::gemm::GemmPath::MmaSync);
     /// ```
     pub fn path(self, path: GemmPath) -> Matmul<'a> {
         Matmul { path: Some(path), ..self }
@@ -253,7 +253,7 @@ impl<'a> Matmul<'a> {
     ///
     /// # Example
     /// ```
-    /// let _ = cute_rs::matmul::Matmul::new().split_k(4);
+    /// let _ = cute_rs_ops::matmul::Matmul::new().split_k(4);
     /// ```
     pub fn split_k(self, splits: u32) -> Matmul<'a> {
         Matmul { splits: Some(splits.max(1)), ..self }
@@ -269,10 +269,10 @@ impl<'a> Matmul<'a> {
     ///
     /// # Example
     /// ```
-    /// use cute_rs::gemm::Major;
-    /// use cute_rs::matmul::Matmul;
-    /// use layout::Layout;
-    /// let gpu = host::Gpu::cpu();
+    /// use cute_rs_ops::gemm::Major;
+    /// use cute_rs_ops::matmul::Matmul;
+    /// use cute_rs_layout::Layout;
+    /// let gpu = cute_rs_host::Gpu::cpu();
     /// let (a, b, mut d) = (gpu.alloc::<u16>(64 * 32)?, gpu.alloc::<u16>(32 * 16)?, gpu.alloc::<f32>(64 * 16)?);
     /// let g = Matmul::new().problem(
     ///     a.tensor(Layout::parse("(64,32):(1,64)")?)?,   // column-major A

@@ -4,13 +4,13 @@
 //! algebra's, folded to shifts and adds by the compiler.
 
 use crate::demo_layouts::{CopyThr, CopyTile, CopyVal, TransposeSmem, TransposeThr, TransposeTile, TransposeVal};
-use layout_tensor::atom::copy::{copy, GlobalLoadNc, GlobalStore};
-use layout_tensor::atom::tiled_copy::make_tiled_copy;
-use layout_tensor::device::ids::{block_idx_x, block_idx_y, thread_idx_x, thread_idx_y};
-use layout_tensor::device::memory::{Cs, EvictFirst};
-use layout_tensor::device::sync::sync_threads;
-use layout_tensor::strided_tile::local_tile;
-use layout_tensor::{kernel, shared_tensor, LayoutTensor, Strided};
+use cute_rs_tensor::atom::copy::{copy, GlobalLoadNc, GlobalStore};
+use cute_rs_tensor::atom::tiled_copy::make_tiled_copy;
+use cute_rs_tensor::device::ids::{block_idx_x, block_idx_y, thread_idx_x, thread_idx_y};
+use cute_rs_tensor::device::memory::{Cs, EvictFirst};
+use cute_rs_tensor::device::sync::sync_threads;
+use cute_rs_tensor::strided_tile::local_tile;
+use cute_rs_tensor::{kernel, shared_tensor, LayoutTensor, Strided};
 
 /// `dst = src` for two row-major `rows x 1024` f32 matrices, 4 rows ([`CopyTile`]) per block:
 /// each of the 256 threads loads its four 128-bit vectors ([`GlobalLoadNc`], streaming: evicted

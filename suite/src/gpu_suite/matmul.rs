@@ -1,4 +1,4 @@
-//! Checks and benchmarks of the GEMM as one call on tensors ([`crate::matmul::Matmul`]): every
+//! Checks and benchmarks of the GEMM as one call on tensors ([`cute_rs_ops::matmul::Matmul`]): every
 //! storage order of A, B, C and D given by layouts, padded leading dimensions, strided and shared
 //! batches, the fused epilogues (bias per row or column, ReLU, GELU, SiLU, alpha/beta with C) into
 //! each output type, fp8 with scales, and the refusals.
@@ -21,8 +21,8 @@ use layout_tensor::half::{bf16, f16};
 
 use super::gemm::Input;
 use super::{fail, fresh_seed, random_f32, Bench, Check, Figure};
-use crate::gemm::{Activation, BiasKind, GemmError, GemmOutput, GemmPath};
-use crate::matmul::Matmul;
+use cute_rs_ops::gemm::{Activation, BiasKind, GemmError, GemmOutput, GemmPath};
+use cute_rs_ops::matmul::Matmul;
 
 pub fn checks() -> Vec<Check> {
     vec![
