@@ -6,6 +6,7 @@
 # (or "$OUT"/results.json when OUT is set).
 #   bash tools/gpu-bundle.sh            build the bundle
 #   SANITIZE=1 bash gpu-bundle/run.sh   also run the checks under compute-sanitizer
+#   SUITE_ARGS="--filter attention" bash gpu-bundle/run.sh   the suite runner's arguments (a subset)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # The operations embed their prebuilt modules (ops/prebuilt/, with cubins); with ptxas the demo
@@ -70,7 +71,7 @@ fi
 for example in "$here"/examples/*; do
   "$example" | tee -a "$out/examples.txt" || { echo "example $(basename "$example") FAILED"; status=1; }
 done
-"$here/gpu_suite" --json "$out/results.json" | tee "$out/suite.txt" || status=1
+"$here/gpu_suite" --json "$out/results.json" ${SUITE_ARGS:-} | tee "$out/suite.txt" || status=1
 # The peers, in the same run on the same GPU: torch and Triton (Python), CUB (nvcc); then the
 # report (table, bench.json, copy_bandwidth.svg). PEERS=0 skips them.
 if [ "${PEERS:-1}" = 1 ]; then
