@@ -8,9 +8,8 @@
 //!   regenerates `prebuilt/` from the same build.
 //!
 //! Environment, with `build-kernels` (besides the builder's own: `CUTE_NIGHTLY_TOOLCHAIN`,
-//! `PTXAS`, `CUTE_CUBIN`):
-//! - `CUTE_PTX_ARCH`: the architecture of the portable module `gemm` (default `sm_90`).
-//! - `CUTE_PTX_VERSION`: the PTX ISA version as LLVM spells it (`83` = PTX 8.3).
+//! `PTXAS`, `CUTE_CUBIN`, `CUTE_PTX_VERSION`): `CUTE_PTX_ARCH`, the architecture of the portable
+//! module `gemm` (default `sm_90`).
 
 fn main() {
     #[cfg(feature = "build-kernels")]
@@ -29,13 +28,11 @@ mod from_source {
     use std::path::PathBuf;
 
     /// The architectures of the two modules: what `src/modules.rs` states for the prebuilt ones.
-    pub const PORTABLE_ARCH: &str = "sm_90";
-    pub const HOPPER_ARCH: &str = "sm_90a";
+    const PORTABLE_ARCH: &str = "sm_90";
+    const HOPPER_ARCH: &str = "sm_90a";
 
     pub fn build() -> Result<(), Error> {
-        for var in ["CUTE_PTX_ARCH", "CUTE_PTX_VERSION"] {
-            println!("cargo:rerun-if-env-changed={var}");
-        }
+        println!("cargo:rerun-if-env-changed=CUTE_PTX_ARCH");
         // `cute-rs-kernels` says where its sources are (`links` metadata): a checkout's
         // `kernels/`, or the package cargo unpacked.
         let kernels = env::var("DEP_CUTE_RS_KERNELS_SOURCE").map(PathBuf::from).map_err(|_| {
@@ -44,12 +41,6 @@ mod from_source {
         let arch = env::var("CUTE_PTX_ARCH").ok().map(|a| a.trim().to_owned()).filter(|a| !a.is_empty());
         let arch = arch.as_deref().unwrap_or(PORTABLE_ARCH);
         let ptx_dir = cute_rs_build::target_dir()?.join("ptx");
-        let version = match env::var("CUTE_PTX_VERSION").ok().filter(|v| !v.trim().is_empty()) {
-            Some(v) => Some(v.trim().parse::<u32>().map_err(|_| {
-                Error::new(format!("CUTE_PTX_VERSION={v:?} is not a PTX ISA version like 83 (PTX 8.3)"))
-            })?),
-            None => None,
-        };
         let modules = [
             Builder::new(&kernels).arch(arch).module("gemm"),
             Builder::new(&kernels).arch(HOPPER_ARCH).features(&["sm90a"]).module("gemm_sm90a"),
@@ -57,12 +48,7 @@ mod from_source {
         // Start both builds, then collect them.
         let mut started = Vec::new();
         for builder in modules {
-            let builder = builder.cubin(true).out_dir(&ptx_dir);
-            let builder = match version {
-                Some(v) => builder.ptx_version(v),
-                None => builder,
-            };
-            started.push(builder.start()?);
+            started.push(builder.cubin(true).out_dir(&ptx_dir).start()?);
         }
         for running in started {
             running.finish()?;

@@ -11,27 +11,18 @@
 //! `cute_rs_suite::TEST_KERNELS_SM90A`.
 //!
 //! Environment (all optional), besides the builder's own (`CUTE_NIGHTLY_TOOLCHAIN`, `PTXAS`,
-//! `CUTE_CUBIN`; see its docs):
-//! - `CUTE_PTX_ARCH`: the architecture of the portable module (`sm_90`, `sm_80`, ...).
-//! - `CUTE_PTX_VERSION`: the PTX ISA version as LLVM spells it (`83` = PTX 8.3).
+//! `CUTE_CUBIN`, `CUTE_PTX_VERSION`; see its docs): `CUTE_PTX_ARCH`, the architecture of the
+//! portable module (`sm_90`, `sm_80`, ...).
 
 use cute_rs_build::{Builder, Error};
 use std::env;
 
 fn main() -> Result<(), Error> {
-    for var in ["CUTE_PTX_ARCH", "CUTE_PTX_VERSION"] {
-        println!("cargo:rerun-if-env-changed={var}");
-    }
+    println!("cargo:rerun-if-env-changed=CUTE_PTX_ARCH");
     let arch = env::var("CUTE_PTX_ARCH").ok().map(|v| v.trim().to_owned()).filter(|v| !v.is_empty());
     let arch = arch.unwrap_or_else(|| "sm_90".to_owned());
     let ptx_dir = cute_rs_build::target_dir()?.join("ptx");
     let cubins = env::var("CUTE_CUBIN").as_deref() == Ok("1");
-    let version = match env::var("CUTE_PTX_VERSION").ok().filter(|v| !v.trim().is_empty()) {
-        Some(v) => Some(v.trim().parse::<u32>().map_err(|_| {
-            Error::new(format!("CUTE_PTX_VERSION={v:?} is not a PTX ISA version like 83 (PTX 8.3)"))
-        })?),
-        None => None,
-    };
     let modules = [
         Builder::new("../tests/kernels").arch(&arch).module("test_kernels"),
         Builder::new("../tests/kernels").arch("sm_90a").features(&["sm90a"]).module("test_kernels_sm90a"),
@@ -39,12 +30,7 @@ fn main() -> Result<(), Error> {
     // Start both builds, then collect them.
     let mut started = Vec::new();
     for builder in modules {
-        let builder = builder.cubin(cubins).out_dir(&ptx_dir);
-        started.push(match version {
-            Some(v) => builder.ptx_version(v),
-            None => builder,
-        }
-        .start()?);
+        started.push(builder.cubin(cubins).out_dir(&ptx_dir).start()?);
     }
     for running in started {
         running.finish()?;

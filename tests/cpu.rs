@@ -20,7 +20,8 @@ use host::Gpu;
 
 /// Set in a worker's environment: it reads check names from its standard input, one a line.
 const WORKER: &str = "CUTE_CHECK_WORKER";
-/// What a worker prints after each check: the marker, then `ok`, `skipped` or `failed`.
+/// What a worker prints after each check: the marker, then `ok`, `skipped` or `failed`, a tab and
+/// the check's milliseconds.
 const DONE: &str = "\u{1}check-done\t";
 
 fn main() -> ExitCode {
@@ -39,8 +40,11 @@ fn main() -> ExitCode {
     let (mut passed, mut failed, mut skipped) = (0, 0, 0);
     match dispatch(names, jobs) {
         Ok(results) => {
-            for (name, result) in results {
-                match result.as_str() {
+            let mut slowest: Vec<(f64, &str)> = Vec::new();
+            for (name, line) in &results {
+                let (result, millis) = line.split_once('\t').unwrap_or((line, ""));
+                slowest.push((millis.parse().unwrap_or(0.0), name));
+                match result {
                     "ok" => passed += 1,
                     "skipped" => skipped += 1,
                     _ => {
@@ -48,6 +52,11 @@ fn main() -> ExitCode {
                         println!("FAILED  {name} ({result})");
                     }
                 }
+            }
+            // Where the time goes: what a faster CPU backend or a smaller check would gain.
+            slowest.sort_by(|a, b| b.0.total_cmp(&a.0));
+            for (millis, name) in slowest.iter().take(5) {
+                println!("slowest: {:>7.1} s  {name}", millis / 1e3);
             }
         }
         Err(e) => {
@@ -146,18 +155,19 @@ fn worker() -> ExitCode {
     };
     let checks = gpu_suite::checks();
     for name in std::io::stdin().lock().lines().map_while(Result::ok) {
-        let result = match checks.iter().find(|c| c.name == name) {
+        let (result, millis) = match checks.iter().find(|c| c.name == name) {
             Some(check) => {
                 let outcome = gpu_suite::run_check(&cpu, &module, check);
-                match (outcome.error, outcome.skipped) {
+                let result = match (outcome.error, outcome.skipped) {
                     (Some(_), _) => "failed",
                     (None, Some(_)) => "skipped",
                     (None, None) => "ok",
-                }
+                };
+                (result, outcome.millis)
             }
-            None => "failed: no check of that name",
+            None => ("failed: no check of that name", 0.0),
         };
-        println!("{DONE}{result}");
+        println!("{DONE}{result}\t{millis}");
         let _ = std::io::stdout().flush();
     }
     ExitCode::SUCCESS

@@ -8,9 +8,11 @@
 #                                           sources give (CI runs this)
 #
 # Modules and their architectures (what ops/src/modules.rs states): gemm (sm_90, the portable
-# kernels) and gemm_sm90a (sm_90a, the Hopper kernels). The cubins are compiled here from the PTX
-# with `ptxas -arch=<arch>`, as cute-rs-build compiles them, so that the check needs no cubin from
-# the build.
+# kernels) and gemm_sm90a (sm_90a, the Hopper kernels). The shipped PTX is LLVM's without its
+# comments: they name basic blocks after mangled symbols whose crate hashes depend on where the
+# checkout lies, and nothing else in the PTX does. The cubins are compiled here from that PTX with
+# `ptxas -arch=<arch>`, as cute-rs-build compiles them, so that the check needs no cubin from the
+# build.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 mode="${1:-}"
@@ -27,6 +29,8 @@ for entry in "${modules[@]}"; do
     name="${entry%%:*}" arch="${entry##*:}"
     ptx="$target_dir/ptx/$name.ptx"
     grep -q "^\.target $arch\$" "$ptx" || { echo "$ptx is not for $arch" >&2; exit 1; }
+    sed -e 's@[[:space:]]*//.*$@@' "$ptx" > "$work/$name.ptx"
+    ptx="$work/$name.ptx"
     "$ptxas" "-arch=$arch" -o "$work/$name.cubin" "$ptx"
     if [ "$mode" = update ]; then
         zstd -q -19 -f "$ptx" -o "ops/prebuilt/$name.ptx.zst"

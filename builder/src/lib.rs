@@ -41,6 +41,8 @@
 //! - `CUTE_NIGHTLY_TOOLCHAIN`: the rustup toolchain that builds device code (default `nightly`).
 //! - `PTXAS`: the `ptxas` to use; otherwise `$CUDA_HOME/bin`, `$CUDA_PATH/bin`, `/usr/local/cuda/bin`
 //!   and `PATH` are searched. `CUTE_CUBIN=0` turns cubins off.
+//! - `CUTE_PTX_VERSION`: the PTX ISA version of a build that does not set one
+//!   ([`Builder::ptx_version`]), as LLVM spells it (`83` = PTX 8.3).
 #![warn(missing_docs)]
 
 use std::collections::BTreeSet;
@@ -217,8 +219,8 @@ impl Builder {
         self
     }
 
-    /// The PTX ISA version as LLVM spells it (`83` = PTX 8.3). Default: 83 up to `sm_90a`, which
-    /// covers `fence.proxy.tensormap`; 88 from `sm_100` on.
+    /// The PTX ISA version as LLVM spells it (`83` = PTX 8.3). Default: `CUTE_PTX_VERSION` when
+    /// set, else 83 up to `sm_90a`, which covers `fence.proxy.tensormap`, and 88 from `sm_100` on.
     ///
     /// # Example
     /// ```
@@ -371,7 +373,13 @@ impl Builder {
         }
         let lib_name = lib_name(&manifest)?;
         let arch_number = arch_number(&self.arch)?;
-        let version = match self.ptx_version {
+        let from_env = match env::var("CUTE_PTX_VERSION").ok().filter(|v| !v.trim().is_empty()) {
+            Some(v) => Some(v.trim().parse::<u32>().map_err(|_| {
+                Error(format!("CUTE_PTX_VERSION={v:?} is not a PTX ISA version like 83 (PTX 8.3)"))
+            })?),
+            None => None,
+        };
+        let version = match self.ptx_version.or(from_env) {
             Some(v) => v,
             None if arch_number >= 100 => 88,
             None => 83,
@@ -380,7 +388,7 @@ impl Builder {
         if module.is_empty() || !module.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
             return err(format!("module name {module:?}: use letters, digits and '_' (it names a variable)"));
         }
-        for var in ["CUTE_NIGHTLY_TOOLCHAIN", "PTXAS", "CUDA_HOME", "CUDA_PATH", "CUTE_CUBIN"] {
+        for var in ["CUTE_NIGHTLY_TOOLCHAIN", "PTXAS", "CUDA_HOME", "CUDA_PATH", "CUTE_CUBIN", "CUTE_PTX_VERSION"] {
             println!("cargo:rerun-if-env-changed={var}");
         }
 

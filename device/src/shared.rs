@@ -452,8 +452,8 @@ pub const fn __shared_bytes<T, const N: usize>() -> usize {
 /// - `T` and `N` are concrete (not generic parameters of the enclosing function: the declaration is
 ///   an item, made once).
 ///
-/// Needs `#![feature(asm_experimental_arch)]` in the calling crate on `nvptx64`. On other targets
-/// each block of a CPU-backend launch gets its own copy.
+/// The calling crate enables no feature: the macro is allowed the unstable inline assembly it
+/// emits on `nvptx64`. On other targets each block of a CPU-backend launch gets its own copy.
 ///
 /// ```no_run
 /// use cute_rs_device::shared_array;

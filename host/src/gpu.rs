@@ -360,11 +360,14 @@ impl Gpu {
     }
 
     /// The first GPU if there is one, else the CPU backend ([`Gpu::cpu`]); errors other than "no
-    /// GPU" (a broken driver) are returned.
+    /// GPU" (a broken driver) are returned. It falls back silently: [`is_cpu`](Gpu::is_cpu) tells
+    /// which one it gave, and [`properties`](Gpu::properties)' `name` says so in words.
     ///
     /// ```
     /// let backend = cute_rs_host::Gpu::gpu_or_cpu().unwrap();
-    /// println!("running on {}", backend.properties().name);
+    /// if backend.is_cpu() {
+    ///     println!("no GPU: running on the {}", backend.properties().name);
+    /// }
     /// ```
     pub fn gpu_or_cpu() -> Result<Gpu> {
         match Gpu::new(0) {

@@ -108,7 +108,8 @@ impl<'a, T: Element, S: StaticLayout, A: AddressSpace, B: Bounds> LayoutTensor<'
 /// memory): `shared_tensor!(NAME: T, L)` or `shared_tensor!(NAME: T, L, align A)` declares the
 /// shared array of `cosize(L)` elements with [`shared_array!`](crate::shared_array!) and evaluates
 /// to a `LayoutTensor<T, Static<L>, Shared>` over it. `NAME` is unique in the PTX module; `T` and
-/// `L` are concrete types. Device code only (on the CPU it panics when executed).
+/// `L` are concrete types. On the CPU backend each block of a launch gets its own copy, as on a
+/// GPU.
 ///
 /// # Example
 /// ```no_run
