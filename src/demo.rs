@@ -78,6 +78,12 @@ pub fn launch_transpose(
 }
 
 /// `n` random floats in `[-1, 1)` from a seed that differs from run to run.
+///
+/// # Example
+/// ```
+/// let x = cute_rs::demo::fresh_random(1000);
+/// assert!(x.len() == 1000 && x.iter().all(|v| (-1.0..1.0).contains(v)));
+/// ```
 pub fn fresh_random(n: usize) -> Vec<f32> {
     let seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1);
     let mut rng = Rng::new(seed);
@@ -134,7 +140,15 @@ pub fn check_transpose(gpu: &Gpu, module: &Module, m: usize, n: usize) -> Result
     expect_eq("transpose", &gpu.download(&dst).map_err(step("download"))?, &want)
 }
 
-/// The median time in ms of `reps` runs of `f` with CUDA events, after 3 warm-up runs.
+/// The median time in ms of `reps` runs of `f` with CUDA events, after 3 warm-up runs (wall
+/// clock on the CPU backend).
+///
+/// # Example
+/// ```
+/// let cpu = cute_rs_host::Gpu::cpu();
+/// let ms = cute_rs::demo::median_ms(&cpu, 5, || Ok(())).unwrap();
+/// assert!(ms >= 0.0);
+/// ```
 pub fn median_ms(gpu: &Gpu, reps: usize, mut f: impl FnMut() -> cute_rs_host::Result<()>) -> Result<f32, String> {
     for _ in 0..3 {
         f().map_err(step("warm-up"))?;
@@ -145,6 +159,11 @@ pub fn median_ms(gpu: &Gpu, reps: usize, mut f: impl FnMut() -> cute_rs_host::Re
 }
 
 /// Bandwidth in TB/s of moving `bytes` (read + written) in `ms`.
+///
+/// # Example
+/// ```
+/// assert_eq!(cute_rs::demo::tbps(4_000_000_000, 1.0), 4.0);
+/// ```
 pub fn tbps(bytes: usize, ms: f32) -> f64 {
     bytes as f64 / (ms as f64 * 1e-3) / 1e12
 }
