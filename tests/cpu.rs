@@ -1,5 +1,5 @@
 //! Every GPU check of the suite (`cute_rs_suite::gpu_suite`) on the CPU backend
-//! ([`host::Gpu::cpu`]), as part of `cargo test`: the same kernels (their host builds), the same
+//! ([`cute_rs_host::Gpu::cpu`]), as part of `cargo test`: the same kernels (their host builds), the same
 //! launches, the same CPU references. Checks that need an instruction the CPU backend cannot have
 //! are reported as skipped, with the reason.
 //!
@@ -16,7 +16,7 @@ use std::process::{Command, ExitCode, Stdio};
 use std::sync::mpsc;
 
 use cute_rs_suite::gpu_suite;
-use host::Gpu;
+use cute_rs_host::Gpu;
 
 /// Set in a worker's environment: it reads check names from its standard input, one a line.
 const WORKER: &str = "CUTE_CHECK_WORKER";

@@ -1,13 +1,13 @@
-//! The CPU backend's promises, through the host API (`host::Gpu::cpu`): faults are reported with
+//! The CPU backend's promises, through the host API (`cute_rs_host::Gpu::cpu`): faults are reported with
 //! the kernel, block, thread and index; a missing barrier shows as wrong results under the
 //! deterministic schedules; a block-wide primitive launched with the wrong block size is refused.
 
 use std::sync::Arc;
 
-use host::{Gpu, HostError, LaunchConfig, Schedule};
+use cute_rs_host::{Gpu, HostError, LaunchConfig, Schedule};
 use test_kernels::faults::{fault_tensor_out_of_bounds, mirror_exchange};
 
-fn cpu() -> (Gpu, Arc<host::Module>) {
+fn cpu() -> (Gpu, Arc<cute_rs_host::Module>) {
     let gpu = Gpu::cpu();
     let module = gpu.module(&cute_rs_suite::TEST_KERNELS).expect("kernels load on the CPU backend");
     (gpu, module)
@@ -102,7 +102,7 @@ fn a_raw_pointer_access_past_a_buffer_is_reported() {
 /// against the buffer's length (a layout reaching past it is refused before the launch).
 #[test]
 fn a_tensor_parameter_carries_its_layout() {
-    use layout_tensor::Strided;
+    use cute_rs_tensor::Strided;
     use test_kernels::tensor_copy::scale_tensor;
     let (gpu, module) = cpu();
     let (rows, cols) = (5usize, 40usize);

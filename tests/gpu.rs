@@ -6,7 +6,7 @@
 use std::process::ExitCode;
 
 use cute_rs_suite::gpu_suite;
-use host::{Gpu, HostError};
+use cute_rs_host::{Gpu, HostError};
 
 fn main() -> ExitCode {
     let gpu = match Gpu::new(0) {

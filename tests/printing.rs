@@ -1,8 +1,8 @@
 //! `device_println!` and `device_assert!` in a kernel, on the CPU backend: the printed lines, the
 //! assertion's message in the launch's error, and a launch outside the kernel's contract refused.
 
-use host::{Gpu, HostError, LaunchConfig};
-use layout_tensor::device::print::capture;
+use cute_rs_host::{Gpu, HostError, LaunchConfig};
+use cute_rs_tensor::device::print::capture;
 use test_kernels::printing::print_and_check;
 
 #[test]

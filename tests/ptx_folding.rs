@@ -1,7 +1,7 @@
 //! Proves on the real PTX that a `const` layout built by the algebra costs nothing at run time.
 //!
 //! The kernel `layout_index_copy` (in `tests/kernels/src/lib.rs`) evaluates a layout computed at compile
-//! time by `layout::logical_divide` for every thread. Once LLVM has inlined the `const fn`
+//! time by `cute_rs_layout::logical_divide` for every thread. Once LLVM has inlined the `const fn`
 //! evaluator and folded the constant layout, that evaluation must be a handful of shifts, masks,
 //! multiplies and adds: no loop over the layout's modes, no division or remainder by its extents,
 //! and no local memory (a layout that stayed a run-time value would live on the stack).
@@ -534,7 +534,7 @@ fn tma_tile_load_f32_is_one_bulk_copy_and_a_folded_swizzle() {
     assert_eq!(occurrences(name, "xor.b"), 1, "{body}");
 }
 
-/// A run-time layout of small rank ([`Strided`](layout_tensor::Strided), sizes from kernel
+/// A run-time layout of small rank ([`Strided`](cute_rs_tensor::Strided), sizes from kernel
 /// arguments) costs what the index arithmetic costs: no local memory, no division, no loop, and no
 /// panic path (`trap`); its masking branches forward only.
 #[test]

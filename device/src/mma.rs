@@ -83,7 +83,7 @@
 //! compile** for the host, with an error naming the primitive (see [`no_cpu`]); the layouts, the
 //! and the descriptors work everywhere.
 
-use layout::{make_layout, unwrap, IntTuple, Layout, LayoutError, Swizzle, SwizzledLayout};
+use cute_rs_layout::{make_layout, unwrap, IntTuple, Layout, LayoutError, Swizzle, SwizzledLayout};
 
 #[cfg(target_arch = "nvptx64")]
 use core::arch::asm;

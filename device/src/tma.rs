@@ -3,7 +3,7 @@
 //!
 //! # TMA
 //! A TMA copy moves a *box* of a tensor described by a 128-byte *tensor map* (built on the host:
-//! `host::Gpu::tensor_map`) between global and shared memory, in one instruction issued by one
+//! `cute_rs_host::Gpu::tensor_map`) between global and shared memory, in one instruction issued by one
 //! thread. Loads ([`tma_load_2d`] ... [`tma_load_5d`]) complete on an mbarrier: announce the
 //! box's byte count with [`Mbarrier::arrive_expect_tx`], issue the load, and wait for the phase.
 //! Elements of the box outside the tensor are filled with zero (or NaN, as the tensor map says).
@@ -68,7 +68,7 @@ use super::sync::Mbarrier;
 #[cfg(not(target_arch = "nvptx64"))]
 use {
     super::cpu,
-    layout::{unwrap, Swizzle},
+    cute_rs_layout::{unwrap, Swizzle},
     std::{format, string::String},
 };
 
@@ -109,7 +109,7 @@ pub fn fence_proxy_async() {
 }
 
 /// A CUDA tensor map (`CUtensorMap`) as the device sees it: 128 opaque bytes, 64-byte aligned,
-/// encoded on the host (`host::Gpu::tensor_map`, i.e. `cuTensorMapEncodeTiled`) and uploaded to
+/// encoded on the host (`cute_rs_host::Gpu::tensor_map`, i.e. `cuTensorMapEncodeTiled`) and uploaded to
 /// global memory. Kernels take `*const TmaDescriptor` parameters (the host passes the device
 /// buffer holding the bytes; `cudaMalloc` memory is 256-byte aligned). For kernels running on the
 /// CPU backend the bytes are a [`CpuTensorMap`] instead.

@@ -9,7 +9,7 @@
 use cute_rs_host::{
     DeviceBuffer, Gpu, HostError, HostTensor, LaunchConfig, Module, TmaOobFill, TmaSwizzle, Tolerance,
 };
-use layout::Layout;
+use cute_rs_layout::Layout;
 
 const PTX: &str = r#"
 .version 8.3

@@ -2,7 +2,7 @@
 //! ([`KernelParam`]), and a launch's whole argument list as a tuple ([`KernelArgs`]).
 //!
 //! A kernel's parameter types come from its signature through its
-//! [`KernelFn`](layout_tensor::KernelFn) (written by `#[kernel]`), so a wrong type or a wrong
+//! [`KernelFn`](cute_rs_tensor::KernelFn) (written by `#[kernel]`), so a wrong type or a wrong
 //! number of arguments does not compile:
 //!
 //! | kernel parameter | argument |
@@ -13,7 +13,7 @@
 //! | `*const [T; N]`, `*const Vector<T, N>` (and `*mut`) | a buffer of `T` whose length and address suit `N`-vectors (checked) |
 //! | `*const TmaDescriptor` | the 128-byte buffer of [`Gpu::upload_tensor_map`](crate::Gpu::upload_tensor_map) (checked) |
 //! | `TmaDescriptorParam` (a grid constant) | a [`TensorMap`](crate::TensorMap) (or `&TensorMap`), passed in the launch's parameters |
-//! | `LayoutTensor<T, L>` (`L` a [`KernelLayout`](layout_tensor::kernel::KernelLayout): `Static` or `Strided`) | a [`DeviceTensor`](crate::DeviceTensor): a buffer with a layout that fits in it (checked) |
+//! | `LayoutTensor<T, L>` (`L` a [`KernelLayout`](cute_rs_tensor::kernel::KernelLayout): `Static` or `Strided`) | a [`DeviceTensor`](crate::DeviceTensor): a buffer with a layout that fits in it (checked) |
 //! | `u8` ... `u64`, `i8` ... `i64`, `usize`, `isize`, `f32`, `f64`, `bool` | a value of the same type |
 //! | `*const T`, `*mut T` | also a raw pointer of the same type (unchecked: for library code that checked its buffers) |
 //!
@@ -51,9 +51,9 @@
 use std::any::Any;
 use std::ffi::c_void;
 
-use layout_tensor::half::{bf16, f16};
-use layout_tensor::tensor::Vector;
-use layout_tensor::LayoutSource;
+use cute_rs_tensor::half::{bf16, f16};
+use cute_rs_tensor::tensor::Vector;
+use cute_rs_tensor::LayoutSource;
 
 use crate::error::invalid;
 use crate::{DeviceBuffer, DeviceElem, Result};
@@ -199,8 +199,8 @@ macro_rules! vector_of {
 }
 vector_views!(array_of, vector_of);
 
-impl KernelParam<*const layout_tensor::device::tma::TmaDescriptor> for &DeviceBuffer<u8> {
-    fn to_param(self) -> Result<*const layout_tensor::device::tma::TmaDescriptor> {
+impl KernelParam<*const cute_rs_tensor::device::tma::TmaDescriptor> for &DeviceBuffer<u8> {
+    fn to_param(self) -> Result<*const cute_rs_tensor::device::tma::TmaDescriptor> {
         if self.len() != 128 || !self.device_ptr().is_multiple_of(64) {
             invalid!(
                 "tensor map argument: a `*const TmaDescriptor` takes the 128-byte, 64-byte aligned buffer that \
@@ -209,7 +209,7 @@ impl KernelParam<*const layout_tensor::device::tma::TmaDescriptor> for &DeviceBu
                 self.device_ptr()
             );
         }
-        Ok(self.device_ptr() as *const layout_tensor::device::tma::TmaDescriptor)
+        Ok(self.device_ptr() as *const cute_rs_tensor::device::tma::TmaDescriptor)
     }
 }
 
@@ -220,23 +220,23 @@ impl KernelParam<*const layout_tensor::device::tma::TmaDescriptor> for &DeviceBu
 /// # Example
 /// ```
 /// use cute_rs_host::{Gpu, KernelParam, TmaOobFill, TmaSwizzle};
-/// use layout_tensor::device::tma::TmaDescriptorParam;
+/// use cute_rs_tensor::device::tma::TmaDescriptorParam;
 /// let cpu = Gpu::cpu();
 /// let x = cpu.alloc::<f32>(64 * 64)?;
-/// let map = cpu.tensor_map(&x, layout::Layout::parse("(64,64):(1,64)").unwrap(), &[32, 32], TmaSwizzle::B128, TmaOobFill::Zero)?;
+/// let map = cpu.tensor_map(&x, cute_rs_layout::Layout::parse("(64,64):(1,64)").unwrap(), &[32, 32], TmaSwizzle::B128, TmaOobFill::Zero)?;
 /// let p: TmaDescriptorParam = (&map).to_param()?;
 /// assert_eq!(p.bytes, map.bytes);
 /// # Ok::<(), cute_rs_host::HostError>(())
 /// ```
-impl KernelParam<layout_tensor::device::tma::TmaDescriptorParam> for &crate::TensorMap {
-    fn to_param(self) -> Result<layout_tensor::device::tma::TmaDescriptorParam> {
-        Ok(layout_tensor::device::tma::TmaDescriptorParam { bytes: self.bytes })
+impl KernelParam<cute_rs_tensor::device::tma::TmaDescriptorParam> for &crate::TensorMap {
+    fn to_param(self) -> Result<cute_rs_tensor::device::tma::TmaDescriptorParam> {
+        Ok(cute_rs_tensor::device::tma::TmaDescriptorParam { bytes: self.bytes })
     }
 }
 
 /// A tensor map passed by value (see the `&TensorMap` case).
-impl KernelParam<layout_tensor::device::tma::TmaDescriptorParam> for crate::TensorMap {
-    fn to_param(self) -> Result<layout_tensor::device::tma::TmaDescriptorParam> {
+impl KernelParam<cute_rs_tensor::device::tma::TmaDescriptorParam> for crate::TensorMap {
+    fn to_param(self) -> Result<cute_rs_tensor::device::tma::TmaDescriptorParam> {
         (&self).to_param()
     }
 }
@@ -246,13 +246,13 @@ impl KernelParam<layout_tensor::device::tma::TmaDescriptorParam> for crate::Tens
 ///
 /// # Example
 /// ```
-/// use layout_tensor::{LayoutTensor, Static};
+/// use cute_rs_tensor::{LayoutTensor, Static};
 /// let cpu = cute_rs_host::Gpu::cpu();
 /// let buf = cpu.alloc::<f32>(32)?;
-/// let t = buf.tensor(layout::Layout::parse("(4,8):(8,1)").unwrap())?;
+/// let t = buf.tensor(cute_rs_layout::Layout::parse("(4,8):(8,1)").unwrap())?;
 /// assert_eq!(t.layout().size(), 32);
 /// // A layout reaching past the buffer is refused by name:
-/// let e = buf.tensor(layout::Layout::parse("(4,8):(9,1)").unwrap()).unwrap_err();
+/// let e = buf.tensor(cute_rs_layout::Layout::parse("(4,8):(9,1)").unwrap()).unwrap_err();
 /// assert!(e.to_string().contains("cosize 35"), "{e}");
 /// # Ok::<(), cute_rs_host::HostError>(())
 /// ```
@@ -269,7 +269,7 @@ impl<'a, T: DeviceElem, L: LayoutSource> DeviceTensor<'a, T, L> {
     /// ```
     /// let cpu = cute_rs_host::Gpu::cpu();
     /// let buf = cpu.alloc::<f32>(8)?;
-    /// let t = buf.tensor(layout_tensor::Strided::row_major([2, 4]))?;
+    /// let t = buf.tensor(cute_rs_tensor::Strided::row_major([2, 4]))?;
     /// assert_eq!(t.layout().shape, [2, 4]);
     /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
@@ -283,7 +283,7 @@ impl<'a, T: DeviceElem, L: LayoutSource> DeviceTensor<'a, T, L> {
     /// ```
     /// let cpu = cute_rs_host::Gpu::cpu();
     /// let buf = cpu.alloc::<f32>(8)?;
-    /// let t = buf.tensor(layout_tensor::Strided::row_major([2, 4]))?;
+    /// let t = buf.tensor(cute_rs_tensor::Strided::row_major([2, 4]))?;
     /// assert_eq!(t.buffer().device_ptr(), buf.device_ptr());
     /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
@@ -303,8 +303,8 @@ impl<T: DeviceElem> DeviceBuffer<T> {
     /// ```
     /// let cpu = cute_rs_host::Gpu::cpu();
     /// let buf = cpu.alloc::<u32>(8)?;
-    /// assert!(buf.tensor(layout::Layout::parse("8:1").unwrap()).is_ok());
-    /// assert!(buf.tensor(layout::Layout::parse("9:1").unwrap()).is_err());
+    /// assert!(buf.tensor(cute_rs_layout::Layout::parse("8:1").unwrap()).is_ok());
+    /// assert!(buf.tensor(cute_rs_layout::Layout::parse("9:1").unwrap()).is_err());
     /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn tensor<L: LayoutSource>(&self, layout: L) -> Result<DeviceTensor<'_, T, L>> {
@@ -322,9 +322,9 @@ impl<T: DeviceElem> DeviceBuffer<T> {
     /// ```
     /// let cpu = cute_rs_host::Gpu::cpu();
     /// let mut buf = cpu.alloc::<u32>(8)?;
-    /// let t = buf.tensor_mut(layout::Layout::parse("(2,4):(4,1)").unwrap())?;
+    /// let t = buf.tensor_mut(cute_rs_layout::Layout::parse("(2,4):(4,1)").unwrap())?;
     /// assert_eq!(t.layout().size(), 8);
-    /// assert!(buf.tensor_mut(layout::Layout::parse("(2,4):(5,1)").unwrap()).is_err());
+    /// assert!(buf.tensor_mut(cute_rs_layout::Layout::parse("(2,4):(5,1)").unwrap()).is_err());
     /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn tensor_mut<L: LayoutSource>(&mut self, layout: L) -> Result<DeviceTensorMut<'_, T, L>> {
@@ -377,7 +377,7 @@ impl<T: DeviceElem> DeviceBuffer<T> {
 /// ```
 /// let cpu = cute_rs_host::Gpu::cpu();
 /// let mut buf = cpu.alloc::<f32>(6)?;
-/// let t = buf.tensor_mut(layout::Layout::parse("(2,3):(1,2)").unwrap())?;
+/// let t = buf.tensor_mut(cute_rs_layout::Layout::parse("(2,3):(1,2)").unwrap())?;
 /// assert_eq!(t.layout().to_string(), "(2,3):(1,2)");
 /// # Ok::<(), cute_rs_host::HostError>(())
 /// ```
@@ -394,7 +394,7 @@ impl<'a, T: DeviceElem, L: LayoutSource> DeviceTensorMut<'a, T, L> {
     /// ```
     /// let cpu = cute_rs_host::Gpu::cpu();
     /// let mut buf = cpu.alloc::<f32>(8)?;
-    /// let t = buf.tensor_mut(layout_tensor::Strided::row_major([2, 4]))?;
+    /// let t = buf.tensor_mut(cute_rs_tensor::Strided::row_major([2, 4]))?;
     /// assert_eq!(t.layout().shape, [2, 4]);
     /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
@@ -409,7 +409,7 @@ impl<'a, T: DeviceElem, L: LayoutSource> DeviceTensorMut<'a, T, L> {
     /// let cpu = cute_rs_host::Gpu::cpu();
     /// let mut buf = cpu.alloc::<f32>(8)?;
     /// let len = buf.len();
-    /// let mut t = buf.tensor_mut(layout_tensor::Strided::row_major([2, 4]))?;
+    /// let mut t = buf.tensor_mut(cute_rs_tensor::Strided::row_major([2, 4]))?;
     /// assert_eq!(t.buffer().len(), len);
     /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
@@ -423,7 +423,7 @@ impl<'a, T: DeviceElem, L: LayoutSource> DeviceTensorMut<'a, T, L> {
     /// ```
     /// let cpu = cute_rs_host::Gpu::cpu();
     /// let mut buf = cpu.alloc::<f32>(8)?;
-    /// let t = buf.tensor_mut(layout_tensor::Strided::row_major([2, 4]))?;
+    /// let t = buf.tensor_mut(cute_rs_tensor::Strided::row_major([2, 4]))?;
     /// assert_eq!(t.as_buffer().len(), 8);
     /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
@@ -432,13 +432,13 @@ impl<'a, T: DeviceElem, L: LayoutSource> DeviceTensorMut<'a, T, L> {
     }
 }
 
-impl<T: DeviceElem + layout_tensor::Element, L: layout_tensor::kernel::KernelLayout> KernelParam<layout_tensor::LayoutTensor<'static, T, L>>
+impl<T: DeviceElem + cute_rs_tensor::Element, L: cute_rs_tensor::kernel::KernelLayout> KernelParam<cute_rs_tensor::LayoutTensor<'static, T, L>>
     for DeviceTensor<'_, T, L>
 {
-    fn to_param(self) -> Result<layout_tensor::LayoutTensor<'static, T, L>> {
+    fn to_param(self) -> Result<cute_rs_tensor::LayoutTensor<'static, T, L>> {
         // SAFETY: a pointer into device memory, which only the kernel dereferences; the layout was
         // checked to stay in the buffer.
-        Ok(unsafe { layout_tensor::LayoutTensor::from_ptr(self.buffer.device_ptr() as *mut T, self.layout) })
+        Ok(unsafe { cute_rs_tensor::LayoutTensor::from_ptr(self.buffer.device_ptr() as *mut T, self.layout) })
     }
 }
 

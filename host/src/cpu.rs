@@ -1,13 +1,13 @@
 //! The CPU backend of the host runtime: a [`Gpu`](crate::Gpu) made by [`Gpu::cpu`](crate::Gpu::cpu)
 //! keeps its "device" memory in host allocations and runs kernels with
-//! [`layout_tensor::device::cpu::launch`], the kernels being the device crate compiled for the host
+//! [`cute_rs_tensor::device::cpu::launch`], the kernels being the device crate compiled for the host
 //! (registered by its `#[kernel]` attribute). Everything else (modules, launch validation, copies,
 //! timing) goes through the same API as on a GPU.
 
 use std::alloc::Layout as AllocLayout;
 
-use layout_tensor::device::cpu::{self, CpuKernel, CpuLaunch, Schedule};
-use layout_tensor::device::ids::Dim3;
+use cute_rs_tensor::device::cpu::{self, CpuKernel, CpuLaunch, Schedule};
+use cute_rs_tensor::device::ids::Dim3;
 
 use crate::error::invalid;
 use crate::{DeviceProperties, HostError, KernelAttributes, LaunchConfig, Result};

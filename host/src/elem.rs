@@ -75,9 +75,9 @@ impl TmaDataType {
 /// assert_eq!(<u8 as DeviceElem>::NAME, "u8");
 /// // Signed 8- and 16-bit integers are copied by TMA as unsigned (the bits are the same).
 /// assert_eq!(i16::TMA_DATA_TYPE, cute_rs_host::TmaDataType::U16);
-/// // The `half` crate's 16-bit floats (`layout_tensor::half`):
-/// assert_eq!(<layout_tensor::half::bf16 as DeviceElem>::NAME, "bf16");
-/// assert_eq!(layout_tensor::half::f16::TMA_DATA_TYPE, cute_rs_host::TmaDataType::F16);
+/// // The `half` crate's 16-bit floats (`cute_rs_tensor::half`):
+/// assert_eq!(<cute_rs_tensor::half::bf16 as DeviceElem>::NAME, "bf16");
+/// assert_eq!(cute_rs_tensor::half::f16::TMA_DATA_TYPE, cute_rs_host::TmaDataType::F16);
 /// ```
 pub trait DeviceElem: Copy + Default + Send + Sync + 'static {
     /// The element type a TMA descriptor of this type uses.
@@ -100,21 +100,21 @@ device_elem!(u8 => U8, i8 => U8, u16 => U16, i16 => U16, u32 => U32, i32 => I32,
 
 // The 16-bit floats of the `half` crate (re-exported by `layout_tensor`, whose kernels take them):
 // plain 2-byte values, every bit pattern valid. Named by their usual short names.
-impl DeviceElem for layout_tensor::half::bf16 {
+impl DeviceElem for cute_rs_tensor::half::bf16 {
     const TMA_DATA_TYPE: TmaDataType = TmaDataType::BF16;
     const NAME: &'static str = "bf16";
 }
-impl DeviceElem for layout_tensor::half::f16 {
+impl DeviceElem for cute_rs_tensor::half::f16 {
     const TMA_DATA_TYPE: TmaDataType = TmaDataType::F16;
     const NAME: &'static str = "f16";
 }
 // The 8-bit floats of the device crate (the fp8 GEMMs' inputs): one byte each, every bit pattern
 // valid; TMA moves them as bytes.
-impl DeviceElem for layout_tensor::device::numeric::E4M3 {
+impl DeviceElem for cute_rs_tensor::device::numeric::E4M3 {
     const TMA_DATA_TYPE: TmaDataType = TmaDataType::U8;
     const NAME: &'static str = "e4m3";
 }
-impl DeviceElem for layout_tensor::device::numeric::E5M2 {
+impl DeviceElem for cute_rs_tensor::device::numeric::E5M2 {
     const TMA_DATA_TYPE: TmaDataType = TmaDataType::U8;
     const NAME: &'static str = "e5m2";
 }

@@ -344,7 +344,7 @@ impl Gpu {
     }
 
     /// The CPU backend: a `Gpu` whose memory is host memory and whose launches run the kernels'
-    /// host builds on the CPU ([`layout_tensor::device::cpu`]), with the same API, checks and
+    /// host builds on the CPU ([`cute_rs_tensor::device::cpu`]), with the same API, checks and
     /// errors as a GPU. Always available.
     ///
     /// ```
@@ -657,7 +657,7 @@ impl Gpu {
     ///
     /// Nothing reaches the device before [`Launch::run`], which checks the launch first: the
     /// configuration against the device and the compiled kernel, the kernel's
-    /// [`LaunchContract`](layout_tensor::LaunchContract), and the arguments' sizes against the
+    /// [`LaunchContract`](cute_rs_tensor::LaunchContract), and the arguments' sizes against the
     /// parameters the PTX declares.
     ///
     /// # Example
@@ -665,9 +665,9 @@ impl Gpu {
         /// use cute_rs_host::{Gpu, LaunchConfig, ModuleSource};
     ///
     /// /// `y[i] = a * x[i] + y[i]`.
-    /// #[layout_tensor::kernel(block(4))]
+    /// #[cute_rs_tensor::kernel(block(4))]
     /// pub fn saxpy(a: f32, x: *const f32, y: *mut f32) {
-    ///     let i = layout_tensor::device::ids::global_thread_index_x() as usize;
+    ///     let i = cute_rs_tensor::device::ids::global_thread_index_x() as usize;
     ///     *y.add(i) = a * *x.add(i) + *y.add(i);
     /// }
     ///
@@ -690,7 +690,7 @@ impl Gpu {
     pub fn launch<'a, P: 'static, A: crate::KernelArgs<P>>(
         &'a self,
         module: impl Into<crate::ModuleRef<'a>>,
-        kernel: layout_tensor::KernelFn<P>,
+        kernel: cute_rs_tensor::KernelFn<P>,
         cfg: LaunchConfig,
         args: A,
     ) -> Launch<'a> {

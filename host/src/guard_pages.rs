@@ -4,7 +4,7 @@
 //! Each buffer is its own mapping: an inaccessible page, the data pages, another inaccessible
 //! page, the data ending (rounded up to 256 bytes, the buffers' alignment) at the second guard
 //! page. A kernel that reads or writes a guard page raises `SIGSEGV`; the handler installed here
-//! records the address for the running launch (through `layout_tensor::device::cpu::note_fault`), opens
+//! records the address for the running launch (through `cute_rs_tensor::device::cpu::note_fault`), opens
 //! the page so that the access completes, and returns. The launch then fails with an error naming
 //! the kernel, the block, the thread, the address and the buffer it missed
 //! (`describe`), and the opened pages are closed again ([`close_opened`]).
@@ -151,7 +151,7 @@ mod unix {
 
     fn install() {
         page();
-        layout_tensor::device::cpu::describe_faults_with(describe);
+        cute_rs_tensor::device::cpu::describe_faults_with(describe);
         // SAFETY: a zeroed sigaction is valid; the handler is async-signal-safe (atomics, mprotect).
         unsafe {
             let mut action: libc::sigaction = std::mem::zeroed();
@@ -189,7 +189,7 @@ mod unix {
         // SAFETY: the kernel fills `info` for SIGSEGV.
         let address = unsafe { (*info).si_addr() } as usize;
         if let Some(guard) = guard_page_of(address) {
-            if layout_tensor::device::cpu::note_fault(address) {
+            if cute_rs_tensor::device::cpu::note_fault(address) {
                 // Remembered to close after the launch (if the list is full, the page stays open).
                 let _ = OPENED.iter().find(|p| p.compare_exchange(0, guard, Ordering::AcqRel, Ordering::Relaxed).is_ok());
                 // SAFETY: a page of our own mapping; the faulting access completes once it is open.

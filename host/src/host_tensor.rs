@@ -1,13 +1,13 @@
 //! Host tensors for preparing test data and checking results: [`HostTensor`] (a `Vec` seen through a
-//! [`Layout`] or a swizzled [`SwizzledLayout`](layout::SwizzledLayout)), fills (sequence, seeded
+//! [`Layout`] or a swizzled [`SwizzledLayout`](cute_rs_layout::SwizzledLayout)), fills (sequence, seeded
 //! random through [`Rng`]), copies between layouts ([`HostTensor::to_layout`]), comparison with a
 //! [`Tolerance`] ([`CompareError`] names the first differing coordinate) and printing.
 
 use std::fmt;
 use std::ops::{Index, IndexMut};
 
-use layout::{IntTuple, Layout};
-use layout_tensor::LayoutSource;
+use cute_rs_layout::{IntTuple, Layout};
+use cute_rs_tensor::LayoutSource;
 
 use crate::error::invalid;
 use crate::{DeviceBuffer, Gpu, Numeric, Result};
@@ -123,7 +123,7 @@ impl Tolerance {
 /// # Example
 /// ```
 /// use cute_rs_host::{HostTensor, Tolerance};
-/// use layout::Layout;
+/// use cute_rs_layout::Layout;
 /// let want = HostTensor::<i32>::from_vec(Layout::parse("(2,2):(1,2)").unwrap(), vec![1, 2, 3, 4])?;
 /// let got = HostTensor::<i32>::from_vec(Layout::parse("(2,2):(1,2)").unwrap(), vec![1, 2, 3, 5])?;
 /// let e = got.compare(&want, Tolerance::EXACT).unwrap_err();
@@ -177,7 +177,7 @@ impl fmt::Display for CompareError {
 impl std::error::Error for CompareError {}
 
 /// A host tensor: values in a `Vec` seen through a layout `L`: a [`Layout`] (the default) or a
-/// swizzled [`SwizzledLayout`](layout::SwizzledLayout) (any [`LayoutSource`] that prints).
+/// swizzled [`SwizzledLayout`](cute_rs_layout::SwizzledLayout) (any [`LayoutSource`] that prints).
 ///
 /// The storage holds `cosize` elements (strides must be non-negative). Coordinates are one 1-D
 /// coordinate per top-level mode of the layout (a nested mode is indexed colexicographically), as
@@ -188,7 +188,7 @@ impl std::error::Error for CompareError {}
 /// # Example
 /// ```
 /// use cute_rs_host::{HostTensor, Tolerance};
-/// use layout::Layout;
+/// use cute_rs_layout::Layout;
 /// // A 3 x 4 row-major matrix: mode 0 = rows (stride 4), mode 1 = columns (stride 1).
 /// let mut a = HostTensor::<f32>::new(Layout::parse("(3,4):(4,1)").unwrap())?;
 /// a.fill_sequence(0.0, 1.0); // a[[i, j]] = i + 3 j
@@ -225,11 +225,11 @@ impl<T: Numeric, L: LayoutSource + fmt::Display> HostTensor<T, L> {
     ///
     /// # Example
     /// ```
-    /// let t = cute_rs_host::HostTensor::<u8>::new(layout::Layout::parse("(4,8):(8,1)").unwrap())?;
+    /// let t = cute_rs_host::HostTensor::<u8>::new(cute_rs_layout::Layout::parse("(4,8):(8,1)").unwrap())?;
     /// assert_eq!(t.data().len(), 32);
     /// assert!(t.data().iter().all(|&v| v == 0));
     /// // Swizzled: Sw<1,0,1> o 3:1 puts element 2 at offset 3, so the storage holds 4.
-    /// let sw = layout::make_swizzled(layout::Swizzle::new(1, 0, 1).unwrap(), layout::Layout::parse("3:1").unwrap());
+    /// let sw = cute_rs_layout::make_swizzled(cute_rs_layout::Swizzle::new(1, 0, 1).unwrap(), cute_rs_layout::Layout::parse("3:1").unwrap());
     /// assert_eq!(cute_rs_host::HostTensor::<u8, _>::new(sw)?.data().len(), 4);
     /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
@@ -242,9 +242,9 @@ impl<T: Numeric, L: LayoutSource + fmt::Display> HostTensor<T, L> {
     ///
     /// # Example
     /// ```
-    /// let t = cute_rs_host::HostTensor::from_vec(layout::Layout::parse("(2,3):(3,1)").unwrap(), vec![0, 1, 2, 3, 4, 5])?;
+    /// let t = cute_rs_host::HostTensor::from_vec(cute_rs_layout::Layout::parse("(2,3):(3,1)").unwrap(), vec![0, 1, 2, 3, 4, 5])?;
     /// assert_eq!(t[[1, 0]], 3);
-    /// assert!(cute_rs_host::HostTensor::from_vec(layout::Layout::parse("(2,3):(3,1)").unwrap(), vec![0; 5]).is_err());
+    /// assert!(cute_rs_host::HostTensor::from_vec(cute_rs_layout::Layout::parse("(2,3):(3,1)").unwrap(), vec![0; 5]).is_err());
     /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
     pub fn from_vec(layout: L, data: Vec<T>) -> Result<HostTensor<T, L>> {
@@ -256,7 +256,7 @@ impl<T: Numeric, L: LayoutSource + fmt::Display> HostTensor<T, L> {
     }
 
     fn storage_len(layout: &L) -> Result<usize> {
-        let flat = layout::flatten(layout.layout());
+        let flat = cute_rs_layout::flatten(layout.layout());
         if let Some(d) = flat.stride().leaves().iter().zip(flat.shape().leaves()).find(|(&d, &s)| d < 0 && s > 1) {
             invalid!("host tensors need non-negative strides; layout {layout} has stride {}", d.0);
         }
@@ -273,7 +273,7 @@ impl<T: Numeric, L: LayoutSource + fmt::Display> HostTensor<T, L> {
     ///
     /// # Example
     /// ```
-    /// let l = layout::Layout::parse("(4,4):(1,4)").unwrap();
+    /// let l = cute_rs_layout::Layout::parse("(4,4):(1,4)").unwrap();
     /// assert_eq!(cute_rs_host::HostTensor::<f64>::new(l)?.layout(), l);
     /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
@@ -285,7 +285,7 @@ impl<T: Numeric, L: LayoutSource + fmt::Display> HostTensor<T, L> {
     ///
     /// # Example
     /// ```
-    /// let t = cute_rs_host::HostTensor::<f64>::new(layout::Layout::parse("(4,(2,2)):(4,(1,2))").unwrap())?;
+    /// let t = cute_rs_host::HostTensor::<f64>::new(cute_rs_layout::Layout::parse("(4,(2,2)):(4,(1,2))").unwrap())?;
     /// assert_eq!(t.shape().to_string(), "(4,(2,2))");
     /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
@@ -297,7 +297,7 @@ impl<T: Numeric, L: LayoutSource + fmt::Display> HostTensor<T, L> {
     ///
     /// # Example
     /// ```
-    /// let t = cute_rs_host::HostTensor::<f64>::new(layout::Layout::parse("(4,4):(1,8)").unwrap())?;
+    /// let t = cute_rs_host::HostTensor::<f64>::new(cute_rs_layout::Layout::parse("(4,4):(1,8)").unwrap())?;
     /// assert_eq!(t.size(), 16);
     /// assert_eq!(t.data().len(), 28); // padded rows
     /// # Ok::<(), cute_rs_host::HostError>(())
@@ -310,7 +310,7 @@ impl<T: Numeric, L: LayoutSource + fmt::Display> HostTensor<T, L> {
     ///
     /// # Example
     /// ```
-    /// let t = cute_rs_host::HostTensor::from_vec(layout::Layout::parse("4:1").unwrap(), vec![1, 2, 3, 4])?;
+    /// let t = cute_rs_host::HostTensor::from_vec(cute_rs_layout::Layout::parse("4:1").unwrap(), vec![1, 2, 3, 4])?;
     /// assert_eq!(t.data(), [1, 2, 3, 4]);
     /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
@@ -322,7 +322,7 @@ impl<T: Numeric, L: LayoutSource + fmt::Display> HostTensor<T, L> {
     ///
     /// # Example
     /// ```
-    /// let mut t = cute_rs_host::HostTensor::<i32>::new(layout::Layout::parse("4:1").unwrap())?;
+    /// let mut t = cute_rs_host::HostTensor::<i32>::new(cute_rs_layout::Layout::parse("4:1").unwrap())?;
     /// t.data_mut()[3] = 9;
     /// assert_eq!(t[[3]], 9);
     /// # Ok::<(), cute_rs_host::HostError>(())
@@ -335,7 +335,7 @@ impl<T: Numeric, L: LayoutSource + fmt::Display> HostTensor<T, L> {
     ///
     /// # Example
     /// ```
-    /// let t = cute_rs_host::HostTensor::<i32>::new(layout::Layout::parse("2:1").unwrap())?;
+    /// let t = cute_rs_host::HostTensor::<i32>::new(cute_rs_layout::Layout::parse("2:1").unwrap())?;
     /// assert_eq!(t.into_vec(), vec![0, 0]);
     /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
@@ -351,7 +351,7 @@ impl<T: Numeric, L: LayoutSource + fmt::Display> HostTensor<T, L> {
     ///
     /// # Example
     /// ```
-    /// let t = cute_rs_host::HostTensor::<f32>::new(layout::Layout::parse("(4,(2,3)):(6,(1,2))").unwrap())?;
+    /// let t = cute_rs_host::HostTensor::<f32>::new(cute_rs_layout::Layout::parse("(4,(2,3)):(6,(1,2))").unwrap())?;
     /// assert_eq!(t.offset(&[1, 5])?, 6 + 5);
     /// assert!(t.offset(&[4, 0]).is_err());
     /// assert!(t.offset(&[1]).is_err());
@@ -378,7 +378,7 @@ impl<T: Numeric, L: LayoutSource + fmt::Display> HostTensor<T, L> {
     ///
     /// # Example
     /// ```
-    /// let t = cute_rs_host::HostTensor::from_vec(layout::Layout::parse("(2,2):(2,1)").unwrap(), vec![1, 2, 3, 4])?;
+    /// let t = cute_rs_host::HostTensor::from_vec(cute_rs_layout::Layout::parse("(2,2):(2,1)").unwrap(), vec![1, 2, 3, 4])?;
     /// assert_eq!(t.get(&[0, 1])?, 2);
     /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
@@ -390,7 +390,7 @@ impl<T: Numeric, L: LayoutSource + fmt::Display> HostTensor<T, L> {
     ///
     /// # Example
     /// ```
-    /// let mut t = cute_rs_host::HostTensor::<u16>::new(layout::Layout::parse("(2,2):(2,1)").unwrap())?;
+    /// let mut t = cute_rs_host::HostTensor::<u16>::new(cute_rs_layout::Layout::parse("(2,2):(2,1)").unwrap())?;
     /// t.set(&[1, 0], 7)?;
     /// assert_eq!(t.data(), [0, 0, 7, 0]);
     /// # Ok::<(), cute_rs_host::HostError>(())
@@ -405,7 +405,7 @@ impl<T: Numeric, L: LayoutSource + fmt::Display> HostTensor<T, L> {
     ///
     /// # Example
     /// ```
-    /// let t = cute_rs_host::HostTensor::<f32>::new(layout::Layout::parse("(3,4):(4,1)").unwrap())?;
+    /// let t = cute_rs_host::HostTensor::<f32>::new(cute_rs_layout::Layout::parse("(3,4):(4,1)").unwrap())?;
     /// assert_eq!(t.coord(7), [1, 2]);
     /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
@@ -425,7 +425,7 @@ impl<T: Numeric, L: LayoutSource + fmt::Display> HostTensor<T, L> {
     ///
     /// # Example
     /// ```
-    /// let t = cute_rs_host::HostTensor::from_vec(layout::Layout::parse("(2,2):(2,1)").unwrap(), vec![1, 2, 3, 4])?;
+    /// let t = cute_rs_host::HostTensor::from_vec(cute_rs_layout::Layout::parse("(2,2):(2,1)").unwrap(), vec![1, 2, 3, 4])?;
     /// assert_eq!(t.at_index(1), 3); // coordinate (1, 0)
     /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
@@ -437,7 +437,7 @@ impl<T: Numeric, L: LayoutSource + fmt::Display> HostTensor<T, L> {
     ///
     /// # Example
     /// ```
-    /// let mut t = cute_rs_host::HostTensor::<i64>::new(layout::Layout::parse("(3,3):(3,1)").unwrap())?;
+    /// let mut t = cute_rs_host::HostTensor::<i64>::new(cute_rs_layout::Layout::parse("(3,3):(3,1)").unwrap())?;
     /// t.fill_with(|c| 10 * c[0] + c[1]);
     /// assert_eq!(t[[2, 1]], 21);
     /// # Ok::<(), cute_rs_host::HostError>(())
@@ -454,7 +454,7 @@ impl<T: Numeric, L: LayoutSource + fmt::Display> HostTensor<T, L> {
     ///
     /// # Example
     /// ```
-    /// let mut t = cute_rs_host::HostTensor::<f32>::new(layout::Layout::parse("(2,3):(3,1)").unwrap())?;
+    /// let mut t = cute_rs_host::HostTensor::<f32>::new(cute_rs_layout::Layout::parse("(2,3):(3,1)").unwrap())?;
     /// t.fill_sequence(1.0, 0.5);
     /// assert_eq!(t.data(), [1.0, 2.0, 3.0, 1.5, 2.5, 3.5]);
     /// # Ok::<(), cute_rs_host::HostError>(())
@@ -470,7 +470,7 @@ impl<T: Numeric, L: LayoutSource + fmt::Display> HostTensor<T, L> {
     ///
     /// # Example
     /// ```
-    /// let l = layout::Layout::parse("(8,8):(8,1)").unwrap();
+    /// let l = cute_rs_layout::Layout::parse("(8,8):(8,1)").unwrap();
     /// let (mut a, mut b) = (cute_rs_host::HostTensor::<f32>::new(l)?, cute_rs_host::HostTensor::<f32>::new(l)?);
     /// a.fill_random(5);
     /// b.fill_random(5);
@@ -490,7 +490,7 @@ impl<T: Numeric, L: LayoutSource + fmt::Display> HostTensor<T, L> {
     ///
     /// # Example
     /// ```
-    /// let mut t = cute_rs_host::HostTensor::<i32>::new(layout::Layout::parse("100:1").unwrap())?;
+    /// let mut t = cute_rs_host::HostTensor::<i32>::new(cute_rs_layout::Layout::parse("100:1").unwrap())?;
     /// t.fill_random_range(1, -3.0, 3.0);
     /// assert!(t.data().iter().all(|v| (-3..3).contains(v)));
     /// # Ok::<(), cute_rs_host::HostError>(())
@@ -514,7 +514,7 @@ impl<T: Numeric, L: LayoutSource + fmt::Display> HostTensor<T, L> {
     /// # Example
     /// ```
     /// use cute_rs_host::{HostTensor, Tolerance};
-    /// let l = layout::Layout::parse("(2,2):(1,2)").unwrap();
+    /// let l = cute_rs_layout::Layout::parse("(2,2):(1,2)").unwrap();
     /// let got = HostTensor::from_vec(l, vec![1.0f32, 2.0, 3.0, 4.0001])?;
     /// let want = HostTensor::from_vec(l, vec![1.0f32, 2.0, 3.0, 4.0])?;
     /// assert!(got.compare(&want, Tolerance::new(1e-3, 0.0)).is_ok());
@@ -569,7 +569,7 @@ impl<T: Numeric, L: LayoutSource + fmt::Display> HostTensor<T, L> {
     /// # Example
     /// ```
     /// use cute_rs_host::{HostTensor, Tolerance};
-    /// use layout::{make_swizzled, Layout, Swizzle};
+    /// use cute_rs_layout::{make_swizzled, Layout, Swizzle};
     /// let rows = Layout::parse("(8,8):(8,1)").unwrap();
     /// let mut a = HostTensor::<i32>::new(rows)?;
     /// a.fill_with(|c| (10 * c[0] + c[1]) as i32);
@@ -695,7 +695,7 @@ impl<T: Numeric, L: LayoutSource + fmt::Display> HostTensor<T, L> {
 ///
 /// # Example
 /// ```
-/// let mut t = cute_rs_host::HostTensor::<i32>::new(layout::Layout::parse("(2,3):(3,1)").unwrap())?;
+/// let mut t = cute_rs_host::HostTensor::<i32>::new(cute_rs_layout::Layout::parse("(2,3):(3,1)").unwrap())?;
 /// t.fill_sequence(0.0, 1.0);
 /// assert_eq!(t.to_string(), "HostTensor<i32> (2,3):(3,1)\n   0 1 2\n0: 0 2 4\n1: 1 3 5\n");
 /// # Ok::<(), cute_rs_host::HostError>(())
@@ -748,7 +748,7 @@ impl Gpu {
     /// # Example
     /// ```
     /// let gpu = cute_rs_host::Gpu::cpu();
-    /// let mut a = cute_rs_host::HostTensor::<f32>::new(layout::Layout::parse("(64,64):(64,1)").unwrap())?;
+    /// let mut a = cute_rs_host::HostTensor::<f32>::new(cute_rs_layout::Layout::parse("(64,64):(64,1)").unwrap())?;
     /// a.fill_random(1);
     /// let buf = gpu.upload_tensor(&a)?;
     /// assert_eq!(buf.len(), 4096);
@@ -765,7 +765,7 @@ impl Gpu {
     /// # Example
     /// ```
     /// let gpu = cute_rs_host::Gpu::cpu();
-    /// let l = layout::Layout::parse("(64,64):(64,1)").unwrap();
+    /// let l = cute_rs_layout::Layout::parse("(64,64):(64,1)").unwrap();
     /// let mut want = cute_rs_host::HostTensor::<f32>::new(l)?;
     /// want.fill_random(1);
     /// let buf = gpu.upload_tensor(&want)?;
@@ -792,7 +792,7 @@ impl<T: Numeric, L: LayoutSource + fmt::Display> crate::DeviceTensor<'_, T, L> {
     /// # Example
     /// ```
     /// use cute_rs_host::{Gpu, HostTensor, Tolerance};
-    /// use layout::{make_swizzled, Layout, Swizzle};
+    /// use cute_rs_layout::{make_swizzled, Layout, Swizzle};
     /// let gpu = Gpu::cpu();
     /// let mut a = HostTensor::<f32>::new(Layout::parse("(8,8):(8,1)").unwrap())?;
     /// a.fill_random(3);
@@ -820,7 +820,7 @@ impl<T: Numeric, L: LayoutSource + fmt::Display> crate::DeviceTensorMut<'_, T, L
     /// ```
     /// let gpu = cute_rs_host::Gpu::cpu();
     /// let mut buf = gpu.upload(&[1u32, 2, 3, 4, 5, 6])?;
-    /// let d = buf.tensor_mut(layout::Layout::parse("(2,3):(3,1)").unwrap())?;
+    /// let d = buf.tensor_mut(cute_rs_layout::Layout::parse("(2,3):(3,1)").unwrap())?;
     /// // ... a kernel writes `d` ...
     /// let got = d.download(&gpu)?;
     /// assert_eq!(got[[1, 0]], 4);
@@ -975,12 +975,12 @@ mod tests {
     }
 
     /// Every valid swizzle with `B <= 3`, `M <= 3`, `|S| <= 4` (the identity `B = 0` included).
-    fn small_swizzles() -> Vec<layout::Swizzle> {
+    fn small_swizzles() -> Vec<cute_rs_layout::Swizzle> {
         let mut out = Vec::new();
         for b in 0..=3 {
             for m in 0..=3 {
                 for s in -4..=4 {
-                    if let Ok(sw) = layout::Swizzle::new(b, m, s) {
+                    if let Ok(sw) = cute_rs_layout::Swizzle::new(b, m, s) {
                         out.push(sw);
                     }
                 }
@@ -999,7 +999,7 @@ mod tests {
             a.fill_with(|c| 1000 * c[0] + c[1]);
             for sw in small_swizzles() {
                 for origin in [0, 3, 16] {
-                    let target = layout::SwizzledLayout::new(sw, origin, plain);
+                    let target = cute_rs_layout::SwizzledLayout::new(sw, origin, plain);
                     let packed = a.to_layout(target).unwrap();
                     // The element at each coordinate, at the swizzled offset of that coordinate.
                     for i in 0..a.size() {
@@ -1050,18 +1050,18 @@ mod tests {
                 other => panic!("{to}: {other:?}"),
             }
         }
-        let sw = layout::make_swizzled(layout::Swizzle::new(2, 0, 2).unwrap(), l("(8,4):(4,1)"));
+        let sw = cute_rs_layout::make_swizzled(cute_rs_layout::Swizzle::new(2, 0, 2).unwrap(), l("(8,4):(4,1)"));
         let e = a.to_layout(sw).unwrap_err().to_string();
         assert!(e.contains("shape mismatch: (4,8) vs (8,4)"), "{e}");
         // A target reaching below its storage is refused by HostTensor::new's condition.
-        let below = layout::SwizzledLayout::new(layout::Swizzle::new(1, 0, 1).unwrap(), -1, l("(4,8):(8,1)"));
+        let below = cute_rs_layout::SwizzledLayout::new(cute_rs_layout::Swizzle::new(1, 0, 1).unwrap(), -1, l("(4,8):(8,1)"));
         let e = a.to_layout(below).unwrap_err().to_string();
         assert!(e.contains("non-negative offsets"), "{e}");
     }
 
     #[test]
     fn swizzled_tensors_index_print_and_compare() {
-        let sw = layout::make_swizzled(layout::Swizzle::new(1, 0, 1).unwrap(), l("(2,2):(2,1)"));
+        let sw = cute_rs_layout::make_swizzled(cute_rs_layout::Swizzle::new(1, 0, 1).unwrap(), l("(2,2):(2,1)"));
         let mut t = HostTensor::<i32, _>::new(sw).unwrap();
         t.fill_with(|c| (10 * c[0] + c[1]) as i32);
         // Row 1's two columns trade places: (1,0) at 2 ^ 1 = 3.
@@ -1076,7 +1076,7 @@ mod tests {
         t[[0, 1]] = 5;
         assert!(matches!(t.compare(&plain, Tolerance::EXACT), Err(CompareError::Values { index: 2, .. })));
         // Rank 3: each table through the whole coordinate.
-        let sw3 = layout::make_swizzled(layout::Swizzle::new(1, 0, 2).unwrap(), l("(2,2,2):(1,2,4)"));
+        let sw3 = cute_rs_layout::make_swizzled(cute_rs_layout::Swizzle::new(1, 0, 2).unwrap(), l("(2,2,2):(1,2,4)"));
         let mut c = HostTensor::<u8, _>::new(sw3).unwrap();
         c.fill_sequence(0.0, 1.0);
         let mut plain3 = HostTensor::<u8>::new(l("(2,2,2):(1,2,4)")).unwrap();
@@ -1091,7 +1091,7 @@ mod tests {
         let gpu = Gpu::cpu();
         let mut a = HostTensor::<f64>::new(l("(8,16):(16,1)")).unwrap();
         a.fill_random(9);
-        let tile = layout::make_swizzled(layout::Swizzle::new(2, 1, 3).unwrap(), l("(8,16):(16,1)"));
+        let tile = cute_rs_layout::make_swizzled(cute_rs_layout::Swizzle::new(2, 1, 3).unwrap(), l("(8,16):(16,1)"));
         let packed = a.to_layout(tile).unwrap();
         let mut buf = gpu.upload_tensor(&packed).unwrap();
         let back = buf.tensor(tile).unwrap().download(&gpu).unwrap();
@@ -1101,7 +1101,7 @@ mod tests {
         assert_eq!(out.to_layout(a.layout()).unwrap(), a);
         // The buffer check sees the swizzled offsets: Sw<1,0,1> o 3:1 reaches offset 3.
         let small = gpu.alloc::<f64>(3).unwrap();
-        let e = small.tensor(layout::make_swizzled(layout::Swizzle::new(1, 0, 1).unwrap(), l("3:1"))).unwrap_err();
+        let e = small.tensor(cute_rs_layout::make_swizzled(cute_rs_layout::Swizzle::new(1, 0, 1).unwrap(), l("3:1"))).unwrap_err();
         assert!(e.to_string().contains("cosize 4"), "{e}");
         assert!(small.tensor(l("3:1")).is_ok());
     }

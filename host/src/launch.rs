@@ -10,7 +10,7 @@ use crate::error::{cuda_err, invalid};
 use crate::gpu::StreamInner;
 use std::sync::Arc;
 
-use layout_tensor::LaunchContract;
+use cute_rs_tensor::LaunchContract;
 
 use crate::args::ParamValue;
 use crate::{DeviceBuffer, DeviceElem, DeviceProperties, Gpu, Kernel, Result, TensorMap};
@@ -463,9 +463,9 @@ impl From<&crate::ModuleSource> for ModuleRef<'_> {
 ///
 /// # Example
 /// ```
-/// #[layout_tensor::kernel]
+/// #[cute_rs_tensor::kernel]
 /// pub fn fill(x: *mut u32, value: u32) {
-///     *x.add(layout_tensor::device::ids::global_thread_index_x() as usize) = value;
+///     *x.add(cute_rs_tensor::device::ids::global_thread_index_x() as usize) = value;
 /// }
 ///
 /// let cpu = cute_rs_host::Gpu::cpu();

@@ -18,7 +18,7 @@
 //!   [`Launch::cluster`] launches thread block clusters. [`Gpu::launch_raw`] launches a kernel
 //!   found by name, for hand-written PTX.
 //! - Timing: [`Gpu::time_ms`] records CUDA events around a closure.
-//! - TMA: [`Gpu::tensor_map`] encodes a [`TensorMap`] from a [`layout::Layout`] after
+//! - TMA: [`Gpu::tensor_map`] encodes a [`TensorMap`] from a [`cute_rs_layout::Layout`] after
 //!   [`tensor_map_params`] checked every condition of `cuTensorMapEncodeTiled`.
 //! - Host tensors: [`HostTensor`] (a `Vec` and a layout, plain or swizzled) with seeded fills,
 //!   copies into another layout of the same shape ([`HostTensor::to_layout`]), comparison with a
@@ -34,12 +34,12 @@
 //! runs on the CPU backend, whose module only lists the kernels.
 //! ```
 //! use cute_rs_host::{Gpu, HostError, HostTensor, LaunchConfig, ModuleSource, Tolerance};
-//! use layout::Layout;
+//! use cute_rs_layout::Layout;
 //!
 //! /// `dst[i] = src[i]` for the grid's threads.
-//! #[layout_tensor::kernel(block(256))]
+//! #[cute_rs_tensor::kernel(block(256))]
 //! pub fn vector_copy(src: *const f32, dst: *mut f32) {
-//!     let i = layout_tensor::device::ids::global_thread_index_x() as usize;
+//!     let i = cute_rs_tensor::device::ids::global_thread_index_x() as usize;
 //!     *dst.add(i) = *src.add(i);
 //! }
 //!
@@ -94,8 +94,8 @@ pub use launch::{
     check_contract, validate, validate_launch, KernelArg, KernelLimits, Launch, LaunchConfig, LaunchPlan, ModuleRef,
     MAX_CLUSTER_BLOCKS,
 };
-pub use layout_tensor::{KernelFn, LaunchContract};
-pub use layout_tensor::device::cpu::Schedule;
+pub use cute_rs_tensor::{KernelFn, LaunchContract};
+pub use cute_rs_tensor::device::cpu::Schedule;
 pub use module::{ptx_entry_names, Kernel, KernelAttributes, Module, ModuleSource};
 pub use tma_array::TmaArray;
 pub use tensor_map::{

@@ -109,7 +109,7 @@ pub struct Kernel {
     pub(crate) max_dynamic_shared: AtomicU32,
     pub(crate) module: Arc<ModuleInner>,
     /// The kernel's host build, on the CPU backend.
-    pub(crate) cpu: Option<layout_tensor::device::cpu::CpuKernel>,
+    pub(crate) cpu: Option<cute_rs_tensor::device::cpu::CpuKernel>,
 }
 
 impl std::fmt::Debug for Module {
@@ -465,7 +465,7 @@ impl Module {
         })
     }
 
-    /// The kernel `f` (a [`KernelFn`](layout_tensor::KernelFn) that `#[kernel]` defined), looked up
+    /// The kernel `f` (a [`KernelFn`](cute_rs_tensor::KernelFn) that `#[kernel]` defined), looked up
     /// once and then cached by the module; on the CPU backend, its host build.
     ///
     /// # Errors
@@ -474,7 +474,7 @@ impl Module {
     ///
     /// # Example
     /// ```
-        /// #[layout_tensor::kernel]
+        /// #[cute_rs_tensor::kernel]
     /// pub fn nothing() {}
     ///
     /// let cpu = cute_rs_host::Gpu::cpu();
@@ -483,7 +483,7 @@ impl Module {
     /// assert_eq!(k.name(), "nothing");
     /// # Ok::<(), cute_rs_host::HostError>(())
     /// ```
-    pub fn function<P: 'static>(&self, f: layout_tensor::KernelFn<P>) -> Result<Arc<Kernel>> {
+    pub fn function<P: 'static>(&self, f: cute_rs_tensor::KernelFn<P>) -> Result<Arc<Kernel>> {
         let name = f.name();
         if let Some(k) = self.kernels.lock().unwrap_or_else(|e| e.into_inner()).get(name) {
             return Ok(k.clone());
@@ -506,13 +506,13 @@ impl Module {
     }
 
     /// The CPU backend's kernel `k` of this module: its host build, with the backend's limits.
-    fn cpu_kernel(&self, k: layout_tensor::device::cpu::CpuKernel) -> Kernel {
+    fn cpu_kernel(&self, k: cute_rs_tensor::device::cpu::CpuKernel) -> Kernel {
         Kernel {
             func: std::ptr::null_mut(),
             name: k.name.to_string(),
             attributes: crate::cpu::attributes(),
             params: Some(k.params.to_vec()),
-            max_dynamic_shared: AtomicU32::new(layout_tensor::device::cpu::SHARED_BYTES_PER_BLOCK),
+            max_dynamic_shared: AtomicU32::new(cute_rs_tensor::device::cpu::SHARED_BYTES_PER_BLOCK),
             module: self.inner.clone(),
             cpu: Some(k),
         }

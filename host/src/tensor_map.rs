@@ -6,7 +6,7 @@ use std::fmt;
 use std::mem::MaybeUninit;
 
 use cudarc::driver::sys;
-use layout::Layout;
+use cute_rs_layout::Layout;
 
 use crate::error::{cuda_err, invalid};
 use crate::{DeviceBuffer, DeviceElem, Gpu, Result, TmaDataType};
@@ -23,7 +23,7 @@ use crate::{DeviceBuffer, DeviceElem, Gpu, Result, TmaDataType};
 /// # Example
 /// ```no_run
 /// use cute_rs_host::{Gpu, TmaOobFill, TmaSwizzle};
-/// use layout::Layout;
+/// use cute_rs_layout::Layout;
 /// let gpu = Gpu::new(0)?;
 /// let a = gpu.alloc::<f32>(1024 * 512)?;
 /// // A 1024 x 512 row-major matrix: mode 0 (columns) has stride 1.
@@ -116,7 +116,7 @@ pub const TMA_MAX_RANK: usize = 5;
 /// # Example
 /// ```
 /// use cute_rs_host::{tensor_map_params, TmaDataType, TmaOobFill, TmaSwizzle};
-/// let global = layout::Layout::parse("(512,1024):(1,512)").unwrap();
+/// let global = cute_rs_layout::Layout::parse("(512,1024):(1,512)").unwrap();
 /// let p = tensor_map_params::<f32>(global, &[32, 64], TmaSwizzle::B128, TmaOobFill::Zero, 512 * 1024)?;
 /// assert_eq!(p.data_type, TmaDataType::F32);
 /// assert_eq!(p.global_dim, [512, 1024]);
@@ -149,7 +149,7 @@ impl TensorMapParams {
     /// # Example
     /// ```
     /// # use cute_rs_host::{tensor_map_params, TmaOobFill, TmaSwizzle};
-    /// let p = tensor_map_params::<u8>(layout::Layout::parse("(64,8,4):(1,64,512)").unwrap(), &[64, 8, 1],
+    /// let p = tensor_map_params::<u8>(cute_rs_layout::Layout::parse("(64,8,4):(1,64,512)").unwrap(), &[64, 8, 1],
     ///     TmaSwizzle::None, TmaOobFill::Zero, 2048)?;
     /// assert_eq!(p.rank(), 3);
     /// # Ok::<(), cute_rs_host::HostError>(())
@@ -164,7 +164,7 @@ impl TensorMapParams {
     /// # Example
     /// ```
     /// # use cute_rs_host::{tensor_map_params, TmaOobFill, TmaSwizzle};
-    /// let p = tensor_map_params::<u16>(layout::Layout::parse("(64,64):(1,64)").unwrap(), &[64, 16],
+    /// let p = tensor_map_params::<u16>(cute_rs_layout::Layout::parse("(64,64):(1,64)").unwrap(), &[64, 16],
     ///     TmaSwizzle::B128, TmaOobFill::Zero, 4096)?;
     /// assert_eq!(p.box_bytes(), 64 * 16 * 2);
     /// # Ok::<(), cute_rs_host::HostError>(())
@@ -180,7 +180,7 @@ impl TensorMapParams {
 ///
 /// Checked, each with an [`HostError::Invalid`](crate::HostError::Invalid) naming the condition and
 /// the values:
-/// - `global` has 1 to 5 modes after [`layout::flatten`], each of extent at most 2^32;
+/// - `global` has 1 to 5 modes after [`cute_rs_layout::flatten`], each of extent at most 2^32;
 /// - mode 0 has stride 1 (contiguous), unless its extent is 1;
 /// - the other strides are positive, and in bytes multiples of 16 and below 2^40 (a mode of extent 1
 ///   may have any stride: a valid one is passed instead);
@@ -192,7 +192,7 @@ impl TensorMapParams {
 /// # Example
 /// ```
 /// use cute_rs_host::{tensor_map_params, TmaOobFill, TmaSwizzle};
-/// use layout::Layout;
+/// use cute_rs_layout::Layout;
 /// // Rows of 99 f32 (396 bytes) are not 16-byte aligned: rejected.
 /// let err = tensor_map_params::<f32>(Layout::parse("(99,64):(1,99)").unwrap(), &[32, 8],
 ///     TmaSwizzle::None, TmaOobFill::Zero, 99 * 64).unwrap_err();
@@ -218,7 +218,7 @@ pub fn tensor_map_params<T: DeviceElem>(
             std::mem::size_of::<T>()
         );
     }
-    let flat = layout::flatten(global);
+    let flat = cute_rs_layout::flatten(global);
     let shape = flat.shape();
     let stride = flat.stride();
     let (shape, stride) = (shape.leaves(), stride.leaves());
@@ -340,7 +340,7 @@ impl Gpu {
     /// let gpu = Gpu::new(0)?;
     /// let x = gpu.alloc::<f32>(1000 * 96)?;
     /// // 1000 rows of 96 floats: boxes of 32 x 32, NaN past the last row.
-    /// let global = layout::Layout::parse("(96,1000):(1,96)").unwrap();
+    /// let global = cute_rs_layout::Layout::parse("(96,1000):(1,96)").unwrap();
     /// let map = gpu.tensor_map(&x, global, &[32, 32], TmaSwizzle::B128, TmaOobFill::Nan)?;
     /// # let _ = map;
     /// # Ok::<(), cute_rs_host::HostError>(())
@@ -348,7 +348,7 @@ impl Gpu {
     pub fn tensor_map<T: DeviceElem>(
         &self,
         buf: &DeviceBuffer<T>,
-        global: layout::Layout,
+        global: cute_rs_layout::Layout,
         box_shape: &[u32],
         swizzle: TmaSwizzle,
         fill: TmaOobFill,
@@ -377,7 +377,7 @@ impl Gpu {
     /// # let k = module.kernel("tma_load_2d")?;
     /// let x = gpu.alloc::<f32>(64 * 64)?;
     /// let out = gpu.alloc::<f32>(64 * 64)?;
-    /// let map = gpu.tensor_map(&x, layout::Layout::parse("(64,64):(1,64)").unwrap(), &[32, 32],
+    /// let map = gpu.tensor_map(&x, cute_rs_layout::Layout::parse("(64,64):(1,64)").unwrap(), &[32, 32],
     ///     TmaSwizzle::B128, TmaOobFill::Zero)?;
     /// let map_buf = gpu.upload_tensor_map(&map)?;
     /// let cfg = cute_rs_host::LaunchConfig::linear(4, 128).with_shared_mem(32 * 32 * 4 + 1024);
@@ -390,12 +390,12 @@ impl Gpu {
 }
 
 /// Encodes checked parameters with `cuTensorMapEncodeTiled` for the buffer at `address`.
-/// The CPU backend's descriptor of the same map ([`CpuTensorMap`](layout_tensor::device::tma::CpuTensorMap)),
+/// The CPU backend's descriptor of the same map ([`CpuTensorMap`](cute_rs_tensor::device::tma::CpuTensorMap)),
 /// read by its TMA copies.
 fn encode_cpu(p: &TensorMapParams, address: u64) -> Result<TensorMap> {
     let swizzle = p.swizzle.span_bytes().unwrap_or(0);
     let nan = matches!(p.fill, TmaOobFill::Nan);
-    layout_tensor::device::tma::CpuTensorMap::encode(
+    cute_rs_tensor::device::tma::CpuTensorMap::encode(
         address,
         p.data_type.size_bytes() as u32,
         &p.global_dim,

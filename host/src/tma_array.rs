@@ -5,21 +5,21 @@
 
 use std::any::Any;
 
-use layout_tensor::device::tma::oob_nan_bits;
-use layout_tensor::half::{bf16, f16};
-use layout_tensor::{Element, LayoutSource, Strided};
+use cute_rs_tensor::device::tma::oob_nan_bits;
+use cute_rs_tensor::half::{bf16, f16};
+use cute_rs_tensor::{Element, LayoutSource, Strided};
 
 use crate::error::invalid;
 use crate::{DeviceBuffer, DeviceElem, DeviceTensor, Gpu, KernelParam, Result, TmaDataType, TmaOobFill, TmaSwizzle};
 
 /// A device array of rank `R` with the tensor map its tiles are loaded by: the host side of
-/// [`layout_tensor::tma_copy::TmaArray`], which a kernel takes as a parameter (pass `&array`).
+/// [`cute_rs_tensor::tma_copy::TmaArray`], which a kernel takes as a parameter (pass `&array`).
 /// It owns the map, uploaded to global memory, and borrows the array's buffer.
 ///
 /// # Example
 /// ```
 /// use cute_rs_host::{Gpu, TmaOobFill};
-/// use layout_tensor::Strided;
+/// use cute_rs_tensor::Strided;
 /// let cpu = Gpu::cpu();
 /// let x = cpu.alloc::<f32>(100 * 64)?;
 /// // 100 rows of 64 floats, in tiles of 16 x 32; NaN outside.
@@ -64,7 +64,7 @@ impl<T: DeviceElem, const R: usize> TmaArray<'_, T, R> {
     }
 
     /// What a load reads outside the array: zero, or the NaN TMA writes
-    /// (`layout_tensor::device::tma::oob_nan_bits`).
+    /// (`cute_rs_tensor::device::tma::oob_nan_bits`).
     ///
     /// # Example
     /// See [`TmaArray`].
@@ -105,7 +105,7 @@ impl Gpu {
     /// # Example
     /// ```
     /// use cute_rs_host::{Gpu, TmaOobFill};
-    /// use layout_tensor::Strided;
+    /// use cute_rs_tensor::Strided;
     /// let cpu = Gpu::cpu();
     /// let x = cpu.alloc::<f32>(100 * 63)?;
     /// // Rows of 63 floats (252 bytes): not a multiple of 16 bytes, which TMA needs.
@@ -139,8 +139,8 @@ impl Gpu {
     /// # Example
     /// ```
     /// use cute_rs_host::{Gpu, TmaSwizzle};
-    /// use layout_tensor::half::f16;
-    /// use layout_tensor::Strided;
+    /// use cute_rs_tensor::half::f16;
+    /// use cute_rs_tensor::Strided;
     /// let cpu = Gpu::cpu();
     /// let b = cpu.alloc::<f16>(1000 * 4096)?;
     /// // B's 64 x 256 tiles: four panels of 64 x 64 (rows of 128 bytes), the 128-byte swizzle.
@@ -207,8 +207,8 @@ impl Gpu {
 
 /// An array with its map, for a kernel's `TmaArray<T, R>` parameter: the tensor, the map's
 /// address in global memory, the box shape, the swizzle and the fill.
-impl<T: DeviceElem + Element, const R: usize> KernelParam<layout_tensor::tma_copy::TmaArray<T, R>> for &TmaArray<'_, T, R> {
-    fn to_param(self) -> Result<layout_tensor::tma_copy::TmaArray<T, R>> {
+impl<T: DeviceElem + Element, const R: usize> KernelParam<cute_rs_tensor::tma_copy::TmaArray<T, R>> for &TmaArray<'_, T, R> {
+    fn to_param(self) -> Result<cute_rs_tensor::tma_copy::TmaArray<T, R>> {
         if !self.map.device_ptr().is_multiple_of(64) {
             invalid!("tma_array argument: the tensor map at {:#x} is not 64-byte aligned", self.map.device_ptr());
         }
@@ -217,9 +217,9 @@ impl<T: DeviceElem + Element, const R: usize> KernelParam<layout_tensor::tma_cop
         // `box_shape`, the swizzle and the fill `padding`; it lives in `self`, which the launch
         // borrows.
         Ok(unsafe {
-            layout_tensor::tma_copy::TmaArray::from_parts(
+            cute_rs_tensor::tma_copy::TmaArray::from_parts(
                 tensor,
-                self.map.device_ptr() as *const layout_tensor::device::tma::TmaDescriptor,
+                self.map.device_ptr() as *const cute_rs_tensor::device::tma::TmaDescriptor,
                 self.box_shape,
                 self.swizzle.span_bytes().unwrap_or(0),
                 self.padding,

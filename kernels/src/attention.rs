@@ -24,13 +24,13 @@
 //! `h / (heads / heads_kv)`); the log-sum-exp is `(batch, heads, seqlen_q)`, contiguous. Grid
 //! `(ceil(seqlen_q / 64), heads, batch)`, [`attention_threads`] threads.
 
-use layout_tensor::atom::{SM80_16x8x16_F32BF16BF16F32_TN, SM80_16x8x16_F32F16F16F32_TN, TiledMma};
-use layout_tensor::block_tile::{dot, where_, BlockTile, Cast, DotLayoutOf, Scratch, Slice, TvLayout};
-use layout_tensor::device::ids::{block_idx_x, block_idx_y, block_idx_z};
-use layout_tensor::device::math::log2;
-use layout_tensor::half::{bf16, f16};
-use layout_tensor::tensor::Element;
-use layout_tensor::{block_scratch, blocked_layout, dot_layout, kernel, static_layout, LayoutTensor, Strided};
+use cute_rs_tensor::atom::{SM80_16x8x16_F32BF16BF16F32_TN, SM80_16x8x16_F32F16F16F32_TN, TiledMma};
+use cute_rs_tensor::block_tile::{dot, where_, BlockTile, Cast, DotLayoutOf, Scratch, Slice, TvLayout};
+use cute_rs_tensor::device::ids::{block_idx_x, block_idx_y, block_idx_z};
+use cute_rs_tensor::device::math::log2;
+use cute_rs_tensor::half::{bf16, f16};
+use cute_rs_tensor::tensor::Element;
+use cute_rs_tensor::{block_scratch, blocked_layout, dot_layout, kernel, static_layout, LayoutTensor, Strided};
 
 /// Query rows per program.
 pub const ATTENTION_BLOCK: i64 = 64;
@@ -96,8 +96,8 @@ static_layout!(
 /// # Example
 /// ```
 /// use cute_rs_kernels::attention::{AttentionBf16D128, AttentionTiles};
-/// use layout_tensor::block_tile::TvLayout;
-/// use layout_tensor::half::bf16;
+/// use cute_rs_tensor::block_tile::TvLayout;
+/// use cute_rs_tensor::half::bf16;
 /// // 256 threads; each holds 32 of O's 64 x 128 accumulators.
 /// assert_eq!(<<AttentionBf16D128 as AttentionTiles<bf16>>::O as TvLayout>::VALUES, 32);
 /// ```

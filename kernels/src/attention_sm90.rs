@@ -51,7 +51,7 @@
 //!
 //! [`attention_sm90_threads`] threads, [`attention_sm90_smem_bytes`] of dynamic shared memory.
 //!
-//! [`accumulators_as_a`]: layout_tensor::atom::wgmma::accumulators_as_a
+//! [`accumulators_as_a`]: cute_rs_tensor::atom::wgmma::accumulators_as_a
 
 // On the host only the kernels' typed constants exist (`#[kernel(gpu_only)]`).
 #![cfg_attr(not(target_arch = "nvptx64"), allow(unused_imports, dead_code))]
@@ -59,37 +59,37 @@
 // 16384 elements.
 #![allow(long_running_const_eval)]
 
-use layout_tensor::atom::copy::{copy, SM90_U32x4_STSM_N};
-use layout_tensor::atom::fragment_copy::make_tiled_copy_c;
-use layout_tensor::atom::tma::{MapOrder, TmaBoxes};
-use layout_tensor::atom::wgmma::{
+use cute_rs_tensor::atom::copy::{copy, SM90_U32x4_STSM_N};
+use cute_rs_tensor::atom::fragment_copy::make_tiled_copy_c;
+use cute_rs_tensor::atom::tma::{MapOrder, TmaBoxes};
+use cute_rs_tensor::atom::wgmma::{
     accumulators_as_a, make_gmma_desc, make_gmma_layout, GmmaDesc, KMajor, Major, MnMajor, WgmmaAtom, WgmmaRsAtom, SM90_64x128x16_F32BF16BF16_RS,
     SM90_64x128x16_F32BF16BF16_SS, SM90_64x128x16_F32F16F16_RS, SM90_64x128x16_F32F16F16_SS, SM90_64x256x16_F32BF16BF16_RS,
     SM90_64x256x16_F32F16F16_RS, SM90_64x64x16_F32BF16BF16_RS, SM90_64x64x16_F32BF16BF16_SS, SM90_64x64x16_F32F16F16_RS,
     SM90_64x64x16_F32F16F16_SS, SM90_64x80x16_F32BF16BF16_SS, SM90_64x80x16_F32F16F16_SS,
 };
 #[cfg(target_arch = "nvptx64")]
-use layout_tensor::atom::wgmma::{gemm, gemm_rs};
-use layout_tensor::device::atomics::{fence, AcqRel, Cta};
-use layout_tensor::device::hint::recompute;
-use layout_tensor::device::ids::{block_idx_x, grid_dim_x, thread_idx_x};
-use layout_tensor::device::math::{exp2_approx, fma, log2_approx};
-use layout_tensor::device::mma::{
+use cute_rs_tensor::atom::wgmma::{gemm, gemm_rs};
+use cute_rs_tensor::device::atomics::{fence, AcqRel, Cta};
+use cute_rs_tensor::device::hint::recompute;
+use cute_rs_tensor::device::ids::{block_idx_x, grid_dim_x, thread_idx_x};
+use cute_rs_tensor::device::math::{exp2_approx, fma, log2_approx};
+use cute_rs_tensor::device::mma::{
     warpgroup_reg_alloc, warpgroup_reg_dealloc, wgmma_accumulator_layout, wgmma_commit_group, wgmma_fence, wgmma_fence_a_operands, wgmma_fence_operands, wgmma_wait_group,
     WgmmaSwizzle,
 };
-use layout_tensor::device::numeric::{f32x2_to_bf16x2, f32x2_to_f16x2};
-use layout_tensor::device::shared::generic_to_shared;
-use layout_tensor::device::sync::{sync_threads, NamedBarrier};
-use layout_tensor::device::tma::{bulk_wait_group, bulk_wait_group_read, tma_load_4d, tma_store_4d, TmaDescriptor, TmaDescriptorParam};
-use layout_tensor::device::unroll::{for_each_unrolled_mut, unroll_for, Count};
-use layout_tensor::device::warp::{shuffle_xor, vote_all};
-use layout_tensor::half::{bf16, f16};
-use layout_tensor::identity::IdentityTensor;
-use layout_tensor::partition::{StaticSwizzle, Sw};
-use layout_tensor::pipeline::{PipelineState, PipelineTmaAsync};
-use layout_tensor::swizzled::Swizzled;
-use layout_tensor::{dynamic_shared, kernel, shared_array, static_layout, Fragment, LayoutTensor, Shared as SharedSpace, StaticLayout};
+use cute_rs_tensor::device::numeric::{f32x2_to_bf16x2, f32x2_to_f16x2};
+use cute_rs_tensor::device::shared::generic_to_shared;
+use cute_rs_tensor::device::sync::{sync_threads, NamedBarrier};
+use cute_rs_tensor::device::tma::{bulk_wait_group, bulk_wait_group_read, tma_load_4d, tma_store_4d, TmaDescriptor, TmaDescriptorParam};
+use cute_rs_tensor::device::unroll::{for_each_unrolled_mut, unroll_for, Count};
+use cute_rs_tensor::device::warp::{shuffle_xor, vote_all};
+use cute_rs_tensor::half::{bf16, f16};
+use cute_rs_tensor::identity::IdentityTensor;
+use cute_rs_tensor::partition::{StaticSwizzle, Sw};
+use cute_rs_tensor::pipeline::{PipelineState, PipelineTmaAsync};
+use cute_rs_tensor::swizzled::Swizzled;
+use cute_rs_tensor::{dynamic_shared, kernel, shared_array, static_layout, Fragment, LayoutTensor, Shared as SharedSpace, StaticLayout};
 
 use crate::gemm_sm90::{epilogue_layouts_agree, AccBox, BoxTile, BoxValues};
 use crate::SM90_DYNAMIC_SMEM_BYTES;
@@ -238,7 +238,7 @@ type OStaging = Swizzled<Sw<3, 3, 3>, OStagingBox>;
 
 /// The bytes of one [`OStagingBox`] (a multiple of 1024, so that each box starts where the
 /// swizzle's pattern does).
-const O_BOX_BYTES: u32 = 2 * layout::cosize(OStagingBox::LAYOUT) as u32;
+const O_BOX_BYTES: u32 = 2 * cute_rs_layout::cosize(OStagingBox::LAYOUT) as u32;
 
 /// One tile of `rows` rows of `d` 16-bit elements.
 const fn tile_bytes(rows: u32, d: u32) -> u32 {
@@ -306,14 +306,14 @@ impl AttentionTiles {
 
 /// The canonical K-major tile (`rows x d`, the 128-byte swizzle) that one TMA box per 64 columns
 /// writes: Q's and K's.
-const fn k_major_tile(rows: i64, d: i64) -> layout::SwizzledLayout {
-    layout::unwrap!(make_gmma_layout(Major::K, WgmmaSwizzle::B128, 2, rows, d))
+const fn k_major_tile(rows: i64, d: i64) -> cute_rs_layout::SwizzledLayout {
+    cute_rs_layout::unwrap!(make_gmma_layout(Major::K, WgmmaSwizzle::B128, 2, rows, d))
 }
 
 /// The canonical MN-major tile (`d x keys`, the 128-byte swizzle) of V: the same bytes as the
 /// K-major `keys x d` tile.
-const fn mn_major_tile(d: i64, keys: i64) -> layout::SwizzledLayout {
-    layout::unwrap!(make_gmma_layout(Major::MN, WgmmaSwizzle::B128, 2, d, keys))
+const fn mn_major_tile(d: i64, keys: i64) -> cute_rs_layout::SwizzledLayout {
+    cute_rs_layout::unwrap!(make_gmma_layout(Major::MN, WgmmaSwizzle::B128, 2, d, keys))
 }
 
 /// Whether V's MN-major tile (`d x keys`) and the K-major tile of `keys x d` the boxes write are
@@ -336,22 +336,22 @@ const fn transposes_agree(d: i64, keys: i64) -> bool {
 /// instruction.
 const fn descriptors(d: i64, rows: i64, keys: i64) -> (GmmaDesc, GmmaDesc, GmmaDesc) {
     (
-        layout::unwrap!(make_gmma_desc(k_major_tile(rows, d), 2, Major::K, 64, 16)),
-        layout::unwrap!(make_gmma_desc(k_major_tile(keys, d), 2, Major::K, keys, 16)),
-        layout::unwrap!(make_gmma_desc(mn_major_tile(d, keys), 2, Major::MN, d, 16)),
+        cute_rs_layout::unwrap!(make_gmma_desc(k_major_tile(rows, d), 2, Major::K, 64, 16)),
+        cute_rs_layout::unwrap!(make_gmma_desc(k_major_tile(keys, d), 2, Major::K, keys, 16)),
+        cute_rs_layout::unwrap!(make_gmma_desc(mn_major_tile(d, keys), 2, Major::MN, d, 16)),
     )
 }
 
 /// The TMA boxes of a tile of `rows` rows: `rows` x 64 columns each, along the head dimension.
 const fn tile_boxes(rows: u32, d: u32) -> TmaBoxes {
     let (rows, d) = (rows as i64, d as i64);
-    layout::unwrap!(TmaBoxes::new(k_major_tile(rows, d), [rows, d], [rows, 64], 2, MapOrder::KFirst))
+    cute_rs_layout::unwrap!(TmaBoxes::new(k_major_tile(rows, d), [rows, d], [rows, 64], 2, MapOrder::KFirst))
 }
 
 /// Whether accumulator layout `layout` (`(thread, value) -> m + 64 n`, `values` per thread) gives
 /// each thread two rows 8 apart shared with the threads of its quad only (lanes `4 q .. 4 q + 3`),
 /// its value `v` at the thread's position plus `v`'s: what the row reductions' shuffles assume.
-const fn quad_rows(layout: layout::Layout, values: i64) -> bool {
+const fn quad_rows(layout: cute_rs_layout::Layout, values: i64) -> bool {
     // The quads' rows: the same within a quad, different between quads.
     let mut rows = [0i64; 32];
     let mut t = 0;
@@ -384,7 +384,7 @@ const fn quad_rows(layout: layout::Layout, values: i64) -> bool {
 
 /// Which of its two rows value `v` of an accumulator fragment of `layout` sits in.
 #[inline(always)]
-const fn half_of(layout: layout::Layout, v: usize) -> usize {
+const fn half_of(layout: cute_rs_layout::Layout, v: usize) -> usize {
     (layout.call(128 * v as i64) % 64 / 8) as usize
 }
 
@@ -1235,7 +1235,7 @@ unsafe fn store_output<C: Config, const QS: u32, const RO: usize, const OB: usiz
 const _: () = {
     let mut d = 64;
     while d <= 256 {
-        let acc = layout::unwrap!(wgmma_accumulator_layout(d));
+        let acc = cute_rs_layout::unwrap!(wgmma_accumulator_layout(d));
         assert!(epilogue_layouts_agree(2, <Sw<3, 3, 3>>::SWIZZLE, OStagingBox::LAYOUT, AccBox::LAYOUT, acc, d), "O's staging and box accumulators");
         d *= 2;
     }
@@ -1310,7 +1310,7 @@ attention_sm90_kernels! {
     /// blocks, but it measured slower here, with the turns and without them.
     /// Otherwise as [`attention_sm90_bf16_d64`], with 512 threads.
     ///
-    /// [`recompute`]: layout_tensor::device::hint::recompute
+    /// [`recompute`]: cute_rs_tensor::device::hint::recompute
     attention_sm90_bf16_d64_wide: Bf16D64Wide, 512, bf16, 2, 32, 4, 64, 8, 1, false, false;
     /// [`attention_sm90_bf16_d64_wide`] for f16.
     attention_sm90_f16_d64_wide: F16D64Wide, 512, f16, 2, 32, 4, 64, 8, 1, false, false;

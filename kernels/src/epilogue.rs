@@ -9,7 +9,7 @@
 //!
 //! # Example
 //! ```
-//! use kernels::epilogue::{epilogue_flags, Activation, BiasKind, EpilogueOp};
+//! use cute_rs_kernels::epilogue::{epilogue_flags, Activation, BiasKind, EpilogueOp};
 //! let bias = [10.0f32, 20.0];
 //! let op = EpilogueOp { alpha: 2.0, beta: 0.5, bias: bias.as_ptr(), flags: epilogue_flags(BiasKind::PerColumn, Activation::Relu) };
 //! // Row 0, column 1: relu(2 * 3 + 0.5 * 4 + bias[1]) = 28.
@@ -19,13 +19,13 @@
 //! assert!(!op.is_identity() && EpilogueOp::IDENTITY.is_identity());
 //! ```
 
-use layout_tensor::device::math::{max, tanh_approx};
+use cute_rs_tensor::device::math::{max, tanh_approx};
 
 /// Which bias vector is added before the activation.
 ///
 /// # Example
 /// ```
-/// use kernels::epilogue::BiasKind;
+/// use cute_rs_kernels::epilogue::BiasKind;
 /// assert_eq!(BiasKind::PerRow as u32, 1);
 /// ```
 #[repr(u32)]
@@ -47,7 +47,7 @@ pub enum BiasKind {
 ///
 /// # Example
 /// ```
-/// use kernels::epilogue::Activation;
+/// use cute_rs_kernels::epilogue::Activation;
 /// assert_eq!(Activation::Relu.apply(-1.0), 0.0);
 /// assert!((Activation::Gelu.apply(1.0) - 0.841192).abs() < 1e-6);
 /// assert!((Activation::Silu.apply(1.0) - 0.731059).abs() < 1e-6);
@@ -75,7 +75,7 @@ impl Activation {
     ///
     /// # Example
     /// ```
-    /// use kernels::epilogue::Activation;
+    /// use cute_rs_kernels::epilogue::Activation;
     /// assert_eq!(Activation::from_code(3), Activation::Silu);
     /// ```
     #[inline(always)]
@@ -104,7 +104,7 @@ impl Activation {
 ///
 /// # Example
 /// ```
-/// use kernels::epilogue::{epilogue_flags, Activation, BiasKind};
+/// use cute_rs_kernels::epilogue::{epilogue_flags, Activation, BiasKind};
 /// assert_eq!(epilogue_flags(BiasKind::None, Activation::Identity), 0);
 /// assert_eq!(epilogue_flags(BiasKind::PerColumn, Activation::Gelu), 2 | 2 << 2);
 /// ```
@@ -139,7 +139,7 @@ impl EpilogueOp {
     ///
     /// # Example
     /// ```
-    /// use kernels::epilogue::{epilogue_flags, Activation, BiasKind, EpilogueOp};
+    /// use cute_rs_kernels::epilogue::{epilogue_flags, Activation, BiasKind, EpilogueOp};
     /// let op = EpilogueOp { flags: epilogue_flags(BiasKind::PerColumn, Activation::Relu), ..EpilogueOp::IDENTITY };
     /// assert_eq!(op.bias_kind(), BiasKind::PerColumn);
     /// ```

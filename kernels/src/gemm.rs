@@ -24,7 +24,7 @@
 //! in 8 different 16-byte bank groups. Fragments come from `ldmatrix` (`.trans` for M/N-major
 //! tiles), the lanes pointed at the rows named by the `*_ROWS` layouts below, which give exactly
 //! the `mma.sync.m16n8k16` A and B fragments
-//! ([`SM80_16X8X16_F32BF16BF16F32_TN`](layout_tensor::device::mma::SM80_16X8X16_F32BF16BF16F32_TN),
+//! ([`SM80_16X8X16_F32BF16BF16F32_TN`](cute_rs_tensor::device::mma::SM80_16X8X16_F32BF16BF16F32_TN),
 //! the same for f16).
 //! The main loop is written in the atom layer's terms, as in CuTe's `sgemm_sm80` tutorial:
 //! a [`TiledMma`] of 2 (M) x 4 (N) warps, each warp two m16n8k16 atoms side by side along N (a
@@ -54,29 +54,29 @@
 //! `D = act(alpha * A * B + beta * C + bias)` with the bias and activation of `flags`
 //! ([`crate::epilogue`]).
 
-use layout_tensor::kernel;
+use cute_rs_tensor::kernel;
 use crate::epilogue::EpilogueOp;
-use layout_tensor::device::unroll::{for_each_unrolled_mut, unroll_for, Count};
-use layout::{make_swizzled, unwrap, Layout, Swizzle, SwizzledLayout};
-use layout_tensor::device::cp_async::{cp_async_cg_zfill, cp_async_pipeline};
-use layout_tensor::device::ids::{block_idx_x, block_idx_y, thread_idx_x};
-use layout_tensor::device::mma::{
+use cute_rs_tensor::device::unroll::{for_each_unrolled_mut, unroll_for, Count};
+use cute_rs_layout::{make_swizzled, unwrap, Layout, Swizzle, SwizzledLayout};
+use cute_rs_tensor::device::cp_async::{cp_async_cg_zfill, cp_async_pipeline};
+use cute_rs_tensor::device::ids::{block_idx_x, block_idx_y, thread_idx_x};
+use cute_rs_tensor::device::mma::{
     ldmatrix_x4, ldmatrix_x4_trans, mma_m16n8k16_f32_bf16, mma_m16n8k16_f32_f16, LDMATRIX_X4_A_ROWS, MMA_16X8_C,
 };
-use layout_tensor::device::numeric::{f32_to_bf16, f32_to_f16};
-use layout_tensor::algorithm::gemm as mma_gemm;
-use layout_tensor::atom::copy::{
+use cute_rs_tensor::device::numeric::{f32_to_bf16, f32_to_f16};
+use cute_rs_tensor::algorithm::gemm as mma_gemm;
+use cute_rs_tensor::atom::copy::{
     copy, make_tiled_copy_a, make_tiled_copy_b, CopyAtom, SM75_U16x8_LDSM_T, SM75_U32x4_LDSM_N, SM80_CP_ASYNC_CACHEGLOBAL_ZFILL,
     UniversalCopy,
 };
-use layout_tensor::atom::tiled_copy::{copy_if, make_tiled_copy};
-use layout_tensor::strided_tile::local_tile;
-use layout_tensor::atom::{MmaAtom, SM80_16x8x16_F32BF16BF16F32_TN, SM80_16x8x16_F32F16F16F32_TN, ThrMma, TiledMma};
-use layout_tensor::identity::IdentityTensor;
-use layout_tensor::partition::{StaticSwizzle, Sw};
-use layout_tensor::static_view::StaticView;
-use layout_tensor::swizzled::Swizzled;
-use layout_tensor::{half, shared_array, static_layout, Element, Global, LayoutTensor, Shared, StaticLayout, Strided};
+use cute_rs_tensor::atom::tiled_copy::{copy_if, make_tiled_copy};
+use cute_rs_tensor::strided_tile::local_tile;
+use cute_rs_tensor::atom::{MmaAtom, SM80_16x8x16_F32BF16BF16F32_TN, SM80_16x8x16_F32F16F16F32_TN, ThrMma, TiledMma};
+use cute_rs_tensor::identity::IdentityTensor;
+use cute_rs_tensor::partition::{StaticSwizzle, Sw};
+use cute_rs_tensor::static_view::StaticView;
+use cute_rs_tensor::swizzled::Swizzled;
+use cute_rs_tensor::{half, shared_array, static_layout, Element, Global, LayoutTensor, Shared, StaticLayout, Strided};
 
 /// Rows (M) of a block's D tile.
 pub const BM: u32 = 128;
@@ -103,7 +103,7 @@ const SMEM_BYTES: usize = STAGES as usize * 2 * TILE_ELEMS * 2;
 ///
 /// # Example
 /// ```
-/// use kernels::gemm::SMEM_K_MAJOR;
+/// use cute_rs_kernels::gemm::SMEM_K_MAJOR;
 /// // Row 2, chunk 0 moves to chunk 1: offset 2 * 32 + 8.
 /// assert_eq!(SMEM_K_MAJOR.call(2), 72);
 /// ```
@@ -118,7 +118,7 @@ pub const SMEM_K_MAJOR: SwizzledLayout =
 ///
 /// # Example
 /// ```
-/// use kernels::gemm::SMEM_MN_MAJOR;
+/// use cute_rs_kernels::gemm::SMEM_MN_MAJOR;
 /// // (outer 0, k 1): row 1 starts at 128, chunk 0 moves to chunk 1.
 /// assert_eq!(SMEM_MN_MAJOR.call(128), 136);
 /// ```
@@ -132,7 +132,7 @@ pub const SMEM_MN_MAJOR: SwizzledLayout =
 ///
 /// # Example
 /// ```
-/// use kernels::gemm::LDMATRIX_X4_TRANS_A_ROWS;
+/// use cute_rs_kernels::gemm::LDMATRIX_X4_TRANS_A_ROWS;
 /// assert_eq!(LDMATRIX_X4_TRANS_A_ROWS.call(9), 8 + 16 * 1);   // matrix 1, k 1: (m 8, k 1)
 /// assert_eq!(LDMATRIX_X4_TRANS_A_ROWS.call(17), 0 + 16 * 9);  // matrix 2, k 9: (m 0, k 9)
 /// ```
@@ -144,7 +144,7 @@ pub const LDMATRIX_X4_TRANS_A_ROWS: Layout = unwrap!(Layout::parse("(8,2,2):(16,
 ///
 /// # Example
 /// ```
-/// use kernels::gemm::LDMATRIX_X4_B_ROWS;
+/// use cute_rs_kernels::gemm::LDMATRIX_X4_B_ROWS;
 /// assert_eq!(LDMATRIX_X4_B_ROWS.call(9), 1 + 16 * 8);  // matrix 1: (n 1, k 8)
 /// assert_eq!(LDMATRIX_X4_B_ROWS.call(17), 9);          // matrix 2: (n 9, k 0)
 /// ```
@@ -156,7 +156,7 @@ pub const LDMATRIX_X4_B_ROWS: Layout = unwrap!(Layout::parse("(8,2,2):(1,128,8)"
 ///
 /// # Example
 /// ```
-/// use kernels::gemm::LDMATRIX_X4_TRANS_B_ROWS;
+/// use cute_rs_kernels::gemm::LDMATRIX_X4_TRANS_B_ROWS;
 /// assert_eq!(LDMATRIX_X4_TRANS_B_ROWS.call(9), 16 * 9);       // matrix 1: (n 0, k 9)
 /// assert_eq!(LDMATRIX_X4_TRANS_B_ROWS.call(17), 8 + 16 * 1);  // matrix 2: (n 8, k 1)
 /// ```
@@ -739,7 +739,7 @@ pub type GemmParams<I, O> = (*const I, *const I, *const f32, *mut O, u32, u32, u
 pub mod by_type {
     use super::*;
     use half::{bf16, f16};
-    use layout_tensor::KernelFn;
+    use cute_rs_tensor::KernelFn;
 
     macro_rules! table {
         ($name:ident: $in:ty => $out:ty: $($k:ident)*) => {

@@ -37,40 +37,40 @@
 // the imports they use, are GPU code.
 #![cfg_attr(not(target_arch = "nvptx64"), allow(unused_imports, dead_code))]
 
-use layout_tensor::kernel;
+use cute_rs_tensor::kernel;
 use crate::epilogue::{Activation, BiasKind, EpilogueOp};
-use layout_tensor::device::unroll::for_each_unrolled_mut;
-use layout_tensor::device::cluster::{cluster_sync, tma_load_2d_multicast};
-use layout_tensor::device::ids::{block_idx_x, block_idx_y, block_rank_in_cluster, grid_dim_x, thread_idx_x};
-use layout_tensor::device::mma::{
+use cute_rs_tensor::device::unroll::for_each_unrolled_mut;
+use cute_rs_tensor::device::cluster::{cluster_sync, tma_load_2d_multicast};
+use cute_rs_tensor::device::ids::{block_idx_x, block_idx_y, block_rank_in_cluster, grid_dim_x, thread_idx_x};
+use cute_rs_tensor::device::mma::{
     warpgroup_reg_alloc, warpgroup_reg_dealloc, wgmma_accumulator_layout, wgmma_commit_group, wgmma_fence,
     wgmma_fence_operands, wgmma_wait_group, WgmmaSwizzle,
 };
-use layout_tensor::device::numeric::{f32_to_bf16, f32x2_to_bf16x2, f32x2_to_f16x2, E4M3, E5M2};
-use layout_tensor::atom::wgmma::{
+use cute_rs_tensor::device::numeric::{f32_to_bf16, f32x2_to_bf16x2, f32x2_to_f16x2, E4M3, E5M2};
+use cute_rs_tensor::atom::wgmma::{
     make_gmma_desc, make_gmma_layout, GmmaDesc, KMajor, Major, MajorMode, MnMajor, WgmmaAtom, SM90_64x128x16_F32BF16BF16_SS,
     SM90_64x256x16_F32BF16BF16_SS, SM90_64x256x16_F32F16F16_SS, SM90_64x16x16_F32BF16BF16_SS, SM90_64x32x16_F32BF16BF16_SS, SM90_64x64x16_F32BF16BF16_SS, SM90_64x256x8_F32TF32TF32_SS_TN, SM90_64x256x32_F32F8F8_SS_TN,
 };
 #[cfg(target_arch = "nvptx64")]
-use layout_tensor::atom::wgmma::gemm;
-use layout_tensor::atom::tma::{MapOrder, TmaBoxes};
-use layout_tensor::identity::IdentityTensor;
-use layout_tensor::pipeline::{PipelineState, PipelineTmaAsync};
-use layout_tensor::device::shared::generic_to_shared;
-use layout_tensor::device::sync::{sync_threads, NamedBarrier};
-use layout_tensor::device::tma::{
+use cute_rs_tensor::atom::wgmma::gemm;
+use cute_rs_tensor::atom::tma::{MapOrder, TmaBoxes};
+use cute_rs_tensor::identity::IdentityTensor;
+use cute_rs_tensor::pipeline::{PipelineState, PipelineTmaAsync};
+use cute_rs_tensor::device::shared::generic_to_shared;
+use cute_rs_tensor::device::sync::{sync_threads, NamedBarrier};
+use cute_rs_tensor::device::tma::{
     bulk_commit_group, bulk_wait_group, bulk_wait_group_read, fence_proxy_async_shared_cta, tma_load_2d, tma_load_3d, tma_store_2d, tma_store_3d,
     TmaDescriptor, TmaDescriptorParam,
 };
-use layout_tensor::device::sync::{fence_mbarrier_init, Mbarrier};
-use layout_tensor::half::f16;
-use layout_tensor::atom::copy::{copy, VectorCopy, SM90_U32x4_STSM_N};
-use layout_tensor::atom::fragment_copy::make_tiled_copy_c;
-use layout_tensor::device::unroll::{unroll_for, Count};
-use layout_tensor::partition::{StaticSwizzle, Sw};
-use layout_tensor::static_view::StaticView;
-use layout_tensor::swizzled::Swizzled;
-use layout_tensor::{dynamic_shared, shared_array, static_layout, Fragment, LayoutTensor, Shared, StaticLayout};
+use cute_rs_tensor::device::sync::{fence_mbarrier_init, Mbarrier};
+use cute_rs_tensor::half::f16;
+use cute_rs_tensor::atom::copy::{copy, VectorCopy, SM90_U32x4_STSM_N};
+use cute_rs_tensor::atom::fragment_copy::make_tiled_copy_c;
+use cute_rs_tensor::device::unroll::{unroll_for, Count};
+use cute_rs_tensor::partition::{StaticSwizzle, Sw};
+use cute_rs_tensor::static_view::StaticView;
+use cute_rs_tensor::swizzled::Swizzled;
+use cute_rs_tensor::{dynamic_shared, shared_array, static_layout, Fragment, LayoutTensor, Shared, StaticLayout};
 
 pub use crate::gemm_sm90_sizes::*;
 
@@ -148,7 +148,7 @@ unsafe fn gemm_tile<W: WgmmaAtom, const R: usize, const TWO: bool, const N: usiz
     // The accumulator layout is (thread, value) -> m + 64 n with the two modes independent: a
     // thread's value v sits at (row of the thread + row of v, column of the thread + column of v).
     // The thread's part is computed once; each value's part is a constant after unrolling.
-    let acc_layout = const { layout::unwrap!(wgmma_accumulator_layout(W::N)) };
+    let acc_layout = const { cute_rs_layout::unwrap!(wgmma_accumulator_layout(W::N)) };
     let mine = acc_layout.call(lane128 as i64) as usize;
     let r0 = (row0 + 64 * wg * slices) as usize + mine % 64;
     let full = out.inside(row0, col0, shape.bm, bn);
@@ -231,11 +231,11 @@ pub fn gemm_sm90_bf16_tn_ws(
 }
 
 /// The wgmma m64n256 accumulator layout, (thread, value) -> m + 64 n.
-const ACC_256: layout::Layout = layout::unwrap!(wgmma_accumulator_layout(256));
+const ACC_256: cute_rs_layout::Layout = cute_rs_layout::unwrap!(wgmma_accumulator_layout(256));
 
 /// Whether each even value `v` of `layout`'s `values` and `v + 1` are neighbours in a row (the
 /// epilogue stores them together).
-const fn pairs_are_neighbours(layout: layout::Layout, values: i64) -> bool {
+const fn pairs_are_neighbours(layout: cute_rs_layout::Layout, values: i64) -> bool {
     let mut v = 0;
     while v < values {
         if layout.call(128 * (v + 1)) != layout.call(128 * v) + 64 {
@@ -252,13 +252,13 @@ const _: () = assert!(pairs_are_neighbours(ACC_256, 128), "wgmma accumulator pai
 /// boxes of that swizzle write: K-major one box of `rows` rows, MN-major boxes of 64 x 64), read
 /// `mn` rows by 32 bytes of K per instruction. Checked element by element at compile time.
 const fn operand_desc(major: Major, rows: u32, element_bytes: i64, mn: u32) -> GmmaDesc {
-    layout::unwrap!(make_gmma_desc(stage_tile(major, rows, element_bytes), element_bytes, major, mn as i64, 32 / element_bytes))
+    cute_rs_layout::unwrap!(make_gmma_desc(stage_tile(major, rows, element_bytes), element_bytes, major, mn as i64, 32 / element_bytes))
 }
 
 /// A stage's operand tile: `rows` (M or N) x one 128-byte row of K, the canonical tile of
 /// `major` with the 128-byte swizzle.
-const fn stage_tile(major: Major, rows: u32, element_bytes: i64) -> layout::SwizzledLayout {
-    layout::unwrap!(make_gmma_layout(major, WgmmaSwizzle::B128, element_bytes, rows as i64, 128 / element_bytes))
+const fn stage_tile(major: Major, rows: u32, element_bytes: i64) -> cute_rs_layout::SwizzledLayout {
+    cute_rs_layout::unwrap!(make_gmma_layout(major, WgmmaSwizzle::B128, element_bytes, rows as i64, 128 / element_bytes))
 }
 
 /// A (128 rows, m64 per instruction) and B (256 rows, all per instruction) of 16-bit elements,
@@ -303,7 +303,7 @@ const fn operand_boxes(major: Major, rows: u32, element_bytes: i64, parts: u32) 
         Major::K => ([(rows / parts) as i64, k], MapOrder::KFirst),
         Major::MN => ([64, k], MapOrder::OuterFirst),
     };
-    layout::unwrap!(TmaBoxes::new(stage_tile(major, rows, element_bytes), [rows as i64, k], extent, element_bytes, order))
+    cute_rs_layout::unwrap!(TmaBoxes::new(stage_tile(major, rows, element_bytes), [rows as i64, k], extent, element_bytes, order))
 }
 
 /// The A and B boxes of a stage for wgmma atom `W` (B: its `N` rows) in a cluster of `CM`
@@ -625,8 +625,8 @@ impl Split {
         m: usize,
         (slice, lane128): (u32, u32),
     ) -> bool {
-        use layout_tensor::device::atomics::{fence, fetch_add, store, AcqRel, Gpu, Relaxed};
-        use layout_tensor::device::memory::{load, store as store_global, Cg};
+        use cute_rs_tensor::device::atomics::{fence, fetch_add, store, AcqRel, Gpu, Relaxed};
+        use cute_rs_tensor::device::memory::{load, store as store_global, Cg};
         if (row0 + 64 * slice) as usize >= m {
             return false;
         }
@@ -930,7 +930,7 @@ const _: () = assert!(
 /// accumulator layout of one box of `cols = 128 / element_bytes` columns, whose values `v` in box
 /// `c` are the values `c cols / 2 + v` of `acc`, the accumulators of a warpgroup's `64 x n`
 /// tile, `c cols` columns further.
-pub(crate) const fn epilogue_layouts_agree(element_bytes: i64, swizzle: layout::Swizzle, staging: layout::Layout, acc_box: layout::Layout, acc: layout::Layout, n: i64) -> bool {
+pub(crate) const fn epilogue_layouts_agree(element_bytes: i64, swizzle: cute_rs_layout::Swizzle, staging: cute_rs_layout::Layout, acc_box: cute_rs_layout::Layout, acc: cute_rs_layout::Layout, n: i64) -> bool {
     let cols = 128 / element_bytes;
     let tile = stage_tile(Major::K, 64, element_bytes);
     let mut e = 0;
@@ -940,7 +940,7 @@ pub(crate) const fn epilogue_layouts_agree(element_bytes: i64, swizzle: layout::
         }
         e += 1;
     }
-    let box_acc = layout::unwrap!(wgmma_accumulator_layout(cols));
+    let box_acc = cute_rs_layout::unwrap!(wgmma_accumulator_layout(cols));
     let values = cols / 2;
     let mut i = 0;
     while i < 128 * values {
@@ -1464,7 +1464,7 @@ impl<O: Output> Epilogue<O> {
     /// accumulators are D's transpose (`m` and `n` its rows and columns), so C and the bias are
     /// read at D's `(c, r)` for the accumulators' `(r, c)`.
     #[inline(always)]
-    unsafe fn apply<const R: usize>(&self, acc: &mut [f32; R], r0: usize, c0: usize, acc_layout: layout::Layout, full: bool, transposed: bool) {
+    unsafe fn apply<const R: usize>(&self, acc: &mut [f32; R], r0: usize, c0: usize, acc_layout: cute_rs_layout::Layout, full: bool, transposed: bool) {
         if self.op.is_identity() {
             return;
         }
@@ -1506,7 +1506,7 @@ impl<O: Output> Epilogue<O> {
     /// D's transpose (see [`apply`](Self::apply)), written at D's `(c, r)`: a pair's values are
     /// then a row of D apart, stored one by one.
     #[inline(always)]
-    unsafe fn store<const R: usize>(&self, acc: &mut [f32; R], r0: usize, c0: usize, acc_layout: layout::Layout, full: bool, transposed: bool) {
+    unsafe fn store<const R: usize>(&self, acc: &mut [f32; R], r0: usize, c0: usize, acc_layout: cute_rs_layout::Layout, full: bool, transposed: bool) {
         let Epilogue { m, n, d, ldd, .. } = *self;
         let pairs = !transposed && n % 2 == 0 && ldd % 2 == 0 && self.batch_d % 2 == 0;
         // From one value of a pair to the next (the next column of the accumulators).
@@ -1539,7 +1539,7 @@ impl<O: Output> Epilogue<O> {
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod by_output {
     use super::*;
-    use layout_tensor::KernelFn;
+    use cute_rs_tensor::KernelFn;
 
     /// The parameters of the Hopper GEMMs with output `O`: the tensor maps of A, B and D, then C,
     /// D, M, N, K, the batches L, the leading dimensions of C and D, their batch strides, alpha,

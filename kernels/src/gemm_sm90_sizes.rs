@@ -67,7 +67,7 @@ pub const GEMM_SM90_DECODE_MAX_STAGES: u32 = 11;
 ///
 /// # Example
 /// ```
-/// use kernels::gemm_sm90_sizes::*;
+/// use cute_rs_kernels::gemm_sm90_sizes::*;
 /// assert_eq!(decode_tile(1), Some(GEMM_SM90_DECODE_128X16));
 /// assert_eq!(decode_tile(33), Some(GEMM_SM90_DECODE_128X64));
 /// assert_eq!(decode_tile(65), Some(GEMM_SM90_DECODE_128X128));
@@ -117,7 +117,7 @@ pub const GEMM_SM90_SPLIT_K: u32 = 1 << 8;
 ///
 /// # Example
 /// ```
-/// use kernels::gemm_sm90_sizes::SplitK;
+/// use cute_rs_kernels::gemm_sm90_sizes::SplitK;
 /// let s = SplitK { splits: 4, tiles: 16 };
 /// assert_eq!(s.k_range(0, 10), (0, 3));
 /// assert_eq!(s.k_range(3, 10), (9, 10));
@@ -175,7 +175,7 @@ pub const GEMM_SM90_GROUP: u32 = 8;
 ///
 /// # Example
 /// ```
-/// use kernels::gemm_sm90_sizes::TileOrder;
+/// use cute_rs_kernels::gemm_sm90_sizes::TileOrder;
 /// // 3 x 2 tiles in bands of 2 rows: (0,0) (1,0) (0,1) (1,1), then the last band (2,0) (2,1)
 /// let o = TileOrder::new(3 * 128, 2 * 256, 128, 256, 2);
 /// assert_eq!(o.count(), 6);
@@ -241,7 +241,7 @@ impl TileOrder {
     ///
     /// # Example
     /// ```
-    /// use kernels::gemm_sm90_sizes::TileOrder;
+    /// use cute_rs_kernels::gemm_sm90_sizes::TileOrder;
     /// let o = TileOrder::new(3 * 128, 2 * 256, 128, 256, 2);
     /// assert_eq!(o.tiles_from(1, 4).collect::<Vec<_>>(), [(1, 0, 0), (2, 1, 0)]);
     /// ```
@@ -256,7 +256,7 @@ impl TileOrder {
 ///
 /// # Example
 /// ```
-/// use kernels::gemm_sm90_sizes::TileOrder;
+/// use cute_rs_kernels::gemm_sm90_sizes::TileOrder;
 /// assert_eq!(TileOrder::new(256, 256, 128, 256, 8).tiles_from(0, 1).count(), 2);
 /// ```
 #[derive(Debug, Clone, Copy)]

@@ -10,7 +10,7 @@
 //!   `gemm`, and the CPU backend); `attention_sm90`: the Hopper one (TMA, wgmma, warp
 //!   specialization; the module `gemm_sm90a`).
 //!
-//! Each kernel is written with [`#[kernel]`](layout_tensor::kernel): on the GPU a PTX entry of its
+//! Each kernel is written with [`#[kernel]`](cute_rs_tensor::kernel): on the GPU a PTX entry of its
 //! name; on the host a `KernelFn` constant that `cute_rs_host::Gpu::launch` takes with typed
 //! arguments, and whose body the CPU backend runs. Test, benchmark and fault kernels live in the
 //! test harness's own device crate (`tests/kernels`), so loading these modules compiles nothing
@@ -30,10 +30,10 @@ pub mod gemm_sm90_sizes;
 pub mod sgemm;
 
 /// The dynamic shared memory a Hopper kernel of this crate may take: a block's
-/// ([`SM90_SHARED_BYTES_PER_BLOCK`](layout_tensor::device::shared::SM90_SHARED_BYTES_PER_BLOCK)),
+/// ([`SM90_SHARED_BYTES_PER_BLOCK`](cute_rs_tensor::device::shared::SM90_SHARED_BYTES_PER_BLOCK)),
 /// less 1 KiB for the kernels' static shared arrays (their barriers).
 ///
 /// ```
 /// assert_eq!(cute_rs_kernels::SM90_DYNAMIC_SMEM_BYTES, 226 * 1024);
 /// ```
-pub const SM90_DYNAMIC_SMEM_BYTES: u32 = layout_tensor::device::shared::SM90_SHARED_BYTES_PER_BLOCK - 1024;
+pub const SM90_DYNAMIC_SMEM_BYTES: u32 = cute_rs_tensor::device::shared::SM90_SHARED_BYTES_PER_BLOCK - 1024;

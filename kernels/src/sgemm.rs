@@ -53,28 +53,28 @@
 //!
 //! Measurements: `bench/results/` (`2026-11-22-h100-sgemm`, `2026-11-25-h100-atom-kernels`).
 
-use layout::{unwrap, Layout};
-use layout_tensor::algorithm::{gemm as mma_gemm, transform};
-use layout_tensor::atom::copy::{
+use cute_rs_layout::{unwrap, Layout};
+use cute_rs_tensor::algorithm::{gemm as mma_gemm, transform};
+use cute_rs_tensor::atom::copy::{
     copy, make_tiled_copy_a, make_tiled_copy_b, CopyAtom, GlobalLoadNc, SM80_CP_ASYNC_CACHEALWAYS_ZFILL,
     SM80_CP_ASYNC_CACHEGLOBAL_ZFILL, UniversalCopy, VectorCopy,
 };
-use layout_tensor::atom::tiled_copy::{copy_if, make_tiled_copy};
-use layout_tensor::atom::{SM80_16x8x8_F32TF32TF32F32_TN, TiledMma, UniversalFma};
-use layout_tensor::device::cp_async::cp_async_pipeline;
-use layout_tensor::device::ids::{block_idx_x, block_idx_y, thread_idx_x};
-use layout_tensor::device::memory::Ca;
-use layout_tensor::device::numeric::f32_to_tf32;
-use layout_tensor::device::unroll::{unroll_for, Count};
-use layout_tensor::identity::IdentityTensor;
-use layout_tensor::static_view::StaticView;
-use layout_tensor::strided_tile::local_tile;
-use layout_tensor::{kernel, static_layout, Fragment, LayoutTensor, Shared, Static, StaticLayout};
+use cute_rs_tensor::atom::tiled_copy::{copy_if, make_tiled_copy};
+use cute_rs_tensor::atom::{SM80_16x8x8_F32TF32TF32F32_TN, TiledMma, UniversalFma};
+use cute_rs_tensor::device::cp_async::cp_async_pipeline;
+use cute_rs_tensor::device::ids::{block_idx_x, block_idx_y, thread_idx_x};
+use cute_rs_tensor::device::memory::Ca;
+use cute_rs_tensor::device::numeric::f32_to_tf32;
+use cute_rs_tensor::device::unroll::{unroll_for, Count};
+use cute_rs_tensor::identity::IdentityTensor;
+use cute_rs_tensor::static_view::StaticView;
+use cute_rs_tensor::strided_tile::local_tile;
+use cute_rs_tensor::{kernel, static_layout, Fragment, LayoutTensor, Shared, Static, StaticLayout};
 
 use crate::epilogue::EpilogueOp;
 use crate::gemm::{epilogue, operand_tensor, MajorK, TileMN, Warps};
-use layout_tensor::device::sync::sync_threads;
-use layout_tensor::{dynamic_shared, shared_array};
+use cute_rs_tensor::device::sync::sync_threads;
+use cute_rs_tensor::{dynamic_shared, shared_array};
 
 /// Rows (M) of a block's D tile.
 pub const BM: u32 = 128;
@@ -97,7 +97,7 @@ pub const TF32_STAGES: u32 = 4;
 ///
 /// # Example
 /// ```
-/// use kernels::sgemm::FFMA_SMEM;
+/// use cute_rs_kernels::sgemm::FFMA_SMEM;
 /// assert_eq!(FFMA_SMEM.call(5 + 128 * 3), 5 + 132 * 3); // (outer 5, k 3)
 /// assert_eq!(FFMA_SMEM.cosize(), 132 * 7 + 128);
 /// ```
@@ -110,7 +110,7 @@ pub const FFMA_SMEM: Layout = unwrap!(Layout::parse("(128,8):(1,132)"));
 ///
 /// # Example
 /// ```
-/// use kernels::sgemm::TF32_SMEM_K_MAJOR;
+/// use cute_rs_kernels::sgemm::TF32_SMEM_K_MAJOR;
 /// assert_eq!(TF32_SMEM_K_MAJOR.call(7 + 128 * 3), 20 * 7 + 3); // (outer 7, k 3)
 /// let mut banks: Vec<i64> = (0..32).map(|l| TF32_SMEM_K_MAJOR.call(l / 4 + 128 * (l % 4)) % 32).collect();
 /// banks.sort();
@@ -124,7 +124,7 @@ pub const TF32_SMEM_K_MAJOR: Layout = unwrap!(Layout::parse("(128,16):(20,1)"));
 ///
 /// # Example
 /// ```
-/// use kernels::sgemm::TF32_SMEM_MN_MAJOR;
+/// use cute_rs_kernels::sgemm::TF32_SMEM_MN_MAJOR;
 /// assert_eq!(TF32_SMEM_MN_MAJOR.call(7 + 128 * 3) % 32, 7 + 8 * 3); // bank of (outer 7, k 3)
 /// ```
 pub const TF32_SMEM_MN_MAJOR: Layout = unwrap!(Layout::parse("(128,16):(1,136)"));
@@ -138,7 +138,7 @@ const _: () = assert!(TF32_SMEM_K_MAJOR.cosize() as usize <= TF32_TILE && TF32_S
 ///
 /// # Example
 /// ```
-/// assert_eq!(kernels::sgemm::TF32_SMEM_BYTES, 4 * 2 * 128 * 20 * 4);
+/// assert_eq!(cute_rs_kernels::sgemm::TF32_SMEM_BYTES, 4 * 2 * 128 * 20 * 4);
 /// ```
 pub const TF32_SMEM_BYTES: u32 = TF32_STAGES * 2 * TF32_TILE as u32 * 4;
 
@@ -152,7 +152,7 @@ const FFMA_STAGE: usize = 2 * FFMA_SMEM.cosize() as usize;
 ///
 /// # Example
 /// ```
-/// use kernels::sgemm::ffma_thread_tile;
+/// use cute_rs_kernels::sgemm::ffma_thread_tile;
 /// assert_eq!(ffma_thread_tile.call(9), 1 + 16 * 1);          // warp 0, lane 9: tm 1, tn 1
 /// assert_eq!(ffma_thread_tile.call(32 + 7), 0 + 16 * 15);    // warp 1, lane 7: tm 0, tn 15
 /// assert_eq!(ffma_thread_tile.call(255), 15 + 16 * 15);
@@ -527,7 +527,7 @@ sgemm_kernels! {
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod by_math {
     use super::*;
-    use layout_tensor::KernelFn;
+    use cute_rs_tensor::KernelFn;
 
     /// The parameters of the f32 GEMMs.
     pub type Params = (*const f32, *const f32, *const f32, *mut f32, u32, u32, u32, u32, u32, f32, f32);

@@ -32,7 +32,7 @@ use crate::tensor::{coord_offset, AddressSpace, Element, LayoutTensor};
 
 /// Whether mode 0 of `S` is contiguous: its 1-D index `i` at offset `i`.
 const fn first_mode_contiguous<S: StaticLayout>() -> bool {
-    let m = layout::unwrap!(S::LAYOUT.mode(0));
+    let m = cute_rs_layout::unwrap!(S::LAYOUT.mode(0));
     let mut i = 0;
     while i < m.size() {
         if m.call(i) != i {

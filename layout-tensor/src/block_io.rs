@@ -67,7 +67,7 @@
 
 use core::marker::PhantomData;
 
-use layout::{make_layout, Layout, LayoutError};
+use cute_rs_layout::{make_layout, Layout, LayoutError};
 
 use crate::device::ids;
 use crate::device::shared::SharedArray;

@@ -3,7 +3,7 @@
 //! predicated on partial tiles) and [`copy_partitioned`], the thread-aware copy of one thread's
 //! fragment.
 
-use layout::Layout;
+use cute_rs_layout::Layout;
 
 use crate::mask::{Bounds, Full};
 use crate::static_layout::{LayoutSource, Partition, Static, StaticLayout};
@@ -15,7 +15,7 @@ use crate::tensor::{vector_align, AddressSpace, Element, LayoutTensor};
 ///
 /// # Example
 /// ```
-/// use layout::Layout;
+/// use cute_rs_layout::Layout;
 /// use cute_rs_tensor::copy::contiguous_width;
 /// assert_eq!(contiguous_width(Layout::parse("(8,4):(1,8)").unwrap(), 4), 4);
 /// assert_eq!(contiguous_width(Layout::parse("(6,4):(1,6)").unwrap(), 4), 2);
@@ -93,7 +93,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
     /// # Example
     /// ```
     /// use cute_rs_tensor::LayoutTensor;
-    /// use layout::Layout;
+    /// use cute_rs_layout::Layout;
     /// let mut a: Vec<u32> = (0..6).collect();
     /// let mut b = vec![0u32; 6];
     /// let src = LayoutTensor::new(&mut a, Layout::parse("(2,3):(3,1)").unwrap()).unwrap();

@@ -3,7 +3,7 @@
 //! after unrolling, the array lives in registers.
 
 use core::marker::PhantomData;
-use layout::Layout;
+use cute_rs_layout::Layout;
 
 use crate::mask::{Bounds, Full};
 use crate::static_layout::{Static, StaticLayout};
@@ -20,7 +20,7 @@ use crate::tensor::{AddressSpace, Element, LayoutTensor, Local};
 #[derive(Clone, Copy, Debug, Default)]
 pub struct CompactOf<S>(PhantomData<S>);
 impl<S: StaticLayout> StaticLayout for CompactOf<S> {
-    const LAYOUT: Layout = layout::unwrap!(layout::make_layout_col_major(S::LAYOUT.shape()));
+    const LAYOUT: Layout = cute_rs_layout::unwrap!(cute_rs_layout::make_layout_col_major(S::LAYOUT.shape()));
 }
 
 /// `N` values of `T` in a local array (16-byte aligned, for vector elements), viewed through the static layout `S` (`N` must be

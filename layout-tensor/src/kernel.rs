@@ -50,7 +50,7 @@ fn panic(_info: &core::panic::PanicInfo<'_>) -> ! {
 /// A layout that can cross from the host to the GPU inside a `LayoutTensor` kernel parameter: a
 /// `#[repr(C)]` value of plain integers (or none), laid out alike by the host's compiler and the
 /// device's. [`Static`](crate::Static) layouts (no data) and [`Strided`](crate::Strided) layouts
-/// (shape and strides) are; a run-time [`Layout`](layout::Layout) is not (build it in the kernel
+/// (shape and strides) are; a run-time [`Layout`](cute_rs_layout::Layout) is not (build it in the kernel
 /// from scalars instead).
 ///
 /// # Safety

@@ -19,7 +19,7 @@
 //! ```
 //!
 //! ## Static and run-time layouts: zero cost
-//! A layout is either a run-time [`layout::Layout`] value or a [`Static`] layout: a zero-sized type
+//! A layout is either a run-time [`cute_rs_layout::Layout`] value or a [`Static`] layout: a zero-sized type
 //! implementing [`StaticLayout`] (declared with [`static_layout!`]) whose layout is an associated
 //! constant. Views of a static tensor are static too: [`LayoutTensor::tile`],
 //! [`vectorize`](LayoutTensor::vectorize), [`distribute`](LayoutTensor::distribute),
@@ -80,7 +80,7 @@
 #[cfg(not(target_arch = "nvptx64"))]
 extern crate std;
 
-pub use layout;
+pub use cute_rs_layout as layout;
 
 /// Propagates an error inside a `const fn` (`?` is not available there): for the algebra's
 /// `Result`s in the static layouts' constants.

@@ -22,7 +22,7 @@ pub trait Bounds: Copy {
     /// # Example
     /// ```
     /// use cute_rs_tensor::{static_layout::Modes, Bounds, Clip};
-    /// let m = Modes::of(layout::Layout::parse("(2,4):(4,1)").unwrap());
+    /// let m = Modes::of(cute_rs_layout::Layout::parse("(2,4):(4,1)").unwrap());
     /// assert!(Clip { extent: [2, 1] }.contains_index(&m, 1));  // (1,0)
     /// assert!(!Clip { extent: [2, 1] }.contains_index(&m, 2)); // (0,1)
     /// ```

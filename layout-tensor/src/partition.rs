@@ -12,7 +12,7 @@
 //! tiles with it: thread `tid`'s fragment is `(values, tiles)`.
 //!
 //! ```
-//! use layout::Layout;
+//! use cute_rs_layout::Layout;
 //! use cute_rs_tensor::partition::tv_layout;
 //! // 2 x 2 threads (row-major) with 2 x 1 values each tile a 4 x 2 block.
 //! let tv = tv_layout(Layout::parse("(2,2):(2,1)").unwrap(), Layout::parse("(2,1)").unwrap()).unwrap();
@@ -21,7 +21,7 @@
 //! ```
 
 use core::marker::PhantomData;
-use layout::{composition, make_layout, make_layout_col_major, raked_product, right_inverse, IntTuple, Layout, LayoutError, Swizzle};
+use cute_rs_layout::{composition, make_layout, make_layout_col_major, raked_product, right_inverse, IntTuple, Layout, LayoutError, Swizzle};
 
 use crate::mask::Full;
 use crate::static_layout::{divide_by_shape, Partition, PartitionOrigin, Static, StaticLayout};
@@ -39,7 +39,7 @@ use crate::view::thread_coord;
 ///
 /// # Example
 /// ```
-/// use layout::Layout;
+/// use cute_rs_layout::Layout;
 /// use cute_rs_tensor::partition::tv_layout;
 /// let tv = tv_layout(Layout::parse("(4,2):(1,4)").unwrap(), Layout::parse("(2,1)").unwrap()).unwrap();
 /// // Column-major threads, 2 rows each: value v of thread t is row 2t + v of the 8 x 2 tile.
@@ -76,7 +76,7 @@ pub const fn tv_layout(thr: Layout, val: Layout) -> Result<Layout, LayoutError> 
 ///
 /// # Example
 /// ```
-/// use layout::Layout;
+/// use cute_rs_layout::Layout;
 /// let t = cute_rs_tensor::partition::tv_tiler(Layout::parse("(32,8):(8,1)").unwrap(), Layout::parse("(4,1)").unwrap()).unwrap();
 /// assert_eq!(t.to_string(), "(128,8):(1,128)");
 /// ```
@@ -96,7 +96,7 @@ pub const fn tv_tiler(thr: Layout, val: Layout) -> Result<Layout, LayoutError> {
 ///
 /// # Example
 /// ```
-/// use layout::Layout;
+/// use cute_rs_layout::Layout;
 /// let (frag, origin) = cute_rs_tensor::partition::tv_partition(
 ///     Layout::parse("(8,4):(1,8)").unwrap(), Layout::parse("(2,2):(2,1)").unwrap(), Layout::parse("(2,1)").unwrap()).unwrap();
 /// assert_eq!(frag.to_string(), "(2,(2,2)):(1,(4,16))"); // 2 contiguous values, 2 x 2 tiles
@@ -124,7 +124,7 @@ pub const fn tv_partition(s: Layout, thr: Layout, val: Layout) -> Result<(Layout
 #[derive(Clone, Copy, Debug, Default)]
 pub struct TvFragment<S, Thr, Val>(PhantomData<(S, Thr, Val)>);
 impl<S: StaticLayout, Thr: StaticLayout, Val: StaticLayout> StaticLayout for TvFragment<S, Thr, Val> {
-    const LAYOUT: Layout = layout::unwrap!(tv_partition(S::LAYOUT, Thr::LAYOUT, Val::LAYOUT)).0;
+    const LAYOUT: Layout = cute_rs_layout::unwrap!(tv_partition(S::LAYOUT, Thr::LAYOUT, Val::LAYOUT)).0;
 }
 
 /// Thread index -> offset of the thread's first value ([`tv_partition`], static).
@@ -140,7 +140,7 @@ impl<S: StaticLayout, Thr: StaticLayout, Val: StaticLayout> StaticLayout for TvF
 #[derive(Clone, Copy, Debug, Default)]
 pub struct TvOrigin<S, Thr, Val>(PhantomData<(S, Thr, Val)>);
 impl<S: StaticLayout, Thr: StaticLayout, Val: StaticLayout> StaticLayout for TvOrigin<S, Thr, Val> {
-    const LAYOUT: Layout = layout::unwrap!(tv_partition(S::LAYOUT, Thr::LAYOUT, Val::LAYOUT)).1;
+    const LAYOUT: Layout = cute_rs_layout::unwrap!(tv_partition(S::LAYOUT, Thr::LAYOUT, Val::LAYOUT)).1;
 }
 
 /// CuTe's `TiledCopy` made by `make_tiled_copy(_, Thr, Val)`: a thread layout and a value layout,
@@ -174,9 +174,9 @@ pub struct TiledCopy<Thr, Val>(PhantomData<(Thr, Val)>);
 
 impl<Thr: StaticLayout, Val: StaticLayout> TiledCopy<Thr, Val> {
     /// `(thread, value) -> 1-D index` in the tile ([`tv_layout`]).
-    pub const TV: Layout = layout::unwrap!(tv_layout(Thr::LAYOUT, Val::LAYOUT));
+    pub const TV: Layout = cute_rs_layout::unwrap!(tv_layout(Thr::LAYOUT, Val::LAYOUT));
     /// The tile one pass of all threads covers ([`tv_tiler`]).
-    pub const TILER: Layout = layout::unwrap!(tv_tiler(Thr::LAYOUT, Val::LAYOUT));
+    pub const TILER: Layout = cute_rs_layout::unwrap!(tv_tiler(Thr::LAYOUT, Val::LAYOUT));
 
     /// Thread `tid`'s `(values, tiles)` fragment of `t` ([`TvFragment`]); its modes must be
     /// divided by [`TILER`](Self::TILER)'s (a compile-time error otherwise).
@@ -234,7 +234,7 @@ impl<'a, T: Element, A: AddressSpace> LayoutTensor<'a, T, Layout, A, Full> {
     ///
     /// # Example
     /// ```
-    /// use layout::Layout;
+    /// use cute_rs_layout::Layout;
     /// use cute_rs_tensor::LayoutTensor;
     /// let mut v: Vec<u32> = (0..32).collect();
     /// let t = LayoutTensor::new(&mut v, Layout::parse("(8,4):(1,8)").unwrap()).unwrap();
@@ -261,7 +261,7 @@ impl<'a, T: Element, A: AddressSpace> LayoutTensor<'a, T, Layout, A, Full> {
     ///
     /// # Example
     /// ```
-    /// use layout::{Layout, Swizzle};
+    /// use cute_rs_layout::{Layout, Swizzle};
     /// use cute_rs_tensor::LayoutTensor;
     /// let mut v: Vec<u32> = (0..64).collect();
     /// let t = LayoutTensor::new(&mut v, Layout::parse("(8,8):(8,1)").unwrap()).unwrap();
@@ -293,7 +293,7 @@ impl<'a, T: Element, A: AddressSpace> LayoutTensor<'a, T, Layout, A, Full> {
 ///
 /// # Example
 /// ```
-/// use layout::{Layout, Swizzle};
+/// use cute_rs_layout::{Layout, Swizzle};
 /// let sw = Swizzle::new(2, 0, 2).unwrap(); // period 16
 /// assert!(cute_rs_tensor::partition::swizzle_commutes(Layout::parse("(2,2):(32,16)").unwrap(), sw));
 /// assert!(!cute_rs_tensor::partition::swizzle_commutes(Layout::parse("(2,2):(32,4)").unwrap(), sw));
@@ -336,7 +336,7 @@ pub trait StaticSwizzle {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Sw<const B: u32, const M: u32, const S: i32>;
 impl<const B: u32, const M: u32, const S: i32> StaticSwizzle for Sw<B, M, S> {
-    const SWIZZLE: Swizzle = layout::unwrap!(Swizzle::new(B, M, S));
+    const SWIZZLE: Swizzle = cute_rs_layout::unwrap!(Swizzle::new(B, M, S));
 }
 
 impl<'a, T: Element, S: StaticLayout, A: AddressSpace> LayoutTensor<'a, T, Static<S>, A, Full> {

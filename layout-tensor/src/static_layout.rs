@@ -9,7 +9,7 @@
 //! message.
 
 use core::marker::PhantomData;
-use layout::{Layout, LayoutError, MAX_LEAVES};
+use cute_rs_layout::{Layout, LayoutError, MAX_LEAVES};
 
 /// The modes of a layout as its evaluator needs them: for each top-level mode, its range of flat
 /// leaves and its size. Computed once per layout (a constant for static layouts).
@@ -17,7 +17,7 @@ use layout::{Layout, LayoutError, MAX_LEAVES};
 /// # Example
 /// ```
 /// use cute_rs_tensor::static_layout::Modes;
-/// let m = Modes::of(layout::Layout::parse("((2,3),4):((1,2),6)").unwrap());
+/// let m = Modes::of(cute_rs_layout::Layout::parse("((2,3),4):((1,2),6)").unwrap());
 /// assert_eq!((m.rank, m.start[1], m.size[0], m.size[1]), (2, 2, 6, 4));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,14 +36,14 @@ impl Modes {
     /// # Example
     /// ```
     /// use cute_rs_tensor::static_layout::Modes;
-    /// assert_eq!(Modes::of(layout::Layout::parse("(4,8):(8,1)").unwrap()).size[1], 8);
+    /// assert_eq!(Modes::of(cute_rs_layout::Layout::parse("(4,8):(8,1)").unwrap()).size[1], 8);
     /// ```
     pub const fn of(l: Layout) -> Modes {
         let mut m = Modes { rank: l.rank(), start: [0; MAX_LEAVES + 1], size: [0; MAX_LEAVES] };
         let mut k = 0;
         let mut at = 0;
         while k < m.rank {
-            let mode = layout::unwrap!(l.mode(k));
+            let mode = cute_rs_layout::unwrap!(l.mode(k));
             m.start[k] = at;
             m.size[k] = mode.size();
             at += mode.shape().num_leaves();
@@ -60,7 +60,7 @@ impl Modes {
     /// # Example
     /// ```
     /// use cute_rs_tensor::static_layout::Modes;
-    /// let m = Modes::of(layout::Layout::parse("(2,(3,2))").unwrap());
+    /// let m = Modes::of(cute_rs_layout::Layout::parse("(2,(3,2))").unwrap());
     /// assert_eq!(m.coord::<2>(7), [1, 3]);
     /// ```
     #[inline(always)]
@@ -86,7 +86,7 @@ impl Modes {
 /// use cute_rs_tensor::{static_layout, LayoutSource, Static};
 /// static_layout!(pub Row = "(2,4):(4,1)");
 /// let s: Static<Row> = Static::new();
-/// assert_eq!(s.layout(), layout::Layout::parse("(2,4):(4,1)").unwrap());
+/// assert_eq!(s.layout(), cute_rs_layout::Layout::parse("(2,4):(4,1)").unwrap());
 /// assert_eq!(s.layout().call(1), 4);
 /// ```
 pub trait LayoutSource: Copy {
@@ -124,7 +124,7 @@ pub trait LayoutSource: Copy {
     /// # Example
     /// ```
     /// use cute_rs_tensor::LayoutSource;
-    /// use layout::{make_swizzled, Layout, Swizzle};
+    /// use cute_rs_layout::{make_swizzled, Layout, Swizzle};
     /// assert_eq!(LayoutSource::cosize(&Layout::parse("(4,4):(1,5)").unwrap()), 19);
     /// let sw = make_swizzled(Swizzle::new(1, 0, 1).unwrap(), Layout::parse("3:1").unwrap());
     /// assert_eq!(LayoutSource::cosize(&sw), 4); // offsets 0, 1, 3
@@ -141,7 +141,7 @@ pub trait LayoutSource: Copy {
     /// # Example
     /// ```
     /// use cute_rs_tensor::LayoutSource;
-    /// use layout::{make_swizzled, Layout, Swizzle};
+    /// use cute_rs_layout::{make_swizzled, Layout, Swizzle};
     /// assert_eq!(Layout::parse("8:1").unwrap().run_cap(), i64::MAX);
     /// let sw = make_swizzled(Swizzle::new(3, 2, 3).unwrap(), Layout::parse("(8,32):(32,1)").unwrap());
     /// assert_eq!(sw.run_cap(), 4);
@@ -259,7 +259,7 @@ const fn tiler(tile: Layout) -> ([Layout; MAX_LEAVES], usize) {
     let r = tile.rank();
     let mut k = 0;
     while k < r {
-        t[k] = layout::unwrap!(Layout::int(layout::unwrap!(tile.mode(k)).size(), 1));
+        t[k] = cute_rs_layout::unwrap!(Layout::int(cute_rs_layout::unwrap!(tile.mode(k)).size(), 1));
         k += 1;
     }
     (t, r)
@@ -271,11 +271,11 @@ const fn tiler(tile: Layout) -> ([Layout; MAX_LEAVES], usize) {
 /// # Errors
 /// [`LayoutError::InvalidArgument`] when a tile extent does not divide its mode's size (CuTe would
 /// let the last tile overhang); [`LayoutError::RankMismatch`] for a tile of higher rank; the errors
-/// of [`layout::zipped_divide_by_mode`].
+/// of [`cute_rs_layout::zipped_divide_by_mode`].
 ///
 /// # Example
 /// ```
-/// use layout::Layout;
+/// use cute_rs_layout::Layout;
 /// let z = cute_rs_tensor::static_layout::divide_by_shape(
 ///     Layout::parse("(4,4):(4,1)").unwrap(), Layout::parse("(2,2):(1,2)").unwrap()).unwrap();
 /// assert_eq!(z.to_string(), "((2,2),(2,2)):((4,1),(8,2))");
@@ -291,7 +291,7 @@ pub const fn divide_by_shape(a: Layout, tile: Layout) -> Result<Layout, LayoutEr
     // CuTe relies on predication); an unmasked view must not overhang: see `tile_masked`.
     let mut k = 0;
     while k < r {
-        let size = layout::unwrap!(a.mode(k)).size();
+        let size = cute_rs_layout::unwrap!(a.mode(k)).size();
         let ext = t[k].size();
         if ext < 1 || size % ext != 0 {
             return Err(LayoutError::InvalidArgument {
@@ -302,24 +302,24 @@ pub const fn divide_by_shape(a: Layout, tile: Layout) -> Result<Layout, LayoutEr
         }
         k += 1;
     }
-    layout::zipped_divide_by_mode(a, t.split_at(r).0)
+    cute_rs_layout::zipped_divide_by_mode(a, t.split_at(r).0)
 }
 
 /// Mode `i` of a zipped layout, kept a tuple with the tile's rank (a rank-1 mode is re-wrapped so
 /// that coordinates keep one entry per mode).
 const fn zipped_mode(z: Layout, i: usize) -> Layout {
-    layout::unwrap!(z.mode(i))
+    cute_rs_layout::unwrap!(z.mode(i))
 }
 
 /// The vectorized layout of `l` in units of `w` elements: requires a leaf of stride 1 whose extent
-/// `w` divides, and every other nonzero stride divisible by `w`; then [`layout::upcast`].
+/// `w` divides, and every other nonzero stride divisible by `w`; then [`cute_rs_layout::upcast`].
 ///
 /// # Errors
 /// [`LayoutError::InvalidArgument`] naming the violated condition.
 ///
 /// # Example
 /// ```
-/// use layout::Layout;
+/// use cute_rs_layout::Layout;
 /// let v = cute_rs_tensor::static_layout::vectorized(Layout::parse("(4,8):(8,1)").unwrap(), 4).unwrap();
 /// assert_eq!(v.to_string(), "(4,2):(2,1)");
 /// assert!(cute_rs_tensor::static_layout::vectorized(Layout::parse("(4,6):(6,1)").unwrap(), 4).is_err());
@@ -350,7 +350,7 @@ pub const fn vectorized(l: Layout, w: i64) -> Result<Layout, LayoutError> {
             value: w,
         });
     }
-    layout::upcast(l, w)
+    cute_rs_layout::upcast(l, w)
 }
 
 /// `S` tiled by the tile shape `T`, the tile mode: `mode 0 of divide_by_shape(S, T)`.
@@ -365,7 +365,7 @@ pub const fn vectorized(l: Layout, w: i64) -> Result<Layout, LayoutError> {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct TileOf<S, T>(PhantomData<(S, T)>);
 impl<S: StaticLayout, T: StaticLayout> StaticLayout for TileOf<S, T> {
-    const LAYOUT: Layout = zipped_mode(layout::unwrap!(divide_by_shape(S::LAYOUT, T::LAYOUT)), 0);
+    const LAYOUT: Layout = zipped_mode(cute_rs_layout::unwrap!(divide_by_shape(S::LAYOUT, T::LAYOUT)), 0);
 }
 
 /// The rest mode of `S` tiled by `T` (tile coordinate -> tile origin).
@@ -380,7 +380,7 @@ impl<S: StaticLayout, T: StaticLayout> StaticLayout for TileOf<S, T> {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct TileRest<S, T>(PhantomData<(S, T)>);
 impl<S: StaticLayout, T: StaticLayout> StaticLayout for TileRest<S, T> {
-    const LAYOUT: Layout = zipped_mode(layout::unwrap!(divide_by_shape(S::LAYOUT, T::LAYOUT)), 1);
+    const LAYOUT: Layout = zipped_mode(cute_rs_layout::unwrap!(divide_by_shape(S::LAYOUT, T::LAYOUT)), 1);
 }
 
 /// `S` in units of `W`-element vectors ([`vectorized`]).
@@ -394,7 +394,7 @@ impl<S: StaticLayout, T: StaticLayout> StaticLayout for TileRest<S, T> {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Upcast<S, const W: usize>(PhantomData<S>);
 impl<S: StaticLayout, const W: usize> StaticLayout for Upcast<S, W> {
-    const LAYOUT: Layout = layout::unwrap!(vectorized(S::LAYOUT, W as i64));
+    const LAYOUT: Layout = cute_rs_layout::unwrap!(vectorized(S::LAYOUT, W as i64));
 }
 
 /// One thread's fragment of `S` distributed over the thread layout `Th` (CuTe's local_partition):
@@ -410,7 +410,7 @@ impl<S: StaticLayout, const W: usize> StaticLayout for Upcast<S, W> {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Partition<S, Th>(PhantomData<(S, Th)>);
 impl<S: StaticLayout, Th: StaticLayout> StaticLayout for Partition<S, Th> {
-    const LAYOUT: Layout = zipped_mode(layout::unwrap!(divide_by_shape(S::LAYOUT, Th::LAYOUT)), 1);
+    const LAYOUT: Layout = zipped_mode(cute_rs_layout::unwrap!(divide_by_shape(S::LAYOUT, Th::LAYOUT)), 1);
 }
 
 /// Thread coordinate -> fragment origin of `S` distributed over `Th`: mode 0 of
@@ -426,10 +426,10 @@ impl<S: StaticLayout, Th: StaticLayout> StaticLayout for Partition<S, Th> {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PartitionOrigin<S, Th>(PhantomData<(S, Th)>);
 impl<S: StaticLayout, Th: StaticLayout> StaticLayout for PartitionOrigin<S, Th> {
-    const LAYOUT: Layout = zipped_mode(layout::unwrap!(divide_by_shape(S::LAYOUT, Th::LAYOUT)), 0);
+    const LAYOUT: Layout = zipped_mode(cute_rs_layout::unwrap!(divide_by_shape(S::LAYOUT, Th::LAYOUT)), 0);
 }
 
-/// `S ∘ B` ([`layout::composition`]): a reshaped or reordered view.
+/// `S ∘ B` ([`cute_rs_layout::composition`]): a reshaped or reordered view.
 ///
 /// # Example
 /// ```
@@ -441,7 +441,7 @@ impl<S: StaticLayout, Th: StaticLayout> StaticLayout for PartitionOrigin<S, Th> 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Composed<S, B>(PhantomData<(S, B)>);
 impl<S: StaticLayout, B: StaticLayout> StaticLayout for Composed<S, B> {
-    const LAYOUT: Layout = layout::unwrap!(layout::composition(S::LAYOUT, B::LAYOUT));
+    const LAYOUT: Layout = cute_rs_layout::unwrap!(cute_rs_layout::composition(S::LAYOUT, B::LAYOUT));
 }
 
 /// `coalesce(S)`.
@@ -455,10 +455,10 @@ impl<S: StaticLayout, B: StaticLayout> StaticLayout for Composed<S, B> {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Coalesced<S>(PhantomData<S>);
 impl<S: StaticLayout> StaticLayout for Coalesced<S> {
-    const LAYOUT: Layout = layout::coalesce(S::LAYOUT);
+    const LAYOUT: Layout = cute_rs_layout::coalesce(S::LAYOUT);
 }
 
-/// Modes `I, J` of `S` in that order (a transpose when `(1, 0)`): [`layout::select`].
+/// Modes `I, J` of `S` in that order (a transpose when `(1, 0)`): [`cute_rs_layout::select`].
 ///
 /// # Example
 /// ```
@@ -469,7 +469,7 @@ impl<S: StaticLayout> StaticLayout for Coalesced<S> {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Selected<S, const I: usize, const J: usize>(PhantomData<S>);
 impl<S: StaticLayout, const I: usize, const J: usize> StaticLayout for Selected<S, I, J> {
-    const LAYOUT: Layout = layout::unwrap!(layout::select(S::LAYOUT, &[I, J]));
+    const LAYOUT: Layout = cute_rs_layout::unwrap!(cute_rs_layout::select(S::LAYOUT, &[I, J]));
 }
 
 /// The size of mode `K` of `S` as a trip count ([`unroll_for`](crate::device::unroll::unroll_for)

@@ -72,22 +72,22 @@ impl<S, const K: usize> Clone for WithoutMode<S, K> {
 }
 impl<S, const K: usize> Copy for WithoutMode<S, K> {}
 impl<S: StaticLayout, const K: usize> StaticLayout for WithoutMode<S, K> {
-    const LAYOUT: layout::Layout = without_mode(S::LAYOUT, K);
+    const LAYOUT: cute_rs_layout::Layout = without_mode(S::LAYOUT, K);
 }
 
-const fn without_mode(l: layout::Layout, k: usize) -> layout::Layout {
+const fn without_mode(l: cute_rs_layout::Layout, k: usize) -> cute_rs_layout::Layout {
     let r = l.rank();
     assert!(r >= 2 && k < r, "slice_mode: the mode must exist and another must remain");
-    let mut modes = [layout::Layout::trivial(); layout::MAX_LEAVES];
+    let mut modes = [cute_rs_layout::Layout::trivial(); cute_rs_layout::MAX_LEAVES];
     let (mut i, mut n) = (0, 0);
     while i < r {
         if i != k {
-            modes[n] = layout::unwrap!(l.mode(i));
+            modes[n] = cute_rs_layout::unwrap!(l.mode(i));
             n += 1;
         }
         i += 1;
     }
-    layout::unwrap!(layout::make_layout(modes.split_at(n).0))
+    cute_rs_layout::unwrap!(cute_rs_layout::make_layout(modes.split_at(n).0))
 }
 
 impl<'a, T: Element, S: StaticLayout, A: AddressSpace> StaticView for LayoutTensor<'a, T, Static<S>, A, Full> {

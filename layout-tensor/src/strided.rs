@@ -19,7 +19,7 @@
 //! assert_eq!(m.layout().to_string(), "(3,4):(4,1)");
 //! ```
 
-use layout::{IntTuple, Layout, LayoutError};
+use cute_rs_layout::{IntTuple, Layout, LayoutError};
 
 use crate::mask::Full;
 use crate::tensor::{AddressSpace, LayoutTensor};
@@ -29,7 +29,7 @@ use crate::static_layout::LayoutSource;
 /// A rank-`R` layout with run-time extents and strides (see the [module docs](self)).
 ///
 /// # Parameters
-/// - `R`: the rank, 1 to [`layout::MAX_LEAVES`].
+/// - `R`: the rank, 1 to [`cute_rs_layout::MAX_LEAVES`].
 ///
 /// # Example
 /// ```
@@ -149,10 +149,10 @@ impl<const R: usize> Strided<R> {
 }
 
 impl<const R: usize> LayoutSource for Strided<R> {
-    /// The equivalent run-time [`Layout`]. Panics when `R` exceeds [`layout::MAX_LEAVES`] (the
+    /// The equivalent run-time [`Layout`]. Panics when `R` exceeds [`cute_rs_layout::MAX_LEAVES`] (the
     /// other methods never build it).
     fn layout(&self) -> Layout {
-        let tuple = |v: &[i64]| IntTuple::from_slice(v).expect("Strided: rank up to layout::MAX_LEAVES");
+        let tuple = |v: &[i64]| IntTuple::from_slice(v).expect("Strided: rank up to cute_rs_layout::MAX_LEAVES");
         let l = if R == 1 {
             Layout::int(self.shape[0], self.stride[0])
         } else {

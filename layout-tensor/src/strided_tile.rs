@@ -21,7 +21,7 @@
 //! ```
 
 use core::marker::PhantomData;
-use layout::{IntTuple, Layout};
+use cute_rs_layout::{IntTuple, Layout};
 
 use crate::fragment::{CompactOf, Fragment};
 use crate::identity::{IdentityTensor, MAX_IDENTITY_RANK};
@@ -102,11 +102,11 @@ impl<Shape: StaticLayout, L: StaticLayout> LayoutSource for StridedTile<Shape, L
     fn layout(&self) -> Layout {
         let (shape, stride) = (L::LAYOUT.shape(), L::LAYOUT.stride());
         let (s, d) = (shape.leaves(), stride.leaves());
-        let mut strides = [0i64; layout::MAX_LEAVES];
+        let mut strides = [0i64; cute_rs_layout::MAX_LEAVES];
         for (j, d) in d.iter().enumerate() {
             strides[j] = self.offset_of(Shape::MODES.coord(*d)) - self.origin;
         }
-        let tuple = |v: &[i64]| IntTuple::from_slice(v).expect("StridedTile: at most layout::MAX_LEAVES leaves");
+        let tuple = |v: &[i64]| IntTuple::from_slice(v).expect("StridedTile: at most cute_rs_layout::MAX_LEAVES leaves");
         if s.len() == 1 {
             Layout::int(s[0], strides[0])
         } else {

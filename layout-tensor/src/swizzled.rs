@@ -19,7 +19,7 @@
 //! ```
 
 use core::marker::PhantomData;
-use layout::{Layout, Swizzle, SwizzledLayout};
+use cute_rs_layout::{Layout, Swizzle, SwizzledLayout};
 
 use crate::mask::Full;
 use crate::partition::StaticSwizzle;
@@ -163,7 +163,7 @@ const fn swizzle_run_cap(sw: Swizzle, origin: i64) -> i64 {
 /// # Example
 /// ```
 /// use cute_rs_tensor::LayoutTensor;
-/// use layout::{make_swizzled, Layout, Swizzle};
+/// use cute_rs_layout::{make_swizzled, Layout, Swizzle};
 /// let tile = make_swizzled(Swizzle::new(3, 0, 3).unwrap(), Layout::parse("(8,8):(8,1)").unwrap());
 /// let mut v = vec![0u32; 64];
 /// let t = LayoutTensor::new(&mut v, tile).unwrap();

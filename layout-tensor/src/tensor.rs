@@ -2,7 +2,7 @@
 //! with element access by index and by coordinate and `W`-wide vector loads and stores.
 
 use core::marker::PhantomData;
-use layout::{IntTuple, Layout, LayoutError};
+use cute_rs_layout::{IntTuple, Layout, LayoutError};
 
 use crate::mask::{Bounds, Full};
 use crate::static_layout::{LayoutSource, Modes};
@@ -310,7 +310,7 @@ pub(crate) fn coord_offset_unchecked(l: &Layout, m: &Modes, coord: &[i64]) -> i6
 /// # Example
 /// ```
 /// use cute_rs_tensor::LayoutTensor;
-/// use layout::Layout;
+/// use cute_rs_layout::Layout;
 /// let mut data: Vec<f32> = (0..8).map(|x| x as f32).collect();
 /// let t = LayoutTensor::new(&mut data, Layout::parse("(2,4):(4,1)").unwrap()).unwrap();
 /// assert_eq!(t.at([1, 2]), 6.0); // row 1, column 2 of a row-major 2 x 4 matrix
@@ -350,8 +350,8 @@ impl<'a, T: Element, L: LayoutSource> LayoutTensor<'a, T, L, Global, Full> {
     /// ```
     /// use cute_rs_tensor::LayoutTensor;
     /// let mut v = [0u32; 6];
-    /// assert!(LayoutTensor::new(&mut v, layout::Layout::parse("(2,3):(1,2)").unwrap()).is_ok());
-    /// assert!(LayoutTensor::new(&mut v, layout::Layout::parse("(2,4):(1,2)").unwrap()).is_err());
+    /// assert!(LayoutTensor::new(&mut v, cute_rs_layout::Layout::parse("(2,3):(1,2)").unwrap()).is_ok());
+    /// assert!(LayoutTensor::new(&mut v, cute_rs_layout::Layout::parse("(2,4):(1,2)").unwrap()).is_err());
     /// ```
     pub fn new(data: &'a mut [T], layout: L) -> Result<Self, LayoutError> {
         let l = layout.layout();
@@ -413,7 +413,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace> LayoutTensor<'a, T, L, A,
     /// ```
     /// use cute_rs_tensor::{LayoutTensor, Shared};
     /// let mut v = [1i32, 2, 3, 4];
-    /// let t = unsafe { LayoutTensor::<i32, _, Shared>::from_ptr_in(v.as_mut_ptr(), layout::Layout::parse("4:1").unwrap()) };
+    /// let t = unsafe { LayoutTensor::<i32, _, Shared>::from_ptr_in(v.as_mut_ptr(), cute_rs_layout::Layout::parse("4:1").unwrap()) };
     /// assert_eq!(t.get(3), 4);
     /// ```
     #[inline(always)]
@@ -429,7 +429,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
     /// ```
     /// # use cute_rs_tensor::LayoutTensor;
     /// let mut v = [0u8; 4];
-    /// let t = LayoutTensor::new(&mut v, layout::Layout::parse("4:1").unwrap()).unwrap();
+    /// let t = LayoutTensor::new(&mut v, cute_rs_layout::Layout::parse("4:1").unwrap()).unwrap();
     /// assert_eq!(t.layout().to_string(), "4:1");
     /// ```
     #[inline(always)]
@@ -443,7 +443,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
     /// ```
     /// # use cute_rs_tensor::LayoutTensor;
     /// let mut v = [0u8; 4];
-    /// let t = LayoutTensor::new(&mut v, layout::Layout::parse("4:1").unwrap()).unwrap();
+    /// let t = LayoutTensor::new(&mut v, cute_rs_layout::Layout::parse("4:1").unwrap()).unwrap();
     /// assert_eq!(t.source().size(), 4);
     /// ```
     #[inline(always)]
@@ -457,7 +457,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
     /// ```
     /// # use cute_rs_tensor::{LayoutTensor, Full};
     /// let mut v = [0u8; 4];
-    /// let t = LayoutTensor::new(&mut v, layout::Layout::parse("4:1").unwrap()).unwrap();
+    /// let t = LayoutTensor::new(&mut v, cute_rs_layout::Layout::parse("4:1").unwrap()).unwrap();
     /// assert_eq!(t.bounds(), Full);
     /// ```
     #[inline(always)]
@@ -471,7 +471,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
     /// ```
     /// # use cute_rs_tensor::LayoutTensor;
     /// let mut v = [0u8; 8];
-    /// assert_eq!(LayoutTensor::new(&mut v, layout::Layout::parse("(2,4):(4,1)").unwrap()).unwrap().size(), 8);
+    /// assert_eq!(LayoutTensor::new(&mut v, cute_rs_layout::Layout::parse("(2,4):(4,1)").unwrap()).unwrap().size(), 8);
     /// ```
     #[inline(always)]
     pub fn size(&self) -> usize {
@@ -488,7 +488,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
     /// ```
     /// # use cute_rs_tensor::LayoutTensor;
     /// let mut v = [0u8; 24];
-    /// let t = LayoutTensor::new(&mut v, layout::Layout::parse("((2,3),4):((1,2),6)").unwrap()).unwrap();
+    /// let t = LayoutTensor::new(&mut v, cute_rs_layout::Layout::parse("((2,3),4):((1,2),6)").unwrap()).unwrap();
     /// assert_eq!((t.dim(0), t.dim(1)), (6, 4));
     /// ```
     #[inline(always)]
@@ -506,7 +506,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
     /// # use cute_rs_tensor::LayoutTensor;
     /// let mut v = [0u8; 4];
     /// let p = v.as_mut_ptr();
-    /// assert_eq!(LayoutTensor::new(&mut v, layout::Layout::parse("4:1").unwrap()).unwrap().as_ptr(), p);
+    /// assert_eq!(LayoutTensor::new(&mut v, cute_rs_layout::Layout::parse("4:1").unwrap()).unwrap().as_ptr(), p);
     /// ```
     #[inline(always)]
     pub fn as_ptr(&self) -> *mut T {
@@ -531,7 +531,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
     /// ```
     /// # use cute_rs_tensor::LayoutTensor;
     /// let mut v = [0u8; 8];
-    /// let t = LayoutTensor::new(&mut v, layout::Layout::parse("(2,4):(4,1)").unwrap()).unwrap();
+    /// let t = LayoutTensor::new(&mut v, cute_rs_layout::Layout::parse("(2,4):(4,1)").unwrap()).unwrap();
     /// assert_eq!(t.offset(1), 4);
     /// ```
     #[inline(always)]
@@ -546,7 +546,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
     /// ```
     /// # use cute_rs_tensor::LayoutTensor;
     /// let mut v = [0u8; 8];
-    /// let t = LayoutTensor::new(&mut v, layout::Layout::parse("((2,2),2):((1,4),2)").unwrap()).unwrap();
+    /// let t = LayoutTensor::new(&mut v, cute_rs_layout::Layout::parse("((2,2),2):((1,4),2)").unwrap()).unwrap();
     /// assert_eq!(t.offset_at([3, 1]), 1 + 4 + 2);
     /// ```
     #[inline(always)]
@@ -560,7 +560,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
     /// ```
     /// # use cute_rs_tensor::LayoutTensor;
     /// let mut v = [5u8, 6, 7, 8];
-    /// let t = LayoutTensor::new(&mut v, layout::Layout::parse("2:2").unwrap()).unwrap();
+    /// let t = LayoutTensor::new(&mut v, cute_rs_layout::Layout::parse("2:2").unwrap()).unwrap();
     /// assert_eq!(unsafe { *t.ptr_at(1) }, 7);
     /// ```
     #[inline(always)]
@@ -574,7 +574,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
     /// ```
     /// # use cute_rs_tensor::LayoutTensor;
     /// let mut v = [0u8; 4];
-    /// assert!(LayoutTensor::new(&mut v, layout::Layout::parse("4:1").unwrap()).unwrap().contains(3));
+    /// assert!(LayoutTensor::new(&mut v, cute_rs_layout::Layout::parse("4:1").unwrap()).unwrap().contains(3));
     /// ```
     #[inline(always)]
     pub fn contains(&self, i: usize) -> bool {
@@ -590,7 +590,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
     /// ```
     /// # use cute_rs_tensor::LayoutTensor;
     /// let mut v = [1u16, 2, 3, 4];
-    /// let t = LayoutTensor::new(&mut v, layout::Layout::parse("(2,2):(2,1)").unwrap()).unwrap();
+    /// let t = LayoutTensor::new(&mut v, cute_rs_layout::Layout::parse("(2,2):(2,1)").unwrap()).unwrap();
     /// assert_eq!(t.get(1), 3);
     /// ```
     #[inline(always)]
@@ -606,7 +606,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
     /// ```
     /// # use cute_rs_tensor::LayoutTensor;
     /// let mut v = [0u16; 4];
-    /// LayoutTensor::new(&mut v, layout::Layout::parse("(2,2):(2,1)").unwrap()).unwrap().set(1, 9);
+    /// LayoutTensor::new(&mut v, cute_rs_layout::Layout::parse("(2,2):(2,1)").unwrap()).unwrap().set(1, 9);
     /// assert_eq!(v, [0, 0, 9, 0]);
     /// ```
     #[inline(always)]
@@ -622,7 +622,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
     /// ```
     /// # use cute_rs_tensor::LayoutTensor;
     /// let mut v = [1u16, 2, 3, 4];
-    /// let t = LayoutTensor::new(&mut v, layout::Layout::parse("(2,2):(2,1)").unwrap()).unwrap();
+    /// let t = LayoutTensor::new(&mut v, cute_rs_layout::Layout::parse("(2,2):(2,1)").unwrap()).unwrap();
     /// assert_eq!(t.at([0, 1]), 2);
     /// ```
     #[inline(always)]
@@ -636,7 +636,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
     /// ```
     /// # use cute_rs_tensor::LayoutTensor;
     /// let mut v = [0u16; 4];
-    /// LayoutTensor::new(&mut v, layout::Layout::parse("(2,2):(2,1)").unwrap()).unwrap().set_at([1, 0], 5);
+    /// LayoutTensor::new(&mut v, cute_rs_layout::Layout::parse("(2,2):(2,1)").unwrap()).unwrap().set_at([1, 0], 5);
     /// assert_eq!(v, [0, 0, 5, 0]);
     /// ```
     #[inline(always)]
@@ -644,17 +644,17 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
         unsafe { T::write(self.elem_ptr(self.offset_at(coord)), v) }
     }
 
-    /// Element at a hierarchical coordinate ([`layout::crd2idx`], checked).
+    /// Element at a hierarchical coordinate ([`cute_rs_layout::crd2idx`], checked).
     ///
     /// # Errors
-    /// The errors of [`layout::crd2idx`] (rank mismatch, out of bounds).
+    /// The errors of [`cute_rs_layout::crd2idx`] (rank mismatch, out of bounds).
     ///
     /// # Example
     /// ```
     /// # use cute_rs_tensor::LayoutTensor;
-    /// use layout::IntTuple;
+    /// use cute_rs_layout::IntTuple;
     /// let mut v: Vec<u32> = (0..8).collect();
-    /// let t = LayoutTensor::new(&mut v, layout::Layout::parse("((2,2),2):((1,4),2)").unwrap()).unwrap();
+    /// let t = LayoutTensor::new(&mut v, cute_rs_layout::Layout::parse("((2,2),2):((1,4),2)").unwrap()).unwrap();
     /// assert_eq!(t.at_tuple(IntTuple::parse("((1,1),1)").unwrap()).unwrap(), 7);
     /// assert_eq!(t.at_tuple(IntTuple::parse("(3,1)").unwrap()).unwrap(), 7); // 1-D coordinate in a nested mode
     /// assert!(t.at_tuple(IntTuple::parse("(4,1)").unwrap()).is_err());
@@ -664,17 +664,17 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
         Ok(unsafe { T::read(self.elem_ptr(off as isize)) })
     }
 
-    /// Writes the element at a hierarchical coordinate ([`layout::crd2idx`], checked).
+    /// Writes the element at a hierarchical coordinate ([`cute_rs_layout::crd2idx`], checked).
     ///
     /// # Errors
-    /// The errors of [`layout::crd2idx`] (rank mismatch, out of bounds); nothing is written.
+    /// The errors of [`cute_rs_layout::crd2idx`] (rank mismatch, out of bounds); nothing is written.
     ///
     /// # Example
     /// ```
     /// # use cute_rs_tensor::LayoutTensor;
-    /// use layout::IntTuple;
+    /// use cute_rs_layout::IntTuple;
     /// let mut v = vec![0u32; 8];
-    /// let t = LayoutTensor::new(&mut v, layout::Layout::parse("((2,2),2):((1,4),2)").unwrap()).unwrap();
+    /// let t = LayoutTensor::new(&mut v, cute_rs_layout::Layout::parse("((2,2),2):((1,4),2)").unwrap()).unwrap();
     /// t.set_tuple(IntTuple::parse("((1,0),1)").unwrap(), 9).unwrap();
     /// assert!(t.set_tuple(IntTuple::parse("((2,0),1)").unwrap(), 9).is_err());
     /// assert_eq!(v, [0, 0, 0, 9, 0, 0, 0, 0]);
@@ -688,7 +688,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
     /// The offset of a hierarchical coordinate: through its 1-D index, because a source's offsets
     /// need not be its inner layout's (a swizzle permutes them).
     fn tuple_offset(&self, coord: IntTuple) -> Result<i64, LayoutError> {
-        let index = layout::crd2idx(coord, layout::make_layout_col_major(self.layout.layout().shape())?)?;
+        let index = cute_rs_layout::crd2idx(coord, cute_rs_layout::make_layout_col_major(self.layout.layout().shape())?)?;
         Ok(self.layout.offset(index))
     }
 
@@ -702,7 +702,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
     /// # use cute_rs_tensor::LayoutTensor;
     /// #[repr(align(16))] struct Buf([f32; 8]);
     /// let mut b = Buf([0., 1., 2., 3., 4., 5., 6., 7.]);
-    /// let t = LayoutTensor::new(&mut b.0, layout::Layout::parse("(2,4):(4,1)").unwrap()).unwrap();
+    /// let t = LayoutTensor::new(&mut b.0, cute_rs_layout::Layout::parse("(2,4):(4,1)").unwrap()).unwrap();
     /// assert_eq!(t.load::<4>(1), [4., 5., 6., 7.]); // row 1
     /// ```
     #[inline(always)]
@@ -718,7 +718,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
     /// # use cute_rs_tensor::LayoutTensor;
     /// #[repr(align(16))] struct Buf([f32; 8]);
     /// let mut b = Buf([0.; 8]);
-    /// LayoutTensor::new(&mut b.0, layout::Layout::parse("(2,4):(4,1)").unwrap()).unwrap().store::<4>(1, [1., 2., 3., 4.]);
+    /// LayoutTensor::new(&mut b.0, cute_rs_layout::Layout::parse("(2,4):(4,1)").unwrap()).unwrap().store::<4>(1, [1., 2., 3., 4.]);
     /// assert_eq!(b.0, [0., 0., 0., 0., 1., 2., 3., 4.]);
     /// ```
     #[inline(always)]
@@ -733,7 +733,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
     /// # use cute_rs_tensor::LayoutTensor;
     /// #[repr(align(16))] struct Buf([f32; 8]);
     /// let mut b = Buf([0.; 8]);
-    /// let t = LayoutTensor::new(&mut b.0, layout::Layout::parse("8:1").unwrap()).unwrap();
+    /// let t = LayoutTensor::new(&mut b.0, cute_rs_layout::Layout::parse("8:1").unwrap()).unwrap();
     /// assert!(t.is_vector_aligned::<4>(4) && !t.is_vector_aligned::<4>(2));
     /// ```
     #[inline(always)]
@@ -765,8 +765,8 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
     /// ```
     /// # use cute_rs_tensor::LayoutTensor;
     /// let mut v: Vec<u8> = (0..6).collect();
-    /// let t = LayoutTensor::new(&mut v, layout::Layout::parse("6:1").unwrap()).unwrap();
-    /// let m = unsafe { t.with_layout(layout::Layout::parse("(2,3):(3,1)").unwrap()) };
+    /// let t = LayoutTensor::new(&mut v, cute_rs_layout::Layout::parse("6:1").unwrap()).unwrap();
+    /// let m = unsafe { t.with_layout(cute_rs_layout::Layout::parse("(2,3):(3,1)").unwrap()) };
     /// assert_eq!(m.at([1, 0]), 3);
     /// ```
     #[inline(always)]
@@ -798,7 +798,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
 /// ```
 /// # use cute_rs_tensor::LayoutTensor;
 /// let mut v: Vec<f32> = (0..6).map(|x| x as f32).collect();
-/// let mut t = LayoutTensor::new(&mut v, layout::Layout::parse("(2,3):(3,1)").unwrap()).unwrap();
+/// let mut t = LayoutTensor::new(&mut v, cute_rs_layout::Layout::parse("(2,3):(3,1)").unwrap()).unwrap();
 /// assert_eq!(t[[1, 2]], 5.0);
 /// t[[0, 1]] += 10.0;
 /// assert_eq!(t[[0, 1]], 11.0);
@@ -822,7 +822,7 @@ impl<T: Element, L: LayoutSource, A: AddressSpace, B: Bounds, const R: usize> co
 /// ```
 /// # use cute_rs_tensor::LayoutTensor;
 /// let mut v = [0u16; 4];
-/// let mut t = LayoutTensor::new(&mut v, layout::Layout::parse("(2,2):(2,1)").unwrap()).unwrap();
+/// let mut t = LayoutTensor::new(&mut v, cute_rs_layout::Layout::parse("(2,2):(2,1)").unwrap()).unwrap();
 /// t[[1, 0]] = 7;
 /// assert_eq!(v, [0, 0, 7, 0]);
 /// ```
@@ -849,7 +849,7 @@ impl<T: Element, L: LayoutSource, A: AddressSpace, B: Bounds, const R: usize> co
 /// ```
 /// # use cute_rs_tensor::LayoutTensor;
 /// let mut v: Vec<u32> = (0..6).collect();
-/// let t = LayoutTensor::new(&mut v, layout::Layout::parse("(2,3):(3,1)").unwrap()).unwrap();
+/// let t = LayoutTensor::new(&mut v, cute_rs_layout::Layout::parse("(2,3):(3,1)").unwrap()).unwrap();
 /// assert_eq!(format!("{t}"), "(2,3):(3,1):\n0 1 2\n3 4 5\n");
 /// assert_eq!(format!("{t:2}"), "(2,3):(3,1):\n 0  1  2\n 3  4  5\n");
 /// ```

@@ -2,7 +2,7 @@
 //! `LayoutTensorIter`: tiles of a tensor along one axis, or of a raw buffer, optionally circular).
 
 use core::marker::PhantomData;
-use layout::{Layout, LayoutError};
+use cute_rs_layout::{Layout, LayoutError};
 
 use crate::mask::{Clip, Full};
 use crate::static_layout::{divide_by_shape, LayoutSource, Modes, Static, StaticLayout, TileOf, TileRest};
@@ -18,7 +18,7 @@ use crate::device::shared::{DynamicShared, SharedArray};
 ///
 /// # Example
 /// ```
-/// use layout::Layout;
+/// use cute_rs_layout::Layout;
 /// let p = cute_rs_tensor::tile::padded(Layout::parse("(5,7):(7,1)").unwrap(), Layout::parse("(2,4)").unwrap()).unwrap();
 /// assert_eq!(p.to_string(), "(6,8):(7,1)");
 /// ```
@@ -30,14 +30,14 @@ pub const fn padded(a: Layout, tile: Layout) -> Result<Layout, LayoutError> {
     let mut out = Layout::empty();
     let mut k = 0;
     while k < r {
-        let m = layout::unwrap!(a.mode(k));
-        let t = if k < tile.rank() { layout::unwrap!(tile.mode(k)).size() } else { 1 };
+        let m = cute_rs_layout::unwrap!(a.mode(k));
+        let t = if k < tile.rank() { cute_rs_layout::unwrap!(tile.mode(k)).size() } else { 1 };
         let s = m.size();
         let mode = if s % t == 0 {
             m
         } else if m.shape().num_leaves() == 1 {
             let d = m.stride().leaves()[0];
-            layout::unwrap!(Layout::int((s + t - 1) / t * t, d))
+            cute_rs_layout::unwrap!(Layout::int((s + t - 1) / t * t, d))
         } else {
             return Err(LayoutError::InvalidArgument { op: "padded", condition: "a nested mode must be a multiple of its tile extent", value: s });
         };
@@ -62,7 +62,7 @@ pub const fn padded(a: Layout, tile: Layout) -> Result<Layout, LayoutError> {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Padded<S, Tl>(PhantomData<(S, Tl)>);
 impl<S: StaticLayout, Tl: StaticLayout> StaticLayout for Padded<S, Tl> {
-    const LAYOUT: Layout = layout::unwrap!(padded(S::LAYOUT, Tl::LAYOUT));
+    const LAYOUT: Layout = cute_rs_layout::unwrap!(padded(S::LAYOUT, Tl::LAYOUT));
 }
 
 #[inline(always)]
@@ -177,13 +177,13 @@ impl<'a, T: Element, A: AddressSpace> LayoutTensor<'a, T, Layout, A, Full> {
     /// [`tile_masked`](LayoutTensor::tile_masked) with a run-time tile shape.
     ///
     /// # Errors
-    /// The errors of [`padded`] and [`layout::zipped_divide_by_mode`]; [`LayoutError::RankMismatch`]
+    /// The errors of [`padded`] and [`cute_rs_layout::zipped_divide_by_mode`]; [`LayoutError::RankMismatch`]
     /// for a coordinate of the wrong rank.
     ///
     /// # Example
     /// ```
     /// use cute_rs_tensor::LayoutTensor;
-    /// use layout::Layout;
+    /// use cute_rs_layout::Layout;
     /// let mut v: Vec<u32> = (0..15).collect();
     /// let t = LayoutTensor::new(&mut v, Layout::parse("(3,5):(5,1)").unwrap()).unwrap();
     /// let tile = t.tile_masked(Layout::parse("(2,4)").unwrap(), [1, 0]).unwrap();
@@ -211,7 +211,7 @@ impl<'a, T: Element, A: AddressSpace> LayoutTensor<'a, T, Layout, A, Full> {
     /// # Example
     /// ```
     /// use cute_rs_tensor::LayoutTensor;
-    /// use layout::Layout;
+    /// use cute_rs_layout::Layout;
     /// let mut v: Vec<u32> = (0..8).collect();
     /// let t = LayoutTensor::new(&mut v, Layout::parse("(4,2):(1,4)").unwrap()).unwrap();
     /// let it = t.tiled_iterator(Layout::parse("(2,2)").unwrap(), [0, 0], 0, false).unwrap();
@@ -258,7 +258,7 @@ impl<'a, T: Element, A: AddressSpace> LayoutTensor<'a, T, Layout, A, Full> {
 /// ```
 /// use cute_rs_tensor::TileIter;
 /// let mut buf: Vec<i16> = (0..16).collect();
-/// let mut it = TileIter::over_buffer(&mut buf, layout::Layout::parse("(2,2):(2,1)").unwrap(), true);
+/// let mut it = TileIter::over_buffer(&mut buf, cute_rs_layout::Layout::parse("(2,2):(2,1)").unwrap(), true);
 /// it.advance(5); // 4 tiles, circular: tile 1
 /// assert_eq!(it.get().get(0), 4);
 /// ```
@@ -280,7 +280,7 @@ impl<'a, T: Element, L: LayoutSource> TileIter<'a, T, L, crate::Global> {
     /// ```
     /// use cute_rs_tensor::TileIter;
     /// let mut buf: Vec<i16> = (0..16).collect();
-    /// let it = TileIter::over_buffer(&mut buf, layout::Layout::parse("(2,2):(2,1)").unwrap(), false);
+    /// let it = TileIter::over_buffer(&mut buf, cute_rs_layout::Layout::parse("(2,2):(2,1)").unwrap(), false);
     /// assert_eq!(it.len(), 4);
     /// ```
     pub fn over_buffer(buf: &'a mut [T], layout: L, circular: bool) -> Self {
@@ -339,7 +339,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace> TileIter<'a, T, L, A> {
     /// ```
     /// use cute_rs_tensor::TileIter;
     /// let mut buf: Vec<i16> = (0..8).collect();
-    /// let it = TileIter::over_buffer(&mut buf, layout::Layout::parse("4:1").unwrap(), false);
+    /// let it = TileIter::over_buffer(&mut buf, cute_rs_layout::Layout::parse("4:1").unwrap(), false);
     /// assert_eq!(it.get().get(3), 3);
     /// ```
     #[inline(always)]
@@ -354,7 +354,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace> TileIter<'a, T, L, A> {
     /// ```
     /// use cute_rs_tensor::TileIter;
     /// let mut buf: Vec<i16> = (0..8).collect();
-    /// let mut it = TileIter::over_buffer(&mut buf, layout::Layout::parse("4:1").unwrap(), false);
+    /// let mut it = TileIter::over_buffer(&mut buf, cute_rs_layout::Layout::parse("4:1").unwrap(), false);
     /// it.advance(1);
     /// assert_eq!(it.get().get(0), 4);
     /// ```
@@ -372,7 +372,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace> TileIter<'a, T, L, A> {
     /// ```
     /// use cute_rs_tensor::TileIter;
     /// let mut buf: Vec<i16> = (0..8).collect();
-    /// let it = TileIter::over_buffer(&mut buf, layout::Layout::parse("4:1").unwrap(), false);
+    /// let it = TileIter::over_buffer(&mut buf, cute_rs_layout::Layout::parse("4:1").unwrap(), false);
     /// assert_eq!(it.next_by(1).get().get(0), 4);
     /// ```
     #[inline(always)]
@@ -388,7 +388,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace> TileIter<'a, T, L, A> {
     /// ```
     /// use cute_rs_tensor::TileIter;
     /// let mut buf = [0u8; 8];
-    /// assert_eq!(TileIter::over_buffer(&mut buf, layout::Layout::parse("2:1").unwrap(), true).len(), 4);
+    /// assert_eq!(TileIter::over_buffer(&mut buf, cute_rs_layout::Layout::parse("2:1").unwrap(), true).len(), 4);
     /// ```
     pub fn len(&self) -> usize {
         if self.circular {
@@ -404,7 +404,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace> TileIter<'a, T, L, A> {
     /// ```
     /// use cute_rs_tensor::TileIter;
     /// let mut buf = [0u8; 1];
-    /// assert!(TileIter::over_buffer(&mut buf, layout::Layout::parse("2:1").unwrap(), false).is_empty());
+    /// assert!(TileIter::over_buffer(&mut buf, cute_rs_layout::Layout::parse("2:1").unwrap(), false).is_empty());
     /// ```
     pub fn is_empty(&self) -> bool {
         self.len() == 0

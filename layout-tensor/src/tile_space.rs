@@ -548,7 +548,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, Tl: StaticLayout, const R
     /// use cute_rs_tensor::{static_layout, tile_space::Order, LayoutTensor, Static};
     /// static_layout!(T = "2:1");
     /// let mut x = [1u8, 2, 3];
-    /// let s = LayoutTensor::new(&mut x, layout::Layout::parse("3:1").unwrap()).unwrap().tile_space::<T, 1>(Order::C);
+    /// let s = LayoutTensor::new(&mut x, cute_rs_layout::Layout::parse("3:1").unwrap()).unwrap().tile_space::<T, 1>(Order::C);
     /// assert_eq!(s.array().get(2), 3);
     /// ```
     #[inline(always)]
@@ -564,7 +564,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, Tl: StaticLayout, const R
     /// use cute_rs_tensor::{static_layout, tile_space::Order, LayoutTensor};
     /// static_layout!(T = "(2,4)");
     /// let mut x = [0f32; 15];
-    /// let a = LayoutTensor::new(&mut x, layout::Layout::parse("(3,5):(5,1)").unwrap()).unwrap();
+    /// let a = LayoutTensor::new(&mut x, cute_rs_layout::Layout::parse("(3,5):(5,1)").unwrap()).unwrap();
     /// assert_eq!(a.tile_space::<T, 2>(Order::C).num_tiles(), [2, 2]);
     /// assert_eq!(a.tile_space::<T, 2>(Order::F).num_tiles(), [3, 1]);
     /// ```
@@ -612,7 +612,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, Tl: StaticLayout, const R
     /// use cute_rs_tensor::{static_layout, tile_space::{LoadOptions, Order, Padding}, Fragment, LayoutTensor};
     /// static_layout!(T = "4:1");
     /// let mut x = [1.0f32, 2.0, 3.0];
-    /// let s = LayoutTensor::new(&mut x, layout::Layout::parse("3:1").unwrap()).unwrap().tile_space::<T, 1>(Order::C);
+    /// let s = LayoutTensor::new(&mut x, cute_rs_layout::Layout::parse("3:1").unwrap()).unwrap().tile_space::<T, 1>(Order::C);
     /// let mut t = Fragment::<f32, T, 4>::new();
     /// s.load_into([0], &mut t, LoadOptions::default().padding(Padding::NegInf));
     /// assert_eq!(t.data, [1.0, 2.0, 3.0, f32::NEG_INFINITY]);
@@ -670,7 +670,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, Tl: StaticLayout, const R
     /// use cute_rs_tensor::{static_layout, tile_space::{Order, StoreOptions}, Fragment, LayoutTensor};
     /// static_layout!(T = "4:1");
     /// let mut x = [0i32; 6];
-    /// let s = LayoutTensor::new(&mut x, layout::Layout::parse("6:1").unwrap()).unwrap().tile_space::<T, 1>(Order::C);
+    /// let s = LayoutTensor::new(&mut x, cute_rs_layout::Layout::parse("6:1").unwrap()).unwrap().tile_space::<T, 1>(Order::C);
     /// let mut ones = Fragment::<i32, T, 4>::new();
     /// ones.data = [1; 4];
     /// s.store([0], &ones, StoreOptions::default());
@@ -705,7 +705,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, Tl: StaticLayout, const R
     /// use cute_rs_tensor::{static_layout, tile_space::{Order, StoreOptions}, LayoutTensor};
     /// static_layout!(T = "(2,2)");
     /// let mut x = [0u8; 9];
-    /// let s = LayoutTensor::new(&mut x, layout::Layout::parse("(3,3):(3,1)").unwrap()).unwrap().tile_space::<T, 2>(Order::C);
+    /// let s = LayoutTensor::new(&mut x, cute_rs_layout::Layout::parse("(3,3):(3,1)").unwrap()).unwrap().tile_space::<T, 2>(Order::C);
     /// s.store_broadcast([1, 1], 7, StoreOptions::default());
     /// assert_eq!(x, [0, 0, 0, 0, 0, 0, 0, 0, 7]);
     /// ```
@@ -760,7 +760,7 @@ fn scalar_coord<T: Element, L: LayoutSource, A: AddressSpace, const R: usize>(
 /// ```
 /// use cute_rs_tensor::{tile_space::{load_scalar, LoadOptions, Order}, LayoutTensor};
 /// let mut x: Vec<i64> = (0..10).collect();
-/// let a = LayoutTensor::new(&mut x, layout::Layout::parse("10:1").unwrap()).unwrap();
+/// let a = LayoutTensor::new(&mut x, cute_rs_layout::Layout::parse("10:1").unwrap()).unwrap();
 /// let v: Vec<i64> = (0..10).map(|i| load_scalar(&a, [i], Order::C, LoadOptions::default())).collect();
 /// assert_eq!(v, (0..10).collect::<Vec<_>>());
 /// ```
@@ -786,7 +786,7 @@ pub fn load_scalar<T: Pad, L: LayoutSource, A: AddressSpace, const R: usize>(
 /// ```
 /// use cute_rs_tensor::{tile_space::{store_scalar, Order, StoreOptions}, LayoutTensor};
 /// let mut x = [0i32; 4];
-/// let a = LayoutTensor::new(&mut x, layout::Layout::parse("(2,2):(2,1)").unwrap()).unwrap();
+/// let a = LayoutTensor::new(&mut x, cute_rs_layout::Layout::parse("(2,2):(2,1)").unwrap()).unwrap();
 /// for (i, j, v) in [(0, 0, 0), (0, 1, 1), (1, 0, 2), (1, 1, 3)] {
 ///     store_scalar(&a, [i, j], v, Order::C, StoreOptions::default());
 /// }

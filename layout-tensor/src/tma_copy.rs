@@ -24,7 +24,7 @@
 //! ```
 
 use core::marker::PhantomData;
-use layout::{Layout, LayoutError, Swizzle};
+use cute_rs_layout::{Layout, LayoutError, Swizzle};
 
 use crate::device::tma::{tma_load_1d, tma_load_2d, tma_load_3d, tma_load_4d, tma_load_5d, TmaDescriptor};
 use crate::device::sync::Mbarrier;
@@ -85,7 +85,7 @@ pub trait TmaSwizzle: Copy {
     /// ```
     #[inline(always)]
     fn of<T>() -> Swizzle {
-        layout::unwrap!(tma_swizzle(Self::BITS, core::mem::size_of::<T>()))
+        cute_rs_layout::unwrap!(tma_swizzle(Self::BITS, core::mem::size_of::<T>()))
     }
 }
 
@@ -139,7 +139,7 @@ swizzle_mode! {
 ///
 /// # Example
 /// ```
-/// use layout::Layout;
+/// use cute_rs_layout::Layout;
 /// use cute_rs_tensor::tma_copy::check_box;
 /// assert!(check_box(Layout::parse("(32,8):(1,32)").unwrap(), 4, 128).is_ok());
 /// assert!(check_box(Layout::parse("(64,8):(1,64)").unwrap(), 4, 128).is_err()); // 256 B rows
@@ -183,7 +183,7 @@ pub const fn check_box(box_layout: Layout, elem_bytes: usize, span_bytes: usize)
 /// Compile-time facts of a box `S` of `T` under swizzle `M`.
 struct BoxOf<T, S, M>(PhantomData<(T, S, M)>);
 impl<T, S: StaticLayout, M: TmaSwizzle> BoxOf<T, S, M> {
-    const CHECKED: () = layout::unwrap!(check_box(S::LAYOUT, core::mem::size_of::<T>(), M::SPAN_BYTES));
+    const CHECKED: () = cute_rs_layout::unwrap!(check_box(S::LAYOUT, core::mem::size_of::<T>(), M::SPAN_BYTES));
     const BYTES: u32 = (S::SIZE * core::mem::size_of::<T>()) as u32;
 }
 

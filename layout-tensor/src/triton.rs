@@ -44,7 +44,7 @@
 //! ```
 
 use core::marker::PhantomData;
-use layout::{Layout, LayoutError};
+use cute_rs_layout::{Layout, LayoutError};
 
 use crate::device::memory;
 pub use crate::device::memory::{Ca, Cg, Cs, Cv, Lu};
@@ -849,7 +849,7 @@ impl<'a, T: Element, S: StaticLayout, const N: usize, const R: usize> BlockPtr<'
     /// use cute_rs_tensor::triton::BlockPtr;
     /// static_layout!(B = "2:1");
     /// let mut x = [1u8, 2, 3];
-    /// let t = LayoutTensor::new(&mut x, layout::Layout::parse("3:1").unwrap()).unwrap();
+    /// let t = LayoutTensor::new(&mut x, cute_rs_layout::Layout::parse("3:1").unwrap()).unwrap();
     /// let b = BlockPtr::<u8, B, 2, 1>::new(t, [1], [0]).unwrap();
     /// assert_eq!(b.load().run().data, [2, 3]);
     /// ```

@@ -33,7 +33,7 @@
 
 use core::marker::PhantomData;
 
-use layout::{Layout, LayoutError};
+use cute_rs_layout::{Layout, LayoutError};
 
 use crate::device::unroll::{unroll_for, Count};
 use crate::mask::Full;
@@ -69,7 +69,7 @@ impl Violation {
 
     /// Stops `const` evaluation naming the violated condition.
     const fn panic(self) -> ! {
-        let m = layout::Message::new().push("vectorize: ");
+        let m = cute_rs_layout::Message::new().push("vectorize: ");
         let m = match self {
             Violation::Rank { tensor, vector } => m
                 .push("the vector shape has ")
@@ -104,8 +104,8 @@ const fn check(l: Layout, vshape: Layout, n: usize) -> Result<(), Violation> {
     }
     let mut k = 0;
     while k < r {
-        let extent = layout::unwrap!(l.mode(k)).size();
-        let vector = layout::unwrap!(vshape.mode(k)).size();
+        let extent = cute_rs_layout::unwrap!(l.mode(k)).size();
+        let vector = cute_rs_layout::unwrap!(vshape.mode(k)).size();
         if vector < 1 || extent % vector != 0 {
             return Err(Violation::Extent { mode: k, vector, extent });
         }
@@ -122,7 +122,7 @@ const fn check(l: Layout, vshape: Layout, n: usize) -> Result<(), Violation> {
 /// (`vector_align(n * elem_bytes)`), so that an aligned base makes every vector aligned.
 const fn vector_access(outer: Layout, elem: Layout, n: usize, elem_bytes: usize) -> bool {
     if n > 1 {
-        let c = layout::coalesce(elem);
+        let c = cute_rs_layout::coalesce(elem);
         let shape = c.shape();
         let stride = c.stride();
         let (s, d) = (shape.leaves(), stride.leaves());
@@ -155,8 +155,8 @@ impl<T, S: StaticLayout, V: StaticLayout, const N: usize> Plan<T, S, V, N> {
         if let Err(v) = check(S::LAYOUT, V::LAYOUT, N) {
             v.panic()
         }
-        let z = layout::unwrap!(divide_by_shape(S::LAYOUT, V::LAYOUT));
-        vector_access(layout::unwrap!(z.mode(1)), layout::unwrap!(z.mode(0)), N, core::mem::size_of::<T>())
+        let z = cute_rs_layout::unwrap!(divide_by_shape(S::LAYOUT, V::LAYOUT));
+        vector_access(cute_rs_layout::unwrap!(z.mode(1)), cute_rs_layout::unwrap!(z.mode(0)), N, core::mem::size_of::<T>())
     };
 }
 
@@ -697,7 +697,7 @@ impl<'a, T: Element, A: AddressSpace> LayoutTensor<'a, T, Layout, A, Full> {
     /// # Example
     /// ```
     /// use cute_rs_tensor::{LayoutTensor, Vector};
-    /// use layout::Layout;
+    /// use cute_rs_layout::Layout;
     /// #[repr(align(16))] struct Buf([u32; 64]);
     /// let mut b = Buf(core::array::from_fn(|i| i as u32));
     /// let t = LayoutTensor::new(&mut b.0, Layout::parse("(8,8):(8,1)").unwrap()).unwrap();

@@ -6,7 +6,7 @@
 //! is a static type computed by the algebra at compile time (a violated precondition fails
 //! compilation); on tensors with a run-time [`Layout`] it returns a `Result`.
 
-use layout::{IntTuple, Layout, LayoutError};
+use cute_rs_layout::{IntTuple, Layout, LayoutError};
 
 use crate::mask::Full;
 use crate::static_layout::{
@@ -165,22 +165,22 @@ impl<'a, T: Element, S: StaticLayout, A: AddressSpace> LayoutTensor<'a, T, Stati
 
 impl<'a, T: Element, L: LayoutSource, A: AddressSpace> LayoutTensor<'a, T, L, A, Full> {
     /// Slicing with free modes (`_` in `coord`): the view of the free modes at the fixed
-    /// coordinates ([`layout::slice_and_offset`]); a run-time layout.
+    /// coordinates ([`cute_rs_layout::slice_and_offset`]); a run-time layout.
     ///
     /// # Errors
-    /// The errors of [`layout::slice_and_offset`].
+    /// The errors of [`cute_rs_layout::slice_and_offset`].
     ///
     /// # Example
     /// ```
     /// use cute_rs_tensor::LayoutTensor;
-    /// use layout::{IntTuple, Layout};
+    /// use cute_rs_layout::{IntTuple, Layout};
     /// let mut v: Vec<u32> = (0..12).collect();
     /// let t = LayoutTensor::new(&mut v, Layout::parse("(3,4):(4,1)").unwrap()).unwrap();
     /// let row = t.slice(IntTuple::parse("(1,_)").unwrap()).unwrap();
     /// assert_eq!((0..4).map(|i| row.get(i)).collect::<Vec<_>>(), [4, 5, 6, 7]);
     /// ```
     pub fn slice(self, coord: IntTuple) -> Result<LayoutTensor<'a, T, Layout, A, Full>, LayoutError> {
-        let (sub, off) = layout::slice_and_offset(coord, self.layout.layout())?;
+        let (sub, off) = cute_rs_layout::slice_and_offset(coord, self.layout.layout())?;
         Ok(Self::rebuild(self.ptr, self.moved(off), sub, Full))
     }
 }
@@ -189,36 +189,36 @@ impl<'a, T: Element, A: AddressSpace> LayoutTensor<'a, T, Layout, A, Full> {
     /// The view `layout ∘ b` (reshape, reorder); checked.
     ///
     /// # Errors
-    /// The errors of [`layout::composition`].
+    /// The errors of [`cute_rs_layout::composition`].
     ///
     /// # Example
     /// ```
     /// use cute_rs_tensor::LayoutTensor;
-    /// use layout::Layout;
+    /// use cute_rs_layout::Layout;
     /// let mut v: Vec<u8> = (0..6).collect();
     /// let t = LayoutTensor::new(&mut v, Layout::parse("(2,3):(3,1)").unwrap()).unwrap();
     /// let flat = t.compose(Layout::parse("6:1").unwrap()).unwrap();
     /// assert_eq!(flat.get(1), 3);
     /// ```
     pub fn compose(self, b: Layout) -> Result<Self, LayoutError> {
-        Ok(Self::rebuild(self.ptr, self.byte_off, layout::composition(self.layout, b)?, Full))
+        Ok(Self::rebuild(self.ptr, self.byte_off, cute_rs_layout::composition(self.layout, b)?, Full))
     }
 
-    /// Modes `indices` in that order (permute / transpose; [`layout::select`]).
+    /// Modes `indices` in that order (permute / transpose; [`cute_rs_layout::select`]).
     ///
     /// # Errors
-    /// The errors of [`layout::select`].
+    /// The errors of [`cute_rs_layout::select`].
     ///
     /// # Example
     /// ```
     /// use cute_rs_tensor::LayoutTensor;
-    /// use layout::Layout;
+    /// use cute_rs_layout::Layout;
     /// let mut v: Vec<u8> = (0..6).collect();
     /// let t = LayoutTensor::new(&mut v, Layout::parse("(2,3):(3,1)").unwrap()).unwrap();
     /// assert_eq!(t.permute(&[1, 0]).unwrap().at([2, 1]), 5);
     /// ```
     pub fn permute(self, indices: &[usize]) -> Result<Self, LayoutError> {
-        Ok(Self::rebuild(self.ptr, self.byte_off, layout::select(self.layout, indices)?, Full))
+        Ok(Self::rebuild(self.ptr, self.byte_off, cute_rs_layout::select(self.layout, indices)?, Full))
     }
 
     /// `coalesce(layout)`.
@@ -227,25 +227,25 @@ impl<'a, T: Element, A: AddressSpace> LayoutTensor<'a, T, Layout, A, Full> {
     /// ```
     /// use cute_rs_tensor::LayoutTensor;
     /// let mut v = [0u8; 6];
-    /// let t = LayoutTensor::new(&mut v, layout::Layout::parse("(2,3):(1,2)").unwrap()).unwrap();
+    /// let t = LayoutTensor::new(&mut v, cute_rs_layout::Layout::parse("(2,3):(1,2)").unwrap()).unwrap();
     /// assert_eq!(t.coalesce().layout().to_string(), "6:1");
     /// ```
     pub fn coalesce(self) -> Self {
-        Self::rebuild(self.ptr, self.byte_off, layout::coalesce(self.layout), Full)
+        Self::rebuild(self.ptr, self.byte_off, cute_rs_layout::coalesce(self.layout), Full)
     }
 
     /// CuTe's `local_tile` with a run-time tile shape `tile` (its modes' sizes) at tile coordinate
     /// `coord`.
     ///
     /// # Errors
-    /// The errors of [`layout::zipped_divide_by_mode`] (an extent that does not divide; see
+    /// The errors of [`cute_rs_layout::zipped_divide_by_mode`] (an extent that does not divide; see
     /// [`tile_masked`](Self::tile_masked)); [`LayoutError::RankMismatch`] for a coordinate of the
     /// wrong rank.
     ///
     /// # Example
     /// ```
     /// use cute_rs_tensor::LayoutTensor;
-    /// use layout::Layout;
+    /// use cute_rs_layout::Layout;
     /// let mut v: Vec<u32> = (0..16).collect();
     /// let t = LayoutTensor::new(&mut v, Layout::parse("(4,4):(4,1)").unwrap()).unwrap();
     /// let tile = t.tile(Layout::parse("(2,2)").unwrap(), [1, 1]).unwrap();
@@ -271,7 +271,7 @@ impl<'a, T: Element, A: AddressSpace> LayoutTensor<'a, T, Layout, A, Full> {
     /// # Example
     /// ```
     /// use cute_rs_tensor::LayoutTensor;
-    /// use layout::Layout;
+    /// use cute_rs_layout::Layout;
     /// let mut v: Vec<u32> = (0..8).collect();
     /// let t = LayoutTensor::new(&mut v, Layout::parse("(2,4):(4,1)").unwrap()).unwrap();
     /// let right = t.split(1, 2, 1).unwrap(); // columns 2..4
@@ -285,7 +285,7 @@ impl<'a, T: Element, A: AddressSpace> LayoutTensor<'a, T, Layout, A, Full> {
             return Err(LayoutError::InvalidArgument { op: "split", condition: "axis < rank and 0 <= i < count", value: axis as i64 });
         }
         let mut tile = Layout::empty();
-        let mut coord = [0i64; layout::MAX_LEAVES];
+        let mut coord = [0i64; cute_rs_layout::MAX_LEAVES];
         for k in 0..r {
             let size = l.mode(k)?.size();
             let ext = if k == axis { size / count } else { size };
@@ -310,7 +310,7 @@ impl<'a, T: Element, A: AddressSpace> LayoutTensor<'a, T, Layout, A, Full> {
     /// use cute_rs_tensor::{LayoutTensor, Vector};
     /// #[repr(align(16))] struct Buf([u32; 8]);
     /// let mut b = Buf([0, 1, 2, 3, 4, 5, 6, 7]);
-    /// let v = LayoutTensor::new(&mut b.0, layout::Layout::parse("(2,4):(4,1)").unwrap()).unwrap().vectorize::<4>().unwrap();
+    /// let v = LayoutTensor::new(&mut b.0, cute_rs_layout::Layout::parse("(2,4):(4,1)").unwrap()).unwrap().vectorize::<4>().unwrap();
     /// assert_eq!(v.get(1), Vector([4, 5, 6, 7]));
     /// ```
     pub fn vectorize<const W: usize>(self) -> Result<LayoutTensor<'a, Vector<T, W>, Layout, A, Full>, LayoutError> {
@@ -325,13 +325,13 @@ impl<'a, T: Element, A: AddressSpace> LayoutTensor<'a, T, Layout, A, Full> {
     /// [`distribute`](LayoutTensor::distribute)).
     ///
     /// # Errors
-    /// The errors of [`layout::zipped_divide_by_mode`]; [`LayoutError::RankMismatch`] when `R` is
+    /// The errors of [`cute_rs_layout::zipped_divide_by_mode`]; [`LayoutError::RankMismatch`] when `R` is
     /// not the thread layout's rank.
     ///
     /// # Example
     /// ```
     /// use cute_rs_tensor::LayoutTensor;
-    /// use layout::Layout;
+    /// use cute_rs_layout::Layout;
     /// let mut v: Vec<u32> = (0..16).collect();
     /// let t = LayoutTensor::new(&mut v, Layout::parse("(4,4):(4,1)").unwrap()).unwrap();
     /// let f = t.distribute::<2>(Layout::parse("(2,2):(1,2)").unwrap(), 2).unwrap();

@@ -17,7 +17,7 @@ use cute_rs_tensor::device::mma::{LDMATRIX_8X8, LDMATRIX_8X8_TRANS, LDMATRIX_X4_
 use cute_rs_tensor::half::{bf16, f16};
 use cute_rs_tensor::identity::IdentityTensor;
 use cute_rs_tensor::{static_layout, Element, LayoutTensor, Static, StaticLayout};
-use layout::Layout;
+use cute_rs_layout::Layout;
 use proptest::prelude::*;
 
 /// Whether `l` maps `0..size` onto `0..size` one to one.

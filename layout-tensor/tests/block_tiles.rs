@@ -88,7 +88,7 @@ fn bad_layouts_are_refused_by_name() {
     let e = TvMap::blocked(&[64], &[1, 1], &[32], &[1], &[0]).unwrap_err();
     assert!(e.to_string().contains("rank"), "{e}");
     // Two leaves reaching the same elements.
-    let e = TvMap::from_layout(&[32, 4], layout::Layout::parse("(32,4):(4,4)").unwrap()).unwrap_err();
+    let e = TvMap::from_layout(&[32, 4], cute_rs_layout::Layout::parse("(32,4):(4,4)").unwrap()).unwrap_err();
     assert!(e.to_string().contains("cover it exactly once"), "{e}");
     assert!(TvMap::blocked(&[4, 4], &[1, 1], &[4, 8], &[1, 1], &[1, 0]).unwrap().slice(2).is_err());
 }

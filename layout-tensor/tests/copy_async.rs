@@ -4,7 +4,7 @@
 //! an in-bounds prefix) and element by element; a clipped destination is written only in bounds.
 
 use half::f16;
-use layout::Layout;
+use cute_rs_layout::Layout;
 use cute_rs_tensor::{async_copy_wait_all, Element, LayoutTensor, Shared};
 use proptest::prelude::*;
 

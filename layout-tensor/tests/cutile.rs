@@ -3,7 +3,7 @@
 //! out-of-bounds elements; loads equal the layout algebra's prediction; stores touch exactly the
 //! in-bounds elements).
 
-use layout::Layout;
+use cute_rs_layout::Layout;
 use cute_rs_tensor::tile_space::{load_scalar, store_scalar, LoadOptions, MemoryOrder, MemoryScope, Order, Padding, StoreOptions};
 use cute_rs_tensor::{static_layout, Fragment, LayoutTensor, Static};
 use proptest::prelude::*;

@@ -2,7 +2,7 @@
 //! that transform layouts, cuTile padding values and Triton NaN padding, all bit-exact.
 
 use half::{bf16, f16};
-use layout::Layout;
+use cute_rs_layout::Layout;
 use cute_rs_tensor::tile_space::{LoadOptions, Order, Padding};
 use cute_rs_tensor::triton::{get, make_block_ptr};
 use cute_rs_tensor::{static_layout, Element, LayoutTensor, Static, Vector};

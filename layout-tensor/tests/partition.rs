@@ -3,7 +3,7 @@
 //! inverting them by brute force), every element belongs to exactly one thread, the static and
 //! run-time forms agree, and a swizzled fragment is the swizzle of the plain one.
 
-use layout::{Layout, Swizzle};
+use cute_rs_layout::{Layout, Swizzle};
 use cute_rs_tensor::partition::{tv_partition, StaticSwizzle, Sw, TiledCopy};
 use cute_rs_tensor::static_layout::Partition;
 use cute_rs_tensor::{static_layout, LayoutTensor, Static, StaticLayout};

@@ -3,7 +3,7 @@
 //! swizzled offsets, not the inner layout's.
 
 use cute_rs_tensor::{partition::Sw, static_layout, swizzled::Swizzled, LayoutSource, LayoutTensor};
-use layout::{make_swizzled, Layout, LayoutError, Swizzle, SwizzledLayout};
+use cute_rs_layout::{make_swizzled, Layout, LayoutError, Swizzle, SwizzledLayout};
 use proptest::prelude::*;
 
 static_layout!(ColMajor8 = "(8,8):(1,8)");
@@ -156,10 +156,10 @@ fn hierarchical_coordinates_go_through_the_swizzle() {
         t.set(i, i as u32 + 100);
     }
     for (c, i) in [("((1,0),3)", 1 + 4 * 3), ("((0,1),2)", 2 + 4 * 2), ("(3,1)", 3 + 4)] {
-        let c = layout::IntTuple::parse(c).unwrap();
+        let c = cute_rs_layout::IntTuple::parse(c).unwrap();
         assert_eq!(t.at_tuple(c).unwrap(), i as u32 + 100, "{c}");
     }
-    t.set_tuple(layout::IntTuple::parse("((1,1),1)").unwrap(), 7).unwrap();
+    t.set_tuple(cute_rs_layout::IntTuple::parse("((1,1),1)").unwrap(), 7).unwrap();
     assert_eq!(t.get(3 + 4), 7);
-    assert!(t.at_tuple(layout::IntTuple::parse("(4,0)").unwrap()).is_err());
+    assert!(t.at_tuple(cute_rs_layout::IntTuple::parse("(4,0)").unwrap()).is_err());
 }

@@ -3,7 +3,7 @@
 //! mode and element size; box layouts TMA cannot write are named errors; `load_tma` reaches the
 //! copy instruction (which the CPU does not have).
 
-use layout::Layout;
+use cute_rs_layout::Layout;
 use cute_rs_tensor::device::tma::TmaDescriptor;
 use cute_rs_tensor::device::sync::Mbarrier;
 use cute_rs_tensor::tma_copy::{check_box, NoSwizzle, Swizzle128B, Swizzle32B, Swizzle64B, TmaSwizzle};

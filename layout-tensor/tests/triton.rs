@@ -3,7 +3,7 @@
 
 use cute_rs_tensor::triton::{get, make_block_ptr, tile_from_fn, Cg, Cs, EvictFirst, EvictLast, EvictNormal, EvictionPolicy, NoCache, NoEviction, Pointers, StoreCacheModifier, Wb, Wt};
 use cute_rs_tensor::{static_layout, Fragment, LayoutTensor, Static};
-use layout::Layout;
+use cute_rs_layout::Layout;
 use proptest::prelude::*;
 
 static_layout!(XTile = "4:1");
@@ -91,8 +91,8 @@ proptest! {
     #[test]
     fn pointer_tile_offsets_are_the_layouts(row in 0i64..3) {
         let mut data: Vec<u32> = (0..32).collect();
-        let t = LayoutTensor::new(&mut data, layout::Layout::parse("(8,4):(4,1)").unwrap()).unwrap();
-        let view = t.tile(layout::Layout::parse("(2,4):(1,2)").unwrap(), [row, 0]).unwrap();
+        let t = LayoutTensor::new(&mut data, cute_rs_layout::Layout::parse("(8,4):(4,1)").unwrap()).unwrap();
+        let view = t.tile(cute_rs_layout::Layout::parse("(2,4):(1,2)").unwrap(), [row, 0]).unwrap();
         let st = unsafe { view.with_layout(Static::<T24>::new()) };
         let p = Pointers::<_, _, 8>::from_tensor(&st);
         let v = p.load().run();

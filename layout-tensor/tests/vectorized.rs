@@ -12,7 +12,7 @@ use core::fmt::Debug;
 
 use cute_rs_tensor::vectorized::VectorizedTensor;
 use cute_rs_tensor::{static_layout, Element, LayoutSource, LayoutTensor, Static, Vector};
-use layout::{Layout, LayoutError};
+use cute_rs_layout::{Layout, LayoutError};
 use proptest::prelude::*;
 
 fn l(s: &str) -> Layout {

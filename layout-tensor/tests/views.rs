@@ -2,7 +2,7 @@
 //! element by element against the layout algebra's prediction, masked tiles touching exactly the
 //! in-bounds elements, copies, and the GPU copy kernel's pipeline run on the CPU.
 
-use layout::{IntTuple, Layout};
+use cute_rs_layout::{IntTuple, Layout};
 use cute_rs_tensor::{copy_partitioned, static_layout, Clip, LayoutTensor, Static, StaticLayout, TileIter, Vector};
 use proptest::prelude::*;
 
@@ -114,12 +114,12 @@ proptest! {
         let mut v: Vec<i64> = (0..a.cosize()).collect();
         let t = LayoutTensor::new(&mut v, a).unwrap();
         let tile = l(&format!("({tm},{tn})"));
-        let z = layout::zipped_divide_by_mode(a, &[Layout::int(tm, 1).unwrap(), Layout::int(tn, 1).unwrap()]).unwrap();
+        let z = cute_rs_layout::zipped_divide_by_mode(a, &[Layout::int(tm, 1).unwrap(), Layout::int(tn, 1).unwrap()]).unwrap();
         for i in 0..m / tm {
             for j in 0..n / tn {
                 let view = t.tile(tile, [i, j]).unwrap();
                 let c = IntTuple::parse(&format!("(_,({i},{j}))")).unwrap();
-                let (sub, off) = layout::slice_and_offset(c, z).unwrap();
+                let (sub, off) = cute_rs_layout::slice_and_offset(c, z).unwrap();
                 prop_assert_eq!(view.size() as i64, sub.size());
                 for k in 0..sub.size() {
                     prop_assert_eq!(view.get(k as usize), off + sub.call(k));
@@ -167,7 +167,7 @@ proptest! {
         prop_assert_eq!(elems(&c), elems(&t));
         let b = Layout::int(m * n, 1).unwrap();
         let comp = t.compose(b).unwrap();
-        let want = layout::composition(a, b).unwrap();
+        let want = cute_rs_layout::composition(a, b).unwrap();
         prop_assert_eq!(elems(&comp), (0..want.size()).map(|i| want.call(i)).collect::<Vec<_>>());
         prop_assert_eq!(elems(&t), (0..a.size()).map(|i| a.call(i)).collect::<Vec<_>>());
     }
@@ -427,7 +427,7 @@ fn copy_from_vector_path_and_its_fallbacks() {
 /// `t[[i, j]]` reads and writes what `at`/`set_at` do, for every coordinate of a nested layout.
 #[test]
 fn index_reads_and_writes_at_per_mode_coordinates() {
-    let l = layout::Layout::parse("((2,2),3):((1,6),2)").unwrap();
+    let l = cute_rs_layout::Layout::parse("((2,2),3):((1,6),2)").unwrap();
     let mut v: Vec<i32> = (0..12).collect();
     let mut t = cute_rs_tensor::LayoutTensor::new(&mut v, l).unwrap();
     for i in 0..4usize {
@@ -443,6 +443,6 @@ fn index_reads_and_writes_at_per_mode_coordinates() {
 #[should_panic(expected = "mode 1 has extent 3")]
 fn index_outside_the_shape_panics_naming_the_mode() {
     let mut v = [0u8; 6];
-    let t = cute_rs_tensor::LayoutTensor::new(&mut v, layout::Layout::parse("(2,3):(3,1)").unwrap()).unwrap();
+    let t = cute_rs_tensor::LayoutTensor::new(&mut v, cute_rs_layout::Layout::parse("(2,3):(3,1)").unwrap()).unwrap();
     let _ = t[[0, 3]];
 }

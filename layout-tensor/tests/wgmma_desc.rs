@@ -5,7 +5,7 @@
 
 use cute_rs_tensor::atom::wgmma::{make_gmma_desc, make_gmma_layout, GmmaDesc, Major};
 use cute_rs_tensor::device::mma::WgmmaSwizzle;
-use layout::{Layout, Swizzle, SwizzledLayout};
+use cute_rs_layout::{Layout, Swizzle, SwizzledLayout};
 use proptest::prelude::*;
 
 /// The byte address wgmma reads for element `(m, k)` of the block that `desc` describes,

@@ -4,7 +4,7 @@
 //! device crate (`tests/kernels/`), which this package's `build.rs` compiles with
 //! `cute-rs-build`. The operations under test come from `cute-rs-ops`, built from source.
 
-use host::ModuleSource;
+use cute_rs_host::ModuleSource;
 
 /// The test harness's kernels (`tests/kernels/`): the GPU suite's checks, benchmarks, fault
 /// injection and demos, for `CUTE_PTX_ARCH`.
@@ -15,7 +15,7 @@ use host::ModuleSource;
 /// let target = format!(".target {}", cute_rs_suite::TEST_KERNELS.arch);
 /// assert!(cute_rs_suite::TEST_KERNELS.ptx.contains(&target));
 /// ```
-pub const TEST_KERNELS: ModuleSource = host::module!(test_kernels, "test_kernels");
+pub const TEST_KERNELS: ModuleSource = cute_rs_host::module!(test_kernels, "test_kernels");
 
 /// The test harness's kernels built for `sm_90a` with the cargo feature `sm90a`: also the checks
 /// that need sm_90a-only instructions (`wgmma`).
@@ -24,7 +24,7 @@ pub const TEST_KERNELS: ModuleSource = host::module!(test_kernels, "test_kernels
 /// ```
 /// assert!(cute_rs_suite::TEST_KERNELS_SM90A.ptx.contains(".entry wgmma_m64n16k16_bf16_check("));
 /// ```
-pub const TEST_KERNELS_SM90A: ModuleSource = host::module!(test_kernels, "test_kernels_sm90a");
+pub const TEST_KERNELS_SM90A: ModuleSource = cute_rs_host::module!(test_kernels, "test_kernels_sm90a");
 
 /// The sizes of the cuTile-style copy kernel, the demo kernels' layouts and the layouts of the
 /// `LayoutTensor` copy kernel: the test device crate's own modules (compiled for the host too).

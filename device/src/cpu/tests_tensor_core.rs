@@ -16,7 +16,7 @@ use crate::numeric::{bf16_to_f32, f32_to_bf16, pack_b16x2};
 use crate::sync::{fence_mbarrier_init, Mbarrier};
 use crate::tma::*;
 use crate::{ids, sync, warp};
-use layout::Swizzle;
+use cute_rs_layout::Swizzle;
 
 /// Launches `entry` as one block of `threads` threads with 64-bit arguments `args`.
 fn launch_with(entry: unsafe fn(&[&[u8]]), threads: u32, args: &[u64]) -> Result<(), CpuError> {

@@ -39,7 +39,7 @@
 #![allow(non_camel_case_types)]
 
 use core::marker::PhantomData;
-use layout::{right_inverse, unwrap, IntTuple, Layout, LayoutError};
+use cute_rs_layout::{right_inverse, unwrap, IntTuple, Layout, LayoutError};
 
 use super::mma::MmaAtom;
 use super::tiled_mma::{partition_by_tv, tile_tv, Operand, TiledMma};
@@ -541,7 +541,7 @@ pub const fn matrix_source(register: Layout, count: usize, dst: Layout) -> Resul
         tri!(IntTuple::from_slice(&[2, 2, 2, 2, 2])),
         tri!(IntTuple::from_slice(&lane_strides)),
     ));
-    layout::make_layout(&[threads, tri!(Layout::int(8, step))])
+    cute_rs_layout::make_layout(&[threads, tri!(Layout::int(8, step))])
 }
 
 /// The block position of lane `lane`'s source value `c` (see [`matrix_source`]): `inv` is the

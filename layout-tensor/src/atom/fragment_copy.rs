@@ -27,7 +27,7 @@
 //! ```
 
 use core::marker::PhantomData;
-use layout::{right_inverse, unwrap, IntTuple, Layout, LayoutError};
+use cute_rs_layout::{right_inverse, unwrap, IntTuple, Layout, LayoutError};
 
 use super::copy::{CopyAtom, Source, TiledCopyAtom};
 use super::tiled_mma::partition_by_tv;
@@ -81,7 +81,7 @@ pub const fn matrix_store_tv(register: Layout, count: usize, frag: Layout) -> Re
         tri!(IntTuple::from_slice(&[lane_strides[0], lane_strides[1], lane_strides[2], lane_strides[3], lane_strides[4], warp_stride])),
     ));
     let value_modes = tri!(Layout::new(tri!(IntTuple::from_slice(&[8, atoms])), tri!(IntTuple::from_slice(&[step, atom_stride]))));
-    let tv = tri!(layout::make_layout(&[thread_modes, value_modes]));
+    let tv = tri!(cute_rs_layout::make_layout(&[thread_modes, value_modes]));
     let mut w = 0;
     while w < warps {
         let mut a = 0;

@@ -22,7 +22,7 @@
 //! ```
 #![allow(non_camel_case_types)]
 
-use layout::{unwrap, Layout};
+use cute_rs_layout::{unwrap, Layout};
 
 use crate::device::mma::{self as instr, MmaTraits};
 use crate::half::{bf16, f16};

@@ -26,7 +26,7 @@
 //! ```
 
 use core::marker::PhantomData;
-use layout::{composition, make_layout, right_inverse, unwrap, IntTuple, Layout};
+use cute_rs_layout::{composition, make_layout, right_inverse, unwrap, IntTuple, Layout};
 
 use super::copy::{AtomsPerBlock, CopyAtom, Source, TiledCopyAtom};
 use super::tiled_mma::partition_by_tv;

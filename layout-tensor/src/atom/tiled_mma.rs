@@ -28,7 +28,7 @@
 //! ```
 
 use core::marker::PhantomData;
-use layout::{append_to_rank, composition, make_layout, right_inverse, IntTuple, Layout, LayoutError};
+use cute_rs_layout::{append_to_rank, composition, make_layout, right_inverse, IntTuple, Layout, LayoutError};
 
 use super::mma::MmaAtom;
 use crate::fragment::{CompactOf, Fragment};
@@ -109,7 +109,7 @@ impl MmaGeometry {
     /// # Example
     /// ```
     /// use cute_rs_tensor::atom::tiled_mma::MmaGeometry;
-    /// let g = MmaGeometry::new([16, 8, 16], layout::Layout::parse("(1,2,1)").unwrap(), layout::Layout::parse("(2,4)").unwrap()).unwrap();
+    /// let g = MmaGeometry::new([16, 8, 16], cute_rs_layout::Layout::parse("(1,2,1)").unwrap(), cute_rs_layout::Layout::parse("(2,4)").unwrap()).unwrap();
     /// assert_eq!(g.tile(), [32, 64, 16]);
     /// ```
     pub const fn new(atom: [i64; 3], values: Layout, groups: Layout) -> Result<MmaGeometry, LayoutError> {
@@ -187,7 +187,7 @@ pub const fn block_tv(atom_tv: Layout, g: MmaGeometry, op: Operand) -> Result<La
 /// # Example
 /// ```
 /// use cute_rs_tensor::atom::{tiled_mma::{block_tv, tile_tv, MmaGeometry, Operand}, MmaAtom, SM80_16x8x16_F32BF16BF16F32_TN as Atom};
-/// use layout::Layout;
+/// use cute_rs_layout::Layout;
 /// let g = MmaGeometry { atom: [16, 8, 16], values: [1, 1, 1], groups: [2, 4, 1] };
 /// let groups = Layout::parse("(2,4,1)").unwrap();
 /// let tv = tile_tv(block_tv(Atom::LAYOUT_A, g, Operand::A).unwrap(), g, groups, Operand::A).unwrap();
@@ -235,14 +235,14 @@ pub const fn tile_tv(block: Layout, g: MmaGeometry, groups: Layout, op: Operand)
 /// # Example
 /// ```
 /// use cute_rs_tensor::atom::tiled_mma::partition_by_tv;
-/// use layout::Layout;
+/// use cute_rs_layout::Layout;
 /// // 2 threads, each one column of a 2 x 2 tile, over a 4 x 2 column-major tensor.
 /// let (frag, origin) = partition_by_tv(Layout::parse("(4,2):(1,4)").unwrap(), Layout::parse("(2,2):(2,1)").unwrap(), 2, 2).unwrap();
 /// assert_eq!(frag.to_string(), "(2,2,1):(1,2,0)");
 /// assert_eq!(origin.call(1), 4);
 /// ```
 pub const fn partition_by_tv(s: Layout, tv: Layout, rows: i64, cols: i64) -> Result<(Layout, Layout), LayoutError> {
-    let tiler = tri!(layout::make_layout_col_major(tri!(IntTuple::from_slice(&[rows, cols]))));
+    let tiler = tri!(cute_rs_layout::make_layout_col_major(tri!(IntTuple::from_slice(&[rows, cols]))));
     let z = tri!(divide_by_shape(s, tiler));
     let placed = tri!(composition(tri!(z.mode(0)), tv));
     let rest = tri!(z.mode(1));
@@ -295,7 +295,7 @@ crate::static_layout!(
 
 impl<Atom: MmaAtom, Groups: StaticLayout, Values: StaticLayout> TiledMma<Atom, Groups, Values> {
     /// The shapes of the atom, the thread block and the tile.
-    pub const GEOMETRY: MmaGeometry = layout::unwrap!(MmaGeometry::new([Atom::M, Atom::N, Atom::K], Values::LAYOUT, Groups::LAYOUT));
+    pub const GEOMETRY: MmaGeometry = cute_rs_layout::unwrap!(MmaGeometry::new([Atom::M, Atom::N, Atom::K], Values::LAYOUT, Groups::LAYOUT));
     /// Threads: the atom's times the groups.
     pub const THREADS: usize = (Atom::THREADS * Groups::LAYOUT.size()) as usize;
     /// The tile's M.
@@ -321,7 +321,7 @@ impl<Atom: MmaAtom, Groups: StaticLayout, Values: StaticLayout> TiledMma<Atom, G
             Operand::B => Atom::LAYOUT_B,
             Operand::C => Atom::LAYOUT_C,
         };
-        layout::unwrap!(block_tv(atom, Self::GEOMETRY, op))
+        cute_rs_layout::unwrap!(block_tv(atom, Self::GEOMETRY, op))
     }
 
     /// The thread-value layout of operand `op`'s tile ([`tile_tv`] of [`block_tv`](Self::block_tv)).
@@ -335,7 +335,7 @@ impl<Atom: MmaAtom, Groups: StaticLayout, Values: StaticLayout> TiledMma<Atom, G
     /// assert_eq!(TiledMma::<UniversalFma<f32>, G>::tile_tv(Operand::C).call(3), 3);
     /// ```
     pub const fn tile_tv(op: Operand) -> Layout {
-        layout::unwrap!(tile_tv(Self::block_tv(op), Self::GEOMETRY, Groups::LAYOUT, op))
+        cute_rs_layout::unwrap!(tile_tv(Self::block_tv(op), Self::GEOMETRY, Groups::LAYOUT, op))
     }
 
     /// `(thread, value) -> m + TILE_M * k` in the A tile.
@@ -454,7 +454,7 @@ pub struct MmaOrigin<Atom, Groups, Values, S, const OP: usize>(PhantomData<(Atom
 const fn mma_partition<Atom: MmaAtom, Groups: StaticLayout, Values: StaticLayout>(s: Layout, op: Operand) -> (Layout, Layout) {
     let (r, c) = op.dims();
     let tile = TiledMma::<Atom, Groups, Values>::GEOMETRY.tile();
-    layout::unwrap!(partition_by_tv(s, TiledMma::<Atom, Groups, Values>::tile_tv(op), tile[r], tile[c]))
+    cute_rs_layout::unwrap!(partition_by_tv(s, TiledMma::<Atom, Groups, Values>::tile_tv(op), tile[r], tile[c]))
 }
 
 impl<Atom: MmaAtom, Groups: StaticLayout, Values: StaticLayout, S: StaticLayout, const OP: usize> StaticLayout

@@ -25,7 +25,7 @@
 //! assert_eq!(boxes.byte_step(), [64 * 64 * 2, 0]); // the second box 8 KiB further
 //! ```
 
-use layout::{LayoutError, SwizzledLayout};
+use cute_rs_layout::{LayoutError, SwizzledLayout};
 
 use crate::identity::IdentityTensor;
 use crate::static_layout::StaticLayout;

@@ -23,7 +23,7 @@
 //! assert_eq!(A_DESC.at(0x400, 1, 2), wgmma_descriptor(0x400 + 64 * 128 + 2 * 32, 16, 1024, WgmmaSwizzle::B128));
 //! ```
 
-use layout::{tile_to_shape, IntTuple, Layout, LayoutError, Swizzle, SwizzledLayout};
+use cute_rs_layout::{tile_to_shape, IntTuple, Layout, LayoutError, Swizzle, SwizzledLayout};
 
 use crate::device::mma::{wgmma_descriptor, WgmmaSwizzle};
 use crate::device::numeric::{E4M3, E5M2};
@@ -605,7 +605,7 @@ macro_rules! wgmma_ss_atoms {
             type MajorB = B;
             const N: i64 = $n;
             const K: i64 = 16;
-            const LAYOUT_C: Layout = layout::unwrap!(crate::device::mma::wgmma_accumulator_layout($n));
+            const LAYOUT_C: Layout = cute_rs_layout::unwrap!(crate::device::mma::wgmma_accumulator_layout($n));
             const VALUES_C: usize = $regs;
             #[cfg(target_arch = "nvptx64")]
             #[inline(always)]
@@ -642,7 +642,7 @@ macro_rules! wgmma_tf32_atoms {
             type MajorB = KMajor;
             const N: i64 = $n;
             const K: i64 = 8;
-            const LAYOUT_C: Layout = layout::unwrap!(crate::device::mma::wgmma_accumulator_layout($n));
+            const LAYOUT_C: Layout = cute_rs_layout::unwrap!(crate::device::mma::wgmma_accumulator_layout($n));
             const VALUES_C: usize = $regs;
             #[cfg(target_arch = "nvptx64")]
             #[inline(always)]
@@ -816,7 +816,7 @@ macro_rules! wgmma_fp8_atoms {
             type MajorB = KMajor;
             const N: i64 = $n;
             const K: i64 = 32;
-            const LAYOUT_C: Layout = layout::unwrap!(crate::device::mma::wgmma_accumulator_layout($n));
+            const LAYOUT_C: Layout = cute_rs_layout::unwrap!(crate::device::mma::wgmma_accumulator_layout($n));
             const VALUES_C: usize = $regs;
             #[cfg(target_arch = "nvptx64")]
             #[inline(always)]
@@ -937,7 +937,7 @@ macro_rules! wgmma_rs_atoms {
             type B = $ty;
             type MajorB = B;
             const N: i64 = $n;
-            const LAYOUT_C: Layout = layout::unwrap!(crate::device::mma::wgmma_accumulator_layout($n));
+            const LAYOUT_C: Layout = cute_rs_layout::unwrap!(crate::device::mma::wgmma_accumulator_layout($n));
             const VALUES_C: usize = $regs;
             #[cfg(target_arch = "nvptx64")]
             #[inline(always)]

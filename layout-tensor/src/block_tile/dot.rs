@@ -44,7 +44,7 @@
 
 use core::marker::PhantomData;
 
-use layout::{make_layout, IntTuple, Layout, LayoutError, Swizzle};
+use cute_rs_layout::{make_layout, IntTuple, Layout, LayoutError, Swizzle};
 
 use super::memory::{tile_inside, vectorizable};
 use super::{thread, BlockTile, Scratch, TvLayout, ValueStorage, MAX_RANK};
@@ -222,10 +222,10 @@ impl<W: WgmmaMajors> DotInstruction for Wgmma<W> {
 #[cfg(target_arch = "nvptx64")]
 const fn wgmma_descs<W: WgmmaMajors, LA: TvLayout, LB: TvLayout>() -> (crate::atom::wgmma::GmmaDesc, crate::atom::wgmma::GmmaDesc) {
     use crate::atom::wgmma::{make_gmma_desc, Major};
-    use layout::SwizzledLayout;
+    use cute_rs_layout::SwizzledLayout;
     let a = SwizzledLayout::new(RowSwizzle::<LA, Wgmma<W>>::SWIZZLE, 0, OperandTile::<LA, true, Wgmma<W>>::LAYOUT);
     let b = SwizzledLayout::new(RowSwizzle::<LB, Wgmma<W>>::SWIZZLE, 0, OperandTile::<LB, false, Wgmma<W>>::LAYOUT);
-    (layout::unwrap!(make_gmma_desc(a, 2, Major::K, 64, 16)), layout::unwrap!(make_gmma_desc(b, 2, Major::MN, W::N, 16)))
+    (cute_rs_layout::unwrap!(make_gmma_desc(a, 2, Major::K, 64, 16)), cute_rs_layout::unwrap!(make_gmma_desc(b, 2, Major::MN, W::N, 16)))
 }
 
 /// The `mma.sync` atom that multiplies 16-bit elements `Self` into `f32` (m16n8k16): the
@@ -262,7 +262,7 @@ impl PortableMma for crate::half::bf16 {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ColumnOfWarps<const WARPS: i64>;
 impl<const WARPS: i64> StaticLayout for ColumnOfWarps<WARPS> {
-    const LAYOUT: Layout = layout::unwrap!(layout::make_layout_col_major(layout::unwrap!(IntTuple::from_slice(&[WARPS, 1, 1]))));
+    const LAYOUT: Layout = cute_rs_layout::unwrap!(cute_rs_layout::make_layout_col_major(cute_rs_layout::unwrap!(IntTuple::from_slice(&[WARPS, 1, 1]))));
 }
 
 /// A [`DotLayout`] whose products take operands of `T`: its atom multiplies `T`s into `f32`s and
@@ -472,14 +472,14 @@ impl<L: TvLayout, const IS_A: bool, I: DotInstruction> StaticLayout for OperandT
         } else {
             let (rows, panels) = (layout_of(&[r], &[p]), layout_of(&[p, c / p], &[1, p * r]));
             let modes = if IS_A { [rows, panels] } else { [panels, rows] };
-            layout::unwrap!(make_layout(&modes))
+            cute_rs_layout::unwrap!(make_layout(&modes))
         }
     };
 }
 
 /// The layout `shape : stride`.
 const fn layout_of(shape: &[i64], stride: &[i64]) -> Layout {
-    layout::unwrap!(Layout::new(layout::unwrap!(IntTuple::from_slice(shape)), layout::unwrap!(IntTuple::from_slice(stride))))
+    cute_rs_layout::unwrap!(Layout::new(cute_rs_layout::unwrap!(IntTuple::from_slice(shape)), cute_rs_layout::unwrap!(IntTuple::from_slice(stride))))
 }
 
 /// The width of the column panels of rows `cols` long staged `panel` wide (0: whole rows).
@@ -514,7 +514,7 @@ impl<L: TvLayout, I: DotInstruction> StaticSwizzle for RowSwizzle<L, I> {
         let log = row.trailing_zeros();
         // 8 chunks per 128-byte line: rows shorter than a line XOR with the bits past it.
         let (bits, shift) = if log <= 6 { (log - 3, 3) } else { (3, log as i32 - 3) };
-        layout::unwrap!(Swizzle::new(bits, 3, shift))
+        cute_rs_layout::unwrap!(Swizzle::new(bits, 3, shift))
     };
 }
 

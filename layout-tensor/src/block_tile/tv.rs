@@ -28,7 +28,7 @@
 //! ```
 
 use core::fmt;
-use layout::{IntTuple, Layout};
+use cute_rs_layout::{IntTuple, Layout};
 
 /// The largest rank of a block tile.
 pub const MAX_RANK: usize = 5;
@@ -395,7 +395,7 @@ impl TvMap {
     /// # Example
     /// ```
     /// use cute_rs_tensor::block_tile::TvMap;
-    /// use layout::Layout;
+    /// use cute_rs_layout::Layout;
     /// // 32 threads down the 32 rows of a 32 x 4 tile, each holding a row.
     /// let m = TvMap::from_layout(&[32, 4], Layout::parse("(32,4):(4,1)").unwrap()).unwrap();
     /// assert_eq!(m.coord(5, 3), [5, 3, 0, 0, 0]);
@@ -424,7 +424,7 @@ impl TvMap {
         let mut m = 0;
         while m < 2 {
             let mode = tv_unwrap_layout(tv.mode(m));
-            let flat = layout::flatten(mode);
+            let flat = cute_rs_layout::flatten(mode);
             let sizes = flat.shape();
             let strides = flat.stride();
             let n = sizes.num_leaves();
@@ -685,7 +685,7 @@ impl TvMap {
     /// let m = cute_rs_tensor::block_tile::TvMap::blocked(&[1024], &[4], &[32], &[4], &[0]).unwrap();
     /// assert_eq!(m.layout().unwrap().to_string(), "((32,4),(4,2)):((4,128),(1,512))");
     /// ```
-    pub const fn layout(&self) -> Result<Layout, layout::LayoutError> {
+    pub const fn layout(&self) -> Result<Layout, cute_rs_layout::LayoutError> {
         let mut row = [1; MAX_RANK];
         let mut d = self.rank;
         let mut acc = 1;
@@ -728,11 +728,11 @@ impl TvMap {
             };
             m += 1;
         }
-        layout::make_layout(&modes)
+        cute_rs_layout::make_layout(&modes)
     }
 }
 
-const fn tv_unwrap_layout(r: Result<Layout, layout::LayoutError>) -> Layout {
+const fn tv_unwrap_layout(r: Result<Layout, cute_rs_layout::LayoutError>) -> Layout {
     match r {
         Ok(l) => l,
         Err(_) => panic!("thread-value layout: a mode of a rank-2 layout"),

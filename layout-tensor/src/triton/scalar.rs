@@ -31,7 +31,7 @@ impl<'a, T: Element> Pointers<'a, T, Scalar, 1> {
     /// use cute_rs_tensor::LayoutTensor;
     /// use cute_rs_tensor::triton::Pointers;
     /// let mut x = [1.5f32, 2.5, 3.5];
-    /// let t = LayoutTensor::new(&mut x, layout::Layout::parse("3:1").unwrap()).unwrap();
+    /// let t = LayoutTensor::new(&mut x, cute_rs_layout::Layout::parse("3:1").unwrap()).unwrap();
     /// let p = unsafe { Pointers::scalar(&t, 2) };
     /// assert_eq!(p.load().run_scalar(), 3.5);
     /// p.store(0.5f32);
@@ -57,7 +57,7 @@ impl<'p, 'a, T: Element, K: LoadMask<Scalar, 1>, O: Broadcast<T, Scalar, 1>, C: 
     /// use cute_rs_tensor::LayoutTensor;
     /// use cute_rs_tensor::triton::{Pointers, Cg};
     /// let mut x = [7i32];
-    /// let t = LayoutTensor::new(&mut x, layout::Layout::parse("1:1").unwrap()).unwrap();
+    /// let t = LayoutTensor::new(&mut x, cute_rs_layout::Layout::parse("1:1").unwrap()).unwrap();
     /// let inside = unsafe { Pointers::scalar(&t, 0) };
     /// let past = unsafe { Pointers::scalar(&t, 1) }; // never read: masked out
     /// assert_eq!(inside.load().mask(true).other(-1).cache_modifier(Cg).run_scalar(), 7);

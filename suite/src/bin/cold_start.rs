@@ -7,8 +7,8 @@
 use std::time::Instant;
 
 use cute_rs_ops::gemm::{Gemm, Major};
-use host::{Gpu, HostError};
-use layout_tensor::half::bf16;
+use cute_rs_host::{Gpu, HostError};
+use cute_rs_tensor::half::bf16;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let start = Instant::now();

@@ -10,7 +10,7 @@
 use std::process::ExitCode;
 
 use cute_rs_suite::gpu_suite::{self, Figure};
-use host::Gpu;
+use cute_rs_host::Gpu;
 use serde_json::json;
 
 fn main() -> ExitCode {

@@ -7,7 +7,7 @@
 //!   host reports `CUDA_ERROR_ASSERT` (the device printed the message on standard error, which
 //!   `run.sh` checks), and 1 otherwise.
 
-use host::{Gpu, HostError, LaunchConfig};
+use cute_rs_host::{Gpu, HostError, LaunchConfig};
 use test_kernels::printing::print_and_check;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

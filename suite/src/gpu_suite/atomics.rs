@@ -21,7 +21,7 @@
 
 use std::collections::HashMap;
 
-use host::{DeviceElem, Gpu, KernelFn, LaunchConfig, Module};
+use cute_rs_host::{DeviceElem, Gpu, KernelFn, LaunchConfig, Module};
 use test_kernels::checks::atomics as k;
 
 use super::ids::{compare, compare_words, compare_words64, launch, random_f64, random_u64, with_seed};

@@ -5,9 +5,9 @@
 //! and not, ragged and unequal sequence lengths (queries that see no key), grouped-query heads,
 //! padded row strides, and more tiles than SMs (persistent blocks taking several).
 
-use host::Gpu;
-use layout::Layout;
-use layout_tensor::half::{bf16, f16};
+use cute_rs_host::Gpu;
+use cute_rs_layout::Layout;
+use cute_rs_tensor::half::{bf16, f16};
 
 use cute_rs_ops::attention::{Attention, AttentionElem, AttentionPath, AttentionSchedule};
 
@@ -36,7 +36,7 @@ pub fn benches() -> Vec<Bench> {
 /// seqlen^2 head_dim`, halved for causal) from the kernel's median time (CUDA events), for the
 /// default schedule, the three steps before it and the portable kernel, and the median time a user
 /// sees (the host call until the GPU is done).
-fn bench_attention(gpu: &Gpu, _: &host::Module) -> Result<Vec<Figure>, String> {
+fn bench_attention(gpu: &Gpu, _: &cute_rs_host::Module) -> Result<Vec<Figure>, String> {
     if gpu.is_cpu() || gpu.properties().compute_capability != (9, 0) {
         return Err("the Hopper kernel needs an sm_90 GPU".to_string());
     }
@@ -53,10 +53,10 @@ fn bench_attention(gpu: &Gpu, _: &host::Module) -> Result<Vec<Figure>, String> {
                 let (q, k, v) = (gpu.upload(&data(seed)).map_err(fail("upload"))?, gpu.upload(&data(seed ^ 1)).map_err(fail("upload"))?, gpu.upload(&data(seed ^ 2)).map_err(fail("upload"))?);
                 let mut o = gpu.alloc::<bf16>(n).map_err(fail("alloc"))?;
                 let mut lse = gpu.alloc::<f32>(batch * heads * seqlen).map_err(fail("alloc"))?;
-                let mut run_on = |path, schedule| -> host::Result<()> {
+                let mut run_on = |path, schedule| -> cute_rs_host::Result<()> {
                     let call = Attention::new().causal(causal).path(path).schedule(schedule);
                     let r = call.run(gpu, q.tensor(lq.clone())?, k.tensor(lq.clone())?, v.tensor(lq.clone())?, o.tensor_mut(lq.clone())?, lse.tensor_mut(lse_layout.clone())?);
-                    r.map(|_| ()).map_err(|e| host::HostError::Invalid(e.to_string()))
+                    r.map(|_| ()).map_err(|e| cute_rs_host::HostError::Invalid(e.to_string()))
                 };
                 let flop = 4.0 * (batch * heads * d) as f64 * (seqlen * seqlen) as f64 / if causal { 2.0 } else { 1.0 };
                 let name = format!("attention bf16 d{d} seqlen {seqlen} batch {batch} heads {heads}{}", if causal { " causal" } else { "" });

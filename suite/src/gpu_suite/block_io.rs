@@ -1,4 +1,4 @@
-//! GPU checks of the cooperative loads and stores (`layout_tensor::block_io`; kernels in
+//! GPU checks of the cooperative loads and stores (`cute_rs_tensor::block_io`; kernels in
 //! `tests/kernels/src/block_io.rs`, one per case of `tests/kernels/src/block_io_cases.rs`).
 //!
 //! Each case launches its round-trip kernel over `U` units (blocks, or logical warps) of `U_T`
@@ -8,8 +8,8 @@
 //! out-of-bounds value past `n`; the stored output must equal the input below `n` and keep its
 //! poison above.
 
-use host::{DeviceElem, Gpu, KernelFn, KernelParam, LaunchConfig, Module};
-use layout_tensor::half::bf16;
+use cute_rs_host::{DeviceElem, Gpu, KernelFn, KernelParam, LaunchConfig, Module};
+use cute_rs_tensor::half::bf16;
 
 use super::{fail, fresh_seed, random_u32, Check};
 
@@ -317,7 +317,7 @@ fn bench_round_trip(
     let mut dst = gpu.alloc::<i32>(BENCH_ELEMS).map_err(fail("alloc"))?;
     gpu.memset(&mut dst, 0xff).map_err(fail("poison"))?;
     let cfg = LaunchConfig::linear((BENCH_ELEMS / tile) as u32, test_kernels::bench::BENCH_THREADS as u32);
-    let launch = |dst: &mut host::DeviceBuffer<i32>| unsafe { gpu.launch(module, kernel, cfg, (&src, dst)).run() };
+    let launch = |dst: &mut cute_rs_host::DeviceBuffer<i32>| unsafe { gpu.launch(module, kernel, cfg, (&src, dst)).run() };
     launch(&mut dst).map_err(fail("launch"))?;
     let kernel = kernel.name();
     super::expect_eq(kernel, &gpu.download(&dst).map_err(fail("download"))?, &data)?;

@@ -6,7 +6,7 @@
 //! out as those bytes followed by zeros, the copy that straddles `n_bytes` filling part of its bytes.
 //! The two halves of the tile are separate commit groups, each written out after its own wait.
 
-use host::{Gpu, KernelFn, LaunchConfig, Module};
+use cute_rs_host::{Gpu, KernelFn, LaunchConfig, Module};
 use test_kernels::checks::cp_async as k;
 
 use super::{fail, fresh_seed, random_u32, Check};

@@ -24,7 +24,7 @@ use std::sync::OnceLock;
 use cudarc::cublas::{result as blas, sys};
 use cudarc::cublaslt::result::{self as lt, CublasError as LtError};
 use cudarc::cublaslt::sys as lt_sys;
-use host::{DeviceBuffer, DeviceElem, Gpu, HostError};
+use cute_rs_host::{DeviceBuffer, DeviceElem, Gpu, HostError};
 
 /// The error of everything that needs cuBLAS when `libcublas` or `libcublasLt` cannot be opened.
 pub const NOT_FOUND: &str =
@@ -88,7 +88,7 @@ struct TnCall {
 
 impl TnCall {
     /// The call for our M, N, K, or why cuBLAS's `int` sizes cannot hold them.
-    fn new(m: usize, n: usize, k: usize) -> host::Result<TnCall> {
+    fn new(m: usize, n: usize, k: usize) -> cute_rs_host::Result<TnCall> {
         let dim = |name: &str, x: usize| {
             c_int::try_from(x).map_err(|_| HostError::Invalid(format!("cuBLAS GEMM: {name} = {x} exceeds 2^31 - 1")))
         };
@@ -118,7 +118,7 @@ struct StridedTnCall {
 impl StridedTnCall {
     /// The call for `batches` problems of our M, N, K, or why cuBLAS's `int` and `long long`
     /// cannot hold them.
-    fn new(batches: usize, (m, n, k): (usize, usize, usize)) -> host::Result<StridedTnCall> {
+    fn new(batches: usize, (m, n, k): (usize, usize, usize)) -> cute_rs_host::Result<StridedTnCall> {
         let call = TnCall::new(m, n, k)?;
         let batches = c_int::try_from(batches)
             .map_err(|_| HostError::Invalid(format!("cuBLAS batched GEMM: L = {batches} exceeds 2^31 - 1")))?;
@@ -141,7 +141,7 @@ impl StridedTnCall {
 
 /// Checks that each buffer, `(name, length, rows, cols)`, holds `count` matrices of `rows x cols`
 /// elements; the error starts with `gemm` (which GEMM, of what sizes).
-fn check_holds(gemm: &str, count: usize, buffers: &[(&str, usize, usize, usize)]) -> host::Result<()> {
+fn check_holds(gemm: &str, count: usize, buffers: &[(&str, usize, usize, usize)]) -> cute_rs_host::Result<()> {
     for &(what, len, rows, cols) in buffers {
         if rows.checked_mul(cols).and_then(|x| x.checked_mul(count)).is_none_or(|need| len < need) {
             let times = if count == 1 { String::new() } else { format!("{count} x ") };
@@ -226,7 +226,7 @@ impl<'g> Cublas<'g> {
         a: &DeviceBuffer<u16>,
         b: &DeviceBuffer<u16>,
         d: &DeviceBuffer<O>,
-    ) -> host::Result<()> {
+    ) -> cute_rs_host::Result<()> {
         let call = TnCall::new(m, n, k)?;
         check_holds(
             &format!("cuBLAS GEMM {m}x{n}x{k}"),
@@ -297,7 +297,7 @@ impl<'g> Cublas<'g> {
         a: &DeviceBuffer<u16>,
         b: &DeviceBuffer<u16>,
         d: &DeviceBuffer<O>,
-    ) -> host::Result<()> {
+    ) -> cute_rs_host::Result<()> {
         let strided = StridedTnCall::new(batches, (m, n, k))?;
         let call = strided.call;
         check_holds(
@@ -440,7 +440,7 @@ impl<'g> CublasLt<'g> {
 
     /// Issues `D = scale_a * scale_b * (A * B^T)` on the GPU's stream without waiting: `A`
     /// M x K and `B` N x K row-major e4m3 (one byte each, the bits of
-    /// `layout_tensor::device::numeric::E4M3`), `scale_a` and `scale_b` one f32 each in device
+    /// `cute_rs_tensor::device::numeric::E4M3`), `scale_a` and `scale_b` one f32 each in device
     /// memory (per-tensor scales, read when the GEMM runs), `D` M x N row-major of `O`, products
     /// accumulated in f32 (`cublasLtMatmul`, `CUBLAS_COMPUTE_32F`, f32 scale type), alpha 1,
     /// beta 0.
@@ -472,7 +472,7 @@ impl<'g> CublasLt<'g> {
         b: &DeviceBuffer<u8>,
         (scale_a, scale_b): (&DeviceBuffer<f32>, &DeviceBuffer<f32>),
         d: &DeviceBuffer<O>,
-    ) -> host::Result<()> {
+    ) -> cute_rs_host::Result<()> {
         let gemm = format!("cuBLASLt e4m3 GEMM {m}x{n}x{k} -> {}", O::LABEL);
         // Empty problems are refused rather than passed on: cuBLASLt documents no fp8 GEMM of
         // empty matrices, and the peer is never asked one.

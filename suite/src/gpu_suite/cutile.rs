@@ -1,10 +1,10 @@
-//! cuTile `load`/`store` (`layout_tensor::tile_space`, kernels in `tests/kernels/src/cutile.rs`)
+//! cuTile `load`/`store` (`cute_rs_tensor::tile_space`, kernels in `tests/kernels/src/cutile.rs`)
 //! on the GPU: each example of cuTile's `load`/`store` documentation that prints its output, reproduced
 //! exactly (outputs poisoned before the launch, compared with the documented values), the memory orders and padding modes,
 //! and the tiled load/store copy (checked, and timed next to a device-to-device `memcpy`).
 
-use host::{DeviceBuffer, Gpu, KernelFn, LaunchConfig, Module, TmaOobFill};
-use layout_tensor::Strided;
+use cute_rs_host::{DeviceBuffer, Gpu, KernelFn, LaunchConfig, Module, TmaOobFill};
+use cute_rs_tensor::Strided;
 use test_kernels::block_examples as blocks;
 use test_kernels::cutile;
 
@@ -118,7 +118,7 @@ fn check_store_scalar(gpu: &Gpu, module: &Module, kernel: StoreKernel, threads: 
 /// both times the matrix with TMA's NaN (`oob_nan_bits`) around it, bit for bit.
 fn check_tma_pad(gpu: &Gpu, module: &Module) -> Result<(), String> {
     let (rows, cols, drows, dcols) = (37usize, 44usize, 48usize, 128usize);
-    let (src, want) = super::triton::padded_case(rows, cols, drows, dcols, layout_tensor::device::tma::oob_nan_bits(4) as u32);
+    let (src, want) = super::triton::padded_case(rows, cols, drows, dcols, cute_rs_tensor::device::tma::oob_nan_bits(4) as u32);
     let d_src = gpu.upload(&src).map_err(fail("upload"))?;
     let cfg = LaunchConfig { grid: (1, (drows / 16) as u32, 1), block: (128, 1, 1), shared_mem_bytes: 0 };
     for tile in [[16, 64], [8, 64]] {
@@ -150,7 +150,7 @@ fn check_orders(gpu: &Gpu, module: &Module) -> Result<(), String> {
     expect_eq("ordered stores", &after, &[-1.0, -1.0, -1.0, -1.0, 4.0, 5.0, 6.0, 7.0, -1.0, -1.0])
 }
 
-fn launch_copy(gpu: &Gpu, module: &Module, src: &DeviceBuffer<f32>, dst: &mut DeviceBuffer<f32>) -> host::Result<()> {
+fn launch_copy(gpu: &Gpu, module: &Module, src: &DeviceBuffer<f32>, dst: &mut DeviceBuffer<f32>) -> cute_rs_host::Result<()> {
     let cfg = LaunchConfig {
         grid: ((COPY_VECTORS / (COPY_THREADS as usize * COPY_TILE)) as u32, 1, 1),
         block: (COPY_THREADS, 1, 1),

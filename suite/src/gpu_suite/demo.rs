@@ -3,7 +3,7 @@
 //! bytes, with the copy swept over sizes for the benchmark report.
 
 use cute_rs::demo::{check_copy, check_transpose, fresh_random, launch_copy, launch_transpose, tbps};
-use host::{DeviceBuffer, Gpu, Module};
+use cute_rs_host::{DeviceBuffer, Gpu, Module};
 
 use super::{fail, time_median, Bench, Check, Figure};
 

@@ -14,9 +14,9 @@
 //! 1000 x 1000 x 1000 (16-byte staging), 999 x 1001 x 1003 (element-wise staging) and, for f16,
 //! 4095 x 4097 x 1000.
 
-use host::{DeviceBuffer, Gpu, Module};
-use layout_tensor::device::numeric::{f32_to_bf16, E4M3, E5M2};
-use layout_tensor::half::{bf16, f16};
+use cute_rs_host::{DeviceBuffer, Gpu, Module};
+use cute_rs_tensor::device::numeric::{f32_to_bf16, E4M3, E5M2};
+use cute_rs_tensor::half::{bf16, f16};
 
 use super::{fail, fresh_seed, random_f32, random_u32, Bench, Check, Figure};
 use cute_rs_ops::gemm::{Gemm, GemmInput, GemmOutput, Major};
@@ -206,7 +206,7 @@ fn compare<I: Input>(
 fn run_and_check<I: Input, O: GemmOutput>(
     gpu: &Gpu,
     g: &Gemm,
-    stream: Option<&host::Stream>,
+    stream: Option<&cute_rs_host::Stream>,
 ) -> Result<(), String> {
     let seed = fresh_seed();
     let x = inputs::<I>(gpu, g, seed)?;
@@ -460,10 +460,10 @@ fn bench_mma_sync<I: Input + GemmOutput>(
 }
 
 /// `time_median` takes host errors: a GEMM's launch errors are host errors once validated.
-pub(super) fn host_err(e: cute_rs_ops::gemm::GemmError) -> host::HostError {
+pub(super) fn host_err(e: cute_rs_ops::gemm::GemmError) -> cute_rs_host::HostError {
     match e {
         cute_rs_ops::gemm::GemmError::Host(h) => h,
-        other => host::HostError::Invalid(other.to_string()),
+        other => cute_rs_host::HostError::Invalid(other.to_string()),
     }
 }
 
@@ -524,7 +524,7 @@ fn check_sm90(gpu: &Gpu, _: &Module) -> Result<(), String> {
     gpu.memset(&mut d, 0xff).map_err(fail("poison D"))?;
     gpu.synchronize().map_err(fail("synchronize the default stream"))?;
     let graph = stream
-        .capture(|s| g.run_sm90_on(gpu, s, &x.da, &x.db, Some(&x.dc), &mut d).map_err(|e| host::HostError::Invalid(e.to_string())))
+        .capture(|s| g.run_sm90_on(gpu, s, &x.da, &x.db, Some(&x.dc), &mut d).map_err(|e| cute_rs_host::HostError::Invalid(e.to_string())))
         .map_err(fail("capturing run_sm90_on into a CUDA graph"))?;
     for _ in 0..2 {
         graph.launch(&stream).map_err(fail("graph launch"))?;
@@ -548,17 +548,17 @@ const TWINS: [(Major, &str, &str); 2] =
 
 /// Launches the `mma.sync` GEMM kernel `name` (an atom-layer kernel or its twin; 16-byte
 /// staging, A row-major, bf16 in, f32 out, no C) on `g`'s problem.
-fn launch_named(gpu: &Gpu, name: &str, g: &Gemm, a: &DeviceBuffer<bf16>, b: &DeviceBuffer<bf16>, d: &mut DeviceBuffer<f32>) -> host::Result<()> {
-    use kernels::gemm as k;
+fn launch_named(gpu: &Gpu, name: &str, g: &Gemm, a: &DeviceBuffer<bf16>, b: &DeviceBuffer<bf16>, d: &mut DeviceBuffer<f32>) -> cute_rs_host::Result<()> {
+    use cute_rs_kernels::gemm as k;
     let kernel = match name {
         "gemm_bf16_ar_bc_v16" => k::gemm_bf16_ar_bc_v16,
         "gemm_bf16_ar_bc_v16_raw" => k::gemm_bf16_ar_bc_v16_raw,
         "gemm_bf16_ar_br_v16" => k::gemm_bf16_ar_br_v16,
         "gemm_bf16_ar_br_v16_raw" => k::gemm_bf16_ar_br_v16_raw,
-        other => return Err(host::HostError::Invalid(format!("no twin kernel {other}"))),
+        other => return Err(cute_rs_host::HostError::Invalid(format!("no twin kernel {other}"))),
     };
     let module = gpu.module(cute_rs_ops::modules::gemm())?;
-    let cfg = host::LaunchConfig {
+    let cfg = cute_rs_host::LaunchConfig {
         grid: (g.n.div_ceil(k::BN as usize) as u32, g.m.div_ceil(k::BM as usize) as u32, 1),
         block: (k::THREADS, 1, 1),
         shared_mem_bytes: 0,

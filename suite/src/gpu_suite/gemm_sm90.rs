@@ -12,15 +12,15 @@
 //! checked against the f64 reference alone, under the same name prefix (skipped with the others
 //! where cuBLAS does not load).
 
-use host::{DeviceBuffer, DeviceElem, Gpu, KernelFn, LaunchConfig, Module, TensorMap, TmaOobFill, TmaSwizzle};
-use kernels::gemm_sm90::{self as sm90, by_output};
-use layout_tensor::device::tma::TmaDescriptorParam;
-use kernels::gemm_sm90_sizes::{
+use cute_rs_host::{DeviceBuffer, DeviceElem, Gpu, KernelFn, LaunchConfig, Module, TensorMap, TmaOobFill, TmaSwizzle};
+use cute_rs_kernels::gemm_sm90::{self as sm90, by_output};
+use cute_rs_tensor::device::tma::TmaDescriptorParam;
+use cute_rs_kernels::gemm_sm90_sizes::{
     GemmSm90Shape, GEMM_SM90_128X128, GEMM_SM90_128X256, GEMM_SM90_BK, GEMM_SM90_EPILOGUE_BYTES, GEMM_SM90_P_128X256,
     GEMM_SM90_WS_128X256,
 };
-use layout::Layout;
-use layout_tensor::device::numeric::{bf16_to_f32, f16_to_f32, E4M3};
+use cute_rs_layout::Layout;
+use cute_rs_tensor::device::numeric::{bf16_to_f32, f16_to_f32, E4M3};
 
 use cute_rs_ops::gemm::{Activation, BiasKind, Gemm, GemmOutput, Major};
 use cute_rs_ops::gemm_hopper::{HopperGemm, HopperIn, HopperOut};
@@ -53,7 +53,7 @@ enum Entry {
 
 impl Kernel {
     /// The entry in `module`.
-    fn function(&self, module: &Module) -> host::Result<std::sync::Arc<host::Kernel>> {
+    fn function(&self, module: &Module) -> cute_rs_host::Result<std::sync::Arc<cute_rs_host::Kernel>> {
         match self.entry {
             Entry::Grid(k) => module.function(k),
             Entry::F32(k) => module.function(k),
@@ -295,7 +295,7 @@ fn output_map(gpu: &Gpu, kernel: Kernel, d: &DeviceBuffer<u16>, m: usize, n: usi
 
 /// The launch shape of `kernel` for an `m x n` output: a block per tile, or for the persistent
 /// kernels as many blocks (whole clusters) as can run at once, at most one per (cluster) tile.
-fn launch_config(gpu: &Gpu, module: &Module, kernel: Kernel, m: u32, n: u32) -> host::Result<LaunchConfig> {
+fn launch_config(gpu: &Gpu, module: &Module, kernel: Kernel, m: u32, n: u32) -> cute_rs_host::Result<LaunchConfig> {
     let shape = kernel.shape;
     let (tiles_n, tiles_m) = (n.div_ceil(shape.bn), m.div_ceil(shape.bm));
     let grid = if kernel.cluster == 0 {
@@ -329,8 +329,8 @@ fn launch<'a, O: DeviceElem>(
     (m, n, kk): (u32, u32, u32),
     alpha: f32,
     beta: f32,
-) -> host::Result<()> {
-    let on_clusters = |launch: host::Launch<'a>| if kernel.cluster > 1 { launch.cluster((kernel.cluster, 1, 1)) } else { launch };
+) -> cute_rs_host::Result<()> {
+    let on_clusters = |launch: cute_rs_host::Launch<'a>| if kernel.cluster > 1 { launch.cluster((kernel.cluster, 1, 1)) } else { launch };
     // Raw pointers of the buffers, typed as the kernels' parameters (the suite checked their sizes).
     let (c, d) = (c.device_ptr() as *const f32, d.device_ptr());
     // The persistent kernels take D's tensor map (A's stands in when they store directly).
@@ -832,7 +832,7 @@ fn api_vs_cublas<O: PeerOut + GemmOutput>(gpu: &Gpu, (m, n, k): (usize, usize, u
     // kernel launched CALLS times with maps made once, between two events, then CALLS calls of
     // `Gemm::run_sm90` (maps encoded per call) between two events, then CALLS calls of
     // `Gemm::run_sm90` and a synchronization by the wall clock; the host's time to issue them.
-    let api_calls = || (0..CALLS).try_for_each(|_| g.run_sm90(gpu, &ga, &gb, None, &mut d.borrow_mut()).map_err(|e| host::HostError::Invalid(e.to_string())));
+    let api_calls = || (0..CALLS).try_for_each(|_| g.run_sm90(gpu, &ga, &gb, None, &mut d.borrow_mut()).map_err(|e| cute_rs_host::HostError::Invalid(e.to_string())));
     let (mut on_gpu, mut wall, mut issue) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..PEER_ROUNDS {
         gpu.synchronize().map_err(fail("synchronize"))?;
@@ -964,7 +964,7 @@ fn fp8_vs_cublaslt(gpu: &Gpu, (m, n, k): (usize, usize, usize)) -> Result<Vec<Fi
     let peer = || unsafe { lt.gemm_tn_e4m3((m, n, k), &ga, &gb, (&gsa, &gsb), &d) };
     let decode = |v: &[u8], row: usize| v[row * k..(row + 1) * k].iter().map(|&c| E4M3(c).to_f32() as f64).collect::<Vec<f64>>();
     let at: Vec<(usize, usize)> = super::random_u32(seed, 512).chunks(2).map(|q| (q[0] as usize % m, q[1] as usize % n)).collect();
-    for (who, run) in [("ours", &ours as &dyn Fn() -> host::Result<()>), ("cublasLt", &peer)] {
+    for (who, run) in [("ours", &ours as &dyn Fn() -> cute_rs_host::Result<()>), ("cublasLt", &peer)] {
         run().map_err(fail("launch"))?;
         let got = values(gpu, &d)?;
         for &(i, j) in &at {
@@ -999,7 +999,7 @@ fn per_tile_cost(gpu: &Gpu) -> Result<Vec<Figure>, String> {
     for k in [2048, 4096, 8192, 16384] {
         let bf16 = HopperGemm::new(Gemm::new(m, n, k).b_major(Major::Col), HopperIn::Bf16, HopperOut::Bf16);
         let fp8 = |out| HopperGemm::new(Gemm::new(m, n, k).b_major(Major::Col), HopperIn::Fp8 { a_e5m2: false, b_e5m2: false }, out);
-        let mut time = |p: HopperGemm, maps: host::Result<_>| -> Result<(), String> {
+        let mut time = |p: HopperGemm, maps: cute_rs_host::Result<_>| -> Result<(), String> {
             let maps = maps.map_err(fail("tensor maps"))?;
             let bias = (p.g.bias != BiasKind::None).then_some(&bias);
             // SAFETY: the maps and buffers hold the problem's operands until the loop's end.

@@ -9,7 +9,7 @@
 
 use std::fmt::Debug;
 
-use host::{Gpu, LaunchConfig, Module};
+use cute_rs_host::{Gpu, LaunchConfig, Module};
 
 use super::{fail, fresh_seed, random_u32, Check};
 

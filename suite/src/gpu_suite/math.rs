@@ -1,9 +1,9 @@
 //! Device math: the accurate functions give the same bits on the GPU as on the CPU, and the
 //! `_approx` ones stay within the error the PTX ISA documents.
 
-use host::{Gpu, LaunchConfig, Module};
+use cute_rs_host::{Gpu, LaunchConfig, Module};
 use test_kernels::checks::math::{math_report, MATH_RECORD_WORDS};
-use layout_tensor::device::math as m;
+use cute_rs_tensor::device::math as m;
 
 use super::{fail, Check};
 

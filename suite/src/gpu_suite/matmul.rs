@@ -13,11 +13,11 @@
 //! tensor cores keep fewer bits than f32 while they accumulate (errors near `2^-13 scale` seen on
 //! an H100), as the cuBLASLt peer's check allows.
 
-use host::{DeviceBuffer, Gpu, Module};
-use kernels::epilogue::Activation as Act;
-use layout::Layout;
-use layout_tensor::device::numeric::{E4M3, E5M2};
-use layout_tensor::half::{bf16, f16};
+use cute_rs_host::{DeviceBuffer, Gpu, Module};
+use cute_rs_kernels::epilogue::Activation as Act;
+use cute_rs_layout::Layout;
+use cute_rs_tensor::device::numeric::{E4M3, E5M2};
+use cute_rs_tensor::half::{bf16, f16};
 
 use super::gemm::Input;
 use super::{fail, fresh_seed, random_f32, Bench, Check, Figure};
@@ -135,7 +135,7 @@ fn run_problem<IA: Input, IB: Input, O: GemmOutput>(gpu: &Gpu, p: &Problem, path
     if let Some(splits) = p.splits {
         call = call.split_k(splits);
     }
-    let tensor = |e: host::HostError| e.to_string();
+    let tensor = |e: cute_rs_host::HostError| e.to_string();
     let what = format!("{p:?} {} x {} -> {} on {path:?} (seed {seed})", IA::KERNEL_NAME, IB::KERNEL_NAME, O::NAME);
     let took = call
         .run(
@@ -333,7 +333,7 @@ fn check_refusals(gpu: &Gpu, _: &Module) -> Result<(), String> {
     let bh = gpu.alloc::<f16>(64).map_err(fail("alloc"))?;
     let a8 = gpu.alloc::<E4M3>(64).map_err(fail("alloc"))?;
     let mut d = gpu.alloc::<f32>(64).map_err(fail("alloc"))?;
-    let t = |e: host::HostError| e.to_string();
+    let t = |e: cute_rs_host::HostError| e.to_string();
     let expect = |r: Result<GemmPath, GemmError>, want: &str| match r {
         Err(e) if e.to_string().contains(want) => Ok(()),
         other => Err(format!("expected an error containing {want:?}, got {other:?}")),
@@ -402,7 +402,7 @@ fn bench_batched(gpu: &Gpu) -> Result<Vec<Figure>, String> {
     let ld = Layout::parse(&format!("({m},{n},{l}):({n},1,{})", m * n)).map_err(|e| e.to_string())?;
     let mut path = GemmPath::MmaSync;
     let ms = super::time_median(gpu, 3, 20, || {
-        let t = |e: host::HostError| e;
+        let t = |e: cute_rs_host::HostError| e;
         path = Matmul::new()
             .run(gpu, da.tensor(la).map_err(t)?, db.tensor(lb).map_err(t)?, None, dd.tensor_mut(ld).map_err(t)?)
             .map_err(super::gemm::host_err)?;

@@ -4,7 +4,7 @@
 //! volatile) at one access width (32, 64 or 128 bits); the copy must be exact, and a difference is
 //! reported with the variant's name.
 
-use host::{Gpu, KernelFn, LaunchConfig, Module};
+use cute_rs_host::{Gpu, KernelFn, LaunchConfig, Module};
 use test_kernels::checks::memory as k;
 
 use super::ids::{compare_words, launch, with_seed};

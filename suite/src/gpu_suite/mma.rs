@@ -2,16 +2,16 @@
 //! `tests/kernels/src/checks/mma.rs`).
 //!
 //! `ldmatrix`/`stmatrix` are checked exactly against the thread-value layouts
-//! `layout_tensor::device::mma::LDMATRIX_8X8{,_TRANS}`. The matrix products use random bf16 / f16 /
+//! `cute_rs_tensor::device::mma::LDMATRIX_8X8{,_TRANS}`. The matrix products use random bf16 / f16 /
 //! tf32 inputs (bit patterns generated here, converted to f32 exactly), loaded by the kernels
 //! through the atoms' fragment layouts, and compared with an f64 reference: the products of the
 //! inputs are exact in f32, so the only difference is the order and rounding of the f32 sums,
 //! bounded by `2^-16 * (|c| + sum |a b|)` per element.
 
-use host::{DeviceElem, Gpu, KernelFn, LaunchConfig, Module};
-use layout::Layout;
-use layout_tensor::device::mma::{LDMATRIX_8X8, LDMATRIX_8X8_TRANS};
-use layout_tensor::device::numeric::{bf16_to_f32, f16_to_f32, E4M3, E5M2};
+use cute_rs_host::{DeviceElem, Gpu, KernelFn, LaunchConfig, Module};
+use cute_rs_layout::Layout;
+use cute_rs_tensor::device::mma::{LDMATRIX_8X8, LDMATRIX_8X8_TRANS};
+use cute_rs_tensor::device::numeric::{bf16_to_f32, f16_to_f32, E4M3, E5M2};
 use test_kernels::checks::mma;
 use test_kernels::checks::mma::wgmma::*;
 
@@ -321,7 +321,7 @@ fn wgmma_chain(gpu: &Gpu) -> Result<(), String> {
     let got = gpu.download(&d).map_err(fail("download"))?;
     let f = |x: &[u16]| x.iter().map(|&h| bf16_to_f32(h)).collect::<Vec<f32>>();
     let (s, _) = reference(&f(&a), &f(&b), None, 64, 64, 64);
-    let p: Vec<f32> = s.iter().map(|&x| bf16_to_f32(layout_tensor::device::numeric::f32_to_bf16(x as f32))).collect();
+    let p: Vec<f32> = s.iter().map(|&x| bf16_to_f32(cute_rs_tensor::device::numeric::f32_to_bf16(x as f32))).collect();
     let (want, scale) = reference(&p, &f(&v), None, 64, 64, 64);
     let tol = |i: usize| scale[i] * 2f64.powi(-7) + 1e-30;
     match (0..got.len()).find(|&i| !((got[i] as f64 - want[i]).abs() <= tol(i))) {

@@ -7,7 +7,7 @@
 //! a peer measured in the same run. Each area of the device primitives registers its checks in its
 //! own module; [`checks`] and [`benches`] list them all.
 
-use host::{Gpu, Module};
+use cute_rs_host::{Gpu, Module};
 
 /// One GPU correctness check.
 pub struct Check {
@@ -171,7 +171,7 @@ pub fn median(mut v: Vec<f32>) -> f32 {
 }
 
 /// Times `f` with CUDA events: `warmup` runs, then the median of `reps` timed runs, in ms.
-pub fn time_median(gpu: &Gpu, warmup: usize, reps: usize, f: impl FnMut() -> host::Result<()>) -> Result<f32, String> {
+pub fn time_median(gpu: &Gpu, warmup: usize, reps: usize, f: impl FnMut() -> cute_rs_host::Result<()>) -> Result<f32, String> {
     time_median_after(gpu, warmup, reps, || Ok(()), f)
 }
 
@@ -181,8 +181,8 @@ pub fn time_median_after(
     gpu: &Gpu,
     warmup: usize,
     reps: usize,
-    mut before: impl FnMut() -> host::Result<()>,
-    mut f: impl FnMut() -> host::Result<()>,
+    mut before: impl FnMut() -> cute_rs_host::Result<()>,
+    mut f: impl FnMut() -> cute_rs_host::Result<()>,
 ) -> Result<f32, String> {
     for _ in 0..warmup {
         f().map_err(fail("warm-up"))?;
@@ -217,11 +217,11 @@ pub struct Interleaved {
 pub fn time_interleaved(
     gpu: &Gpu,
     (warmup, rounds, batch): (usize, usize, usize),
-    mut ours: impl FnMut() -> host::Result<()>,
-    mut peer: impl FnMut() -> host::Result<()>,
+    mut ours: impl FnMut() -> cute_rs_host::Result<()>,
+    mut peer: impl FnMut() -> cute_rs_host::Result<()>,
 ) -> Result<Interleaved, String> {
     let batch = batch.max(1);
-    let run = |f: &mut dyn FnMut() -> host::Result<()>| (0..batch).try_for_each(|_| f());
+    let run = |f: &mut dyn FnMut() -> cute_rs_host::Result<()>| (0..batch).try_for_each(|_| f());
     for _ in 0..warmup {
         run(&mut ours).map_err(fail("warm-up (ours)"))?;
         run(&mut peer).map_err(fail("warm-up (peer)"))?;

@@ -1,8 +1,8 @@
 //! The host runtime's own checks on a GPU: invalid launches and tensor maps are refused with an
 //! error naming the condition (and nothing is launched), and the GPU stays usable afterwards.
 
-use host::{Gpu, HostError, LaunchConfig, Module, TmaOobFill, TmaSwizzle};
-use layout::Layout;
+use cute_rs_host::{Gpu, HostError, LaunchConfig, Module, TmaOobFill, TmaSwizzle};
+use cute_rs_layout::Layout;
 
 use super::{fail, Check};
 
@@ -14,7 +14,7 @@ pub fn checks() -> Vec<Check> {
 }
 
 /// `Err(Invalid)` whose message contains `want`, else a description of what came instead.
-fn expect_invalid<T>(what: &str, r: host::Result<T>, want: &str) -> Result<(), String> {
+fn expect_invalid<T>(what: &str, r: cute_rs_host::Result<T>, want: &str) -> Result<(), String> {
     match r {
         Err(HostError::Invalid(msg)) if msg.contains(want) => Ok(()),
         Err(e) => Err(format!("{what}: expected an invalid-argument error mentioning {want:?}, got: {e}")),
@@ -28,7 +28,7 @@ fn invalid_launches(gpu: &Gpu, module: &Module) -> Result<(), String> {
     let mut out = gpu.alloc::<f32>(1024).map_err(fail("alloc"))?;
     let props = gpu.properties().clone();
     let too_many_threads = LaunchConfig::linear(1, props.max_threads_per_block + 32);
-    let launch = |cfg, out: &mut host::DeviceBuffer<f32>| unsafe { gpu.launch(module, k, cfg, (&buf, out)).run() };
+    let launch = |cfg, out: &mut cute_rs_host::DeviceBuffer<f32>| unsafe { gpu.launch(module, k, cfg, (&buf, out)).run() };
     expect_invalid("block too large", launch(too_many_threads, &mut out), "block")?;
     let zero_grid = LaunchConfig::linear(0, 32);
     expect_invalid("empty grid", launch(zero_grid, &mut out), "grid")?;

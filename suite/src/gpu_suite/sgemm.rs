@@ -14,8 +14,8 @@
 //! `mma.sync` model is slow there); a GPU adds two near 500^3
 //! per combination, and `sgemm/large` 4095 x 4097 x 1000 (GPU only).
 
-use host::{DeviceBuffer, Gpu, Module};
-use layout_tensor::device::numeric::f32_to_tf32;
+use cute_rs_host::{DeviceBuffer, Gpu, Module};
+use cute_rs_tensor::device::numeric::f32_to_tf32;
 
 use super::gemm::host_err;
 use super::{fail, fresh_seed, random_f32, random_u32, Bench, Check, Figure};

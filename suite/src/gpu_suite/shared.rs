@@ -7,7 +7,7 @@
 //!   maximum) reverses tiles; its length, byte count and alignment are checked, aliasing
 //!   declarations share its address, and it does not overlap the kernel's static array.
 
-use host::{Gpu, LaunchConfig, Module};
+use cute_rs_host::{Gpu, LaunchConfig, Module};
 use test_kernels::checks::shared as k;
 
 use super::ids::{compare_words, compare_words64, launch, with_seed};

@@ -1,8 +1,8 @@
 //! The pipeline's own checks: the embedded PTX loads and its first kernels compute what their
 //! layouts say.
 
-use host::{Gpu, LaunchConfig, Module};
-use layout::Layout;
+use cute_rs_host::{Gpu, LaunchConfig, Module};
+use cute_rs_layout::Layout;
 
 use super::{expect_eq, fail, random_f32, Check};
 
@@ -26,7 +26,7 @@ fn vector_copy(gpu: &Gpu, module: &Module) -> Result<(), String> {
 }
 
 fn layout_index_copy(gpu: &Gpu, module: &Module) -> Result<(), String> {
-    let tile = layout::logical_divide(
+    let tile = cute_rs_layout::logical_divide(
         Layout::parse("(8,32):(32,1)").map_err(fail("layout"))?,
         Layout::parse("4:2").map_err(fail("layout"))?,
     )

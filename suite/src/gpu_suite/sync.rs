@@ -9,7 +9,7 @@
 //! - `sync/warp_exchange`: `sync_warp` with half-warp masks in divergent branches, then the full
 //!   mask.
 
-use host::{Gpu, LaunchConfig, Module};
+use cute_rs_host::{Gpu, LaunchConfig, Module};
 use test_kernels::checks::sync as k;
 
 use super::ids::{compare_words, launch, with_seed};

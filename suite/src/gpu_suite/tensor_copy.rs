@@ -2,7 +2,7 @@
 //! `tests/kernels/src/copy_async.rs`) on the GPU: verified exactly against CPU references, the copy
 //! timed next to a device-to-device `memcpy`.
 
-use host::{DeviceBuffer, Gpu, KernelParam, LaunchConfig, Module, TmaOobFill, TmaSwizzle};
+use cute_rs_host::{DeviceBuffer, Gpu, KernelParam, LaunchConfig, Module, TmaOobFill, TmaSwizzle};
 use test_kernels::{copy_async, tensor_copy, tma_tile};
 
 use super::{expect_eq, fail, fresh_seed, random_f32, time_median, Bench, Check, Figure};
@@ -29,7 +29,7 @@ fn check_tensor_parameter(gpu: &Gpu, module: &Module) -> Result<(), String> {
     let (rows, cols) = (77usize, 300usize);
     let data = random_f32(fresh_seed(), rows * cols);
     let buf = gpu.upload(&data).map_err(fail("upload"))?;
-    let layout = layout_tensor::Strided { shape: [rows as i64, cols as i64], stride: [1, rows as i64] };
+    let layout = cute_rs_tensor::Strided { shape: [rows as i64, cols as i64], stride: [1, rows as i64] };
     let t = buf.tensor(layout).map_err(fail("tensor"))?;
     let cfg = LaunchConfig::linear(rows as u32, 32);
     // SAFETY: the tensor's layout was checked against the buffer.
@@ -53,13 +53,13 @@ fn copy_config() -> LaunchConfig {
 }
 
 /// Launches `tensor_copy_f32`.
-fn launch(gpu: &Gpu, module: &Module, src: &DeviceBuffer<f32>, dst: &mut DeviceBuffer<f32>) -> host::Result<()> {
+fn launch(gpu: &Gpu, module: &Module, src: &DeviceBuffer<f32>, dst: &mut DeviceBuffer<f32>) -> cute_rs_host::Result<()> {
     unsafe { gpu.launch(module, tensor_copy::tensor_copy_f32, copy_config(), (src, dst)).run() }
 }
 
 /// Launches the raw-pointer twin `tensor_copy_f32_raw` (same grid), whose parameters are 128-bit
 /// words (`*const u128`, `*mut u128`): the f32 buffers are passed as [`Words`].
-fn launch_twin(gpu: &Gpu, module: &Module, src: &DeviceBuffer<f32>, dst: &mut DeviceBuffer<f32>) -> host::Result<()> {
+fn launch_twin(gpu: &Gpu, module: &Module, src: &DeviceBuffer<f32>, dst: &mut DeviceBuffer<f32>) -> cute_rs_host::Result<()> {
     unsafe { gpu.launch(module, tensor_copy::tensor_copy_f32_raw, copy_config(), (Words(src), Words(dst))).run() }
 }
 
@@ -69,10 +69,10 @@ fn launch_twin(gpu: &Gpu, module: &Module, src: &DeviceBuffer<f32>, dst: &mut De
 struct Words<B>(B);
 
 impl Words<&DeviceBuffer<f32>> {
-    fn address(&self) -> host::Result<u64> {
+    fn address(&self) -> cute_rs_host::Result<u64> {
         let buf = self.0;
         if !buf.len().is_multiple_of(4) || !buf.device_ptr().is_multiple_of(16) {
-            return Err(host::HostError::Invalid(format!(
+            return Err(cute_rs_host::HostError::Invalid(format!(
                 "128-bit word argument: a buffer of {} f32 at {:#x} is not a whole number of 16-byte aligned words",
                 buf.len(),
                 buf.device_ptr()
@@ -83,13 +83,13 @@ impl Words<&DeviceBuffer<f32>> {
 }
 
 impl KernelParam<*const u128> for Words<&DeviceBuffer<f32>> {
-    fn to_param(self) -> host::Result<*const u128> {
+    fn to_param(self) -> cute_rs_host::Result<*const u128> {
         self.address().map(|p| p as *const u128)
     }
 }
 
 impl KernelParam<*mut u128> for Words<&mut DeviceBuffer<f32>> {
-    fn to_param(self) -> host::Result<*mut u128> {
+    fn to_param(self) -> cute_rs_host::Result<*mut u128> {
         Words(&*self.0).address().map(|p| p as *mut u128)
     }
 }
@@ -237,7 +237,7 @@ pub fn check_tma_tile_load(gpu: &Gpu, module: &Module) -> Result<(), String> {
     let mut want = data.clone();
     want.resize(out_rows * cols, 0.0);
     let src = gpu.upload(&data).map_err(fail("upload"))?;
-    let global = layout::Layout::parse("(96,197):(1,96)").map_err(fail("layout"))?;
+    let global = cute_rs_layout::Layout::parse("(96,197):(1,96)").map_err(fail("layout"))?;
     let map = gpu.tensor_map(&src, global, &[32, 8], TmaSwizzle::B128, TmaOobFill::Zero).map_err(fail("tensor_map"))?;
     let desc = gpu.upload_tensor_map(&map).map_err(fail("upload_tensor_map"))?;
     let mut out = gpu.alloc::<f32>(out_rows * cols).map_err(fail("alloc"))?;

@@ -12,8 +12,8 @@
 //! instruction): the innermost start coordinate is a multiple of 16 bytes (4 elements here), and a
 //! store's coordinates are not negative (a store box may hang over the high end only).
 
-use host::{DeviceElem, Gpu, LaunchConfig, Module, TmaOobFill, TmaSwizzle};
-use layout::{IntTuple, Layout, Swizzle, SwizzledLayout};
+use cute_rs_host::{DeviceElem, Gpu, LaunchConfig, Module, TmaOobFill, TmaSwizzle};
+use cute_rs_layout::{IntTuple, Layout, Swizzle, SwizzledLayout};
 use test_kernels::checks::tma;
 
 use super::cp_async::compare_words;
@@ -117,7 +117,7 @@ fn box_image(box_shape: &[u32], swizzle: TmaSwizzle) -> SwizzledLayout {
 /// The index of the tensor element at coordinates `g` (in bounds) of the layout `global`.
 fn element(global: Layout, g: &[i64]) -> usize {
     let coord = IntTuple::from_slice(g).expect("rank <= 5");
-    layout::crd2idx(coord, global).expect("coordinate in bounds") as usize
+    cute_rs_layout::crd2idx(coord, global).expect("coordinate in bounds") as usize
 }
 
 /// Mixed-radix coordinates of `i` in `extents` (first mode fastest).

@@ -5,7 +5,7 @@
 //! words, word `i` holding elements `2i` (low half) and `2i + 1` (high half), the bytes of the
 //! `u16` array.
 
-use host::{DeviceBuffer, Gpu, LaunchConfig, Module};
+use cute_rs_host::{DeviceBuffer, Gpu, LaunchConfig, Module};
 use test_kernels::bench::transpose_bf16;
 
 use super::{expect_eq, fail, fresh_seed, random_u32, time_median, Bench, Check, Figure};
@@ -25,7 +25,7 @@ fn launch(
     dst: &mut DeviceBuffer<u32>,
     m: u32,
     n: u32,
-) -> host::Result<()> {
+) -> cute_rs_host::Result<()> {
     let cfg = LaunchConfig { grid: (n / 64, m / 64, 1), block: (32, 8, 1), shared_mem_bytes: 0 };
     unsafe { gpu.launch(module, transpose_bf16, cfg, (src, dst, m, n)).run() }
 }

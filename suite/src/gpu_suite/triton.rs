@@ -1,7 +1,7 @@
 //! Triton's `tl.load`/`tl.store` on the GPU (`tests/kernels/src/triton.rs`): Triton's indirect
 //! load example (`triton_ldst_indirect_07`) against its torch-style reference.
 
-use host::{Gpu, KernelFn, LaunchConfig, Module};
+use cute_rs_host::{Gpu, KernelFn, LaunchConfig, Module};
 use test_kernels::triton;
 
 use super::{expect_eq, fail, fresh_seed, random_f32, Check};
@@ -134,7 +134,7 @@ pub fn check_scalar_affine(gpu: &Gpu, module: &Module) -> Result<(), String> {
 /// `block_hinted_copy` over `n = 100_003` random f16 and bytes (the last program partial) into
 /// poisoned buffers with 512 more elements: the copies below `n`, the poison beyond.
 fn check_hinted_copy(gpu: &Gpu, module: &Module) -> Result<(), String> {
-    use layout_tensor::half::f16;
+    use cute_rs_tensor::half::f16;
     let n = 100_003usize;
     let grid = n.div_ceil(512);
     let bits = random_f32(fresh_seed(), n);

@@ -3,11 +3,11 @@
 //! on ragged sizes with poisoned outputs, and timed at the tutorials' sizes (`bench/peers/
 //! triton_tutorials.py` times Triton's kernels at the same sizes, with the same L2 flush).
 
-use host::{DeviceBuffer, Gpu, KernelFn, LaunchConfig, Module};
-use layout_tensor::block_tile::{philox, random::uniform};
-use layout_tensor::half::{bf16, f16};
-use layout_tensor::tma_copy::TmaArray;
-use layout_tensor::Strided;
+use cute_rs_host::{DeviceBuffer, Gpu, KernelFn, LaunchConfig, Module};
+use cute_rs_tensor::block_tile::{philox, random::uniform};
+use cute_rs_tensor::half::{bf16, f16};
+use cute_rs_tensor::tma_copy::TmaArray;
+use cute_rs_tensor::Strided;
 use test_kernels::tutorials as k;
 
 use super::{fail, fresh_seed, random_f32, time_median_after, Bench, Check, Figure};
@@ -16,7 +16,11 @@ pub fn checks() -> Vec<Check> {
     vec![
         Check { name: "tutorials/01 vector add (10007 f32, ragged last tile)", run: check_add },
         Check { name: "tutorials/02 softmax (1k, 4k, 16k blocks, general and aligned; ragged rows, padded strides)", run: check_softmax },
-        Check { name: "tutorials/03 matmul (f16 and bf16, mma.sync and wgmma; ragged M, N, K; row-major and transposed B)", run: check_matmul },
+        // 03 in four checks, one per element type and instruction, so that they run in parallel.
+        Check { name: "tutorials/03 matmul f16 mma.sync (ragged M, N, K; row-major and transposed B)", run: check_matmul_f16 },
+        Check { name: "tutorials/03 matmul bf16 mma.sync (ragged M, N, K; row-major and transposed B)", run: check_matmul_bf16 },
+        Check { name: "tutorials/03 matmul f16 wgmma (ragged M, N, K; row-major and transposed B; TMA entry)", run: check_matmul_f16_wgmma },
+        Check { name: "tutorials/03 matmul bf16 wgmma (ragged M, N, K; row-major and transposed B; TMA entry)", run: check_matmul_bf16_wgmma },
         Check { name: "tutorials/block-tile transpose through shared memory (tl.trans; ragged 300 x 200)", run: check_transpose },
         Check { name: "tutorials/dot on wgmma with register operands (f16; ragged 150 x 200 x 100)", run: check_dot_wgmma },
         Check { name: "tutorials/04 seeded dropout (Philox, as tl.rand)", run: check_dropout },
@@ -43,7 +47,7 @@ fn expect_close(what: &str, got: &[f32], want: &[f64], tol: f64) -> Result<(), S
     }
 }
 
-fn launch_add(gpu: &Gpu, module: &Module, x: &DeviceBuffer<f32>, y: &DeviceBuffer<f32>, out: &mut DeviceBuffer<f32>, n: usize) -> host::Result<()> {
+fn launch_add(gpu: &Gpu, module: &Module, x: &DeviceBuffer<f32>, y: &DeviceBuffer<f32>, out: &mut DeviceBuffer<f32>, n: usize) -> cute_rs_host::Result<()> {
     unsafe { gpu.launch(module, k::tutorial_add, blocks(n.div_ceil(1024), 128), (x, y, out, n as i64)).run() }
 }
 
@@ -90,7 +94,7 @@ fn launch_softmax(
     (rows, cols): (usize, usize),
     (x_stride, out_stride): (usize, usize),
     prefer_aligned: bool,
-) -> host::Result<()> {
+) -> cute_rs_host::Result<()> {
     let aligned = prefer_aligned && [cols, x_stride, out_stride].iter().all(|v| v % 4 == 0);
     let kernel = softmax_kernel(cols, aligned).expect("a softmax block for this width");
     unsafe { gpu.launch(module, kernel, blocks(rows, 256), (x, out, x_stride as i64, out_stride as i64, rows as i64, cols as i64)).run() }
@@ -137,7 +141,7 @@ fn dropout_ref(x: &[f32], p: f32, seed: u64) -> Vec<f32> {
     x.iter().enumerate().map(|(i, &v)| if uniform(philox([i as u32, 0, 0, 0], key)[0]) > p { v * scale } else { 0.0 }).collect()
 }
 
-fn launch_dropout(gpu: &Gpu, module: &Module, x: &DeviceBuffer<f32>, out: &mut DeviceBuffer<f32>, n: usize, p: f32, seed: u64) -> host::Result<()> {
+fn launch_dropout(gpu: &Gpu, module: &Module, x: &DeviceBuffer<f32>, out: &mut DeviceBuffer<f32>, n: usize, p: f32, seed: u64) -> cute_rs_host::Result<()> {
     unsafe { gpu.launch(module, k::tutorial_dropout, blocks(n.div_ceil(1024), 128), (x, out, n as i64, p, seed)).run() }
 }
 
@@ -182,7 +186,7 @@ struct LayerNormBuffers {
     rstd: DeviceBuffer<f32>,
 }
 
-fn launch_layer_norm(gpu: &Gpu, module: &Module, t: &mut LayerNormBuffers, rows: usize, cols: usize, prefer_aligned: bool) -> host::Result<()> {
+fn launch_layer_norm(gpu: &Gpu, module: &Module, t: &mut LayerNormBuffers, rows: usize, cols: usize, prefer_aligned: bool) -> cute_rs_host::Result<()> {
     let (kernel, threads) = layer_norm_kernel(cols, prefer_aligned);
     let args = (&t.x, &mut t.y, &t.w, &t.b, &mut t.mean, &mut t.rstd, cols as i64, rows as i64, cols as i64, 1e-5f32);
     unsafe { gpu.launch(module, kernel, blocks(rows, threads), args).run() }
@@ -273,7 +277,7 @@ type TmaMatmulKernel<T> = KernelFn<(TmaArray<T, 2>, TmaArray<T, 2>, *mut T, i64,
 
 /// An `m x k` times `k x n` product's operands and output on the device, with their strides
 /// (A row-major; B row-major or, `b_transposed`, stored as `n x k` row-major; C row-major).
-struct Matmul<T: host::DeviceElem> {
+struct Matmul<T: cute_rs_host::DeviceElem> {
     a: DeviceBuffer<T>,
     b: DeviceBuffer<T>,
     c: DeviceBuffer<T>,
@@ -281,7 +285,7 @@ struct Matmul<T: host::DeviceElem> {
     b_transposed: bool,
 }
 
-impl<T: host::DeviceElem> Matmul<T> {
+impl<T: cute_rs_host::DeviceElem> Matmul<T> {
     /// Whether the rows are whole 16-byte vectors (A and B row-major, K and N multiples of 8):
     /// then the `_aligned` entry applies, as Triton specializes arguments divisible by 16.
     fn aligned(&self) -> bool {
@@ -290,7 +294,7 @@ impl<T: host::DeviceElem> Matmul<T> {
     }
 
     /// Launches the product with the general entry, or the aligned one when it applies.
-    fn launch(&mut self, gpu: &Gpu, module: &Module, entries: &MatmulEntries<T>) -> host::Result<()> {
+    fn launch(&mut self, gpu: &Gpu, module: &Module, entries: &MatmulEntries<T>) -> cute_rs_host::Result<()> {
         let (m, n, k) = self.mnk;
         let kernel = if self.aligned() { entries.aligned } else { entries.general };
         let (sbk, sbn) = if self.b_transposed { (1, k as i64) } else { (n as i64, 1) };
@@ -301,9 +305,9 @@ impl<T: host::DeviceElem> Matmul<T> {
 
     /// A and B as arrays with tensor maps for `entries`' TMA entry (its tiles: `tile.0 x
     /// k_step`, `k_step x tile.1`), if it has one.
-    fn tma_operands<'a>(&'a self, gpu: &Gpu, entries: &MatmulEntries<T>) -> host::Result<Option<(host::TmaArray<'a, T, 2>, host::TmaArray<'a, T, 2>)>>
+    fn tma_operands<'a>(&'a self, gpu: &Gpu, entries: &MatmulEntries<T>) -> cute_rs_host::Result<Option<(cute_rs_host::TmaArray<'a, T, 2>, cute_rs_host::TmaArray<'a, T, 2>)>>
     where
-        T: layout_tensor::Element,
+        T: cute_rs_tensor::Element,
     {
         let (m, n, k) = self.mnk;
         let Some((_, k_step, _)) = entries.tma else { return Ok(None) };
@@ -315,21 +319,21 @@ impl<T: host::DeviceElem> Matmul<T> {
 }
 
 /// Launches `entries`' TMA entry on the operands `a` and `b` (from [`Matmul::tma_operands`]) into `c`.
-fn launch_tma<T: host::DeviceElem + layout_tensor::Element>(
+fn launch_tma<T: cute_rs_host::DeviceElem + cute_rs_tensor::Element>(
     gpu: &Gpu,
     module: &Module,
     entries: &MatmulEntries<T>,
-    (a, b): &(host::TmaArray<'_, T, 2>, host::TmaArray<'_, T, 2>),
+    (a, b): &(cute_rs_host::TmaArray<'_, T, 2>, cute_rs_host::TmaArray<'_, T, 2>),
     c: &mut DeviceBuffer<T>,
     (m, n): (usize, usize),
-) -> host::Result<()> {
+) -> cute_rs_host::Result<()> {
     let (kernel, _, shared) = entries.tma.expect("a TMA entry");
     let grid = m.div_ceil(entries.tile.0) * n.div_ceil(entries.tile.1);
     unsafe { gpu.launch(module, kernel, blocks(grid, 256).with_shared_mem(shared), (a, b, c, n as i64, 1i64)).run() }
 }
 
 /// Random operands of `m x n x k` (as `T`, with their values as f64), a poisoned C.
-fn matmul_buffers<T: host::DeviceElem>(gpu: &Gpu, (m, n, k): (usize, usize, usize), b_transposed: bool, from: fn(f32) -> T, to: fn(T) -> f64) -> Result<(Matmul<T>, Vec<f64>, Vec<f64>), String> {
+fn matmul_buffers<T: cute_rs_host::DeviceElem>(gpu: &Gpu, (m, n, k): (usize, usize, usize), b_transposed: bool, from: fn(f32) -> T, to: fn(T) -> f64) -> Result<(Matmul<T>, Vec<f64>, Vec<f64>), String> {
     let a: Vec<T> = random_f32(fresh_seed(), m * k).into_iter().map(from).collect();
     let b: Vec<T> = random_f32(fresh_seed() ^ 0x5bd1, k * n).into_iter().map(from).collect();
     let mut t = Matmul {
@@ -343,7 +347,7 @@ fn matmul_buffers<T: host::DeviceElem>(gpu: &Gpu, (m, n, k): (usize, usize, usiz
     Ok((t, a.into_iter().map(to).collect(), b.into_iter().map(to).collect()))
 }
 
-fn check_matmul_of<T: host::DeviceElem + layout_tensor::Element>(gpu: &Gpu, module: &Module, entries: MatmulEntries<T>, name: &str, from: fn(f32) -> T, to: fn(T) -> f64, tol: f64) -> Result<(), String> {
+fn check_matmul_of<T: cute_rs_host::DeviceElem + cute_rs_tensor::Element>(gpu: &Gpu, module: &Module, entries: MatmulEntries<T>, name: &str, from: fn(f32) -> T, to: fn(T) -> f64, tol: f64) -> Result<(), String> {
     let hopper = if entries.sm90a { Some(gpu.module(&crate::TEST_KERNELS_SM90A).map_err(fail("loading the sm_90a module"))?) } else { None };
     let module = hopper.as_deref().unwrap_or(module);
     // 16-byte copies (K and N multiples of 8) and element copies (ragged K or N, a transposed B).
@@ -373,10 +377,19 @@ fn check_matmul_of<T: host::DeviceElem + layout_tensor::Element>(gpu: &Gpu, modu
     Ok(())
 }
 
-fn check_matmul(gpu: &Gpu, module: &Module) -> Result<(), String> {
-    check_matmul_of(gpu, module, F16_MATMUL, "f16", f16::from_f32, |v| v.to_f64(), 2e-3)?;
-    check_matmul_of(gpu, module, BF16_MATMUL, "bf16", bf16::from_f32, |v| v.to_f64(), 8e-3)?;
-    check_matmul_of(gpu, module, F16_WGMMA_MATMUL, "f16 wgmma", f16::from_f32, |v| v.to_f64(), 2e-3)?;
+fn check_matmul_f16(gpu: &Gpu, module: &Module) -> Result<(), String> {
+    check_matmul_of(gpu, module, F16_MATMUL, "f16", f16::from_f32, |v| v.to_f64(), 2e-3)
+}
+
+fn check_matmul_bf16(gpu: &Gpu, module: &Module) -> Result<(), String> {
+    check_matmul_of(gpu, module, BF16_MATMUL, "bf16", bf16::from_f32, |v| v.to_f64(), 8e-3)
+}
+
+fn check_matmul_f16_wgmma(gpu: &Gpu, module: &Module) -> Result<(), String> {
+    check_matmul_of(gpu, module, F16_WGMMA_MATMUL, "f16 wgmma", f16::from_f32, |v| v.to_f64(), 2e-3)
+}
+
+fn check_matmul_bf16_wgmma(gpu: &Gpu, module: &Module) -> Result<(), String> {
     check_matmul_of(gpu, module, BF16_WGMMA_MATMUL, "bf16 wgmma", bf16::from_f32, |v| v.to_f64(), 8e-3)
 }
 
@@ -417,7 +430,7 @@ fn check_dot_wgmma(gpu: &Gpu, _module: &Module) -> Result<(), String> {
 
 /// Milliseconds of `f` (median of `reps` after `warmup`), each timed run after a write of 256 MB
 /// that flushes the L2 cache, as `triton.testing.do_bench` does.
-fn time_cold(gpu: &Gpu, flush: &mut DeviceBuffer<u8>, warmup: usize, reps: usize, f: impl FnMut() -> host::Result<()>) -> Result<f32, String> {
+fn time_cold(gpu: &Gpu, flush: &mut DeviceBuffer<u8>, warmup: usize, reps: usize, f: impl FnMut() -> cute_rs_host::Result<()>) -> Result<f32, String> {
     time_median_after(gpu, warmup, reps, || gpu.memset(flush, 0), f)
 }
 
@@ -429,7 +442,7 @@ fn gbps(bytes: usize, ms: f32) -> f64 {
 /// the tutorial's byte count), cold L2 as `do_bench`; softmax and layer norm through both entry
 /// points (the whole-vector one, which Triton's specialization matches, and the general one).
 /// The median time of `entries`' TMA entry on random operands of `mnk`, each run after an L2 flush.
-fn time_tma_matmul<T: host::DeviceElem + layout_tensor::Element>(gpu: &Gpu, module: &Module, flush: &mut DeviceBuffer<u8>, mnk: (usize, usize, usize), entries: MatmulEntries<T>, from: fn(f32) -> T) -> Result<f32, String> {
+fn time_tma_matmul<T: cute_rs_host::DeviceElem + cute_rs_tensor::Element>(gpu: &Gpu, module: &Module, flush: &mut DeviceBuffer<u8>, mnk: (usize, usize, usize), entries: MatmulEntries<T>, from: fn(f32) -> T) -> Result<f32, String> {
     let (t, ..) = matmul_buffers(gpu, mnk, false, from, |_| 0.0)?;
     let operands = t.tma_operands(gpu, &entries).map_err(fail("tma_dot_operand"))?.expect("a TMA entry");
     let mut c = gpu.alloc::<T>(mnk.0 * mnk.1).map_err(fail("alloc"))?;

@@ -9,7 +9,7 @@
 //! - `warp/reduce`: sum/min/max of `u32`, `i32`, `f32` (and sum of `u64`, max of `f64`) in every
 //!   lane, bit-exact against the CPU's butterfly (same rounding order for floats).
 
-use host::{Gpu, LaunchConfig, Module};
+use cute_rs_host::{Gpu, LaunchConfig, Module};
 use test_kernels::checks::warp as k;
 
 use super::ids::{compare_words, compare_words64, launch, random_f64, random_u64, with_seed};
@@ -155,7 +155,7 @@ fn vote_with(gpu: &Gpu, module: &Module, seed: u64) -> Result<(), String> {
     Ok(())
 }
 
-/// The butterfly of `layout_tensor::device::warp`: for offset 16, 8, 4, 2, 1,
+/// The butterfly of `cute_rs_tensor::device::warp`: for offset 16, 8, 4, 2, 1,
 /// `v[l] = combine(v[l], v[l ^ offset])`; returns every lane's result.
 fn butterfly<T: Copy>(lanes: &[T], combine: impl Fn(T, T) -> T) -> Vec<T> {
     let mut v = lanes.to_vec();

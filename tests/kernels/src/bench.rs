@@ -6,17 +6,17 @@
 //! loads `input[b * TILE ..]` with the method, then stores the registers to the same tile of
 //! `output` with the same method (a load-store round trip, as rocPRIM's and CUB's benchmarks do).
 
-use layout_tensor::kernel;
+use cute_rs_tensor::kernel;
 use crate::demo_layouts::TransposeSmem;
-use layout_tensor::block_io::{method, BlockLoad};
-use layout_tensor::block_reduce::BlockReduce;
-use layout_tensor::device::atomics::{fetch_add, Gpu, Relaxed};
-use layout_tensor::device::ids::{block_idx_x, block_idx_y, thread_idx_x, thread_idx_y};
-use layout_tensor::device::sync::sync_threads;
-use layout_tensor::{block_storage, shared_array, StaticLayout};
+use cute_rs_tensor::block_io::{method, BlockLoad};
+use cute_rs_tensor::block_reduce::BlockReduce;
+use cute_rs_tensor::device::atomics::{fetch_add, Gpu, Relaxed};
+use cute_rs_tensor::device::ids::{block_idx_x, block_idx_y, thread_idx_x, thread_idx_y};
+use cute_rs_tensor::device::sync::sync_threads;
+use cute_rs_tensor::{block_storage, shared_array, StaticLayout};
 
 /// The f32 transpose's padded 32 x 33 shared tile, and its words.
-const TRANSPOSE_SMEM: layout::Layout = TransposeSmem::LAYOUT;
+const TRANSPOSE_SMEM: cute_rs_layout::Layout = TransposeSmem::LAYOUT;
 const TRANSPOSE_SMEM_FLOATS: usize = TransposeSmem::LAYOUT.cosize() as usize;
 
 /// Threads per block of the block benchmarks.

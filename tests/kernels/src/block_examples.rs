@@ -1,15 +1,15 @@
 //! The examples of cuTile's `load`/`store` documentation and Triton's indirect load, written at
-//! block level (`layout_tensor::block_tile`): the tile is a value of the whole block, spread over
+//! block level (`cute_rs_tensor::block_tile`): the tile is a value of the whole block, spread over
 //! its threads (small tiles are replicated, and a replicated element is stored once). Beside them,
 //! Triton's cache hints on 1- and 2-byte elements, a block pointer with `boundary_check`, and
 //! cuTile's `allow_tma` load (one TMA copy per tile).
 
-use layout_tensor::block_tile::{load, make_block_ptr, store, store_broadcast, store_with, where_, BlockTile, Ptr, Slice, TmaStage};
-use layout_tensor::device::ids::{block_idx_x, block_idx_y};
-use layout_tensor::half::f16;
-use layout_tensor::triton::{Cg, Cs, EvictFirst, EvictLast, Wt};
-use layout_tensor::tma_copy::TmaArray;
-use layout_tensor::{block_scratch, blocked_layout, kernel, Element, LayoutTensor, Strided};
+use cute_rs_tensor::block_tile::{load, make_block_ptr, store, store_broadcast, store_with, where_, BlockTile, Ptr, Slice, TmaStage};
+use cute_rs_tensor::device::ids::{block_idx_x, block_idx_y};
+use cute_rs_tensor::half::f16;
+use cute_rs_tensor::triton::{Cg, Cs, EvictFirst, EvictLast, Wt};
+use cute_rs_tensor::tma_copy::TmaArray;
+use cute_rs_tensor::{block_scratch, blocked_layout, kernel, Element, LayoutTensor, Strided};
 
 blocked_layout!(
     /// A tile of 4 over one warp (each element held by 8 threads).

@@ -1,4 +1,4 @@
-//! Check kernels of the cooperative loads and stores (`layout_tensor::block_io`): one kernel per
+//! Check kernels of the cooperative loads and stores (`cute_rs_tensor::block_io`): one kernel per
 //! case of `block_io_cases.rs` (method x element type x block size x items per thread; block
 //! sizes 32 to 1024, including 48 and 96, which are not multiples of 32).
 //!
@@ -9,11 +9,11 @@
 //! `TILE < n < 2 TILE` covers a full tile (vectorized where allowed), a partial one and an empty one.
 //! Warp cases do the same per logical warp of `THREADS` lanes in a block of 64 threads.
 
-use layout_tensor::kernel;
-use layout_tensor::block_io::{method, BlockExchange, BlockLoad, WarpLoad};
-use layout_tensor::device::ids::{block_idx_x, thread_idx_x};
-use layout_tensor::device::sync::sync_threads;
-use layout_tensor::{block_storage, half, shared_array};
+use cute_rs_tensor::kernel;
+use cute_rs_tensor::block_io::{method, BlockExchange, BlockLoad, WarpLoad};
+use cute_rs_tensor::device::ids::{block_idx_x, thread_idx_x};
+use cute_rs_tensor::device::sync::sync_threads;
+use cute_rs_tensor::{block_storage, half, shared_array};
 
 /// Threads per block of the warp cases (several logical warps per block).
 pub const WARP_CASE_BLOCK: u32 = 64;
@@ -51,7 +51,7 @@ macro_rules! block_io_cases {
             let all = shared_array!($name: [$t; STORE * PER_BLOCK], align 16);
             let t = thread_idx_x() as usize;
             let w = block_idx_x() as usize * PER_BLOCK + t / $threads;
-            let io = L::new().with_storage(layout_tensor::device::shared::SharedArray::<$t, STORE>::from_raw(
+            let io = L::new().with_storage(cute_rs_tensor::device::shared::SharedArray::<$t, STORE>::from_raw(
                 all.as_mut_ptr().add((t / $threads) * STORE),
             ));
             let base = w * L::TILE;
@@ -127,7 +127,7 @@ pub fn block_io_3d_valid(input: *const u32, regs: *mut u32, output: *mut u32, n:
     type Transposing = BlockLoad<u32, 16, 4, method::Transpose, 4, 2>;
     type Direct = BlockLoad<u32, 16, 4, method::Direct, 4, 2>;
     let storage = block_storage!(BLOCK_IO_3D: Transposing);
-    let t = layout_tensor::device::ids::thread_idx();
+    let t = cute_rs_tensor::device::ids::thread_idx();
     let rank = t.x + 16 * (t.y + 4 * t.z);
     let mut items = [0u32; 4];
     let mut direct = [0u32; 4];
@@ -157,8 +157,8 @@ pub fn block_io_from_fn(input: *const u8, squares: *mut u32, converted: *mut f32
     let storage = block_storage!(BLOCK_IO_FROM_FN: Counting);
     let t = thread_idx_x() as usize;
     let (mut a, mut b) = ([0u32; 4], [0f32; 4]);
-    Counting::new().with_storage(storage).load_from(layout_tensor::block_io::FromFn(|j| (j * j) as u32), &mut a);
-    Converting::new().load_from(layout_tensor::block_io::FromFn(|j| *input.add(j) as f32), &mut b);
+    Counting::new().with_storage(storage).load_from(cute_rs_tensor::block_io::FromFn(|j| (j * j) as u32), &mut a);
+    Converting::new().load_from(cute_rs_tensor::block_io::FromFn(|j| *input.add(j) as f32), &mut b);
     for i in 0..4 {
         *squares.add(t * 4 + i) = a[i];
         *converted.add(t * 4 + i) = b[i];
@@ -178,8 +178,8 @@ pub fn warp_io_from_fn_valid(input: *const u32, squares: *mut u32, kept: *mut u3
     let t = thread_idx_x() as usize;
     let (w16, w32) = (t / 16, t / 32);
     let mut a = [0u32; 4];
-    let mine = layout_tensor::device::shared::SharedArray::<u32, STORE>::from_raw(all.as_mut_ptr().add(w16 * STORE));
-    Counting::new().with_storage(mine).load_from(layout_tensor::block_io::FromFn(|j| ((64 * w16 + j) * (64 * w16 + j)) as u32), &mut a);
+    let mine = cute_rs_tensor::device::shared::SharedArray::<u32, STORE>::from_raw(all.as_mut_ptr().add(w16 * STORE));
+    Counting::new().with_storage(mine).load_from(cute_rs_tensor::block_io::FromFn(|j| ((64 * w16 + j) * (64 * w16 + j)) as u32), &mut a);
     let mut b = [!(t as u32 * 2), !(t as u32 * 2 + 1)];
     let tile_valid = (valid as usize).saturating_sub(64 * w32);
     WarpLoad::<u32, 2>::new().load_valid(input.add(64 * w32), &mut b, tile_valid);

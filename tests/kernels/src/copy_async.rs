@@ -1,10 +1,10 @@
 //! `LayoutTensor::copy_from_async` kernels: Mojo's documented `copy_from_async` example, and a partial
 //! tile staged through shared memory with zero-fill.
 
-use layout_tensor::kernel;
-use layout_tensor::device::ids::{block_idx_x, block_idx_y, lane_id, thread_idx_x, thread_idx_y, warp_id};
-use layout_tensor::device::sync::sync_threads;
-use layout_tensor::{async_copy_wait_all, shared_tensor, static_layout, LayoutTensor, Static};
+use cute_rs_tensor::kernel;
+use cute_rs_tensor::device::ids::{block_idx_x, block_idx_y, lane_id, thread_idx_x, thread_idx_y, warp_id};
+use cute_rs_tensor::device::sync::sync_threads;
+use cute_rs_tensor::{async_copy_wait_all, shared_tensor, static_layout, LayoutTensor, Static};
 
 static_layout!(
     /// The example's input: `Layout.row_major(128, 128)`.
@@ -120,7 +120,7 @@ static_layout!(
 
 /// The thread-value copy of [`tiled_copy_async_f32`]: 256 threads, 4 x 1 values each, over a
 /// 128 x 8 tile.
-pub type TvCopy = layout_tensor::partition::TiledCopy<TvThreads, TvValues>;
+pub type TvCopy = cute_rs_tensor::partition::TiledCopy<TvThreads, TvValues>;
 
 /// `dst = src` for the [`TvMatrix`] f32 matrices through shared memory with a thread-value
 /// tiled copy ([`TvCopy`], CuTe's `make_tiled_copy`): block `(x, y)` stages tile `(x, y)`

@@ -1,11 +1,11 @@
-//! cuTile-style `load`/`store` kernels (`layout_tensor::tile_space`): the examples of cuTile's
+//! cuTile-style `load`/`store` kernels (`cute_rs_tensor::tile_space`): the examples of cuTile's
 //! `load`/`store` documentation (each run by one thread, as its `ct.launch(stream, (1,), ...)`: a tile is a register
 //! fragment of the thread), a memory-order exercise and a tiled load/store copy.
 
-use layout_tensor::kernel;
-use layout_tensor::device::ids::{block_idx_x, thread_idx_x};
-use layout_tensor::tile_space::{load_scalar, store_scalar, LoadOptions, MemoryOrder, MemoryScope, Order, Padding, StoreOptions};
-use layout_tensor::{static_layout, Fragment, LayoutTensor, Static, Vector};
+use cute_rs_tensor::kernel;
+use cute_rs_tensor::device::ids::{block_idx_x, thread_idx_x};
+use cute_rs_tensor::tile_space::{load_scalar, store_scalar, LoadOptions, MemoryOrder, MemoryScope, Order, Padding, StoreOptions};
+use cute_rs_tensor::{static_layout, Fragment, LayoutTensor, Static, Vector};
 
 static_layout!(
     /// `torch.arange(10)`.

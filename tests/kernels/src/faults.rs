@@ -2,11 +2,11 @@
 //! out-of-bounds access through a tensor view and one through a raw pointer, and a shared-memory exchange with and without its
 //! barrier. They are valid PTX too; nothing on the GPU launches them with bad arguments.
 
-use layout_tensor::kernel;
-use layout::Layout;
-use layout_tensor::device::ids::{block_idx_x, thread_idx_x};
-use layout_tensor::device::sync::sync_threads;
-use layout_tensor::{shared_array, LayoutTensor};
+use cute_rs_tensor::kernel;
+use cute_rs_layout::Layout;
+use cute_rs_tensor::device::ids::{block_idx_x, thread_idx_x};
+use cute_rs_tensor::device::sync::sync_threads;
+use cute_rs_tensor::{shared_array, LayoutTensor};
 
 /// `x[g] += 1` through a raw pointer for every thread `g` of the grid, whether or not `g < n`: a
 /// grid larger than the buffer writes past its end, which the CPU backend catches in the guard page

@@ -12,7 +12,7 @@
 //! suite) checks that on the emitted PTX.
 #![no_std]
 
-use layout_tensor::kernel;
+use cute_rs_tensor::kernel;
 
 pub mod bench;
 pub mod block_examples;
@@ -32,17 +32,17 @@ pub mod tutorials;
 /// The demo's kernels and layouts (`demo-kernels/`), linked into this crate's modules.
 pub use demo_kernels::{demo, demo_layouts};
 
-use layout_tensor::device::ids::global_thread_index_x;
-use layout::Layout;
+use cute_rs_tensor::device::ids::global_thread_index_x;
+use cute_rs_layout::Layout;
 
 /// An 8 x 32 row-major tile: `(8,32):(32,1)`.
-const ROW_MAJOR_8X32: Layout = layout::unwrap!(Layout::parse("(8,32):(32,1)"));
+const ROW_MAJOR_8X32: Layout = cute_rs_layout::unwrap!(Layout::parse("(8,32):(32,1)"));
 
 /// [`ROW_MAJOR_8X32`] divided by the tile `4:2` (four elements two apart):
 /// `(4,(2,32)):(64,(32,1))`, computed by the compiler.
-const DIVIDED_8X32: Layout = layout::unwrap!(layout::logical_divide(
+const DIVIDED_8X32: Layout = cute_rs_layout::unwrap!(cute_rs_layout::logical_divide(
     ROW_MAJOR_8X32,
-    layout::unwrap!(Layout::parse("4:2"))
+    cute_rs_layout::unwrap!(Layout::parse("4:2"))
 ));
 
 /// The number of elements [`DIVIDED_8X32`] maps (256), a power of two.
@@ -73,20 +73,20 @@ pub fn layout_index_copy(src: *const f32, dst: *mut f32) {
 }
 
 /// A 12 x 32 row-major matrix: `(12,32):(32,1)`.
-const ROW_MAJOR_12X32: Layout = layout::unwrap!(Layout::parse("(12,32):(32,1)"));
+const ROW_MAJOR_12X32: Layout = cute_rs_layout::unwrap!(Layout::parse("(12,32):(32,1)"));
 
 /// The matrix read column by column: `ROW_MAJOR_12X32 o (12,32):(1,12)` = `(12,32):(32,1)` seen
 /// through a column-major coordinate order, computed by `composition`.
-const COLUMN_VIEW_12X32: Layout = layout::unwrap!(layout::composition(
+const COLUMN_VIEW_12X32: Layout = cute_rs_layout::unwrap!(cute_rs_layout::composition(
     ROW_MAJOR_12X32,
-    layout::unwrap!(Layout::parse("(12,32):(1,12)"))
+    cute_rs_layout::unwrap!(Layout::parse("(12,32):(1,12)"))
 ));
 
 /// The column view cut into 4 x 8 tiles: `zipped_divide` by the tiler `[4:1, 8:1]`
 /// (`((4,8),(3,4))`), so consecutive threads walk one tile, then the next.
-const TILED_12X32: Layout = layout::unwrap!(layout::zipped_divide_by_mode(
+const TILED_12X32: Layout = cute_rs_layout::unwrap!(cute_rs_layout::zipped_divide_by_mode(
     COLUMN_VIEW_12X32,
-    &[layout::unwrap!(Layout::parse("4:1")), layout::unwrap!(Layout::parse("8:1"))]
+    &[cute_rs_layout::unwrap!(Layout::parse("4:1")), cute_rs_layout::unwrap!(Layout::parse("8:1"))]
 ));
 
 /// The number of elements [`TILED_12X32`] maps (384, not a power of two).

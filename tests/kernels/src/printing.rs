@@ -1,8 +1,8 @@
 //! Printing and assertions from kernels: `device_println!` and `device_assert!`, checked on the
 //! CPU backend by `tests/printing.rs` and on a GPU by the `print_check` program of the GPU bundle.
 
-use layout_tensor::device::ids::{block_idx_x, thread_idx_x};
-use layout_tensor::{device_assert, device_println, kernel};
+use cute_rs_tensor::device::ids::{block_idx_x, thread_idx_x};
+use cute_rs_tensor::{device_assert, device_println, kernel};
 
 /// Thread 0 of each block prints `block B: n = N, first x = X`; every thread then asserts
 /// `x[i] < limit` for its element `i` (one per thread), with a message naming the element.

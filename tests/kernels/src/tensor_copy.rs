@@ -3,11 +3,11 @@
 //! through `make_fragment_like`. The index math is the layout algebra's, computed by the compiler;
 //! `tests/ptx_folding.rs` checks that the kernel is straight-line code.
 
-use layout_tensor::kernel;
+use cute_rs_tensor::kernel;
 use crate::tensor_copy_layouts::{BlockTile, Matrix, OddMatrix, SmemPadded, TIn, TOut, Threads, T32};
-use layout_tensor::device::ids::{block_idx_x, block_idx_y, thread_idx_x};
-use layout_tensor::device::sync::sync_threads;
-use layout_tensor::{copy_partitioned, shared_tensor, LayoutTensor, Static, Strided};
+use cute_rs_tensor::device::ids::{block_idx_x, block_idx_y, thread_idx_x};
+use cute_rs_tensor::device::sync::sync_threads;
+use cute_rs_tensor::{copy_partitioned, shared_tensor, LayoutTensor, Static, Strided};
 
 /// `dst = src` for the 8192 x 8192 row-major f32 matrices of
 /// [`Matrix`](crate::tensor_copy_layouts::Matrix): block `(x, y)` copies the 32 x 128 tile at

@@ -1,13 +1,13 @@
-//! TMA box loads through `LayoutTensor` (`layout_tensor::tma_copy`): a 128-byte-swizzled box in a
+//! TMA box loads through `LayoutTensor` (`cute_rs_tensor::tma_copy`): a 128-byte-swizzled box in a
 //! shared tensor, read back by logical coordinate.
 
-use layout_tensor::kernel;
-use layout_tensor::device::ids::{block_idx_x, block_idx_y, thread_idx_x};
-use layout_tensor::device::sync::sync_threads;
-use layout_tensor::device::tma::{fence_proxy_tensormap_acquire, TmaDescriptor, TmaDescriptorParam};
-use layout_tensor::device::sync::{fence_mbarrier_init, Mbarrier};
-use layout_tensor::tma_copy::Swizzle128B;
-use layout_tensor::{shared_array, shared_tensor, static_layout, LayoutTensor, Static};
+use cute_rs_tensor::kernel;
+use cute_rs_tensor::device::ids::{block_idx_x, block_idx_y, thread_idx_x};
+use cute_rs_tensor::device::sync::sync_threads;
+use cute_rs_tensor::device::tma::{fence_proxy_tensormap_acquire, TmaDescriptor, TmaDescriptorParam};
+use cute_rs_tensor::device::sync::{fence_mbarrier_init, Mbarrier};
+use cute_rs_tensor::tma_copy::Swizzle128B;
+use cute_rs_tensor::{shared_array, shared_tensor, static_layout, LayoutTensor, Static};
 
 static_layout!(
     /// The box: 32 columns (128 bytes of f32, the swizzle's span) x 8 rows, column index innermost.

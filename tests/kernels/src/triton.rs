@@ -1,10 +1,10 @@
-//! Triton's `tl.load`/`tl.store` on the GPU, written with `layout_tensor::triton`: Triton's
+//! Triton's `tl.load`/`tl.store` on the GPU, written with `cute_rs_tensor::triton`: Triton's
 //! indirect load example (`triton_ldst_indirect_07_kernel`), one Triton program per block.
 
-use layout_tensor::kernel;
-use layout_tensor::device::ids::block_idx_x;
-use layout_tensor::triton::{get, tile_from_fn, Pointers};
-use layout_tensor::{static_layout, LayoutTensor, Static};
+use cute_rs_tensor::kernel;
+use cute_rs_tensor::device::ids::block_idx_x;
+use cute_rs_tensor::triton::{get, tile_from_fn, Pointers};
+use cute_rs_tensor::{static_layout, LayoutTensor, Static};
 
 /// `XS` of Triton's example: rows per program (`blocksize`).
 pub const XS: usize = 4;
@@ -75,8 +75,8 @@ static_layout!(
 /// Preconditions: `src` holds `n` floats, `dst` `grid * 1024`; block `(256,1,1)`.
 #[kernel]
 pub fn triton_masked_copy_f32(src: *const f32, dst: *mut f32, n: i64, other: f32) {
-    use layout_tensor::device::ids::thread_idx_x;
-    use layout_tensor::triton::{Cg, EvictFirst};
+    use cute_rs_tensor::device::ids::thread_idx_x;
+    use cute_rs_tensor::triton::{Cg, EvictFirst};
     let first = (block_idx_x() as i64 * 256 + thread_idx_x() as i64) * 4;
     let offs = tile_from_fn::<isize, Quad, 4, 1>(|[i]| (first + i) as isize);
     let mask = tile_from_fn::<bool, Quad, 4, 1>(|[i]| first + i < n);
@@ -95,10 +95,10 @@ pub fn triton_masked_copy_f32(src: *const f32, dst: *mut f32, n: i64, other: f32
 /// `(dst_cols / 4, 1, 1)`.
 #[kernel]
 pub fn triton_block_pad_f32(src: *const f32, dst: *mut f32, rows: i64, cols: i64, dst_cols: i64) {
-    use layout_tensor::device::ids::{block_idx_y, thread_idx_x};
-    use layout_tensor::triton::{make_block_ptr, Cg};
+    use cute_rs_tensor::device::ids::{block_idx_y, thread_idx_x};
+    use cute_rs_tensor::triton::{make_block_ptr, Cg};
     let at = [2 * block_idx_y() as i64, 4 * thread_idx_x() as i64];
-    let dst_rows = 2 * layout_tensor::device::ids::grid_dim_y() as i64;
+    let dst_rows = 2 * cute_rs_tensor::device::ids::grid_dim_y() as i64;
     let (Ok(s), Ok(d)) = (
         make_block_ptr::<f32, Block24, 8, 2>(src as *mut f32, [rows, cols], [cols, 1], at, [1, 0]),
         make_block_ptr::<f32, Block24, 8, 2>(dst, [dst_rows, dst_cols], [dst_cols, 1], at, [1, 0]),
@@ -119,9 +119,9 @@ pub fn triton_block_pad_f32(src: *const f32, dst: *mut f32, rows: i64, cols: i64
 /// masked-out scalar is never read); block `(256,1,1)`, grid covering `n` by 1024.
 #[kernel]
 pub fn triton_scalar_affine_f32(src: *const f32, dst: *mut f32, params: *const f32, has_bias: i32, n: i64) {
-    use layout_tensor::device::ids::thread_idx_x;
-    use layout_tensor::triton::{Cs, EvictFirst};
-    let params = LayoutTensor::<f32, _>::from_ptr(params as *mut f32, Static::<layout_tensor::triton::Scalar>::new());
+    use cute_rs_tensor::device::ids::thread_idx_x;
+    use cute_rs_tensor::triton::{Cs, EvictFirst};
+    let params = LayoutTensor::<f32, _>::from_ptr(params as *mut f32, Static::<cute_rs_tensor::triton::Scalar>::new());
     let scale = Pointers::scalar(&params, 0).load().run_scalar();
     let bias = Pointers::scalar(&params, 1).load().mask(has_bias != 0).other(0.0).run_scalar();
     let first = (block_idx_x() as i64 * 256 + thread_idx_x() as i64) * 4;

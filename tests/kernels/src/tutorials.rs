@@ -1,4 +1,4 @@
-//! Triton's tutorials, ported to block tiles (`layout_tensor::block_tile`): one Triton program is
+//! Triton's tutorials, ported to block tiles (`cute_rs_tensor::block_tile`): one Triton program is
 //! one thread block, one `tl` tile one `BlockTile`, each with the tutorial's block size and warp
 //! count (the layouts are the blocked layouts Triton picks for them: 16-byte vectors along the
 //! contiguous dimension).
@@ -26,13 +26,13 @@
 //! for rows whose length and stride are multiples of the 16-byte vector (Triton's specialization
 //! of arguments divisible by 16: whole-vector accesses only, `load_aligned`), and the general one.
 
-use layout_tensor::atom::wgmma::{SM90_64x256x16_F32BF16BF16_SS, SM90_64x256x16_F32F16F16_SS};
-use layout_tensor::atom::{SM80_16x8x16_F32BF16BF16F32_TN, SM80_16x8x16_F32F16F16F32_TN, TiledMma};
-use layout_tensor::block_tile::{dot_range, dot_range_aligned, dot_range_tma, rand, where_, BlockTile, Cast, DotLayoutOf, Scratch, TvLayout};
-use layout_tensor::device::ids::block_idx_x;
-use layout_tensor::half::{bf16, f16};
-use layout_tensor::tma_copy::TmaArray;
-use layout_tensor::{block_scratch, blocked_layout, dot_layout, kernel, static_layout, Element, LayoutTensor, Strided};
+use cute_rs_tensor::atom::wgmma::{SM90_64x256x16_F32BF16BF16_SS, SM90_64x256x16_F32F16F16_SS};
+use cute_rs_tensor::atom::{SM80_16x8x16_F32BF16BF16F32_TN, SM80_16x8x16_F32F16F16F32_TN, TiledMma};
+use cute_rs_tensor::block_tile::{dot_range, dot_range_aligned, dot_range_tma, rand, where_, BlockTile, Cast, DotLayoutOf, Scratch, TvLayout};
+use cute_rs_tensor::device::ids::block_idx_x;
+use cute_rs_tensor::half::{bf16, f16};
+use cute_rs_tensor::tma_copy::TmaArray;
+use cute_rs_tensor::{block_scratch, blocked_layout, dot_layout, kernel, static_layout, Element, LayoutTensor, Strided};
 
 /// Bytes of the block scratch of the tutorials: a reduction across 8 warps of one value per thread
 /// needs 256 x 4.
@@ -469,7 +469,7 @@ blocked_layout!(
 );
 dot_layout!(
     /// One warpgroup of m64n128k16: the accumulators, 64 x 128.
-    pub DotWgAcc = wgmma layout_tensor::atom::wgmma::SM90_64x128x16_F32F16F16_SS, shape [64, 128]
+    pub DotWgAcc = wgmma cute_rs_tensor::atom::wgmma::SM90_64x128x16_F32F16F16_SS, shape [64, 128]
 );
 
 /// `C = A B` (f16 `m x k` times `k x n`, row-major; C f32) with `dot` on register tiles, one
@@ -491,7 +491,7 @@ pub fn block_tile_dot_wgmma(a: *const f16, b: *const f16, c: *mut f32, m: i64, n
     for kk in 0..(k + 31) / 32 {
         let ta = BlockTile::<f16, DotWgA>::load(&a, [i, kk], f16::ZERO);
         let tb = BlockTile::<f16, DotWgB>::load(&b, [kk, j], f16::ZERO);
-        acc = layout_tensor::block_tile::dot(&ta, &tb, acc, &scratch);
+        acc = cute_rs_tensor::block_tile::dot(&ta, &tb, acc, &scratch);
     }
     acc.store(&c, [i, j]);
 }

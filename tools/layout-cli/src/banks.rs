@@ -16,7 +16,7 @@
 //!
 //! ```
 //! use cute_rs_layout_cli::{banks::{conflicts, Access}, tile::Tile};
-//! use layout::Layout;
+//! use cute_rs_layout::Layout;
 //! let column = Access::column(32, (1, 1)).unwrap();
 //! let plain = Tile::new(Layout::parse("(32,32):(32,1)").unwrap()).unwrap();
 //! let padded = Tile::new(Layout::parse("(32,32):(33,1)").unwrap()).unwrap();
@@ -27,7 +27,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
-use layout::Layout;
+use cute_rs_layout::Layout;
 
 use crate::tile::{Tile, TileError};
 
@@ -121,7 +121,7 @@ pub fn bank_of_element(offset: i64, element_bytes: i64) -> i64 {
 /// # Example
 /// ```
 /// use cute_rs_layout_cli::banks::Access;
-/// use layout::Layout;
+/// use cute_rs_layout::Layout;
 /// // 4 rows of 8 threads, each reading 8 contiguous elements of its row.
 /// let a = Access::new(Layout::parse("(4,8):(8,1)").unwrap(), (1, 8)).unwrap();
 /// assert_eq!(a.extent(), (4, 64));
@@ -145,7 +145,7 @@ impl Access {
     /// # Example
     /// ```
     /// use cute_rs_layout_cli::banks::Access;
-    /// use layout::Layout;
+    /// use cute_rs_layout::Layout;
     /// assert!(Access::new(Layout::parse("(8,4):(1,8)").unwrap(), (1, 4)).is_ok());
     /// let e = Access::new(Layout::parse("(8,4):(1,4)").unwrap(), (1, 1)).unwrap_err();
     /// assert_eq!(e.to_string(),
@@ -285,7 +285,7 @@ impl fmt::Display for Access {
 /// # Example
 /// ```
 /// use cute_rs_layout_cli::{banks::{conflicts, Access}, tile::Tile};
-/// let tile = Tile::new(layout::Layout::parse("(8,8):(8,1)").unwrap()).unwrap();
+/// let tile = Tile::new(cute_rs_layout::Layout::parse("(8,8):(8,1)").unwrap()).unwrap();
 /// let counts = conflicts(tile, 4, &Access::column(8, (1, 1)).unwrap()).unwrap();
 /// assert_eq!(counts.len(), 8); // one access per column
 /// assert_eq!((counts[1].origin, counts[1].wavefronts, counts[1].ideal), ((0, 1), 2, 1));
@@ -337,7 +337,7 @@ pub fn threads_per_phase(bytes_per_thread: i64) -> i64 {
 /// # Example
 /// ```
 /// use cute_rs_layout_cli::{banks::{conflicts, Access}, tile::Tile};
-/// use layout::{make_swizzled, Layout, Swizzle};
+/// use cute_rs_layout::{make_swizzled, Layout, Swizzle};
 /// // Sw<3,2,3> on 128-byte rows of floats: 16-byte reads down a column are conflict-free.
 /// let rows = Layout::parse("(8,32):(32,1)").unwrap();
 /// let sw = Tile::swizzled(make_swizzled(Swizzle::new(3, 2, 3).unwrap(), rows)).unwrap();

@@ -16,7 +16,7 @@ fn argument(j: &Json) -> Result<Value, ExprError> {
     match j {
         // i64::MIN is the algebra's `_` (a wildcard): as a number it is out of range.
         Json::Number(n) => match n.as_i64() {
-            Some(layout::UNDERSCORE) => Err(ExprError(format!(
+            Some(cute_rs_layout::UNDERSCORE) => Err(ExprError(format!(
                 "integer range: {n} is reserved for the wildcard `_` (write \"_\" for it)"
             ))),
             Some(v) => Ok(Value::Num(v)),

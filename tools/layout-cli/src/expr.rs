@@ -15,7 +15,7 @@
 
 use std::fmt;
 
-use layout::{IntTuple, Layout, LayoutError, Swizzle, SwizzledLayout};
+use cute_rs_layout::{IntTuple, Layout, LayoutError, Swizzle, SwizzledLayout};
 
 /// A value of the expression language.
 ///
@@ -111,8 +111,8 @@ impl Value {
     fn layout(&self, op: &str) -> Result<Layout, ExprError> {
         match self {
             Value::Layout(l) => Ok(*l),
-            Value::Tuple(t) => Ok(layout::make_layout_col_major(*t)?),
-            Value::Num(n) => Ok(layout::make_layout_col_major(IntTuple::int(*n))?),
+            Value::Tuple(t) => Ok(cute_rs_layout::make_layout_col_major(*t)?),
+            Value::Num(n) => Ok(cute_rs_layout::make_layout_col_major(IntTuple::int(*n))?),
             _ => err(format!("{op}: expected a layout, found {self}")),
         }
     }
@@ -128,7 +128,7 @@ impl Value {
     fn int(&self, op: &str) -> Result<i64, ExprError> {
         match self {
             // The wildcard is `i64::MIN` inside the algebra: as a number it would pass for one.
-            Value::Tuple(t) if t.is_int() && t.value() == Ok(layout::UNDERSCORE) => {
+            Value::Tuple(t) if t.is_int() && t.value() == Ok(cute_rs_layout::UNDERSCORE) => {
                 err(format!("{op}: expected an integer, found _"))
             }
             Value::Num(n) => Ok(*n),
@@ -142,7 +142,7 @@ impl Value {
         match self {
             Value::List(v) => Ok(Tiler::ByMode(v.iter().map(|x| x.layout(op)).collect::<Result<_, _>>()?)),
             Value::Tuple(t) if !t.is_int() => Ok(Tiler::ByMode(
-                (0..t.rank()).map(|i| Ok(layout::make_layout_col_major(t.mode(i)?)?)).collect::<Result<_, ExprError>>()?,
+                (0..t.rank()).map(|i| Ok(cute_rs_layout::make_layout_col_major(t.mode(i)?)?)).collect::<Result<_, ExprError>>()?,
             )),
             _ => Ok(Tiler::Layout(self.layout(op)?)),
         }
@@ -158,15 +158,15 @@ type Pair = (fn(Layout, Layout) -> Result<Layout, LayoutError>, fn(Layout, &[Lay
 
 fn tiled_op(name: &str) -> Option<Pair> {
     Some(match name {
-        "composition" => (layout::composition, layout::composition_by_mode),
-        "logical_divide" => (layout::logical_divide, layout::logical_divide_by_mode),
-        "zipped_divide" => (layout::zipped_divide, layout::zipped_divide_by_mode),
-        "tiled_divide" => (layout::tiled_divide, layout::tiled_divide_by_mode),
-        "flat_divide" => (layout::flat_divide, layout::flat_divide_by_mode),
-        "logical_product" => (layout::logical_product, layout::logical_product_by_mode),
-        "zipped_product" => (layout::zipped_product, layout::zipped_product_by_mode),
-        "tiled_product" => (layout::tiled_product, layout::tiled_product_by_mode),
-        "flat_product" => (layout::flat_product, layout::flat_product_by_mode),
+        "composition" => (cute_rs_layout::composition, cute_rs_layout::composition_by_mode),
+        "logical_divide" => (cute_rs_layout::logical_divide, cute_rs_layout::logical_divide_by_mode),
+        "zipped_divide" => (cute_rs_layout::zipped_divide, cute_rs_layout::zipped_divide_by_mode),
+        "tiled_divide" => (cute_rs_layout::tiled_divide, cute_rs_layout::tiled_divide_by_mode),
+        "flat_divide" => (cute_rs_layout::flat_divide, cute_rs_layout::flat_divide_by_mode),
+        "logical_product" => (cute_rs_layout::logical_product, cute_rs_layout::logical_product_by_mode),
+        "zipped_product" => (cute_rs_layout::zipped_product, cute_rs_layout::zipped_product_by_mode),
+        "tiled_product" => (cute_rs_layout::tiled_product, cute_rs_layout::tiled_product_by_mode),
+        "flat_product" => (cute_rs_layout::flat_product, cute_rs_layout::flat_product_by_mode),
         _ => return None,
     })
 }
@@ -213,11 +213,11 @@ pub fn apply(op: &str, args: &[Value]) -> Result<Value, ExprError> {
         arity(op, args, 2, 2)?;
         if let Swizzled(s) = &args[0] {
             if op == "composition" {
-                return Ok(Swizzled(layout::compose_swizzled(*s, l(1)?)?));
+                return Ok(Swizzled(cute_rs_layout::compose_swizzled(*s, l(1)?)?));
             }
         }
         if let (Swizzle(s), true) = (&args[0], op == "composition") {
-            return Ok(Swizzled(layout::make_swizzled(*s, l(1)?)));
+            return Ok(Swizzled(cute_rs_layout::make_swizzled(*s, l(1)?)));
         }
         return Ok(Layout(match args[1].tiler(op)? {
             Tiler::Layout(b) => with_layout(l(0)?, b)?,
@@ -230,17 +230,17 @@ pub fn apply(op: &str, args: &[Value]) -> Result<Value, ExprError> {
             one(1, usize::MAX)?;
             // CuTe's make_layout(shape, stride) for two tuples; make_layout(l0, l1, ...) otherwise.
             if let [Tuple(shape), Tuple(stride)] = args {
-                return Ok(Layout(layout::Layout::new(*shape, *stride)?));
+                return Ok(Layout(cute_rs_layout::Layout::new(*shape, *stride)?));
             }
             if args.len() == 1 {
                 Layout(l(0)?)
             } else {
-                Layout(layout::make_layout(&args.iter().map(|a| a.layout(op)).collect::<Result<Vec<_>, _>>()?)?)
+                Layout(cute_rs_layout::make_layout(&args.iter().map(|a| a.layout(op)).collect::<Result<Vec<_>, _>>()?)?)
             }
         }
         "make_layout_row_major" => {
             one(1, 1)?;
-            Layout(layout::make_layout_row_major(t(0)?)?)
+            Layout(cute_rs_layout::make_layout_row_major(t(0)?)?)
         }
         "size" | "cosize" | "rank" | "depth" => {
             one(1, 1)?;
@@ -260,95 +260,95 @@ pub fn apply(op: &str, args: &[Value]) -> Result<Value, ExprError> {
         "coalesce" => {
             one(1, 2)?;
             if args.len() == 2 {
-                Layout(layout::coalesce_by(l(0)?, t(1)?)?)
+                Layout(cute_rs_layout::coalesce_by(l(0)?, t(1)?)?)
             } else {
-                Layout(layout::coalesce(l(0)?))
+                Layout(cute_rs_layout::coalesce(l(0)?))
             }
         }
         "filter" => {
             one(1, 1)?;
-            Layout(layout::filter(l(0)?))
+            Layout(cute_rs_layout::filter(l(0)?))
         }
         "filter_zeros" => {
             one(1, 1)?;
-            Layout(layout::filter_zeros(l(0)?))
+            Layout(cute_rs_layout::filter_zeros(l(0)?))
         }
         "complement" => {
             one(1, 2)?;
             if args.len() == 2 {
-                Layout(layout::complement(l(0)?, n(1)?)?)
+                Layout(cute_rs_layout::complement(l(0)?, n(1)?)?)
             } else {
-                Layout(layout::complement_cosize(l(0)?)?)
+                Layout(cute_rs_layout::complement_cosize(l(0)?)?)
             }
         }
         "right_inverse" => {
             one(1, 1)?;
-            Layout(layout::right_inverse(l(0)?))
+            Layout(cute_rs_layout::right_inverse(l(0)?))
         }
         "left_inverse" => {
             one(1, 1)?;
-            Layout(layout::left_inverse(l(0)?)?)
+            Layout(cute_rs_layout::left_inverse(l(0)?)?)
         }
         "nullspace" => {
             one(1, 1)?;
-            Layout(layout::nullspace(l(0)?))
+            Layout(cute_rs_layout::nullspace(l(0)?))
         }
         "blocked_product" | "raked_product" => {
             one(2, 2)?;
-            let f = if op == "blocked_product" { layout::blocked_product } else { layout::raked_product };
+            let f = if op == "blocked_product" { cute_rs_layout::blocked_product } else { cute_rs_layout::raked_product };
             Layout(f(l(0)?, l(1)?)?)
         }
         "tile_to_shape" => {
             one(2, 3)?;
             let order = if args.len() == 3 { Some(t(2)?) } else { None };
             if let Swizzled(s) = &args[0] {
-                let inner = layout::tile_to_shape(s.layout(), t(1)?, order)?;
+                let inner = cute_rs_layout::tile_to_shape(s.layout(), t(1)?, order)?;
                 return Ok(Swizzled(SwizzledLayout::new(s.swizzle(), s.offset(), inner)));
             }
-            Layout(layout::tile_to_shape(l(0)?, t(1)?, order)?)
+            Layout(cute_rs_layout::tile_to_shape(l(0)?, t(1)?, order)?)
         }
         "crd2idx" => {
             one(2, 2)?;
-            Num(layout::crd2idx(t(0)?, l(1)?)?)
+            Num(cute_rs_layout::crd2idx(t(0)?, l(1)?)?)
         }
         "idx2crd" => {
             one(2, 2)?;
-            Tuple(layout::idx2crd(n(0)?, t(1)?)?)
+            Tuple(cute_rs_layout::idx2crd(n(0)?, t(1)?)?)
         }
         "upcast" | "downcast" => {
             one(2, 2)?;
-            let f = if op == "upcast" { layout::upcast } else { layout::downcast };
+            let f = if op == "upcast" { cute_rs_layout::upcast } else { cute_rs_layout::downcast };
             Layout(f(l(0)?, n(1)?)?)
         }
         "max_common_vector" => {
             one(2, 2)?;
-            Num(layout::max_common_vector(l(0)?, l(1)?)?)
+            Num(cute_rs_layout::max_common_vector(l(0)?, l(1)?)?)
         }
         "max_common_layout" => {
             one(2, 2)?;
-            Layout(layout::max_common_layout(l(0)?, l(1)?)?)
+            Layout(cute_rs_layout::max_common_layout(l(0)?, l(1)?)?)
         }
         "make_ordered_layout" => {
             one(2, 2)?;
-            Layout(layout::make_ordered_layout(t(0)?, t(1)?)?)
+            Layout(cute_rs_layout::make_ordered_layout(t(0)?, t(1)?)?)
         }
         "make_layout_like" => {
             one(1, 1)?;
-            Layout(layout::make_layout_like(l(0)?)?)
+            Layout(cute_rs_layout::make_layout_like(l(0)?)?)
         }
         "append" | "prepend" => {
             one(2, 2)?;
-            let f = if op == "append" { layout::append } else { layout::prepend };
+            let f = if op == "append" { cute_rs_layout::append } else { cute_rs_layout::prepend };
             Layout(f(l(0)?, l(1)?)?)
         }
         "group" => {
             one(3, 3)?;
-            Layout(layout::group(l(0)?, index(n(1)?)?, index(n(2)?)?)?)
+            Layout(cute_rs_layout::group(l(0)?, index(n(1)?)?, index(n(2)?)?)?)
         }
         "select" => {
             one(2, usize::MAX)?;
             let idx = args[1..].iter().map(|a| index(a.int(op)?)).collect::<Result<Vec<_>, _>>()?;
-            Layout(layout::select(l(0)?, &idx)?)
+            Layout(cute_rs_layout::select(l(0)?, &idx)?)
         }
         "mode" => {
             one(2, 2)?;
@@ -356,26 +356,26 @@ pub fn apply(op: &str, args: &[Value]) -> Result<Value, ExprError> {
         }
         "flatten" => {
             one(1, 1)?;
-            Layout(layout::flatten(l(0)?))
+            Layout(cute_rs_layout::flatten(l(0)?))
         }
         "transpose" => {
             one(1, 1)?;
-            Layout(layout::transpose(l(0)?)?)
+            Layout(cute_rs_layout::transpose(l(0)?)?)
         }
         "slice" => {
             one(2, 2)?;
-            Layout(layout::slice(t(0)?, l(1)?)?)
+            Layout(cute_rs_layout::slice(t(0)?, l(1)?)?)
         }
         "slice_and_offset" => {
             one(2, 2)?;
-            let (sub, off) = layout::slice_and_offset(t(0)?, l(1)?)?;
+            let (sub, off) = cute_rs_layout::slice_and_offset(t(0)?, l(1)?)?;
             List(vec![Layout(sub), Num(off)])
         }
         "swizzle" => {
             one(3, 4)?;
-            let s = layout::Swizzle::new(param(n(0)?)?, param(n(1)?)?, param(n(2)?)?)?;
+            let s = cute_rs_layout::Swizzle::new(param(n(0)?)?, param(n(1)?)?, param(n(2)?)?)?;
             if args.len() == 4 {
-                Swizzled(layout::make_swizzled(s, l(3)?))
+                Swizzled(cute_rs_layout::make_swizzled(s, l(3)?))
             } else {
                 Swizzle(s)
             }

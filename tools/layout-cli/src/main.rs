@@ -63,7 +63,7 @@ fn svg_command(args: &[String]) -> Result<String, (u8, String)> {
         let tile = match eval(text).map_err(|e| failed(e.to_string()))? {
             Value::Layout(l) => Tile::new(l),
             Value::Swizzled(s) => Tile::swizzled(s),
-            Value::Tuple(t) => Tile::new(layout::make_layout_col_major(t).map_err(|e| failed(e.to_string()))?),
+            Value::Tuple(t) => Tile::new(cute_rs_layout::make_layout_col_major(t).map_err(|e| failed(e.to_string()))?),
             other => return Err(failed(format!("expected a layout or a swizzled layout, found {other}"))),
         };
         tile.map_err(|e| failed(e.to_string()))
@@ -166,7 +166,7 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
             Ok(Value::Layout(l)) => {
-                print!("{}", layout::print_layout(l));
+                print!("{}", cute_rs_layout::print_layout(l));
                 ExitCode::SUCCESS
             }
             Ok(Value::Swizzled(s)) => {

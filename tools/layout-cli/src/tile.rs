@@ -5,21 +5,21 @@
 //!
 //! ```
 //! use cute_rs_layout_cli::tile::Tile;
-//! let t = Tile::new(layout::Layout::parse("((2,2),3):((24,2),8)").unwrap()).unwrap();
+//! let t = Tile::new(cute_rs_layout::Layout::parse("((2,2),3):((24,2),8)").unwrap()).unwrap();
 //! assert_eq!((t.rows(), t.cols()), (4, 3));
 //! assert_eq!(t.offset(1, 2), 40); // coordinate ((1,0),2): 24 + 2*8
 //! ```
 
 use std::fmt;
 
-use layout::{make_swizzled, Layout, LayoutError, Swizzle, SwizzledLayout};
+use cute_rs_layout::{make_swizzled, Layout, LayoutError, Swizzle, SwizzledLayout};
 
 /// Why a tile, a thread-value layout or an access pattern cannot be drawn or counted: the violated
 /// condition, with its values.
 ///
 /// # Example
 /// ```
-/// let e = cute_rs_layout_cli::tile::Tile::new(layout::Layout::parse("(2,2,2):(1,2,4)").unwrap()).unwrap_err();
+/// let e = cute_rs_layout_cli::tile::Tile::new(cute_rs_layout::Layout::parse("(2,2,2):(1,2,4)").unwrap()).unwrap_err();
 /// assert!(e.to_string().starts_with("a tile needs a layout of rank 1 or 2"));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -44,7 +44,7 @@ impl From<LayoutError> for TileError {
 /// # Example
 /// ```
 /// use cute_rs_layout_cli::tile::Tile;
-/// use layout::{make_swizzled, Layout, Swizzle};
+/// use cute_rs_layout::{make_swizzled, Layout, Swizzle};
 /// let s = make_swizzled(Swizzle::new(2, 0, 2).unwrap(), Layout::parse("(4,4):(4,1)").unwrap());
 /// let t = Tile::swizzled(s).unwrap();
 /// assert_eq!(t.offset(1, 0), 5); // 4 ^ 1: row 1 is rotated by one
@@ -65,7 +65,7 @@ impl Tile {
     ///
     /// # Example
     /// ```
-    /// let t = cute_rs_layout_cli::tile::Tile::new(layout::Layout::parse("6:2").unwrap()).unwrap();
+    /// let t = cute_rs_layout_cli::tile::Tile::new(cute_rs_layout::Layout::parse("6:2").unwrap()).unwrap();
     /// assert_eq!((t.rows(), t.cols(), t.offset(5, 0)), (6, 1, 10));
     /// assert_eq!(t.to_string(), "6:2");
     /// ```
@@ -80,7 +80,7 @@ impl Tile {
     ///
     /// # Example
     /// ```
-    /// use layout::{make_swizzled, Layout, Swizzle};
+    /// use cute_rs_layout::{make_swizzled, Layout, Swizzle};
     /// let s = make_swizzled(Swizzle::new(3, 3, 3).unwrap(), Layout::parse("(8,64):(64,1)").unwrap());
     /// assert_eq!(cute_rs_layout_cli::tile::Tile::swizzled(s).unwrap().cols(), 64);
     /// ```
@@ -105,7 +105,7 @@ impl Tile {
     ///
     /// # Example
     /// ```
-    /// let t = cute_rs_layout_cli::tile::Tile::new(layout::Layout::parse("(4,(2,3)):(1,(4,8))").unwrap()).unwrap();
+    /// let t = cute_rs_layout_cli::tile::Tile::new(cute_rs_layout::Layout::parse("(4,(2,3)):(1,(4,8))").unwrap()).unwrap();
     /// assert_eq!(t.rows(), 4);
     /// ```
     pub fn rows(&self) -> i64 {
@@ -116,7 +116,7 @@ impl Tile {
     ///
     /// # Example
     /// ```
-    /// let t = cute_rs_layout_cli::tile::Tile::new(layout::Layout::parse("(4,(2,3)):(1,(4,8))").unwrap()).unwrap();
+    /// let t = cute_rs_layout_cli::tile::Tile::new(cute_rs_layout::Layout::parse("(4,(2,3)):(1,(4,8))").unwrap()).unwrap();
     /// assert_eq!(t.cols(), 6);
     /// ```
     pub fn cols(&self) -> i64 {
@@ -127,7 +127,7 @@ impl Tile {
     ///
     /// # Example
     /// ```
-    /// let t = cute_rs_layout_cli::tile::Tile::new(layout::Layout::parse("(2,3):(3,1)").unwrap()).unwrap();
+    /// let t = cute_rs_layout_cli::tile::Tile::new(cute_rs_layout::Layout::parse("(2,3):(3,1)").unwrap()).unwrap();
     /// assert_eq!(t.offset(1, 2), 5);
     /// ```
     pub fn offset(&self, m: i64, n: i64) -> i64 {
@@ -138,7 +138,7 @@ impl Tile {
     ///
     /// # Example
     /// ```
-    /// let t = cute_rs_layout_cli::tile::Tile::new(layout::Layout::parse("4:1").unwrap()).unwrap();
+    /// let t = cute_rs_layout_cli::tile::Tile::new(cute_rs_layout::Layout::parse("4:1").unwrap()).unwrap();
     /// assert_eq!(t.layout().layout().to_string(), "4:1");
     /// ```
     pub fn layout(&self) -> SwizzledLayout {
@@ -158,4 +158,4 @@ impl fmt::Display for Tile {
 }
 
 /// `Sw<0,0,0>`, which moves no bit.
-const IDENTITY: Swizzle = layout::unwrap!(Swizzle::new(0, 0, 0));
+const IDENTITY: Swizzle = cute_rs_layout::unwrap!(Swizzle::new(0, 0, 0));

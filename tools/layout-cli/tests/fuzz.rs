@@ -16,7 +16,7 @@
 
 use std::time::{Duration, Instant};
 
-use layout::*;
+use cute_rs_layout::*;
 use cute_rs_layout_cli::batch::answer;
 use cute_rs_layout_cli::expr::{eval, OPERATIONS};
 

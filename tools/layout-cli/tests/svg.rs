@@ -11,7 +11,7 @@ use cute_rs_layout_cli::banks::Access;
 use cute_rs_layout_cli::expr::{eval, Value};
 use cute_rs_layout_cli::svg::{bank_svg, layout_svg, tv_svg};
 use cute_rs_layout_cli::tile::Tile;
-use layout::Layout;
+use cute_rs_layout::Layout;
 
 // ---------------------------------------------------------------------------------------------
 // A small XML reader: enough of XML 1.0 to check that a document is well-formed (one root, tags
@@ -334,7 +334,7 @@ fn tv_owners(tv: &str, (m_, n_): (i64, i64)) -> BTreeMap<(i64, i64), (i64, i64)>
     let mut out = BTreeMap::new();
     for t in 0..threads {
         for v in 0..values {
-            let i = layout::crd2idx(layout::IntTuple::parse(&format!("({t},{v})")).unwrap(), l).unwrap();
+            let i = cute_rs_layout::crd2idx(cute_rs_layout::IntTuple::parse(&format!("({t},{v})")).unwrap(), l).unwrap();
             assert!(i < m_ * n_);
             out.entry((i % m_, i / m_)).or_insert((t, v));
         }

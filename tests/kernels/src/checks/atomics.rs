@@ -1,4 +1,4 @@
-//! GPU check kernels: `layout_tensor::device::atomics` (atomic read-modify-writes with every order
+//! GPU check kernels: `cute_rs_tensor::device::atomics` (atomic read-modify-writes with every order
 //! and scope, strong loads and stores, fences, message passing between blocks, a lock built on
 //! compare-and-swap). `g` is the thread's index in the 1-D grid. Checked by `cute_rs::gpu_suite`
 //! (`atomics/*`).
@@ -7,12 +7,12 @@
 //! launch) only ever target per-block slots, since they are atomic only among the threads of
 //! their scope; `Gpu` and `Sys` ones target slots shared by the whole grid.
 
-use layout_tensor::kernel;
-use layout_tensor::device::atomics::{self, *};
-use layout_tensor::device::ids::{block_dim_x, block_idx_x, global_thread_index_x, grid_dim_x, lane_id, thread_idx_x, warp_id};
-use layout_tensor::device::memory;
-use layout_tensor::device::sync::sync_threads;
-use layout_tensor::shared_array;
+use cute_rs_tensor::kernel;
+use cute_rs_tensor::device::atomics::{self, *};
+use cute_rs_tensor::device::ids::{block_dim_x, block_idx_x, global_thread_index_x, grid_dim_x, lane_id, thread_idx_x, warp_id};
+use cute_rs_tensor::device::memory;
+use cute_rs_tensor::device::sync::sync_threads;
+use cute_rs_tensor::shared_array;
 
 /// Histogram: for `g < n`, `olds[g] = fetch_add(&hist[bins[g]], 1, Relaxed, Gpu)` (`u32`) and
 /// `fetch_add(&hist64[bins[g]], weights[g], AcqRel, Sys)` (`u64`).

@@ -11,18 +11,18 @@
 //! This file also holds the short names the `cp_async`, `tma` and `mma` check kernels share for
 //! the library's thread index, block barrier and static shared arrays.
 
-use layout_tensor::kernel;
-use layout_tensor::device::cp_async::{
+use cute_rs_tensor::kernel;
+use cute_rs_tensor::device::cp_async::{
     commit_group, cp_async_ca_zfill, cp_async_cg_zfill, wait_group,
 };
-pub(crate) use layout_tensor::device::ids::{block_dim_x as block_dim, thread_idx_x as tid};
-pub(crate) use layout_tensor::device::sync::sync_threads;
+pub(crate) use cute_rs_tensor::device::ids::{block_dim_x as block_dim, thread_idx_x as tid};
+pub(crate) use cute_rs_tensor::device::sync::sync_threads;
 
 /// A static shared-memory array `$name` of `$bytes` bytes aligned to `$align`
-/// ([`shared_array!`](layout_tensor::shared_array)), as its generic address, a `*mut u8`.
+/// ([`shared_array!`](cute_rs_tensor::shared_array)), as its generic address, a `*mut u8`.
 macro_rules! static_shared {
     ($name:ident, $bytes:literal, $align:literal) => {
-        layout_tensor::shared_array!($name: [u8; $bytes], align $align).as_mut_ptr()
+        cute_rs_tensor::shared_array!($name: [u8; $bytes], align $align).as_mut_ptr()
     };
 }
 pub(crate) use static_shared;

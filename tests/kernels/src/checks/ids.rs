@@ -1,8 +1,8 @@
-//! GPU check kernels: `layout_tensor::device::ids` (thread, block, grid, lane, warp and cluster
+//! GPU check kernels: `cute_rs_tensor::device::ids` (thread, block, grid, lane, warp and cluster
 //! ids). Checked by `cute_rs::gpu_suite` (`ids/*`).
 
-use layout_tensor::kernel;
-use layout_tensor::device::ids::*;
+use cute_rs_tensor::kernel;
+use cute_rs_tensor::device::ids::*;
 
 /// Words each thread writes into the `ids_report` record; the GPU suite reads them in this order:
 ///

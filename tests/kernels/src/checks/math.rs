@@ -2,9 +2,9 @@
 //! that the GPU's results can be compared with the CPU backend's (the accurate functions bit for
 //! bit) and the `_approx` ones measured against a reference.
 
-use layout_tensor::kernel;
-use layout_tensor::device::ids::global_thread_index_x;
-use layout_tensor::device::math::*;
+use cute_rs_tensor::kernel;
+use cute_rs_tensor::device::ids::global_thread_index_x;
+use cute_rs_tensor::device::math::*;
 
 /// Words each thread writes into its `math_report` record, in this order: `exp`, `exp2`, `log`,
 /// `log2`, `tanh`, `erf`, `sqrt`, `rsqrt`, `exp_approx`, `exp2_approx`, `log_approx`,

@@ -1,4 +1,4 @@
-//! GPU check kernels: `layout_tensor::device::memory` (32/64/128-bit global loads and stores with
+//! GPU check kernels: `cute_rs_tensor::device::memory` (32/64/128-bit global loads and stores with
 //! every cache operator, L1 eviction priority, non-coherent loads, L2 policies and volatile
 //! accesses).
 //!
@@ -23,9 +23,9 @@
 //! (`Cs`, evict_last), (`EvictFirst`, evict_normal), (`Wt`, evict_unchanged); 13
 //! `store_volatile`.
 
-use layout_tensor::kernel;
-use layout_tensor::device::ids::{block_dim_x, global_thread_index_x, grid_dim_x};
-use layout_tensor::device::memory::*;
+use cute_rs_tensor::kernel;
+use cute_rs_tensor::device::ids::{block_dim_x, global_thread_index_x, grid_dim_x};
+use cute_rs_tensor::device::memory::*;
 
 /// Number of load variants (segments) of the `memory_loads_*` kernels.
 pub const LOAD_VARIANTS: u32 = 27;

@@ -2,18 +2,18 @@
 //! and, in the sm_90a module only (cargo feature `sm90a`), `wgmma` m64n16k16 bf16.
 //!
 //! Every fragment is loaded and stored through the thread-value layouts of
-//! `layout_tensor::device::mma` (`(thread, value) -> column-major index in the tile`), so that a
+//! `cute_rs_tensor::device::mma` (`(thread, value) -> column-major index in the tile`), so that a
 //! wrong layout shows as a wrong product. Checked by `cute_rs::gpu_suite` (`mma/*`).
 
-use layout_tensor::kernel;
-use layout::Layout;
-use layout_tensor::device::mma::{
+use cute_rs_tensor::kernel;
+use cute_rs_layout::Layout;
+use cute_rs_tensor::device::mma::{
     ldmatrix_x1, ldmatrix_x1_trans, ldmatrix_x2, ldmatrix_x2_trans, ldmatrix_x4, ldmatrix_x4_trans,
     mma_m16n8k16_f32_bf16, mma_m16n8k16_f32_f16, mma_m16n8k8_f32_tf32, stmatrix_x1, stmatrix_x1_trans, stmatrix_x2,
     stmatrix_x2_trans, stmatrix_x4, stmatrix_x4_trans, LDMATRIX_X4_A_ROWS, SM80_16X8X16_F32BF16BF16F32_TN,
     SM80_16X8X8_F32TF32TF32F32_TN,
 };
-use layout_tensor::device::numeric::pack_b16x2;
+use cute_rs_tensor::device::numeric::pack_b16x2;
 
 use super::cp_async::{static_shared, sync_threads, tid};
 
@@ -77,7 +77,7 @@ pub fn mma_m16n8k16_bf16_check(a: *const u16, b: *const u16, c: *const f32, d: *
 #[kernel]
 pub fn mma_m16n8k16_f16_check(a: *const u16, b: *const u16, c: *const f32, d: *mut f32) {
     let lane = tid();
-    let atom = layout_tensor::device::mma::SM80_16X8X16_F32F16F16F32_TN;
+    let atom = cute_rs_tensor::device::mma::SM80_16X8X16_F32F16F16F32_TN;
     let fa = gather_b16::<4>(atom.a, 16, 16, lane, a);
     let fb = gather_b16::<2>(atom.b, 8, 16, lane, b);
     store_d(lane, mma_m16n8k16_f32_f16(fa, fb, load_c(lane, c)), d);
@@ -200,23 +200,23 @@ pub fn stmatrix_check(src: *const u32, variant: u32, out: *mut u16) {
 /// imports it uses are GPU code.
 #[cfg(feature = "sm90a")]
 pub mod wgmma {
-    use layout_tensor::kernel;
+    use cute_rs_tensor::kernel;
     #[cfg(target_arch = "nvptx64")]
     use {
         super::super::cp_async::{static_shared, sync_threads, tid},
-        layout::unwrap,
-        layout_tensor::device::mma::{
+        cute_rs_layout::unwrap,
+        cute_rs_tensor::device::mma::{
             wgmma_accumulator_layout, wgmma_commit_group, wgmma_fence,
             wgmma_fence_operands, wgmma_k_major_interleaved, wgmma_k_major_sw128, wgmma_m64n128k16_f32_bf16,
             wgmma_m64n16k16_f32_bf16, wgmma_m64n256k16_f32_bf16, wgmma_m64n32k16_f32_bf16, wgmma_m64n64k16_f32_bf16,
             wgmma_m64n8k16_f32_bf16, wgmma_wait_group, WgmmaSwizzle,
         },
-        layout::{Swizzle, SwizzledLayout},
-        layout_tensor::atom::wgmma::{accumulators_as_a, gemm, make_gmma_desc, make_gmma_layout, Major, WgmmaAtom, WgmmaRsAtom},
-        layout_tensor::device::numeric::pack_b16x2,
-        layout_tensor::device::shared::generic_to_shared,
-        layout_tensor::device::tma::fence_proxy_async_shared_cta,
-        layout_tensor::device::unroll::for_each_unrolled_mut,
+        cute_rs_layout::{Swizzle, SwizzledLayout},
+        cute_rs_tensor::atom::wgmma::{accumulators_as_a, gemm, make_gmma_desc, make_gmma_layout, Major, WgmmaAtom, WgmmaRsAtom},
+        cute_rs_tensor::device::numeric::pack_b16x2,
+        cute_rs_tensor::device::shared::generic_to_shared,
+        cute_rs_tensor::device::tma::fence_proxy_async_shared_cta,
+        cute_rs_tensor::device::unroll::for_each_unrolled_mut,
     };
 
     /// Thread `t`'s share (every 128th element) of copying the `rows x cols` row-major matrix `src`
@@ -249,7 +249,7 @@ pub mod wgmma {
     /// `d = a * b` for one warpgroup with four m64nNk16 wgmmas (K = 64): `a` 64x64 and `b` Nx64
     /// (N x K) row-major bf16 bit patterns, `d` 64xN row-major f32. The operands are placed in
     /// 1024-byte-aligned shared memory by the canonical K-major layouts of
-    /// `layout_tensor::device::mma` (`swizzle` 0: none, i.e. 8x8 core matrices, K-chunks 128 bytes
+    /// `cute_rs_tensor::device::mma` (`swizzle` 0: none, i.e. 8x8 core matrices, K-chunks 128 bytes
     /// apart, 8-row groups 1024 bytes apart; 1: 128-byte swizzle, `Sw<3,4,3>` on 128-byte rows),
     /// described by matrix descriptors derived from those layouts (`make_gmma_desc`), one k16
     /// block per instruction. The accumulators start as NaN: the first instruction has
@@ -325,14 +325,14 @@ pub mod wgmma {
     /// `d = a * b` (64 x 256, K = 128) with e4m3 A and B: see `check_f8`. One block of 128 threads.
     #[kernel(gpu_only)]
     pub fn wgmma_m64n256k32_e4m3_check(a: *const u8, b: *const u8, d: *mut f32) {
-        check_f8::<layout_tensor::atom::wgmma::SM90_64x256x32_F32E4M3E4M3_SS_TN, 256, 128>(a, b, d);
+        check_f8::<cute_rs_tensor::atom::wgmma::SM90_64x256x32_F32E4M3E4M3_SS_TN, 256, 128>(a, b, d);
     }
 
     /// `d = a * b` (64 x 64, K = 128) with e5m2 A and e4m3 B: see `check_f8`. One block of 128
     /// threads.
     #[kernel(gpu_only)]
     pub fn wgmma_m64n64k32_e5m2_e4m3_check(a: *const u8, b: *const u8, d: *mut f32) {
-        check_f8::<layout_tensor::atom::wgmma::SM90_64x64x32_F32E5M2E4M3_SS_TN, 64, 32>(a, b, d);
+        check_f8::<cute_rs_tensor::atom::wgmma::SM90_64x64x32_F32E5M2E4M3_SS_TN, 64, 32>(a, b, d);
     }
 
     /// `d = a * b` for one warpgroup with the register-A atom `W` over K = 64 (four k16 blocks):
@@ -369,13 +369,13 @@ pub mod wgmma {
     /// `d = a * b` (64 x 128, K = 64) with A in registers: see `check_rs`. One block of 128 threads.
     #[kernel(gpu_only)]
     pub fn wgmma_m64n128k16_bf16_rs_check(a: *const u16, b: *const u16, d: *mut f32) {
-        check_rs::<layout_tensor::atom::wgmma::SM90_64x128x16_F32BF16BF16_RS, 128, 64>(a, b, d);
+        check_rs::<cute_rs_tensor::atom::wgmma::SM90_64x128x16_F32BF16BF16_RS, 128, 64>(a, b, d);
     }
 
     /// `d = a * b` (64 x 64, K = 64) with A in registers: see `check_rs`. One block of 128 threads.
     #[kernel(gpu_only)]
     pub fn wgmma_m64n64k16_bf16_rs_check(a: *const u16, b: *const u16, d: *mut f32) {
-        check_rs::<layout_tensor::atom::wgmma::SM90_64x64x16_F32BF16BF16_RS, 64, 32>(a, b, d);
+        check_rs::<cute_rs_tensor::atom::wgmma::SM90_64x64x16_F32BF16BF16_RS, 64, 32>(a, b, d);
     }
 
     /// Two chained GEMMs as attention runs them: `s = a * b` with the SS atom (64 x 64, K = 64),
@@ -398,7 +398,7 @@ pub mod wgmma {
         let desc = const { unwrap!(make_gmma_desc(unwrap!(wgmma_k_major_sw128(64)), 2, Major::K, 64, 16)) };
         let mut s = [f32::NAN; 32];
         wgmma_fence();
-        gemm::<layout_tensor::atom::wgmma::SM90_64x64x16_F32BF16BF16_SS, 4, 32>(
+        gemm::<cute_rs_tensor::atom::wgmma::SM90_64x64x16_F32BF16BF16_SS, 4, 32>(
             desc.operand(generic_to_shared(sa), 0),
             desc.operand(generic_to_shared(sb), 0),
             &mut s,
@@ -411,7 +411,7 @@ pub mod wgmma {
         let mut acc = [f32::NAN; 32];
         wgmma_fence();
         for kb in 0..4u32 {
-            <layout_tensor::atom::wgmma::SM90_64x64x16_F32BF16BF16_RS as WgmmaRsAtom>::call(
+            <cute_rs_tensor::atom::wgmma::SM90_64x64x16_F32BF16BF16_RS as WgmmaRsAtom>::call(
                 p[kb as usize],
                 desc.at(generic_to_shared(sv), 0, kb),
                 acc.as_mut_ptr(),

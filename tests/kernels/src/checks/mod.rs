@@ -1,5 +1,5 @@
 //! Kernels that exercise one device primitive each, checked against CPU references by the GPU
-//! suite (`cute_rs::gpu_suite`). One module per area of `layout_tensor::device`.
+//! suite (`cute_rs::gpu_suite`). One module per area of `cute_rs_tensor::device`.
 
 pub mod atomics;
 pub mod cp_async;

@@ -1,12 +1,12 @@
-//! GPU check kernels: `layout_tensor::device::shared` (static arrays of several types and
+//! GPU check kernels: `cute_rs_tensor::device::shared` (static arrays of several types and
 //! alignments in one kernel, dynamic shared memory sized at launch). Checked by
 //! `cute_rs::gpu_suite` (`shared/*`).
 
-use layout_tensor::kernel;
-use layout_tensor::device::ids::{block_dim_x, block_idx_x, thread_idx_x};
-use layout_tensor::device::shared::{dynamic_shared_bytes, generic_to_shared, shared_to_generic};
-use layout_tensor::device::sync::sync_threads;
-use layout_tensor::{dynamic_shared, shared_array};
+use cute_rs_tensor::kernel;
+use cute_rs_tensor::device::ids::{block_dim_x, block_idx_x, thread_idx_x};
+use cute_rs_tensor::device::shared::{dynamic_shared_bytes, generic_to_shared, shared_to_generic};
+use cute_rs_tensor::device::sync::sync_threads;
+use cute_rs_tensor::{dynamic_shared, shared_array};
 
 /// Threads per block of `shared_static_reverse`.
 pub const STATIC_THREADS: u32 = 256;

@@ -1,14 +1,14 @@
-//! GPU check kernels: `layout_tensor::device::sync` (block barrier and its reductions, named
+//! GPU check kernels: `cute_rs_tensor::device::sync` (block barrier and its reductions, named
 //! barriers with thread counts, warp barrier). Each kernel moves data between threads through
 //! shared memory, so that a barrier that does not order the accesses shows as wrong output.
 //! Checked by `cute_rs::gpu_suite` (`sync/*`).
 
-use layout_tensor::kernel;
-use layout_tensor::device::ids::{block_dim_x, block_idx_x, lane_id, thread_idx_x, warp_id};
-use layout_tensor::device::sync::{
+use cute_rs_tensor::kernel;
+use cute_rs_tensor::device::ids::{block_dim_x, block_idx_x, lane_id, thread_idx_x, warp_id};
+use cute_rs_tensor::device::sync::{
     sync_threads, sync_threads_and, sync_threads_count, sync_threads_or, sync_warp, NamedBarrier,
 };
-use layout_tensor::shared_array;
+use cute_rs_tensor::shared_array;
 
 /// Threads per block of `sync_threads_exchange` (and the tile length).
 pub const EXCHANGE_THREADS: u32 = 1024;
@@ -137,8 +137,8 @@ pub fn sync_warp_exchange(src: *const u32, dst: *mut u32, dst2: *mut u32) {
         s.read(row + 16 + ((l * 3) % 16) as usize)
     };
     *dst.add(g) = v;
-    sync_warp(layout_tensor::device::warp::FULL_MASK);
+    sync_warp(cute_rs_tensor::device::warp::FULL_MASK);
     s.write(row + l as usize, v.wrapping_add(l));
-    sync_warp(layout_tensor::device::warp::FULL_MASK);
+    sync_warp(cute_rs_tensor::device::warp::FULL_MASK);
     *dst2.add(g) = s.read(row + 31 - l as usize);
 }

@@ -3,13 +3,13 @@
 //! (`tma/*`), which builds the tensor maps and computes the expected shared-memory images with the
 //! layout algebra.
 
-use layout_tensor::kernel;
-use layout_tensor::device::tma::{
+use cute_rs_tensor::kernel;
+use cute_rs_tensor::device::tma::{
     bulk_commit_group, bulk_wait_group, fence_proxy_async_shared_cta, fence_proxy_tensormap_acquire, tma_load_1d,
     tma_load_2d, tma_load_3d, tma_load_4d, tma_load_5d, tma_store_1d, tma_store_2d, tma_store_3d, tma_store_4d,
     tma_store_5d, TmaDescriptor,
 };
-use layout_tensor::device::sync::{fence_mbarrier_init, Mbarrier};
+use cute_rs_tensor::device::sync::{fence_mbarrier_init, Mbarrier};
 
 use super::cp_async::{block_dim, static_shared, sync_threads, tid};
 

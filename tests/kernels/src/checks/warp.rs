@@ -1,10 +1,10 @@
-//! GPU check kernels: `layout_tensor::device::warp` (shuffles, votes, reductions). Launched with
+//! GPU check kernels: `cute_rs_tensor::device::warp` (shuffles, votes, reductions). Launched with
 //! whole warps; `g` is the thread's index in the 1-D grid. Checked by `cute_rs::gpu_suite`
 //! (`warp/*`).
 
-use layout_tensor::kernel;
-use layout_tensor::device::ids::{global_thread_index_x, lane_id};
-use layout_tensor::device::warp::*;
+use cute_rs_tensor::kernel;
+use cute_rs_tensor::device::ids::{global_thread_index_x, lane_id};
+use cute_rs_tensor::device::warp::*;
 
 /// Shuffles. With `v = src[g]`, `c = ctl[g]` (random), lane `l`:
 ///

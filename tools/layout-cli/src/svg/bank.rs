@@ -23,7 +23,7 @@ use crate::tile::{Tile, TileError};
 /// # Example
 /// ```
 /// use cute_rs_layout_cli::{banks::Access, svg::bank_svg, tile::Tile};
-/// let smem = Tile::new(layout::Layout::parse("(32,32):(32,1)").unwrap()).unwrap();
+/// let smem = Tile::new(cute_rs_layout::Layout::parse("(32,32):(32,1)").unwrap()).unwrap();
 /// let svg = bank_svg(smem, 4, Some(&Access::column(32, (1, 1)).unwrap())).unwrap();
 /// assert_eq!(svg.matches("data-conflicts=\"31\"").count(), 32);
 /// assert_eq!(svg.matches("class=\"b7\"").count(), 32 + 1); // a column of bank 7, and the legend

@@ -11,7 +11,7 @@ use crate::tile::TileError;
 /// ```
 /// use cute_rs_layout_cli::{svg::{layout_svg, MAX_CELLS}, tile::Tile};
 /// assert_eq!(MAX_CELLS, 262_144);
-/// let too_big = Tile::new(layout::Layout::parse("(1024,512):(1,1024)").unwrap()).unwrap();
+/// let too_big = Tile::new(cute_rs_layout::Layout::parse("(1024,512):(1,1024)").unwrap()).unwrap();
 /// assert!(layout_svg(too_big).unwrap_err().to_string().contains("at most 262144 cells"));
 /// ```
 pub const MAX_CELLS: i64 = 512 * 512;

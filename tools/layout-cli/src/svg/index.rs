@@ -42,7 +42,7 @@ pub fn index_class(index: i64, low: i64, high: i64) -> i64 {
 /// # Example
 /// ```
 /// use cute_rs_layout_cli::{svg::layout_svg, tile::Tile};
-/// let svg = layout_svg(Tile::new(layout::Layout::parse("(2,3):(3,1)").unwrap()).unwrap()).unwrap();
+/// let svg = layout_svg(Tile::new(cute_rs_layout::Layout::parse("(2,3):(3,1)").unwrap()).unwrap()).unwrap();
 /// assert!(svg.starts_with("<svg "));
 /// assert_eq!(svg.matches("<rect x=").count() - 1, 6 + 6); // 6 cells, 6 colours in the legend
 /// assert!(svg.contains(">5</text>"));

@@ -11,7 +11,7 @@
 //!
 //! ```
 //! use cute_rs_layout_cli::{svg, tile::Tile};
-//! let l = layout::Layout::parse("(4,8):(8,1)").unwrap();
+//! let l = cute_rs_layout::Layout::parse("(4,8):(8,1)").unwrap();
 //! let picture = svg::layout_svg(Tile::new(l).unwrap()).unwrap();
 //! assert!(picture.contains("data-rows=\"4\" data-cols=\"8\""));
 //! ```

@@ -1,7 +1,7 @@
 //! The picture of a thread-value layout: the tile it covers, each cell coloured by the thread that
 //! holds it and labelled `T<t>V<v>`, as CuTe draws tiled copies and MMA fragments.
 
-use layout::Layout;
+use cute_rs_layout::Layout;
 
 use super::colour::{thread_colour, THREAD_COLOURS};
 use super::grid::{Cell, Grid};
@@ -14,7 +14,7 @@ use crate::tile::TileError;
 /// ```
 /// use cute_rs_layout_cli::svg::TvMap;
 /// // 2 threads x 2 values over a 2x2 tile: thread t holds row t.
-/// let map = TvMap::new(layout::Layout::parse("(2,2):(1,2)").unwrap(), (2, 2)).unwrap();
+/// let map = TvMap::new(cute_rs_layout::Layout::parse("(2,2):(1,2)").unwrap(), (2, 2)).unwrap();
 /// assert_eq!(map.owner(1, 1), Some((1, 1)));
 /// assert_eq!((map.threads(), map.values(), map.shared(), map.empty()), (2, 2, 0, 0));
 /// ```
@@ -41,7 +41,7 @@ impl TvMap {
     /// # Example
     /// ```
     /// use cute_rs_layout_cli::svg::TvMap;
-    /// let tv = layout::Layout::parse("(4,2):(1,4)").unwrap();
+    /// let tv = cute_rs_layout::Layout::parse("(4,2):(1,4)").unwrap();
     /// assert_eq!(TvMap::new(tv, (2, 2)).unwrap_err().to_string(),
     ///            "the TV layout maps T0V1 to index 4, outside the (2,2) tile (indices 0..4)");
     /// ```
@@ -87,7 +87,7 @@ impl TvMap {
     ///
     /// # Example
     /// ```
-    /// let map = cute_rs_layout_cli::svg::TvMap::new(layout::Layout::parse("(2,1):(2,0)").unwrap(), (2, 2)).unwrap();
+    /// let map = cute_rs_layout_cli::svg::TvMap::new(cute_rs_layout::Layout::parse("(2,1):(2,0)").unwrap(), (2, 2)).unwrap();
     /// assert_eq!(map.owner(0, 1), Some((1, 0)));
     /// assert_eq!(map.owner(1, 0), None);
     /// ```
@@ -99,7 +99,7 @@ impl TvMap {
     ///
     /// # Example
     /// ```
-    /// let map = cute_rs_layout_cli::svg::TvMap::new(layout::Layout::parse("(4,2):(2,1)").unwrap(), (4, 2)).unwrap();
+    /// let map = cute_rs_layout_cli::svg::TvMap::new(cute_rs_layout::Layout::parse("(4,2):(2,1)").unwrap(), (4, 2)).unwrap();
     /// assert_eq!(map.threads(), 4);
     /// ```
     pub fn threads(&self) -> i64 {
@@ -110,7 +110,7 @@ impl TvMap {
     ///
     /// # Example
     /// ```
-    /// let map = cute_rs_layout_cli::svg::TvMap::new(layout::Layout::parse("(4,2):(2,1)").unwrap(), (4, 2)).unwrap();
+    /// let map = cute_rs_layout_cli::svg::TvMap::new(cute_rs_layout::Layout::parse("(4,2):(2,1)").unwrap(), (4, 2)).unwrap();
     /// assert_eq!(map.values(), 2);
     /// ```
     pub fn values(&self) -> i64 {
@@ -122,7 +122,7 @@ impl TvMap {
     /// # Example
     /// ```
     /// // Two threads hold the same two cells.
-    /// let map = cute_rs_layout_cli::svg::TvMap::new(layout::Layout::parse("(2,2):(0,1)").unwrap(), (2, 1)).unwrap();
+    /// let map = cute_rs_layout_cli::svg::TvMap::new(cute_rs_layout::Layout::parse("(2,2):(0,1)").unwrap(), (2, 1)).unwrap();
     /// assert_eq!(map.shared(), 2);
     /// ```
     pub fn shared(&self) -> i64 {
@@ -133,7 +133,7 @@ impl TvMap {
     ///
     /// # Example
     /// ```
-    /// let map = cute_rs_layout_cli::svg::TvMap::new(layout::Layout::parse("(2,1):(1,0)").unwrap(), (2, 2)).unwrap();
+    /// let map = cute_rs_layout_cli::svg::TvMap::new(cute_rs_layout::Layout::parse("(2,1):(1,0)").unwrap(), (2, 2)).unwrap();
     /// assert_eq!(map.empty(), 2);
     /// ```
     pub fn empty(&self) -> i64 {
@@ -152,7 +152,7 @@ impl TvMap {
 /// ```
 /// use cute_rs_layout_cli::svg::tv_svg;
 /// // The C fragment of an SM80 16x8 MMA: thread t holds rows t/4 and t/4+8, columns 2(t%4)+{0,1}.
-/// let tv = layout::Layout::parse("((4,8),(2,2)):((32,1),(16,8))").unwrap();
+/// let tv = cute_rs_layout::Layout::parse("((4,8),(2,2)):((32,1),(16,8))").unwrap();
 /// let svg = tv_svg(tv, (16, 8)).unwrap();
 /// assert!(svg.contains("<tspan x=\"22\" dy=\"0\">T0</tspan>"));
 /// assert_eq!(svg.matches("class=\"t5\"").count(), 4 + 1); // its 4 values, and the legend
