@@ -548,8 +548,8 @@ fn strided_masked_axpy_has_no_local_memory_and_no_panic_path() {
 }
 
 /// The production modules call neither `vprintf` nor `__assertfail`: the panic handler is a bare
-/// `trap` (a handler that prints put a call with a stack frame behind every panic path and cost the
-/// Hopper GEMMs 7 to 10%), and the GEMMs print nothing.
+/// `trap` (a handler that prints puts a call with a stack frame behind every panic path and slows
+/// the Hopper GEMMs: `docs/performance.md`), and the GEMMs print nothing.
 #[test]
 fn production_kernels_have_no_printing_calls() {
     for (module, ptx) in [("gemm", cute_rs_ops::modules::gemm().ptx), ("gemm_sm90a", cute_rs_ops::modules::gemm_sm90a().ptx)] {

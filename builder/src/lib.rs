@@ -33,9 +33,9 @@
 //!    dependencies (read from the nested build's dep-info) and their manifests: the build script
 //!    reruns only when device code changed.
 //!
-//! The code generator is one seam, [`Backend`]: today rustc's own `nvptx64-nvidia-cuda` target
-//! with LLVM's tools; another backend (Rust-CUDA's NVVM one, once it targets `sm_90`) is another
-//! variant of that enum.
+//! The code generator is one seam, [`Backend`]: its one variant is rustc's own
+//! `nvptx64-nvidia-cuda` target with LLVM's tools; another backend (such as Rust-CUDA's NVVM one,
+//! were it to target `sm_90`) would be another variant of that enum.
 //!
 //! # Environment (all optional)
 //! - `CUTE_NIGHTLY_TOOLCHAIN`: the rustup toolchain that builds device code (default `nightly`).
@@ -307,7 +307,7 @@ impl Builder {
         self
     }
 
-    /// The code generator (default [`Backend::RustcNvptx`], the only one today).
+    /// The code generator (default [`Backend::RustcNvptx`], the only one).
     ///
     /// # Example
     /// ```

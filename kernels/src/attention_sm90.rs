@@ -124,7 +124,7 @@ pub const fn attention_sm90_block_n(d: u32) -> u32 {
 /// per-step work outside the products (O's rescaling, the waits and hand-overs) is spread over
 /// more keys. The K and V rings then take 160 KiB of shared memory: Q has one buffer, and O is
 /// staged in the warpgroup's rows of it ([`attention_sm90_o_buffers`]). Head dimension 128 keeps
-/// its 128-key steps: FlashAttention-3's 176 there measured no faster on an H100 and an H200.
+/// its 128-key steps: FlashAttention-3's 176 are no faster there (`docs/performance.md`).
 ///
 /// # Example
 /// ```
@@ -254,7 +254,7 @@ const fn tile_bytes(rows: u32, d: u32) -> u32 {
 /// and each head's query blocks come longest first, so that a head's last tiles, which end the
 /// launch, are its shortest. (All heads' longest tiles first would balance the blocks better, but
 /// the blocks working at one time would then read as many heads' K and V as there are blocks,
-/// more than L2 holds: measured slower on an H100.)
+/// more than L2 holds, which is slower: `docs/performance.md`.)
 ///
 /// # Example
 /// ```
@@ -433,32 +433,31 @@ trait Config {
     const O_BUFFERS: u32 = attention_sm90_o_buffers(Self::D, Self::BM, Self::BN);
     /// Whether `S`, `P` and `O` (`BN / 2 + BN / 4 + D / 2` registers per thread) take more than
     /// 60% of a consumer's registers (240, or 160 with three consumers): Q's descriptors are
-    /// then recomputed in each key block rather than held across them (measured faster there on
-    /// an H100, and slower in the two-consumer kernels of head dimension 64, which keep them).
+    /// then recomputed in each key block rather than held across them (faster there, and slower
+    /// in the two-consumer kernels of head dimension 64, which keep them).
     const TIGHT: bool = 10 * (Self::BN / 2 + Self::BN / 4 + Self::D / 2) > 6 * (if Self::CONSUMERS == 3 { 160 } else { 240 });
     /// Whether O is rescaled only when a row's maximum rises past [`RESCALE_THRESHOLD`]
     /// ([`OnlineSoftmax::step`]): where the rescale costs most, at head dimension 256 (128
     /// multiplications per thread and key block) and in the wide kernels (which wait for each
-    /// product, so the rescale delays the next), measured 4-15% faster on an H200. The
-    /// two-consumer kernels of head dimensions 64 and 128 rescale always: there the vote and the
-    /// branch measured 1-3% slower than the multiplications they save.
+    /// product, so the rescale delays the next): faster there. The two-consumer kernels of head
+    /// dimensions 64 and 128 rescale always: there the vote and the branch cost no less than the
+    /// multiplications they save (`docs/performance.md`).
     const CONDITIONAL_RESCALE: bool = Self::D == 256 || Self::CONSUMERS == 3;
     /// Whether O is rescaled by a key block's factors in the next step, between its `Q K^T` and
     /// its `P V` (FlashAttention-3's order), rather than right after the wait for the `P V`
-    /// before it. Measured faster at head dimension 256 (128 multiplications per thread), and
-    /// not at 64 and 128, which keep the rescale after the wait
-    /// (`bench/results/2026-11-28-h200-attention-timeline/`).
+    /// before it. Faster at head dimension 256 (128 multiplications per thread), and not at 64
+    /// and 128, which keep the rescale after the wait (`docs/performance.md`).
     const RESCALE_BEFORE_PV: bool = Self::D == 256;
     /// Where each step's wait for the `P V` before it stands in the softmax, in halves of the
     /// softmax's exponentials: 1, halfway; 2, after them all. Without a fence there, ptxas moves
     /// the wait up to the softmax's start (to interleave O's rescale and P's conversion with the
     /// exponentials), and the softmax cannot overlap the warpgroup's last `P V` instructions.
     /// Halfway, the other half of the exponentials still hides the rescale and the conversion.
-    /// Measured on an H200 (`bench/results/2026-11-28-h200-attention-fence/`): halfway, 1.01-1.06x
-    /// at head dimension 64 and 0.98-1.06x at 128; after them all, 1.02-1.06x at 256 (whose 128
+    /// Halfway is faster at head dimensions 64 and 128. After them all is faster at 256 (whose 128
     /// rescale multiplications per thread come before the next `P V` anyway:
-    /// [`Config::RESCALE_BEFORE_PV`]), but 0.99x at 128; after three quarters, 0.92-1.00x at
-    /// 128 (`bench/results/2026-11-29-h200-attention-tiles/`).
+    /// [`Config::RESCALE_BEFORE_PV`]) but not at 128, nor is after three quarters, where the
+    /// rescale and P's conversion no longer fit among the exponentials left
+    /// (`docs/performance.md`).
     const PV_WAIT_AT: usize = if Self::D == 256 { 2 } else { 1 };
     /// Whether the elements are f16 (else bf16).
     const F16: bool;
@@ -1307,7 +1306,7 @@ attention_sm90_kernels! {
     /// overlap holds a warpgroup's S, P and O at once (128 registers of data); it fits the 160
     /// registers each consumer gets once the values derived from the thread's index, the lengths
     /// and Q's address are recomputed where used ([`recompute`]) instead of held across the key
-    /// blocks, but it measured slower here, with the turns and without them.
+    /// blocks, but it is slower here, with the turns and without them (`docs/performance.md`).
     /// Otherwise as [`attention_sm90_bf16_d64`], with 512 threads.
     ///
     /// [`recompute`]: cute_rs_tensor::device::hint::recompute

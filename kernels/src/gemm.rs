@@ -37,22 +37,17 @@
 //! owning 64 x 32 pieces) as the zero-cost reference.
 //!
 //! Launch: grid `(ceil(N / BN), ceil(M / BM))`, block [`THREADS`], no dynamic shared memory.
-//!
-//! # Measured (H100 80GB HBM3, 2026-11-22, `bench/results/2026-11-22-h100-gemm`)
-//! 4096^3, A and B row-major: 241 TFLOP/s (f32 out), 244 (bf16 out), against 745 for cuBLAS
-//! (`torch.matmul`) in the same run: 0.33x. ptxas: 124-157 registers, 0 bytes of stack, no
-//! spills, so one block (8 warps) per SM. Tried and not kept: K steps of 64 with a 4-stage ring in
-//! 128 KiB of dynamic shared memory (221 TFLOP/s: up to 204 registers). The SASS (`cuobjdump`)
-//! shows where the rest goes: the loop over the two k16 steps of a stage is not unrolled, so each
-//! step recomputes its 6 `ldmatrix` addresses (about 50 integer instructions) and waits on them
-//! before its 16 HMMA; staging a stage costs about 180 instructions for 8 `cp.async`. Next for
-//! this path: unroll the k16 steps with fragments double-buffered, hoist the swizzled addresses,
-//! cap registers at 128 for 2 blocks per SM. The way to cuBLAS is the sm_90a path of issue 8
-//! (wgmma + TMA, warp specialization).
 //! Parameters: `(a, b, c, d, m, n, k, lda, ldb, ldc, ldd, alpha, beta, bias, flags)`; C and D
 //! are row-major `M x N` with leading dimensions `ldc` and `ldd`; C is read only when `beta != 0`;
 //! `D = act(alpha * A * B + beta * C + bias)` with the bias and activation of `flags`
 //! ([`crate::epilogue`]).
+//!
+//! # Speed
+//! This is the portable path: `mma.sync` caps it well below cuBLAS on Hopper. Its K steps of 32
+//! in a 3-stage ring stay because K steps of 64 in a 4-stage ring are slower (their fewer barriers
+//! do not pay for the registers they take). The Hopper kernels (`gemm_sm90`: wgmma, TMA, warp
+//! specialization) are the path that keeps pace with cuBLAS. This kernel's figures against
+//! cuBLAS, what was tried on it and what its SASS shows are in `docs/performance.md`.
 
 use cute_rs_tensor::kernel;
 use crate::epilogue::EpilogueOp;

@@ -1,7 +1,8 @@
 //! The Hopper GEMM path (sm_90a, in `kernels_sm90a.ptx` only): TMA loads into 128-byte-swizzled
 //! shared tiles, `wgmma` from matrix descriptors (bf16/f16 in k16 steps, tf32 in k8 steps, f32
-//! accumulators), rings of stages with mbarriers ([`GemmSm90Shape`]). The kernels are the steps of
-//! the ladder, each kept as an entry so that its speed can be measured:
+//! accumulators), rings of stages with mbarriers ([`GemmSm90Shape`]). The kernels come in steps,
+//! from a first `wgmma` kernel on, each kept as an entry so that its speed can be measured
+//! (`docs/performance.md` has what each step gave):
 //!
 //! 1. one warpgroup per 128 x 128 tile (two m64 slices), all threads waiting on one full barrier
 //!    per stage ([`gemm_sm90_bf16_tn`]); two warpgroups per 128 x 256 tile (one m64n256 slice
@@ -1092,7 +1093,8 @@ macro_rules! persistent_tile {
 /// from its map), alpha, beta, the bias, the flags (the epilogue's, [`crate::epilogue`], and
 /// [`GEMM_SM90_SPLIT_K`]: the batches are K splits, [`SplitK`]) and the split-K workspace.
 /// Entries that are not batched take L = 1; only split entries (`$split`) read the split flag,
-/// so that the others carry no reduction code (it cost the large products 2-3% on an H100).
+/// so that the others carry no reduction code (it slows the large products:
+/// `docs/performance.md`).
 /// The tile is [`P128x256`] unless an entry names another [`PersistentTile`] after its atom; a
 /// transposed tile's entry takes D's M and N like the others and computes `D^T = B^T A^T`
 /// (`a_map` is then B's map and `b_map` A's).
@@ -1472,9 +1474,9 @@ impl<O: Output> Epilogue<O> {
         // `scale_apart`: the product's scale in a loop without branches, C and the bias in a loop
         // of their own only when there are any. A persistent block's next tile waits on its
         // epilogue: a scale tested and applied per value with them (fp8's per-tensor scales)
-        // kept the warps 7 us a tile from the next wgmmas (measured on an H100: a quarter of fp8
-        // 4096^3's time). A block of one tile has nothing waiting, and the second loop costs
-        // the single-tile kernels registers they do not have (ptxas spills).
+        // kept the warps from the next wgmmas for a large part of fp8's time
+        // (`docs/performance.md`). A block of one tile has nothing waiting, and the second loop
+        // costs the single-tile kernels registers they do not have (ptxas spills).
         if scale_apart {
             for_each_unrolled_mut(acc, |_, x| *x *= op.alpha);
         }

@@ -51,7 +51,7 @@
 //! or [`TF32_SMEM_BYTES`] (tf32). Parameters: `(a, b, c, d, m, n, k, lda, ldb, alpha, beta)`; C
 //! and D are row-major `M x N` (leading dimension `n`); C is read only when `beta != 0`.
 //!
-//! Measurements: `bench/results/` (`2026-11-22-h100-sgemm`, `2026-11-25-h100-atom-kernels`).
+//! The kernels' figures against cuBLAS: `docs/performance.md`.
 
 use cute_rs_layout::{unwrap, Layout};
 use cute_rs_tensor::algorithm::{gemm as mma_gemm, transform};

@@ -36,11 +36,11 @@
 ///
 /// The handler stays a bare `trap`: printing the panic's location here would put a call with a
 /// stack frame behind every panic path, and the Hopper GEMMs, whose tile loops keep division
-/// checks, measured 7 to 10% slower with it. `device_assert!` is the assertion that reports its
-/// message from the GPU. A panic path is a call into
-/// `core::panicking`, and a call anywhere in a kernel makes ptxas serialize its `wgmma`
-/// instructions (C7509): kernels on `wgmma` keep panics (a division by a run-time value, a
-/// bounds check) out, as the block tiles' `dot` on `wgmma` does.
+/// checks, ran slower with it (`docs/performance.md`). `device_assert!` is the assertion that
+/// reports its message from the GPU. A panic path is a call into `core::panicking`, and a call
+/// anywhere in a kernel makes ptxas serialize its `wgmma` instructions (C7509): kernels on
+/// `wgmma` keep panics (a division by a run-time value, a bounds check) out, as the block tiles'
+/// `dot` on `wgmma` does.
 #[cfg(target_arch = "nvptx64")]
 #[panic_handler]
 fn panic(_info: &core::panic::PanicInfo<'_>) -> ! {

@@ -98,9 +98,9 @@ pub enum AttentionSchedule {
     /// tiles run one block per tile, as [`PingPong`](Self::PingPong), which balances them
     /// better. At head dimension 64 the blocks are wider from 2k keys without a causal mask and
     /// from 8k keys with one: 192 query rows, three consumer warpgroups that each wait for their
-    /// products (measured faster than with the overlap), one block per tile, measured faster
-    /// there (`attention_sm90_bf16_d64_wide`). At head dimension 256 without a causal mask, from
-    /// 2k keys, a step reads 80 keys rather than 64, O staged in Q's buffer
+    /// products (faster than with the overlap), one block per tile, faster there than persistent
+    /// (`attention_sm90_bf16_d64_wide`; `docs/performance.md`). At head dimension 256 without a
+    /// causal mask, from 2k keys, a step reads 80 keys rather than 64, O staged in Q's buffer
     /// (`attention_sm90_bf16_d256_long`).
     #[default]
     Persistent,
@@ -395,10 +395,10 @@ impl<'a> Attention<'a> {
 
     /// The query rows of the Hopper kernel's blocks for the problem: the wide kernels' for the
     /// default schedule at head dimension 64 from [`WIDE_MIN_KEYS`] without a causal mask and
-    /// from [`WIDE_CAUSAL_MIN_KEYS`] with one, where they measured faster on an H100 and an H200.
-    /// They were slower with fewer keys, more so under a causal mask, where 192-row tiles mask
-    /// more of their keys. And the keys per step: the long kernels' at head dimension 256 without
-    /// a causal mask from [`LONG_MIN_KEYS`] keys.
+    /// from [`WIDE_CAUSAL_MIN_KEYS`] with one, where they are faster. They are slower with fewer
+    /// keys, more so under a causal mask, where 192-row tiles mask more of their keys. And the
+    /// keys per step: the long kernels' at head dimension 256 without a causal mask from
+    /// [`LONG_MIN_KEYS`] keys.
     fn sm90_tile(&self, p: &Problem) -> (u32, u32) {
         let persistent = self.schedule == AttentionSchedule::Persistent;
         if p.d == 64 && persistent && p.seqlen_k >= if self.causal { WIDE_CAUSAL_MIN_KEYS } else { WIDE_MIN_KEYS } {
@@ -416,7 +416,7 @@ impl<'a> Attention<'a> {
     #[allow(clippy::too_many_arguments)]
     fn launch_sm90<T: AttentionElem>(&self, gpu: &Gpu, p: &Problem, (block_m, block_n): (u32, u32), scale: f32, maps: [TensorMap; 4], lse: &mut DeviceBuffer<f32>) -> Result<(), AttentionError> {
         let tiles = sm90::AttentionTiles::new(block_m, p.seqlen_q as u32, p.heads as u32, p.batch as u32, self.causal).count();
-        // The wide blocks measured faster one per tile than persistent, even on short tiles.
+        // The wide blocks run one per tile: faster than persistent for them, even on short tiles.
         let wide = block_m == sm90::ATTENTION_SM90_WIDE_BM;
         let long = block_n == sm90::ATTENTION_SM90_LONG_BN;
         let blocks = match self.schedule {
@@ -502,24 +502,25 @@ impl<'a> Attention<'a> {
 }
 
 /// The fewest keys for which head dimension 256 without a causal mask takes the long kernels
-/// ([`sm90::ATTENTION_SM90_LONG_BN`] keys per step): on an H100 they measured faster than the
-/// 64-key kernels from 4k keys, and as fast at 1k.
+/// ([`sm90::ATTENTION_SM90_LONG_BN`] keys per step): they are faster than the 64-key kernels from
+/// 4k keys, and as fast at 1k (`docs/performance.md`).
 const LONG_MIN_KEYS: usize = 2048;
 
 /// The fewest keys for which head dimension 64 without a causal mask takes the wide kernels (192
-/// query rows): on an H100 they measured faster than the 128-row kernel from 2k keys.
+/// query rows): they are faster than the 128-row kernel from 2k keys, and slower below
+/// (`docs/performance.md`).
 const WIDE_MIN_KEYS: usize = 2048;
 
-/// [`WIDE_MIN_KEYS`] under a causal mask, where 192-row tiles mask more of their keys: on an H200
-/// the wide kernels measured faster than the 128-row kernel from 8k keys, and slower up to 4k.
+/// [`WIDE_MIN_KEYS`] under a causal mask, where 192-row tiles mask more of their keys: the wide
+/// kernels are faster than the 128-row kernel from 8k keys, and slower up to 4k
+/// (`docs/performance.md`).
 const WIDE_CAUSAL_MIN_KEYS: usize = 8192;
 
 /// Whether the problem's tiles read at most 32 key blocks on average (half of them under a causal
 /// mask), where the persistent blocks pay: their prologue and epilogue, overlapped with the
 /// neighbouring tiles' work, weigh most. Longer tiles run one block per tile, where the hardware's
 /// dynamic assignment of blocks to SMs balances them better than the persistent blocks' static
-/// walk (measured on an H100: up to 1.5x faster at 16k causal keys, as fast or faster from 8k keys
-/// without a mask).
+/// walk (`docs/performance.md`).
 fn short_tiles(p: &Problem, causal: bool) -> bool {
     let key_blocks = p.seqlen_k.div_ceil(sm90::attention_sm90_block_n(p.d as u32) as usize);
     (if causal { key_blocks / 2 } else { key_blocks }) <= 32

@@ -143,8 +143,8 @@ impl HopperGemm {
 
     /// Whether an entry can split this problem's K: the fp8 entries, and for bf16 and f16 inputs
     /// A row-major with B column-major (`X W^T`, the storage of decoding's products) into a
-    /// TMA-stored D. The other storage orders have no split entry: split-K code in an entry costs
-    /// its large products 2-3%, so only the products that need it carry it.
+    /// TMA-stored D. The other storage orders have no split entry: split-K code in an entry slows
+    /// its large products (`docs/performance.md`), so only the products that need it carry it.
     fn has_split_entry(&self) -> bool {
         match self.input {
             HopperIn::Fp8 { .. } => true,
@@ -179,9 +179,9 @@ impl HopperGemm {
     /// The K splits of a product whose tiles leave more than half of `sms` SMs idle (skinny
     /// products: few rows, as in decoding): as many as keep the work units within half of the
     /// SMs (within all of them for tiles of at most 32 columns) and each split at least 16
-    /// k-tiles long; 1 otherwise. (Measured on an H100: a unit costs a fixed start and an end
-    /// that writes and reads partial sums of its tile's size, so splitting further, or shorter
-    /// K ranges, lose; a narrow decode tile's partials are small enough to fill every SM.)
+    /// k-tiles long; 1 otherwise. (A unit costs a fixed start and an end that writes and reads
+    /// partial sums of its tile's size, so splitting further, or shorter K ranges, lose; a narrow
+    /// decode tile's partials are small enough to fill every SM: `docs/performance.md`.)
     pub fn auto_splits(&self, sms: usize) -> u32 {
         let tiles = self.tiles();
         let k_tiles = self.g.k.div_ceil(GEMM_SM90_BK as usize * 2 / self.input.bytes());

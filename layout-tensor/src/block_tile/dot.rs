@@ -1064,7 +1064,7 @@ where
         }
         // Every thread fences its own landed copies before the barrier that publishes them:
         // element copies are ordinary stores, and it is not documented that `cp.async` writes
-        // reach the async proxy without one (dropping it measured no faster).
+        // reach the async proxy without one (and dropping it is no faster).
         crate::device::tma::fence_proxy_async_shared_cta();
         sync_threads();
         let (a, b) = ring.slot(step % slots);

@@ -494,7 +494,7 @@ fn check_sm90(gpu: &Gpu, _: &Module) -> Result<(), String> {
             compare(&g, &x, &got, None, &what)?;
         }
     }
-    // The large ragged size (K-major operands, f32 D: TMA takes it; tiles cut on both edges).
+    // A large ragged size (K-major operands, f32 D: TMA takes it; tiles cut on both edges).
     let g = Gemm::new(4095, 4097, 1000).b_major(Major::Col);
     let seed = fresh_seed();
     let x = inputs::<bf16>(gpu, &g, seed)?;

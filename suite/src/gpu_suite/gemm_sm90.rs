@@ -78,7 +78,7 @@ const fn persistent(entry: Entry, cluster: u32, tma_out: bool) -> Kernel {
     Kernel { entry, shape: GEMM_SM90_P_128X256, cluster, bf16_out, tma_out }
 }
 
-/// The kernels, in the order of the steps.
+/// The kernels, in the order of the steps in `cute_rs_kernels::gemm_sm90`'s module documentation.
 const KERNELS: [Kernel; 9] = [
     grid(Entry::Grid(sm90::gemm_sm90_bf16_tn), GEMM_SM90_128X128),
     grid(Entry::Grid(sm90::gemm_sm90_bf16_tn_128x256), GEMM_SM90_128X256),
@@ -696,8 +696,8 @@ fn e4m3_vs_reference<O: PeerOut + GemmOutput>(gpu: &Gpu, lt: &CublasLt) -> Resul
 /// Rounds of each comparison with cuBLAS (after 3 warm-up batches of each).
 const PEER_ROUNDS: usize = 20;
 
-/// Calls per timed batch: about 1.1 * 10^12 flops (one 8192^3 GEMM, near 1.5 ms on an H100), at
-/// most 16 calls, so that the events and the gaps between launches weigh little beside the work.
+/// Calls per timed batch: about 1.1 * 10^12 flops (one 8192^3 GEMM), at most 16 calls, so that
+/// the events and the gaps between launches weigh little beside the work.
 fn peer_batch((m, n, k): (usize, usize, usize)) -> usize {
     ((1.1e12 / (2.0 * m as f64 * n as f64 * k as f64)).round() as usize).clamp(1, 16)
 }

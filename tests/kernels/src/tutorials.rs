@@ -11,11 +11,11 @@
 //!   into shared memory 3 steps deep (the pipelining Triton's compiler does for `num_stages=3`)
 //!   and multiplied on the tensor cores (`mma.sync`). The `_aligned` entries, for rows of whole
 //!   16-byte vectors, use [`dot_range_aligned`] and fit two blocks per SM. The `_wgmma` entries
-//!   (sm_90a) are the tutorial with the configuration its autotuning picks on an H100: a 128 x 256
-//!   tile, K 64 per step, loads two steps ahead, 8 warps, `tl.dot` on warpgroup MMA. The `_tma`
-//!   entries take A and B as arrays with tensor maps (Triton's tensor descriptors,
-//!   `desc.load([m, k])`) and use [`dot_range_tma`]: one thread copies each step's tiles with
-//!   TMA into the panels `wgmma` reads.
+//!   (sm_90a) are the tutorial with the configuration its autotuning picks
+//!   (`docs/performance.md`): a 128 x 256 tile, K 64 per step, loads two steps ahead, 8 warps,
+//!   `tl.dot` on warpgroup MMA. The `_tma` entries take A and B as arrays with tensor maps
+//!   (Triton's tensor descriptors, `desc.load([m, k])`) and use [`dot_range_tma`]: one thread
+//!   copies each step's tiles with TMA into the panels `wgmma` reads.
 //! - 04 low-memory dropout (seeded): `where(rand(seed, offsets) > p, x / (1 - p), 0)`, 1024 per
 //!   program, 4 warps.
 //! - 05 layer norm forward: one row per program in `BLOCK` chunks (`BLOCK = min(65536 / 2,
@@ -250,7 +250,7 @@ dot_layout!(
 );
 
 /// 03 on `wgmma`: the ring's slots. The tutorial's first configuration (128 x 256 x 64, 8 warps,
-/// `num_stages=3`, which its autotuning picks on an H100) keeps two steps of loads in flight;
+/// `num_stages=3`, which its autotuning picks) keeps two steps of loads in flight;
 /// `dot_range` on `wgmma` does with 4 slots, the other two holding the steps whose products may
 /// still be running.
 pub const WG_MATMUL_STAGES: usize = 4;

@@ -561,8 +561,8 @@ fn large_layouts_drop_labels_but_keep_the_legend() {
     assert!(4.0 * 0.6 * font <= side - 3.0, "a 4-digit label of {font}px overflows a {side}px cell");
 }
 
-/// The benchmark figure of the issue: the time to draw a 128x128 layout, and the file size. Printed
-/// (`cargo test --test svg -- --nocapture`), not timed: a loaded machine must not fail it.
+/// The `layout` tool's benchmark figure: the time to draw a 128x128 layout, and the file size.
+/// Printed (`cargo test --test svg -- --nocapture`), not timed: a loaded machine must not fail it.
 #[test]
 fn benchmark_figure_for_a_128x128_layout() {
     let t = tile("(128,128):(1,128)");
