@@ -489,19 +489,30 @@ macro_rules! configs {
             type KvTile = $kv;
         }
         const _: () = assert!(<$s as WgmmaAtom>::N == $bn as i64 && <$o as WgmmaRsAtom>::N == $d);
-        const _: () = assert!(transposes_agree($d, $bn as i64), "V's MN-major tile must be the bytes the K-major boxes write");
-        const _: () = assert!(
-            quad_rows(<$s as WgmmaAtom>::LAYOUT_C, <$s as WgmmaAtom>::VALUES_C as i64) && quad_rows(<$o as WgmmaRsAtom>::LAYOUT_C, $d / 2)
-        );
-        const _: () = {
+        #[cfg(target_arch = "nvptx64")]
+        const _: () = $name::contract();
+        impl $name {
+            /// The configuration's layouts agree with the kernels' assumptions: V's transposed
+            /// tile, the row reductions' quads, the TMA boxes, shared memory (see `crate::contract!`).
+            const fn contract() {
+            assert!(transposes_agree($d, $bn as i64), "V's MN-major tile must be the bytes the K-major boxes write");
+            assert!(
+                quad_rows(<$s as WgmmaAtom>::LAYOUT_C, <$s as WgmmaAtom>::VALUES_C as i64) && quad_rows(<$o as WgmmaRsAtom>::LAYOUT_C, $d / 2),
+                "each accumulator row lies in one quad of threads"
+            );
             let _ = (tile_boxes($bm, $d), tile_boxes($bn, $d));
             assert!(<$q as StaticLayout>::LAYOUT.size() == $bm * $d && <$kv as StaticLayout>::LAYOUT.size() == $bn as i64 * $d);
             let (q_stages, o_buffers) = (attention_sm90_q_stages($d, $bm, $bn), attention_sm90_o_buffers($d, $bm, $bn));
             assert!(smem_bytes(q_stages, o_buffers, $d, $bm, $bn) <= SM90_DYNAMIC_SMEM_BYTES, "the tiles must fit shared memory");
             // Staged in Q's buffer: one buffer, and two of Q's 64-column boxes.
             assert!(o_buffers > 0 || (q_stages == 1 && $d >= 128), "O staged in Q's buffer needs one Q buffer of two boxes or more");
-        };
-    )*};
+            }
+        }
+    )*
+        /// The configurations' contracts, for [`crate::contracts`].
+        #[cfg(not(target_arch = "nvptx64"))]
+        const CONFIG_CONTRACTS: &[(&str, fn())] = &[$((concat!("attention_sm90: configuration ", stringify!($name)), $name::contract)),*];
+    };
 }
 
 configs! {
@@ -1229,15 +1240,27 @@ unsafe fn store_output<C: Config, const QS: u32, const RO: usize, const OB: usiz
     }
 }
 
-/// The staging buffers and the box accumulators agree with TMA's 128-byte swizzle and with O's
-/// wgmma accumulators at each head dimension (box `c` holds a thread's values `32 c ..`).
-const _: () = {
+// The staging buffers and the box accumulators agree with TMA's 128-byte swizzle and with O's
+// wgmma accumulators at each head dimension (box `c` holds a thread's values `32 c ..`).
+crate::contract!(o_staging, {
     let mut d = 64;
     while d <= 256 {
         let acc = cute_rs_layout::unwrap!(wgmma_accumulator_layout(d));
         assert!(epilogue_layouts_agree(2, <Sw<3, 3, 3>>::SWIZZLE, OStagingBox::LAYOUT, AccBox::LAYOUT, acc, d), "O's staging and box accumulators");
         d *= 2;
     }
+});
+
+/// This module's contracts (`crate::contract!`), for [`crate::contracts`].
+#[cfg(not(target_arch = "nvptx64"))]
+pub(crate) const CONTRACTS: &[(&str, fn())] = &{
+    let mut all = [("attention_sm90: O's staging and box accumulators", o_staging as fn()); CONFIG_CONTRACTS.len() + 1];
+    let mut i = 0;
+    while i < CONFIG_CONTRACTS.len() {
+        all[i + 1] = CONFIG_CONTRACTS[i];
+        i += 1;
+    }
+    all
 };
 
 macro_rules! attention_sm90_kernels {

@@ -246,7 +246,7 @@ const fn pairs_are_neighbours(layout: cute_rs_layout::Layout, values: i64) -> bo
     }
     true
 }
-const _: () = assert!(pairs_are_neighbours(ACC_256, 128), "wgmma accumulator pairs must be row neighbours");
+crate::contract!(accumulator_pairs, { assert!(pairs_are_neighbours(ACC_256, 128), "wgmma accumulator pairs must be row neighbours") });
 
 /// The descriptors of a stage's operand tile as wgmma reads it: `rows` (M or N) x one
 /// 128-byte row of K, the canonical tile of `major` with the 128-byte swizzle (what the TMA
@@ -315,14 +315,13 @@ const fn stage_boxes<W: WgmmaAtom, const CM: u32>() -> (TmaBoxes, TmaBoxes) {
 }
 
 // The decode tiles' B operands of 16, 32, 64 and 128 rows (K-major, the 128-byte swizzle: two,
-// four, eight or sixteen 1024-byte atoms) have wgmma descriptors and TMA boxes; checked here, where every build
-// evaluates them.
-const _: () = {
+// four, eight or sixteen 1024-byte atoms) have wgmma descriptors and TMA boxes.
+crate::contract!(decode_operands, {
     let _ = (operand_descs::<SM90_64x16x16_F32BF16BF16_SS>(), stage_boxes::<SM90_64x16x16_F32BF16BF16_SS, 1>());
     let _ = (operand_descs::<SM90_64x32x16_F32BF16BF16_SS>(), stage_boxes::<SM90_64x32x16_F32BF16BF16_SS, 1>());
     let _ = (operand_descs::<SM90_64x64x16_F32BF16BF16_SS>(), stage_boxes::<SM90_64x64x16_F32BF16BF16_SS, 1>());
     let _ = (operand_descs::<SM90_64x128x16_F32BF16BF16_SS>(), stage_boxes::<SM90_64x128x16_F32BF16BF16_SS, 1>());
-};
+});
 
 static_layout!(
     /// The coordinates of a stage's A tile, `(m, k)`: 128 rows x one 128-byte row of K (64
@@ -892,10 +891,12 @@ static_layout!(
     pub(crate) BoxValues = "32:1"
 );
 
-const _: () = assert!(
-    epilogue_layouts_agree(2, <Sw<3, 3, 3>>::SWIZZLE, StagingBuffers::LAYOUT, AccBox::LAYOUT, ACC_256, 256),
-    "the 16-bit staging buffers and box accumulators"
-);
+crate::contract!(staging_16_bit, {
+    assert!(
+        epilogue_layouts_agree(2, <Sw<3, 3, 3>>::SWIZZLE, StagingBuffers::LAYOUT, AccBox::LAYOUT, ACC_256, 256),
+        "the 16-bit staging buffers and box accumulators"
+    )
+});
 
 static_layout!(
     /// The staging buffers of the TMA-store epilogue of an f32 D, `(row, column, buffer, consumer
@@ -920,10 +921,21 @@ static_layout!(
     BoxValuesF32 = "16:1"
 );
 
-const _: () = assert!(
-    epilogue_layouts_agree(4, <Sw<3, 2, 3>>::SWIZZLE, StagingBuffersF32::LAYOUT, AccBoxF32::LAYOUT, ACC_256, 256),
-    "the f32 staging buffers and box accumulators"
-);
+crate::contract!(staging_f32, {
+    assert!(
+        epilogue_layouts_agree(4, <Sw<3, 2, 3>>::SWIZZLE, StagingBuffersF32::LAYOUT, AccBoxF32::LAYOUT, ACC_256, 256),
+        "the f32 staging buffers and box accumulators"
+    )
+});
+
+/// This module's contracts (`crate::contract!`), for [`crate::contracts`].
+#[cfg(not(target_arch = "nvptx64"))]
+pub(crate) const CONTRACTS: &[(&str, fn())] = &[
+    ("gemm_sm90: wgmma accumulator pairs are row neighbours", accumulator_pairs),
+    ("gemm_sm90: the decode tiles' operands have wgmma descriptors and TMA boxes", decode_operands),
+    ("gemm_sm90: the 16-bit staging buffers and box accumulators", staging_16_bit),
+    ("gemm_sm90: the f32 staging buffers and box accumulators", staging_f32),
+];
 
 /// Whether the TMA-store epilogue's layouts for D elements of `element_bytes` agree with what TMA
 /// and wgmma do: buffer 0 of `staging` through `swizzle` is the canonical 128-byte-swizzled tile

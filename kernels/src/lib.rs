@@ -37,3 +37,48 @@ pub mod sgemm;
 /// assert_eq!(cute_rs_kernels::SM90_DYNAMIC_SMEM_BYTES, 226 * 1024);
 /// ```
 pub const SM90_DYNAMIC_SMEM_BYTES: u32 = cute_rs_tensor::device::shared::SM90_SHARED_BYTES_PER_BLOCK - 1024;
+
+/// A contract of the kernels' layouts and sizes (that accumulator fragments, swizzled staging
+/// buffers, TMA boxes and wgmma descriptors agree), written once and checked in both builds:
+///
+/// - in the device build, a `const` evaluation: a contract that does not hold stops compilation
+///   with its message;
+/// - in the host build, a function, [`contracts`] lists it and the test suite runs it (natively,
+///   in milliseconds, where the compiler's const evaluation of all of them would add minutes to
+///   every host build).
+///
+/// `contract!(name, { ...asserts... })` at module level.
+macro_rules! contract {
+    ($(#[$attr:meta])* $name:ident, $body:block) => {
+        #[cfg(target_arch = "nvptx64")]
+        $(#[$attr])*
+        const _: () = $body;
+        #[cfg(not(target_arch = "nvptx64"))]
+        $(#[$attr])*
+        pub(crate) fn $name() $body
+    };
+}
+pub(crate) use contract;
+
+/// The contracts of the kernels' layouts (see `contract!`), by name: in the device build they are
+/// `const` evaluations; here, functions that panic with the contract's message when it does not
+/// hold.
+///
+/// Returns: (name, check) pairs, one per contract of this build's modules (those of `gemm_sm90`
+/// and `attention_sm90` with the `sm90a` feature).
+///
+/// ```
+/// for (name, check) in cute_rs_kernels::contracts() {
+///     check(); // panics with the violated condition
+///     assert!(!name.is_empty());
+/// }
+/// ```
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn contracts() -> impl Iterator<Item = (&'static str, fn())> {
+    let none: &[(&'static str, fn())] = &[];
+    #[cfg(feature = "sm90a")]
+    let sm90a = gemm_sm90::CONTRACTS.iter().chain(attention_sm90::CONTRACTS.iter());
+    #[cfg(not(feature = "sm90a"))]
+    let sm90a = none.iter().chain(none.iter());
+    none.iter().chain(sm90a).copied()
+}
