@@ -121,7 +121,7 @@ macro_rules! special_register {
         pub fn $name() -> u32 {
             #[cfg(target_arch = "nvptx64")]
             {
-                extern "C" {
+                unsafe extern "C" {
                     #[link_name = $llvm]
                     fn read() -> u32;
                 }

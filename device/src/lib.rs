@@ -25,6 +25,9 @@
 //! | [`cpu`] | the CPU backend: scheduler, launches, the kernel registry |
 #![no_std]
 #![warn(missing_docs)]
+// Unsafe functions here are primitives whose bodies are their unsafe operations (edition 2024
+// would ask for an `unsafe` block in each).
+#![allow(unsafe_op_in_unsafe_fn)]
 // Inline PTX and the nvptx intrinsics are nightly features of the device target only: the host
 // build stays on stable.
 #![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch, stdarch_nvptx))]

@@ -120,7 +120,7 @@ impl fmt::Write for Line {
 }
 
 #[cfg(target_arch = "nvptx64")]
-extern "C" {
+unsafe extern "C" {
     /// CUDA's device `printf`: `format` and a buffer of the arguments, each at its alignment.
     fn vprintf(format: *const u8, args: *const u8) -> i32;
     /// CUDA's device `assert` failure: prints the message with the block and thread, stops the

@@ -373,7 +373,7 @@ pub fn shared_to_generic<T>(addr: u32) -> *mut T {
 pub fn dynamic_shared_bytes() -> u32 {
     #[cfg(target_arch = "nvptx64")]
     {
-        extern "C" {
+        unsafe extern "C" {
             #[link_name = "llvm.nvvm.read.ptx.sreg.dynamic_smem_size"]
             fn read() -> u32;
         }

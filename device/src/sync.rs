@@ -25,7 +25,7 @@ pub use mbarrier::{fence_mbarrier_init, Mbarrier};
 
 #[cfg(target_arch = "nvptx64")]
 #[allow(improper_ctypes)]
-extern "C" {
+unsafe extern "C" {
     #[link_name = "llvm.nvvm.barrier.cta.sync.aligned.all"]
     fn nvvm_barrier_sync_all(id: u32);
     #[link_name = "llvm.nvvm.barrier.cta.sync.aligned.count"]

@@ -64,7 +64,7 @@ pub const FULL_MASK: u32 = 0xffff_ffff;
 
 #[cfg(target_arch = "nvptx64")]
 #[allow(improper_ctypes)]
-extern "C" {
+unsafe extern "C" {
     #[link_name = "llvm.nvvm.shfl.sync.idx.i32"]
     fn nvvm_shfl_idx(mask: u32, value: u32, lane: u32, clamp: u32) -> u32;
     #[link_name = "llvm.nvvm.shfl.sync.up.i32"]

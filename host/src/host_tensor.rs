@@ -257,7 +257,7 @@ impl<T: Numeric, L: LayoutSource + fmt::Display> HostTensor<T, L> {
 
     fn storage_len(layout: &L) -> Result<usize> {
         let flat = cute_rs_layout::flatten(layout.layout());
-        if let Some(d) = flat.stride().leaves().iter().zip(flat.shape().leaves()).find(|(&d, &s)| d < 0 && s > 1) {
+        if let Some(d) = flat.stride().leaves().iter().zip(flat.shape().leaves()).find(|&(&d, &s)| d < 0 && s > 1) {
             invalid!("host tensors need non-negative strides; layout {layout} has stride {}", d.0);
         }
         // Non-negative strides put the inner layout's smallest offset at index 0; only a swizzled

@@ -74,8 +74,10 @@ use cute_rs_tensor::device::atomics::{fence, AcqRel, Cta};
 use cute_rs_tensor::device::hint::recompute;
 use cute_rs_tensor::device::ids::{block_idx_x, grid_dim_x, thread_idx_x};
 use cute_rs_tensor::device::math::{exp2_approx, fma, log2_approx};
+#[cfg(not(target_arch = "nvptx64"))]
+use cute_rs_tensor::device::mma::wgmma_accumulator_layout;
 use cute_rs_tensor::device::mma::{
-    warpgroup_reg_alloc, warpgroup_reg_dealloc, wgmma_accumulator_layout, wgmma_commit_group, wgmma_fence, wgmma_fence_a_operands, wgmma_fence_operands, wgmma_wait_group,
+    warpgroup_reg_alloc, warpgroup_reg_dealloc, wgmma_commit_group, wgmma_fence, wgmma_fence_a_operands, wgmma_fence_operands, wgmma_wait_group,
     WgmmaSwizzle,
 };
 use cute_rs_tensor::device::numeric::{f32x2_to_bf16x2, f32x2_to_f16x2};
@@ -86,12 +88,16 @@ use cute_rs_tensor::device::unroll::{for_each_unrolled_mut, unroll_for, Count};
 use cute_rs_tensor::device::warp::{shuffle_xor, vote_all};
 use cute_rs_tensor::half::{bf16, f16};
 use cute_rs_tensor::identity::IdentityTensor;
-use cute_rs_tensor::partition::{StaticSwizzle, Sw};
+#[cfg(not(target_arch = "nvptx64"))]
+use cute_rs_tensor::partition::StaticSwizzle;
+use cute_rs_tensor::partition::Sw;
 use cute_rs_tensor::pipeline::{PipelineState, PipelineTmaAsync};
 use cute_rs_tensor::swizzled::Swizzled;
 use cute_rs_tensor::{dynamic_shared, kernel, shared_array, static_layout, Fragment, LayoutTensor, Shared as SharedSpace, StaticLayout};
 
-use crate::gemm_sm90::{epilogue_layouts_agree, AccBox, BoxTile, BoxValues};
+#[cfg(not(target_arch = "nvptx64"))]
+use crate::gemm_sm90::epilogue_layouts_agree;
+use crate::gemm_sm90::{AccBox, BoxTile, BoxValues};
 use crate::SM90_DYNAMIC_SMEM_BYTES;
 #[cfg(target_arch = "nvptx64")]
 use crate::gemm_sm90::stage_and_store;
@@ -318,6 +324,7 @@ const fn mn_major_tile(d: i64, keys: i64) -> cute_rs_layout::SwizzledLayout {
 
 /// Whether V's MN-major tile (`d x keys`) and the K-major tile of `keys x d` the boxes write are
 /// one function of `(key, column)`.
+#[cfg(not(target_arch = "nvptx64"))] // only the contracts (`crate::contract!`) use it
 const fn transposes_agree(d: i64, keys: i64) -> bool {
     let (k_major, mn_major) = (k_major_tile(keys, d), mn_major_tile(d, keys));
     let mut i = 0;
@@ -351,6 +358,7 @@ const fn tile_boxes(rows: u32, d: u32) -> TmaBoxes {
 /// Whether accumulator layout `layout` (`(thread, value) -> m + 64 n`, `values` per thread) gives
 /// each thread two rows 8 apart shared with the threads of its quad only (lanes `4 q .. 4 q + 3`),
 /// its value `v` at the thread's position plus `v`'s: what the row reductions' shuffles assume.
+#[cfg(not(target_arch = "nvptx64"))] // only the contracts (`crate::contract!`) use it
 const fn quad_rows(layout: cute_rs_layout::Layout, values: i64) -> bool {
     // The quads' rows: the same within a quad, different between quads.
     let mut rows = [0i64; 32];
@@ -489,12 +497,11 @@ macro_rules! configs {
             type KvTile = $kv;
         }
         const _: () = assert!(<$s as WgmmaAtom>::N == $bn as i64 && <$o as WgmmaRsAtom>::N == $d);
-        #[cfg(target_arch = "nvptx64")]
-        const _: () = $name::contract();
+        #[cfg(not(target_arch = "nvptx64"))]
         impl $name {
             /// The configuration's layouts agree with the kernels' assumptions: V's transposed
             /// tile, the row reductions' quads, the TMA boxes, shared memory (see `crate::contract!`).
-            const fn contract() {
+            fn contract() {
             assert!(transposes_agree($d, $bn as i64), "V's MN-major tile must be the bytes the K-major boxes write");
             assert!(
                 quad_rows(<$s as WgmmaAtom>::LAYOUT_C, <$s as WgmmaAtom>::VALUES_C as i64) && quad_rows(<$o as WgmmaRsAtom>::LAYOUT_C, $d / 2),

@@ -68,7 +68,9 @@ use cute_rs_tensor::half::f16;
 use cute_rs_tensor::atom::copy::{copy, VectorCopy, SM90_U32x4_STSM_N};
 use cute_rs_tensor::atom::fragment_copy::make_tiled_copy_c;
 use cute_rs_tensor::device::unroll::{unroll_for, Count};
-use cute_rs_tensor::partition::{StaticSwizzle, Sw};
+#[cfg(not(target_arch = "nvptx64"))]
+use cute_rs_tensor::partition::StaticSwizzle;
+use cute_rs_tensor::partition::Sw;
 use cute_rs_tensor::static_view::StaticView;
 use cute_rs_tensor::swizzled::Swizzled;
 use cute_rs_tensor::{dynamic_shared, shared_array, static_layout, Fragment, LayoutTensor, Shared, StaticLayout};
@@ -232,10 +234,12 @@ pub fn gemm_sm90_bf16_tn_ws(
 }
 
 /// The wgmma m64n256 accumulator layout, (thread, value) -> m + 64 n.
+#[cfg(not(target_arch = "nvptx64"))] // only the contracts (`crate::contract!`) use it
 const ACC_256: cute_rs_layout::Layout = cute_rs_layout::unwrap!(wgmma_accumulator_layout(256));
 
 /// Whether each even value `v` of `layout`'s `values` and `v + 1` are neighbours in a row (the
 /// epilogue stores them together).
+#[cfg(not(target_arch = "nvptx64"))] // only the contracts (`crate::contract!`) use it
 const fn pairs_are_neighbours(layout: cute_rs_layout::Layout, values: i64) -> bool {
     let mut v = 0;
     while v < values {
@@ -943,6 +947,7 @@ pub(crate) const CONTRACTS: &[(&str, fn())] = &[
 /// accumulator layout of one box of `cols = 128 / element_bytes` columns, whose values `v` in box
 /// `c` are the values `c cols / 2 + v` of `acc`, the accumulators of a warpgroup's `64 x n`
 /// tile, `c cols` columns further.
+#[cfg(not(target_arch = "nvptx64"))] // only the contracts (`crate::contract!`) use it
 pub(crate) const fn epilogue_layouts_agree(element_bytes: i64, swizzle: cute_rs_layout::Swizzle, staging: cute_rs_layout::Layout, acc_box: cute_rs_layout::Layout, acc: cute_rs_layout::Layout, n: i64) -> bool {
     let cols = 128 / element_bytes;
     let tile = stage_tile(Major::K, 64, element_bytes);

@@ -39,20 +39,14 @@ pub mod sgemm;
 pub const SM90_DYNAMIC_SMEM_BYTES: u32 = cute_rs_tensor::device::shared::SM90_SHARED_BYTES_PER_BLOCK - 1024;
 
 /// A contract of the kernels' layouts and sizes (that accumulator fragments, swizzled staging
-/// buffers, TMA boxes and wgmma descriptors agree), written once and checked in both builds:
+/// buffers, TMA boxes and wgmma descriptors agree with what the kernels assume), written once as a
+/// function of the host build: [`contracts`] lists it, and `cute-rs-ops`' tests run each one
+/// (natively, in milliseconds). A `const` evaluation of all of them would add minutes of the
+/// compiler's interpreter to every build of this crate, host and device alike.
 ///
-/// - in the device build, a `const` evaluation: a contract that does not hold stops compilation
-///   with its message;
-/// - in the host build, a function, [`contracts`] lists it and the test suite runs it (natively,
-///   in milliseconds, where the compiler's const evaluation of all of them would add minutes to
-///   every host build).
-///
-/// `contract!(name, { ...asserts... })` at module level.
+/// `contract!(name, { ...asserts... })` at module level; on nvptx64 it expands to nothing.
 macro_rules! contract {
     ($(#[$attr:meta])* $name:ident, $body:block) => {
-        #[cfg(target_arch = "nvptx64")]
-        $(#[$attr])*
-        const _: () = $body;
         #[cfg(not(target_arch = "nvptx64"))]
         $(#[$attr])*
         pub(crate) fn $name() $body
@@ -60,9 +54,8 @@ macro_rules! contract {
 }
 pub(crate) use contract;
 
-/// The contracts of the kernels' layouts (see `contract!`), by name: in the device build they are
-/// `const` evaluations; here, functions that panic with the contract's message when it does not
-/// hold.
+/// The contracts of the kernels' layouts (see `contract!`), by name: functions that panic with the
+/// violated condition when a contract does not hold.
 ///
 /// Returns: (name, check) pairs, one per contract of this build's modules (those of `gemm_sm90`
 /// and `attention_sm90` with the `sm90a` feature).

@@ -241,7 +241,7 @@ macro_rules! __kernel {
         // 2024 edition (where an `unsafe fn`'s body is no longer an unsafe context) read the same.
         $(#[$attr])*
         #[cfg(target_arch = "nvptx64")]
-        #[no_mangle]
+        #[unsafe(no_mangle)]
         #[allow(unused_unsafe)]
         $vis unsafe extern "ptx-kernel" fn $name( $($arg : $ty),* ) {
             unsafe {
@@ -312,9 +312,9 @@ macro_rules! __kernel {
         $($cfg)*
         #[cfg(target_arch = "nvptx64")]
         const _: () = {
-            #[export_name = concat!(
+            #[unsafe(export_name = concat!(
                 "__cute_launch_bounds_", stringify!($name), "__", stringify!($max), "_" $(, stringify!($min))?
-            )]
+            ))]
             static LAUNCH_BOUNDS: u8 = 0;
         };
     };
@@ -326,7 +326,7 @@ macro_rules! __kernel {
         $($cfg)*
         #[cfg(target_arch = "nvptx64")]
         const _: () = {
-            #[export_name = concat!("__cute_grid_constant_", stringify!($name), "__", stringify!($index))]
+            #[unsafe(export_name = concat!("__cute_grid_constant_", stringify!($name), "__", stringify!($index)))]
             static GRID_CONSTANT: u8 = 0;
         };
     };

@@ -72,6 +72,9 @@
 //! [`LayoutTensor::is_vector_aligned`] tells beforehand.
 #![no_std]
 #![warn(missing_docs)]
+// Unsafe functions here are primitives whose bodies are their unsafe operations (edition 2024
+// would ask for an `unsafe` block in each).
+#![allow(unsafe_op_in_unsafe_fn)]
 // `allow_internal_unstable`: `__kernel!` writes `extern "ptx-kernel"` for device crates that enable
 // no feature themselves.
 #![cfg_attr(target_arch = "nvptx64", feature(allow_internal_unstable), allow(internal_features))]

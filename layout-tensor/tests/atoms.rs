@@ -1,6 +1,7 @@
 //! Laws of the atom layer: every atom's thread-value layouts are bijections onto its blocks, every
 //! tiled MMA's and tiled copy's partitions cover each element exactly once, and `copy` + `gemm` on
 //! the CPU backend equal a reference for every MMA atom.
+#![allow(unsafe_op_in_unsafe_fn)] // the kernels' bodies are their unsafe operations
 
 use cute_rs_tensor::algorithm::{axpby, gemm};
 use cute_rs_tensor::atom::copy::{copy, make_tiled_copy_a, make_tiled_copy_b, matrix_source, CopyAtom, UniversalCopy};

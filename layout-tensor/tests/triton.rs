@@ -1,5 +1,6 @@
 //! Triton semantics on the CPU: Triton's indirect load example against its torch-style reference,
 //! and properties of masked loads/stores and block pointers.
+#![allow(unsafe_op_in_unsafe_fn)] // the kernels' bodies are their unsafe operations
 
 use cute_rs_tensor::triton::{get, make_block_ptr, tile_from_fn, Cg, Cs, EvictFirst, EvictLast, EvictNormal, EvictionPolicy, NoCache, NoEviction, Pointers, StoreCacheModifier, Wb, Wt};
 use cute_rs_tensor::{static_layout, Fragment, LayoutTensor, Static};

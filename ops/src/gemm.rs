@@ -1,28 +1,19 @@
-//! GEMM on the GPU (or the CPU backend): `D = act(alpha * A * B + beta * C + bias)` with bf16 or
-//! f16 A and B ([`GemmInput`]; fp8 on the Hopper path), f32 accumulation on the tensor cores
-//! (`mma.sync.m16n8k16`, sm_80+; wgmma on sm_90), and f32, bf16 or f16 D ([`GemmOutput`]).
-//! [`Gemm`] describes a problem by its shapes and strides; [`crate::matmul::Matmul`] takes the
-//! same problem as tensors with layouts and is the one call most users want.
+//! The GEMM's element types ([`GemmInput`], [`GemmOutput`]), epilogue ([`BiasKind`],
+//! [`Activation`]), paths ([`GemmPath`]) and errors ([`GemmError`]), for
+//! [`Matmul`](crate::Matmul), the GEMM call: `D = act(alpha * A * B + beta * C + bias)` with
+//! bf16 or f16 A and B (fp8 on the Hopper path, f32 through the f32 kernels), f32 accumulation on
+//! the tensor cores (`mma.sync.m16n8k16`, sm_80+; wgmma on sm_90), and f32, bf16 or f16 D.
 //!
-//! - A is `M x K`, B is `K x N`, each row- or column-major ([`Major`]), packed (leading dimension
-//!   `K` or `M` for A, `N` or `K` for B) or a sub-matrix view of a larger matrix
-//!   ([`Gemm::lda`], [`Gemm::ldb`]); C and D are row-major `M x N`, packed or with leading
-//!   dimensions ([`Gemm::ldc`], [`Gemm::ldd`]).
-//! - Batches ([`Gemm::batched`], [`Gemm::batch_strides`]): `L` independent products in one call.
-//! - The epilogue ([`BiasKind`], [`Activation`]; `cute_rs_kernels::epilogue`): a bias per row or per
-//!   column and an activation after alpha and beta, the same on every path.
-//! - Any `M`, `N`, `K`: partial tiles are handled by the kernel (zero-filled staging, predicated
-//!   stores). `K = 0` gives `D = beta * C`; `M = 0` or `N = 0` launches nothing.
-//! - [`Gemm::run`] launches on the [`Gpu`]'s default stream, asynchronously (like any launch: a
-//!   download or [`Gpu::synchronize`] waits for it); [`Gemm::run_on`] on a [`Stream`] of yours
-//!   (see there for the ordering with the default stream). On the CPU backend ([`Gpu::cpu`]) the
-//!   same kernels run on the host, one GPU thread at a time: use small sizes there.
+//! Behind `Matmul` is the problem in shapes and leading dimensions that the kernels take (its
+//! `Gemm`, internal: the GPU test suite drives it to measure the kernels one by one).
 //!
-//! The kernels are in `kernels/src/gemm.rs` (Rust module [`cute_rs_kernels::gemm`], PTX module
-//! [`modules::gemm`](crate::modules::gemm), loaded on first use): 128 x 128 block tiles, a
+//! The portable kernels are in `kernels/src/gemm.rs` (Rust module [`cute_rs_kernels::gemm`], PTX
+//! module [`modules::gemm`](crate::modules::gemm), loaded on first use): 128 x 128 block tiles, a
 //! 3-stage `cp.async` ring of swizzled shared-memory tiles, `ldmatrix` fragments. When both leading
 //! dimensions are multiples of 8 elements and A and B start 16-byte aligned, tiles are staged with
-//! 16-byte `cp.async` copies; otherwise element by element (correct for any shape, slower).
+//! 16-byte `cp.async` copies; otherwise element by element (correct for any shape, slower). Any
+//! `M`, `N`, `K`: partial tiles are handled by the kernel (zero-filled staging, predicated
+//! stores). `K = 0` gives `D = beta * C`; `M = 0` or `N = 0` launches nothing.
 //!
 //! # Example
 //! ```
@@ -82,7 +73,8 @@ pub enum Major {
     Col,
 }
 
-/// A GEMM problem: shapes, storage orders and scalars; [`Gemm::run`] launches it.
+/// A GEMM problem: shapes, storage orders and scalars; [`Gemm::run`] launches it. Internal: users
+/// call [`Matmul`](crate::Matmul), which builds one from tensors' layouts.
 ///
 /// Defaults: A and B row-major, `alpha = 1`, `beta = 0`.
 ///
@@ -94,6 +86,7 @@ pub enum Major {
 /// assert_eq!(g.flops(), 2.0 * 128.0 * 256.0 * 64.0);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[doc(hidden)]
 pub struct Gemm {
     /// Rows of A, C and D.
     pub m: usize,
@@ -222,6 +215,9 @@ pub trait GemmInput: DeviceElem {
     const KERNEL_NAME: &'static str;
     /// An 8-bit float (e4m3 or e5m2: the Hopper path only).
     const FP8: bool = false;
+    /// `f32`: the f32 kernels, FFMA or tf32 as [`Matmul::f32_math`](crate::Matmul::f32_math)
+    /// says.
+    const F32: bool = false;
     /// The element's value (exact).
     fn value(self) -> f32;
 }
@@ -242,6 +238,14 @@ impl GemmInput for u16 {
     const KERNEL_NAME: &'static str = "bf16";
     fn value(self) -> f32 {
         bf16_to_f32(self)
+    }
+}
+/// f32 inputs: multiplied by the f32 kernels (FFMA, or tf32 tensor-core products).
+impl GemmInput for f32 {
+    const KERNEL_NAME: &'static str = "f32";
+    const F32: bool = true;
+    fn value(self) -> f32 {
+        self
     }
 }
 impl GemmInput for E4M3 {
@@ -781,6 +785,9 @@ impl Gemm {
         if I::FP8 {
             return Err(GemmError::NoKernel(format!("{} inputs: only the Hopper path (wgmma) multiplies fp8", I::KERNEL_NAME)));
         }
+        if I::F32 {
+            return Err(GemmError::NoKernel("f32 inputs: the f32 kernels (Matmul with f32 tensors, or run_f32_math)".to_string()));
+        }
         if self.m == 0 || self.n == 0 {
             return Ok(());
         }
@@ -988,12 +995,19 @@ impl Gemm {
     }
 }
 
-/// The kernels [`Gemm::run_auto`] ran.
+/// The kernels a [`Matmul`](crate::Matmul) ran (or is asked to run, [`Matmul::path`](crate::Matmul::path)).
+///
+/// # Example
+/// ```
+/// use cute_rs_ops::GemmPath;
+/// assert_ne!(GemmPath::Sm90, GemmPath::MmaSync);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GemmPath {
     /// The Hopper kernels (TMA + wgmma, sm_90a).
     Sm90,
-    /// The portable `mma.sync` kernels.
+    /// The portable kernels, any GPU from sm_80 and the CPU backend: `mma.sync` (and, for f32
+    /// inputs, FFMA or `mma.sync` tf32 as [`F32Math`](crate::F32Math) says).
     MmaSync,
 }
 

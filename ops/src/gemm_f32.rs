@@ -29,10 +29,10 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use cute_rs_host::{DeviceBuffer, Gpu, LaunchConfig};
+use cute_rs_host::{DeviceBuffer, Gpu, LaunchConfig, Stream};
 use cute_rs_kernels::sgemm::{BM, BN, TF32_SMEM_BYTES, THREADS};
 
-use crate::gemm::{run_hopper, Gemm, GemmError};
+use crate::gemm::{run_hopper, Activation, BiasKind, Gemm, GemmError};
 use crate::gemm_hopper::{HopperGemm, HopperIn, HopperOut};
 
 /// The arithmetic of an f32 GEMM.
@@ -202,16 +202,47 @@ impl Gemm {
         c: Option<&DeviceBuffer<f32>>,
         d: &mut DeviceBuffer<f32>,
     ) -> Result<(), GemmError> {
+        self.launch_f32(math, gpu, None, a, b, c, d)
+    }
+
+    /// [`run_f32_math`](Gemm::run_f32_math) on `stream` (or the GPU's), for every batch: one
+    /// launch per batch, as the portable 16-bit path.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn launch_f32(
+        &self,
+        math: F32Math,
+        gpu: &Gpu,
+        stream: Option<&Stream>,
+        a: &DeviceBuffer<f32>,
+        b: &DeviceBuffer<f32>,
+        c: Option<&DeviceBuffer<f32>>,
+        d: &mut DeviceBuffer<f32>,
+    ) -> Result<(), GemmError> {
         // The same problem, buffers and limits as the bf16 path: the grid is (N tiles, M tiles) of
         // 128 x 128 there and here.
         const { assert!(BM == cute_rs_kernels::gemm::BM && BN == cute_rs_kernels::gemm::BN) };
         self.validate(a, b, c, d)?;
+        // The f32 kernels' epilogue is `alpha A B + beta C` on packed row-major C and D.
+        if self.bias != BiasKind::None || self.activation != Activation::Identity {
+            return Err(GemmError::NoKernel("f32 inputs: the f32 kernels add no bias and apply no activation".to_string()));
+        }
+        let (ldc, ldd) = self.ldcd();
+        if ldd != self.n || (c.is_some() && ldc != self.n) {
+            return Err(GemmError::NoKernel(format!(
+                "f32 inputs: the f32 kernels read C and write D packed (rows N = {} apart), but D's rows are {ldd} apart{}",
+                self.n,
+                if c.is_some() { format!(" and C's {ldc}") } else { String::new() }
+            )));
+        }
         if self.m == 0 || self.n == 0 {
             return Ok(());
         }
         let (lda, ldb) = self.lds();
-        // 128-bit loads need every aligned group of 4 elements along a row 16-byte aligned.
-        let vec4 = lda % 4 == 0 && ldb % 4 == 0 && a.device_ptr().is_multiple_of(16) && b.device_ptr().is_multiple_of(16);
+        let strides = self.strides_of_batches();
+        // 128-bit loads need every aligned group of 4 elements along a row 16-byte aligned, in
+        // every batch.
+        let aligned = |ptr: u64, ld: usize, batch: usize| ptr % 16 == 0 && ld % 4 == 0 && (self.batches == 1 || batch % 4 == 0);
+        let vec4 = aligned(a.device_ptr(), lda, strides[0]) && aligned(b.device_ptr(), ldb, strides[1]);
         let kernel = self.f32_kernel(math, vec4);
         let cfg = LaunchConfig {
             grid: (self.n.div_ceil(BN as usize) as u32, self.m.div_ceil(BM as usize) as u32, 1),
@@ -221,14 +252,30 @@ impl Gemm {
         };
         let (m, n, k, lda, ldb) = (self.m as u32, self.n as u32, self.k as u32, lda as u32, ldb as u32);
         let (alpha, beta) = (self.alpha, self.beta);
-        // Without C (beta = 0) the kernel never reads its pointer: pass D's, a valid address
-        // (the raw pointer; `validate` checked the buffers).
-        let c_ptr = c.map_or(d.device_ptr(), |c| c.device_ptr()) as *const f32;
-        let args = (a, b, c_ptr, &mut *d, m, n, k, lda, ldb, alpha, beta);
-        let launch = gpu.launch(crate::modules::gemm(), kernel, cfg, args);
-        // SAFETY: the buffers hold the elements the shapes need (validated above); the kernel
-        // reads A, B (and C when beta != 0) within them and writes D within it.
-        unsafe { launch.run() }?;
+        // Without C (beta = 0) the kernel never reads its pointer: pass D's, a valid address.
+        let c_ptr = c.map_or(d.device_ptr(), |c| c.device_ptr());
+        let (a_ptr, b_ptr, d_ptr) = (a.device_ptr(), b.device_ptr(), d.device_ptr());
+        for l in 0..self.batches {
+            let at = |ptr: u64, stride: usize| ptr + (l * stride * 4) as u64;
+            let args = (
+                at(a_ptr, strides[0]) as *const f32,
+                at(b_ptr, strides[1]) as *const f32,
+                at(c_ptr, strides[2]) as *const f32,
+                at(d_ptr, strides[3]) as *mut f32,
+                m,
+                n,
+                k,
+                lda,
+                ldb,
+                alpha,
+                beta,
+            );
+            let launch = gpu.launch(crate::modules::gemm(), kernel, cfg, args);
+            // SAFETY: the buffers hold the elements the shapes, leading dimensions and batch
+            // strides need (validated above); the kernel reads A, B (and C when beta != 0) within
+            // them and writes D within it.
+            unsafe { crate::gemm::on(launch, stream).run() }?;
+        }
         Ok(())
     }
 }

@@ -39,6 +39,8 @@ impl HopperIn {
     pub fn of_type<I: GemmInput>() -> HopperIn {
         match I::KERNEL_NAME {
             "f16" => HopperIn::F16,
+            // f32 operands: wgmma's tf32 products (the f32 kernels choose them by their math).
+            "f32" => HopperIn::Tf32,
             "e4m3" | "e5m2" => HopperIn::Fp8 { a_e5m2: I::KERNEL_NAME == "e5m2", b_e5m2: I::KERNEL_NAME == "e5m2" },
             _ => HopperIn::Bf16,
         }

@@ -38,6 +38,7 @@
 
 pub mod attention;
 pub mod gemm;
+#[doc(hidden)]
 pub mod gemm_f32;
 /// The Hopper GEMM's launch plan (tile shapes, tensor maps, split-K), which the GPU suite of the
 /// repository drives directly to measure the kernels' variants: not a stable interface.
@@ -48,4 +49,5 @@ pub mod modules;
 
 pub use attention::{Attention, AttentionError, AttentionPath};
 pub use gemm::{Activation, BiasKind, GemmError, GemmPath};
+pub use gemm_f32::F32Math;
 pub use matmul::Matmul;

@@ -52,6 +52,7 @@ use cute_rs_host::{DeviceBuffer, DeviceTensor, DeviceTensorMut, Gpu, Stream};
 use cute_rs_layout::Layout;
 
 use crate::gemm::{hopper_unsupported, run_hopper, Activation, BiasKind, Gemm, GemmError, GemmInput, GemmOutput, GemmPath, Major};
+use crate::gemm_f32::F32Math;
 use crate::gemm_hopper::{HopperGemm, HopperIn, HopperOut};
 
 /// A GEMM call on tensors: the epilogue, fp8 scales, the stream and (for benchmarks) the path; see
@@ -77,6 +78,7 @@ pub struct Matmul<'a> {
     stream: Option<&'a Stream>,
     path: Option<GemmPath>,
     splits: Option<u32>,
+    f32_math: Option<F32Math>,
 }
 
 /// One matrix operand as its layout describes it: `rows x cols` (x `batches`), strides of a row
@@ -259,6 +261,37 @@ impl<'a> Matmul<'a> {
         Matmul { splits: Some(splits.max(1)), ..self }
     }
 
+    /// How f32 A and B are multiplied (16- and 8-bit inputs ignore it):
+    /// - [`F32Math::Ffma`], the default: f32 arithmetic throughout, on the CUDA cores (PyTorch's
+    ///   `set_float32_matmul_precision("highest")`, cuBLAS's `CUBLAS_COMPUTE_32F`, Triton's
+    ///   `input_precision="ieee"`);
+    /// - [`F32Math::Tf32`]: tensor-core products of A and B rounded to tf32, summed in f32
+    ///   (`"high"`, `CUBLAS_COMPUTE_32F_FAST_TF32`, `input_precision="tf32"`); on an sm_90 GPU the
+    ///   Hopper kernel when A is row-major and B column-major (wgmma reads tf32 K-major only).
+    ///
+    /// f32 inputs take an f32 C and D, packed row- or column-major, and no bias or activation.
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_ops::{F32Math, GemmPath, Matmul};
+    /// use cute_rs_layout::Layout;
+    /// let gpu = cute_rs_host::Gpu::cpu();
+    /// // A 1 x 2 times B 2 x 1.
+    /// let x = 1.0f32 + 1.0 / 4096.0; // not a tf32 value: the tensor cores see 1
+    /// let (a, b) = (gpu.upload(&[x, 1.0])?, gpu.upload(&[1.0f32, 1.0])?);
+    /// let mut d = gpu.alloc::<f32>(1)?;
+    /// let row = |n: i64| Layout::parse(&format!("(1,{n}):({n},1)"));
+    /// let col = Layout::parse("(2,1):(1,2)")?;
+    /// let path = Matmul::new().run(&gpu, a.tensor(row(2)?)?, b.tensor(col.clone())?, None, d.tensor_mut(row(1)?)?)?;
+    /// assert_eq!((path, gpu.download(&d)?[0]), (GemmPath::MmaSync, x + 1.0));
+    /// Matmul::new().f32_math(F32Math::Tf32).run(&gpu, a.tensor(row(2)?)?, b.tensor(col)?, None, d.tensor_mut(row(1)?)?)?;
+    /// assert_eq!(gpu.download(&d)?[0], 2.0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn f32_math(self, math: F32Math) -> Matmul<'a> {
+        Matmul { f32_math: Some(math), ..self }
+    }
+
     /// The problem these tensors describe, as the kernels take it: a row-major D (a column-major
     /// one is the transposed problem), the storage orders and leading dimensions of A and B, the
     /// batches and their strides; validated against the buffers.
@@ -283,6 +316,7 @@ impl<'a> Matmul<'a> {
     /// assert_eq!((g.m, g.n, g.k, g.a_major, g.b_major), (16, 64, 32, Major::Row, Major::Row));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    #[doc(hidden)]
     pub fn problem<IA: GemmInput, IB: GemmInput, O: GemmOutput>(
         &self,
         a: DeviceTensor<'_, IA, Layout>,
@@ -397,6 +431,9 @@ impl<'a> Matmul<'a> {
         c: Option<DeviceTensor<'_, f32, Layout>>,
         mut d: DeviceTensorMut<'_, O, Layout>,
     ) -> Result<GemmPath, GemmError> {
+        if IA::F32 || IB::F32 {
+            return self.run_f32(gpu, a, b, c, d);
+        }
         let (g, transposed) = self.plan(&a, &b, c.as_ref(), &d)?;
         let input = match (HopperIn::of::<IA, IB>().map_err(GemmError::NoKernel)?, transposed) {
             // The transposed problem multiplies B^T by A^T: the formats trade places.
@@ -445,4 +482,47 @@ impl<'a> Matmul<'a> {
         }
         Ok(path)
     }
+
+    /// [`run`](Self::run) for f32 A and B (see [`f32_math`](Self::f32_math)).
+    fn run_f32<IA: GemmInput, IB: GemmInput, O: GemmOutput>(
+        &self,
+        gpu: &Gpu,
+        a: DeviceTensor<'_, IA, Layout>,
+        b: DeviceTensor<'_, IB, Layout>,
+        c: Option<DeviceTensor<'_, f32, Layout>>,
+        mut d: DeviceTensorMut<'_, O, Layout>,
+    ) -> Result<GemmPath, GemmError> {
+        if !(IA::F32 && IB::F32) {
+            return Err(GemmError::NoKernel(format!("A is {} and B is {}: f32 inputs are multiplied with f32 inputs", IA::KERNEL_NAME, IB::KERNEL_NAME)));
+        }
+        if O::KERNEL_SUFFIX != <f32 as GemmOutput>::KERNEL_SUFFIX {
+            return Err(GemmError::NoKernel(format!("f32 inputs give an f32 D, not {}", O::KERNEL_SUFFIX.trim_start_matches("_o"))));
+        }
+        let (g, transposed) = self.plan(&a, &b, c.as_ref(), &d)?;
+        let (a, b) = (f32_buffer(a.buffer()), f32_buffer(b.buffer()));
+        let (a, b) = if transposed { (b, a) } else { (a, b) };
+        let c = c.map(|c| c.buffer());
+        let d = (d.buffer() as &mut dyn Any).downcast_mut::<DeviceBuffer<f32>>().expect("an f32 D (checked above)");
+        let math = self.f32_math.unwrap_or(F32Math::Ffma);
+        if math == F32Math::Tf32 {
+            let mut h = HopperGemm::new(g, HopperIn::Tf32, HopperOut::F32);
+            if let Some(splits) = self.splits {
+                h = h.split(splits);
+            }
+            let why_not_hopper = hopper_unsupported(&h, gpu, [a.device_ptr(), b.device_ptr(), d.device_ptr()]);
+            if self.path == Some(GemmPath::Sm90) || (self.path.is_none() && why_not_hopper.is_none()) {
+                run_hopper(&h, gpu, self.stream, a, b, (c, None), d)?;
+                return Ok(GemmPath::Sm90);
+            }
+        } else if self.path == Some(GemmPath::Sm90) {
+            return Err(GemmError::Unsupported("f32 FFMA runs on the CUDA cores: the Hopper path multiplies f32 inputs as tf32 (F32Math::Tf32)".to_string()));
+        }
+        g.launch_f32(math, gpu, self.stream, a, b, c, d)?;
+        Ok(GemmPath::MmaSync)
+    }
+}
+
+/// `buffer` as the f32 buffer it is (the caller checked the element type).
+fn f32_buffer<T: cute_rs_host::DeviceElem>(buffer: &DeviceBuffer<T>) -> &DeviceBuffer<f32> {
+    (buffer as &dyn Any).downcast_ref::<DeviceBuffer<f32>>().expect("f32 operands (checked by the caller)")
 }

@@ -74,6 +74,11 @@ impl Input for f16 {
         f16::from_f32(x)
     }
 }
+impl Input for f32 {
+    fn from_f32(x: f32) -> f32 {
+        x
+    }
+}
 impl Input for E4M3 {
     fn from_f32(x: f32) -> E4M3 {
         E4M3::from_f32(x)

@@ -23,12 +23,14 @@ use super::gemm::Input;
 use super::{fail, fresh_seed, random_f32, Bench, Check, Figure};
 use cute_rs_ops::gemm::{Activation, BiasKind, GemmError, GemmOutput, GemmPath};
 use cute_rs_ops::matmul::Matmul;
+use cute_rs_ops::F32Math;
 
 pub fn checks() -> Vec<Check> {
     vec![
         Check { name: "matmul/layouts: every storage order of A, B and D, padded leading dimensions, strided and shared batches", run: check_layouts },
         Check { name: "matmul/epilogues: bias per row and column, ReLU, GELU, SiLU, alpha and beta with C, each output type", run: check_epilogues },
         Check { name: "matmul/refusals name the condition", run: check_refusals },
+        Check { name: "matmul/f32 inputs: FFMA and tf32, every storage order of A and B, row- and column-major D, batches, beta with C", run: check_f32 },
         Check { name: "matmul/hopper fp8 (e4m3 and e5m2) with per-tensor scales", run: check_fp8 },
         Check { name: "matmul/hopper split-K: skinny products, uneven and empty splits, with epilogues", run: check_split_k },
     ]
@@ -99,6 +101,8 @@ struct Problem {
     act: Act,
     /// K splits asked for (`None`: the library's choice).
     splits: Option<u32>,
+    /// The arithmetic of f32 inputs (`None`: the default, FFMA).
+    f32_math: Option<F32Math>,
 }
 
 /// Runs `p` on `path` (`None`: the call's choice) with inputs of `IA`, `IB`, D of `O` and fp8
@@ -135,6 +139,9 @@ fn run_problem<IA: Input, IB: Input, O: GemmOutput>(gpu: &Gpu, p: &Problem, path
     if let Some(splits) = p.splits {
         call = call.split_k(splits);
     }
+    if let Some(math) = p.f32_math {
+        call = call.f32_math(math);
+    }
     let tensor = |e: cute_rs_host::HostError| e.to_string();
     let what = format!("{p:?} {} x {} -> {} on {path:?} (seed {seed})", IA::KERNEL_NAME, IB::KERNEL_NAME, O::NAME);
     let took = call
@@ -149,7 +156,8 @@ fn run_problem<IA: Input, IB: Input, O: GemmOutput>(gpu: &Gpu, p: &Problem, path
     let got: Vec<f32> = gpu.download(&dd).map_err(fail("download D"))?.into_iter().map(GemmOutput::value).collect();
     let (alpha, beta) = (p.alpha as f64 * scales.0 as f64 * scales.1 as f64, p.beta as f64);
     let (sa, sb, sc, sd) = (strides(&la), strides(&lb), strides(&lc), strides(&ld));
-    let fp8_accumulation = if IA::FP8 { 2f64.powi(-10) } else { 0.0 };
+    // fp8 accumulates in fewer bits; tf32 rounds each f32 input to 10 mantissa bits.
+    let fp8_accumulation = if IA::FP8 { 2f64.powi(-10) } else if IA::F32 && p.f32_math == Some(F32Math::Tf32) { 2f64.powi(-9) } else { 0.0 };
     // Rows of A and columns of B as contiguous f64, batch by batch.
     let (av, bv): (Vec<f64>, Vec<f64>) = (a.iter().map(|x| x.value() as f64).collect(), b.iter().map(|x| x.value() as f64).collect());
     for batch in 0..l {
@@ -220,6 +228,7 @@ fn check_layouts(gpu: &Gpu, _: &Module) -> Result<(), String> {
         bias: BiasKind::None,
         act: Act::Identity,
         splits: None,
+        f32_math: None,
     };
     for a_row in [true, false] {
         for b_row in [true, false] {
@@ -273,6 +282,7 @@ fn check_epilogues(gpu: &Gpu, _: &Module) -> Result<(), String> {
         bias: BiasKind::PerColumn,
         act: Act::Identity,
         splits: None,
+        f32_math: None,
     };
     for (i, act) in Activation::ALL.into_iter().enumerate() {
         let bias = [BiasKind::PerColumn, BiasKind::PerRow, BiasKind::None][i % 3];
@@ -309,6 +319,7 @@ fn check_fp8(gpu: &Gpu, _: &Module) -> Result<(), String> {
             bias: BiasKind::PerColumn,
             act: Act::Gelu,
             splits: None,
+            f32_math: None,
         };
         let scales = (0.5, 3.0);
         for took in [
@@ -388,6 +399,68 @@ fn check_refusals(gpu: &Gpu, _: &Module) -> Result<(), String> {
     Ok(())
 }
 
+fn check_f32(gpu: &Gpu, _: &Module) -> Result<(), String> {
+    let (m, n, k, l) = if gpu.is_cpu() { (24, 20, 12, 2) } else { (200, 136, 72, 3) };
+    for math in [F32Math::Ffma, F32Math::Tf32] {
+        for (a_row, b_row, d_row) in [(true, true, true), (true, false, true), (false, true, true), (false, false, true), (true, false, false)] {
+            // Padded A and B (multiples of 4: the Hopper tf32 kernel's 16-byte rows), packed D
+            // (the f32 kernels' epilogue), C with beta.
+            let p = Problem {
+                m,
+                n,
+                k,
+                l,
+                a: Storage::new(a_row, 4, Some(8)),
+                b: Storage::new(b_row, 4, if d_row { Some(4) } else { None }),
+                d: Storage::new(d_row, 0, Some(0)),
+                alpha: 1.5,
+                beta: 0.5,
+                bias: BiasKind::None,
+                act: Act::Identity,
+                splits: None,
+                f32_math: Some(math),
+            };
+            for path in paths(gpu) {
+                let took = run_problem::<f32, f32, f32>(gpu, &p, path, (1.0, 1.0))?;
+                // The Hopper path: tf32 with A row-major and B column-major (K-major), row-major D.
+                let want = if hopper(gpu) && path.is_none() && math == F32Math::Tf32 && a_row && !b_row && d_row { GemmPath::Sm90 } else { GemmPath::MmaSync };
+                if took != want {
+                    return Err(format!("{p:?}: took {took:?}, expected {want:?}"));
+                }
+            }
+        }
+    }
+    // What the f32 kernels do not take is refused by name.
+    let parse = |s: &str| Layout::parse(s).map_err(|e| e.to_string());
+    let t = |e: cute_rs_host::HostError| e.to_string();
+    let x = gpu.alloc::<f32>(64).map_err(fail("alloc"))?;
+    let h = gpu.alloc::<bf16>(64).map_err(fail("alloc"))?;
+    let bias = gpu.alloc::<f32>(4).map_err(fail("alloc"))?;
+    let mut d = gpu.alloc::<f32>(64).map_err(fail("alloc"))?;
+    let mut d16 = gpu.alloc::<bf16>(64).map_err(fail("alloc"))?;
+    let rm = "(4,4):(4,1)";
+    let expect = |r: Result<GemmPath, GemmError>, want: &str| match r {
+        Err(e) if e.to_string().contains(want) => Ok(()),
+        other => Err(format!("expected an error containing {want:?}, got {other:?}")),
+    };
+    let mm = Matmul::new();
+    expect(mm.run(gpu, x.tensor(parse(rm)?).map_err(t)?, h.tensor(parse(rm)?).map_err(t)?, None, d.tensor_mut(parse(rm)?).map_err(t)?), "A is f32 and B is bf16")?;
+    expect(mm.run(gpu, x.tensor(parse(rm)?).map_err(t)?, x.tensor(parse(rm)?).map_err(t)?, None, d16.tensor_mut(parse(rm)?).map_err(t)?), "f32 inputs give an f32 D")?;
+    expect(
+        mm.bias_per_row(&bias).run(gpu, x.tensor(parse(rm)?).map_err(t)?, x.tensor(parse(rm)?).map_err(t)?, None, d.tensor_mut(parse(rm)?).map_err(t)?),
+        "the f32 kernels add no bias",
+    )?;
+    expect(
+        mm.run(gpu, x.tensor(parse(rm)?).map_err(t)?, x.tensor(parse(rm)?).map_err(t)?, None, d.tensor_mut(parse("(4,4):(8,1)")?).map_err(t)?),
+        "but D's rows are 8 apart",
+    )?;
+    expect(
+        mm.path(GemmPath::Sm90).run(gpu, x.tensor(parse(rm)?).map_err(t)?, x.tensor(parse(rm)?).map_err(t)?, None, d.tensor_mut(parse(rm)?).map_err(t)?),
+        "the Hopper path multiplies f32 inputs as tf32",
+    )?;
+    Ok(())
+}
+
 /// 64 batches of 512 x 512 x 128 bf16 (A row-major, B column-major, bf16 D) in one call, timed as
 /// the kernel (events around the call) and as a user sees it (call to synchronization).
 fn bench_batched(gpu: &Gpu) -> Result<Vec<Figure>, String> {
@@ -438,6 +511,7 @@ fn check_split_k(gpu: &Gpu, _: &Module) -> Result<(), String> {
             bias: BiasKind::PerColumn,
             act: Act::Silu,
             splits,
+            f32_math: None,
         };
         for _ in 0..2 {
             run_problem::<bf16, bf16, bf16>(gpu, &p, None, (1.0, 1.0))?;
