@@ -25,13 +25,22 @@ CUTE_CUBIN=0 cargo build -q -p cute-rs-ops --features build-kernels
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 status=0
+# The modules' ptxas runs in parallel (each is single-threaded).
+pids=()
 for entry in "${modules[@]}"; do
     name="${entry%%:*}" arch="${entry##*:}"
     ptx="$target_dir/ptx/$name.ptx"
     grep -q "^\.target $arch\$" "$ptx" || { echo "$ptx is not for $arch" >&2; exit 1; }
     sed -e 's@[[:space:]]*//.*$@@' "$ptx" > "$work/$name.ptx"
+    "$ptxas" "-arch=$arch" -o "$work/$name.cubin" "$work/$name.ptx" &
+    pids+=($!)
+done
+for pid in "${pids[@]}"; do
+    wait "$pid" || { echo "prebuilt-kernels: ptxas failed" >&2; exit 1; }
+done
+for entry in "${modules[@]}"; do
+    name="${entry%%:*}"
     ptx="$work/$name.ptx"
-    "$ptxas" "-arch=$arch" -o "$work/$name.cubin" "$ptx"
     if [ "$mode" = update ]; then
         zstd -q -19 -f "$ptx" -o "ops/prebuilt/$name.ptx.zst"
         zstd -q -19 -f "$work/$name.cubin" -o "ops/prebuilt/$name.cubin.zst"
