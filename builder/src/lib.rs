@@ -323,7 +323,7 @@ impl Builder {
     ///
     /// # Example
     /// ```
-    /// let b = cute_rs_build::Builder::new("kernels").toolchain("nightly-2026-05-19");
+    /// let b = cute_rs_build::Builder::new("kernels").toolchain("nightly-x86_64-unknown-linux-gnu");
     /// # let _ = b;
     /// ```
     pub fn toolchain(mut self, toolchain: &str) -> Builder {
