@@ -518,7 +518,7 @@ macro_rules! configs {
     )*
         /// The configurations' contracts, for [`crate::contracts`].
         #[cfg(not(target_arch = "nvptx64"))]
-        const CONFIG_CONTRACTS: &[(&str, fn())] = &[$((concat!("attention_sm90: configuration ", stringify!($name)), $name::contract)),*];
+        pub(crate) const CONFIG_CONTRACTS: &[(&str, fn())] = &[$((concat!("attention_sm90: configuration ", stringify!($name)), $name::contract)),*];
     };
 }
 
@@ -1260,15 +1260,7 @@ crate::contract!(o_staging, {
 
 /// This module's contracts (`crate::contract!`), for [`crate::contracts`].
 #[cfg(not(target_arch = "nvptx64"))]
-pub(crate) const CONTRACTS: &[(&str, fn())] = &{
-    let mut all = [("attention_sm90: O's staging and box accumulators", o_staging as fn()); CONFIG_CONTRACTS.len() + 1];
-    let mut i = 0;
-    while i < CONFIG_CONTRACTS.len() {
-        all[i + 1] = CONFIG_CONTRACTS[i];
-        i += 1;
-    }
-    all
-};
+pub(crate) const CONTRACTS: &[(&str, fn())] = &[("attention_sm90: O's staging and box accumulators", o_staging)];
 
 macro_rules! attention_sm90_kernels {
     ($($(#[$attr:meta])* $name:ident: $config:ty, $threads:literal, $e:ty, $qs:literal, $ro:literal, $kq:literal, $rs:literal, $kp:literal, $ob:literal, $overlap:literal, $pingpong:literal;)*) => {$(

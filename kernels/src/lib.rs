@@ -44,7 +44,9 @@ pub const SM90_DYNAMIC_SMEM_BYTES: u32 = cute_rs_tensor::device::shared::SM90_SH
 /// (natively, in milliseconds). A `const` evaluation of all of them would add minutes of the
 /// compiler's interpreter to every build of this crate, host and device alike.
 ///
-/// `contract!(name, { ...asserts... })` at module level; on nvptx64 it expands to nothing.
+/// `contract!(name, { ...asserts... })` at module level; on nvptx64 it expands to nothing. The
+/// Hopper modules (`sm90a`) hold the contracts.
+#[cfg(feature = "sm90a")]
 macro_rules! contract {
     ($(#[$attr:meta])* $name:ident, $body:block) => {
         #[cfg(not(target_arch = "nvptx64"))]
@@ -52,6 +54,7 @@ macro_rules! contract {
         pub(crate) fn $name() $body
     };
 }
+#[cfg(feature = "sm90a")]
 pub(crate) use contract;
 
 /// The contracts of the kernels' layouts (see `contract!`), by name: functions that panic with the
@@ -68,10 +71,9 @@ pub(crate) use contract;
 /// ```
 #[cfg(not(target_arch = "nvptx64"))]
 pub fn contracts() -> impl Iterator<Item = (&'static str, fn())> {
-    let none: &[(&'static str, fn())] = &[];
     #[cfg(feature = "sm90a")]
-    let sm90a = gemm_sm90::CONTRACTS.iter().chain(attention_sm90::CONTRACTS.iter());
+    let lists: [&[(&'static str, fn())]; 3] = [gemm_sm90::CONTRACTS, attention_sm90::CONTRACTS, attention_sm90::CONFIG_CONTRACTS];
     #[cfg(not(feature = "sm90a"))]
-    let sm90a = none.iter().chain(none.iter());
-    none.iter().chain(sm90a).copied()
+    let lists: [&[(&'static str, fn())]; 0] = [];
+    lists.into_iter().flatten().copied()
 }
