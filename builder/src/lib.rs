@@ -492,6 +492,10 @@ pub struct Running {
     ptxas: Option<PathBuf>,
 }
 
+/// How many of a device build's warnings [`Running::finish`] passes on to cargo; the rest are
+/// counted, and the log holds them all.
+const MAX_WARNINGS_SHOWN: usize = 20;
+
 impl Running {
     /// Waits for the build, writes the module's files, runs `ptxas`, and prints the cargo
     /// directives: `cargo:rustc-env=CUTE_PTX_<module>=<ptx>`, `CUTE_CUBIN_<module>=<cubin>` (an
@@ -525,6 +529,20 @@ impl Running {
                 self.log.display(),
                 self.shown
             ));
+        }
+        // The nested build's warnings would stay in its log: cargo shows a build script's
+        // `cargo:warning` lines (for the packages of the user's workspace).
+        let warnings = compiler_warnings(&fs::read_to_string(&self.log).unwrap_or_default());
+        for warning in warnings.iter().take(MAX_WARNINGS_SHOWN) {
+            println!("cargo:warning=device crate {} ({}): {warning}", self.manifest.display(), self.module);
+        }
+        if warnings.len() > MAX_WARNINGS_SHOWN {
+            println!(
+                "cargo:warning=device crate {}: {} more warnings in {}",
+                self.manifest.display(),
+                warnings.len() - MAX_WARNINGS_SHOWN,
+                self.log.display()
+            );
         }
         let ptx = fs::read(&self.artifact).map_err(|e| {
             Error(format!("the device build succeeded but left no {} ({e})", self.artifact.display()))
@@ -632,25 +650,60 @@ fn dep_info_files(dep_info: &str) -> Vec<String> {
     files
 }
 
-/// The compiler's diagnostics in a build's output (`error...` blocks), or its last lines.
-fn compiler_errors(output: &str) -> String {
-    let lines: Vec<&str> = output.lines().collect();
-    let mut shown = Vec::new();
-    let mut in_error = false;
-    for line in &lines {
-        if line.starts_with("error") {
-            in_error = true;
-        } else if line.starts_with("warning") || line.trim_start().starts_with("Compiling") {
-            in_error = false;
+/// The diagnostics of `kind` (`"error"` or `"warning"`) in a build's output: each block from a
+/// line starting with `kind` to the next diagnostic or `Compiling` line.
+fn diagnostics<'a>(output: &'a str, kind: &str) -> Vec<Vec<&'a str>> {
+    let mut blocks: Vec<Vec<&str>> = Vec::new();
+    let mut open = false;
+    for line in output.lines() {
+        let starts = line.starts_with(kind);
+        if starts {
+            blocks.push(Vec::new());
+            open = true;
+        } else if line.starts_with("error") || line.starts_with("warning") || line.trim_start().starts_with("Compiling") {
+            open = false;
         }
-        if in_error {
-            shown.push(*line);
+        if open {
+            if let Some(block) = blocks.last_mut() {
+                block.push(line);
+            }
         }
     }
+    blocks
+}
+
+/// The compiler's errors in a build's output, or its last lines when it has none.
+fn compiler_errors(output: &str) -> String {
+    let mut shown: Vec<&str> = diagnostics(output, "error").concat();
     if shown.is_empty() {
+        let lines: Vec<&str> = output.lines().collect();
         shown = lines[lines.len().saturating_sub(40)..].to_vec();
     }
     shown.join("\n")
+}
+
+/// The compiler's warnings in a successful build's output, one line each: the message and where
+/// (`warning: ... (src/lib.rs:3:5)`), each once, without cargo's closing count ("generated 2
+/// warnings") or the unstable-feature note on the builder's own `-Ctarget-feature`.
+fn compiler_warnings(output: &str) -> Vec<String> {
+    diagnostics(output, "warning")
+        .into_iter()
+        .filter(|block| !block[0].contains(") generated "))
+        // The builder's own `-Ctarget-feature=+ptx<N>` (rustc calls it unstable, for every crate).
+        .filter(|block| !block[0].starts_with("warning: unstable feature specified for `-Ctarget-feature`"))
+        .map(|block| {
+            let at = block.iter().find_map(|l| l.trim_start().strip_prefix("--> "));
+            match at {
+                Some(at) => format!("{} ({at})", block[0]),
+                None => block[0].to_string(),
+            }
+        })
+        .fold(Vec::new(), |mut seen, w| {
+            if !seen.contains(&w) {
+                seen.push(w);
+            }
+            seen
+        })
 }
 
 /// The library name of the crate whose manifest is `manifest`: `[lib] name`, else the package
@@ -1032,5 +1085,19 @@ mod tests {
         let shown = compiler_errors(log);
         assert!(shown.starts_with("error[E0425]"), "{shown}");
         assert!(!shown.contains("unused"), "{shown}");
+        assert_eq!(compiler_errors("a\nb\n"), "a\nb", "no error: the last lines");
+    }
+
+    #[test]
+    fn compiler_warnings_are_one_line_each_with_their_place() {
+        let log = "   Compiling core\nwarning: `extern` fn uses type `Static<Src>`, which is not FFI-safe\n  --> src/lib.rs:12:30\n   |\n12 | fn f()\nwarning: unused import\n --> src/a.rs:1:5\nwarning: unstable feature specified for `-Ctarget-feature`: `ptx83`\n  |\nwarning: unused import\n --> src/a.rs:1:5\nwarning: `k` (lib) generated 2 warnings\n    Finished release\n";
+        assert_eq!(
+            compiler_warnings(log),
+            [
+                "warning: `extern` fn uses type `Static<Src>`, which is not FFI-safe (src/lib.rs:12:30)",
+                "warning: unused import (src/a.rs:1:5)",
+            ]
+        );
+        assert!(compiler_warnings("   Compiling k\n    Finished\n").is_empty());
     }
 }

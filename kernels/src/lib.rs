@@ -5,7 +5,7 @@
 //! - `gemm`: the portable `mma.sync` GEMMs (bf16/f16 in, f32/bf16/f16 out) and, in `sgemm`, the
 //!   f32 and TF32 ones; the module `gemm` (sm_90 by default).
 //! - `gemm_sm90`: the Hopper GEMMs (TMA, wgmma, warp specialization), built only with the cargo
-//!   feature `sm90a` into the module `gemm_sm90a`.
+//!   feature `sm90a` into the module `gemm_sm90a`, which holds the Hopper kernels only.
 //! - `attention`: the portable fused attention forward on block tiles (`mma.sync`; the module
 //!   `gemm`, and the CPU backend); `attention_sm90`: the Hopper one (TMA, wgmma, warp
 //!   specialization; the module `gemm_sm90a`).
@@ -19,14 +19,19 @@
 // `asm_experimental_arch`: the f32 GEMM's shared-memory accesses in inline PTX (`sgemm`).
 #![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch))]
 
+// The portable kernels are the module `gemm`'s: the device build of `gemm_sm90a` (feature `sm90a`)
+// leaves them out, so that it compiles and ships each kernel once. The host build has them all.
+#[cfg(any(not(feature = "sm90a"), not(target_arch = "nvptx64")))]
 pub mod attention;
 #[cfg(feature = "sm90a")]
 pub mod attention_sm90;
 pub mod epilogue;
+#[cfg(any(not(feature = "sm90a"), not(target_arch = "nvptx64")))]
 pub mod gemm;
 #[cfg(feature = "sm90a")]
 pub mod gemm_sm90;
 pub mod gemm_sm90_sizes;
+#[cfg(any(not(feature = "sm90a"), not(target_arch = "nvptx64")))]
 pub mod sgemm;
 
 /// The dynamic shared memory a Hopper kernel of this crate may take: a block's

@@ -11,11 +11,60 @@ use std::io::{BufRead, Write};
 use std::process::ExitCode;
 
 use cute_rs_layout_cli::banks::{Access, DEFAULT_ELEMENT_BYTES};
-use cute_rs_layout_cli::expr::{eval, Value};
+use cute_rs_layout_cli::expr::{eval, Value, OPERATIONS};
 use cute_rs_layout_cli::svg;
 use cute_rs_layout_cli::tile::Tile;
 
-const USAGE: &str = "usage: layout eval \"<expr>\" | layout print \"<expr>\" | layout batch < cases.jsonl | layout svg ...";
+const USAGE: &str = "usage: layout eval \"<expr>\" | layout print \"<expr>\" | layout batch < cases.jsonl | layout svg ... | layout --help";
+
+/// `layout --help` (also `-h`, `help`): the commands, the expression language and examples; the
+/// operations are [`OPERATIONS`], the list the evaluator answers an unknown name with.
+fn help() -> String {
+    let mut ops = String::new();
+    let mut line = String::from("   ");
+    for op in OPERATIONS {
+        if line.len() + op.len() + 1 > 96 {
+            ops.push_str(&line);
+            ops.push('\n');
+            line = String::from("   ");
+        }
+        line.push(' ');
+        line.push_str(op);
+    }
+    ops.push_str(&line);
+    format!(
+        "\
+layout: evaluate, print and draw CuTe layouts with CuTe's names (the cute-rs-layout crate)
+
+Commands:
+  layout eval \"<expr>\"      print the value of an expression: a layout, tuple or integer
+  layout print \"<expr>\"     print a layout's index table (rows: mode 0, columns: the rest)
+  layout batch              answer JSON cases on stdin, one a line: {{\"id\":..,\"op\":..,\"args\":[..]}};
+                            one JSON answer a line on stdout ({{\"id\",\"result\"}} or {{\"id\",\"error\"}})
+  layout svg ...            draw a layout, a thread-value layout or a shared tile's banks (below)
+  layout --help             this text
+
+Expressions:
+  A literal with a `:` is a layout, shape:stride, nested with parentheses: (4,(2,3)):(1,(8,16)).
+  One without is a tuple (shape, coordinate, profile); where a layout is needed it is the compact
+  column-major layout of that shape. [l0, l1, ..] is a by-mode tiler; `_` is CuTe's wildcard
+  (slice((_,2), (4,3):(1,4))). swizzle(B,M,S) is CuTe's Swizzle<B,M,S>, swizzle(B,M,S, layout) the
+  swizzled layout. Calls nest: size(composition(20:2, (5,4):(4,1))).
+
+Operations:
+{ops}
+
+Examples:
+  layout eval \"logical_divide((4,2,3):(2,1,8), 4:2)\"        ((2,2),(2,3)):((4,1),(2,8))
+  layout eval \"complement(4:1, 24)\"                         6:4
+  layout eval \"composition((6,2):(8,2), [4:1, 3:2])\"
+  layout print \"blocked_product((2,2):(1,2), (2,3):(3,1))\"
+  layout svg --tv \"((32,4),(4,1)):((4,128),(1,0))\" --tile \"(128,4)\" > tv.svg
+
+{SVG_USAGE}
+"
+    )
+}
 
 const SVG_USAGE: &str = "\
 usage: layout svg \"<layout>\"                       the index table, coloured by index
@@ -137,6 +186,10 @@ fn svg_command(args: &[String]) -> Result<String, (u8, String)> {
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
+        Some("--help" | "-h" | "help") => {
+            print!("{}", help());
+            ExitCode::SUCCESS
+        }
         Some("eval") if args.len() == 2 => match eval(&args[1]) {
             Ok(v) => {
                 println!("{v}");

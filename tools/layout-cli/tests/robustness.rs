@@ -102,3 +102,36 @@ fn errors_print_the_wildcard_as_underscore() {
     let a: Value = serde_json::from_str(&answer(r#"{"id": 1, "op": "crd2idx", "args": ["(_,1)", "(4,2):(1,4)"]}"#)).unwrap();
     assert!(!a.to_string().contains("9223372036854775808"), "{a}");
 }
+
+#[test]
+fn help_names_every_command_and_operation_and_its_examples_evaluate() {
+    for flag in ["--help", "-h", "help"] {
+        let (code, out, err) = layout_tool(&[flag], "");
+        assert_eq!(code, 0, "{flag}: {err}");
+        for command in ["layout eval", "layout print", "layout batch", "layout svg"] {
+            assert!(out.contains(command), "{flag} does not name `{command}`");
+        }
+        for op in cute_rs_layout_cli::expr::OPERATIONS {
+            assert!(out.split_whitespace().any(|w| w == *op), "{flag} does not list the operation {op}");
+        }
+    }
+    // Each `layout eval` example of the help gives the value printed beside it.
+    let (_, out, _) = layout_tool(&["--help"], "");
+    let mut examples = 0;
+    let examples_part = out.split_once("Examples:").expect("the help has examples").1;
+    for line in examples_part.lines().filter(|l| l.trim_start().starts_with("layout eval \"")) {
+        let rest = line.trim_start().trim_start_matches("layout eval \"");
+        let (expr, shown) = rest.split_once('"').unwrap();
+        let (code, value, err) = layout_tool(&["eval", expr], "");
+        assert_eq!(code, 0, "{expr}: {err}");
+        if !shown.trim().is_empty() {
+            assert_eq!(value.trim(), shown.trim(), "the help's value of {expr}");
+        }
+        examples += 1;
+    }
+    assert!(examples >= 3, "the help shows {examples} eval examples");
+    // Without a command the tool points at the help.
+    let (code, _, err) = layout_tool(&[], "");
+    assert_eq!(code, 2);
+    assert!(err.contains("layout --help"), "{err}");
+}
