@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Zero-cost check on SASS (offline, no GPU): assembles the PTX modules with ptxas into cubins,
+# Zero-cost check on SASS (offline, no GPU): assembles the PTX modules with ptxas into cubins (or
+# takes those tools/ptxas-cache.sh holds),
 # disassembles them with cuobjdump and compares the SASS instruction counts of each kernel written
 # with the library against its hand-written twin. The library's kernel must be within 5% of the
 # twin, i.e. at most 5% more (fewer is fine; as the PTX test in tests/ptx_folding.rs). Pairs:
@@ -28,6 +29,8 @@ if [[ -n "$nvdisasm" ]]; then
 fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
+# shellcheck source=tools/ptxas-cache.sh
+source "$root/tools/ptxas-cache.sh"
 
 # SASS of module $1 (a name under target/ptx) into $work/$1.sass.
 disassemble() {
@@ -36,8 +39,14 @@ disassemble() {
         echo "check-sass: error: $ptx missing: run 'cargo build' first" >&2
         exit 1
     fi
-    "$ptxas" -arch="$arch" "$ptx" -o "$work/$1.cubin"
-    "$cuobjdump" -sass "$work/$1.cubin" >"$work/$1.sass"
+    local dir
+    dir="$(ptxas_cached "$ptx" "$arch")"
+    if [[ "$(cat "$dir/status")" != 0 ]]; then
+        cat "$dir/report.txt" >&2
+        echo "check-sass: error: ptxas failed on $ptx" >&2
+        exit 1
+    fi
+    "$cuobjdump" -sass "$dir/$1.cubin" >"$work/$1.sass"
 }
 
 # SASS instructions of function $2 in module $1: the lines "/*0040*/  INSTR ... ;" after its

@@ -11,8 +11,8 @@
 # kernels) and gemm_sm90a (sm_90a, the Hopper kernels). The shipped PTX is LLVM's without its
 # comments: they name basic blocks after mangled symbols whose crate hashes depend on where the
 # checkout lies, and nothing else in the PTX does. The cubins are compiled here from that PTX with
-# `ptxas -arch=<arch>`, as cute-rs-build compiles them, so that the check needs no cubin from the
-# build.
+# `ptxas -arch=<arch> -v` (tools/ptxas-cache.sh), as cute-rs-build compiles them, so that the check
+# needs no cubin from the build.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 mode="${1:-}"
@@ -20,23 +20,36 @@ case "$mode" in update|check) ;; *) echo "usage: $0 update|check" >&2; exit 2 ;;
 modules=(gemm:sm_90 gemm_sm90a:sm_90a)
 ptxas="${PTXAS:-$(bash tools/install-ptxas.sh)}"
 target_dir="${CARGO_TARGET_DIR:-$PWD/target}"
-# The PTX from the sources, into $target_dir/ptx (no cubins: they are made below).
-CUTE_CUBIN=0 cargo build -q -p cute-rs-ops --features build-kernels
+# The PTX from the sources, into $target_dir/ptx (no cubins: they are made below). The host crates
+# build in `cargo test`'s profile, so that after it (as in CI) they are mostly built already.
+CUTE_CUBIN=0 cargo build -q --profile test -p cute-rs-ops --features build-kernels
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 status=0
-# The modules' ptxas runs in parallel (each is single-threaded).
+# shellcheck source=tools/ptxas-cache.sh
+source tools/ptxas-cache.sh
+# The modules' ptxas runs in parallel (each is single-threaded), through the cache that
+# tools/check-ptx.sh and tools/check-sass.sh read too.
 pids=()
 for entry in "${modules[@]}"; do
     name="${entry%%:*}" arch="${entry##*:}"
     ptx="$target_dir/ptx/$name.ptx"
     grep -q "^\.target $arch\$" "$ptx" || { echo "$ptx is not for $arch" >&2; exit 1; }
-    sed -e 's@[[:space:]]*//.*$@@' "$ptx" > "$work/$name.ptx"
-    "$ptxas" "-arch=$arch" -o "$work/$name.cubin" "$work/$name.ptx" &
+    ptxas_cached "$ptx" "$arch" > "$work/$name.entry" &
     pids+=($!)
 done
 for pid in "${pids[@]}"; do
-    wait "$pid" || { echo "prebuilt-kernels: ptxas failed" >&2; exit 1; }
+    wait "$pid"
+done
+for entry in "${modules[@]}"; do
+    name="${entry%%:*}"
+    dir="$(cat "$work/$name.entry")"
+    if [ "$(cat "$dir/status")" != 0 ]; then
+        echo "prebuilt-kernels: ptxas failed on $name:" >&2
+        cat "$dir/report.txt" >&2
+        exit 1
+    fi
+    cp "$dir/$name.ptx" "$dir/$name.cubin" "$work/"
 done
 for entry in "${modules[@]}"; do
     name="${entry%%:*}"

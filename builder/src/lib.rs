@@ -555,8 +555,11 @@ impl Running {
                 let stale = modified(&cubin_path).zip(modified(&ptx_path)).is_none_or(|(c, p)| c < p)
                     || fs::metadata(&cubin_path).map(|m| m.len() == 0).unwrap_or(true);
                 if stale {
+                    // `-v` as tools/ptxas-cache.sh runs it (its report serves the offline checks
+                    // too): the cubin then carries the same options note as the shipped ones.
                     let out = Command::new(ptxas)
                         .arg(format!("-arch={}", self.arch))
+                        .arg("-v")
                         .arg("-o")
                         .arg(&cubin_path)
                         .arg(&ptx_path)
