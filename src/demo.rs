@@ -40,7 +40,7 @@ pub struct Figure {
 pub fn launch_copy(gpu: &Gpu, module: &Module, src: &DeviceBuffer<f32>, dst: &mut DeviceBuffer<f32>) -> cute_rs_host::Result<()> {
     let rows = src.len() / COPY_ROW;
     let matrix = Strided::row_major([rows as i64, COPY_ROW as i64]);
-    let (src, dst) = (src.tensor(matrix)?, dst.tensor(matrix)?);
+    let (src, dst) = (src.tensor(matrix)?, dst.tensor_mut(matrix)?);
     let cfg = LaunchConfig::linear((rows / COPY_ROWS) as u32, 256);
     // SAFETY: both tensors were checked against their buffers; the grid covers the rows.
     unsafe { gpu.launch(module, tiled_copy_f32x4, cfg, (src, dst)).run() }
@@ -72,7 +72,7 @@ pub fn launch_transpose(
 ) -> cute_rs_host::Result<()> {
     let cfg = LaunchConfig { grid: (n / 32, m / 32, 1), block: (32, 8, 1), shared_mem_bytes: 0 };
     let src = src.tensor(Strided::row_major([m as i64, n as i64]))?;
-    let dst = dst.tensor(Strided::row_major([n as i64, m as i64]))?;
+    let dst = dst.tensor_mut(Strided::row_major([n as i64, m as i64]))?;
     // SAFETY: both tensors were checked against their buffers; the grid covers the tiles.
     unsafe { gpu.launch(module, transpose_f32, cfg, (src, dst)).run() }
 }

@@ -98,8 +98,9 @@ fn a_raw_pointer_access_past_a_buffer_is_reported() {
     unsafe { gpu.launch(&module, fault_raw_out_of_bounds, LaunchConfig::linear(3, 32), (&mut y, 96u32)).run() }.unwrap();
 }
 
-/// A kernel taking a `LayoutTensor` parameter: the host passes a buffer with its layout, checked
-/// against the buffer's length (a layout reaching past it is refused before the launch).
+/// A kernel taking a `LayoutTensorMut` parameter (a tensor it writes): the host passes an exclusive
+/// borrow of a buffer with its layout, checked against the buffer's length (a layout reaching past
+/// it is refused before the launch).
 #[test]
 fn a_tensor_parameter_carries_its_layout() {
     use cute_rs_tensor::Strided;
@@ -107,11 +108,11 @@ fn a_tensor_parameter_carries_its_layout() {
     let (gpu, module) = cpu();
     let (rows, cols) = (5usize, 40usize);
     let data: Vec<f32> = (0..rows * cols).map(|i| i as f32).collect();
-    let buf = gpu.upload(&data).unwrap();
+    let mut buf = gpu.upload(&data).unwrap();
     // Column-major: element (r, c) at r + 5 c.
-    let t = buf.tensor(Strided { shape: [rows as i64, cols as i64], stride: [1, rows as i64] }).unwrap();
+    let t = buf.tensor_mut(Strided { shape: [rows as i64, cols as i64], stride: [1, rows as i64] }).unwrap();
     unsafe { gpu.launch(&module, scale_tensor, LaunchConfig::linear(rows as u32, 32), (t, 2.0f32)).run() }.unwrap();
     assert_eq!(gpu.download(&buf).unwrap(), data.iter().map(|x| 2.0 * x).collect::<Vec<_>>());
-    let e = buf.tensor(Strided::row_major([rows as i64, cols as i64 + 1])).unwrap_err().to_string();
+    let e = buf.tensor_mut(Strided::row_major([rows as i64, cols as i64 + 1])).unwrap_err().to_string();
     assert!(e.contains("cosize 205") && e.contains("200 f32 elements"), "{e}");
 }

@@ -13,7 +13,8 @@
 //! | `*const [T; N]`, `*const Vector<T, N>` (and `*mut`) | a buffer of `T` whose length and address suit `N`-vectors (checked) |
 //! | `*const TmaDescriptor` | the 128-byte buffer of [`Gpu::upload_tensor_map`](crate::Gpu::upload_tensor_map) (checked) |
 //! | `TmaDescriptorParam` (a grid constant) | a [`TensorMap`](crate::TensorMap) (or `&TensorMap`), passed in the launch's parameters |
-//! | `LayoutTensor<T, L>` (`L` a [`KernelLayout`](cute_rs_tensor::kernel::KernelLayout): `Static` or `Strided`) | a [`DeviceTensor`](crate::DeviceTensor): a buffer with a layout that fits in it (checked) |
+//! | `LayoutTensor<T, L>` (`L` a [`KernelLayout`](cute_rs_tensor::kernel::KernelLayout): `Static` or `Strided`), read | a [`DeviceTensor`](crate::DeviceTensor) (`buffer.tensor(layout)`: a buffer with a layout that fits in it, checked) or a [`DeviceTensorMut`](crate::DeviceTensorMut) |
+//! | `LayoutTensorMut<T, L>`, written | a [`DeviceTensorMut`](crate::DeviceTensorMut) (`buffer.tensor_mut(layout)`: an exclusive borrow, checked likewise) |
 //! | `u8` ... `u64`, `i8` ... `i64`, `usize`, `isize`, `f32`, `f64`, `bool` | a value of the same type |
 //! | `*const T`, `*mut T` | also a raw pointer of the same type (unchecked: for library code that checked its buffers) |
 //!
@@ -39,12 +40,41 @@
 //! let _ = gpu.launch(m, k, cute_rs_host::LaunchConfig::linear(1, 16), (&y,));
 //! # }
 //! ```
+//! nor a shared tensor for a tensor the kernel writes:
+//! ```compile_fail
+//! # use cute_rs_tensor::{LayoutTensor, LayoutTensorMut, Strided};
+//! # fn f(gpu: &cute_rs_host::Gpu, m: &cute_rs_host::Module,
+//! #      k: cute_rs_host::KernelFn<(LayoutTensor<'static, f32, Strided<1>>, LayoutTensorMut<'static, f32, Strided<1>>)>) {
+//! let x = gpu.alloc::<f32>(16).unwrap();
+//! let y = gpu.alloc::<f32>(16).unwrap();
+//! let l = Strided::row_major([16]);
+//! let _ = gpu.launch(m, k, cute_rs_host::LaunchConfig::linear(1, 16), (x.tensor(l).unwrap(), y.tensor(l).unwrap()));
+//! # }
+//! ```
+//! nor one buffer both read and written:
+//! ```compile_fail
+//! # use cute_rs_tensor::{LayoutTensor, LayoutTensorMut, Strided};
+//! # fn f(gpu: &cute_rs_host::Gpu, m: &cute_rs_host::Module,
+//! #      k: cute_rs_host::KernelFn<(LayoutTensor<'static, f32, Strided<1>>, LayoutTensorMut<'static, f32, Strided<1>>)>) {
+//! let mut y = gpu.alloc::<f32>(16).unwrap();
+//! let l = Strided::row_major([16]);
+//! let _ = gpu.launch(m, k, cute_rs_host::LaunchConfig::linear(1, 16), (y.tensor(l).unwrap(), y.tensor_mut(l).unwrap()));
+//! # }
+//! ```
 //! while the right ones do:
 //! ```
 //! # fn f(gpu: &cute_rs_host::Gpu, m: &cute_rs_host::Module, k: cute_rs_host::KernelFn<(*const f32, *mut f32, u32)>) {
 //! let x = gpu.alloc::<f32>(16).unwrap();
 //! let mut y = gpu.alloc::<f32>(16).unwrap();
 //! let _ = gpu.launch(m, k, cute_rs_host::LaunchConfig::linear(1, 16), (&x, &mut y, 16u32));
+//! # }
+//! # use cute_rs_tensor::{LayoutTensor, LayoutTensorMut, Strided};
+//! # fn g(gpu: &cute_rs_host::Gpu, m: &cute_rs_host::Module,
+//! #      k: cute_rs_host::KernelFn<(LayoutTensor<'static, f32, Strided<1>>, LayoutTensorMut<'static, f32, Strided<1>>)>) {
+//! let x = gpu.alloc::<f32>(16).unwrap();
+//! let mut y = gpu.alloc::<f32>(16).unwrap();
+//! let l = Strided::row_major([16]);
+//! let _ = gpu.launch(m, k, cute_rs_host::LaunchConfig::linear(1, 16), (x.tensor(l).unwrap(), y.tensor_mut(l).unwrap()));
 //! # }
 //! ```
 
@@ -76,7 +106,7 @@ use crate::{DeviceBuffer, DeviceElem, Result};
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be passed for a kernel parameter of type `{P}`",
     label = "the kernel's parameter here is a `{P}`",
-    note = "a `*const T` parameter takes a `&DeviceBuffer<T>`, a `*mut T` one a `&mut DeviceBuffer<T>`, a scalar one a value of its type"
+    note = "a `*const T` parameter takes a `&DeviceBuffer<T>`, a `*mut T` one a `&mut DeviceBuffer<T>`, a `LayoutTensor` one `buffer.tensor(layout)`, a `LayoutTensorMut` (a tensor the kernel writes) `buffer.tensor_mut(layout)`, a scalar one a value of its type"
 )]
 pub trait KernelParam<P> {
     /// The value the kernel receives.
@@ -312,8 +342,9 @@ impl<T: DeviceElem> DeviceBuffer<T> {
         Ok(DeviceTensor { buffer: self, layout })
     }
 
-    /// This buffer seen through `layout`, to be written (a GEMM's D, an output of a library call
-    /// taking tensors).
+    /// This buffer seen through `layout`, borrowed to be written: for a kernel's
+    /// `LayoutTensorMut<T, L>` parameter (a tensor it writes; also accepted where it reads a
+    /// `LayoutTensor<T, L>`), or an output of a call taking tensors (a GEMM's D).
     ///
     /// # Errors
     /// As [`tensor`](DeviceBuffer::tensor).
@@ -439,6 +470,27 @@ impl<T: DeviceElem + cute_rs_tensor::Element, L: cute_rs_tensor::kernel::KernelL
         // SAFETY: a pointer into device memory, which only the kernel dereferences; the layout was
         // checked to stay in the buffer.
         Ok(unsafe { cute_rs_tensor::LayoutTensor::from_ptr(self.buffer.device_ptr() as *mut T, self.layout) })
+    }
+}
+
+/// A tensor borrowed to be written may also be read.
+impl<T: DeviceElem + cute_rs_tensor::Element, L: cute_rs_tensor::kernel::KernelLayout> KernelParam<cute_rs_tensor::LayoutTensor<'static, T, L>>
+    for DeviceTensorMut<'_, T, L>
+{
+    fn to_param(self) -> Result<cute_rs_tensor::LayoutTensor<'static, T, L>> {
+        // SAFETY: as for a `DeviceTensor`.
+        Ok(unsafe { cute_rs_tensor::LayoutTensor::from_ptr(self.buffer.device_ptr() as *mut T, self.layout) })
+    }
+}
+
+/// Only an exclusive borrow of its buffer gives a tensor the kernel writes.
+impl<T: DeviceElem + cute_rs_tensor::Element, L: cute_rs_tensor::kernel::KernelLayout> KernelParam<cute_rs_tensor::LayoutTensorMut<'static, T, L>>
+    for DeviceTensorMut<'_, T, L>
+{
+    fn to_param(self) -> Result<cute_rs_tensor::LayoutTensorMut<'static, T, L>> {
+        // SAFETY: as for a `DeviceTensor`; the buffer is borrowed exclusively until the launch's
+        // arguments are converted, so no other argument of the launch views it.
+        Ok(unsafe { cute_rs_tensor::LayoutTensorMut::from_ptr(self.buffer.device_ptr() as *mut T, self.layout) })
     }
 }
 

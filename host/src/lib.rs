@@ -12,7 +12,8 @@
 //! - Typed launches: `#[kernel]` gives every kernel a [`KernelFn`] constant of its name and
 //!   signature; [`Gpu::launch`] takes it with a tuple of arguments the compiler checks
 //!   ([`KernelArgs`], [`KernelParam`]: a `&mut DeviceBuffer<f32>` for a `*mut f32`, a
-//!   [`DeviceTensor`] for a `LayoutTensor`) and returns a [`Launch`], which [`Launch::run`]
+//!   [`DeviceTensor`] for a `LayoutTensor` it reads, a [`DeviceTensorMut`] for a
+//!   `LayoutTensorMut` it writes) and returns a [`Launch`], which [`Launch::run`]
 //!   validates (configuration, the kernel's [`LaunchContract`], shared memory, cluster, argument
 //!   sizes against the PTX) before launching. [`Launch::on`] picks another [`Stream`];
 //!   [`Launch::cluster`] launches thread block clusters. [`Gpu::launch_raw`] launches a kernel

@@ -242,7 +242,10 @@ macro_rules! __kernel {
         $(#[$attr])*
         #[cfg(target_arch = "nvptx64")]
         #[unsafe(no_mangle)]
-        #[allow(unused_unsafe)]
+        // A `LayoutTensor` parameter holds zero-sized markers (`Full` bounds, a `Static` layout),
+        // which the FFI lint calls not FFI-safe; the entry's parameter is the struct's bytes, laid
+        // out as the host's `#[repr(C)]` twin writes them.
+        #[allow(unused_unsafe, improper_ctypes_definitions)]
         $vis unsafe extern "ptx-kernel" fn $name( $($arg : $ty),* ) {
             unsafe {
                 // A tensor map parameter is read in place: its name is its parameter-space

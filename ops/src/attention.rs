@@ -21,7 +21,7 @@
 //! # Example
 //! ```
 //! use cute_rs_ops::attention::{Attention, AttentionPath};
-//! use cute_rs_layout::Layout;
+//! use cute_rs_layout::{IntTuple, Layout};
 //! use cute_rs_tensor::half::f16;
 //!
 //! let gpu = cute_rs_host::Gpu::cpu(); // or cute_rs_host::Gpu::new(0)? on a machine with a GPU
@@ -52,7 +52,7 @@
 use std::fmt;
 
 use cute_rs_host::{DeviceBuffer, DeviceElem, DeviceTensor, DeviceTensorMut, Gpu, HostError, LaunchConfig, Stream, TensorMap, TmaOobFill, TmaSwizzle};
-use cute_rs_layout::Layout;
+use cute_rs_layout::{IntTuple, Layout};
 use cute_rs_tensor::half::{bf16, f16};
 
 use cute_rs_kernels::attention_sm90 as sm90;
@@ -319,7 +319,7 @@ impl<'a> Attention<'a> {
         if seqlen_k == 0 && seqlen_q > 0 {
             return Err(AttentionError::Shape("seqlen_k is 0: every query needs at least one key to attend to".to_string()));
         }
-        let want = Layout::parse(&format!("({batch},{heads},{seqlen_q}):({},{seqlen_q},1)", heads * seqlen_q)).map_err(|e| AttentionError::Shape(e.to_string()))?;
+        let want = flat_layout(&[batch, heads, seqlen_q], &[heads * seqlen_q, seqlen_q, 1])?;
         let (lse_shape, lse_stride, want_shape, want_stride) = (lse.layout().shape(), lse.layout().stride(), want.shape(), want.stride());
         let (lse_shape, lse_stride, want_stride) = (lse_shape.leaves(), lse_stride.leaves(), want_stride.leaves());
         let contiguous = lse_shape == want_shape.leaves() && (0..3).all(|i| lse_shape[i] == 1 || lse_stride[i] == want_stride[i]);
@@ -577,12 +577,18 @@ fn portable_unsupported<T: AttentionElem>(p: &Problem) -> Option<String> {
     None
 }
 
+/// The flat layout `shape:stride`, built from its modes.
+fn flat_layout(shape: &[usize], stride: &[usize]) -> Result<Layout, AttentionError> {
+    let modes = |t: &[usize]| IntTuple::from_slice(&t.iter().map(|&x| x as i64).collect::<Vec<_>>());
+    modes(shape).and_then(|shape| Layout::new(shape, modes(stride)?)).map_err(|e| AttentionError::Shape(e.to_string()))
+}
+
 /// The 4-D tensor map of one operand, `(head_dim, seqlen, heads, batch)`, in boxes of 64 columns
 /// x `rows` rows with the 128-byte swizzle and zero fill (the kernel's shared tiles; O's stores
 /// are clipped to it).
 fn tensor_map<T: AttentionElem>(gpu: &Gpu, buf: &DeviceBuffer<T>, op: Operand, seqlen: usize, heads: usize, rows: u32) -> Result<TensorMap, AttentionError> {
     let [b, s, h] = op.strides();
-    let global = Layout::parse(&format!("({},{seqlen},{heads},{}):(1,{s},{h},{b})", op.shape[3], op.shape[0])).map_err(|e| AttentionError::Shape(e.to_string()))?;
+    let global = flat_layout(&[op.shape[3], seqlen, heads, op.shape[0]], &[1, s, h, b])?;
     Ok(gpu.tensor_map(buf, global, &[64, rows, 1, 1], TmaSwizzle::B128, TmaOobFill::Zero)?)
 }
 

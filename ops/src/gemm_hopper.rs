@@ -9,6 +9,7 @@
 //! swizzle wgmma reads; a 16-bit D is written by TMA stores of 64 x 64 boxes.
 
 use cute_rs_host::{DeviceBuffer, DeviceElem, Gpu, LaunchConfig, Stream, TensorMap, TmaOobFill, TmaSwizzle};
+use cute_rs_layout::{IntTuple, Layout};
 
 use crate::gemm::{Gemm, GemmInput, GemmOutput, Major};
 use cute_rs_kernels::gemm_sm90_sizes::{
@@ -376,8 +377,10 @@ impl HopperGemm {
         let cm = self.cluster();
         let rank3 = l > 1;
         let map = |buf: &dyn MapSource, (inner, outer): (usize, usize), ld: usize, batch: usize, box_shape: [u32; 2]| -> cute_rs_host::Result<TensorMap> {
-            let text = if rank3 { format!("({inner},{outer},{l}):(1,{ld},{batch})") } else { format!("({inner},{outer}):(1,{ld})") };
-            let global = cute_rs_layout::Layout::parse(&text).map_err(|e| cute_rs_host::HostError::Invalid(e.to_string()))?;
+            let (shape, stride) = ([inner as i64, outer as i64, l as i64], [1, ld as i64, batch as i64]);
+            let rank = if rank3 { 3 } else { 2 };
+            let modes = |t: &[i64]| IntTuple::from_slice(&t[..rank]);
+            let global = modes(&shape).and_then(|shape| Layout::new(shape, modes(&stride)?)).map_err(|e| cute_rs_host::HostError::Invalid(e.to_string()))?;
             let boxes = [box_shape[0], box_shape[1], 1];
             buf.tensor_map(gpu, global, &boxes[..if rank3 { 3 } else { 2 }])
         };

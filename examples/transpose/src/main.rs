@@ -15,7 +15,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let cfg = LaunchConfig { grid: (n as u32 / 32, m as u32 / 32, 1), block: (32, 8, 1), shared_mem_bytes: 0 };
     let s = src.tensor(Strided::row_major([m as i64, n as i64]))?;
-    let d = dst.tensor(Strided::row_major([n as i64, m as i64]))?;
+    let d = dst.tensor_mut(Strided::row_major([n as i64, m as i64]))?;
     // SAFETY: the tensors were checked against their buffers; the grid covers the matrix.
     unsafe { gpu.launch(cute_rs_host::module!(kernels), kernels::transpose, cfg, (s, d)).run()? };
     let y = gpu.download(&dst)?;

@@ -19,18 +19,19 @@ pub fn checks() -> Vec<Check> {
         Check { name: "tensor/tiled_copy_async_f32 1024x512 (thread-value tiled copy, cp.async)", run: check_tiled_copy_async },
         Check { name: "tensor/copy_async_clipped_b16 100x64 (16-bit elements packed into 16-byte cp.async)", run: check_copy_async_clipped_b16 },
         Check { name: "tensor/tma_tile_load_f32 197x96 (load_tma, 128-byte swizzle, zero fill; map in memory and by value)", run: check_tma_tile_load },
-        Check { name: "tensor/scale_tensor 77x300 (a LayoutTensor parameter, column-major)", run: check_tensor_parameter },
+        Check { name: "tensor/scale_tensor 77x300 (a LayoutTensorMut parameter, column-major)", run: check_tensor_parameter },
     ]
 }
 
-/// `scale_tensor` takes a `LayoutTensor<f32, Strided<2>>` parameter: the host passes a buffer with
-/// a column-major layout (`DeviceTensor`); every element must be scaled exactly once.
+/// `scale_tensor` takes a `LayoutTensorMut<f32, Strided<2>>` parameter, a tensor it writes: the
+/// host passes a buffer with a column-major layout (`DeviceTensorMut`); every element must be
+/// scaled exactly once.
 fn check_tensor_parameter(gpu: &Gpu, module: &Module) -> Result<(), String> {
     let (rows, cols) = (77usize, 300usize);
     let data = random_f32(fresh_seed(), rows * cols);
-    let buf = gpu.upload(&data).map_err(fail("upload"))?;
+    let mut buf = gpu.upload(&data).map_err(fail("upload"))?;
     let layout = cute_rs_tensor::Strided { shape: [rows as i64, cols as i64], stride: [1, rows as i64] };
-    let t = buf.tensor(layout).map_err(fail("tensor"))?;
+    let t = buf.tensor_mut(layout).map_err(fail("tensor"))?;
     let cfg = LaunchConfig::linear(rows as u32, 32);
     // SAFETY: the tensor's layout was checked against the buffer.
     unsafe { gpu.launch(module, tensor_copy::scale_tensor, cfg, (t, -1.5f32)).run() }.map_err(fail("launch"))?;

@@ -7,7 +7,7 @@ use cute_rs_tensor::kernel;
 use crate::tensor_copy_layouts::{BlockTile, Matrix, OddMatrix, SmemPadded, TIn, TOut, Threads, T32};
 use cute_rs_tensor::device::ids::{block_idx_x, block_idx_y, thread_idx_x};
 use cute_rs_tensor::device::sync::sync_threads;
-use cute_rs_tensor::{copy_partitioned, shared_tensor, LayoutTensor, Static, Strided};
+use cute_rs_tensor::{copy_partitioned, shared_tensor, LayoutTensor, LayoutTensorMut, Static, Strided};
 
 /// `dst = src` for the 8192 x 8192 row-major f32 matrices of
 /// [`Matrix`](crate::tensor_copy_layouts::Matrix): block `(x, y)` copies the 32 x 128 tile at
@@ -119,7 +119,7 @@ pub fn strided_masked_axpy(a: *const f32, b: *const f32, c: *mut f32, rows: u32,
 /// its `Strided` layout, checked against the buffer's length): one thread per element of a
 /// block per row, its 32 threads striding over the columns.
 #[kernel]
-pub fn scale_tensor(t: LayoutTensor<'_, f32, Strided<2>>, factor: f32) {
+pub fn scale_tensor(t: LayoutTensorMut<'_, f32, Strided<2>>, factor: f32) {
     let [rows, cols] = t.source().shape;
     let row = block_idx_x() as i64;
     if row < rows {
