@@ -52,6 +52,17 @@ pub(crate) fn with_thread<R>(ctx: &CpuThread, f: impl FnOnce() -> R) -> R {
     r
 }
 
+/// The logical thread running on this OS thread (null: none), which a worker saves and restores
+/// around a switch to another worker.
+pub(crate) fn current_ptr() -> *const CpuThread {
+    CURRENT.with(|c| c.get())
+}
+
+/// Makes `thread` (from [`current_ptr`]) the logical thread running on this OS thread again.
+pub(crate) fn set_current_ptr(thread: *const CpuThread) {
+    CURRENT.with(|c| c.set(thread))
+}
+
 /// Whether a kernel is running on this OS thread (on the CPU backend).
 ///
 /// ```

@@ -5,11 +5,13 @@
 //! [`launch`] runs every thread of the grid as a *logical thread* of one cooperative scheduler:
 //! exactly one logical thread runs at a time, and control passes only at the primitives that
 //! synchronize (block and warp barriers, shuffles and votes, `mma`/`ldmatrix` fragments, mbarrier
-//! waits, spin-polling atomics). A thread that never waits runs start to finish as a plain call on
-//! the current OS thread; a thread that waits keeps its stack on an OS thread of its own, parked
-//! until the scheduler resumes it. So barriers, shuffles and inter-thread waits work for any block
-//! size up to 1,024, and the schedule is deterministic: the same launch always interleaves its
-//! threads the same way (see [`Schedule`]).
+//! waits, spin-polling atomics). Threads run on *workers*: coroutines of the launching OS thread,
+//! each with a stack of its own (512 KiB, or `CUTE_CPU_STACK_BYTES`; a stack overflow ends the
+//! process). A thread that never waits runs start to finish as a plain call on a worker; a thread
+//! that waits keeps its worker suspended until the scheduler resumes it, a switch of stacks in
+//! user space (no other OS thread runs, none is woken). So barriers, shuffles and inter-thread
+//! waits work for any block size up to 1,024, and the schedule is deterministic: the same launch
+//! always interleaves its threads the same way (see [`Schedule`]).
 //!
 //! Blocks start lazily, in linear order, when no started thread can run: a grid of many small
 //! blocks needs little memory, and a kernel whose blocks wait for each other (a producer block, a

@@ -1,9 +1,15 @@
-//! The cooperative scheduler of the CPU backend: logical GPU threads on parked OS threads, one
-//! running at a time, control passing only at synchronizing primitives.
+//! The cooperative scheduler of the CPU backend: logical GPU threads on workers, one running at a
+//! time, control passing only at synchronizing primitives.
+//!
+//! A worker is a stackful coroutine ([`Fiber`]) of the OS thread that called [`launch`]: passing
+//! the turn from one worker to another is a switch of stacks in user space, not a wake-up of
+//! another OS thread (which costs two system calls and a trip through the kernel's scheduler, at
+//! every barrier of every thread). The launch's driver loop resumes whichever worker holds the
+//! turn; a worker that gives the turn away suspends back to it.
 //!
 //! Invariants (all under `Group::state`'s lock):
-//! - `running` names the one worker (or the launcher) allowed to run; every other worker is parked
-//!   in [`Group::wait_turn`].
+//! - `running` names the one worker (or the launcher) allowed to run; every other worker is
+//!   suspended in [`Group::wait_turn`] (or not started).
 //! - A worker is *idle* (in `idle`, no logical thread), *suspended* (in `suspended`: its logical
 //!   thread waits in a rendezvous, or is in `ready` or `yielded`), or the running one.
 //! - `live` counts logical threads started and not finished.
@@ -13,9 +19,12 @@ use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::format;
 use std::string::{String, ToString};
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::cell::Cell;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::thread::{self, JoinHandle, Thread};
 use std::vec::Vec;
+
+use corosensei::stack::DefaultStack;
+use corosensei::{Coroutine, Yielder};
 
 use super::context::{self, Key, Rendezvous};
 use super::{delinear, CpuKernel, SHARED_BYTES_PER_BLOCK};
@@ -146,9 +155,9 @@ pub(crate) struct Cancelled;
 
 /// The worker id of the thread that called [`launch`].
 const LAUNCHER: usize = usize::MAX;
-/// OS threads one launch may hold at once (one per waiting logical thread).
+/// Workers one launch may hold at once (one per waiting logical thread, each with its stack).
 const MAX_WORKERS: usize = 8 * 1024;
-/// Past this many OS threads, spinning threads are resumed before new threads are started (a
+/// Past this many workers, spinning threads are resumed before new threads are started (a
 /// kernel that spins on what a not-yet-started thread will do still progresses, more slowly).
 const SOFT_WORKERS: usize = 1024;
 /// Spin polls in a row with no progress anywhere before a launch is declared stuck.
@@ -203,9 +212,33 @@ pub(crate) struct BlockState {
     pub(crate) finished: Vec<bool>,
 }
 
+/// A worker: a coroutine on its own stack, which runs logical threads one after another and keeps
+/// one suspended while it waits. It only ever runs on the OS thread of its launch's driver.
+type Fiber = Coroutine<(), (), (), DefaultStack>;
+
+std::thread_local! {
+    /// The yielder of the worker running on this OS thread (null in a launch's driver): what
+    /// [`to_driver`] suspends.
+    static YIELDER: Cell<*const Yielder<(), ()>> = const { Cell::new(core::ptr::null()) };
+}
+
+/// Suspends the running worker back to its launch's driver, which resumes the worker holding the
+/// turn. The worker's thread-locals (its yielder, its logical thread) are its own again when it is
+/// resumed.
+fn to_driver() {
+    let yielder = YIELDER.with(Cell::get);
+    let thread = context::current_ptr();
+    assert!(!yielder.is_null(), "the CPU backend's driver waited for its turn as a worker");
+    // SAFETY: set by this worker's coroutine when it started, and valid as long as it runs.
+    unsafe { (*yielder).suspend(()) };
+    YIELDER.with(|y| y.set(yielder));
+    context::set_current_ptr(thread);
+}
+
 #[derive(Default)]
 struct WorkerSlot {
-    thread: Option<Thread>,
+    /// The worker's coroutine, while it is not running (the driver takes it out to resume it).
+    fiber: Option<Fiber>,
     /// The logical thread to start when this (idle) worker is handed the turn.
     assign: Option<Lt>,
     /// What a rendezvous this worker's thread waited in produced.
@@ -217,7 +250,6 @@ struct WorkerSlot {
 pub(crate) struct State {
     running: usize,
     workers: Vec<WorkerSlot>,
-    handles: Vec<JoinHandle<()>>,
     idle: Vec<usize>,
     ready: VecDeque<usize>,
     yielded: VecDeque<usize>,
@@ -242,7 +274,6 @@ pub(crate) struct Group {
     pub(crate) cfg: CpuLaunch,
     args: Vec<Vec<u8>>,
     state: Mutex<State>,
-    launcher: Thread,
     /// Bumped by every event that can unblock a spinning thread (atomic writes, arrivals).
     pub(crate) progress: AtomicU64,
     /// The first access of a guard page by this launch's threads (see [`note_fault`]).
@@ -354,7 +385,6 @@ pub fn launch(kernel: &CpuKernel, cfg: &CpuLaunch, args: &[&[u8]]) -> Result<(),
         state: Mutex::new(State {
             running: LAUNCHER,
             workers: Vec::new(),
-            handles: Vec::new(),
             idle: Vec::new(),
             ready: VecDeque::new(),
             yielded: VecDeque::new(),
@@ -372,29 +402,38 @@ pub fn launch(kernel: &CpuKernel, cfg: &CpuLaunch, args: &[&[u8]]) -> Result<(),
             progress_seen: 0,
             soft_progress: u64::MAX,
         }),
-        launcher: thread::current(),
         progress: AtomicU64::new(0),
         fault: Fault::default(),
     });
-    let mut g = group.lock();
-    match group.pick_next(&mut g) {
-        Next::Start(lt) => group.start_on_worker(&mut g, lt),
-        _ => g.done = true,
-    }
-    let mut g = group.wait_turn(g, LAUNCHER);
-    debug_assert!(g.done);
-    g.shutdown = true;
-    for w in &g.workers {
-        if let Some(t) = &w.thread {
-            t.unpark();
+    {
+        let mut g = group.lock();
+        match group.pick_next(&mut g) {
+            Next::Start(lt) => group.start_on_worker(&mut g, lt),
+            _ => g.done = true,
         }
     }
-    let handles = std::mem::take(&mut g.handles);
-    let error = g.error.take();
-    drop(g);
-    for h in handles {
-        let _ = h.join();
+    // The driver: resumes the worker holding the turn until the turn comes back here.
+    let outer = (YIELDER.with(Cell::get), context::current_ptr());
+    while let Some((w, fiber)) = group.take_running() {
+        let mut fiber = fiber;
+        fiber.resume(());
+        (YIELDER.with(|y| y.set(outer.0)), context::set_current_ptr(outer.1));
+        group.lock().workers[w].fiber = Some(fiber);
     }
+    // Every worker returns from its wait for the turn, and ends.
+    let fibers: Vec<Fiber> = {
+        let mut g = group.lock();
+        debug_assert!(g.done);
+        g.shutdown = true;
+        g.workers.iter_mut().filter_map(|w| w.fiber.take()).collect()
+    };
+    for mut fiber in fibers {
+        while !fiber.done() {
+            fiber.resume(());
+            (YIELDER.with(|y| y.set(outer.0)), context::set_current_ptr(outer.1));
+        }
+    }
+    let error = group.lock().error.take();
     // A guard-page access comes first: whatever else went wrong may follow from it.
     match group.fault.report().or(error) {
         None => Ok(()),
@@ -437,11 +476,23 @@ impl Group {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Parks until `me` holds the turn (or the launch shuts down).
+    /// The worker holding the turn and its coroutine, taken out to be resumed; `None` once the
+    /// turn is back with the launcher.
+    fn take_running(&self) -> Option<(usize, Fiber)> {
+        let mut g = self.lock();
+        if g.running == LAUNCHER {
+            return None;
+        }
+        let w = g.running;
+        let fiber = g.workers[w].fiber.take().expect("the worker holding the turn is suspended");
+        Some((w, fiber))
+    }
+
+    /// Waits, suspended, until the worker `me` holds the turn (or the launch shuts down).
     fn wait_turn<'a>(&'a self, mut g: MutexGuard<'a, State>, me: usize) -> MutexGuard<'a, State> {
         while g.running != me && !g.shutdown {
             drop(g);
-            thread::park();
+            to_driver();
             g = self.lock();
         }
         g
@@ -449,10 +500,6 @@ impl Group {
 
     fn hand_to(&self, g: &mut State, w: usize) {
         g.running = w;
-        let t = if w == LAUNCHER { Some(self.launcher.clone()) } else { g.workers[w].thread.clone() };
-        if let Some(t) = t {
-            t.unpark();
-        }
     }
 
     pub(crate) fn threads_per_block(&self) -> u32 {
@@ -465,8 +512,8 @@ impl Group {
             return Next::Resume(w);
         }
         // Past the soft limit, a spinning thread goes before a new thread (which would need a new
-        // OS thread) once per change anywhere: spins that wait for running threads end without
-        // more OS threads, spins that wait for new threads still get them.
+        // worker) once per change anywhere: spins that wait for running threads end without
+        // more workers, spins that wait for new threads still get them.
         let progress = self.progress.load(Ordering::Relaxed);
         if g.idle.is_empty() && g.workers.len() >= SOFT_WORKERS && g.soft_progress != progress {
             if let Some(w) = g.yielded.pop_front() {
@@ -514,30 +561,26 @@ impl Group {
             None => {
                 if g.workers.len() >= MAX_WORKERS {
                     self.set_error(g, format!(
-                        "more than {MAX_WORKERS} threads wait at once (the CPU backend holds an OS thread per waiting GPU thread): use a smaller grid"
+                        "more than {MAX_WORKERS} threads wait at once (the CPU backend holds a stack per waiting GPU thread): use a smaller grid"
                     ));
                     self.cancel_next(g);
                     return;
                 }
-                let id = g.workers.len();
-                g.workers.push(WorkerSlot::default());
-                let group = self.clone();
-                let spawned = thread::Builder::new()
-                    .name(format!("cute-cpu-{}-{id}", self.kernel.name))
-                    .stack_size(stack_size())
-                    .spawn(move || worker_main(group, id));
-                match spawned {
-                    Ok(h) => {
-                        g.workers[id].thread = Some(h.thread().clone());
-                        g.handles.push(h);
-                    }
+                let stack = match DefaultStack::new(stack_size()) {
+                    Ok(stack) => stack,
                     Err(e) => {
-                        g.workers.pop();
-                        self.set_error(g, format!("cannot start an OS thread for a GPU thread: {e}"));
+                        self.set_error(g, format!("cannot allocate a stack for a GPU thread: {e}"));
                         self.cancel_next(g);
                         return;
                     }
-                }
+                };
+                let id = g.workers.len();
+                let group = self.clone();
+                let fiber = Coroutine::with_stack(stack, move |yielder: &Yielder<(), ()>, ()| {
+                    YIELDER.with(|y| y.set(yielder));
+                    worker_main(group, id)
+                });
+                g.workers.push(WorkerSlot { fiber: Some(fiber), ..WorkerSlot::default() });
                 id
             }
         };
@@ -709,6 +752,7 @@ pub(crate) fn block_index(lt: Lt, grid: Dim3) -> Dim3 {
     delinear64(lt.0, grid)
 }
 
+/// The bytes of a worker's stack: 512 KiB, or `CUTE_CPU_STACK_BYTES`.
 fn stack_size() -> usize {
     std::env::var("CUTE_CPU_STACK_BYTES").ok().and_then(|s| s.parse().ok()).unwrap_or(512 << 10)
 }

@@ -14,8 +14,9 @@
 //!   (sm_90a) are the tutorial with the configuration its autotuning picks
 //!   (`docs/performance.md`): a 128 x 256 tile, K 64 per step, loads two steps ahead, 8 warps,
 //!   `tl.dot` on warpgroup MMA. The `_tma` entries take A and B as arrays with tensor maps
-//!   (Triton's tensor descriptors, `desc.load([m, k])`) and use [`dot_range_tma`]: one thread
-//!   copies each step's tiles with TMA into the panels `wgmma` reads.
+//!   (Triton's tensor descriptors, `desc.load([m, k])`) and use
+//!   [`dot_range_tma`](cute_rs_tensor::block_tile::dot_range_tma): one thread copies each step's
+//!   tiles with TMA into the panels `wgmma` reads.
 //! - 04 low-memory dropout (seeded): `where(rand(seed, offsets) > p, x / (1 - p), 0)`, 1024 per
 //!   program, 4 warps.
 //! - 05 layer norm forward: one row per program in `BLOCK` chunks (`BLOCK = min(65536 / 2,
@@ -28,10 +29,11 @@
 
 use cute_rs_tensor::atom::wgmma::{SM90_64x256x16_F32BF16BF16_SS, SM90_64x256x16_F32F16F16_SS};
 use cute_rs_tensor::atom::{SM80_16x8x16_F32BF16BF16F32_TN, SM80_16x8x16_F32F16F16F32_TN, TiledMma};
-use cute_rs_tensor::block_tile::{dot_range, dot_range_aligned, dot_range_tma, rand, where_, BlockTile, Cast, DotLayoutOf, Scratch, TvLayout};
+use cute_rs_tensor::block_tile::{dot_range, dot_range_aligned, rand, where_, BlockTile, Cast, DotLayoutOf, Scratch, TvLayout};
+#[cfg(feature = "sm90a")]
+use cute_rs_tensor::{block_tile::dot_range_tma, tma_copy::TmaArray};
 use cute_rs_tensor::device::ids::block_idx_x;
 use cute_rs_tensor::half::{bf16, f16};
-use cute_rs_tensor::tma_copy::TmaArray;
 use cute_rs_tensor::{block_scratch, blocked_layout, dot_layout, kernel, static_layout, Element, LayoutTensor, Strided};
 
 /// Bytes of the block scratch of the tutorials: a reduction across 8 warps of one value per thread
