@@ -57,6 +57,8 @@ use cute_rs_tensor::half::{bf16, f16};
 
 use cute_rs_kernels::attention_sm90 as sm90;
 
+use crate::attention_kernels::{self, AttentionKernels, Sm90Key, Sm90Tile};
+
 /// Which kernel computes a call.
 ///
 /// # Example
@@ -150,7 +152,7 @@ impl From<HostError> for AttentionError {
 /// use cute_rs_ops::attention::AttentionElem;
 /// assert!(<cute_rs_tensor::half::f16 as AttentionElem>::F16);
 /// ```
-pub trait AttentionElem: DeviceElem + Copy {
+pub trait AttentionElem: DeviceElem + Copy + AttentionKernels {
     /// Whether the type is f16 (else bf16).
     const F16: bool;
 }
@@ -428,39 +430,22 @@ impl<'a> Attention<'a> {
             block: (sm90::attention_sm90_threads(block_m), 1, 1),
             shared_mem_bytes: sm90::attention_sm90_smem_bytes(p.d as u32, block_m, block_n),
         };
+        let tile = if wide { Sm90Tile::Wide } else if long { Sm90Tile::Long } else { Sm90Tile::Standard };
+        let kernel = attention_kernels::sm90_kernel::<T>(Sm90Key { d: p.d as u32, tile, schedule: self.schedule }).ok_or_else(|| {
+            AttentionError::NoKernel(format!(
+                "the {:?} schedule exists for bf16 with head_dim 64 or 128 only (here {} with {})",
+                self.schedule,
+                T::NAME,
+                p.d
+            ))
+        })?;
         let [qm, km, vm, om] = maps;
-        let lse_ptr = lse.device_ptr() as *mut f32;
-        let rest = (p.batch as u32, p.heads as u32, p.heads_kv as u32, p.seqlen_q as u32, p.seqlen_k as u32, scale * std::f32::consts::LOG2_E, self.causal as u32);
-        macro_rules! launch {
-            ($kernel:expr) => {{
-                let (batch, heads, heads_kv, seqlen_q, seqlen_k, scale_log2, causal) = rest;
-                let args = (qm, km, vm, om, lse_ptr, batch, heads, heads_kv, seqlen_q, seqlen_k, scale_log2, causal);
-                let launch = gpu.launch(crate::modules::gemm_sm90a(), $kernel, cfg, args);
-                // SAFETY: the maps cover Q, K, V and O (O's stores are clipped to it); the
-                // log-sum-exp holds what its checked layout reaches; the kernel writes only there.
-                unsafe { crate::gemm::on(launch, self.stream).run() }
-            }};
-        }
-        use AttentionSchedule::*;
-        match (T::F16, p.d, self.schedule) {
-            (false, 64, Persistent) if wide => launch!(sm90::attention_sm90_bf16_d64_wide),
-            (true, 64, Persistent) if wide => launch!(sm90::attention_sm90_f16_d64_wide),
-            (false, 256, Persistent) if long => launch!(sm90::attention_sm90_bf16_d256_long),
-            (true, 256, Persistent) if long => launch!(sm90::attention_sm90_f16_d256_long),
-            (false, 64, PingPong | Persistent) => launch!(sm90::attention_sm90_bf16_d64),
-            (false, 128, PingPong | Persistent) => launch!(sm90::attention_sm90_bf16_d128),
-            (false, 256, PingPong | Persistent) => launch!(sm90::attention_sm90_bf16_d256),
-            (false, 64, Overlap) => launch!(sm90::attention_sm90_bf16_d64_overlap),
-            (false, 128, Overlap) => launch!(sm90::attention_sm90_bf16_d128_overlap),
-            (false, 64, Serial) => launch!(sm90::attention_sm90_bf16_d64_serial),
-            (false, 128, Serial) => launch!(sm90::attention_sm90_bf16_d128_serial),
-            (true, 64, PingPong | Persistent) => launch!(sm90::attention_sm90_f16_d64),
-            (true, 128, PingPong | Persistent) => launch!(sm90::attention_sm90_f16_d128),
-            (true, 256, PingPong | Persistent) => launch!(sm90::attention_sm90_f16_d256),
-            (_, d, schedule) => {
-                return Err(AttentionError::NoKernel(format!("the {schedule:?} schedule exists for bf16 with head_dim 64 or 128 only (here {} with {d})", T::NAME)))
-            }
-        }?;
+        let sizes = (p.batch as u32, p.heads as u32, p.heads_kv as u32, p.seqlen_q as u32, p.seqlen_k as u32);
+        let args = (qm, km, vm, om, lse.device_ptr() as *mut f32, sizes.0, sizes.1, sizes.2, sizes.3, sizes.4, scale * std::f32::consts::LOG2_E, self.causal as u32);
+        let launch = gpu.launch(crate::modules::gemm_sm90a(), kernel, cfg, args);
+        // SAFETY: the maps cover Q, K, V and O (O's stores are clipped to it); the log-sum-exp
+        // holds what its checked layout reaches; the kernel writes only there.
+        unsafe { crate::gemm::on(launch, self.stream).run() }?;
         Ok(())
     }
 
@@ -468,6 +453,8 @@ impl<'a> Attention<'a> {
     fn launch_portable<T: AttentionElem>(&self, gpu: &Gpu, p: &Problem, scale: f32, [q, k, v]: [&DeviceBuffer<T>; 3], o: &mut DeviceBuffer<T>, lse: &mut DeviceBuffer<f32>) -> Result<(), AttentionError> {
         use cute_rs_kernels::attention as portable;
         let d = p.d as u32;
+        let kernel = attention_kernels::portable_kernel::<T>(d)
+            .ok_or_else(|| AttentionError::NoKernel(format!("the portable kernel: head_dim {d}: it takes 64, 128 or 256")))?;
         let cfg = LaunchConfig {
             grid: (p.seqlen_q.div_ceil(portable::ATTENTION_BLOCK as usize) as u32, p.heads as u32, p.batch as u32),
             block: (portable::attention_threads(d), 1, 1),
@@ -475,28 +462,13 @@ impl<'a> Attention<'a> {
         };
         let [qb, qs, qh] = p.q.strides().map(|s| s as i64);
         let [kb, ks, kh] = p.k.strides().map(|s| s as i64);
-        let (o_ptr, lse_ptr) = (o.device_ptr(), lse.device_ptr() as *mut f32);
-        let rest = (p.heads as i64, p.heads_kv as i64, p.seqlen_q as i64, p.seqlen_k as i64, qb, qs, qh, kb, ks, kh, scale, self.causal as u32);
-        macro_rules! launch {
-            ($kernel:expr, $e:ty) => {{
-                let ptr = |b: &DeviceBuffer<T>| b.device_ptr() as *const $e;
-                let (heads, heads_kv, seqlen_q, seqlen_k, qb, qs, qh, kb, ks, kh, scale, causal) = rest;
-                let args = (ptr(q), ptr(k), ptr(v), o_ptr as *mut $e, lse_ptr, heads, heads_kv, seqlen_q, seqlen_k, qb, qs, qh, kb, ks, kh, scale, causal);
-                let launch = gpu.launch(crate::modules::gemm(), $kernel, cfg, args);
-                // SAFETY: the checked layouts: Q and O share strides, K and V too, each buffer
-                // holds what they reach; the kernel writes only inside O and the log-sum-exp.
-                unsafe { crate::gemm::on(launch, self.stream).run() }
-            }};
-        }
-        match (T::F16, d) {
-            (true, 64) => launch!(portable::attention_fwd_f16_d64, f16),
-            (true, 128) => launch!(portable::attention_fwd_f16_d128, f16),
-            (true, 256) => launch!(portable::attention_fwd_f16_d256, f16),
-            (false, 64) => launch!(portable::attention_fwd_bf16_d64, bf16),
-            (false, 128) => launch!(portable::attention_fwd_bf16_d128, bf16),
-            (false, 256) => launch!(portable::attention_fwd_bf16_d256, bf16),
-            _ => return Err(AttentionError::NoKernel(format!("the portable kernel: head_dim {d}: it takes 64, 128 or 256"))),
-        }?;
+        let ptr = |b: &DeviceBuffer<T>| b.device_ptr() as *const T;
+        let sizes = [p.heads, p.heads_kv, p.seqlen_q, p.seqlen_k].map(|x| x as i64);
+        let args = (ptr(q), ptr(k), ptr(v), o.device_ptr() as *mut T, lse.device_ptr() as *mut f32, sizes[0], sizes[1], sizes[2], sizes[3], qb, qs, qh, kb, ks, kh, scale, self.causal as u32);
+        let launch = gpu.launch(crate::modules::gemm(), kernel, cfg, args);
+        // SAFETY: the checked layouts: Q and O share strides, K and V too, each buffer holds what
+        // they reach; the kernel writes only inside O and the log-sum-exp.
+        unsafe { crate::gemm::on(launch, self.stream).run() }?;
         Ok(())
     }
 }

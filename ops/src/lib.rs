@@ -37,6 +37,7 @@
 //! ```
 
 pub mod attention;
+mod attention_kernels;
 pub mod gemm;
 #[doc(hidden)]
 pub mod gemm_f32;

@@ -1,0 +1,163 @@
+//! The attention kernels by configuration: one table from a key to its typed kernel, for each
+//! element type, read by [`Attention::run`](crate::Attention::run). No kernel is named anywhere
+//! else in the call.
+
+use cute_rs_host::KernelFn;
+use cute_rs_kernels::attention as portable;
+use cute_rs_kernels::attention_sm90 as sm90;
+use cute_rs_tensor::device::tma::TmaDescriptorParam;
+use cute_rs_tensor::half::{bf16, f16};
+
+use crate::attention::AttentionSchedule;
+
+/// A Hopper attention kernel (`cute_rs_kernels::attention_sm90`): the tensor maps of Q, K, V and
+/// O, the log-sum-exp, batch, heads, key/value heads, query and key lengths, the softmax scale
+/// times `log2(e)`, and the causal mask (0 or 1).
+pub type Sm90Kernel = KernelFn<(
+    TmaDescriptorParam,
+    TmaDescriptorParam,
+    TmaDescriptorParam,
+    TmaDescriptorParam,
+    *mut f32,
+    u32,
+    u32,
+    u32,
+    u32,
+    u32,
+    f32,
+    u32,
+)>;
+
+/// A portable attention kernel on elements `T` (`cute_rs_kernels::attention`): Q, K, V, O, the
+/// log-sum-exp, heads, key/value heads, query and key lengths, the batch, sequence and head strides
+/// of Q (and O) and of K (and V), the softmax scale and the causal mask (0 or 1).
+pub type PortableKernel<T> =
+    KernelFn<(*const T, *const T, *const T, *mut T, *mut f32, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, f32, u32)>;
+
+/// The tiles of a Hopper kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sm90Tile {
+    /// 128 query rows (two consumer warpgroups), the head dimension's keys per step.
+    Standard,
+    /// 192 query rows (three consumer warpgroups), at head dimension 64.
+    Wide,
+    /// 80 keys per step, at head dimension 256.
+    Long,
+}
+
+/// What picks a Hopper kernel: the head dimension, the tiles and the schedule of its steps
+/// ([`AttentionSchedule::Persistent`] runs the [`PingPong`](AttentionSchedule::PingPong) kernels,
+/// on another grid, and the wide and long ones).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sm90Key {
+    /// The head dimension.
+    pub d: u32,
+    /// The tiles.
+    pub tile: Sm90Tile,
+    /// The schedule of the steps.
+    pub schedule: AttentionSchedule,
+}
+
+/// The kernels of one element type.
+pub trait AttentionKernels: Sized + 'static {
+    /// The Hopper kernels, by key.
+    const SM90: &'static [(Sm90Key, Sm90Kernel)];
+    /// The portable kernels, by head dimension.
+    const PORTABLE: &'static [(u32, PortableKernel<Self>)];
+}
+
+/// The key of a Hopper kernel with a `Persistent` schedule.
+const fn persistent(d: u32, tile: Sm90Tile) -> Sm90Key {
+    Sm90Key { d, tile, schedule: AttentionSchedule::Persistent }
+}
+
+/// The key of a Hopper kernel with `schedule` and the standard tiles.
+const fn standard(d: u32, schedule: AttentionSchedule) -> Sm90Key {
+    Sm90Key { d, tile: Sm90Tile::Standard, schedule }
+}
+
+use AttentionSchedule::{Overlap, PingPong, Serial};
+use Sm90Tile::{Long, Standard, Wide};
+
+impl AttentionKernels for bf16 {
+    const SM90: &'static [(Sm90Key, Sm90Kernel)] = &[
+        (persistent(64, Wide), sm90::attention_sm90_bf16_d64_wide),
+        (persistent(256, Long), sm90::attention_sm90_bf16_d256_long),
+        (persistent(64, Standard), sm90::attention_sm90_bf16_d64),
+        (persistent(128, Standard), sm90::attention_sm90_bf16_d128),
+        (persistent(256, Standard), sm90::attention_sm90_bf16_d256),
+        (standard(64, PingPong), sm90::attention_sm90_bf16_d64),
+        (standard(128, PingPong), sm90::attention_sm90_bf16_d128),
+        (standard(256, PingPong), sm90::attention_sm90_bf16_d256),
+        (standard(64, Overlap), sm90::attention_sm90_bf16_d64_overlap),
+        (standard(128, Overlap), sm90::attention_sm90_bf16_d128_overlap),
+        (standard(64, Serial), sm90::attention_sm90_bf16_d64_serial),
+        (standard(128, Serial), sm90::attention_sm90_bf16_d128_serial),
+    ];
+    const PORTABLE: &'static [(u32, PortableKernel<bf16>)] =
+        &[(64, portable::attention_fwd_bf16_d64), (128, portable::attention_fwd_bf16_d128), (256, portable::attention_fwd_bf16_d256)];
+}
+
+impl AttentionKernels for f16 {
+    const SM90: &'static [(Sm90Key, Sm90Kernel)] = &[
+        (persistent(64, Wide), sm90::attention_sm90_f16_d64_wide),
+        (persistent(256, Long), sm90::attention_sm90_f16_d256_long),
+        (persistent(64, Standard), sm90::attention_sm90_f16_d64),
+        (persistent(128, Standard), sm90::attention_sm90_f16_d128),
+        (persistent(256, Standard), sm90::attention_sm90_f16_d256),
+        (standard(64, PingPong), sm90::attention_sm90_f16_d64),
+        (standard(128, PingPong), sm90::attention_sm90_f16_d128),
+        (standard(256, PingPong), sm90::attention_sm90_f16_d256),
+    ];
+    const PORTABLE: &'static [(u32, PortableKernel<f16>)] =
+        &[(64, portable::attention_fwd_f16_d64), (128, portable::attention_fwd_f16_d128), (256, portable::attention_fwd_f16_d256)];
+}
+
+/// The Hopper kernel of elements `T` under `key`, if there is one.
+pub fn sm90_kernel<T: AttentionKernels>(key: Sm90Key) -> Option<Sm90Kernel> {
+    T::SM90.iter().find(|(k, _)| *k == key).map(|&(_, kernel)| kernel)
+}
+
+/// The portable kernel of elements `T` for head dimension `d`, if there is one.
+pub fn portable_kernel<T: AttentionKernels>(d: u32) -> Option<PortableKernel<T>> {
+    T::PORTABLE.iter().find(|(dim, _)| *dim == d).map(|&(_, kernel)| kernel)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each key names one kernel, and each kernel's name says its element type, head dimension
+    /// and variant: the table is the names' configurations, not a second guess of them.
+    fn check_sm90<T: AttentionKernels>(element: &str) {
+        for (i, (key, kernel)) in T::SM90.iter().enumerate() {
+            assert!(T::SM90[..i].iter().all(|(k, _)| k != key), "{key:?} twice");
+            let name = kernel.name();
+            assert!(name.starts_with(&format!("attention_sm90_{element}_d{}", key.d)), "{key:?}: {name}");
+            let suffix = match (key.tile, key.schedule) {
+                (Wide, _) => "_wide",
+                (Long, _) => "_long",
+                (Standard, Overlap) => "_overlap",
+                (Standard, Serial) => "_serial",
+                (Standard, _) => "",
+            };
+            assert!(name.ends_with(&format!("_d{}{suffix}", key.d)), "{key:?}: {name}");
+        }
+        // The default schedule has a kernel at every head dimension.
+        for d in [64, 128, 256] {
+            assert!(sm90_kernel::<T>(persistent(d, Standard)).is_some(), "{element} d{d}");
+        }
+    }
+
+    #[test]
+    fn every_key_names_its_kernel() {
+        check_sm90::<bf16>("bf16");
+        check_sm90::<f16>("f16");
+        for d in [64, 128, 256] {
+            assert_eq!(portable_kernel::<bf16>(d).map(|k| k.name()), Some(format!("attention_fwd_bf16_d{d}")).as_deref());
+            assert_eq!(portable_kernel::<f16>(d).map(|k| k.name()), Some(format!("attention_fwd_f16_d{d}")).as_deref());
+        }
+        assert!(portable_kernel::<bf16>(96).is_none());
+        assert!(sm90_kernel::<f16>(standard(64, Serial)).is_none());
+    }
+}
