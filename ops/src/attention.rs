@@ -21,7 +21,7 @@
 //! # Example
 //! ```
 //! use cute_rs_ops::attention::{Attention, AttentionPath};
-//! use cute_rs_layout::{IntTuple, Layout};
+//! use cute_rs_layout::Layout;
 //! use cute_rs_tensor::half::f16;
 //!
 //! let gpu = cute_rs_host::Gpu::cpu(); // or cute_rs_host::Gpu::new(0)? on a machine with a GPU
@@ -440,8 +440,8 @@ impl<'a> Attention<'a> {
             ))
         })?;
         let [qm, km, vm, om] = maps;
-        let sizes = (p.batch as u32, p.heads as u32, p.heads_kv as u32, p.seqlen_q as u32, p.seqlen_k as u32);
-        let args = (qm, km, vm, om, lse.device_ptr() as *mut f32, sizes.0, sizes.1, sizes.2, sizes.3, sizes.4, scale * std::f32::consts::LOG2_E, self.causal as u32);
+        let [batch, heads, heads_kv, seqlen_q, seqlen_k] = [p.batch, p.heads, p.heads_kv, p.seqlen_q, p.seqlen_k].map(|x| x as u32);
+        let args = (qm, km, vm, om, lse.device_ptr() as *mut f32, batch, heads, heads_kv, seqlen_q, seqlen_k, scale * std::f32::consts::LOG2_E, self.causal as u32);
         let launch = gpu.launch(crate::modules::gemm_sm90a(), kernel, cfg, args);
         // SAFETY: the maps cover Q, K, V and O (O's stores are clipped to it); the log-sum-exp
         // holds what its checked layout reaches; the kernel writes only there.
@@ -463,8 +463,8 @@ impl<'a> Attention<'a> {
         let [qb, qs, qh] = p.q.strides().map(|s| s as i64);
         let [kb, ks, kh] = p.k.strides().map(|s| s as i64);
         let ptr = |b: &DeviceBuffer<T>| b.device_ptr() as *const T;
-        let sizes = [p.heads, p.heads_kv, p.seqlen_q, p.seqlen_k].map(|x| x as i64);
-        let args = (ptr(q), ptr(k), ptr(v), o.device_ptr() as *mut T, lse.device_ptr() as *mut f32, sizes[0], sizes[1], sizes[2], sizes[3], qb, qs, qh, kb, ks, kh, scale, self.causal as u32);
+        let [heads, heads_kv, seqlen_q, seqlen_k] = [p.heads, p.heads_kv, p.seqlen_q, p.seqlen_k].map(|x| x as i64);
+        let args = (ptr(q), ptr(k), ptr(v), o.device_ptr() as *mut T, lse.device_ptr() as *mut f32, heads, heads_kv, seqlen_q, seqlen_k, qb, qs, qh, kb, ks, kh, scale, self.causal as u32);
         let launch = gpu.launch(crate::modules::gemm(), kernel, cfg, args);
         // SAFETY: the checked layouts: Q and O share strides, K and V too, each buffer holds what
         // they reach; the kernel writes only inside O and the log-sum-exp.

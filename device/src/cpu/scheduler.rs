@@ -18,8 +18,8 @@ use std::boxed::Box;
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::format;
 use std::string::{String, ToString};
-use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::cell::Cell;
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::vec::Vec;
 
@@ -412,12 +412,16 @@ pub fn launch(kernel: &CpuKernel, cfg: &CpuLaunch, args: &[&[u8]]) -> Result<(),
             _ => g.done = true,
         }
     }
-    // The driver: resumes the worker holding the turn until the turn comes back here.
+    // The driver: resumes the worker holding the turn until the turn comes back here. A worker
+    // leaves its thread-locals set when it suspends: the driver's own come back after each turn.
     let outer = (YIELDER.with(Cell::get), context::current_ptr());
-    while let Some((w, fiber)) = group.take_running() {
-        let mut fiber = fiber;
+    let resume = |fiber: &mut Fiber| {
         fiber.resume(());
-        (YIELDER.with(|y| y.set(outer.0)), context::set_current_ptr(outer.1));
+        YIELDER.with(|y| y.set(outer.0));
+        context::set_current_ptr(outer.1);
+    };
+    while let Some((w, mut fiber)) = group.take_running() {
+        resume(&mut fiber);
         group.lock().workers[w].fiber = Some(fiber);
     }
     // Every worker returns from its wait for the turn, and ends.
@@ -429,8 +433,7 @@ pub fn launch(kernel: &CpuKernel, cfg: &CpuLaunch, args: &[&[u8]]) -> Result<(),
     };
     for mut fiber in fibers {
         while !fiber.done() {
-            fiber.resume(());
-            (YIELDER.with(|y| y.set(outer.0)), context::set_current_ptr(outer.1));
+            resume(&mut fiber);
         }
     }
     let error = group.lock().error.take();
