@@ -5,10 +5,11 @@
 # with the library against its hand-written twin. The library's kernel must be within 5% of the
 # twin, i.e. at most 5% more (fewer is fine; as the PTX test in tests/ptx_folding.rs). Pairs:
 # - target/ptx/test_kernels.ptx: the LayoutTensor copy `tensor_copy_f32` / `tensor_copy_f32_raw`;
-# - target/ptx/gemm.ptx: the mma.sync GEMM in the atom layer (TiledMma, ldmatrix tiled copies,
-#   gemm(), identity-tensor epilogue) `gemm_bf16_ar_bc_v16` / `gemm_bf16_ar_bc_v16_raw` (both
-#   operands K-major) and `gemm_bf16_ar_br_v16` / `gemm_bf16_ar_br_v16_raw` (B N-major,
-#   ldmatrix.trans).
+# - target/ptx/gemm.ptx (the operations' module): the mma.sync GEMM in the atom layer (TiledMma,
+#   ldmatrix tiled copies, gemm(), identity-tensor epilogue) `gemm_bf16_ar_bc_v16` (both operands
+#   K-major) and `gemm_bf16_ar_br_v16` (B N-major, ldmatrix.trans), against their twins
+#   `gemm_bf16_ar_bc_v16_raw` and `gemm_bf16_ar_br_v16_raw` in target/ptx/test_kernels.ptx (the
+#   test harness's module).
 # For the GEMMs the main loops (first barrier to last HMMA) are compared the same way. Prints every
 # count.
 #
@@ -72,14 +73,14 @@ loop_count() {
 }
 
 failed=0
-# Compares kernel $2 with its hand-written twin $3, both in module $1.
+# Compares kernel $2 of module $1 with its hand-written twin $4 of module $3.
 compare() {
     local library raw
     library="$(count "$1" "$2")"
-    raw="$(count "$1" "$3")"
-    echo "check-sass: $2: $library SASS instructions; $3: $raw ($arch)"
+    raw="$(count "$3" "$4")"
+    echo "check-sass: $2: $library SASS instructions; $4: $raw ($arch)"
     if ((library == 0 || raw == 0)); then
-        echo "check-sass: FAIL: a kernel is missing from $1.ptx" >&2
+        echo "check-sass: FAIL: a kernel is missing from $1.ptx or $3.ptx" >&2
         failed=1
     elif ((library * 100 > raw * 105)); then
         # Within 5%: library * 100 <= raw * 105.
@@ -89,13 +90,14 @@ compare() {
 }
 
 disassemble test_kernels
-compare test_kernels tensor_copy_f32 tensor_copy_f32_raw
-# Compares the main loops of GEMM $2 and its twin $3 (module $1), within 5% as the whole kernels.
+compare test_kernels tensor_copy_f32 test_kernels tensor_copy_f32_raw
+# Compares the main loops of GEMM $2 (module $1) and its twin $4 (module $3), within 5% as the
+# whole kernels.
 compare_loops() {
     local library raw
     library="$(loop_count "$1" "$2")"
-    raw="$(loop_count "$1" "$3")"
-    echo "check-sass: $2 main loop: $library SASS instructions; $3: $raw"
+    raw="$(loop_count "$3" "$4")"
+    echo "check-sass: $2 main loop: $library SASS instructions; $4: $raw"
     if ((library == 0 || raw == 0 || library * 100 > raw * 105)); then
         echo "check-sass: FAIL: $2's main loop is not within 5% of its hand-written twin's" >&2
         failed=1
@@ -104,8 +106,8 @@ compare_loops() {
 
 disassemble gemm
 for twin in gemm_bf16_ar_bc_v16 gemm_bf16_ar_br_v16; do
-    compare gemm "$twin" "${twin}_raw"
-    compare_loops gemm "$twin" "${twin}_raw"
+    compare gemm "$twin" test_kernels "${twin}_raw"
+    compare_loops gemm "$twin" test_kernels "${twin}_raw"
 done
 if ((failed)); then
     exit 1

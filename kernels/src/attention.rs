@@ -261,6 +261,7 @@ unsafe fn attention_block<T, A, const BYTES: usize>(
 macro_rules! attention_kernels {
     ($($name:ident $t:ident $tiles:ident $d:tt $threads:tt;)*) => {$(
         #[doc = concat!("Fused attention forward (", stringify!($t), ", head_dim ", $d, ") on block tiles: see the module documentation.")]
+        #[cfg(feature = "entries")]
         #[kernel(block($threads), shared_mem(attention_scratch_bytes($d)))]
         #[allow(clippy::too_many_arguments)]
         pub fn $name(

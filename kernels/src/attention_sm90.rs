@@ -1262,10 +1262,37 @@ crate::contract!(o_staging, {
 #[cfg(not(target_arch = "nvptx64"))]
 pub(crate) const CONTRACTS: &[(&str, fn())] = &[("attention_sm90: O's staging and box accumulators", o_staging)];
 
+/// The body of the bf16 kernels of head dimension `D` (64 or 128) with the standard tiles, with or
+/// without the softmax overlapping the previous block's `P V` (`OVERLAP`) and the two consumer
+/// warpgroups taking turns (`PINGPONG`, which needs `OVERLAP`). The operations' entries take both;
+/// the test harness's measured steps (`tests/kernels`) the ones before them. Args: those of every
+/// entry (`maps`: Q's, K's, V's and O's tensor maps).
+#[cfg(target_arch = "nvptx64")]
+#[doc(hidden)] // a building block of the test harness's steps
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn attention_sm90_bf16_standard<const D: u32, const OVERLAP: bool, const PINGPONG: bool>(
+    [q_map, k_map, v_map, o_map]: [*const TmaDescriptor; 4],
+    lse: *mut f32,
+    (batch, heads, heads_kv): (u32, u32, u32),
+    (seqlen_q, seqlen_k): (u32, u32),
+    scale_log2: f32,
+    causal: u32,
+) {
+    const { assert!((D == 64 || D == 128) && (OVERLAP || !PINGPONG), "head dimension 64 or 128; the turns need the overlap") };
+    let p = Problem::<bf16> { batch, heads, heads_kv, seqlen_q, seqlen_k, scale_log2, causal: causal != 0, o_map, element: core::marker::PhantomData, lse };
+    if D == 64 {
+        attention_block::<Bf16D64, 2, 32, 4, 64, 8, 1, OVERLAP, PINGPONG>([q_map, k_map, v_map], p);
+    } else {
+        attention_block::<Bf16D128, 2, 64, 8, 64, 8, 2, OVERLAP, PINGPONG>([q_map, k_map, v_map], p);
+    }
+}
+
 macro_rules! attention_sm90_kernels {
     ($($(#[$attr:meta])* $name:ident: $config:ty, $threads:literal, $e:ty, $qs:literal, $ro:literal, $kq:literal, $rs:literal, $kp:literal, $ob:literal, $overlap:literal, $pingpong:literal;)*) => {$(
         const _: () = assert!($threads == attention_sm90_threads(<$config as Config>::BM), "a kernel's launch bounds: attention_sm90_threads");
         $(#[$attr])*
+        #[cfg(feature = "entries")]
         #[kernel(launch_bounds($threads, 1), gpu_only)]
         #[allow(clippy::too_many_arguments)]
         pub fn $name(
@@ -1312,16 +1339,6 @@ attention_sm90_kernels! {
     attention_sm90_bf16_d256_long: Bf16D256Long, 384, bf16, 1, 128, 16, 40, 5, 4, true, true;
     /// [`attention_sm90_bf16_d256_long`] for f16.
     attention_sm90_f16_d256_long: F16D256Long, 384, f16, 1, 128, 16, 40, 5, 4, true, true;
-    /// [`attention_sm90_bf16_d64`] without the ping-pong (the step before it, kept to measure
-    /// it).
-    attention_sm90_bf16_d64_overlap: Bf16D64, 384, bf16, 2, 32, 4, 64, 8, 1, true, false;
-    /// [`attention_sm90_bf16_d64_overlap`] for head dimension 128.
-    attention_sm90_bf16_d128_overlap: Bf16D128, 384, bf16, 2, 64, 8, 64, 8, 2, true, false;
-    /// [`attention_sm90_bf16_d64`] with each product waited for before the softmax that follows
-    /// (the warp-specialized step before the overlap, kept to measure it).
-    attention_sm90_bf16_d64_serial: Bf16D64, 384, bf16, 2, 32, 4, 64, 8, 1, false, false;
-    /// [`attention_sm90_bf16_d64_serial`] for head dimension 128.
-    attention_sm90_bf16_d128_serial: Bf16D128, 384, bf16, 2, 64, 8, 64, 8, 2, false, false;
     /// Attention forward, bf16, head dimension 64, in blocks of [`ATTENTION_SM90_WIDE_BM`] (192)
     /// query rows: three consumer warpgroups, each waiting for its products (neither the overlap
     /// nor the turns): the three warpgroups' independent work keeps the tensor cores busy. The

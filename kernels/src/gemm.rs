@@ -32,9 +32,10 @@
 //! the block's C, 64 f32 accumulators per thread); `ldmatrix` tiled copies made from it
 //! (`make_tiled_copy_a/b`) read the fragments out of the swizzled shared ring; `gemm` multiplies
 //! them. The epilogue finds each accumulator's coordinate in an identity tensor partitioned like C
-//! and writes it predicated on the matrix edges. `gemm_bf16_ar_bc_v16_raw` and
-//! `gemm_bf16_ar_br_v16_raw` keep the hand-written loop (explicit `ldmatrix` addresses, warps
-//! owning 64 x 32 pieces) as the zero-cost reference.
+//! and writes it predicated on the matrix edges. `gemm_raw` keeps the hand-written loop
+//! (explicit `ldmatrix` addresses, warps owning 64 x 32 pieces) as the zero-cost reference: the
+//! test harness's device crate (`tests/kernels`) has its entries, `tools/check-sass.sh` compares
+//! their SASS with the atom-layer kernels'.
 //!
 //! Launch: grid `(ceil(N / BN), ceil(M / BM))`, block [`THREADS`], no dynamic shared memory.
 //! Parameters: `(a, b, c, d, m, n, k, lda, ldb, ldc, ldd, alpha, beta, bias, flags)`; C and D
@@ -263,7 +264,8 @@ unsafe fn load_b<const K_MAJOR: bool>(tile: *const u16, lane: u32, n0: u32, k0: 
 
 /// The element type of A and B: which `mma.sync` multiplies them. Everything else (staging,
 /// swizzles, `ldmatrix`) only moves 16-bit values, so the kernels see A and B as `u16` bits.
-trait Input: Element {
+#[doc(hidden)] // for the test harness's hand-written twins (`tests/kernels`)
+pub trait Input: Element {
     /// The m16n8k16 `mma.sync` atom of this input type.
     type Atom: MmaAtom<A = Self, B = Self, C = f32>;
     /// `D = A * B + C` on one m16n8k16 fragment (see `mma_m16n8k16_f32_bf16`).
@@ -285,7 +287,8 @@ impl Input for half::f16 {
 }
 
 /// How the epilogue writes one D element.
-pub(crate) trait Output: Element {
+#[doc(hidden)] // for the test harness's hand-written twins (`tests/kernels`)
+pub trait Output: Element {
     /// Writes `value` at `d[i]`.
     unsafe fn store(d: *mut Self, i: usize, value: f32);
     /// `value` rounded to the output type.
@@ -345,7 +348,8 @@ pub(crate) fn for_each_accumulator(acc: &mut [[f32; 4]; 16], lane: u32, row0: u3
 /// `32 wn ..` of the tile.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn gemm_raw<I: Input, const A_K: bool, const B_K: bool, const VEC: bool, O: Output>(
+#[doc(hidden)] // for the test harness's hand-written twins (`tests/kernels`)
+pub unsafe fn gemm_raw<I: Input, const A_K: bool, const B_K: bool, const VEC: bool, O: Output>(
     a: *const u16,
     b: *const u16,
     c: *const f32,
@@ -633,6 +637,7 @@ macro_rules! gemm_kernels {
             stringify!($in), "`, A K-major: ", stringify!($a_k), ", B K-major: ", stringify!($b_k),
             ", 16-byte cp.async: ", stringify!($vec), ", D of `", stringify!($out), "`."
         )]
+        #[cfg(feature = "entries")]
         #[kernel]
         pub fn $name(
             a: *const $in, b: *const $in, c: *const f32, d: *mut $out,
@@ -701,36 +706,13 @@ gemm_kernels! {
     gemm_f16_ac_bc_v16_of16: half::f16, false, true, true, half::f16;
 }
 
-/// The hand-written twin of `gemm_bf16_ar_bc_v16` (both operands K-major, `ldmatrix`), kept as
-/// the zero-cost reference of the atom-layer kernel: same parameters, same results.
-#[kernel]
-pub fn gemm_bf16_ar_bc_v16_raw(
-    a: *const half::bf16, b: *const half::bf16, c: *const f32, d: *mut f32,
-    m: u32, n: u32, k: u32, lda: u32, ldb: u32, ldc: u32, ldd: u32,
-    alpha: f32, beta: f32, bias: *const f32, flags: u32
-) {
-    let op = EpilogueOp { alpha, beta, bias, flags };
-    gemm_raw::<half::bf16, true, true, true, f32>(a as *const u16, b as *const u16, c, d, m, n, k, (lda, ldb, ldc, ldd), op);
-}
-
-/// The hand-written twin of `gemm_bf16_ar_br_v16` (B N-major, `ldmatrix.trans`).
-#[kernel]
-pub fn gemm_bf16_ar_br_v16_raw(
-    a: *const half::bf16, b: *const half::bf16, c: *const f32, d: *mut f32,
-    m: u32, n: u32, k: u32, lda: u32, ldb: u32, ldc: u32, ldd: u32,
-    alpha: f32, beta: f32, bias: *const f32, flags: u32
-) {
-    let op = EpilogueOp { alpha, beta, bias, flags };
-    gemm_raw::<half::bf16, true, false, true, f32>(a as *const u16, b as *const u16, c, d, m, n, k, (lda, ldb, ldc, ldd), op);
-}
-
 /// The parameters of the `mma.sync` GEMMs with inputs `I` and output `O`.
-#[cfg(not(target_arch = "nvptx64"))]
+#[cfg(all(not(target_arch = "nvptx64"), feature = "entries"))]
 pub type GemmParams<I, O> = (*const I, *const I, *const f32, *mut O, u32, u32, u32, u32, u32, u32, u32, f32, f32, *const f32, u32);
 
 /// The `mma.sync` GEMMs of one input and output type, indexed by
 /// `4 * v16 + 2 * (A column-major) + (B column-major)`: what the host's GEMM API picks from.
-#[cfg(not(target_arch = "nvptx64"))]
+#[cfg(all(not(target_arch = "nvptx64"), feature = "entries"))]
 pub mod by_type {
     use super::*;
     use half::{bf16, f16};

@@ -1,25 +1,22 @@
-//! The Hopper GEMM path (sm_90a, in `kernels_sm90a.ptx` only): TMA loads into 128-byte-swizzled
-//! shared tiles, `wgmma` from matrix descriptors (bf16/f16 in k16 steps, tf32 in k8 steps, f32
-//! accumulators), rings of stages with mbarriers ([`GemmSm90Shape`]). The kernels come in steps,
-//! from a first `wgmma` kernel on, each kept as an entry so that its speed can be measured
-//! (`docs/performance.md` has what each step gave):
+//! The Hopper GEMM path (sm_90a, in the module `gemm_sm90a` only): TMA loads into 128-byte-swizzled
+//! shared tiles, `wgmma` from matrix descriptors (bf16/f16 in k16 steps, tf32 in k8 steps, fp8 in
+//! k32 steps, f32 accumulators), rings of stages with mbarriers ([`GemmSm90Shape`]).
 //!
-//! 1. one warpgroup per 128 x 128 tile (two m64 slices), all threads waiting on one full barrier
-//!    per stage ([`gemm_sm90_bf16_tn`]); two warpgroups per 128 x 256 tile (one m64n256 slice
-//!    each, [`gemm_sm90_bf16_tn_128x256`]);
-//! 2. warp specialization: a producer warpgroup (one thread issues the TMA loads) and two consumer
-//!    warpgroups with full/empty barriers per stage, registers moved with `setmaxnreg` under
-//!    launch bounds ([`gemm_sm90_bf16_tn_ws`]);
-//! 3. persistent blocks walking the tiles in [`TileOrder`], the producer running ahead across
-//!    tiles ([`gemm_sm90_bf16_tn_p`]); clusters of two blocks along M sharing B through TMA
-//!    multicast, each consumer warpgroup releasing a stage on both blocks
-//!    ([`gemm_sm90_bf16_tn_pc2`]);
-//! 4. the stmatrix + TMA-store epilogue for a 16-bit D (`_tma` entries), which the API's entries
-//!    (`gemm_sm90_{bf16,f16}_a{r,c}_b{r,c}_o{f32,bf16,f16}`, `gemm_sm90_tf32_ar_bc_of32`) use.
-//! 5. the decode tiles (`Decode`, `GEMM_SM90_DECODE_128X{16,32,64,128}`): products of at most
-//!    128 rows computed transposed, `D^T = B^T A^T`, so that the large N fills wgmma's 64-row M and
-//!    the few rows are wgmma's narrow N, with many small stages in flight
-//!    (`gemm_sm90_bf16_ar_bc_o{bf16,f16}_decode{16,32,64,128}`).
+//! The entries are those the host's GEMM API picks ([`by_output`]): persistent warp-specialized
+//! blocks (`gemm_persistent`: a producer warpgroup, one thread of which issues the TMA loads, and
+//! two consumer warpgroups with full/empty barriers per stage, registers moved with `setmaxnreg`)
+//! walking the tiles in [`TileOrder`], clusters of two blocks along M sharing B through TMA
+//! multicast for fp8, the stmatrix + TMA-store epilogue for a 16-bit D (`_tma` entries for f32),
+//! split K (`_splitk`), and the decode tiles (`Decode`, `GEMM_SM90_DECODE_128X{16,32,64,128}`):
+//! products of at most 128 rows computed transposed, `D^T = B^T A^T`, so that the large N fills
+//! wgmma's 64-row M and the few rows are wgmma's narrow N, with many small stages in flight.
+//!
+//! The steps that led there (one warpgroup per tile, all threads waiting on one barrier per stage;
+//! warp specialization without persistence; persistence; clusters; the TMA-store epilogue) are
+//! entries of the test harness's device crate (`tests/kernels`, module `gemm_sm90_steps`), which
+//! composes the building blocks below that are marked for it (`gemm_tile`, `gemm_tile_ws`,
+//! `gemm_persistent`, device code only);
+//! `docs/performance.md` has what each step gave.
 //!
 //! A K-major operand (`A` row-major, `B` column-major: B's N x K transpose row-major) is read in
 //! boxes of one 128-byte row of K (64 16-bit or 32 tf32 elements) x the tile's rows, which with the
@@ -86,9 +83,10 @@ pub use crate::gemm_sm90_sizes::*;
 /// All threads wait for a stage's mbarrier, the warpgroups run their wgmmas on it, a block barrier
 /// confirms every warp has read it, and thread 0 refills it with the k-tile `stages` ahead.
 #[cfg(target_arch = "nvptx64")]
+#[doc(hidden)] // a building block of the test harness's steps (`tests/kernels`)
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn gemm_tile<W: WgmmaAtom, const R: usize, const TWO: bool, const N: usize, const A: usize, const B: usize>(
+pub unsafe fn gemm_tile<W: WgmmaAtom, const R: usize, const TWO: bool, const N: usize, const A: usize, const B: usize>(
     shape: GemmSm90Shape,
     a_map: *const TmaDescriptor,
     b_map: *const TmaDescriptor,
@@ -161,76 +159,6 @@ unsafe fn gemm_tile<W: WgmmaAtom, const R: usize, const TWO: bool, const N: usiz
         out.apply(&mut acc1, r0 + 64, col0 as usize + mine / 64, acc_layout, full, false);
         out.store(&mut acc1, r0 + 64, col0 as usize + mine / 64, acc_layout, full, false);
     }
-}
-
-/// The non-specialized kernels: one entry each, the same parameters, a tile shape, its ring, and
-/// the wgmma atom of its width.
-macro_rules! gemm_sm90_kernels {
-    ($(
-        $(#[$attr:meta])*
-        $name:ident: $shape:ident, $ring:ident, $full:ident, <$atom:ty, $r:literal, $two:literal>;
-    )*) => {$(
-        $(#[$attr])*
-        #[kernel(gpu_only)]
-        pub fn $name(
-            a_map: TmaDescriptorParam,
-            b_map: TmaDescriptorParam,
-            c: *const f32,
-            d: *mut f32,
-            m: u32,
-            n: u32,
-            k: u32,
-            alpha: f32,
-            beta: f32,
-        ) {
-            const S: GemmSm90Shape = $shape;
-            type Ring = Stages<{ S.stages as usize }, { (S.bm * 128) as usize }, { (S.bn * 128) as usize }>;
-            const { assert!(core::mem::size_of::<Ring>() == S.smem_bytes() as usize, "the launch's dynamic shared memory holds the stages") };
-            let stages = dynamic_shared!($ring: u8, align 1024).as_mut_ptr() as *mut Ring;
-            let bars = shared_array!($full: [u64; S.stages as usize], align 8);
-            // SAFETY: the array's mbarriers, aligned.
-            let bars = &*(bars.as_mut_ptr() as *const [Mbarrier; S.stages as usize]);
-            let out = Epilogue::new(m, n, alpha, beta, c, d);
-            gemm_tile::<$atom, $r, $two, { S.stages as usize }, { (S.bm * 128) as usize }, { (S.bn * 128) as usize }>(S, a_map.as_ptr(), b_map.as_ptr(), out, k, stages, bars);
-        }
-    )*};
-}
-
-gemm_sm90_kernels! {
-    /// `D = alpha * A * B^T + beta * C` for `A` M x K and `B` N x K row-major bf16 (tensor maps
-    /// `a_map`, `b_map` by value: boxes 64 x 128, 128-byte swizzle, zero fill), `C` and `D`
-    /// M x N row-major f32 (`c` is read only when `beta != 0`), with [`GEMM_SM90_128X128`] tiles:
-    /// block of 128 threads, grid `(ceil(N / 128), ceil(M / 128))`, its `smem_bytes()` of dynamic
-    /// shared memory. `K` is a multiple of 8 (16-byte rows for TMA), checked by the host.
-    gemm_sm90_bf16_tn: GEMM_SM90_128X128, GEMM_SM90_RING, GEMM_SM90_FULL, <SM90_64x128x16_F32BF16BF16_SS, 64, true>;
-    /// [`gemm_sm90_bf16_tn`] with [`GEMM_SM90_128X256`] tiles: `B` boxes of 64 x 256, block of
-    /// 256 threads (two warpgroups), grid `(ceil(N / 256), ceil(M / 128))`.
-    gemm_sm90_bf16_tn_128x256: GEMM_SM90_128X256, GEMM_SM90_RING_256, GEMM_SM90_FULL_256, <SM90_64x256x16_F32BF16BF16_SS, 128, false>;
-}
-
-/// [`gemm_sm90_bf16_tn`] with [`GEMM_SM90_WS_128X256`]: warp-specialized (a producer and two
-/// consumer warpgroups, registers moved from the producer to the consumers with `setmaxnreg`:
-/// the launch bounds fix 168 per thread at entry), block of 384 threads, grid
-/// `(ceil(N / 256), ceil(M / 128))`.
-#[kernel(launch_bounds(384, 1), gpu_only)]
-pub fn gemm_sm90_bf16_tn_ws(
-    a_map: TmaDescriptorParam,
-    b_map: TmaDescriptorParam,
-    c: *const f32,
-    d: *mut f32,
-    m: u32,
-    n: u32,
-    k: u32,
-    alpha: f32,
-    beta: f32,
-) {
-    const { assert!(GEMM_SM90_WS_128X256.stages == P_STAGES && GEMM_SM90_WS_128X256.bm == GEMM_SM90_P_128X256.bm) };
-    let out = Epilogue::new(m, n, alpha, beta, c, d);
-    // Not persistent: the block's one tile, (row, column) = (block y, block x), which is tile
-    // `y * tiles_n + x` of the row-by-row order (bands of one row).
-    let order = TileOrder::new(m, n, GEMM_SM90_WS_128X256.bm, GEMM_SM90_WS_128X256.bn, 1);
-    let first = block_idx_y() * order.tiles_n + block_idx_x();
-    gemm_tile_ws::<f32, SM90_64x256x16_F32BF16BF16_SS, P128x256, P_STAGES, 128, 1, false, false, false>(a_map.as_ptr(), b_map.as_ptr(), core::ptr::null(), out, k, order, Split::NONE, first, order.count());
 }
 
 /// The wgmma m64n256 accumulator layout, (thread, value) -> m + 64 n.
@@ -334,7 +262,8 @@ static_layout!(
 );
 static_layout!(
     /// The coordinates of a stage's B tile, `(n, k)`.
-    StageB = "(256,64)"
+    #[doc(hidden)] // the tile of `P128x256`, a building block of the test harness's steps
+    pub StageB = "(256,64)"
 );
 static_layout!(
     /// The coordinates of a decode stage's B tile of 16 rows, `(n, k)`.
@@ -373,7 +302,8 @@ struct SharedStorage {
 /// A ring of `N` stages (CuTe's `SharedStorage` of a mainloop): A's tiles of `A` bytes, then
 /// B's of `B` bytes.
 #[repr(C)]
-struct Stages<const N: usize, const A: usize, const B: usize> {
+#[doc(hidden)] // a building block of the test harness's steps (`tests/kernels`)
+pub struct Stages<const N: usize, const A: usize, const B: usize> {
     a: [StageTile<A>; N],
     b: [StageTile<B>; N],
 }
@@ -391,7 +321,8 @@ const _: () = {
 /// slices, `bn` columns = the wgmma atom's N, the ring's stages), the coordinates of a stage's B
 /// tile, where its shared memory lies, and whether the kernel computes D's transpose (the decode
 /// tiles: `D^T = B^T A^T`, D written column by column of the kernel's output).
-trait PersistentTile {
+#[doc(hidden)] // a building block of the test harness's steps (`tests/kernels`)
+pub trait PersistentTile {
     /// The tile and its ring.
     const SHAPE: GemmSm90Shape;
     /// The kernel's output is D's transpose: its `(r, c)` is D's `(c, r)`.
@@ -404,7 +335,8 @@ trait PersistentTile {
 }
 
 /// The 128 x 256 tiles of the large products ([`GEMM_SM90_P_128X256`]).
-struct P128x256;
+#[doc(hidden)] // a building block of the test harness's steps (`tests/kernels`)
+pub struct P128x256;
 
 impl PersistentTile for P128x256 {
     const SHAPE: GemmSm90Shape = GEMM_SM90_P_128X256;
@@ -498,7 +430,8 @@ impl<T: PersistentTile> Ring<T> {
 }
 
 /// The stages of the persistent kernel's pipeline.
-const P_STAGES: u32 = GEMM_SM90_P_128X256.stages;
+#[doc(hidden)] // a building block of the test harness's steps (`tests/kernels`)
+pub const P_STAGES: u32 = GEMM_SM90_P_128X256.stages;
 
 /// The warp-specialized kernels' body ([`GEMM_SM90_P_128X256`] tiles) for clusters of `CM`
 /// blocks along M (1 or 2), the wgmma atom `W` (input type and storage orders of A and B), D of
@@ -511,9 +444,10 @@ const P_STAGES: u32 = GEMM_SM90_P_128X256.stages;
 /// cluster tiles in [`TileOrder`] (cluster `i` takes tiles `i`, `i + clusters`, ...); the
 /// non-persistent one takes its block's tile.
 #[cfg(target_arch = "nvptx64")]
+#[doc(hidden)] // a building block of the test harness's steps (`tests/kernels`)
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn gemm_tile_ws<
+pub unsafe fn gemm_tile_ws<
     O: Output,
     W: WgmmaAtom,
     T: PersistentTile,
@@ -584,7 +518,8 @@ fn tile_origin<const CM: u32>(shape: GemmSm90Shape, (tm, tn, _): (u32, u32, u32)
 /// Split-K as a launch gives it ([`SplitK`]): the splits (1: none), the tile columns (to number
 /// the tiles), the tile counters and the partial sums in the workspace.
 #[derive(Clone, Copy)]
-struct Split {
+#[doc(hidden)] // a building block of the test harness's steps (`tests/kernels`)
+pub struct Split {
     splits: u32,
     tiles_n: u32,
     counters: *mut u32,
@@ -593,7 +528,7 @@ struct Split {
 
 impl Split {
     /// No split.
-    const NONE: Split = Split { splits: 1, tiles_n: 1, counters: core::ptr::null_mut(), partials: core::ptr::null_mut() };
+    pub const NONE: Split = Split { splits: 1, tiles_n: 1, counters: core::ptr::null_mut(), partials: core::ptr::null_mut() };
 
     /// `splits` K splits of the tiles of `order` when `on`, with the workspace at `workspace`.
     #[inline(always)]
@@ -1090,6 +1025,58 @@ unsafe fn store_tile_tma_f32(
     });
 }
 
+/// The body of a persistent entry: D of element type `O` from the wgmma atom `W` (input type and
+/// storage orders of A and B) in tiles `T` (`STAGES` and `R` are `T::SHAPE.stages` and
+/// `W::VALUES_C`, which a stable compiler needs as const parameters for array lengths), clusters
+/// of `CM` blocks along M, the stmatrix + TMA-store epilogue through `d_map` if `TMA_OUT`
+/// (otherwise direct stores, `d_map` unused), batches if `BATCHED` (with several batches the
+/// tensor maps have a third mode, the batch; one batch takes 2-D maps; without `BATCHED` L is 1),
+/// and split K if `SPLIT` (the flag [`GEMM_SM90_SPLIT_K`] makes the batches K splits of one
+/// product, [`SplitK`]; entries without it carry no reduction code, which slows the large
+/// products: `docs/performance.md`).
+///
+/// Args: the tensor maps of A, B and D, C (f32), D, M, N, K, the batches L, the leading
+/// dimensions of C and D and their batch strides (direct stores and C only: a TMA store takes D's
+/// from its map), alpha, beta, the bias, the flags (the epilogue's, [`crate::epilogue`], and
+/// [`GEMM_SM90_SPLIT_K`]) and the split-K workspace. A transposed tile (`T::TRANSPOSED`) takes D's
+/// M and N like the others and computes `D^T = B^T A^T` (`a_map` is then B's map and `b_map`
+/// A's).
+#[cfg(target_arch = "nvptx64")]
+#[doc(hidden)] // the entries' body, and a building block of the test harness's steps (`tests/kernels`)
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn gemm_persistent<
+    O: Output,
+    W: WgmmaAtom,
+    T: PersistentTile,
+    const STAGES: u32,
+    const R: usize,
+    const CM: u32,
+    const TMA_OUT: bool,
+    const BATCHED: bool,
+    const SPLIT: bool,
+>(
+    (a_map, b_map, d_map): (*const TmaDescriptor, *const TmaDescriptor, *const TmaDescriptor),
+    c: *const f32,
+    d: *mut O,
+    (m, n, k, batches): (u32, u32, u32, u32),
+    (ldc, ldd, batch_c, batch_d): (u32, u32, u64, u64),
+    (alpha, beta, bias, flags): (f32, f32, *const f32, u32),
+    workspace: *mut u32,
+) {
+    // The kernel's output: D, or D's transpose (N x M).
+    let (m, n) = if T::TRANSPOSED { (n, m) } else { (m, n) };
+    let op = EpilogueOp { alpha, beta, bias, flags: flags & !GEMM_SM90_SPLIT_K };
+    let (ldc, ldd, batch_c, batch_d) = (ldc as usize, ldd as usize, batch_c as usize, batch_d as usize);
+    let out = Epilogue { m: m as usize, n: n as usize, op, c, d, ldc, ldd, batch_c, batch_d, scale_apart: true };
+    let batches = if BATCHED { batches } else { 1 };
+    let shape = T::SHAPE;
+    let order = TileOrder::new(m, n, shape.bm * CM, shape.bn, GEMM_SM90_GROUP).batched(batches);
+    // Split-K (split entries only): the batches are K splits of one product.
+    let split = Split::new(SPLIT && flags & GEMM_SM90_SPLIT_K != 0, batches, order, workspace);
+    gemm_tile_ws::<O, W, T, STAGES, R, CM, TMA_OUT, BATCHED, SPLIT>(a_map, b_map, d_map, out, k, order, split, block_idx_x() / CM, grid_dim_x() / CM);
+}
+
 /// The tile of a persistent entry: [`P128x256`] unless it names one.
 // The host's entries are typed constants without bodies.
 #[cfg_attr(not(target_arch = "nvptx64"), allow(unused_macros))]
@@ -1102,25 +1089,17 @@ macro_rules! persistent_tile {
     };
 }
 
-/// The persistent kernels: one entry per output type, cluster size, epilogue (`TMA_OUT`: stmatrix
-/// + TMA store through `d_map`; otherwise direct stores, `d_map` unused), batching (`BATCHED`:
-/// with several batches the tensor maps have a third mode, the batch; one batch takes 2-D maps), input type and operand majors. All take the same
-/// parameters: the tensor maps of A, B and D, C (f32), D, M, N, K, the batches L, the leading
-/// dimensions of C and D and their batch strides (direct stores and C only: a TMA store takes D's
-/// from its map), alpha, beta, the bias, the flags (the epilogue's, [`crate::epilogue`], and
-/// [`GEMM_SM90_SPLIT_K`]: the batches are K splits, [`SplitK`]) and the split-K workspace.
-/// Entries that are not batched take L = 1; only split entries (`$split`) read the split flag,
-/// so that the others carry no reduction code (it slows the large products:
-/// `docs/performance.md`).
-/// The tile is [`P128x256`] unless an entry names another [`PersistentTile`] after its atom; a
-/// transposed tile's entry takes D's M and N like the others and computes `D^T = B^T A^T`
-/// (`a_map` is then B's map and `b_map` A's).
+/// The persistent entries (`gemm_persistent`): one per output type, cluster size, epilogue
+/// (`TMA_OUT`), batching, split K, input type and operand majors, and tile ([`P128x256`] unless
+/// an entry names another [`PersistentTile`] after its atom). All take the same parameters,
+/// [`by_output::Params`].
 macro_rules! gemm_sm90_persistent_kernels {
     ($(
         $(#[$attr:meta])*
         $name:ident: $out:ty, $cm:literal, $tma:literal, $batched:literal, $split:literal, $atom:ty $(, $tile:ty)?;
     )*) => {$(
         $(#[$attr])*
+        #[cfg(feature = "entries")]
         #[kernel(launch_bounds(384, 1), gpu_only)]
         pub fn $name(
             a_map: TmaDescriptorParam,
@@ -1145,42 +1124,20 @@ macro_rules! gemm_sm90_persistent_kernels {
             type Tile = persistent_tile!($($tile)?);
             const STAGES: u32 = <Tile as PersistentTile>::SHAPE.stages;
             const R: usize = <$atom as WgmmaAtom>::VALUES_C;
-            // The kernel's output: D, or D's transpose (N x M).
-            let (m, n) = if <Tile as PersistentTile>::TRANSPOSED { (n, m) } else { (m, n) };
-            let op = EpilogueOp { alpha, beta, bias, flags: flags & !GEMM_SM90_SPLIT_K };
-            let (ldc, ldd, batch_c, batch_d) = (ldc as usize, ldd as usize, batch_c as usize, batch_d as usize);
-            let out = Epilogue { m: m as usize, n: n as usize, op, c, d, ldc, ldd, batch_c, batch_d, scale_apart: true };
-            let batches = if $batched { batches } else { 1 };
-            let shape = <Tile as PersistentTile>::SHAPE;
-            let order = TileOrder::new(m, n, shape.bm * $cm, shape.bn, GEMM_SM90_GROUP).batched(batches);
-            // Split-K (split entries only): the batches are K splits of one product.
-            let split = Split::new($split && flags & GEMM_SM90_SPLIT_K != 0, batches, order, workspace);
-            gemm_tile_ws::<$out, $atom, Tile, STAGES, R, $cm, $tma, $batched, $split>(a_map.as_ptr(), b_map.as_ptr(), d_map.as_ptr(), out, k, order, split, block_idx_x() / $cm, grid_dim_x() / $cm);
+            gemm_persistent::<$out, $atom, Tile, STAGES, R, $cm, $tma, $batched, $split>(
+                (a_map.as_ptr(), b_map.as_ptr(), d_map.as_ptr()),
+                c,
+                d,
+                (m, n, k, batches),
+                (ldc, ldd, batch_c, batch_d),
+                (alpha, beta, bias, flags),
+                workspace,
+            );
         }
     )*};
 }
 
-gemm_sm90_persistent_kernels! {
-    /// [`gemm_sm90_bf16_tn_ws`] made persistent ([`GEMM_SM90_P_128X256`]): grid of at most one
-    /// block per SM, each looping over tiles in [`TileOrder`]; f32 D (`d_map` unused).
-    gemm_sm90_bf16_tn_p: f32, 1, false, false, false, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
-    /// [`gemm_sm90_bf16_tn_p`] with bf16 D (`u16` bits), stored directly.
-    gemm_sm90_bf16_tn_p_obf16: u16, 1, false, false, false, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
-    /// [`gemm_sm90_bf16_tn_p`] in clusters of 2 blocks along M sharing B (each loads half of the
-    /// 256-row B box, multicast to both: the B tensor map's box is 64 x 128): launch with cluster
-    /// `(2, 1, 1)` and an even grid.
-    gemm_sm90_bf16_tn_pc2: f32, 2, false, false, false, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
-    /// [`gemm_sm90_bf16_tn_pc2`] with bf16 D (`u16` bits), stored directly.
-    gemm_sm90_bf16_tn_pc2_obf16: u16, 2, false, false, false, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
-    /// [`gemm_sm90_bf16_tn_p_obf16`] with the stmatrix + TMA-store epilogue: `d_map` is D's tensor
-    /// map (bf16, boxes of 64 x 64, 128-byte swizzle; `N` a multiple of 8), and the launch has
-    /// [`GEMM_SM90_EPILOGUE_BYTES`] more dynamic shared memory.
-    gemm_sm90_bf16_tn_p_obf16_tma: u16, 1, true, false, false, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
-    /// [`gemm_sm90_bf16_tn_p_obf16_tma`] in clusters of 2 (see [`gemm_sm90_bf16_tn_pc2`]).
-    gemm_sm90_bf16_tn_pc2_obf16_tma: u16, 2, true, false, false, SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
-}
-
-// The entries of the GEMM API's Hopper path (`cute_rs::gemm::Gemm::run_sm90`): the persistent
+// The entries of the GEMM's Hopper path (`cute_rs_ops::Matmul` on sm_90a): the persistent
 // kernel without clusters for each input type (`bf16`, `f16`), storage order of A (`ar`
 // row-major = K-major, `ac` column-major = M-major) and B (`br` row-major = N-major, `bc`
 // column-major = K-major) and D (`of32`: direct stores, any N; `of32_tma`: the TMA-store
@@ -1442,7 +1399,8 @@ impl Output for f16 {
 /// predicated on the matrix bounds unless the whole tile is inside. `scale_apart`: alpha in a
 /// loop of its own ([`apply`](Epilogue::apply); the persistent entries', a constant).
 #[derive(Clone, Copy)]
-struct Epilogue<O> {
+#[doc(hidden)] // a building block of the test harness's steps (`tests/kernels`)
+pub struct Epilogue<O> {
     m: usize,
     n: usize,
     op: EpilogueOp,
@@ -1458,7 +1416,7 @@ struct Epilogue<O> {
 impl<O: Output> Epilogue<O> {
     /// One packed `m x n` C and D (leading dimension `n`), `D = alpha * acc + beta * C`.
     #[inline(always)]
-    fn new(m: u32, n: u32, alpha: f32, beta: f32, c: *const f32, d: *mut O) -> Epilogue<O> {
+    pub fn new(m: u32, n: u32, alpha: f32, beta: f32, c: *const f32, d: *mut O) -> Epilogue<O> {
         let op = EpilogueOp { alpha, beta, ..EpilogueOp::IDENTITY };
         Epilogue { m: m as usize, n: n as usize, op, c, d, ldc: n as usize, ldd: n as usize, batch_c: 0, batch_d: 0, scale_apart: false }
     }
@@ -1555,7 +1513,7 @@ impl<O: Output> Epilogue<O> {
 
 /// The Hopper GEMMs the host's GEMM API picks from, by output type, each indexed by
 /// `4 * f16 + 2 * (A column-major) + (B row-major)` (inputs bf16 or f16).
-#[cfg(not(target_arch = "nvptx64"))]
+#[cfg(all(not(target_arch = "nvptx64"), feature = "entries"))]
 pub mod by_output {
     use super::*;
     use cute_rs_tensor::KernelFn;

@@ -12,10 +12,15 @@
 //!
 //! Each kernel is written with [`#[kernel]`](cute_rs_tensor::kernel): on the GPU a PTX entry of its
 //! name; on the host a `KernelFn` constant that `cute_rs_host::Gpu::launch` takes with typed
-//! arguments, and whose body the CPU backend runs. Test, benchmark and fault kernels live in the
-//! test harness's own device crate (`tests/kernels`), so loading these modules compiles nothing
-//! else.
+//! arguments, and whose body the CPU backend runs. The modules hold only the entries a call of
+//! `cute-rs-ops` can choose. Test, benchmark and fault kernels, and the measured steps that led to
+//! these kernels, live in the test harness's own device crate (`tests/kernels`), which depends on
+//! this one without its default feature `entries`: it composes the building blocks (tile bodies,
+//! epilogues, pipelines) into its own entries, and compiles none of these.
 #![no_std]
+// Without the feature `entries`, the crate is the kernels' building blocks only, most of which
+// only the entries use.
+#![cfg_attr(not(feature = "entries"), allow(dead_code, unused_imports, unused_macros))]
 // `asm_experimental_arch`: the f32 GEMM's shared-memory accesses in inline PTX (`sgemm`).
 #![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch))]
 

@@ -490,6 +490,7 @@ macro_rules! sgemm_kernels {
             "K-major: ", stringify!($a_k), ", B K-major: ", stringify!($b_k), ", 128-bit loads: ",
             stringify!($vec), "."
         )]
+        #[cfg(feature = "entries")]
         #[kernel(launch_bounds(256, $blocks))]
         pub fn $name(
             a: *const f32, b: *const f32, c: *const f32, d: *mut f32,
@@ -524,7 +525,7 @@ sgemm_kernels! {
 }
 
 /// The f32 GEMMs, indexed by `4 * v4 + 2 * (A column-major) + (B column-major)`: FFMA and tf32.
-#[cfg(not(target_arch = "nvptx64"))]
+#[cfg(all(not(target_arch = "nvptx64"), feature = "entries"))]
 pub mod by_math {
     use super::*;
     use cute_rs_tensor::KernelFn;

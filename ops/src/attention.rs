@@ -51,13 +51,16 @@
 
 use std::fmt;
 
-use cute_rs_host::{DeviceBuffer, DeviceElem, DeviceTensor, DeviceTensorMut, Gpu, HostError, LaunchConfig, Stream, TensorMap, TmaOobFill, TmaSwizzle};
+use cute_rs_host::{DeviceBuffer, DeviceElem, DeviceTensor, DeviceTensorMut, Gpu, HostError, LaunchConfig, ModuleSource, Stream, TensorMap, TmaOobFill, TmaSwizzle};
 use cute_rs_layout::{IntTuple, Layout};
 use cute_rs_tensor::half::{bf16, f16};
 
 use cute_rs_kernels::attention_sm90 as sm90;
 
 use crate::attention_kernels::{self, AttentionKernels, Sm90Key, Sm90Tile};
+/// The type of a Hopper attention kernel (its parameters), for [`Attention::sm90_kernel`].
+#[doc(hidden)]
+pub use crate::attention_kernels::Sm90Kernel;
 
 /// Which kernel computes a call.
 ///
@@ -74,10 +77,10 @@ pub enum AttentionPath {
     MmaSync,
 }
 
-/// How the Hopper kernel schedules its work (FlashAttention-3's steps, each kept to measure it,
-/// each adding to the one before). The default is the fastest,
-/// [`Persistent`](Self::Persistent). [`Serial`](Self::Serial) and [`Overlap`](Self::Overlap)
-/// exist for bf16 with head dimension 64 or 128 only.
+/// How the Hopper kernel's blocks walk the work. The default is the fastest,
+/// [`Persistent`](Self::Persistent). Both run the same kernels: in each, the softmax of a key
+/// block overlaps the previous block's `P V` inside each consumer warpgroup, and the two consumer
+/// warpgroups take turns at the tensor cores (FlashAttention-3's schedule).
 ///
 /// # Example
 /// ```
@@ -86,13 +89,8 @@ pub enum AttentionPath {
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum AttentionSchedule {
-    /// One block per tile, each product waited for before the softmax that follows it (warp
-    /// specialization only).
-    Serial,
-    /// The softmax of a key block overlapping the previous block's `P V` inside each warpgroup.
-    Overlap,
-    /// [`Overlap`](Self::Overlap), and the two consumer warpgroups taking turns at issuing their
-    /// products.
+    /// One block per tile, with the standard tiles (128 query rows, the head dimension's keys
+    /// per step).
     PingPong,
     /// [`PingPong`](Self::PingPong) in persistent blocks (at most one per SM) that walk the tiles
     /// (each head's longest first under a causal mask), the next tiles' loads overlapping the
@@ -183,6 +181,7 @@ pub struct Attention<'a> {
     stream: Option<&'a Stream>,
     path: Option<AttentionPath>,
     schedule: AttentionSchedule,
+    sm90_kernel: Option<(&'a ModuleSource, Sm90Kernel)>,
 }
 
 /// One `(batch, seqlen, heads, head_dim)` operand: its extents and element strides.
@@ -280,16 +279,25 @@ impl<'a> Attention<'a> {
         Attention { path: Some(path), ..self }
     }
 
-    /// Schedules the Hopper kernel's warpgroups as `schedule` (bf16 only, for the steps other than
-    /// the default; benchmarks measure each step this way).
+    /// Walks the Hopper kernel's work as `schedule` (the default, persistent blocks where they
+    /// are faster, or one block per tile).
     ///
     /// # Example
     /// ```
     /// use cute_rs_ops::attention::{Attention, AttentionSchedule};
-    /// let _ = Attention::new().schedule(AttentionSchedule::Serial);
+    /// let _ = Attention::new().schedule(AttentionSchedule::PingPong);
     /// ```
     pub fn schedule(self, schedule: AttentionSchedule) -> Attention<'a> {
         Attention { schedule, ..self }
+    }
+
+    /// Runs `kernel` of `module` in place of the Hopper kernel the call would choose, with the
+    /// same parameters and launch (the schedule's, with the standard tiles unless the kernel's
+    /// tile is the call's choice too): for the test harness, whose device crate holds the measured
+    /// steps that led to the shipped kernels (`test_kernels::attention_sm90_steps`).
+    #[doc(hidden)]
+    pub fn sm90_kernel(self, module: &'a ModuleSource, kernel: Sm90Kernel) -> Attention<'a> {
+        Attention { sm90_kernel: Some((module, kernel)), ..self }
     }
 
     /// The problem the tensors describe, checked: shapes that agree, `heads_kv` dividing `heads`,
@@ -431,18 +439,20 @@ impl<'a> Attention<'a> {
             shared_mem_bytes: sm90::attention_sm90_smem_bytes(p.d as u32, block_m, block_n),
         };
         let tile = if wide { Sm90Tile::Wide } else if long { Sm90Tile::Long } else { Sm90Tile::Standard };
-        let kernel = attention_kernels::sm90_kernel::<T>(Sm90Key { d: p.d as u32, tile, schedule: self.schedule }).ok_or_else(|| {
-            AttentionError::NoKernel(format!(
-                "the {:?} schedule exists for bf16 with head_dim 64 or 128 only (here {} with {})",
-                self.schedule,
-                T::NAME,
-                p.d
-            ))
-        })?;
+        let (module, kernel) = match self.sm90_kernel {
+            Some(chosen) => chosen,
+            None => {
+                let key = Sm90Key { d: p.d as u32, tile, schedule: self.schedule };
+                // The problem's checks admit only head dimensions with kernels of every tile.
+                let kernel = attention_kernels::sm90_kernel::<T>(key)
+                    .ok_or_else(|| AttentionError::NoKernel(format!("no Hopper kernel of {} for {key:?}", T::NAME)))?;
+                (crate::modules::gemm_sm90a(), kernel)
+            }
+        };
         let [qm, km, vm, om] = maps;
         let [batch, heads, heads_kv, seqlen_q, seqlen_k] = [p.batch, p.heads, p.heads_kv, p.seqlen_q, p.seqlen_k].map(|x| x as u32);
         let args = (qm, km, vm, om, lse.device_ptr() as *mut f32, batch, heads, heads_kv, seqlen_q, seqlen_k, scale * std::f32::consts::LOG2_E, self.causal as u32);
-        let launch = gpu.launch(crate::modules::gemm_sm90a(), kernel, cfg, args);
+        let launch = gpu.launch(module, kernel, cfg, args);
         // SAFETY: the maps cover Q, K, V and O (O's stores are clipped to it); the log-sum-exp
         // holds what its checked layout reaches; the kernel writes only there.
         unsafe { crate::gemm::on(launch, self.stream).run() }?;

@@ -76,7 +76,7 @@ const fn standard(d: u32, schedule: AttentionSchedule) -> Sm90Key {
     Sm90Key { d, tile: Sm90Tile::Standard, schedule }
 }
 
-use AttentionSchedule::{Overlap, PingPong, Serial};
+use AttentionSchedule::PingPong;
 use Sm90Tile::{Long, Standard, Wide};
 
 impl AttentionKernels for bf16 {
@@ -89,10 +89,6 @@ impl AttentionKernels for bf16 {
         (standard(64, PingPong), sm90::attention_sm90_bf16_d64),
         (standard(128, PingPong), sm90::attention_sm90_bf16_d128),
         (standard(256, PingPong), sm90::attention_sm90_bf16_d256),
-        (standard(64, Overlap), sm90::attention_sm90_bf16_d64_overlap),
-        (standard(128, Overlap), sm90::attention_sm90_bf16_d128_overlap),
-        (standard(64, Serial), sm90::attention_sm90_bf16_d64_serial),
-        (standard(128, Serial), sm90::attention_sm90_bf16_d128_serial),
     ];
     const PORTABLE: &'static [(u32, PortableKernel<bf16>)] =
         &[(64, portable::attention_fwd_bf16_d64), (128, portable::attention_fwd_bf16_d128), (256, portable::attention_fwd_bf16_d256)];
@@ -137,8 +133,6 @@ mod tests {
             let suffix = match (key.tile, key.schedule) {
                 (Wide, _) => "_wide",
                 (Long, _) => "_long",
-                (Standard, Overlap) => "_overlap",
-                (Standard, Serial) => "_serial",
                 (Standard, _) => "",
             };
             assert!(name.ends_with(&format!("_d{}{suffix}", key.d)), "{key:?}: {name}");
@@ -158,6 +152,6 @@ mod tests {
             assert_eq!(portable_kernel::<f16>(d).map(|k| k.name()), Some(format!("attention_fwd_f16_d{d}")).as_deref());
         }
         assert!(portable_kernel::<bf16>(96).is_none());
-        assert!(sm90_kernel::<f16>(standard(64, Serial)).is_none());
+        assert!(sm90_kernel::<f16>(standard(96, PingPong)).is_none());
     }
 }

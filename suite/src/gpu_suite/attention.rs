@@ -13,6 +13,32 @@ use cute_rs_ops::attention::{Attention, AttentionElem, AttentionPath, AttentionS
 
 use super::{fail, fresh_seed, median, random_f32, time_median, Bench, Check, Figure};
 
+/// How a check or a benchmark runs the Hopper kernel: under one of the operations' schedules, or
+/// as one of the measured steps before them (the test harness's kernels,
+/// `test_kernels::attention_sm90_steps`: bf16 at head dimension 64 or 128, one block per tile).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Run {
+    Schedule(AttentionSchedule),
+    Serial,
+    Overlap,
+}
+
+impl Run {
+    /// The call `a`, run this way at head dimension `d`.
+    fn call<'a>(self, a: Attention<'a>, d: usize) -> Result<Attention<'a>, String> {
+        use test_kernels::attention_sm90_steps as steps;
+        let step = |kernel| Ok(a.schedule(AttentionSchedule::PingPong).sm90_kernel(&crate::TEST_KERNELS_SM90A, kernel));
+        match (self, d) {
+            (Run::Schedule(schedule), _) => Ok(a.schedule(schedule)),
+            (Run::Serial, 64) => step(steps::attention_sm90_bf16_d64_serial),
+            (Run::Serial, 128) => step(steps::attention_sm90_bf16_d128_serial),
+            (Run::Overlap, 64) => step(steps::attention_sm90_bf16_d64_overlap),
+            (Run::Overlap, 128) => step(steps::attention_sm90_bf16_d128_overlap),
+            _ => Err(format!("no {self:?} step at head dimension {d}")),
+        }
+    }
+}
+
 pub fn checks() -> Vec<Check> {
     vec![
         Check {
@@ -53,8 +79,8 @@ fn bench_attention(gpu: &Gpu, _: &cute_rs_host::Module) -> Result<Vec<Figure>, S
                 let (q, k, v) = (gpu.upload(&data(seed)).map_err(fail("upload"))?, gpu.upload(&data(seed ^ 1)).map_err(fail("upload"))?, gpu.upload(&data(seed ^ 2)).map_err(fail("upload"))?);
                 let mut o = gpu.alloc::<bf16>(n).map_err(fail("alloc"))?;
                 let mut lse = gpu.alloc::<f32>(batch * heads * seqlen).map_err(fail("alloc"))?;
-                let mut run_on = |path, schedule| -> cute_rs_host::Result<()> {
-                    let call = Attention::new().causal(causal).path(path).schedule(schedule);
+                let mut run_on = |path, how: Run| -> cute_rs_host::Result<()> {
+                    let call = how.call(Attention::new().causal(causal).path(path), d).map_err(cute_rs_host::HostError::Invalid)?;
                     let r = call.run(gpu, q.tensor(lq.clone())?, k.tensor(lq.clone())?, v.tensor(lq.clone())?, o.tensor_mut(lq.clone())?, lse.tensor_mut(lse_layout.clone())?);
                     r.map(|_| ()).map_err(|e| cute_rs_host::HostError::Invalid(e.to_string()))
                 };
@@ -62,16 +88,16 @@ fn bench_attention(gpu: &Gpu, _: &cute_rs_host::Module) -> Result<Vec<Figure>, S
                 let name = format!("attention bf16 d{d} seqlen {seqlen} batch {batch} heads {heads}{}", if causal { " causal" } else { "" });
                 // The earlier steps first (the default last, right before its call-to-completion
                 // times).
-                let steps = [(AttentionSchedule::Serial, "serial"), (AttentionSchedule::Overlap, "overlap"), (AttentionSchedule::PingPong, "ping-pong")];
+                let steps = [(Run::Serial, "serial"), (Run::Overlap, "overlap"), (Run::Schedule(AttentionSchedule::PingPong), "ping-pong")];
                 // Head dimension 256 has the ping-pong and the persistent schedule only.
                 for (schedule, step) in steps.into_iter().skip(if d == 256 { 2 } else { 0 }) {
                     let ms = time_median(gpu, 3, 15, || run_on(AttentionPath::Sm90, schedule))?;
                     figures.push(Figure { what: format!("{name}: ours, {step}"), value: flop / (ms as f64 * 1e-3) / 1e12, unit: "TFLOP/s" });
                 }
                 // The portable kernel (mma.sync, FlashAttention-2's design) on the same data.
-                let ms = time_median(gpu, 3, 15, || run_on(AttentionPath::MmaSync, AttentionSchedule::default()))?;
+                let ms = time_median(gpu, 3, 15, || run_on(AttentionPath::MmaSync, Run::Schedule(AttentionSchedule::default())))?;
                 figures.push(Figure { what: format!("{name}: ours, portable"), value: flop / (ms as f64 * 1e-3) / 1e12, unit: "TFLOP/s" });
-                let mut run = || run_on(AttentionPath::Sm90, AttentionSchedule::Persistent);
+                let mut run = || run_on(AttentionPath::Sm90, Run::Schedule(AttentionSchedule::Persistent));
                 let ms = time_median(gpu, 3, 15, &mut run)?;
                 // The time a user sees: the call, then until the GPU is done.
                 let mut user = Vec::new();
@@ -216,13 +242,10 @@ fn check_path(gpu: &Gpu, path: AttentionPath) -> Result<(), String> {
                 p(5, 16, 4, 200, 150, 256, true, 0),
             ];
             for problem in problems {
-                let steps: &[AttentionSchedule] = if problem.d == 256 {
-                    &[AttentionSchedule::Persistent, AttentionSchedule::PingPong]
-                } else {
-                    &[AttentionSchedule::Persistent, AttentionSchedule::PingPong, AttentionSchedule::Overlap, AttentionSchedule::Serial]
-                };
-                check::<bf16>(gpu, problem, path, steps)?;
-                check::<f16>(gpu, problem, path, &[AttentionSchedule::Persistent])?;
+                let (persistent, pingpong) = (Run::Schedule(AttentionSchedule::Persistent), Run::Schedule(AttentionSchedule::PingPong));
+                let runs: &[Run] = if problem.d == 256 { &[persistent, pingpong] } else { &[persistent, pingpong, Run::Overlap, Run::Serial] };
+                check::<bf16>(gpu, problem, path, runs)?;
+                check::<f16>(gpu, problem, path, &[persistent])?;
             }
         }
         AttentionPath::MmaSync => {
@@ -233,16 +256,16 @@ fn check_path(gpu: &Gpu, path: AttentionPath) -> Result<(), String> {
                 p(1, 3, 3, 64, 64, 64, false, 0),
             ];
             for problem in problems {
-                check::<f16>(gpu, problem, path, &[AttentionSchedule::default()])?;
+                check::<f16>(gpu, problem, path, &[Run::Schedule(AttentionSchedule::default())])?;
             }
             // bf16 at each head dimension, f16 at 128 and 256 too on a GPU (the CPU backend
             // takes about 10 s per problem there): head dimensions 128 and 256 run on the program
             // of 8 warps.
             let wider = [p(1, 2, 1, 70, 100, 64, true, 0), p(1, 2, 1, 100, 130, 128, true, 8), p(1, 1, 1, 70, 90, 256, false, 0), p(1, 1, 1, 65, 40, 256, true, 0)];
             for problem in wider {
-                check::<bf16>(gpu, problem, path, &[AttentionSchedule::default()])?;
+                check::<bf16>(gpu, problem, path, &[Run::Schedule(AttentionSchedule::default())])?;
                 if problem.d != 64 && !gpu.is_cpu() {
-                    check::<f16>(gpu, problem, path, &[AttentionSchedule::default()])?;
+                    check::<f16>(gpu, problem, path, &[Run::Schedule(AttentionSchedule::default())])?;
                 }
             }
         }
@@ -250,9 +273,9 @@ fn check_path(gpu: &Gpu, path: AttentionPath) -> Result<(), String> {
     Ok(())
 }
 
-/// Runs problem `p` in element type `T` on `path` (the Hopper kernel scheduled as each of
-/// `schedules`, on one draw of data) and compares O and the log-sum-exp with the reference.
-fn check<T: AttentionElem + CheckElem>(gpu: &Gpu, p: Problem, path: AttentionPath, schedules: &[AttentionSchedule]) -> Result<(), String> {
+/// Runs problem `p` in element type `T` on `path` (the Hopper kernel run each way of `runs`, on
+/// one draw of data) and compares O and the log-sum-exp with the reference.
+fn check<T: AttentionElem + CheckElem>(gpu: &Gpu, p: Problem, path: AttentionPath, runs: &[Run]) -> Result<(), String> {
     let seed = fresh_seed();
     let ((lq, nq), (lk, nk)) = (p.layout(false), p.layout(true));
     let data = |n: usize, s: u64| -> Vec<T> { random_f32(s, n).into_iter().map(T::from_f32).collect() };
@@ -262,17 +285,14 @@ fn check<T: AttentionElem + CheckElem>(gpu: &Gpu, p: Problem, path: AttentionPat
     let (want_o, want_lse) = reference(&p, &wide(&q), &wide(&k), &wide(&v), scale as f64);
     let (dq, dk, dv) = (gpu.upload(&q).map_err(fail("upload"))?, gpu.upload(&k).map_err(fail("upload"))?, gpu.upload(&v).map_err(fail("upload"))?);
     let sq = strides(&lq);
-    for &schedule in schedules {
+    for &how in runs {
         let mut o = gpu.alloc::<T>(nq).map_err(fail("alloc"))?;
         let mut lse = gpu.alloc::<f32>(p.batch * p.heads * p.seqlen_q).map_err(fail("alloc"))?;
         gpu.memset(&mut o, 0xff).map_err(fail("poison"))?;
         gpu.memset(&mut lse, 0xff).map_err(fail("poison"))?;
-        let what = format!("attention {} {p:?} on {path:?}, {schedule:?} (seed {seed})", T::NAME);
-        let took = Attention::new()
-            .scale(scale)
-            .causal(p.causal)
-            .path(path)
-            .schedule(schedule)
+        let what = format!("attention {} {p:?} on {path:?}, {how:?} (seed {seed})", T::NAME);
+        let took = how
+            .call(Attention::new().scale(scale).causal(p.causal).path(path), p.d)?
             .run(
                 gpu,
                 dq.tensor(lq.clone()).map_err(fail("Q"))?,

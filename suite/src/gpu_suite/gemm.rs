@@ -555,14 +555,17 @@ const TWINS: [(Major, &str, &str); 2] =
 /// staging, A row-major, bf16 in, f32 out, no C) on `g`'s problem.
 fn launch_named(gpu: &Gpu, name: &str, g: &Gemm, a: &DeviceBuffer<bf16>, b: &DeviceBuffer<bf16>, d: &mut DeviceBuffer<f32>) -> cute_rs_host::Result<()> {
     use cute_rs_kernels::gemm as k;
-    let kernel = match name {
-        "gemm_bf16_ar_bc_v16" => k::gemm_bf16_ar_bc_v16,
-        "gemm_bf16_ar_bc_v16_raw" => k::gemm_bf16_ar_bc_v16_raw,
-        "gemm_bf16_ar_br_v16" => k::gemm_bf16_ar_br_v16,
-        "gemm_bf16_ar_br_v16_raw" => k::gemm_bf16_ar_br_v16_raw,
+    use test_kernels::gemm_raw as raw;
+    // The atom-layer kernels are the operations' (module `gemm`), their twins the harness's
+    // (module `test_kernels`).
+    let (kernel, source) = match name {
+        "gemm_bf16_ar_bc_v16" => (k::gemm_bf16_ar_bc_v16, cute_rs_ops::modules::gemm()),
+        "gemm_bf16_ar_bc_v16_raw" => (raw::gemm_bf16_ar_bc_v16_raw, &crate::TEST_KERNELS),
+        "gemm_bf16_ar_br_v16" => (k::gemm_bf16_ar_br_v16, cute_rs_ops::modules::gemm()),
+        "gemm_bf16_ar_br_v16_raw" => (raw::gemm_bf16_ar_br_v16_raw, &crate::TEST_KERNELS),
         other => return Err(cute_rs_host::HostError::Invalid(format!("no twin kernel {other}"))),
     };
-    let module = gpu.module(cute_rs_ops::modules::gemm())?;
+    let module = gpu.module(source)?;
     let cfg = cute_rs_host::LaunchConfig {
         grid: (g.n.div_ceil(k::BN as usize) as u32, g.m.div_ceil(k::BM as usize) as u32, 1),
         block: (k::THREADS, 1, 1),

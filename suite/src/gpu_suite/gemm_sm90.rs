@@ -13,7 +13,8 @@
 //! where cuBLAS does not load).
 
 use cute_rs_host::{DeviceBuffer, DeviceElem, Gpu, KernelFn, LaunchConfig, Module, TensorMap, TmaOobFill, TmaSwizzle};
-use cute_rs_kernels::gemm_sm90::{self as sm90, by_output};
+use cute_rs_kernels::gemm_sm90::by_output;
+use test_kernels::gemm_sm90_steps as steps;
 use cute_rs_tensor::device::tma::TmaDescriptorParam;
 use cute_rs_kernels::gemm_sm90_sizes::{
     GemmSm90Shape, GEMM_SM90_128X128, GEMM_SM90_128X256, GEMM_SM90_BK, GEMM_SM90_EPILOGUE_BYTES, GEMM_SM90_P_128X256,
@@ -70,6 +71,11 @@ impl Kernel {
     }
 }
 
+/// The module of the steps' kernels, the test harness's `test_kernels_sm90a`.
+fn steps_module(gpu: &Gpu) -> Result<std::sync::Arc<Module>, String> {
+    gpu.module(&crate::TEST_KERNELS_SM90A).map_err(fail("loading the module test_kernels_sm90a"))
+}
+
 const fn grid(entry: Entry, shape: GemmSm90Shape) -> Kernel {
     Kernel { entry, shape, cluster: 0, bf16_out: false, tma_out: false }
 }
@@ -78,17 +84,18 @@ const fn persistent(entry: Entry, cluster: u32, tma_out: bool) -> Kernel {
     Kernel { entry, shape: GEMM_SM90_P_128X256, cluster, bf16_out, tma_out }
 }
 
-/// The kernels, in the order of the steps in `cute_rs_kernels::gemm_sm90`'s module documentation.
+/// The steps' kernels (in the test harness's module `test_kernels_sm90a`), in the order of
+/// `test_kernels::gemm_sm90_steps`'s module documentation.
 const KERNELS: [Kernel; 9] = [
-    grid(Entry::Grid(sm90::gemm_sm90_bf16_tn), GEMM_SM90_128X128),
-    grid(Entry::Grid(sm90::gemm_sm90_bf16_tn_128x256), GEMM_SM90_128X256),
-    grid(Entry::Grid(sm90::gemm_sm90_bf16_tn_ws), GEMM_SM90_WS_128X256),
-    persistent(Entry::F32(sm90::gemm_sm90_bf16_tn_p), 1, false),
-    persistent(Entry::Bf16(sm90::gemm_sm90_bf16_tn_p_obf16), 1, false),
-    persistent(Entry::F32(sm90::gemm_sm90_bf16_tn_pc2), 2, false),
-    persistent(Entry::Bf16(sm90::gemm_sm90_bf16_tn_pc2_obf16), 2, false),
-    persistent(Entry::Bf16(sm90::gemm_sm90_bf16_tn_p_obf16_tma), 1, true),
-    persistent(Entry::Bf16(sm90::gemm_sm90_bf16_tn_pc2_obf16_tma), 2, true),
+    grid(Entry::Grid(steps::gemm_sm90_bf16_tn), GEMM_SM90_128X128),
+    grid(Entry::Grid(steps::gemm_sm90_bf16_tn_128x256), GEMM_SM90_128X256),
+    grid(Entry::Grid(steps::gemm_sm90_bf16_tn_ws), GEMM_SM90_WS_128X256),
+    persistent(Entry::F32(steps::gemm_sm90_bf16_tn_p), 1, false),
+    persistent(Entry::Bf16(steps::gemm_sm90_bf16_tn_p_obf16), 1, false),
+    persistent(Entry::F32(steps::gemm_sm90_bf16_tn_pc2), 2, false),
+    persistent(Entry::Bf16(steps::gemm_sm90_bf16_tn_pc2_obf16), 2, false),
+    persistent(Entry::Bf16(steps::gemm_sm90_bf16_tn_p_obf16_tma), 1, true),
+    persistent(Entry::Bf16(steps::gemm_sm90_bf16_tn_pc2_obf16_tma), 2, true),
 ];
 
 /// Short names of [`KERNELS`] for check and bench names.
@@ -346,7 +353,7 @@ fn launch<'a, O: DeviceElem>(
 }
 
 fn check(gpu: &Gpu, kernel: Kernel, m: usize, n: usize, k: usize, alpha: f32, beta: f32) -> Result<(), String> {
-    let module = gpu.module(cute_rs_ops::modules::gemm_sm90a()).map_err(fail("loading the sm_90a module"))?;
+    let module = steps_module(gpu)?;
     let seed = fresh_seed();
     let a = random_half(seed, m * k, Half::Bf16);
     let b = random_half(seed ^ 0xb, n * k, Half::Bf16);
@@ -417,7 +424,7 @@ fn expected(
 }
 
 fn bench(gpu: &Gpu, kernel: Kernel, m: usize, n: usize, k: usize) -> Result<Vec<Figure>, String> {
-    let module = gpu.module(cute_rs_ops::modules::gemm_sm90a()).map_err(fail("loading the sm_90a module"))?;
+    let module = steps_module(gpu)?;
     let seed = fresh_seed();
     let ops = operands(gpu, kernel, &random_half(seed, m * k, Half::Bf16), &random_half(seed ^ 0xb, n * k, Half::Bf16), m, n, k)?;
     let c = gpu.alloc::<f32>(1).map_err(fail("alloc"))?;
@@ -725,7 +732,7 @@ fn agree(what: &str, ours: &[f32], peer: &[f32], (a, b): (&[u16], &[u16]), (m, n
 fn tma_store_vs_cublas(gpu: &Gpu, (m, n, k): (usize, usize, usize)) -> Result<Vec<Figure>, String> {
     let blas = Cublas::new(gpu)?;
     let kernel = KERNELS[7];
-    let module = gpu.module(cute_rs_ops::modules::gemm_sm90a()).map_err(fail("loading the sm_90a module"))?;
+    let module = steps_module(gpu)?;
     let seed = fresh_seed();
     let (a, b) = (random_half(seed, m * k, Half::Bf16), random_half(seed ^ 0xb, n * k, Half::Bf16));
     let ops = operands(gpu, kernel, &a, &b, m, n, k)?;

@@ -14,6 +14,8 @@
 
 use cute_rs_tensor::kernel;
 
+#[cfg(feature = "sm90a")]
+pub mod attention_sm90_steps;
 pub mod bench;
 pub mod block_examples;
 pub mod block_io;
@@ -22,6 +24,11 @@ pub mod copy_async;
 pub mod cutile;
 pub mod cutile_sizes;
 pub mod faults;
+// The `mma.sync` GEMM's building blocks are in the portable module only.
+#[cfg(any(not(feature = "sm90a"), not(target_arch = "nvptx64")))]
+pub mod gemm_raw;
+#[cfg(feature = "sm90a")]
+pub mod gemm_sm90_steps;
 pub mod printing;
 pub mod tensor_copy;
 pub mod tensor_copy_layouts;
