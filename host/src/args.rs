@@ -17,6 +17,7 @@
 //! | `LayoutTensorMut<T, L>`, written | a [`DeviceTensorMut`](crate::DeviceTensorMut) (`buffer.tensor_mut(layout)`: an exclusive borrow, checked likewise) |
 //! | `u8` ... `u64`, `i8` ... `i64`, `usize`, `isize`, `f32`, `f64`, `bool` | a value of the same type |
 //! | `*const T`, `*mut T` | also a raw pointer of the same type (unchecked: for library code that checked its buffers) |
+//! | a `#[repr(C)]` parameter struct (a [`KernelValue`]) | a value of the same type |
 //!
 //! A wrong argument type does not compile:
 //! ```compile_fail
@@ -82,6 +83,7 @@ use std::any::Any;
 use std::ffi::c_void;
 
 use cute_rs_tensor::half::{bf16, f16};
+use cute_rs_tensor::kernel::KernelValue;
 use cute_rs_tensor::tensor::Vector;
 use cute_rs_tensor::LayoutSource;
 
@@ -117,16 +119,30 @@ pub trait KernelParam<P> {
     fn to_param(self) -> Result<P>;
 }
 
-macro_rules! by_value {
-    ($($t:ty),*) => {
-        $(impl KernelParam<$t> for $t {
-            fn to_param(self) -> Result<$t> {
-                Ok(self)
-            }
-        })*
-    };
+/// A value of the parameter's own type (a [`KernelValue`]: a scalar, a raw pointer, a kernel's
+/// `#[repr(C)]` parameter struct), passed bit for bit. A raw pointer is unchecked: for library
+/// code that checked its buffers itself (a typed launch cannot check what it points at).
+///
+/// # Example
+/// ```
+/// use cute_rs_host::KernelParam;
+/// #[repr(C)]
+/// #[derive(Clone, Copy, Debug, PartialEq)]
+/// struct Scale {
+///     factor: f32,
+///     n: u32,
+/// }
+/// // SAFETY: `#[repr(C)]`, two scalars.
+/// unsafe impl cute_rs_tensor::kernel::KernelValue for Scale {}
+/// let p = Scale { factor: 0.5, n: 8 };
+/// assert_eq!(p.to_param()?, p);
+/// # Ok::<(), cute_rs_host::HostError>(())
+/// ```
+impl<P: KernelValue> KernelParam<P> for P {
+    fn to_param(self) -> Result<P> {
+        Ok(self)
+    }
 }
-by_value!(u8, i8, u16, i16, u32, i32, u64, i64, usize, isize, f32, f64, bool, bf16, f16);
 
 impl<T: DeviceElem> KernelParam<*const T> for &DeviceBuffer<T> {
     fn to_param(self) -> Result<*const T> {
@@ -143,21 +159,6 @@ impl<T: DeviceElem> KernelParam<*const T> for &mut DeviceBuffer<T> {
 impl<T: DeviceElem> KernelParam<*mut T> for &mut DeviceBuffer<T> {
     fn to_param(self) -> Result<*mut T> {
         Ok(self.device_ptr() as *mut T)
-    }
-}
-
-/// A raw device pointer, for library code that has checked its buffers itself (a typed launch
-/// cannot check what it points at).
-impl<T: 'static> KernelParam<*const T> for *const T {
-    fn to_param(self) -> Result<*const T> {
-        Ok(self)
-    }
-}
-
-/// A raw device pointer (see the `*const T` case).
-impl<T: 'static> KernelParam<*mut T> for *mut T {
-    fn to_param(self) -> Result<*mut T> {
-        Ok(self)
     }
 }
 

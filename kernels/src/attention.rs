@@ -177,12 +177,82 @@ attention_tiles! {
 }
 
 /// Element strides of a `(batch, seqlen, heads, head_dim)` array (head_dim's is 1).
-#[derive(Clone, Copy)]
-struct Strides {
-    batch: i64,
-    seq: i64,
-    head: i64,
+///
+/// # Example
+/// ```
+/// use cute_rs_kernels::attention::Strides;
+/// // Packed (batch, seqlen, heads, head_dim) = (2, 128, 8, 64):
+/// let s = Strides { batch: 128 * 8 * 64, seq: 8 * 64, head: 64 };
+/// assert_eq!(s.batch, 128 * s.seq);
+/// ```
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Strides {
+    /// Between batches.
+    pub batch: i64,
+    /// Between positions in the sequence.
+    pub seq: i64,
+    /// Between heads.
+    pub head: i64,
 }
+
+// SAFETY: `#[repr(C)]`: three integers.
+unsafe impl cute_rs_tensor::kernel::KernelValue for Strides {}
+
+/// The parameters of a portable attention entry of element type `T`:
+/// `O = softmax(scale * Q K^T) V` per (batch, head), with the log-sum-exp of each row.
+///
+/// # Example
+/// ```
+/// use cute_rs_kernels::attention::{AttentionParams, Strides};
+/// use cute_rs_tensor::half::bf16;
+/// let (b, s, h, d) = (1, 64, 2, 64);
+/// let (q, k, v) = (vec![bf16::ZERO; b * s * h * d], vec![bf16::ZERO; b * s * h * d], vec![bf16::ZERO; b * s * h * d]);
+/// let mut o = vec![bf16::ZERO; b * s * h * d];
+/// let mut lse = vec![0f32; b * h * s];
+/// let packed = Strides { batch: (s * h * d) as i64, seq: (h * d) as i64, head: d as i64 };
+/// let p = AttentionParams {
+///     q: q.as_ptr(), k: k.as_ptr(), v: v.as_ptr(), o: o.as_mut_ptr(), lse: lse.as_mut_ptr(),
+///     heads: h as i64, heads_kv: h as i64, seqlen_q: s as i64, seqlen_k: s as i64,
+///     q_strides: packed, kv_strides: packed,
+///     scale: 0.125, causal: 0,
+/// };
+/// assert_eq!(p.q_strides, p.kv_strides);
+/// ```
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct AttentionParams<T: 'static> {
+    /// Q, `(batch, seqlen_q, heads, head_dim)`.
+    pub q: *const T,
+    /// K, `(batch, seqlen_k, heads_kv, head_dim)`.
+    pub k: *const T,
+    /// V, with K's shape and strides.
+    pub v: *const T,
+    /// O, with Q's shape and strides.
+    pub o: *mut T,
+    /// The log-sum-exp of each row (natural log), packed `(batch, heads, seqlen_q)`.
+    pub lse: *mut f32,
+    /// Query heads.
+    pub heads: i64,
+    /// Key/value heads: `heads / heads_kv` query heads share one (grouped-query attention).
+    pub heads_kv: i64,
+    /// Query rows.
+    pub seqlen_q: i64,
+    /// Keys.
+    pub seqlen_k: i64,
+    /// Q's (and O's) strides.
+    pub q_strides: Strides,
+    /// K's (and V's) strides.
+    pub kv_strides: Strides,
+    /// The softmax scale.
+    pub scale: f32,
+    /// 1: the causal mask aligned to the bottom right (query `i` sees keys up to
+    /// `i + seqlen_k - seqlen_q`); 0: none.
+    pub causal: u32,
+}
+
+// SAFETY: `#[repr(C)]`: scalars, raw pointers and `Strides`.
+unsafe impl<T: Copy + 'static> cute_rs_tensor::kernel::KernelValue for AttentionParams<T> {}
 
 /// The attention of program `(block_idx_x, block_idx_y, block_idx_z)`: query block, head, batch.
 ///
@@ -190,19 +260,14 @@ struct Strides {
 /// The pointers hold the arrays of the module documentation; every thread of the block calls it.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn attention_block<T, A, const BYTES: usize>(
-    (q, k, v, o, lse): (*const T, *const T, *const T, *mut T, *mut f32),
-    (heads, heads_kv): (i64, i64),
-    (seqlen_q, seqlen_k): (i64, i64),
-    (q_strides, kv_strides): (Strides, Strides),
-    scale: f32,
-    causal: bool,
-    scratch: &Scratch<BYTES>,
-) where
+unsafe fn attention_block<T, A, const BYTES: usize>(p: AttentionParams<T>, scratch: &Scratch<BYTES>)
+where
     T: Element + Cast<f32>,
     f32: Cast<T>,
     A: AttentionTiles<T>,
 {
+    let AttentionParams { q, k, v, o, lse, heads, heads_kv, seqlen_q, seqlen_k, q_strides, kv_strides, scale, causal } = p;
+    let causal = causal != 0;
     let (block, h, b) = (block_idx_x() as i64, block_idx_y() as i64, block_idx_z() as i64);
     // Grouped-query attention: `heads / heads_kv` query heads share a key/value head (the host
     // checks that it divides; `max(1)` keeps the division free of a panic path).
@@ -263,29 +328,14 @@ macro_rules! attention_kernels {
         #[doc = concat!("Fused attention forward (", stringify!($t), ", head_dim ", $d, ") on block tiles: see the module documentation.")]
         #[cfg(feature = "entries")]
         #[kernel(block($threads), shared_mem(attention_scratch_bytes($d)))]
-        #[allow(clippy::too_many_arguments)]
-        pub fn $name(
-            q: *const $t, k: *const $t, v: *const $t, o: *mut $t, lse: *mut f32,
-            heads: i64, heads_kv: i64, seqlen_q: i64, seqlen_k: i64,
-            q_batch: i64, q_seq: i64, q_head: i64, kv_batch: i64, kv_seq: i64, kv_head: i64,
-            scale: f32, causal: u32,
-        ) {
+        pub fn $name(p: AttentionParams<$t>) {
             const BYTES: usize = attention_scratch_bytes($d) as usize;
             const {
                 assert!(attention_threads($d) == $threads, "the block of an attention entry must be attention_threads(d)");
                 assert!(<$tiles as AttentionTiles<$t>>::BN == attention_block_n($d) as i64, "an attention entry's tiles must take attention_block_n(d) keys");
             };
             let scratch = block_scratch!($name, dynamic BYTES);
-            let s = |batch, seq, head| Strides { batch, seq, head };
-            attention_block::<$t, $tiles, BYTES>(
-                (q, k, v, o, lse),
-                (heads, heads_kv),
-                (seqlen_q, seqlen_k),
-                (s(q_batch, q_seq, q_head), s(kv_batch, kv_seq, kv_head)),
-                scale,
-                causal != 0,
-                &scratch,
-            );
+            attention_block::<$t, $tiles, BYTES>(p, &scratch);
         }
     )*};
 }

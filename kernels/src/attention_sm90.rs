@@ -535,6 +535,45 @@ configs! {
     F16D256Long: f16, 256, 128, ATTENTION_SM90_LONG_BN, true, SM90_64x80x16_F32F16F16_SS, SM90_64x256x16_F32F16F16_RS<KMajor, MnMajor>, Tile256, Keys256Long;
 }
 
+/// The parameters of a Hopper attention entry after its tensor maps (Q's, K's, V's and O's,
+/// which travel as grid constants of their own).
+///
+/// # Example
+/// ```
+/// use cute_rs_kernels::attention_sm90::AttentionParams;
+/// let mut lse = vec![0f32; 2 * 8 * 1024];
+/// let p = AttentionParams {
+///     lse: lse.as_mut_ptr(),
+///     batch: 2, heads: 8, heads_kv: 2, seqlen_q: 1024, seqlen_k: 1024,
+///     scale_log2: 0.125 * core::f32::consts::LOG2_E,
+///     causal: 1,
+/// };
+/// assert_eq!(p.heads % p.heads_kv, 0);
+/// ```
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct AttentionParams {
+    /// The log-sum-exp of each row (natural log), packed `(batch, heads, seqlen_q)`.
+    pub lse: *mut f32,
+    /// Batches.
+    pub batch: u32,
+    /// Query heads.
+    pub heads: u32,
+    /// Key/value heads: `heads / heads_kv` query heads share one (grouped-query attention).
+    pub heads_kv: u32,
+    /// Query rows.
+    pub seqlen_q: u32,
+    /// Keys.
+    pub seqlen_k: u32,
+    /// The softmax scale times `log2(e)`.
+    pub scale_log2: f32,
+    /// 1: the causal mask aligned to the bottom right; 0: none.
+    pub causal: u32,
+}
+
+// SAFETY: `#[repr(C)]`: scalars and a raw pointer.
+unsafe impl cute_rs_tensor::kernel::KernelValue for AttentionParams {}
+
 /// A launch's problem: lengths, heads, the softmax scale times `log2(e)`, causality, and where O
 /// and the log-sum-exp go.
 struct Problem<E> {
@@ -562,6 +601,13 @@ impl<E> Clone for Problem<E> {
 impl<E> Copy for Problem<E> {}
 
 impl<E> Problem<E> {
+    /// A launch's parameters with O's tensor map.
+    #[inline(always)]
+    fn new(p: AttentionParams, o_map: *const TmaDescriptor) -> Problem<E> {
+        let AttentionParams { lse, batch, heads, heads_kv, seqlen_q, seqlen_k, scale_log2, causal } = p;
+        Problem { batch, heads, heads_kv, seqlen_q, seqlen_k, scale_log2, causal: causal != 0, o_map, element: core::marker::PhantomData, lse }
+    }
+
     /// The key blocks of `block_n` keys query block `m_block` (of `block_m` rows) reads: keys
     /// past `seqlen_k`, and with a causal mask those after the block's last query's diagonal,
     /// are never loaded.
@@ -1270,17 +1316,12 @@ pub(crate) const CONTRACTS: &[(&str, fn())] = &[("attention_sm90: O's staging an
 #[cfg(target_arch = "nvptx64")]
 #[doc(hidden)] // a building block of the test harness's steps
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 pub unsafe fn attention_sm90_bf16_standard<const D: u32, const OVERLAP: bool, const PINGPONG: bool>(
     [q_map, k_map, v_map, o_map]: [*const TmaDescriptor; 4],
-    lse: *mut f32,
-    (batch, heads, heads_kv): (u32, u32, u32),
-    (seqlen_q, seqlen_k): (u32, u32),
-    scale_log2: f32,
-    causal: u32,
+    params: AttentionParams,
 ) {
     const { assert!((D == 64 || D == 128) && (OVERLAP || !PINGPONG), "head dimension 64 or 128; the turns need the overlap") };
-    let p = Problem::<bf16> { batch, heads, heads_kv, seqlen_q, seqlen_k, scale_log2, causal: causal != 0, o_map, element: core::marker::PhantomData, lse };
+    let p = Problem::<bf16>::new(params, o_map);
     if D == 64 {
         attention_block::<Bf16D64, 2, 32, 4, 64, 8, 1, OVERLAP, PINGPONG>([q_map, k_map, v_map], p);
     } else {
@@ -1294,22 +1335,8 @@ macro_rules! attention_sm90_kernels {
         $(#[$attr])*
         #[cfg(feature = "entries")]
         #[kernel(launch_bounds($threads, 1), gpu_only)]
-        #[allow(clippy::too_many_arguments)]
-        pub fn $name(
-            q_map: TmaDescriptorParam,
-            k_map: TmaDescriptorParam,
-            v_map: TmaDescriptorParam,
-            o_map: TmaDescriptorParam,
-            lse: *mut f32,
-            batch: u32,
-            heads: u32,
-            heads_kv: u32,
-            seqlen_q: u32,
-            seqlen_k: u32,
-            scale_log2: f32,
-            causal: u32,
-        ) {
-            let p = Problem::<$e> { batch, heads, heads_kv, seqlen_q, seqlen_k, scale_log2, causal: causal != 0, o_map: o_map.as_ptr(), element: core::marker::PhantomData, lse };
+        pub fn $name(q_map: TmaDescriptorParam, k_map: TmaDescriptorParam, v_map: TmaDescriptorParam, o_map: TmaDescriptorParam, p: AttentionParams) {
+            let p = Problem::<$e>::new(p, o_map.as_ptr());
             attention_block::<$config, $qs, $ro, $kq, $rs, $kp, $ob, $overlap, $pingpong>([q_map.as_ptr(), k_map.as_ptr(), v_map.as_ptr()], p);
         }
     )*};

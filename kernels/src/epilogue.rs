@@ -112,7 +112,9 @@ pub const fn epilogue_flags(bias: BiasKind, act: Activation) -> u32 {
     bias as u32 | (act as u32) << 2
 }
 
-/// `D = act(alpha * acc + beta * C + bias)` for one accumulator.
+/// `D = act(alpha * acc + beta * C + bias)` for one accumulator; a part of the GEMM entries'
+/// parameter structs.
+#[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct EpilogueOp {
     /// Scale of the product.
@@ -124,6 +126,9 @@ pub struct EpilogueOp {
     /// [`epilogue_flags`]: bias kind and activation.
     pub flags: u32,
 }
+
+// SAFETY: `#[repr(C)]`: scalars and a raw pointer.
+unsafe impl cute_rs_tensor::kernel::KernelValue for EpilogueOp {}
 
 impl EpilogueOp {
     /// `D = acc`.

@@ -347,19 +347,11 @@ pub(crate) fn for_each_accumulator(acc: &mut [[f32; 4]; 16], lane: u32, row0: u3
 /// atom layer's terms) is measured against. Warp `(wm, wn)` owns rows `64 wm ..` and columns
 /// `32 wn ..` of the tile.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 #[doc(hidden)] // for the test harness's hand-written twins (`tests/kernels`)
-pub unsafe fn gemm_raw<I: Input, const A_K: bool, const B_K: bool, const VEC: bool, O: Output>(
-    a: *const u16,
-    b: *const u16,
-    c: *const f32,
-    d: *mut O,
-    m: u32,
-    n: u32,
-    k: u32,
-    (lda, ldb, ldc, ldd): (u32, u32, u32, u32),
-    op: EpilogueOp,
-) {
+pub unsafe fn gemm_raw<I: Input, const A_K: bool, const B_K: bool, const VEC: bool, O: Output>(p: GemmParams<I, O>) {
+    let GemmParams { a, b, c, d, m, n, k, lda, ldb, ldc, ldd, epilogue: op } = p;
+    // A and B as 16-bit bits: only the `mma` reads them as numbers.
+    let (a, b) = (a as *const u16, b as *const u16);
     let smem = shared_array!(GEMM_MMA_SYNC_RING_RAW: [u8; SMEM_BYTES], align 128).as_mut_ptr() as *mut u16;
     let t = thread_idx_x();
     let (lane, warp) = (t % 32, t / 32);
@@ -491,6 +483,56 @@ impl Staging for Vec16<false> {
     type Atom = UniversalCopy;
 }
 
+/// The parameters of an `mma.sync` GEMM entry with inputs `I` and output `O`:
+/// `D = act(alpha * A * B + beta * C + bias)` for one matrix of each, row-major or column-major
+/// as the entry's name says.
+///
+/// # Example
+/// ```
+/// use cute_rs_kernels::epilogue::EpilogueOp;
+/// use cute_rs_kernels::gemm::GemmParams;
+/// use cute_rs_tensor::half::bf16;
+/// let (a, b) = (vec![bf16::ZERO; 64 * 32], vec![bf16::ZERO; 32 * 16]);
+/// let mut d = vec![0f32; 64 * 16];
+/// let p = GemmParams {
+///     a: a.as_ptr(), b: b.as_ptr(), c: core::ptr::null(), d: d.as_mut_ptr(),
+///     m: 64, n: 16, k: 32, lda: 32, ldb: 32, ldc: 16, ldd: 16,
+///     epilogue: EpilogueOp::IDENTITY,
+/// };
+/// assert_eq!(p.lda, p.k);
+/// ```
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct GemmParams<I: 'static, O: 'static> {
+    /// A, `M x K`.
+    pub a: *const I,
+    /// B, `K x N`.
+    pub b: *const I,
+    /// C, f32, row-major: read only when `beta != 0` (any valid address otherwise).
+    pub c: *const f32,
+    /// D, row-major.
+    pub d: *mut O,
+    /// Rows of D.
+    pub m: u32,
+    /// Columns of D.
+    pub n: u32,
+    /// The reduction's length.
+    pub k: u32,
+    /// The leading dimension of A (the distance between its rows, or columns when column-major).
+    pub lda: u32,
+    /// The leading dimension of B.
+    pub ldb: u32,
+    /// The leading dimension of C.
+    pub ldc: u32,
+    /// The leading dimension of D.
+    pub ldd: u32,
+    /// alpha, beta, the bias and the flags ([`crate::epilogue`]).
+    pub epilogue: EpilogueOp,
+}
+
+// SAFETY: `#[repr(C)]`: scalars, raw pointers and an `EpilogueOp`.
+unsafe impl<I: Copy + 'static, O: Copy + 'static> cute_rs_tensor::kernel::KernelValue for GemmParams<I, O> {}
+
 /// The tiled MMA of input type `I`: 8 warps of two m16n8k16 atoms each, a 32 x 64 x 16 tile.
 type Mma<I> = TiledMma<<I as Input>::Atom, Warps, TwoAlongN>;
 
@@ -503,18 +545,8 @@ type KBlocks = Count<{ (BK / 16) as usize }>;
 /// (tiled copies made from the tiled MMA) and multiplies them with `gemm`; the epilogue finds
 /// each accumulator's coordinate in an identity tensor partitioned like C.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-unsafe fn gemm<I: Input, const A_K: bool, const B_K: bool, const VEC: bool, O: Output>(
-    a: *const u16,
-    b: *const u16,
-    c: *const f32,
-    d: *mut O,
-    m: u32,
-    n: u32,
-    k: u32,
-    (lda, ldb, ldc, ldd): (u32, u32, u32, u32),
-    op: EpilogueOp,
-) where
+unsafe fn gemm<I: Input, const A_K: bool, const B_K: bool, const VEC: bool, O: Output>(p: GemmParams<I, O>)
+where
     MajorK<A_K>: OperandTile,
     MajorK<B_K>: OperandTile,
     <MajorK<A_K> as OperandTile>::Ldsm: CopyAtom<I>,
@@ -522,6 +554,9 @@ unsafe fn gemm<I: Input, const A_K: bool, const B_K: bool, const VEC: bool, O: O
     Vec16<VEC>: Staging,
     <Vec16<VEC> as Staging>::Atom: CopyAtom<I>,
 {
+    let GemmParams { a, b, c, d, m, n, k, lda, ldb, ldc, ldd, epilogue: op } = p;
+    // A and B as 16-bit bits: only the `mma` reads them as numbers.
+    let (a, b) = (a as *const u16, b as *const u16);
     let smem = shared_array!(GEMM_MMA_SYNC_RING: [u8; SMEM_BYTES], align 128).as_mut_ptr() as *mut u16;
     let t = thread_idx_x();
     let (bm0, bn0) = (block_idx_y() * BM, block_idx_x() * BN);
@@ -639,15 +674,8 @@ macro_rules! gemm_kernels {
         )]
         #[cfg(feature = "entries")]
         #[kernel]
-        pub fn $name(
-            a: *const $in, b: *const $in, c: *const f32, d: *mut $out,
-            m: u32, n: u32, k: u32, lda: u32, ldb: u32, ldc: u32, ldd: u32,
-            alpha: f32, beta: f32, bias: *const f32, flags: u32
-        ) {
-            // A and B as 16-bit bits: only the `mma` reads them as numbers.
-            let (a, b) = (a as *const u16, b as *const u16);
-            let op = EpilogueOp { alpha, beta, bias, flags };
-            gemm::<$in, $a_k, $b_k, $vec, $out>(a, b, c, d, m, n, k, (lda, ldb, ldc, ldd), op);
+        pub fn $name(p: GemmParams<$in, $out>) {
+            gemm::<$in, $a_k, $b_k, $vec, $out>(p);
         }
     )*};
 }
@@ -706,9 +734,6 @@ gemm_kernels! {
     gemm_f16_ac_bc_v16_of16: half::f16, false, true, true, half::f16;
 }
 
-/// The parameters of the `mma.sync` GEMMs with inputs `I` and output `O`.
-#[cfg(all(not(target_arch = "nvptx64"), feature = "entries"))]
-pub type GemmParams<I, O> = (*const I, *const I, *const f32, *mut O, u32, u32, u32, u32, u32, u32, u32, f32, f32, *const f32, u32);
 
 /// The `mma.sync` GEMMs of one input and output type, indexed by
 /// `4 * v16 + 2 * (A column-major) + (B column-major)`: what the host's GEMM API picks from.
@@ -721,7 +746,7 @@ pub mod by_type {
     macro_rules! table {
         ($name:ident: $in:ty => $out:ty: $($k:ident)*) => {
             #[doc = concat!("Inputs `", stringify!($in), "`, output `", stringify!($out), "`.")]
-            pub const $name: [KernelFn<GemmParams<$in, $out>>; 8] = [$($k),*];
+            pub const $name: [KernelFn<(GemmParams<$in, $out>,)>; 8] = [$($k),*];
         };
     }
     table!(BF16_F32: bf16 => f32: gemm_bf16_ar_br gemm_bf16_ar_bc gemm_bf16_ac_br gemm_bf16_ac_bc

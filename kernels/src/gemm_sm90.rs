@@ -1025,6 +1025,59 @@ unsafe fn store_tile_tma_f32(
     });
 }
 
+/// The parameters of a Hopper GEMM entry with output `O` after its tensor maps (A's, B's and
+/// D's, which travel as grid constants of their own): `D = act(alpha * A * B + beta * C + bias)`
+/// over L batches.
+///
+/// # Example
+/// ```
+/// use cute_rs_kernels::epilogue::EpilogueOp;
+/// use cute_rs_kernels::gemm_sm90::GemmParams;
+/// let mut d = vec![0f32; 64 * 32];
+/// let p = GemmParams {
+///     c: core::ptr::null(),
+///     d: d.as_mut_ptr(),
+///     m: 64, n: 32, k: 128, batches: 1,
+///     ldc: 32, ldd: 32, batch_c: 0, batch_d: 0,
+///     epilogue: EpilogueOp::IDENTITY,
+///     workspace: core::ptr::null_mut(),
+/// };
+/// assert_eq!((p.m, p.n, p.k), (64, 32, 128));
+/// ```
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct GemmParams<O: 'static> {
+    /// C, f32, row-major: read only when `beta != 0` (any valid address otherwise).
+    pub c: *const f32,
+    /// D, row-major: written by the direct-store entries (the TMA-store ones write through D's
+    /// map; any valid address then).
+    pub d: *mut O,
+    /// Rows of D (A's rows).
+    pub m: u32,
+    /// Columns of D (B's columns).
+    pub n: u32,
+    /// The reduction's length.
+    pub k: u32,
+    /// The batches L, or the K splits of one product under [`GEMM_SM90_SPLIT_K`].
+    pub batches: u32,
+    /// The leading dimension of C, in elements.
+    pub ldc: u32,
+    /// The leading dimension of D (direct stores), in elements.
+    pub ldd: u32,
+    /// Batch `l` of C is `l * batch_c` elements after the first.
+    pub batch_c: u64,
+    /// Batch `l` of D is `l * batch_d` elements after the first (direct stores).
+    pub batch_d: u64,
+    /// alpha, beta, the bias and the flags (the epilogue's, [`crate::epilogue`], and
+    /// [`GEMM_SM90_SPLIT_K`]).
+    pub epilogue: EpilogueOp,
+    /// The split-K workspace (split entries with the flag; any address otherwise).
+    pub workspace: *mut u32,
+}
+
+// SAFETY: `#[repr(C)]`: scalars, raw pointers and an `EpilogueOp`.
+unsafe impl<O: Copy + 'static> cute_rs_tensor::kernel::KernelValue for GemmParams<O> {}
+
 /// The body of a persistent entry: D of element type `O` from the wgmma atom `W` (input type and
 /// storage orders of A and B) in tiles `T` (`STAGES` and `R` are `T::SHAPE.stages` and
 /// `W::VALUES_C`, which a stable compiler needs as const parameters for array lengths), clusters
@@ -1035,16 +1088,12 @@ unsafe fn store_tile_tma_f32(
 /// product, [`SplitK`]; entries without it carry no reduction code, which slows the large
 /// products: `docs/performance.md`).
 ///
-/// Args: the tensor maps of A, B and D, C (f32), D, M, N, K, the batches L, the leading
-/// dimensions of C and D and their batch strides (direct stores and C only: a TMA store takes D's
-/// from its map), alpha, beta, the bias, the flags (the epilogue's, [`crate::epilogue`], and
-/// [`GEMM_SM90_SPLIT_K`]) and the split-K workspace. A transposed tile (`T::TRANSPOSED`) takes D's
-/// M and N like the others and computes `D^T = B^T A^T` (`a_map` is then B's map and `b_map`
-/// A's).
+/// Args: the tensor maps of A, B and D and the entry's [`GemmParams`]. A transposed tile
+/// (`T::TRANSPOSED`) takes D's M and N like the others and computes `D^T = B^T A^T` (`a_map` is
+/// then B's map and `b_map` A's).
 #[cfg(target_arch = "nvptx64")]
 #[doc(hidden)] // the entries' body, and a building block of the test harness's steps (`tests/kernels`)
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 pub unsafe fn gemm_persistent<
     O: Output,
     W: WgmmaAtom,
@@ -1057,13 +1106,10 @@ pub unsafe fn gemm_persistent<
     const SPLIT: bool,
 >(
     (a_map, b_map, d_map): (*const TmaDescriptor, *const TmaDescriptor, *const TmaDescriptor),
-    c: *const f32,
-    d: *mut O,
-    (m, n, k, batches): (u32, u32, u32, u32),
-    (ldc, ldd, batch_c, batch_d): (u32, u32, u64, u64),
-    (alpha, beta, bias, flags): (f32, f32, *const f32, u32),
-    workspace: *mut u32,
+    p: GemmParams<O>,
 ) {
+    let GemmParams { c, d, m, n, k, batches, ldc, ldd, batch_c, batch_d, epilogue, workspace } = p;
+    let (alpha, beta, bias, flags) = (epilogue.alpha, epilogue.beta, epilogue.bias, epilogue.flags);
     // The kernel's output: D, or D's transpose (N x M).
     let (m, n) = if T::TRANSPOSED { (n, m) } else { (m, n) };
     let op = EpilogueOp { alpha, beta, bias, flags: flags & !GEMM_SM90_SPLIT_K };
@@ -1101,38 +1147,11 @@ macro_rules! gemm_sm90_persistent_kernels {
         $(#[$attr])*
         #[cfg(feature = "entries")]
         #[kernel(launch_bounds(384, 1), gpu_only)]
-        pub fn $name(
-            a_map: TmaDescriptorParam,
-            b_map: TmaDescriptorParam,
-            d_map: TmaDescriptorParam,
-            c: *const f32,
-            d: *mut $out,
-            m: u32,
-            n: u32,
-            k: u32,
-            batches: u32,
-            ldc: u32,
-            ldd: u32,
-            batch_c: u64,
-            batch_d: u64,
-            alpha: f32,
-            beta: f32,
-            bias: *const f32,
-            flags: u32,
-            workspace: *mut u32,
-        ) {
+        pub fn $name(a_map: TmaDescriptorParam, b_map: TmaDescriptorParam, d_map: TmaDescriptorParam, p: GemmParams<$out>) {
             type Tile = persistent_tile!($($tile)?);
             const STAGES: u32 = <Tile as PersistentTile>::SHAPE.stages;
             const R: usize = <$atom as WgmmaAtom>::VALUES_C;
-            gemm_persistent::<$out, $atom, Tile, STAGES, R, $cm, $tma, $batched, $split>(
-                (a_map.as_ptr(), b_map.as_ptr(), d_map.as_ptr()),
-                c,
-                d,
-                (m, n, k, batches),
-                (ldc, ldd, batch_c, batch_d),
-                (alpha, beta, bias, flags),
-                workspace,
-            );
+            gemm_persistent::<$out, $atom, Tile, STAGES, R, $cm, $tma, $batched, $split>((a_map.as_ptr(), b_map.as_ptr(), d_map.as_ptr()), p);
         }
     )*};
 }
@@ -1144,7 +1163,7 @@ macro_rules! gemm_sm90_persistent_kernels {
 // epilogue, N a multiple of 4; `obf16`, `of16`: the stmatrix + TMA-store epilogue). All take the
 // same parameters: the tensor maps of A, B (boxes of 64 K x 128 / 256 rows when K-major, 64 x 64
 // when MN-major; 128-byte swizzle) and D (TMA-store entries only; boxes of 64 x 64 16-bit or
-// 32 x 64 f32 elements, 128-byte swizzle), C (f32), D, M, N, K, alpha, beta.
+// 32 x 64 f32 elements, 128-byte swizzle), then a [`GemmParams`].
 gemm_sm90_persistent_kernels! {
     /// An entry of `Gemm::run_sm90`: input type, storage of A and B and type of D as its name
     /// says (see the comment above the list).
@@ -1518,13 +1537,9 @@ pub mod by_output {
     use super::*;
     use cute_rs_tensor::KernelFn;
 
-    /// The parameters of the Hopper GEMMs with output `O`: the tensor maps of A, B and D, then C,
-    /// D, M, N, K, the batches L, the leading dimensions of C and D, their batch strides, alpha,
-    /// beta, the bias, the flags and the split-K workspace.
-    pub type Params<O> = (
-        TmaDescriptorParam, TmaDescriptorParam, TmaDescriptorParam, *const f32, *mut O, u32, u32, u32, u32, u32, u32, u64, u64, f32,
-        f32, *const f32, u32, *mut u32,
-    );
+    /// The parameters of the Hopper GEMMs with output `O`: the tensor maps of A, B and D, then
+    /// the rest in a [`GemmParams`].
+    pub type Params<O> = (TmaDescriptorParam, TmaDescriptorParam, TmaDescriptorParam, GemmParams<O>);
 
     /// f32 D.
     pub const F32: [KernelFn<Params<f32>>; 8] = [

@@ -302,6 +302,47 @@ impl FfmaLoad for Vec4<false> {
     type Atom = GlobalLoadNc<Ca, 4>;
 }
 
+/// The parameters of an f32 GEMM entry: `D = alpha * A * B + beta * C`, A and B row-major or
+/// column-major as the entry's name says, C and D row-major with N elements a row.
+///
+/// # Example
+/// ```
+/// use cute_rs_kernels::sgemm::SgemmParams;
+/// let (a, b) = (vec![1f32; 8 * 4], vec![1f32; 4 * 2]);
+/// let mut d = vec![0f32; 8 * 2];
+/// let p = SgemmParams { a: a.as_ptr(), b: b.as_ptr(), c: d.as_ptr(), d: d.as_mut_ptr(), m: 8, n: 2, k: 4, lda: 4, ldb: 2, alpha: 1.0, beta: 0.0 };
+/// assert_eq!(p.m * p.k, 32);
+/// ```
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct SgemmParams {
+    /// A, `M x K`.
+    pub a: *const f32,
+    /// B, `K x N`.
+    pub b: *const f32,
+    /// C, `M x N` row-major: read only when `beta != 0` (any valid address otherwise).
+    pub c: *const f32,
+    /// D, `M x N` row-major.
+    pub d: *mut f32,
+    /// Rows of D.
+    pub m: u32,
+    /// Columns of D.
+    pub n: u32,
+    /// The reduction's length.
+    pub k: u32,
+    /// The leading dimension of A (the distance between its rows, or columns when column-major).
+    pub lda: u32,
+    /// The leading dimension of B.
+    pub ldb: u32,
+    /// Scale of the product.
+    pub alpha: f32,
+    /// Scale of C.
+    pub beta: f32,
+}
+
+// SAFETY: `#[repr(C)]`: scalars and raw pointers.
+unsafe impl cute_rs_tensor::kernel::KernelValue for SgemmParams {}
+
 /// The FFMA tiled MMA: the one-thread FMA atom, 4 x 4 values per thread, 16 x 16 threads (a
 /// 64 x 64 tile, repeated 2 x 2 over the block's 128 x 128).
 type FfmaMma = TiledMma<UniversalFma<f32>, FfmaThreads, FfmaValues>;
@@ -312,24 +353,12 @@ type FfmaMma = TiledMma<UniversalFma<f32>, FfmaThreads, FfmaValues>;
 /// stored into the other shared buffer (`copy`); each k's fragments are copied from the buffer
 /// through the tiled MMA's partitions (128-bit loads) and multiplied (`gemm`).
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-unsafe fn sgemm_ffma<const A_K: bool, const B_K: bool, const VEC: bool>(
-    a: *const f32,
-    b: *const f32,
-    c: *const f32,
-    d: *mut f32,
-    m: u32,
-    n: u32,
-    k: u32,
-    lda: u32,
-    ldb: u32,
-    alpha: f32,
-    beta: f32,
-) where
+unsafe fn sgemm_ffma<const A_K: bool, const B_K: bool, const VEC: bool>(p: SgemmParams) where
     MajorK<A_K>: FfmaTileStaging,
     MajorK<B_K>: FfmaTileStaging,
     Vec4<VEC>: FfmaLoad,
 {
+    let SgemmParams { a, b, c, d, m, n, k, lda, ldb, alpha, beta } = p;
     let smem = shared_array!(SGEMM_FFMA_TILES: [f32; 2 * FFMA_STAGE], align 16).as_mut_ptr();
     let t = thread_idx_x() as usize;
     let (bm0, bn0) = (block_idx_y() * BM, block_idx_x() * BN);
@@ -408,24 +437,12 @@ type Tf32KBlocks = Count<{ (TF32_BK / 8) as usize }>;
 /// fragments are copied from the ring through the tiled MMA's partitions, rounded to tf32
 /// (`transform`) and multiplied (`gemm`).
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-unsafe fn sgemm_tf32<const A_K: bool, const B_K: bool, const VEC: bool>(
-    a: *const f32,
-    b: *const f32,
-    c: *const f32,
-    d: *mut f32,
-    m: u32,
-    n: u32,
-    k: u32,
-    lda: u32,
-    ldb: u32,
-    alpha: f32,
-    beta: f32,
-) where
+unsafe fn sgemm_tf32<const A_K: bool, const B_K: bool, const VEC: bool>(p: SgemmParams) where
     MajorK<A_K>: Tf32Tile,
     MajorK<B_K>: Tf32Tile,
     Vec4<VEC>: Tf32Staging,
 {
+    let SgemmParams { a, b, c, d, m, n, k, lda, ldb, alpha, beta } = p;
     let ring = dynamic_shared!(SGEMM_TF32_RING: f32, align 16).as_mut_ptr();
     let t = thread_idx_x() as usize;
     let (bm0, bn0) = (block_idx_y() * BM, block_idx_x() * BN);
@@ -492,11 +509,8 @@ macro_rules! sgemm_kernels {
         )]
         #[cfg(feature = "entries")]
         #[kernel(launch_bounds(256, $blocks))]
-        pub fn $name(
-            a: *const f32, b: *const f32, c: *const f32, d: *mut f32,
-            m: u32, n: u32, k: u32, lda: u32, ldb: u32, alpha: f32, beta: f32
-        ) {
-            $body::<$a_k, $b_k, $vec>(a, b, c, d, m, n, k, lda, ldb, alpha, beta);
+        pub fn $name(p: SgemmParams) {
+            $body::<$a_k, $b_k, $vec>(p);
         }
     )*};
 }
@@ -531,7 +545,7 @@ pub mod by_math {
     use cute_rs_tensor::KernelFn;
 
     /// The parameters of the f32 GEMMs.
-    pub type Params = (*const f32, *const f32, *const f32, *mut f32, u32, u32, u32, u32, u32, f32, f32);
+    pub type Params = (SgemmParams,);
 
     /// FFMA on the CUDA cores.
     pub const FFMA: [KernelFn<Params>; 8] = [

@@ -68,6 +68,46 @@ unsafe impl<S: crate::StaticLayout + 'static> KernelLayout for crate::Static<S> 
 // SAFETY: `#[repr(C)]`, two arrays of `i64`.
 unsafe impl<const R: usize> KernelLayout for crate::Strided<R> {}
 
+/// A value the host passes to a kernel bit for bit: a scalar, a raw pointer, or a `#[repr(C)]`
+/// struct of those, which is how a kernel takes a parameter struct (CUTLASS's `Params`) instead
+/// of a long list of scalars. The host's `KernelParam` accepts a value of the parameter's own
+/// type for every `KernelValue` parameter.
+///
+/// # Safety
+/// The type is `#[repr(C)]` (or a primitive), so that the host's compiler and the device's lay it
+/// out alike, and holds only scalars, raw pointers and other `KernelValue`s: no references, no
+/// run-time layouts.
+///
+/// # Example
+/// ```
+/// /// The scalars of an `axpy` kernel.
+/// #[repr(C)]
+/// #[derive(Clone, Copy)]
+/// pub struct Axpy {
+///     pub alpha: f32,
+///     pub n: u32,
+/// }
+/// // SAFETY: `#[repr(C)]`, two scalars.
+/// unsafe impl cute_rs_tensor::kernel::KernelValue for Axpy {}
+///
+/// fn takes<P: cute_rs_tensor::kernel::KernelValue>(_: P) {}
+/// takes(Axpy { alpha: 2.0, n: 16 });
+/// takes(7u32);
+/// ```
+pub unsafe trait KernelValue: Copy + 'static {}
+
+macro_rules! kernel_values {
+    ($($t:ty),*) => {
+        // SAFETY: primitives.
+        $(unsafe impl KernelValue for $t {})*
+    };
+}
+kernel_values!(u8, i8, u16, i16, u32, i32, u64, i64, usize, isize, f32, f64, bool, half::bf16, half::f16);
+// SAFETY: a raw pointer is an address; the launch that passes it vouches for what it points at.
+unsafe impl<T: 'static> KernelValue for *const T {}
+// SAFETY: as `*const T`.
+unsafe impl<T: 'static> KernelValue for *mut T {}
+
 /// What a kernel requires of its launch configuration, declared with `#[kernel(block(..),
 /// shared_mem(..))]`: the host refuses any launch with another block shape or another amount of
 /// dynamic shared memory, by name, before the kernel runs (on both backends).

@@ -451,8 +451,17 @@ impl<'a> Attention<'a> {
         };
         let [qm, km, vm, om] = maps;
         let [batch, heads, heads_kv, seqlen_q, seqlen_k] = [p.batch, p.heads, p.heads_kv, p.seqlen_q, p.seqlen_k].map(|x| x as u32);
-        let args = (qm, km, vm, om, lse.device_ptr() as *mut f32, batch, heads, heads_kv, seqlen_q, seqlen_k, scale * std::f32::consts::LOG2_E, self.causal as u32);
-        let launch = gpu.launch(module, kernel, cfg, args);
+        let params = sm90::AttentionParams {
+            lse: lse.device_ptr() as *mut f32,
+            batch,
+            heads,
+            heads_kv,
+            seqlen_q,
+            seqlen_k,
+            scale_log2: scale * std::f32::consts::LOG2_E,
+            causal: self.causal as u32,
+        };
+        let launch = gpu.launch(module, kernel, cfg, (qm, km, vm, om, params));
         // SAFETY: the maps cover Q, K, V and O (O's stores are clipped to it); the log-sum-exp
         // holds what its checked layout reaches; the kernel writes only there.
         unsafe { crate::gemm::on(launch, self.stream).run() }?;
@@ -470,12 +479,28 @@ impl<'a> Attention<'a> {
             block: (portable::attention_threads(d), 1, 1),
             shared_mem_bytes: portable::attention_scratch_bytes(d),
         };
-        let [qb, qs, qh] = p.q.strides().map(|s| s as i64);
-        let [kb, ks, kh] = p.k.strides().map(|s| s as i64);
+        let strides = |a: &Operand| {
+            let [batch, seq, head] = a.strides().map(|s| s as i64);
+            portable::Strides { batch, seq, head }
+        };
         let ptr = |b: &DeviceBuffer<T>| b.device_ptr() as *const T;
         let [heads, heads_kv, seqlen_q, seqlen_k] = [p.heads, p.heads_kv, p.seqlen_q, p.seqlen_k].map(|x| x as i64);
-        let args = (ptr(q), ptr(k), ptr(v), o.device_ptr() as *mut T, lse.device_ptr() as *mut f32, heads, heads_kv, seqlen_q, seqlen_k, qb, qs, qh, kb, ks, kh, scale, self.causal as u32);
-        let launch = gpu.launch(crate::modules::gemm(), kernel, cfg, args);
+        let params = portable::AttentionParams {
+            q: ptr(q),
+            k: ptr(k),
+            v: ptr(v),
+            o: o.device_ptr() as *mut T,
+            lse: lse.device_ptr() as *mut f32,
+            heads,
+            heads_kv,
+            seqlen_q,
+            seqlen_k,
+            q_strides: strides(&p.q),
+            kv_strides: strides(&p.k),
+            scale,
+            causal: self.causal as u32,
+        };
+        let launch = gpu.launch(crate::modules::gemm(), kernel, cfg, (params,));
         // SAFETY: the checked layouts: Q and O share strides, K and V too, each buffer holds what
         // they reach; the kernel writes only inside O and the log-sum-exp.
         unsafe { crate::gemm::on(launch, self.stream).run() }?;

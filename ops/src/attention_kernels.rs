@@ -11,28 +11,12 @@ use cute_rs_tensor::half::{bf16, f16};
 use crate::attention::AttentionSchedule;
 
 /// A Hopper attention kernel (`cute_rs_kernels::attention_sm90`): the tensor maps of Q, K, V and
-/// O, the log-sum-exp, batch, heads, key/value heads, query and key lengths, the softmax scale
-/// times `log2(e)`, and the causal mask (0 or 1).
-pub type Sm90Kernel = KernelFn<(
-    TmaDescriptorParam,
-    TmaDescriptorParam,
-    TmaDescriptorParam,
-    TmaDescriptorParam,
-    *mut f32,
-    u32,
-    u32,
-    u32,
-    u32,
-    u32,
-    f32,
-    u32,
-)>;
+/// O, then the rest in an `AttentionParams`.
+pub type Sm90Kernel = KernelFn<(TmaDescriptorParam, TmaDescriptorParam, TmaDescriptorParam, TmaDescriptorParam, sm90::AttentionParams)>;
 
-/// A portable attention kernel on elements `T` (`cute_rs_kernels::attention`): Q, K, V, O, the
-/// log-sum-exp, heads, key/value heads, query and key lengths, the batch, sequence and head strides
-/// of Q (and O) and of K (and V), the softmax scale and the causal mask (0 or 1).
-pub type PortableKernel<T> =
-    KernelFn<(*const T, *const T, *const T, *mut T, *mut f32, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, f32, u32)>;
+/// A portable attention kernel on elements `T` (`cute_rs_kernels::attention`): one
+/// `AttentionParams<T>`.
+pub type PortableKernel<T> = KernelFn<(portable::AttentionParams<T>,)>;
 
 /// The tiles of a Hopper kernel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -41,7 +41,8 @@
 use std::fmt;
 
 use cute_rs_host::{DeviceBuffer, DeviceElem, Gpu, HostError, Launch, LaunchConfig, Stream};
-use cute_rs_kernels::gemm::{BM, BN, THREADS};
+use cute_rs_kernels::epilogue::EpilogueOp;
+use cute_rs_kernels::gemm::{GemmParams, BM, BN, THREADS};
 use cute_rs_tensor::device::numeric::{bf16_to_f32, E4M3, E5M2};
 use cute_rs_tensor::half::{bf16, f16};
 
@@ -813,7 +814,7 @@ impl Gemm {
         let c_ptr = c.map_or(d.device_ptr(), |c| c.device_ptr());
         let bias_ptr = bias.map_or(d.device_ptr(), |b| b.device_ptr()) as *const f32;
         let (a_ptr, b_ptr, d_ptr) = (a.device_ptr(), b.device_ptr(), d.device_ptr());
-        let epilogue = (self.alpha, self.beta, bias_ptr, self.flags());
+        let epilogue = EpilogueOp { alpha: self.alpha, beta: self.beta, bias: bias_ptr, flags: self.flags() };
         // One launch per batch, each at its matrices (the portable path's batches are for
         // correctness everywhere; the Hopper path takes them in one persistent launch).
         for l in 0..self.batches {
@@ -824,9 +825,8 @@ impl Gemm {
             macro_rules! launch {
                 ($table:expr, $in:ty, $out:ty) => {{
                     let (lda, ldb, ldc, ldd) = lds;
-                    let (alpha, beta, bias, flags) = epilogue;
-                    let args = (a_l as *const $in, b_l as *const $in, c_l, d_l as *mut $out, m, n, k, lda, ldb, ldc, ldd, alpha, beta, bias, flags);
-                    let launch = gpu.launch(&module, $table[index], cfg, args);
+                    let params = GemmParams { a: a_l as *const $in, b: b_l as *const $in, c: c_l, d: d_l as *mut $out, m, n, k, lda, ldb, ldc, ldd, epilogue };
+                    let launch = gpu.launch(&module, $table[index], cfg, (params,));
                     // SAFETY: the buffers hold the elements the shapes, leading dimensions and
                     // batch strides need (validated above); the kernel reads A, B (C when
                     // beta != 0, the bias when the flags name one) within them and writes D

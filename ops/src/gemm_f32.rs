@@ -257,11 +257,11 @@ impl Gemm {
         let (a_ptr, b_ptr, d_ptr) = (a.device_ptr(), b.device_ptr(), d.device_ptr());
         for l in 0..self.batches {
             let at = |ptr: u64, stride: usize| ptr + (l * stride * 4) as u64;
-            let args = (
-                at(a_ptr, strides[0]) as *const f32,
-                at(b_ptr, strides[1]) as *const f32,
-                at(c_ptr, strides[2]) as *const f32,
-                at(d_ptr, strides[3]) as *mut f32,
+            let params = cute_rs_kernels::sgemm::SgemmParams {
+                a: at(a_ptr, strides[0]) as *const f32,
+                b: at(b_ptr, strides[1]) as *const f32,
+                c: at(c_ptr, strides[2]) as *const f32,
+                d: at(d_ptr, strides[3]) as *mut f32,
                 m,
                 n,
                 k,
@@ -269,8 +269,8 @@ impl Gemm {
                 ldb,
                 alpha,
                 beta,
-            );
-            let launch = gpu.launch(crate::modules::gemm(), kernel, cfg, args);
+            };
+            let launch = gpu.launch(crate::modules::gemm(), kernel, cfg, (params,));
             // SAFETY: the buffers hold the elements the shapes, leading dimensions and batch
             // strides need (validated above); the kernel reads A, B (and C when beta != 0) within
             // them and writes D within it.

@@ -12,6 +12,8 @@ use cute_rs_host::{DeviceBuffer, DeviceElem, Gpu, LaunchConfig, Stream, TensorMa
 use cute_rs_layout::{IntTuple, Layout};
 
 use crate::gemm::{Gemm, GemmInput, GemmOutput, Major};
+use cute_rs_kernels::epilogue::EpilogueOp;
+use cute_rs_kernels::gemm_sm90::GemmParams;
 use cute_rs_kernels::gemm_sm90_sizes::{
     decode_tile, GemmSm90Shape, SplitK, GEMM_SM90_BK, GEMM_SM90_EPILOGUE_BYTES, GEMM_SM90_P_128X256 as SHAPE, GEMM_SM90_SPLIT_K,
 };
@@ -453,14 +455,14 @@ impl HopperGemm {
         } else {
             (l, g.flags(), d.device_ptr())
         };
-        let strided = (l, ldc as u32, ldd as u32, strides[2] as u64, strides[3] as u64);
-        let epilogue = (g.alpha, g.beta, bias_ptr, flags, workspace as *mut u32);
+        let epilogue = EpilogueOp { alpha: g.alpha, beta: g.beta, bias: bias_ptr, flags };
+        let (ldc, ldd, batch_c, batch_d) = (ldc as u32, ldd as u32, strides[2] as u64, strides[3] as u64);
+        let workspace = workspace as *mut u32;
         macro_rules! launch {
             ($kernel:expr, $out:ty) => {{
-                let (l, ldc, ldd, batch_c, batch_d) = strided;
-                let (alpha, beta, bias, flags, workspace) = epilogue;
-                let d_ptr = d.device_ptr() as *mut $out;
-                let args = (&maps.a_map, &maps.b_map, d_map, c_ptr, d_ptr, m, n, k, l, ldc, ldd, batch_c, batch_d, alpha, beta, bias, flags, workspace);
+                let d = d.device_ptr() as *mut $out;
+                let params = GemmParams { c: c_ptr, d, m, n, k, batches: l, ldc, ldd, batch_c, batch_d, epilogue, workspace };
+                let args = (&maps.a_map, &maps.b_map, d_map, params);
                 // SAFETY: the caller's preconditions; the maps cover exactly A, B and D.
                 let launch = gpu.launch(crate::modules::gemm_sm90a(), $kernel, cfg, args);
                 let launch = if cm > 1 { launch.cluster((cm, 1, 1)) } else { launch };

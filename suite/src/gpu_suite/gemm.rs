@@ -573,11 +573,23 @@ fn launch_named(gpu: &Gpu, name: &str, g: &Gemm, a: &DeviceBuffer<bf16>, b: &Dev
     };
     let (lda, ldb) = g.lds();
     let (m, n, kk) = (g.m as u32, g.n as u32, g.k as u32);
-    let args = (a.device_ptr() as *const bf16, b.device_ptr() as *const bf16, d.device_ptr() as *const f32, d.device_ptr() as *mut f32);
+    let params = cute_rs_kernels::gemm::GemmParams {
+        a: a.device_ptr() as *const bf16,
+        b: b.device_ptr() as *const bf16,
+        c: d.device_ptr() as *const f32,
+        d: d.device_ptr() as *mut f32,
+        m,
+        n,
+        k: kk,
+        lda: lda as u32,
+        ldb: ldb as u32,
+        ldc: n,
+        ldd: n,
+        epilogue: cute_rs_kernels::epilogue::EpilogueOp { alpha: g.alpha, ..cute_rs_kernels::epilogue::EpilogueOp::IDENTITY },
+    };
     // SAFETY: A, B and D hold the elements of the problem (allocated for it by the callers); beta
     // is 0, so C (D's address) is never read.
-    let (ld, flags) = ((lda as u32, ldb as u32, n, n), 0);
-    unsafe { gpu.launch(&module, kernel, cfg, (args.0, args.1, args.2, args.3, m, n, kk, ld.0, ld.1, ld.2, ld.3, g.alpha, 0.0, args.2, flags)).run() }
+    unsafe { gpu.launch(&module, kernel, cfg, (params,)).run() }
 }
 
 /// Each atom-layer kernel and its hand-written twin give the same D bit for bit (the same

@@ -13,7 +13,8 @@
 //! where cuBLAS does not load).
 
 use cute_rs_host::{DeviceBuffer, DeviceElem, Gpu, KernelFn, LaunchConfig, Module, TensorMap, TmaOobFill, TmaSwizzle};
-use cute_rs_kernels::gemm_sm90::by_output;
+use cute_rs_kernels::epilogue::EpilogueOp;
+use cute_rs_kernels::gemm_sm90::{by_output, GemmParams};
 use test_kernels::gemm_sm90_steps as steps;
 use cute_rs_tensor::device::tma::TmaDescriptorParam;
 use cute_rs_kernels::gemm_sm90_sizes::{
@@ -342,11 +343,15 @@ fn launch<'a, O: DeviceElem>(
     let (c, d) = (c.device_ptr() as *const f32, d.device_ptr());
     // The persistent kernels take D's tensor map (A's stands in when they store directly).
     let d_map = d_map.unwrap_or(&ops.a_map);
+    // One packed batch, C and D rows N apart, no bias or activation.
+    fn packed<O: Copy>(c: *const f32, d: u64, (m, n, k): (u32, u32, u32), alpha: f32, beta: f32) -> GemmParams<O> {
+        let epilogue = EpilogueOp { alpha, beta, bias: c, flags: 0 };
+        GemmParams { c, d: d as *mut O, m, n, k, batches: 1, ldc: n, ldd: n, batch_c: 0, batch_d: 0, epilogue, workspace: d as *mut u32 }
+    }
     let launch = match kernel.entry {
         Entry::Grid(k) => gpu.launch(module, k, cfg, (&ops.a_map, &ops.b_map, c, d as *mut f32, m, n, kk, alpha, beta)),
-        // One packed batch, C and D rows N apart, no bias or activation.
-        Entry::F32(k) => gpu.launch(module, k, cfg, (&ops.a_map, &ops.b_map, d_map, c, d as *mut f32, m, n, kk, 1, n, n, 0, 0, alpha, beta, c, 0, d as *mut u32)),
-        Entry::Bf16(k) => gpu.launch(module, k, cfg, (&ops.a_map, &ops.b_map, d_map, c, d as *mut u16, m, n, kk, 1, n, n, 0, 0, alpha, beta, c, 0, d as *mut u32)),
+        Entry::F32(k) => gpu.launch(module, k, cfg, (&ops.a_map, &ops.b_map, d_map, packed::<f32>(c, d, (m, n, kk), alpha, beta))),
+        Entry::Bf16(k) => gpu.launch(module, k, cfg, (&ops.a_map, &ops.b_map, d_map, packed::<u16>(c, d, (m, n, kk), alpha, beta))),
     };
     // SAFETY: the maps and buffers hold the problem's operands (made above for these sizes).
     unsafe { on_clusters(launch).run() }

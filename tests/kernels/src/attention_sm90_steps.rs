@@ -18,6 +18,7 @@
 
 #[cfg(target_arch = "nvptx64")]
 use cute_rs_kernels::attention_sm90::attention_sm90_bf16_standard;
+use cute_rs_kernels::attention_sm90::AttentionParams;
 use cute_rs_tensor::device::tma::TmaDescriptorParam;
 use cute_rs_tensor::kernel;
 
@@ -26,23 +27,9 @@ macro_rules! attention_sm90_steps {
     ($($(#[$attr:meta])* $name:ident: $d:literal, $overlap:literal;)*) => {$(
         $(#[$attr])*
         #[kernel(launch_bounds(384, 1), gpu_only)]
-        #[allow(clippy::too_many_arguments)]
-        pub fn $name(
-            q_map: TmaDescriptorParam,
-            k_map: TmaDescriptorParam,
-            v_map: TmaDescriptorParam,
-            o_map: TmaDescriptorParam,
-            lse: *mut f32,
-            batch: u32,
-            heads: u32,
-            heads_kv: u32,
-            seqlen_q: u32,
-            seqlen_k: u32,
-            scale_log2: f32,
-            causal: u32,
-        ) {
+        pub fn $name(q_map: TmaDescriptorParam, k_map: TmaDescriptorParam, v_map: TmaDescriptorParam, o_map: TmaDescriptorParam, p: AttentionParams) {
             let maps = [q_map.as_ptr(), k_map.as_ptr(), v_map.as_ptr(), o_map.as_ptr()];
-            attention_sm90_bf16_standard::<$d, $overlap, false>(maps, lse, (batch, heads, heads_kv), (seqlen_q, seqlen_k), scale_log2, causal);
+            attention_sm90_bf16_standard::<$d, $overlap, false>(maps, p);
         }
     )*};
 }

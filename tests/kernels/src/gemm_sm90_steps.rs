@@ -25,7 +25,7 @@
 
 #[cfg(target_arch = "nvptx64")]
 use cute_rs_kernels::gemm_sm90::{gemm_persistent, gemm_tile, gemm_tile_ws};
-use cute_rs_kernels::gemm_sm90::{Epilogue, P128x256, Split, Stages, P_STAGES};
+use cute_rs_kernels::gemm_sm90::{Epilogue, GemmParams, P128x256, Split, Stages, P_STAGES};
 use cute_rs_kernels::gemm_sm90_sizes::{
     GemmSm90Shape, TileOrder, GEMM_SM90_128X128, GEMM_SM90_128X256, GEMM_SM90_P_128X256, GEMM_SM90_WS_128X256,
 };
@@ -107,7 +107,8 @@ pub fn gemm_sm90_bf16_tn_ws(
 /// The persistent steps: the operations' persistent body (`gemm_persistent`) with
 /// [`GEMM_SM90_P_128X256`] tiles, both operands K-major, one batch, no split, and the output type,
 /// cluster size and epilogue (`TMA_OUT`) of each entry. They take the parameters of the
-/// operations' Hopper entries (`cute_rs_kernels::gemm_sm90::by_output::Params`).
+/// operations' Hopper entries (`cute_rs_kernels::gemm_sm90::by_output::Params`: the maps and a
+/// `GemmParams`).
 macro_rules! gemm_sm90_persistent_steps {
     ($(
         $(#[$attr:meta])*
@@ -115,36 +116,9 @@ macro_rules! gemm_sm90_persistent_steps {
     )*) => {$(
         $(#[$attr])*
         #[kernel(launch_bounds(384, 1), gpu_only)]
-        pub fn $name(
-            a_map: TmaDescriptorParam,
-            b_map: TmaDescriptorParam,
-            d_map: TmaDescriptorParam,
-            c: *const f32,
-            d: *mut $out,
-            m: u32,
-            n: u32,
-            k: u32,
-            batches: u32,
-            ldc: u32,
-            ldd: u32,
-            batch_c: u64,
-            batch_d: u64,
-            alpha: f32,
-            beta: f32,
-            bias: *const f32,
-            flags: u32,
-            workspace: *mut u32,
-        ) {
+        pub fn $name(a_map: TmaDescriptorParam, b_map: TmaDescriptorParam, d_map: TmaDescriptorParam, p: GemmParams<$out>) {
             type Atom = SM90_64x256x16_F32BF16BF16_SS<KMajor, KMajor>;
-            gemm_persistent::<$out, Atom, P128x256, P_STAGES, 128, $cm, $tma, false, false>(
-                (a_map.as_ptr(), b_map.as_ptr(), d_map.as_ptr()),
-                c,
-                d,
-                (m, n, k, batches),
-                (ldc, ldd, batch_c, batch_d),
-                (alpha, beta, bias, flags),
-                workspace,
-            );
+            gemm_persistent::<$out, Atom, P128x256, P_STAGES, 128, $cm, $tma, false, false>((a_map.as_ptr(), b_map.as_ptr(), d_map.as_ptr()), p);
         }
     )*};
 }
