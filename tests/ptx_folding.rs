@@ -375,23 +375,22 @@ fn cutile_copy_f32_is_four_128_bit_loads_and_stores() {
     assert_eq!(count(&|op| (op.starts_with("ld.global") || op.starts_with("st.global")) && !wide(op)), 0, "{body}");
 }
 
-/// cuTile memory orders on PTX (`cutile_orders_f32`): relaxed and acquire loads are volatile, weak
-/// ones plain; acquire at device and system scope is followed by `fence.acq_rel.gpu` and
-/// `fence.acq_rel.sys`, release at device scope preceded by `fence.acq_rel.gpu`; relaxed and
-/// release stores are volatile.
+/// cuTile memory orders on PTX (`cutile_orders_f32`): each ordered access of an element is one
+/// strong instruction at its scope (`ld.relaxed.cta`, `ld.acquire.gpu`, `ld.acquire.sys`,
+/// `ld.relaxed.gpu`; `st.release.gpu`, `st.relaxed.cta`), weak ones are plain, and no fence or
+/// volatile access is left.
 #[test]
-fn cutile_orders_emit_volatile_accesses_and_fences() {
+fn cutile_orders_emit_strong_accesses_at_their_scope() {
     let name = "cutile_orders_f32";
     let body = kernel_body(KERNELS_PTX, name);
-    // 5 loads of the 2 in-bounds elements of tile 2: 4 ordered (volatile), 1 weak.
-    assert_eq!(occurrences(name, "ld.volatile.global.b32"), 8, "{body}");
-    assert_eq!(occurrences(name, "ld.global.b32"), 2, "{body}");
-    // Stores of 4 (tile 0, release) and 2 (tile 2, relaxed) elements.
-    assert_eq!(occurrences(name, "st.volatile.global.b32"), 6, "{body}");
-    assert_eq!(occurrences(name, "fence.acq_rel.gpu"), 2, "{body}");
-    assert_eq!(occurrences(name, "fence.acq_rel.sys"), 1, "{body}");
-    let last_gpu_fence = body.rfind("fence.acq_rel.gpu").unwrap();
-    assert!(last_gpu_fence < body.find("st.volatile.global").unwrap(), "the release fence precedes the stores:\n{body}");
+    // 5 loads of the 2 in-bounds elements of tile 2: 4 ordered, 1 weak.
+    for op in ["ld.relaxed.cta.global.b32", "ld.acquire.gpu.global.b32", "ld.acquire.sys.global.b32", "ld.relaxed.gpu.global.b32", "ld.global.b32"] {
+        assert_eq!(occurrences(name, op), 2, "{op}:\n{body}");
+    }
+    // Stores of 4 (tile 0, release at device scope) and 2 (tile 2, relaxed at block scope) elements.
+    assert_eq!(occurrences(name, "st.release.gpu.global.b32"), 4, "{body}");
+    assert_eq!(occurrences(name, "st.relaxed.cta.global.b32"), 2, "{body}");
+    assert_eq!(occurrences(name, "fence") + occurrences(name, ".volatile"), 0, "{body}");
 }
 
 /// Triton's masked copy (`triton_masked_copy_f32`): 4 predicated `ld.global.cg` with the L2

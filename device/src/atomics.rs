@@ -16,7 +16,8 @@
 //! pairs with an acquire at scope `Gpu` (or wider) in another block; [`Cta`] is cheaper but only
 //! orders accesses among the threads of one block.
 //!
-//! Values: [`AtomicValue`] (`u32`, `i32`, `f32`, `u64`, `i64`, `f64`: loads, stores, [`swap`],
+//! Values: [`StrongValue`] (8-, 16-, 32- and 64-bit integers, `f16`, `bf16`, `f32`, `f64`:
+//! [`load`], [`store`]); [`AtomicValue`] (`u32`, `i32`, `f32`, `u64`, `i64`, `f64`: also [`swap`],
 //! [`compare_exchange`]); [`AtomicAdd`] (the same six; `i64` adds as `u64`, which is the same
 //! two's-complement operation); [`AtomicMinMax`] (`u32`, `i32`, `u64`, `i64`: PTX has no
 //! floating-point `atom.min/max` on sm_90, build it with [`compare_exchange`]); [`AtomicBits`]
@@ -25,7 +26,7 @@
 //! Common preconditions (safety) of the pointer operations:
 //! - the pointer is a generic address of **global** memory (the instructions use `.global`; shared
 //!   memory is not supported here) valid for the access;
-//! - it is aligned to `size_of::<T>()` (4 or 8 bytes);
+//! - it is aligned to `size_of::<T>()` (1, 2, 4 or 8 bytes);
 //! - the bytes are accessed concurrently only by operations of this module (mixing with plain
 //!   accesses is a data race: their values are unspecified).
 //!
@@ -134,6 +135,12 @@ mod sealed {
     impl Value for u64 {}
     impl Value for i64 {}
     impl Value for f64 {}
+    impl Value for u8 {}
+    impl Value for i8 {}
+    impl Value for u16 {}
+    impl Value for i16 {}
+    impl Value for half::f16 {}
+    impl Value for half::bf16 {}
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -482,27 +489,38 @@ macro_rules! fence_asm {
 // Value types
 // ---------------------------------------------------------------------------------------------
 
-/// The raw word of an atomic access: `u32` (`.b32`) or `u64` (`.b64`). Sealed.
+/// The raw bits of a strong load or store: `u8` (`.b8`), `u16` (`.b16`), `u32` (`.b32`) or `u64`
+/// (`.b64`). Sealed.
+///
+/// ```
+/// fn bits<W: cute_rs_device::atomics::StrongBits>() {}
+/// bits::<u16>();
+/// ```
+pub trait StrongBits: sealed::Sealed + Copy {
+    #[doc(hidden)]
+    unsafe fn load<O: LoadOrder, S: Scope>(p: *const Self) -> Self;
+    #[doc(hidden)]
+    unsafe fn store<O: StoreOrder, S: Scope>(p: *mut Self, v: Self);
+}
+
+/// The raw word of an atomic read-modify-write: `u32` (`.b32`) or `u64` (`.b64`). Sealed.
 ///
 /// ```
 /// fn word<W: cute_rs_device::atomics::AtomicBitsWidth>() {}
 /// word::<u64>();
 /// ```
-pub trait AtomicBitsWidth: sealed::Sealed + Copy + Eq {
-    #[doc(hidden)]
-    unsafe fn load<O: LoadOrder, S: Scope>(p: *const Self) -> Self;
-    #[doc(hidden)]
-    unsafe fn store<O: StoreOrder, S: Scope>(p: *mut Self, v: Self);
+pub trait AtomicBitsWidth: StrongBits + Eq {
     #[doc(hidden)]
     unsafe fn exch<O: RmwOrder, S: Scope>(p: *mut Self, v: Self) -> Self;
     #[doc(hidden)]
     unsafe fn cas<O: RmwOrder, S: Scope>(p: *mut Self, cmp: Self, new: Self) -> Self;
 }
 
-macro_rules! bits_width {
+/// Loads and stores of `$t` (`.$b`, register class `$reg`).
+macro_rules! strong_bits {
     ($t:ty, $b:literal, $reg:ident) => {
         impl sealed::Sealed for $t {}
-        impl AtomicBitsWidth for $t {
+        impl StrongBits for $t {
             #[inline(always)]
             unsafe fn load<O: LoadOrder, S: Scope>(p: *const Self) -> Self {
                 #[cfg(target_arch = "nvptx64")]
@@ -521,6 +539,17 @@ macro_rules! bits_width {
                     host::rmw(p, |_| v);
                 }
             }
+        }
+    };
+}
+strong_bits!(u8, "b8", reg16);
+strong_bits!(u16, "b16", reg16);
+strong_bits!(u32, "b32", reg32);
+strong_bits!(u64, "b64", reg64);
+
+macro_rules! bits_width {
+    ($t:ty, $b:literal, $reg:ident) => {
+        impl AtomicBitsWidth for $t {
             #[inline(always)]
             unsafe fn exch<O: RmwOrder, S: Scope>(p: *mut Self, v: Self) -> Self {
                 #[cfg(target_arch = "nvptx64")]
@@ -547,25 +576,34 @@ macro_rules! bits_width {
 bits_width!(u32, "b32", reg32);
 bits_width!(u64, "b64", reg64);
 
-/// Values of atomic loads, stores, [`swap`] and [`compare_exchange`]: `u32`, `i32`, `f32`,
-/// `u64`, `i64`, `f64` (moved as their bits). Sealed.
+/// Values of strong loads and stores ([`load`], [`store`]): `u8`, `i8`, `u16`, `i16`, `f16`,
+/// `bf16`, `u32`, `i32`, `f32`, `u64`, `i64`, `f64` (moved as their bits). Sealed.
 ///
 /// ```
-/// fn atomic<T: cute_rs_device::atomics::AtomicValue>(_: T) {}
-/// atomic(1.0f64);
+/// fn strong<T: cute_rs_device::atomics::StrongValue>(_: T) {}
+/// strong(half::bf16::ONE);
 /// ```
-pub trait AtomicValue: Copy + sealed::Value {
+pub trait StrongValue: Copy + sealed::Value {
     #[doc(hidden)]
-    type Bits: AtomicBitsWidth;
+    type Bits: StrongBits;
     #[doc(hidden)]
     fn to_bits(self) -> Self::Bits;
     #[doc(hidden)]
     fn from_bits(bits: Self::Bits) -> Self;
 }
 
-macro_rules! atomic_value {
+/// Values of atomic read-modify-writes ([`swap`], [`compare_exchange`]), and of the operations
+/// of [`StrongValue`]: `u32`, `i32`, `f32`, `u64`, `i64`, `f64`. Sealed.
+///
+/// ```
+/// fn atomic<T: cute_rs_device::atomics::AtomicValue>(_: T) {}
+/// atomic(1.0f64);
+/// ```
+pub trait AtomicValue: StrongValue<Bits: AtomicBitsWidth> {}
+
+macro_rules! strong_value {
     ($bits:ty: $($t:ty => |$v:ident| $to:expr, |$w:ident| $from:expr;)*) => {$(
-        impl AtomicValue for $t {
+        impl StrongValue for $t {
             type Bits = $bits;
             #[inline(always)]
             fn to_bits(self) -> $bits { let $v = self; $to }
@@ -574,8 +612,17 @@ macro_rules! atomic_value {
         }
     )*};
 }
-atomic_value!(u32: u32 => |v| v, |w| w; i32 => |v| v as u32, |w| w as i32; f32 => |v| v.to_bits(), |w| f32::from_bits(w););
-atomic_value!(u64: u64 => |v| v, |w| w; i64 => |v| v as u64, |w| w as i64; f64 => |v| v.to_bits(), |w| f64::from_bits(w););
+strong_value!(u8: u8 => |v| v, |w| w; i8 => |v| v as u8, |w| w as i8;);
+strong_value!(u16: u16 => |v| v, |w| w; i16 => |v| v as u16, |w| w as i16;
+    half::f16 => |v| v.to_bits(), |w| half::f16::from_bits(w); half::bf16 => |v| v.to_bits(), |w| half::bf16::from_bits(w););
+strong_value!(u32: u32 => |v| v, |w| w; i32 => |v| v as u32, |w| w as i32; f32 => |v| v.to_bits(), |w| f32::from_bits(w););
+strong_value!(u64: u64 => |v| v, |w| w; i64 => |v| v as u64, |w| w as i64; f64 => |v| v.to_bits(), |w| f64::from_bits(w););
+impl AtomicValue for u32 {}
+impl AtomicValue for i32 {}
+impl AtomicValue for f32 {}
+impl AtomicValue for u64 {}
+impl AtomicValue for i64 {}
+impl AtomicValue for f64 {}
 
 /// Values of [`fetch_add`]: `u32` (`add.u32`), `i32` (`add.s32`), `u64` (`add.u64`), `i64`
 /// (`add.u64`, the same bits), `f32` (`add.f32`), `f64` (`add.f64`). Integer additions wrap;
@@ -626,9 +673,9 @@ macro_rules! rmw_method {
         unsafe fn $method<O: RmwOrder, S: Scope>(p: *mut Self, v: Self) -> Self {
             #[cfg(target_arch = "nvptx64")]
             {
-                let p = p as *mut <Self as AtomicValue>::Bits;
+                let p = p as *mut <Self as StrongValue>::Bits;
                 let v = v.to_bits();
-                let r: <Self as AtomicValue>::Bits = dispatch!(rmw O, S, atom_asm ($op, $reg, <Self as AtomicValue>::Bits, p, v));
+                let r: <Self as StrongValue>::Bits = dispatch!(rmw O, S, atom_asm ($op, $reg, <Self as StrongValue>::Bits, p, v));
                 Self::from_bits(r)
             }
             #[cfg(not(target_arch = "nvptx64"))]
@@ -703,7 +750,7 @@ atomic_bits! {
 /// # }
 /// ```
 #[inline(always)]
-pub unsafe fn load<T: AtomicValue, O: LoadOrder, S: Scope>(ptr: *const T, order: O, scope: S) -> T {
+pub unsafe fn load<T: StrongValue, O: LoadOrder, S: Scope>(ptr: *const T, order: O, scope: S) -> T {
     let _ = (order, scope);
     T::from_bits(T::Bits::load::<O, S>(ptr.cast()))
 }
@@ -721,7 +768,7 @@ pub unsafe fn load<T: AtomicValue, O: LoadOrder, S: Scope>(ptr: *const T, order:
 /// # }
 /// ```
 #[inline(always)]
-pub unsafe fn store<T: AtomicValue, O: StoreOrder, S: Scope>(ptr: *mut T, value: T, order: O, scope: S) {
+pub unsafe fn store<T: StrongValue, O: StoreOrder, S: Scope>(ptr: *mut T, value: T, order: O, scope: S) {
     let _ = (order, scope);
     T::Bits::store::<O, S>(ptr.cast(), value.to_bits())
 }

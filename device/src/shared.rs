@@ -9,7 +9,6 @@
 //! `cp.async`, `ldmatrix` and `mbarrier` instructions take.
 //!
 //! ```no_run
-//! #![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch))]
 //! use cute_rs_device::{ids::thread_idx_x, sync::sync_threads};
 //! use cute_rs_device::shared_array;
 //! # unsafe fn kernel(src: *const f32, dst: *mut f32) {
@@ -22,8 +21,8 @@
 //! # }
 //! ```
 //!
-//! Kernels using the macros need the nightly feature `asm_experimental_arch` on `nvptx64` (the
-//! assembly is expanded in the kernel's crate).
+//! The macros expand inline PTX in the kernel's crate, which needs no feature of its own for it:
+//! the macros carry the permission (`allow_internal_unstable`).
 //!
 //! On the host (the CPU backend, [`cpu`]) each block gets its own shared memory,
 //! poisoned (`0xDB` bytes) before first use so that reads of unwritten memory show; shared-state
@@ -508,8 +507,9 @@ macro_rules! shared_array {
 ///
 /// Preconditions: `NAME` is unique among the shared variables of the PTX module; `T` is concrete
 /// (not a generic parameter of the enclosing function); the launch gives the bytes the kernel uses (more than 48 KiB needs the kernel's dynamic shared memory limit
-/// raised on the host). Needs `#![feature(asm_experimental_arch)]` in the calling crate on
-/// `nvptx64`; on the CPU backend it is the block's dynamic shared memory (1024-byte aligned).
+/// raised on the host). The calling crate needs no
+/// feature for its inline PTX. On the CPU backend it is the block's dynamic shared memory
+/// (1024-byte aligned).
 ///
 /// ```no_run
 /// use cute_rs_device::dynamic_shared;

@@ -28,17 +28,17 @@
 //!
 //! # Memory orders (mapping onto the PTX memory model, see [`crate::device::atomics`])
 //! * [`MemoryOrder::Weak`]: plain loads/stores (`ld`/`st`, vectorised for [`Vector`] elements).
-//! * [`MemoryOrder::Relaxed`]: volatile per-element accesses; on the GPU `ld.volatile`/`st.volatile`,
-//!   which PTX defines as `.relaxed.sys` (a valid, possibly stronger, implementation of relaxed at
-//!   any narrower scope); no element is torn (scalars up to 8 bytes; [`Vector`] lanes are accessed
-//!   one by one).
-//! * [`MemoryOrder::Acquire`] (loads): the relaxed loads, then `fence.acq_rel.<scope>`
-//!   ([`crate::device::atomics::fence`]) — PTX's acquire pattern.
-//! * [`MemoryOrder::Release`] (stores): `fence.acq_rel.<scope>`, then the relaxed stores — PTX's
-//!   release pattern.
+//! * [`MemoryOrder::Relaxed`]: strong per-element accesses, `ld.relaxed.<scope>` /
+//!   `st.relaxed.<scope>`; no element is torn (scalars up to 8 bytes; wider elements such as a
+//!   [`Vector`] move in pieces of up to 8 bytes, each holding whole lanes).
+//! * [`MemoryOrder::Acquire`] (loads): `ld.acquire.<scope>` for each element: the thread's later
+//!   accesses happen after them, and they see what a release they read from published.
+//! * [`MemoryOrder::Release`] (stores): `st.release.<scope>` for each element: the thread's
+//!   earlier accesses are visible (in the scope) to whoever acquires the stored values.
 //! * Scope: [`MemoryScope::Block`] → `.cta`, [`MemoryScope::Device`] → `.gpu`,
 //!   [`MemoryScope::System`] → `.sys`; [`MemoryScope::None`] with a non-weak order is taken as
-//!   `Device`. On the host the fences are `core::sync::atomic::fence` (Acquire / Release).
+//!   `Device`, cuTile's default. On the CPU backend these are the atomics' host operations (one
+//!   thread of a launch runs at a time, so every order holds; a strong load lets the others run).
 //!
 //! An order a cuTile operation does not accept (a release load, an acquire store) is rejected with a
 //! `debug_assert!` and treated as [`MemoryOrder::Relaxed`].
@@ -64,6 +64,7 @@
 use crate::fragment::Fragment;
 use crate::mask::Full;
 use crate::static_layout::{LayoutSource, Static, StaticLayout};
+use crate::device::atomics::{self, StrongValue};
 use crate::tensor::{AddressSpace, Element, LayoutTensor, Vector};
 
 /// How tile dimensions map to array axes: tile dimension `d` runs along array axis `perm[d]`.
@@ -451,41 +452,88 @@ impl StoreOptions {
     }
 }
 
-/// `fence.acq_rel` at `scope` (device), an acquire or release fence (host).
-#[inline(always)]
-fn order_fence(scope: MemoryScope, acquire: bool) {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        use crate::device::atomics::{fence, AcqRel, Cta, Gpu, Sys};
-        let _ = acquire;
-        match scope {
-            MemoryScope::Block => fence(AcqRel, Cta),
-            MemoryScope::System => fence(AcqRel, Sys),
-            MemoryScope::None | MemoryScope::Device => fence(AcqRel, Gpu),
+/// The atomics' order and scope of a strong access: `$f!(order, scope)` with the marker types
+/// (`acquire`/`release`: the ordering one; otherwise relaxed; no scope: the device).
+macro_rules! with_order {
+    ($ordered:expr, $ord:ident, $scope:expr, |$o:ident, $sc:ident| $body:expr) => {{
+        use crate::device::atomics::{Cta, Gpu, Relaxed, Sys, $ord};
+        match ($ordered, $scope) {
+            (false, MemoryScope::Block) => { let ($o, $sc) = (Relaxed, Cta); $body }
+            (false, MemoryScope::None | MemoryScope::Device) => { let ($o, $sc) = (Relaxed, Gpu); $body }
+            (false, MemoryScope::System) => { let ($o, $sc) = (Relaxed, Sys); $body }
+            (true, MemoryScope::Block) => { let ($o, $sc) = ($ord, Cta); $body }
+            (true, MemoryScope::None | MemoryScope::Device) => { let ($o, $sc) = ($ord, Gpu); $body }
+            (true, MemoryScope::System) => { let ($o, $sc) = ($ord, Sys); $body }
         }
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    {
-        let _ = scope;
-        core::sync::atomic::fence(if acquire { core::sync::atomic::Ordering::Acquire } else { core::sync::atomic::Ordering::Release });
-    }
+    }};
 }
 
-/// One element read with `order` (no fence).
-#[inline(always)]
-unsafe fn read_elem<T: Element>(p: *const T, order: MemoryOrder) -> T {
-    match order {
-        MemoryOrder::Weak => T::read(p),
-        _ => p.read_volatile(),
+/// The piece of a strong access to a `T`: the widest of 8, 4, 2, 1 bytes that divides both its
+/// size and its alignment (a scalar moves whole; a [`Vector`] in pieces of whole lanes).
+const fn piece<T>() -> usize {
+    let (size, align) = (core::mem::size_of::<T>(), core::mem::align_of::<T>());
+    let mut w = 8;
+    while size % w != 0 || align % w != 0 {
+        w /= 2;
     }
+    w
 }
 
-/// One element written with `order` (no fence).
+/// Piece `i` of width `W` of the element at `p`, loaded with `acquire` (else relaxed) at `scope`.
 #[inline(always)]
-unsafe fn write_elem<T: Element>(p: *mut T, v: T, order: MemoryOrder) {
-    match order {
-        MemoryOrder::Weak => T::write(p, v),
-        _ => p.write_volatile(v),
+unsafe fn load_piece<W: StrongValue>(p: *const u8, i: usize, acquire: bool, scope: MemoryScope) -> W {
+    let q = (p as *const W).add(i);
+    with_order!(acquire, Acquire, scope, |o, sc| atomics::load(q, o, sc))
+}
+
+/// Piece `i` of width `W` of the element at `p`, stored with `release` (else relaxed) at `scope`.
+#[inline(always)]
+unsafe fn store_piece<W: StrongValue>(p: *mut u8, i: usize, v: W, release: bool, scope: MemoryScope) {
+    let q = (p as *mut W).add(i);
+    with_order!(release, Release, scope, |o, sc| atomics::store(q, v, o, sc))
+}
+
+/// One element read with `order` at `scope`.
+#[inline(always)]
+pub(crate) unsafe fn read_elem<T: Element>(p: *const T, order: MemoryOrder, scope: MemoryScope) -> T {
+    if order == MemoryOrder::Weak {
+        return T::read(p);
+    }
+    let acquire = order == MemoryOrder::Acquire;
+    let mut v = core::mem::MaybeUninit::<T>::uninit();
+    let (src, dst) = (p as *const u8, v.as_mut_ptr() as *mut u8);
+    let w = piece::<T>();
+    let mut i = 0;
+    while i < core::mem::size_of::<T>() / w {
+        match w {
+            8 => (dst as *mut u64).add(i).write(load_piece::<u64>(src, i, acquire, scope)),
+            4 => (dst as *mut u32).add(i).write(load_piece::<u32>(src, i, acquire, scope)),
+            2 => (dst as *mut u16).add(i).write(load_piece::<u16>(src, i, acquire, scope)),
+            _ => dst.add(i).write(load_piece::<u8>(src, i, acquire, scope)),
+        }
+        i += 1;
+    }
+    v.assume_init()
+}
+
+/// One element written with `order` at `scope`.
+#[inline(always)]
+pub(crate) unsafe fn write_elem<T: Element>(p: *mut T, v: T, order: MemoryOrder, scope: MemoryScope) {
+    if order == MemoryOrder::Weak {
+        return T::write(p, v);
+    }
+    let release = order == MemoryOrder::Release;
+    let (src, dst) = (&v as *const T as *const u8, p as *mut u8);
+    let w = piece::<T>();
+    let mut i = 0;
+    while i < core::mem::size_of::<T>() / w {
+        match w {
+            8 => store_piece::<u64>(dst, i, (src as *const u64).add(i).read(), release, scope),
+            4 => store_piece::<u32>(dst, i, (src as *const u32).add(i).read(), release, scope),
+            2 => store_piece::<u16>(dst, i, (src as *const u16).add(i).read(), release, scope),
+            _ => store_piece::<u8>(dst, i, src.add(i).read(), release, scope),
+        }
+        i += 1;
     }
 }
 
@@ -630,14 +678,11 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, Tl: StaticLayout, const R
             let (a, inside) = self.array_coord(&index, &Self::tile_coord(i));
             let dst = t.ptr_at(i);
             if inside {
-                unsafe { dst.write(read_elem(self.array.elem_ptr(self.array.offset_at(a)), opts.order)) };
+                unsafe { dst.write(read_elem(self.array.elem_ptr(self.array.offset_at(a)), opts.order, opts.scope)) };
             } else if opts.padding != Padding::Undetermined {
                 unsafe { dst.write(fill) };
             }
             i += 1;
-        }
-        if opts.order == MemoryOrder::Acquire {
-            order_fence(opts.scope, true);
         }
     }
 
@@ -681,9 +726,6 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, Tl: StaticLayout, const R
     #[inline(always)]
     pub fn store<const N: usize>(&self, index: [i64; R], tile: &Fragment<T, Tl, N>, opts: StoreOptions) {
         debug_assert!(opts.order != MemoryOrder::Acquire, "cuTile stores take Weak, Relaxed or Release");
-        if opts.order == MemoryOrder::Release {
-            order_fence(opts.scope, false);
-        }
         let src = tile.data.as_ptr();
         let offs = Static::<Tl>::new();
         let mut i = 0;
@@ -691,7 +733,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, Tl: StaticLayout, const R
             let (a, inside) = self.array_coord(&index, &Self::tile_coord(i));
             if inside {
                 let v = unsafe { src.offset(offs.layout().call(i as i64) as isize).read() };
-                unsafe { write_elem(self.array.elem_ptr(self.array.offset_at(a)), v, opts.order) };
+                unsafe { write_elem(self.array.elem_ptr(self.array.offset_at(a)), v, opts.order, opts.scope) };
             }
             i += 1;
         }
@@ -711,9 +753,6 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, Tl: StaticLayout, const R
     /// ```
     #[inline(always)]
     pub fn store_broadcast(&self, index: [i64; R], value: T, opts: StoreOptions) {
-        if opts.order == MemoryOrder::Release {
-            order_fence(opts.scope, false);
-        }
         let n = Tl::MODES.size;
         let mut total = 1;
         let mut d = 0;
@@ -725,7 +764,7 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, Tl: StaticLayout, const R
         while i < total as usize {
             let (a, inside) = self.array_coord(&index, &Self::tile_coord(i));
             if inside {
-                unsafe { write_elem(self.array.elem_ptr(self.array.offset_at(a)), value, opts.order) };
+                unsafe { write_elem(self.array.elem_ptr(self.array.offset_at(a)), value, opts.order, opts.scope) };
             }
             i += 1;
         }
@@ -772,10 +811,7 @@ pub fn load_scalar<T: Pad, L: LayoutSource, A: AddressSpace, const R: usize>(
     opts: LoadOptions,
 ) -> T {
     let (a, inside) = scalar_coord(array, index, order);
-    let v = if inside { unsafe { read_elem(array.elem_ptr(array.offset_at(a)), opts.order) } } else { T::pad(opts.padding) };
-    if opts.order == MemoryOrder::Acquire {
-        order_fence(opts.scope, true);
-    }
+    let v = if inside { unsafe { read_elem(array.elem_ptr(array.offset_at(a)), opts.order, opts.scope) } } else { T::pad(opts.padding) };
     v
 }
 
@@ -801,10 +837,7 @@ pub fn store_scalar<T: Element, L: LayoutSource, A: AddressSpace, const R: usize
     opts: StoreOptions,
 ) {
     let (a, inside) = scalar_coord(array, index, order);
-    if opts.order == MemoryOrder::Release {
-        order_fence(opts.scope, false);
-    }
     if inside {
-        unsafe { write_elem(array.elem_ptr(array.offset_at(a)), value, opts.order) };
+        unsafe { write_elem(array.elem_ptr(array.offset_at(a)), value, opts.order, opts.scope) };
     }
 }

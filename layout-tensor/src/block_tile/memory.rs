@@ -28,7 +28,7 @@ use crate::Strided;
 /// inside the bounds: coordinates `lo[d] <= c < hi[d]` (the array's shape, or only the checked
 /// dimensions of a block pointer).
 #[inline(always)]
-fn element<L: TvLayout, const R: usize>(base: &[i64; MAX_RANK], lo: &[i64; R], hi: &[i64; R], stride: &[i64; R], v: usize, w: i64) -> (isize, bool) {
+pub(super) fn element<L: TvLayout, const R: usize>(base: &[i64; MAX_RANK], lo: &[i64; R], hi: &[i64; R], stride: &[i64; R], v: usize, w: i64) -> (isize, bool) {
     let vc = L::MAP.value_coord(v);
     let mut off = 0;
     let mut inside = true;
@@ -67,7 +67,7 @@ pub(super) struct Bounds<const R: usize> {
 impl<const R: usize> Bounds<R> {
     /// The whole array.
     #[inline(always)]
-    fn of(layout: &Strided<R>) -> Self {
+    pub(super) fn of(layout: &Strided<R>) -> Self {
         Bounds { lo: [0; R], hi: layout.shape }
     }
 }
@@ -87,7 +87,7 @@ pub(super) fn tile_origin<L: TvLayout, const R: usize>(index: [i64; R]) -> [i64;
 
 /// The tile origin plus the thread's part of the coordinates.
 #[inline(always)]
-fn thread_base<L: TvLayout, const R: usize>(origin: [i64; R]) -> [i64; MAX_RANK] {
+pub(super) fn thread_base<L: TvLayout, const R: usize>(origin: [i64; R]) -> [i64; MAX_RANK] {
     let tc = L::MAP.thread_coord(thread());
     let mut base = [0; MAX_RANK];
     let mut d = 0;
@@ -140,7 +140,7 @@ pub(super) fn vectorizable<T, const R: usize>(layout: &Strided<R>, ptr: *mut T, 
 
 /// Whether the calling thread writes value `v`: the canonical replica of its element.
 #[inline(always)]
-fn writes<L: TvLayout>(v: usize) -> bool {
+pub(super) fn writes<L: TvLayout>(v: usize) -> bool {
     let mut rest = v as i64;
     let mut j = 0;
     let mut canonical = true;

@@ -58,6 +58,7 @@ pub mod memory;
 pub mod random;
 pub mod reduce;
 pub mod tma;
+pub mod options;
 mod tv;
 
 pub use block_ptr::{make_block_ptr, BlockPtr, BlockPtrLoad};

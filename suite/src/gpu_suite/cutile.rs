@@ -28,6 +28,8 @@ pub fn checks() -> Vec<Check> {
         Check { name: "cutile/block tiles: example store, scalar broadcast", run: |g, m| check_store_scalar(g, m, blocks::block_seed_store_scalar, 32) },
         Check { name: "cutile/block tiles: TMA loads (allow_tma), NaN fill", run: check_tma_pad },
         Check { name: "cutile/memory orders and padding modes", run: check_orders },
+        Check { name: "cutile/block tiles: every option (order F, padding, acquire loads, release stores)", run: check_block_options },
+        Check { name: "cutile/memory orders: message passing between two blocks (release stores, acquire loads)", run: check_message_passing },
         Check { name: "cutile/tiled copy 2^26 f32", run: check_copy },
     ]
 }
@@ -150,6 +152,40 @@ fn check_orders(gpu: &Gpu, module: &Module) -> Result<(), String> {
     expect_eq("ordered stores", &after, &[-1.0, -1.0, -1.0, -1.0, 4.0, 5.0, 6.0, 7.0, -1.0, -1.0])
 }
 
+/// [`blocks::block_cutile_options`] on a random 32 x 3 matrix (output poisoned): both halves of
+/// `out` are its transpose with a row of `-inf` below, bit for bit.
+fn check_block_options(gpu: &Gpu, module: &Module) -> Result<(), String> {
+    let x = random_f32(fresh_seed(), 96);
+    let xd = gpu.upload(&x).map_err(fail("upload"))?;
+    let mut out = gpu.alloc::<f32>(256).map_err(fail("alloc"))?;
+    gpu.memset(&mut out, 0xff).map_err(fail("poison"))?;
+    let cfg = LaunchConfig { grid: (1, 1, 1), block: (32, 1, 1), shared_mem_bytes: 0 };
+    unsafe { gpu.launch(module, blocks::block_cutile_options, cfg, (&xd, &mut out)).run() }.map_err(fail("launch"))?;
+    let got: Vec<u32> = gpu.download(&out).map_err(fail("download"))?.iter().map(|v| v.to_bits()).collect();
+    let half: Vec<u32> = (0..128).map(|i| if i / 32 < 3 { x[(i % 32) * 3 + i / 32] } else { f32::NEG_INFINITY }.to_bits()).collect();
+    let want: Vec<u32> = half.iter().chain(&half).copied().collect();
+    expect_eq("order F, -inf padding, ordered and weak (bits)", &got, &want)
+}
+
+/// [`cutile::cutile_message_passing`]: every round's tile, read after the acquire of its flag, is
+/// the message the release published (20,000 rounds on a GPU, 2,000 on the CPU backend).
+fn check_message_passing(gpu: &Gpu, module: &Module) -> Result<(), String> {
+    let rounds: u32 = if gpu.is_cpu() { 2_000 } else { 20_000 };
+    let mut data = gpu.alloc::<u32>(4).map_err(fail("alloc"))?;
+    gpu.memset(&mut data, 0xff).map_err(fail("poison"))?;
+    let mut flags = gpu.upload(&[0u32; 2]).map_err(fail("upload"))?;
+    let mut out = gpu.alloc::<u32>(5).map_err(fail("alloc"))?;
+    gpu.memset(&mut out, 0xff).map_err(fail("poison"))?;
+    let cfg = LaunchConfig { grid: (2, 1, 1), block: (1, 1, 1), shared_mem_bytes: 0 };
+    unsafe { gpu.launch(module, cutile::cutile_message_passing, cfg, (&mut data, &mut flags, &mut out, rounds)).run() }
+        .map_err(fail("launch"))?;
+    let got = gpu.download(&out).map_err(fail("download"))?;
+    let mut want = vec![0u32];
+    want.extend(cutile::message_of_round(rounds));
+    expect_eq("rounds with a stale tile, then the last tile", &got, &want)?;
+    expect_eq("flags", &gpu.download(&flags).map_err(fail("download"))?, &[rounds, rounds])
+}
+
 fn launch_copy(gpu: &Gpu, module: &Module, src: &DeviceBuffer<f32>, dst: &mut DeviceBuffer<f32>) -> cute_rs_host::Result<()> {
     let cfg = LaunchConfig {
         grid: ((COPY_VECTORS / (COPY_THREADS as usize * COPY_TILE)) as u32, 1, 1),
@@ -213,13 +249,21 @@ mod tests {
         assert!(b.matches("bra").count() <= 1, "more than the bounds branch in cutile_copy_f32:\n{b}");
     }
 
-    /// Acquire loads end with `fence.acq_rel.<scope>`, release stores start with one, relaxed
-    /// accesses are `.volatile` (= `.relaxed.sys`).
+    /// Ordered accesses are `ld.relaxed|acquire.<scope>` and `st.relaxed|release.<scope>`, with
+    /// no fence; the message-passing kernel publishes with `st.release.gpu` and waits with
+    /// `ld.acquire.gpu`.
     #[test]
-    fn cutile_orders_use_fences_and_volatile_accesses() {
+    fn cutile_orders_are_strong_accesses_at_their_scope() {
         let b = body("cutile_orders_f32");
-        assert!(b.contains("fence.acq_rel.gpu") && b.contains("fence.acq_rel.sys"), "{b}");
-        assert!(b.contains("ld.volatile.global") && b.contains("st.volatile.global"), "{b}");
+        for op in ["ld.relaxed.cta.global", "ld.acquire.gpu.global", "ld.acquire.sys.global", "ld.relaxed.gpu.global"] {
+            assert!(b.contains(op), "{op} in cutile_orders_f32:\n{b}");
+        }
+        assert!(b.contains("st.release.gpu.global") && b.contains("st.relaxed.cta.global"), "{b}");
+        assert!(!b.contains("fence") && !b.contains(".volatile"), "{b}");
+        let blk = body("block_cutile_options");
+        assert!(blk.contains("ld.acquire.gpu.global.b32") && blk.contains("st.release.cta.global.b32") && !blk.contains("fence"), "{blk}");
+        let m = body("cutile_message_passing");
+        assert!(m.contains("st.release.gpu.global.b32") && m.contains("ld.acquire.gpu.global.b32"), "{m}");
         assert!(!b.contains(".local"), "{b}");
     }
 }

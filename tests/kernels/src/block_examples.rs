@@ -228,3 +228,26 @@ pub fn block_tma_pad(src: TmaArray<f32, 2>, dst: *mut f32, drows: i64, dcols: i6
         BlockTile::<f32, TmaTile>::load_tma(&src, [by, bx], &mut stage).store(&dst, [by, bx]);
     }
 }
+
+blocked_layout!(
+    /// A 4 x 32 tile over one warp, 4 consecutive values of a row per thread.
+    pub Rows4x32 = shape [4, 32], size_per_thread [1, 4], threads_per_warp [4, 8], warps_per_cta [1, 1], order [1, 0]
+);
+
+/// cuTile's block-level options: tile `(0, 0)` of shape 4 x 32 of the 32 x 3 matrix `x` in order
+/// "F" (its transpose, 3 x 32 inside), loaded with acquire loads at device scope and `-inf`
+/// padding, stored into the 4 x 32 matrix `out` with release stores at block scope; then the
+/// same tile again, with weak accesses, into rows 4..8 of `out`.
+///
+/// Preconditions: `x` holds 96 floats, `out` 256; one block of 32 threads.
+#[kernel(block(32))]
+pub fn block_cutile_options(x: *const f32, out: *mut f32) {
+    use cute_rs_tensor::tile_space::{LoadOptions, MemoryOrder, MemoryScope, Order, Padding, StoreOptions};
+    let x = LayoutTensor::from_ptr(x as *mut f32, Strided::row_major([32, 3]));
+    let out = LayoutTensor::from_ptr(out, Strided::row_major([8, 32]));
+    let acquire = LoadOptions::default().padding(Padding::NegInf).memory(MemoryOrder::Acquire, MemoryScope::Device);
+    let release = StoreOptions::default().memory(MemoryOrder::Release, MemoryScope::Block);
+    BlockTile::<f32, Rows4x32>::load_with_options(&x, [0, 0], Order::F, acquire).store_with_options(&out, [0, 0], Order::C, release);
+    let weak = LoadOptions::default().padding(Padding::NegInf);
+    BlockTile::<f32, Rows4x32>::load_with_options(&x, [0, 0], Order::F, weak).store_with_options(&out, [1, 0], Order::C, StoreOptions::default());
+}

@@ -153,6 +153,57 @@ pub fn cutile_orders_f32(x: *mut f32, out: *mut f32) {
     s.store([2], &t, StoreOptions::default().memory(MemoryOrder::Relaxed, MemoryScope::Block));
 }
 
+static_layout!(
+    /// Two flags: the round block 0 sent, the round block 1 received.
+    Flags = "2:1"
+);
+
+/// The message of round `r` in [`cutile_message_passing`].
+#[inline(always)]
+pub fn message_of_round(r: u32) -> [u32; 4] {
+    [r, r.wrapping_mul(3), r.wrapping_mul(5) ^ 0x55, !r]
+}
+
+/// Message passing between two blocks of one thread through cuTile's memory orders, `rounds`
+/// times. Block 0 stores round `r`'s message ([`message_of_round`]) as a weak tile into `data`
+/// (4 values), publishes `r` in `flags[0]` with a release store at device scope, and waits for
+/// block 1's acknowledgement in `flags[1]` (acquire loads). Block 1 waits for `r` in `flags[0]`
+/// (acquire loads), loads the tile (weak), counts the rounds whose tile differs from the message
+/// in `out[0]`, and acknowledges with a release store of `r` in `flags[1]`. Without the orders,
+/// block 1 could read a tile older than the flag; with them, `out[0]` is 0. `out[1..5]` is the
+/// last tile block 1 read.
+///
+/// Preconditions: grid `(2, 1, 1)`, block `(1, 1, 1)`; `flags` zero; `out` holds 5 values.
+#[kernel]
+pub fn cutile_message_passing(data: *mut u32, flags: *mut u32, out: *mut u32, rounds: u32) {
+    let tiles = LayoutTensor::<u32, _>::from_ptr(data, Static::<T4>::new()).tile_space::<T4, 1>(Order::C);
+    let flags = LayoutTensor::<u32, _>::from_ptr(flags, Static::<Flags>::new());
+    let acquire = LoadOptions::default().memory(MemoryOrder::Acquire, MemoryScope::Device);
+    let release = StoreOptions::default().memory(MemoryOrder::Release, MemoryScope::Device);
+    if block_idx_x() == 0 {
+        let mut message = Fragment::<u32, T4, 4>::new();
+        for r in 1..=rounds {
+            message.data = message_of_round(r);
+            tiles.store([0], &message, StoreOptions::default());
+            store_scalar(&flags, [0], r, Order::C, release);
+            while load_scalar(&flags, [1], Order::C, acquire) != r {}
+        }
+    } else {
+        let mut wrong = 0u32;
+        let mut last = [0u32; 4];
+        for r in 1..=rounds {
+            while load_scalar(&flags, [0], Order::C, acquire) != r {}
+            last = tiles.load::<4>([0], LoadOptions::default()).data;
+            wrong += (last != message_of_round(r)) as u32;
+            store_scalar(&flags, [1], r, Order::C, release);
+        }
+        unsafe {
+            *out = wrong;
+            put(out, 1, last);
+        }
+    }
+}
+
 /// cuTile-style tiled copy `dst = src` of [`COPY_VECTORS`] vectors of 4 floats: thread `t` of
 /// block `b` loads tile `(t, b)` of shape `(1, 4)` of the [`CopyArray`] view (a register
 /// fragment of 4 vectors), then stores it at the same index of `dst`.
