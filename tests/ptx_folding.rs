@@ -404,6 +404,29 @@ fn triton_masked_copy_f32_loads_with_cg_and_evict_first() {
     assert_eq!(occurrences(name, "st.global.b32"), 4, "{body}");
 }
 
+/// Memory orders on 1- and 2-byte elements (`cutile_orders_narrow`): one strong access of the
+/// element's width each, `ld.acquire.gpu.global.b8` / `st.release.sys.global.b8` and
+/// `ld.relaxed.cta.global.b16` / `st.relaxed.cta.global.b16`.
+#[test]
+fn cutile_orders_on_narrow_elements_keep_their_width() {
+    let name = "cutile_orders_narrow";
+    let body = kernel_body(KERNELS_PTX, name);
+    for op in ["ld.acquire.gpu.global.b8", "st.release.sys.global.b8", "ld.relaxed.cta.global.b16", "st.relaxed.cta.global.b16"] {
+        assert_eq!(occurrences(name, op), 4, "{op}:\n{body}");
+    }
+}
+
+/// Triton's `volatile=True` on `bool`s (`triton_volatile_bool`): the 4 masked loads are
+/// predicated `ld.volatile.global.b8`, and no other load reads `src`.
+#[test]
+fn triton_volatile_bool_loads_are_volatile_bytes() {
+    let name = "triton_volatile_bool";
+    let body = kernel_body(KERNELS_PTX, name);
+    assert_eq!(occurrences(name, "ld.volatile.global.b8"), 4, "{body}");
+    assert_eq!(occurrences(name, "ld.global"), 0, "{body}");
+    assert!(!body.contains(".local"), "{body}");
+}
+
 /// Triton's hints on 2- and 1-byte elements at block level (`block_hinted_copy`, 4 values a
 /// thread): `evict_last` without a cache operator sets the L1 and the L2 priority
 /// (`ld.global.L1::evict_last.L2::cache_hint.b16`), `.cs` stores are `st.global.cs.b16`, and the

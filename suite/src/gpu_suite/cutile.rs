@@ -28,6 +28,7 @@ pub fn checks() -> Vec<Check> {
         Check { name: "cutile/block tiles: example store, scalar broadcast", run: |g, m| check_store_scalar(g, m, blocks::block_seed_store_scalar, 32) },
         Check { name: "cutile/block tiles: TMA loads (allow_tma), NaN fill", run: check_tma_pad },
         Check { name: "cutile/memory orders and padding modes", run: check_orders },
+        Check { name: "cutile/memory orders on u8 and f16 tiles", run: check_orders_narrow },
         Check { name: "cutile/block tiles: every option (order F, padding, acquire loads, release stores)", run: check_block_options },
         Check { name: "cutile/memory orders: message passing between two blocks (release stores, acquire loads)", run: check_message_passing },
         Check { name: "cutile/tiled copy 2^26 f32", run: check_copy },
@@ -150,6 +151,18 @@ fn check_orders(gpu: &Gpu, module: &Module) -> Result<(), String> {
     expect_eq("padded loads (bits)", &got, &want)?;
     let after = gpu.download(&xd).map_err(fail("download"))?;
     expect_eq("ordered stores", &after, &[-1.0, -1.0, -1.0, -1.0, 4.0, 5.0, 6.0, 7.0, -1.0, -1.0])
+}
+
+/// [`cutile::cutile_orders_narrow`]: the bytes plus one (wrapping), the halves negated.
+fn check_orders_narrow(gpu: &Gpu, module: &Module) -> Result<(), String> {
+    let bytes = [0u8, 7, 200, 255];
+    let halves = [1.5f32, -2.0, 0.0, 65504.0].map(cute_rs_tensor::half::f16::from_f32);
+    let mut d8 = gpu.upload(&bytes).map_err(fail("upload"))?;
+    let mut d16 = gpu.upload(&halves).map_err(fail("upload"))?;
+    unsafe { gpu.launch(module, cutile::cutile_orders_narrow, one_thread(), (&mut d8, &mut d16)).run() }.map_err(fail("launch"))?;
+    expect_eq("u8 tile, acquire then release", &gpu.download(&d8).map_err(fail("download"))?, &bytes.map(|b| b.wrapping_add(1)))?;
+    let got: Vec<u16> = gpu.download(&d16).map_err(fail("download"))?.iter().map(|h| h.to_bits()).collect();
+    expect_eq("f16 tile, relaxed (bits)", &got, &halves.map(|h| (-h).to_bits()))
 }
 
 /// [`blocks::block_cutile_options`] on a random 32 x 3 matrix (output poisoned): both halves of

@@ -23,6 +23,7 @@ pub fn checks() -> Vec<Check> {
         Check { name: "triton/block tiles: hinted copy of f16 (evict_last, .cs) and u8 (.cg + evict_first, .wt)", run: check_hinted_copy },
         Check { name: "triton/block tiles: block pointers (advance, boundary_check, NaN padding, .cg + evict_last)", run: check_block_ptr_pad },
         Check { name: "triton/masked_copy_f32 (mask, other, .cg, evict_first)", run: check_masked_copy },
+        Check { name: "triton/volatile loads of bool (mask, other)", run: check_volatile_bool },
         Check { name: "triton/block_pad_f32 (block pointers, boundary_check, NaN padding)", run: check_block_pad },
         Check { name: "triton/scalar_affine_f32 (0-d loads, masked scalar, .cs + evict_first store)", run: check_scalar_affine },
     ]
@@ -73,6 +74,22 @@ pub fn check_masked_copy(gpu: &Gpu, module: &Module) -> Result<(), String> {
     unsafe { gpu.launch(module, triton::triton_masked_copy_f32, cfg, (&d_src, &mut dst, n64, other)).run() }
         .map_err(fail("launch"))?;
     expect_eq("triton masked copy", &gpu.download(&dst).map_err(fail("download"))?, &want)
+}
+
+/// `triton_volatile_bool` over `n = 4 * 1024 + 3` random `bool`s (the last tile partial): `dst`
+/// (poisoned) is `src` as 0 and 1 below `n`, and 1 (`other=True`) beyond.
+fn check_volatile_bool(gpu: &Gpu, module: &Module) -> Result<(), String> {
+    let n: usize = 4 * 1024 + 3;
+    let grid = n.div_ceil(1024);
+    let src: Vec<u8> = random_f32(fresh_seed(), n).iter().map(|v| (*v > 0.0) as u8).collect();
+    let mut want: Vec<u32> = src.iter().map(|&b| b as u32).collect();
+    want.resize(grid * 1024, 1);
+    let d_src = gpu.upload(&src).map_err(fail("upload"))?;
+    let mut dst = gpu.alloc::<u32>(grid * 1024).map_err(fail("alloc"))?;
+    gpu.memset(&mut dst, 0xff).map_err(fail("poison"))?;
+    let cfg = LaunchConfig { grid: (grid as u32, 1, 1), block: (256, 1, 1), shared_mem_bytes: 0 };
+    unsafe { gpu.launch(module, triton::triton_volatile_bool, cfg, (&d_src, &mut dst, n as i64)).run() }.map_err(fail("launch"))?;
+    expect_eq("volatile bool loads", &gpu.download(&dst).map_err(fail("download"))?, &want)
 }
 
 /// A random row-major `rows x cols` matrix, and the bits of the row-major `drows x dcols` matrix

@@ -219,3 +219,21 @@ pub fn cutile_copy_f32(src: *const Vector<f32, 4>, dst: *mut Vector<f32, 4>) {
     let tile = s.load::<4>(index, LoadOptions::default());
     d.store(index, &tile, StoreOptions::default());
 }
+
+/// Memory orders on narrow elements: the tile of 4 bytes of `x8` is loaded with acquire loads at
+/// device scope and stored back plus one with release stores at system scope; the tile of 4
+/// `f16` of `x16` is negated through relaxed loads and stores at block scope.
+///
+/// Preconditions: `x8` and `x16` hold 4 values each; one thread.
+#[kernel]
+pub fn cutile_orders_narrow(x8: *mut u8, x16: *mut cute_rs_tensor::half::f16) {
+    let s8 = LayoutTensor::<u8, _>::from_ptr(x8, Static::<T4>::new()).tile_space::<T4, 1>(Order::C);
+    let s16 = LayoutTensor::<cute_rs_tensor::half::f16, _>::from_ptr(x16, Static::<T4>::new()).tile_space::<T4, 1>(Order::C);
+    let mut t8 = s8.load::<4>([0], LoadOptions::default().memory(MemoryOrder::Acquire, MemoryScope::Device));
+    t8.data = t8.data.map(|v| v.wrapping_add(1));
+    s8.store([0], &t8, StoreOptions::default().memory(MemoryOrder::Release, MemoryScope::System));
+    let relaxed = LoadOptions::default().memory(MemoryOrder::Relaxed, MemoryScope::Block);
+    let mut t16 = s16.load::<4>([0], relaxed);
+    t16.data = t16.data.map(|v| -v);
+    s16.store([0], &t16, StoreOptions::default().memory(MemoryOrder::Relaxed, MemoryScope::Block));
+}

@@ -86,6 +86,25 @@ pub fn triton_masked_copy_f32(src: *const f32, dst: *mut f32, n: i64, other: f32
     Pointers::new(&dst, offs).store(x);
 }
 
+/// Volatile loads of `bool`s, the Triton way: thread `t` of program `pid` loads
+/// `load(src + offs, mask=offs < n, other=True, volatile=True)` for `offs = (pid * 256 + t) * 4 +
+/// arange(4)` of a tensor of `bool`s (`src`'s bytes are each 0 or 1) and stores each as a `u32`
+/// at `dst + offs`: `dst[i]` is `src[i]` below `n`, 1 from `n` on.
+///
+/// Preconditions: `src` holds `n` bytes, each 0 or 1, `dst` `grid * 1024` values; block `(256,1,1)`.
+#[kernel]
+pub fn triton_volatile_bool(src: *const u8, dst: *mut u32, n: i64) {
+    use cute_rs_tensor::device::ids::thread_idx_x;
+    let first = (block_idx_x() as i64 * 256 + thread_idx_x() as i64) * 4;
+    let offs = tile_from_fn::<isize, Quad, 4, 1>(|[i]| (first + i) as isize);
+    let mask = tile_from_fn::<bool, Quad, 4, 1>(|[i]| first + i < n);
+    let src = LayoutTensor::<bool, _>::from_ptr(src as *mut bool, Static::<Quad>::new());
+    let x = Pointers::new(&src, offs).load().mask(mask).other(true).volatile().run();
+    for i in 0..4 {
+        unsafe { *dst.add(first as usize + i) = x.data[i] as u32 };
+    }
+}
+
 /// Block pointers with boundary checks: thread `(x, 0)` of block `(0, y)` loads the 2 x 4 block
 /// at `(2y, 4x)` of the `rows x cols` row-major `src` (`make_block_ptr`,
 /// `boundary_check=(0, 1)`, `padding_option="nan"`) and stores it, unchecked, at the same place
