@@ -582,3 +582,24 @@ fn production_kernels_have_no_printing_calls() {
     // The test module's printing kernel does, which is what the check would catch.
     assert!(KERNELS_PTX.contains("__assertfail") && KERNELS_PTX.contains("vprintf"));
 }
+
+/// rocPRIM's `block_load_vectorize` (`block_io_vectorize_*`): a thread's items move as one
+/// access of 8 bytes (`.b64`) or 16 bytes (`.v4.b32`) each way, and the kernel keeps the
+/// per-item path that misaligned input falls back to (one scalar load of each item); items that
+/// do not fill an even vector (3 floats) only take the per-item path.
+#[test]
+fn vectorize_moves_items_as_8_and_16_byte_accesses_and_keeps_a_fallback() {
+    for (name, vector_load, vector_store, items, scalar_load) in [
+        ("block_io_vectorize_f32_128x2", "ld.global.ca.b64", "st.global.wb.b64", 2, "ld.global.b32"),
+        ("block_io_vectorize_f32_128x4", "ld.global.ca.v4.b32", "st.global.wb.v4.b32", 4, "ld.global.b32"),
+        ("block_io_vectorize_f64_128x2", "ld.global.ca.v4.b32", "st.global.wb.v4.b32", 2, "ld.global.b64"),
+        ("block_io_vectorize_bf16_128x8", "ld.global.ca.v4.b32", "st.global.wb.v4.b32", 8, "ld.global.b16"),
+        ("block_io_vectorize_u8_128x16", "ld.global.ca.v4.b32", "st.global.wb.v4.b32", 16, "ld.global.b8"),
+    ] {
+        let body = kernel_body(KERNELS_PTX, name);
+        assert_eq!((occurrences(name, vector_load), occurrences(name, vector_store)), (1, 1), "{name}:\n{body}");
+        assert_eq!(occurrences(name, scalar_load), items, "{name}: the fallback's per-item loads\n{body}");
+    }
+    let name = "block_io_vectorize_f32_128x3";
+    assert_eq!(occurrences(name, "ld.global.ca") + occurrences(name, "st.global.wb"), 0, "{name}:\n{}", kernel_body(KERNELS_PTX, name));
+}
