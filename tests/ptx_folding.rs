@@ -427,6 +427,19 @@ fn triton_volatile_bool_loads_are_volatile_bytes() {
     assert!(!body.contains(".local"), "{body}");
 }
 
+/// Triton's broadcasting (`triton_broadcast_f32`): the `i32` scalar `other` is converted when
+/// compiled (the constant `-1.0`, `0fBF800000`, and no `cvt` from an integer), and the `(2, 1)`
+/// mask gives two comparisons for the thread's eight loads; no local memory.
+#[test]
+fn triton_broadcast_folds_the_converted_other() {
+    let name = "triton_broadcast_f32";
+    let body = kernel_body(KERNELS_PTX, name);
+    assert!(body.contains("0fBF800000"), "{body}");
+    assert_eq!(occurrences(name, "cvt.rn.f32.s32"), 0, "{body}");
+    assert_eq!(occurrences(name, "setp."), 2, "{body}");
+    assert!(!body.contains(".local"), "{body}");
+}
+
 /// Triton's hints on 2- and 1-byte elements at block level (`block_hinted_copy`, 4 values a
 /// thread): `evict_last` without a cache operator sets the L1 and the L2 priority
 /// (`ld.global.L1::evict_last.L2::cache_hint.b16`), `.cs` stores are `st.global.cs.b16`, and the

@@ -176,6 +176,41 @@ pub fn fill<T: Element, L: StaticLayout, A: AddressSpace>(t: LayoutTensor<'_, T,
     unroll_for::<SizeOf<L>>(|i| t.set(i, value));
 }
 
+impl<'a, T: Element, L: crate::LayoutSource, A: AddressSpace, B: crate::Bounds> LayoutTensor<'a, T, L, A, B> {
+    /// Sets every element to `value` and returns the tensor (Mojo's `tensor.fill(0)`), on any
+    /// layout: static or run-time, nested, swizzled, strided, and partial tiles (whose
+    /// out-of-bounds elements are left alone). Elementwise, as Mojo's: for a large buffer a
+    /// `memset` is faster. For a register fragment, the free function [`fill`] unrolls the loop
+    /// by construction.
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::{static_layout, LayoutTensor, Static};
+    /// use cute_rs_layout::Layout;
+    /// // Mojo's `LayoutTensor[DType.float32, Layout.row_major(8, 16)](storage).fill(0)`.
+    /// let mut storage = [7.0f32; 8 * 16];
+    /// let t = LayoutTensor::new(&mut storage, Layout::parse("(8,16):(16,1)").unwrap()).unwrap();
+    /// assert_eq!(t.fill(0.0).get(5), 0.0);
+    /// assert!(storage.iter().all(|&x| x == 0.0));
+    /// // The partial tile at the corner of a 5 x 7 matrix: only its 1 x 3 elements.
+    /// static_layout!(M = "(5,7):(7,1)");
+    /// static_layout!(Tl = "(4,4)");
+    /// let mut w = [0u8; 35];
+    /// LayoutTensor::new(&mut w, Static::<M>::new()).unwrap().tile_masked::<Tl, 2>([1, 1]).fill(9);
+    /// assert_eq!(w.iter().filter(|&&x| x == 9).count(), 3);
+    /// assert_eq!(&w[32..], &[9, 9, 9]);
+    /// ```
+    #[inline(always)]
+    pub fn fill(&self, value: T) -> &Self {
+        for i in 0..self.size() {
+            if B::FULL || self.contains(i) {
+                self.set(i, value);
+            }
+        }
+        self
+    }
+}
+
 /// Replaces every element `x` of `t` with `f(x)` (CuTe's `transform(tensor, op)`), in place: for
 /// example, rounding a fragment of f32 operands to tf32 before the tensor cores read it.
 ///

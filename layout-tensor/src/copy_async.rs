@@ -38,7 +38,7 @@ pub use crate::device::cp_async::{
 /// 16-byte copies bypass L1 (`.cg`, data staged in shared memory is not read again from global);
 /// smaller ones must use `.ca`.
 #[inline(always)]
-unsafe fn issue<const BYTES: u32>(dst: *mut u8, src: *const u8, src_bytes: u32, whole: bool) {
+pub(crate) unsafe fn issue<const BYTES: u32>(dst: *mut u8, src: *const u8, src_bytes: u32, whole: bool) {
     // SAFETY: forwarded from the caller (see `cp_async_ca`).
     unsafe {
         match (BYTES, whole) {

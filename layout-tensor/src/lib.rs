@@ -108,6 +108,7 @@ pub mod atom;
 pub mod block_io;
 pub mod block_tile;
 pub mod block_reduce;
+pub mod cast;
 pub mod copy;
 pub mod copy_async;
 pub mod fragment;
@@ -128,6 +129,7 @@ pub mod triton;
 pub mod tile_space;
 pub mod tma_copy;
 pub mod vectorized;
+pub mod vectorized_copy;
 pub mod view;
 
 /// Makes a function a GPU kernel (and a CPU-backend kernel on the host): see [`kernel`](mod@kernel).

@@ -27,6 +27,20 @@ pub trait Bounds: Copy {
     /// assert!(!Clip { extent: [2, 1] }.contains_index(&m, 2)); // (0,1)
     /// ```
     fn contains_index(&self, modes: &Modes, i: i64) -> bool;
+    /// The in-bounds extent of mode `axis` of a view whose mode has `size` elements: `size` for a
+    /// full view, fewer for a partial tile at an edge.
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::{Bounds, Clip, Full};
+    /// assert_eq!(Clip { extent: [2, 1] }.extent(1, 4), 1);
+    /// assert_eq!(Full.extent(1, 4), 4);
+    /// ```
+    #[inline(always)]
+    fn extent(&self, axis: usize, size: i64) -> i64 {
+        let _ = axis;
+        size
+    }
 }
 
 /// Every element exists: the bounds of full tiles and ordinary tensors (zero-sized).
@@ -91,5 +105,9 @@ impl<const R: usize> Bounds for Clip<R> {
             k += 1;
         }
         true
+    }
+    #[inline(always)]
+    fn extent(&self, axis: usize, size: i64) -> i64 {
+        if axis < R && self.extent[axis] < size { self.extent[axis] } else { size }
     }
 }

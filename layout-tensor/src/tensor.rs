@@ -479,24 +479,34 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
     }
 
     /// The extent of top-level mode `axis` (Mojo's `dim`, CuTe's `size<I>(tensor)`): a constant
-    /// for static layouts.
+    /// for static layouts; for a partial tile at an edge
+    /// ([`tile_masked`](Self::tile_masked)), the in-bounds extent, as Mojo's masked tiles
+    /// report it.
     ///
     /// # Panics
     /// When `axis` is not below the rank.
     ///
     /// # Example
     /// ```
-    /// # use cute_rs_tensor::LayoutTensor;
+    /// use cute_rs_tensor::{static_layout, LayoutTensor, Static};
     /// let mut v = [0u8; 24];
     /// let t = LayoutTensor::new(&mut v, cute_rs_layout::Layout::parse("((2,3),4):((1,2),6)").unwrap()).unwrap();
     /// assert_eq!((t.dim(0), t.dim(1)), (6, 4));
+    /// // A 5 x 7 row-major matrix in 4 x 4 tiles: the tile at (1, 1) has 1 x 3 elements.
+    /// static_layout!(M = "(5,7):(7,1)");
+    /// static_layout!(T = "(4,4)");
+    /// let mut w = [0f32; 35];
+    /// let m = LayoutTensor::new(&mut w, Static::<M>::new()).unwrap();
+    /// let corner = m.tile_masked::<T, 2>([1, 1]);
+    /// assert_eq!((corner.dim(0), corner.dim(1)), (1, 3));
+    /// assert_eq!(m.tile_masked::<T, 2>([0, 0]).dim(1), 4);
     /// ```
     #[inline(always)]
     #[track_caller]
     pub fn dim(&self, axis: usize) -> usize {
         let modes = self.layout.modes();
         assert!(axis < modes.rank, "dim: axis {axis} is not below the rank {}", modes.rank);
-        modes.size[axis] as usize
+        self.bounds.extent(axis, modes.size[axis]) as usize
     }
 
     /// The base pointer (element 0's address when `layout(0) == 0`).
@@ -642,6 +652,110 @@ impl<'a, T: Element, L: LayoutSource, A: AddressSpace, B: Bounds> LayoutTensor<'
     #[inline(always)]
     pub fn set_at<const R: usize>(&self, coord: [i64; R], v: T) {
         unsafe { T::write(self.elem_ptr(self.offset_at(coord)), v) }
+    }
+
+    /// The 1-D index of a flattened coordinate: one entry per leaf of the layout's shape, in
+    /// order (colexicographic over the leaves, which is the 1-D index of the hierarchical
+    /// coordinate they flatten).
+    #[inline(always)]
+    #[track_caller]
+    fn flat_index<const R: usize>(&self, coord: [i64; R]) -> usize {
+        let layout = self.layout.layout();
+        let shape = layout.shape();
+        let leaves = shape.leaves();
+        assert!(R == leaves.len(), "flat coordinate: {R} indices for a layout of flattened rank {}", leaves.len());
+        let (mut index, mut scale) = (0i64, 1i64);
+        let mut k = 0;
+        while k < R {
+            #[cfg(not(target_arch = "nvptx64"))]
+            if !(0..leaves[k]).contains(&coord[k]) {
+                out_of_bounds(format_args!("flat coordinate {} is {} in a leaf of extent {}", k, coord[k], leaves[k]));
+            }
+            index += coord[k] * scale;
+            scale *= leaves[k];
+            k += 1;
+        }
+        index as usize
+    }
+
+    /// Element at a flattened coordinate, one index per leaf of a nested layout (Mojo's
+    /// `nested_tensor[1, 0, 0, 1]` for the coordinate `((1, 0), (0, 1))`). The number of indices
+    /// is the flattened rank (a panic otherwise); for a layout without nested modes this is
+    /// [`at`](Self::at). A constant offset for static layouts.
+    ///
+    /// # Panics
+    /// When `R` is not the flattened rank, or an index is outside its leaf.
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::LayoutTensor;
+    /// use cute_rs_layout::Layout;
+    /// // A 4 x 4 tensor of 2 x 2 tiles, tile-major, each tile row-major: ((1, 0), (0, 1)) is
+    /// // row 1 of tile row 0, column 0 of tile column 1, at offset 6.
+    /// let mut v: Vec<i32> = (0..16).collect();
+    /// let t = LayoutTensor::new(&mut v, Layout::parse("((2,2),(2,2)):((2,8),(1,4))").unwrap()).unwrap();
+    /// assert_eq!(t.at_flat([1, 0, 0, 1]), 6);
+    /// ```
+    #[inline(always)]
+    #[track_caller]
+    pub fn at_flat<const R: usize>(&self, coord: [i64; R]) -> T {
+        self.get(self.flat_index(coord))
+    }
+
+    /// Writes the element at a flattened coordinate (see [`at_flat`](Self::at_flat)).
+    ///
+    /// # Panics
+    /// As [`at_flat`](Self::at_flat).
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::LayoutTensor;
+    /// use cute_rs_layout::Layout;
+    /// let mut v = [0u8; 16];
+    /// LayoutTensor::new(&mut v, Layout::parse("((2,2),(2,2)):((2,8),(1,4))").unwrap()).unwrap().set_at_flat([1, 1, 1, 0], 5);
+    /// assert_eq!(v[2 + 8 + 1], 5);
+    /// ```
+    #[inline(always)]
+    #[track_caller]
+    pub fn set_at_flat<const R: usize>(&self, coord: [i64; R], v: T) {
+        self.set(self.flat_index(coord), v)
+    }
+
+    /// Reads `W` consecutive elements of memory from the element at a per-mode coordinate as one
+    /// vector access (Mojo's `tensor.load[W](x, y)`); the alignment rule of
+    /// [`load`](Self::load).
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::LayoutTensor;
+    /// #[repr(align(16))] struct Buf([f32; 16]);
+    /// let mut b = Buf(core::array::from_fn(|i| i as f32));
+    /// let t = LayoutTensor::new(&mut b.0, cute_rs_layout::Layout::parse("(4,4):(4,1)").unwrap()).unwrap();
+    /// // Mojo: `elements = tensor.load[4](x, y); elements = elements * 2; tensor.store(x, y, elements)`.
+    /// let (x, y) = (2, 0);
+    /// let elements = t.load_at::<4, 2>([x, y]).map(|e| e * 2.0);
+    /// t.store_at([x, y], elements);
+    /// assert_eq!(&b.0[8..12], &[16.0, 18.0, 20.0, 22.0]);
+    /// ```
+    #[inline(always)]
+    pub fn load_at<const W: usize, const R: usize>(&self, coord: [i64; R]) -> [T; W] {
+        unsafe { read_vec::<T, W>(self.elem_ptr(self.offset_at(coord))) }
+    }
+
+    /// Writes `W` consecutive elements of memory from the element at a per-mode coordinate (one
+    /// vector access; Mojo's `tensor.store(x, y, elements)`); see [`load_at`](Self::load_at).
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::LayoutTensor;
+    /// #[repr(align(8))] struct Buf([u16; 8]);
+    /// let mut b = Buf([0; 8]);
+    /// LayoutTensor::new(&mut b.0, cute_rs_layout::Layout::parse("(2,4):(4,1)").unwrap()).unwrap().store_at([1, 0], [1u16, 2, 3, 4]);
+    /// assert_eq!(b.0, [0, 0, 0, 0, 1, 2, 3, 4]);
+    /// ```
+    #[inline(always)]
+    pub fn store_at<const W: usize, const R: usize>(&self, coord: [i64; R], v: [T; W]) {
+        unsafe { write_vec::<T, W>(self.elem_ptr(self.offset_at(coord)), v) }
     }
 
     /// Element at a hierarchical coordinate ([`cute_rs_layout::crd2idx`], checked).

@@ -8,7 +8,9 @@
 //!   `other` exists only after `mask`. [`Pointers::store`] / [`Pointers::store_masked`] are
 //!   `store(pointer, value, mask)`; [`Pointers::store_with`] adds the store's `cache_modifier`
 //!   ([`StoreCacheModifier`]: `.wb`, `.cg`, `.cs`, `.wt`) and `eviction_policy` ([`Store`]).
-//!   Masks and `other` broadcast: a scalar or a tile ([`Broadcast`]). A single pointer is a 0-d
+//!   Masks, `other` and stored values broadcast by Triton's rules: a scalar or a tile whose modes
+//!   are the pointer tile's or 1 ([`Broadcast`], [`broadcasts_to`]); `other` and stored scalars of
+//!   another number type are converted to the element type ([`Cast`](crate::cast::Cast)). A single pointer is a 0-d
 //!   tile ([`Pointers::scalar`], layout [`Scalar`]) whose loads give a scalar
 //!   ([`Load::run_scalar`]).
 //! - [`BlockPtr`] ([`make_block_ptr`]): a block of static shape `S` at run-time `offsets` in a
@@ -53,6 +55,7 @@ pub use store::{Store, StoreCacheModifier, Wb, Wt};
 
 mod scalar;
 mod store;
+use crate::cast::Cast;
 use crate::fragment::{CompactOf, Fragment};
 use crate::mask::Full;
 use crate::static_layout::{LayoutSource, Static, StaticLayout};
@@ -131,16 +134,36 @@ pub fn get<T: Element, S: StaticLayout, const N: usize, const R: usize>(f: &Frag
     frag_get(f, i as usize)
 }
 
-/// A value broadcast to a tile of layout `S` and `N` elements: a scalar (every element) or a tile.
+/// A value broadcast to a tile of layout `S` and `N` elements, by Triton's rules: a scalar (every
+/// element; a number or `bool` of another type is converted to `T` with [`Cast`], as Triton
+/// converts `other` and stored values to the pointer's element type; a mask is `bool`), or a tile whose shape broadcasts to
+/// `S`'s ([`broadcasts_to`]: modes of size 1 and missing leading modes repeat).
 ///
 /// # Example
 /// ```
 /// use cute_rs_tensor::{static_layout, Fragment};
+/// use cute_rs_tensor::triton::{Broadcast, tile_from_fn};
+/// static_layout!(T = "(2,3):(3,1)");
+/// static_layout!(Column = "(2,1):(1,1)");
+/// static_layout!(Row = "3:1");
+/// assert_eq!(<f32 as Broadcast<f32, T, 6>>::at(&1.5, 1), 1.5);
+/// assert_eq!(<i32 as Broadcast<f32, T, 6>>::at(&-1, 1), -1.0); // converted
+/// let col = tile_from_fn::<u8, Column, 2, 2>(|[r, _]| 10 * r as u8);
+/// let row = tile_from_fn::<u8, Row, 3, 1>(|[c]| c as u8);
+/// // Element (1, 2) of the 2 x 3 tile, 1-D index 1 + 2 * 2 (colexicographic).
+/// assert_eq!(<Fragment<u8, Column, 2> as Broadcast<u8, T, 6>>::at(&col, 5), 10);
+/// assert_eq!(<Fragment<u8, Row, 3> as Broadcast<u8, T, 6>>::at(&row, 5), 2);
+/// ```
+///
+/// # Constraints
+/// A tile's shape broadcasts to `S`'s (a compile-time error otherwise):
+/// ```compile_fail,E0080
+/// use cute_rs_tensor::{static_layout, Fragment};
 /// use cute_rs_tensor::triton::Broadcast;
-/// static_layout!(T = "2:1");
-/// assert_eq!(<f32 as Broadcast<f32, T, 2>>::at(&1.5, 1), 1.5);
-/// let f = Fragment::<f32, T, 2>::new();
-/// assert_eq!(<Fragment<f32, T, 2> as Broadcast<f32, T, 2>>::at(&f, 1), 0.0);
+/// static_layout!(T = "(2,3):(3,1)");
+/// static_layout!(Two = "2:1"); // aligned with the last mode, of 3
+/// let f = Fragment::<f32, Two, 2>::new();
+/// let _ = <Fragment<f32, Two, 2> as Broadcast<f32, T, 6>>::at(&f, 0);
 /// ```
 pub trait Broadcast<T, S, const N: usize> {
     /// The value at 1-D index `i` of the tile.
@@ -152,14 +175,47 @@ impl<T: Element, S: StaticLayout, const N: usize> Broadcast<T, S, N> for T {
         *self
     }
 }
-/// Whether two static layouts have the same top-level mode sizes.
-const fn same_shape(a: &crate::static_layout::Modes, b: &crate::static_layout::Modes) -> bool {
-    if a.rank != b.rank {
+
+/// Scalars of another number type, converted ([`Cast`]).
+macro_rules! cast_scalars {
+    ($from:ty => $($to:ty,)*) => {$(
+        impl<S: StaticLayout, const N: usize> Broadcast<$to, S, N> for $from {
+            #[inline(always)]
+            fn at(&self, _: usize) -> $to {
+                Cast::<$to>::cast(*self)
+            }
+        }
+    )*};
+}
+crate::cast::number_pairs!(cast_scalars);
+cast_scalars!(bool => i8, i16, i32, i64, u8, u16, u32, u64, f32, f64, half::f16, half::bf16,);
+
+/// Whether a tile of shape `from` broadcasts to shape `to` by Triton's (NumPy's) rules: the
+/// shapes are aligned at their last modes, each mode of `from` is `to`'s or 1, and `from` has at
+/// most `to`'s rank (its missing leading modes count as 1).
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::static_layout::{Modes, StaticLayout};
+/// use cute_rs_tensor::static_layout;
+/// use cute_rs_tensor::triton::broadcasts_to;
+/// static_layout!(T = "(4,8)");
+/// static_layout!(Row = "(1,8)");
+/// static_layout!(Eight = "8");
+/// static_layout!(Four = "4");
+/// assert!(broadcasts_to(&Row::MODES, &T::MODES));
+/// assert!(broadcasts_to(&Eight::MODES, &T::MODES));
+/// assert!(!broadcasts_to(&Four::MODES, &T::MODES));
+/// assert!(!broadcasts_to(&T::MODES, &Eight::MODES));
+/// ```
+pub const fn broadcasts_to(from: &crate::static_layout::Modes, to: &crate::static_layout::Modes) -> bool {
+    if from.rank > to.rank {
         return false;
     }
+    let skip = to.rank - from.rank;
     let mut k = 0;
-    while k < a.rank {
-        if a.size[k] != b.size[k] {
+    while k < from.rank {
+        if from.size[k] != 1 && from.size[k] != to.size[k + skip] {
             return false;
         }
         k += 1;
@@ -167,13 +223,37 @@ const fn same_shape(a: &crate::static_layout::Modes, b: &crate::static_layout::M
     true
 }
 
-/// A tile broadcasts to any tile of the same shape (whatever its register layout); a different
-/// shape fails to compile.
-impl<T: Element, S: StaticLayout, S2: StaticLayout, const N: usize> Broadcast<T, S, N> for Fragment<T, S2, N> {
+/// The 1-D index in a tile of `S2` (which broadcasts to `S`) of the element that broadcasts to
+/// index `i` of `S`: `i`'s coordinate, without the modes that `S2` lacks, and 0 in the modes
+/// where `S2` has size 1.
+#[inline(always)]
+fn broadcast_source<S: StaticLayout, S2: StaticLayout>(i: usize) -> usize {
+    let (to, from) = (&S::MODES, &S2::MODES);
+    let skip = to.rank - from.rank;
+    let (mut rest, mut index, mut scale) = (i as i64, 0i64, 1i64);
+    let mut k = 0;
+    while k < to.rank {
+        let c = rest % to.size[k];
+        rest /= to.size[k];
+        if k >= skip {
+            let size = from.size[k - skip];
+            if size != 1 {
+                index += c * scale;
+            }
+            scale *= size;
+        }
+        k += 1;
+    }
+    index as usize
+}
+
+/// A tile broadcasts to any tile whose shape its shape broadcasts to ([`broadcasts_to`]),
+/// whatever the two register layouts; any other shape fails to compile.
+impl<T: Element, S: StaticLayout, S2: StaticLayout, const N: usize, const N2: usize> Broadcast<T, S, N> for Fragment<T, S2, N2> {
     #[inline(always)]
     fn at(&self, i: usize) -> T {
-        const { assert!(same_shape(&S::MODES, &S2::MODES), "a broadcast tile must have the shape of the pointer tile") };
-        frag_get(self, i)
+        const { assert!(broadcasts_to(&S2::MODES, &S::MODES), "broadcast: the tile's shape does not broadcast to the pointer tile's") };
+        frag_get(self, broadcast_source::<S, S2>(i))
     }
 }
 

@@ -120,7 +120,7 @@ const fn check(l: Layout, vshape: Layout, n: usize) -> Result<(), Violation> {
 /// Whether every vector can be one aligned access: the element layout coalesces to `n:1` (or
 /// holds one element), and every outer stride keeps the vector's alignment
 /// (`vector_align(n * elem_bytes)`), so that an aligned base makes every vector aligned.
-const fn vector_access(outer: Layout, elem: Layout, n: usize, elem_bytes: usize) -> bool {
+pub(crate) const fn vector_access(outer: Layout, elem: Layout, n: usize, elem_bytes: usize) -> bool {
     if n > 1 {
         let c = cute_rs_layout::coalesce(elem);
         let shape = c.shape();
@@ -205,11 +205,11 @@ impl<T, S: StaticLayout, V: StaticLayout, const N: usize> Plan<T, S, V, N> {
 #[repr(C)]
 pub struct VectorizedTensor<'a, T, const N: usize, O: LayoutSource = Layout, E: LayoutSource = Layout, A: AddressSpace = Global> {
     /// The vectors' first elements, through the outer layout.
-    origins: LayoutTensor<'a, T, O, A, Full>,
+    pub(crate) origins: LayoutTensor<'a, T, O, A, Full>,
     /// The element layout.
-    elem: E,
+    pub(crate) elem: E,
     /// Whether vectors are single aligned accesses (for static layouts, a constant's copy).
-    vector: bool,
+    pub(crate) vector: bool,
 }
 
 /// The [`VectorizedTensor`] that the static [`vectorize_by::<V, N>()`](LayoutTensor::vectorize_by)
@@ -247,7 +247,7 @@ impl<T, const N: usize, O: LayoutSource, E: LayoutSource, A: AddressSpace> Copy 
 
 impl<'a, T: Element, const N: usize, O: LayoutSource, E: LayoutSource, A: AddressSpace> VectorizedTensor<'a, T, N, O, E, A> {
     /// `Some(vector access)` when both layouts are static.
-    const STATIC_VECTOR: Option<bool> = match (O::STATIC, E::STATIC) {
+    pub(crate) const STATIC_VECTOR: Option<bool> = match (O::STATIC, E::STATIC) {
         (Some(o), Some(e)) => Some(vector_access(o, e, N, core::mem::size_of::<T>())),
         _ => None,
     };

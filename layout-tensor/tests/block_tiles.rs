@@ -6,7 +6,7 @@
 //! and store round trips, padding, sums, maxima and argmaxima along both axes, broadcasting back,
 //! and pointer tiles with masks.
 
-use cute_rs_tensor::block_tile::{load, store_masked, where_, BlockTile, Ptr, Slice, TvLayout, TvMap, REPLICATED};
+use cute_rs_tensor::block_tile::{load, store, store_masked, where_, BlockTile, Ptr, Slice, TvLayout, TvMap, REPLICATED};
 use cute_rs_tensor::device::cpu::run_block;
 use cute_rs_tensor::{blocked_layout, tv_layout, LayoutTensor, Strided};
 use proptest::prelude::*;
@@ -546,7 +546,7 @@ fn hinted_pointer_tiles_of_every_element_size() {
     use cute_rs_tensor::triton::{Cg, Cs, EvictFirst, EvictLast, Wt};
     fn round_trip<T>(xs: Vec<T>)
     where
-        T: cute_rs_tensor::Element + PartialEq + core::fmt::Debug + cute_rs_tensor::block_tile::Operand<T, Vec1k>,
+        T: cute_rs_tensor::Element + PartialEq + core::fmt::Debug + cute_rs_tensor::block_tile::CastOperand<T, Vec1k>,
     {
         let n = xs.len();
         let mut ys = vec![T::ZERO; n];
@@ -650,5 +650,39 @@ proptest! {
         check_tma::<Tma3, 3>([a, b, c], seed);
         check_tma::<Hyper4, 4>([a, 3, b, c], seed);
         check_tma::<Hyper5, 5>([2, a, 3, b, c], seed);
+    }
+}
+
+blocked_layout!(Cube64 = shape [2, 4, 8], size_per_thread [1, 1, 2], threads_per_warp [1, 4, 8], warps_per_cta [2, 1, 1], order [2, 1, 0]);
+
+/// Triton's broadcasting of `mask` and `other` along two axes of size 1 (tiles along one axis of
+/// a 3-D tile, `Slice<Slice<_, A>, B>`), and `other` and stored scalars of another number type
+/// converted to the element type.
+#[test]
+fn masks_and_others_broadcast_along_two_axes_and_convert() {
+    let x: Vec<f32> = (0..64).map(|i| i as f32 + 0.25).collect();
+    let (mut by_tile, mut by_scalar, mut bytes) = (vec![f32::NAN; 64], vec![f32::NAN; 64], vec![0u8; 64]);
+    let (xa, ta, sa, ba) = (x.as_ptr() as usize, by_tile.as_mut_ptr() as usize, by_scalar.as_mut_ptr() as usize, bytes.as_mut_ptr() as usize);
+    run_block(Cube64::THREADS as u32, &|| {
+        let offs = BlockTile::<i32, Cube64>::arange(0) * 32 + BlockTile::<i32, Cube64>::arange(1) * 8 + BlockTile::<i32, Cube64>::arange(2);
+        // Along axis 1 only: rows 0 and 2 of each plane are read.
+        let mask = (BlockTile::<i32, Slice<Slice<Cube64, 2>, 0>>::arange(1) % 2).equal(0);
+        // Along axis 2 only: column c of a masked-out row reads -c.
+        let other = BlockTile::<i32, Slice<Slice<Cube64, 1>, 0>>::arange(2).cast::<f32>() * -1.0;
+        let p = Ptr::tile::<Cube64>(xa as *const f32).offset(offs);
+        // SAFETY: 64 elements everywhere; masked-out pointers are valid too.
+        unsafe {
+            store(&Ptr::tile::<Cube64>(ta as *const f32).offset(offs), load(&p).mask(mask).other(other).run());
+            store(&Ptr::tile::<Cube64>(sa as *const f32).offset(offs), load(&p).mask(mask).other(-1).run());
+            store_masked(&Ptr::tile::<Cube64>(ba as *const u8).offset(offs), 2.75f64, mask);
+        }
+    })
+    .unwrap();
+    for i in 0..64 {
+        let (row, col) = ((i / 8) % 4, i % 8);
+        let kept = row % 2 == 0;
+        assert_eq!(by_tile[i], if kept { x[i] } else { -(col as f32) }, "element {i}");
+        assert_eq!(by_scalar[i], if kept { x[i] } else { -1.0 }, "element {i}");
+        assert_eq!(bytes[i], if kept { 2 } else { 0 }, "element {i}");
     }
 }

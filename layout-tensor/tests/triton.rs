@@ -196,3 +196,38 @@ proptest! {
         }
     }
 }
+
+static_layout!(Column2 = "(2,1):(1,1)");
+static_layout!(Row4 = "4:1");
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Triton's broadcasting: a `(2, 1)` mask and a 1-D `(4,)` `other` (aligned with the last
+    /// mode) over a 2 x 4 tile, an `other` scalar of another type converted, and a stored `(4,)`
+    /// row under a `(2, 1)` mask.
+    #[test]
+    fn masks_others_and_values_broadcast_by_tritons_rules(rows in prop::array::uniform2(any::<bool>()), cols in prop::array::uniform4(-1000i32..1000), scalar in -1000i16..1000) {
+        let mut x: Vec<f32> = (0..8).map(|i| i as f32 * 1.5).collect();
+        let original = x.clone();
+        let t = LayoutTensor::new(&mut x, Static::<T24>::new()).unwrap();
+        let p = Pointers::<_, _, 8>::from_tensor(&t);
+        let mask = tile_from_fn::<bool, Column2, 2, 2>(|[r, _]| rows[r as usize]);
+        let other = tile_from_fn::<f32, Row4, 4, 1>(|[c]| cols[c as usize] as f32);
+        let by_tile = p.load().mask(mask).other(other).run();
+        let by_scalar = p.load().mask(mask).other(scalar).run();
+        for r in 0..2 {
+            for c in 0..4 {
+                let loaded = original[(r * 4 + c) as usize];
+                prop_assert_eq!(get(&by_tile, [r, c]), if rows[r as usize] { loaded } else { cols[c as usize] as f32 });
+                prop_assert_eq!(get(&by_scalar, [r, c]), if rows[r as usize] { loaded } else { scalar as f32 });
+            }
+        }
+        let row = tile_from_fn::<f32, Row4, 4, 1>(|[c]| -(c as f32));
+        p.store_masked(row, mask);
+        for i in 0..8 {
+            let (r, c) = (i / 4, i % 4);
+            prop_assert_eq!(x[i], if rows[r] { -(c as f32) } else { original[i] });
+        }
+    }
+}

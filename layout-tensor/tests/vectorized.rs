@@ -546,3 +546,58 @@ fn mojo_element_layouts() {
     // Column 3, rows 4..8.
     assert_eq!(cols.at([1, 3]), Vector([35., 43., 51., 59.]));
 }
+
+/// Random row-major `rows x cols` shapes with a vector of `vr x vc` and a grid of `tr x tc`
+/// threads dividing the grid of vectors: `(rows, cols, vr, vc, tr, tc)`.
+fn distributed_case() -> impl Strategy<Value = (i64, i64, i64, i64, i64, i64)> {
+    (1i64..4, 1i64..4, prop::sample::select(vec![(1i64, 2i64), (1, 4), (2, 1), (4, 1), (2, 2)]), 1i64..3, 1i64..3).prop_map(|(gr, gc, (vr, vc), tr, tc)| {
+        (gr * tr * vr, gc * tc * vc, vr, vc, tr, tc)
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Mojo's thread-aware copies on vectorized views, rows and columns alike: every thread's
+    /// `distribute` of the destination takes `copy_from` (and, into shared memory, `copy_from_async`)
+    /// of its `distribute` of the source; together the threads copy every element once, and
+    /// each thread writes only its own vectors.
+    #[test]
+    fn distributed_vector_copies_cover_the_tensor((rows, cols, vr, vc, tr, tc) in distributed_case()) {
+        let n = (rows * cols) as usize;
+        let layout = l(&format!("({rows},{cols}):({cols},1)"));
+        let (shape, threads) = (l(&format!("({vr},{vc})")), l(&format!("({tr},{tc}):({tc},1)")));
+        let mut a: Vec<u32> = (0..n as u32).collect();
+        let (mut sync, mut shared) = (vec![u32::MAX; n], vec![u32::MAX; n]);
+        let vectors = (vr * vc) as usize;
+        let sync_base = sync.as_ptr() as usize;
+        let mut owner = vec![usize::MAX; n];
+        for tid in 0..(tr * tc) as usize {
+            macro_rules! copy {
+                ($w:literal) => {{
+                    let s = LayoutTensor::new(&mut a, layout).unwrap().vectorize_by::<$w>(shape).unwrap().distribute::<2>(threads, tid).unwrap();
+                    let d = LayoutTensor::new(&mut sync, layout).unwrap().vectorize_by::<$w>(shape).unwrap().distribute::<2>(threads, tid).unwrap();
+                    d.copy_from(&s);
+                    let sh = unsafe { LayoutTensor::<u32, Layout, cute_rs_tensor::Shared>::from_ptr_in(shared.as_mut_ptr(), layout) }
+                        .vectorize_by::<$w>(shape).unwrap().distribute::<2>(threads, tid).unwrap();
+                    sh.copy_from_async(&s);
+                    for i in 0..d.size() {
+                        for j in 0..$w {
+                            let e = (d.ptr_at(i) as usize - sync_base) / 4 + d.element_layout().call(j as i64) as usize;
+                            prop_assert_eq!(owner[e], usize::MAX, "element {} copied twice", e);
+                            owner[e] = tid;
+                        }
+                    }
+                }};
+            }
+            match vectors {
+                2 => copy!(2),
+                _ => copy!(4),
+            }
+        }
+        cute_rs_tensor::async_copy_wait_all();
+        prop_assert_eq!(&sync, &a);
+        prop_assert_eq!(&shared, &a);
+        prop_assert!(owner.iter().all(|&t| t != usize::MAX));
+    }
+}

@@ -19,7 +19,7 @@
 
 use core::marker::PhantomData;
 
-use super::{for_each_value, thread, BlockTile, Operand, TvLayout, ValueStorage, MAX_RANK, REPLICATED};
+use super::{for_each_value, thread, BlockTile, CastOperand, Operand, TvLayout, ValueStorage, MAX_RANK, REPLICATED};
 use crate::tensor::{read_vec, vector_align, write_vec, Element, Global, LayoutTensor, Vector};
 use crate::triton::{hinted_size, CacheModifier, EvictionPolicy, NoCache, NoEviction, StoreCacheModifier, Volatile};
 use crate::Strided;
@@ -674,12 +674,12 @@ impl<'p, T: Element, L: TvLayout, O, C: CacheModifier, E: EvictionPolicy> PtrLoa
     }
 }
 
-impl<'p, T: Element, L: TvLayout, M: Operand<bool, L>, O: Operand<T, L>, C: CacheModifier, E: EvictionPolicy>
+impl<'p, T: Element, L: TvLayout, M: Operand<bool, L>, O: CastOperand<T, L>, C: CacheModifier, E: EvictionPolicy>
     PtrLoad<'p, T, L, Masked<M>, O, C, E>
 {
     /// The value of masked-out elements (a tile broadcast to `L`, or a scalar; zero by default).
     #[inline(always)]
-    pub fn other<O2: Operand<T, L>>(self, other: O2) -> PtrLoad<'p, T, L, Masked<M>, O2, C, E> {
+    pub fn other<O2: CastOperand<T, L>>(self, other: O2) -> PtrLoad<'p, T, L, Masked<M>, O2, C, E> {
         PtrLoad { ptrs: self.ptrs, mask: self.mask, other, hints: PhantomData }
     }
 
@@ -720,7 +720,7 @@ impl<'p, T: Element, L: TvLayout, M: Operand<bool, L>, O: Operand<T, L>, C: Cach
 /// # }).unwrap();
 /// ```
 #[inline(always)]
-pub unsafe fn store<T: Element, L: TvLayout>(ptrs: &BlockTile<Ptr<T>, L>, value: impl Operand<T, L>) {
+pub unsafe fn store<T: Element, L: TvLayout>(ptrs: &BlockTile<Ptr<T>, L>, value: impl CastOperand<T, L>) {
     store_masked(ptrs, value, true)
 }
 
@@ -743,7 +743,7 @@ pub unsafe fn store<T: Element, L: TvLayout>(ptrs: &BlockTile<Ptr<T>, L>, value:
 /// # }).unwrap();
 /// ```
 #[inline(always)]
-pub unsafe fn store_masked<T: Element, L: TvLayout>(ptrs: &BlockTile<Ptr<T>, L>, value: impl Operand<T, L>, mask: impl Operand<bool, L>) {
+pub unsafe fn store_masked<T: Element, L: TvLayout>(ptrs: &BlockTile<Ptr<T>, L>, value: impl CastOperand<T, L>, mask: impl Operand<bool, L>) {
     store_with(ptrs, value).mask(mask).run()
 }
 
@@ -782,11 +782,11 @@ pub struct PtrStore<'p, T, L: TvLayout, V, M, C = NoCache, E = NoEviction> {
 /// # }).unwrap();
 /// ```
 #[inline(always)]
-pub unsafe fn store_with<T: Element, L: TvLayout, V: Operand<T, L>>(ptrs: &BlockTile<Ptr<T>, L>, value: V) -> PtrStore<'_, T, L, V, bool> {
+pub unsafe fn store_with<T: Element, L: TvLayout, V: CastOperand<T, L>>(ptrs: &BlockTile<Ptr<T>, L>, value: V) -> PtrStore<'_, T, L, V, bool> {
     PtrStore { ptrs, value, mask: true, hints: PhantomData }
 }
 
-impl<'p, T: Element, L: TvLayout, V: Operand<T, L>, M: Operand<bool, L>, C: StoreCacheModifier, E: EvictionPolicy>
+impl<'p, T: Element, L: TvLayout, V: CastOperand<T, L>, M: Operand<bool, L>, C: StoreCacheModifier, E: EvictionPolicy>
     PtrStore<'p, T, L, V, M, C, E>
 {
     /// Stores only where `mask` (a tile broadcast to `L`, or a scalar) is true; masked-out

@@ -61,6 +61,7 @@ pub mod tma;
 pub mod options;
 mod tv;
 
+pub use crate::cast::Cast;
 pub use block_ptr::{make_block_ptr, BlockPtr, BlockPtrLoad};
 pub use dot::{dot, dot_range, dot_range_aligned, DotLayout, DotLayoutOf};
 pub use dot_tma::dot_range_tma;
@@ -286,6 +287,27 @@ impl<L: TvLayout, const AXIS: usize> BroadcastTo<L> for Slice<L, AXIS> {
     #[inline(always)]
     fn source(v: usize) -> usize {
         L::MAP.slice_value(AXIS, v)
+    }
+}
+
+/// Two axes sliced (`Slice<Slice<L, A>, B>`: axis `A` of `L`, then axis `B` of what is left)
+/// broadcast along both, as a Triton tensor with two dimensions of size 1 does; a rank-3 tile
+/// then combines with a tile along one axis, or with a value of the whole block.
+///
+/// # Example
+/// ```
+/// use cute_rs_tensor::blocked_layout;
+/// use cute_rs_tensor::block_tile::{BroadcastTo, Slice};
+/// blocked_layout!(T = shape [2, 4, 8], size_per_thread [2, 1, 2], threads_per_warp [1, 4, 8], warps_per_cta [1, 1, 1], order [2, 1, 0]);
+/// // Along axis 1 only (axes 2, then 0, sliced): a thread's four values (two along axis 2, two
+/// // along axis 0) all read its one value of the axis-1 tile.
+/// type Along1 = Slice<Slice<T, 2>, 0>;
+/// assert_eq!((0..4).map(<Along1 as BroadcastTo<T>>::source).collect::<Vec<_>>(), [0, 0, 0, 0]);
+/// ```
+impl<L: TvLayout, const A: usize, const B: usize> BroadcastTo<L> for Slice<Slice<L, A>, B> {
+    #[inline(always)]
+    fn source(v: usize) -> usize {
+        Slice::<L, A>::MAP.slice_value(B, L::MAP.slice_value(A, v))
     }
 }
 
@@ -559,6 +581,56 @@ impl<T: Copy, L: TvLayout, L2: BroadcastTo<L>> Operand<T, L> for &BlockTile<T, L
         self.values.as_slice()[L2::source(v)]
     }
 }
+
+/// What a store writes and a masked load fills in (`tl.store`'s `value`, `tl.load`'s `other`): a
+/// tile of `T` broadcast to `L`, or a scalar of any number type converted to `T` ([`Cast`]), as
+/// Triton converts them to the pointer's element type.
+///
+/// # Example
+/// ```
+/// # cute_rs_tensor::device::cpu::run_block(1, &|| {
+/// use cute_rs_tensor::blocked_layout;
+/// use cute_rs_tensor::block_tile::{BlockTile, CastOperand};
+/// blocked_layout!(V = shape [32], size_per_thread [1], threads_per_warp [32], warps_per_cta [1], order [0]);
+/// assert_eq!(<i32 as CastOperand<f32, V>>::at(&-1, 0), -1.0);
+/// assert_eq!(<f64 as CastOperand<half::bf16, V>>::at(&0.5, 0), half::bf16::from_f32(0.5));
+/// assert_eq!(<BlockTile<u8, V> as CastOperand<u8, V>>::at(&BlockTile::full(3), 0), 3);
+/// # }).unwrap();
+/// ```
+pub trait CastOperand<T, L: TvLayout>: Copy {
+    /// The element for `L`'s value `v`, as a `T`.
+    fn at(&self, v: usize) -> T;
+}
+
+impl<T: Copy, L: TvLayout, L2: BroadcastTo<L>> CastOperand<T, L> for BlockTile<T, L2> {
+    #[inline(always)]
+    fn at(&self, v: usize) -> T {
+        self.values.as_slice()[L2::source(v)]
+    }
+}
+
+impl<T: Copy, L: TvLayout, L2: BroadcastTo<L>> CastOperand<T, L> for &BlockTile<T, L2> {
+    #[inline(always)]
+    fn at(&self, v: usize) -> T {
+        self.values.as_slice()[L2::source(v)]
+    }
+}
+
+/// Scalars of every number type (and `bool`), converted.
+macro_rules! cast_operands {
+    ($($t:ty),*) => {$(
+        impl<T, L: TvLayout> CastOperand<T, L> for $t
+        where
+            $t: Cast<T>,
+        {
+            #[inline(always)]
+            fn at(&self, _: usize) -> T {
+                Cast::<T>::cast(*self)
+            }
+        }
+    )*};
+}
+cast_operands!(f32, f64, i8, u8, i16, u16, i32, u32, i64, u64, half::f16, half::bf16, bool);
 
 /// Element types of tiles: scalars broadcast as operands, and scalars combine with tiles on the
 /// left of an operator.
@@ -840,85 +912,3 @@ impl<L: TvLayout> BlockTile<f32, L> {
     }
 }
 
-/// A conversion between element types (`tl.cast`, `.to(dtype)`): `as` between numbers, round to
-/// nearest even into `f16`/`bf16`.
-///
-/// # Example
-/// ```
-/// use cute_rs_tensor::block_tile::Cast;
-/// assert_eq!(<f32 as Cast<i32>>::cast(2.7), 2);
-/// assert_eq!(<half::bf16 as Cast<f32>>::cast(half::bf16::from_f32(0.5)), 0.5);
-/// ```
-pub trait Cast<U> {
-    /// The converted value.
-    fn cast(self) -> U;
-}
-
-macro_rules! as_casts {
-    ($($from:ty => $($to:ty),*;)*) => {$($(
-        impl Cast<$to> for $from {
-            #[inline(always)]
-            fn cast(self) -> $to {
-                self as $to
-            }
-        }
-    )*)*};
-}
-as_casts! {
-    f32 => f32, f64, i32, u32, i64, u64;
-    f64 => f32, f64, i32, u32, i64, u64;
-    i32 => f32, f64, i32, u32, i64, u64;
-    u32 => f32, f64, i32, u32, i64, u64;
-    i64 => f32, f64, i32, u32, i64, u64;
-    u64 => f32, f64, i32, u32, i64, u64;
-}
-
-impl Cast<half::f16> for f32 {
-    #[inline(always)]
-    fn cast(self) -> half::f16 {
-        half::f16::from_bits(crate::device::numeric::f32_to_f16(self))
-    }
-}
-impl Cast<half::bf16> for f32 {
-    #[inline(always)]
-    fn cast(self) -> half::bf16 {
-        half::bf16::from_bits(crate::device::numeric::f32x2_to_bf16x2(self, 0.0) as u16)
-    }
-}
-impl Cast<f32> for half::f16 {
-    #[inline(always)]
-    fn cast(self) -> f32 {
-        crate::device::numeric::widen_f16(self.to_bits())
-    }
-}
-impl Cast<f32> for half::bf16 {
-    #[inline(always)]
-    fn cast(self) -> f32 {
-        // A bf16 is the top half of an f32.
-        f32::from_bits((self.to_bits() as u32) << 16)
-    }
-}
-impl Cast<half::f16> for half::f16 {
-    #[inline(always)]
-    fn cast(self) -> half::f16 {
-        self
-    }
-}
-impl Cast<half::bf16> for half::bf16 {
-    #[inline(always)]
-    fn cast(self) -> half::bf16 {
-        self
-    }
-}
-impl Cast<bool> for bool {
-    #[inline(always)]
-    fn cast(self) -> bool {
-        self
-    }
-}
-impl Cast<i32> for bool {
-    #[inline(always)]
-    fn cast(self) -> i32 {
-        self as i32
-    }
-}

@@ -24,6 +24,7 @@ pub fn checks() -> Vec<Check> {
         Check { name: "triton/block tiles: block pointers (advance, boundary_check, NaN padding, .cg + evict_last)", run: check_block_ptr_pad },
         Check { name: "triton/masked_copy_f32 (mask, other, .cg, evict_first)", run: check_masked_copy },
         Check { name: "triton/volatile loads of bool (mask, other)", run: check_volatile_bool },
+        Check { name: "triton/broadcast_f32 (a (2, 1) mask, a row and an i32 scalar as other)", run: check_broadcast },
         Check { name: "triton/block_pad_f32 (block pointers, boundary_check, NaN padding)", run: check_block_pad },
         Check { name: "triton/scalar_affine_f32 (0-d loads, masked scalar, .cs + evict_first store)", run: check_scalar_affine },
     ]
@@ -90,6 +91,28 @@ fn check_volatile_bool(gpu: &Gpu, module: &Module) -> Result<(), String> {
     let cfg = LaunchConfig { grid: (grid as u32, 1, 1), block: (256, 1, 1), shared_mem_bytes: 0 };
     unsafe { gpu.launch(module, triton::triton_volatile_bool, cfg, (&d_src, &mut dst, n as i64)).run() }.map_err(fail("launch"))?;
     expect_eq("volatile bool loads", &gpu.download(&dst).map_err(fail("download"))?, &want)
+}
+
+/// `triton_broadcast_f32` with 64 threads over `n_rows = 101` of 128 rows: rows from `n_rows` on
+/// read `fill` (a row) into `dst` and -1 into `dst_scalar`; both outputs poisoned.
+fn check_broadcast(gpu: &Gpu, module: &Module) -> Result<(), String> {
+    let (threads, n_rows) = (64usize, 101usize);
+    let src = random_f32(fresh_seed(), 4 * n_rows);
+    let fill = random_f32(fresh_seed(), 4);
+    let row = |r: usize, c: usize, other: f32| if r < n_rows { src[r * 4 + c] } else { other };
+    let want: Vec<f32> = (0..8 * threads).map(|i| row(i / 4, i % 4, fill[i % 4])).collect();
+    let want_scalar: Vec<f32> = (0..8 * threads).map(|i| row(i / 4, i % 4, -1.0)).collect();
+    let d_src = gpu.upload(&src).map_err(fail("upload src"))?;
+    let d_fill = gpu.upload(&fill).map_err(fail("upload fill"))?;
+    let mut dst = gpu.alloc::<f32>(8 * threads).map_err(fail("alloc"))?;
+    let mut dst_scalar = gpu.alloc::<f32>(8 * threads).map_err(fail("alloc"))?;
+    gpu.memset(&mut dst, 0xff).map_err(fail("poison"))?;
+    gpu.memset(&mut dst_scalar, 0xff).map_err(fail("poison"))?;
+    let cfg = LaunchConfig { grid: (1, 1, 1), block: (threads as u32, 1, 1), shared_mem_bytes: 0 };
+    unsafe { gpu.launch(module, triton::triton_broadcast_f32, cfg, (&d_src, &d_fill, &mut dst, &mut dst_scalar, n_rows as i64)).run() }
+        .map_err(fail("launch"))?;
+    expect_eq("other broadcast from a row", &gpu.download(&dst).map_err(fail("download"))?, &want)?;
+    expect_eq("other converted from an i32", &gpu.download(&dst_scalar).map_err(fail("download"))?, &want_scalar)
 }
 
 /// A random row-major `rows x cols` matrix, and the bits of the row-major `drows x dcols` matrix

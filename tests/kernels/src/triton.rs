@@ -152,3 +152,32 @@ pub fn triton_scalar_affine_f32(src: *const f32, dst: *mut f32, params: *const f
     let y = tile_from_fn::<f32, Quad, 4, 1>(|[i]| get(&x, [i]) * scale + bias);
     Pointers::new(&dst, offs).store_with(y).mask(mask).cache_modifier(Cs).eviction_policy(EvictFirst).run();
 }
+
+static_layout!(
+    /// A `(2, 1)` tile: a mask of [`triton_broadcast_f32`]'s two rows.
+    pub Column2 = "(2,1):(1,1)"
+);
+
+/// Triton's broadcasting: thread `t` loads the 2 x 4 block at rows `2t, 2t + 1` of the row-major
+/// `src` (4 columns) with `mask=(rows_of_t < n_rows)[:, None]` (a `(2, 1)` tile), once with
+/// `other=fill[None, :]` (a 1-D row of 4, read from `fill`) into `dst`, once with `other=-1` (an
+/// `i32` scalar, converted to `f32`) into `dst_scalar`, both stored unmasked.
+///
+/// Preconditions: `src` holds `4 * n_rows` floats, `fill` 4, `dst` and `dst_scalar` `8 * block_x`;
+/// grid `(1,1,1)`.
+#[kernel]
+pub fn triton_broadcast_f32(src: *const f32, fill: *const f32, dst: *mut f32, dst_scalar: *mut f32, n_rows: i64) {
+    use cute_rs_tensor::device::ids::thread_idx_x;
+    let first = 2 * thread_idx_x() as i64;
+    let fill = LayoutTensor::<f32, _>::from_ptr(fill as *mut f32, Static::<Quad>::new());
+    let fill = Pointers::<_, _, 4>::from_tensor(&fill).load().run();
+    let offs = tile_from_fn::<isize, Block24, 8, 2>(|[r, c]| ((first + r) * 4 + c) as isize);
+    let mask = tile_from_fn::<bool, Column2, 2, 2>(|[r, _]| first + r < n_rows);
+    let src = LayoutTensor::<f32, _>::from_ptr(src as *mut f32, Static::<Quad>::new());
+    let by_tile = Pointers::new(&src, offs).load().mask(mask).other(fill).run();
+    let by_scalar = Pointers::new(&src, offs).load().mask(mask).other(-1).run();
+    let dst = LayoutTensor::<f32, _>::from_ptr(dst, Static::<Quad>::new());
+    let dst_scalar = LayoutTensor::<f32, _>::from_ptr(dst_scalar, Static::<Quad>::new());
+    Pointers::new(&dst, offs).store(by_tile);
+    Pointers::new(&dst_scalar, offs).store(by_scalar);
+}
