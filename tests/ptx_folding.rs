@@ -471,6 +471,23 @@ fn block_tma_pad_loads_each_tile_with_one_tma_copy() {
     assert!(!body.contains(".local"), "{body}");
 }
 
+/// `allow_tma` as a flag of the cuTile front end (`block_tma_flag_copy`): the kernel holds both
+/// paths, one TMA load and one TMA store a tile (`cp.async.bulk.tensor.2d` each way, the store
+/// committed and waited for) beside the ordinary global loads and stores it falls back to.
+#[test]
+fn block_tma_flag_copy_has_tma_and_ordinary_paths() {
+    let name = "block_tma_flag_copy";
+    let body = kernel_body(KERNELS_PTX, name);
+    assert_eq!(occurrences(name, "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"), 1, "{body}");
+    assert_eq!(occurrences(name, "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group"), 1, "{body}");
+    assert_eq!(occurrences(name, "cp.async.bulk.commit_group"), 1, "{body}");
+    assert_eq!(occurrences(name, "cp.async.bulk.wait_group 0"), 1, "{body}");
+    // The ordinary path: 16-byte vectors through the arrays' generic addresses.
+    let vectors = |op: &str| occurrences(name, &format!("{op}.v4.b32")) + occurrences(name, &format!("{op}.global.v4.b32"));
+    assert!(vectors("ld") >= 1 && vectors("st") >= 1, "{body}");
+    assert!(!body.contains(".local"), "{body}");
+}
+
 /// 03 on `wgmma` with TMA copies (`tutorial_matmul_wgmma_f16_tma`): the operand tiles arrive by
 /// `cp.async.bulk.tensor.2d`, five a step (A's one 64-column panel, B's four), waited for on the
 /// slots' transaction barriers; the products are `wgmma`; no local memory (the 128 accumulators

@@ -27,6 +27,7 @@ use core::marker::PhantomData;
 use cute_rs_layout::{Layout, LayoutError, Swizzle};
 
 use crate::device::tma::{tma_load_1d, tma_load_2d, tma_load_3d, tma_load_4d, tma_load_5d, TmaDescriptor};
+use crate::device::tma::{tma_store_1d, tma_store_2d, tma_store_3d, tma_store_4d, tma_store_5d};
 use crate::device::sync::Mbarrier;
 use crate::mask::Full;
 use crate::static_layout::{Static, StaticLayout};
@@ -290,6 +291,25 @@ pub(crate) unsafe fn tma_load_rank<const R: usize>(dst: *mut u8, desc: *const Tm
             3 => tma_load_3d(dst, desc, [c[0], c[1], c[2]], bar),
             4 => tma_load_4d(dst, desc, [c[0], c[1], c[2], c[3]], bar),
             _ => tma_load_5d(dst, desc, c, bar),
+        }
+    }
+}
+
+/// The TMA store of rank `R` (1 to 5) of the box at `src` to `coords` (its first `R` entries,
+/// innermost first) of the map `desc`, in the current bulk group.
+///
+/// # Safety
+/// As [`tma_store_2d`] for rank `R`.
+#[inline(always)]
+pub(crate) unsafe fn tma_store_rank<const R: usize>(desc: *const TmaDescriptor, c: [i32; 5], src: *const u8) {
+    // SAFETY: forwarded from the caller; the copy of rank `R` reads its `R` coordinates.
+    unsafe {
+        match R {
+            1 => tma_store_1d(desc, [c[0]], src),
+            2 => tma_store_2d(desc, [c[0], c[1]], src),
+            3 => tma_store_3d(desc, [c[0], c[1], c[2]], src),
+            4 => tma_store_4d(desc, [c[0], c[1], c[2], c[3]], src),
+            _ => tma_store_5d(desc, c, src),
         }
     }
 }

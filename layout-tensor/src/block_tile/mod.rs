@@ -68,7 +68,8 @@ pub use dot_tma::dot_range_tma;
 pub use memory::{load, store, store_broadcast, store_masked, store_with, Ptr, PtrLoad, PtrStore};
 pub use random::{philox, rand, randint};
 pub use reduce::Scratch;
-pub use tma::TmaStage;
+pub use options::TileArray;
+pub use tma::{StagedArray, TmaStage};
 pub use tv::{Leaves, TvError, TvMap, MAX_RANK, MAX_TV_LEAVES, REPLICATED};
 
 use crate::device::unroll::{unroll_for, TripCount};

@@ -10,7 +10,7 @@
 //! | `memory_order=WEAK` (default) | plain accesses, vectorized where the layout allows |
 //! | `memory_order=RELAXED / ACQUIRE / RELEASE`, `memory_scope=BLOCK / DEVICE / SYS` | one `ld.relaxed|acquire.<scope>` or `st.relaxed|release.<scope>` per element ([`crate::tile_space`] has the mapping) |
 //! | `latency=1..10` | accepted and range-checked, no effect: each thread issues all its loads at once, before any use, so there is no prefetch distance or pipeline depth to set (a pipelined kernel stages tiles with [`BlockTile::load_tma`] and a [`TmaStage`](super::tma::TmaStage)) |
-//! | `allow_tma` | accepted, no effect here: TMA needs a tensor map made on the host, so a TMA load is [`BlockTile::load_tma`] on a [`TmaArray`](crate::tma_copy::TmaArray) |
+//! | `allow_tma=None` (default) / `True` / `False` | on an array with its tensor map bound to the block's stage ([`TmaArray::staged`](crate::tma_copy::TmaArray::staged)): one TMA copy of the whole tile, unless `Some(false)`, wherever the map's boxes are the tile (unswizzled), the tile fits a box and the stage, the access is `WEAK` in order "C", and the padding is UNDETERMINED or the map's fill; the ordinary path otherwise, and always on a plain tensor (see [`TileArray`]) |
 //!
 //! # Example
 //! ```
@@ -32,8 +32,91 @@
 use super::memory::{element, thread_base, tile_origin, writes, Bounds};
 use super::{for_each_value, BlockTile, TvLayout};
 use crate::tensor::{Element, Global, LayoutTensor};
-use crate::tile_space::{read_elem, write_elem, LoadOptions, MemoryOrder, Order, Pad, StoreOptions};
+use crate::tile_space::{read_elem, write_elem, LoadOptions, MemoryOrder, Order, Pad, Padding, StoreOptions};
+use crate::tma_copy::TmaArray;
 use crate::Strided;
+
+/// An array the cuTile front end loads tiles from and stores tiles to: a global tensor with a
+/// [`Strided`] layout, a [`TmaArray`] (its tensor, through ordinary accesses), or a
+/// [`StagedArray`](super::tma::StagedArray), a `TmaArray` bound to the block's TMA stage, which
+/// moves whole tiles with TMA where `allow_tma` and the map permit.
+///
+/// # Parameters
+/// - `T`: the element type.
+/// - `R`: the array's rank.
+///
+/// # Example
+/// ```
+/// # cute_rs_tensor::device::cpu::run_block(1, &|| {
+/// use cute_rs_tensor::block_tile::options::TileArray;
+/// use cute_rs_tensor::{LayoutTensor, Strided};
+/// let mut x = vec![1u8; 12];
+/// let a = LayoutTensor::new(&mut x, Strided::row_major([3, 4])).unwrap();
+/// assert_eq!(TileArray::tensor(&a).source().shape, [3, 4]);
+/// # }).unwrap();
+/// ```
+pub trait TileArray<T: Element, const R: usize> {
+    /// The array as a tensor, for ordinary accesses.
+    ///
+    /// # Example
+    /// See [`TileArray`].
+    fn tensor(&self) -> LayoutTensor<'_, T, Strided<R>, Global>;
+
+    /// The tile at `index` moved by TMA, or `None` when this array cannot (the default): no map,
+    /// a map for other boxes, or a `padding` (`None`: undetermined) other than the map's fill.
+    /// Every thread of the block calls it, with the same arguments.
+    ///
+    /// # Example
+    /// See [`StagedArray`](super::tma::StagedArray).
+    #[inline(always)]
+    fn tma_load<L: TvLayout>(&self, index: [i64; R], padding: Option<T>) -> Option<BlockTile<T, L>> {
+        let _ = (index, padding);
+        None
+    }
+
+    /// Stores `tile` at `index` with TMA and returns `true`, or returns `false` when this array
+    /// cannot (the default). Every thread of the block calls it, with the same arguments.
+    ///
+    /// # Example
+    /// See [`StagedArray`](super::tma::StagedArray).
+    #[inline(always)]
+    fn tma_store<L: TvLayout>(&self, tile: &BlockTile<T, L>, index: [i64; R]) -> bool {
+        let _ = (tile, index);
+        false
+    }
+}
+
+impl<T: Element, const R: usize> TileArray<T, R> for LayoutTensor<'_, T, Strided<R>, Global> {
+    #[inline(always)]
+    fn tensor(&self) -> LayoutTensor<'_, T, Strided<R>, Global> {
+        *self
+    }
+}
+
+impl<T: Element + 'static, const R: usize> TileArray<T, R> for TmaArray<T, R> {
+    #[inline(always)]
+    fn tensor(&self) -> LayoutTensor<'_, T, Strided<R>, Global> {
+        TmaArray::tensor(self)
+    }
+}
+
+/// Whether the front end may try TMA: `allow_tma` not `Some(false)`, a weak access, and `order`
+/// the identity (a TMA map is made for the array's own axis order).
+#[inline(always)]
+fn tma_allowed<const R: usize>(allow_tma: Option<bool>, memory: MemoryOrder, order: Order<R>) -> bool {
+    if allow_tma == Some(false) || memory != MemoryOrder::Weak {
+        return false;
+    }
+    let perm = order.perm();
+    let mut d = 0;
+    while d < R {
+        if perm[d] != d {
+            return false;
+        }
+        d += 1;
+    }
+    true
+}
 
 /// The array with its axes permuted by `order` (tile dimension `d` along array axis `order[d]`).
 ///
@@ -55,7 +138,9 @@ impl<T: Pad, L: TvLayout> BlockTile<T, L> {
     /// [`LoadOptions`] (see the [module](self) for what each does here).
     ///
     /// # Args
-    /// - `array`: a global tensor with a [`Strided`] layout of the tile's rank.
+    /// - `array`: a [`TileArray`] of the tile's rank: a global tensor with a [`Strided`] layout, a
+    ///   [`TmaArray`], or a [`StagedArray`](super::tma::StagedArray) (TMA where `allow_tma` and
+    ///   the map permit).
     /// - `index`: the tile's index in the grid of tiles covering the (ordered) array.
     /// - `order`: [`Order::C`], [`Order::F`] or a permutation.
     /// - `opts`: padding, memory order and scope, latency and `allow_tma`.
@@ -82,9 +167,18 @@ impl<T: Pad, L: TvLayout> BlockTile<T, L> {
     /// # }).unwrap();
     /// ```
     #[inline(always)]
-    pub fn load_with_options<const R: usize>(array: &LayoutTensor<'_, T, Strided<R>, Global>, index: [i64; R], order: Order<R>, opts: LoadOptions) -> Self {
+    pub fn load_with_options<const R: usize, A: TileArray<T, R>>(array: &A, index: [i64; R], order: Order<R>, opts: LoadOptions) -> Self {
         debug_assert!(opts.order != MemoryOrder::Release, "cuTile loads take Weak, Relaxed or Acquire");
-        let array = ordered(array, order);
+        if tma_allowed(opts.allow_tma, opts.order, order) {
+            let padding = match opts.padding {
+                Padding::Undetermined => None,
+                p => Some(T::pad(p)),
+            };
+            if let Some(tile) = array.tma_load::<L>(index, padding) {
+                return tile;
+            }
+        }
+        let array = ordered(&array.tensor(), order);
         let padding = T::pad(opts.padding);
         if opts.order == MemoryOrder::Weak {
             return Self::load(&array, index, padding);
@@ -134,9 +228,12 @@ impl<T: Element, L: TvLayout> BlockTile<T, L> {
     /// # }).unwrap();
     /// ```
     #[inline(always)]
-    pub fn store_with_options<const R: usize>(&self, array: &LayoutTensor<'_, T, Strided<R>, Global>, index: [i64; R], order: Order<R>, opts: StoreOptions) {
+    pub fn store_with_options<const R: usize, A: TileArray<T, R>>(&self, array: &A, index: [i64; R], order: Order<R>, opts: StoreOptions) {
         debug_assert!(opts.order != MemoryOrder::Acquire, "cuTile stores take Weak, Relaxed or Release");
-        let array = ordered(array, order);
+        if tma_allowed(opts.allow_tma, opts.order, order) && array.tma_store(self, index) {
+            return;
+        }
+        let array = ordered(&array.tensor(), order);
         if opts.order == MemoryOrder::Weak {
             return self.store(&array, index);
         }

@@ -27,6 +27,7 @@ pub fn checks() -> Vec<Check> {
         Check { name: "cutile/block tiles: example store, partial out of bounds", run: |g, m| check_store_partial(g, m, blocks::block_seed_store_partial, 32) },
         Check { name: "cutile/block tiles: example store, scalar broadcast", run: |g, m| check_store_scalar(g, m, blocks::block_seed_store_scalar, 32) },
         Check { name: "cutile/block tiles: TMA loads (allow_tma), NaN fill", run: check_tma_pad },
+        Check { name: "cutile/block tiles: allow_tma as a flag of load_with_options and store_with_options (TMA and ordinary paths)", run: check_tma_flag },
         Check { name: "cutile/memory orders and padding modes", run: check_orders },
         Check { name: "cutile/memory orders on u8 and f16 tiles", run: check_orders_narrow },
         Check { name: "cutile/block tiles: every option (order F, padding, acquire loads, release stores)", run: check_block_options },
@@ -133,6 +134,32 @@ fn check_tma_pad(gpu: &Gpu, module: &Module) -> Result<(), String> {
             .map_err(fail("launch"))?;
         let got: Vec<u32> = gpu.download(&dst).map_err(fail("download"))?.iter().map(|v| v.to_bits()).collect();
         expect_eq(&format!("TMA block tile pad, map for {tile:?} boxes (bits)"), &got, &want)?;
+    }
+    Ok(())
+}
+
+/// `block_tma_flag_copy` of a random 37 x 104 matrix into a poisoned one, with maps for 16 x 64
+/// boxes (TMA loads and stores where allowed) and 8 x 64 boxes (the ordinary path), `allow_tma`
+/// unset and false: the copy is the matrix, bit for bit, every time (the last column of tiles and
+/// the last row of tiles hang over the edges, which TMA clips).
+fn check_tma_flag(gpu: &Gpu, module: &Module) -> Result<(), String> {
+    let (rows, cols) = (37usize, 104usize);
+    let src = random_f32(fresh_seed(), rows * cols);
+    let d_src = gpu.upload(&src).map_err(fail("upload"))?;
+    let want: Vec<u32> = src.iter().map(|v| v.to_bits()).collect();
+    let cfg = LaunchConfig { grid: (1, rows.div_ceil(16) as u32, 1), block: (128, 1, 1), shared_mem_bytes: 0 };
+    for tile in [[16, 64], [8, 64]] {
+        for allow in [1u32, 0] {
+            let mut d_dst = gpu.alloc::<f32>(rows * cols).map_err(fail("alloc"))?;
+            gpu.memset(&mut d_dst, 0xff).map_err(fail("poison"))?;
+            let shape = Strided::row_major([rows as i64, cols as i64]);
+            let a = gpu.tma_array(d_src.tensor(shape).map_err(fail("tensor"))?, tile, TmaOobFill::Nan).map_err(fail("tma_array"))?;
+            let b = gpu.tma_array(d_dst.tensor(shape).map_err(fail("tensor"))?, tile, TmaOobFill::Nan).map_err(fail("tma_array"))?;
+            unsafe { gpu.launch(module, blocks::block_tma_flag_copy, cfg, (&a, &b, allow)).run() }.map_err(fail("launch"))?;
+            drop((a, b));
+            let got: Vec<u32> = gpu.download(&d_dst).map_err(fail("download"))?.iter().map(|v| v.to_bits()).collect();
+            expect_eq(&format!("allow_tma copy, maps for {tile:?} boxes, allow {allow} (bits)"), &got, &want)?;
+        }
     }
     Ok(())
 }

@@ -10,6 +10,7 @@ use cute_rs_tensor::half::f16;
 use cute_rs_tensor::triton::{Cg, Cs, EvictFirst, EvictLast, Wt};
 use cute_rs_tensor::tma_copy::TmaArray;
 use cute_rs_tensor::{block_scratch, blocked_layout, kernel, Element, LayoutTensor, Strided};
+use cute_rs_tensor::tile_space::{LoadOptions, Order, StoreOptions};
 
 blocked_layout!(
     /// A tile of 4 over one warp (each element held by 8 threads).
@@ -229,6 +230,27 @@ pub fn block_tma_pad(src: TmaArray<f32, 2>, dst: *mut f32, drows: i64, dcols: i6
     }
 }
 
+/// cuTile's `ct.load(src, (y, x), (16, 64), allow_tma=allow)` and `ct.store(dst, (y, x), tile,
+/// allow_tma=allow)` through the one front end: block `y` copies the tiles of its band of 16 rows
+/// of `src` into `dst` (both `rows x cols`), TMA moving them where the arrays' maps are for 16 x 64
+/// boxes and `allow` is not 0, ordinary accesses otherwise; `dst` becomes `src` either way.
+///
+/// Preconditions: grid `(1, ceil(rows / 16))`; blocks of 128 threads.
+#[kernel(block(128))]
+pub fn block_tma_flag_copy(src: TmaArray<f32, 2>, dst: TmaArray<f32, 2>, allow: u32) {
+    let scratch = block_scratch!(BLOCK_TMA_FLAG_STAGE, 128 + 16 * 64 * 4);
+    let stage = TmaStage::new(&scratch);
+    let (src, dst) = (src.staged(&stage), dst.staged(&stage));
+    let allow_tma = if allow == 0 { Some(false) } else { None };
+    let by = block_idx_y() as i64;
+    let cols = dst.array().tensor().source().shape[1];
+    for bx in 0..(cols + 63) / 64 {
+        let load = LoadOptions { allow_tma, ..LoadOptions::default() };
+        let tile = BlockTile::<f32, TmaTile>::load_with_options(&src, [by, bx], Order::C, load);
+        tile.store_with_options(&dst, [by, bx], Order::C, StoreOptions { allow_tma, ..StoreOptions::default() });
+    }
+}
+
 blocked_layout!(
     /// A 4 x 32 tile over one warp, 4 consecutive values of a row per thread.
     pub Rows4x32 = shape [4, 32], size_per_thread [1, 4], threads_per_warp [4, 8], warps_per_cta [1, 1], order [1, 0]
@@ -242,7 +264,7 @@ blocked_layout!(
 /// Preconditions: `x` holds 96 floats, `out` 256; one block of 32 threads.
 #[kernel(block(32))]
 pub fn block_cutile_options(x: *const f32, out: *mut f32) {
-    use cute_rs_tensor::tile_space::{LoadOptions, MemoryOrder, MemoryScope, Order, Padding, StoreOptions};
+    use cute_rs_tensor::tile_space::{MemoryOrder, MemoryScope, Padding};
     let x = LayoutTensor::from_ptr(x as *mut f32, Strided::row_major([32, 3]));
     let out = LayoutTensor::from_ptr(out, Strided::row_major([8, 32]));
     let acquire = LoadOptions::default().padding(Padding::NegInf).memory(MemoryOrder::Acquire, MemoryScope::Device);
