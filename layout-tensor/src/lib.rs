@@ -116,6 +116,7 @@ pub mod identity;
 pub mod kernel;
 pub mod mask;
 pub mod partition;
+pub mod print_format;
 pub mod pipeline;
 pub mod static_layout;
 pub mod static_view;

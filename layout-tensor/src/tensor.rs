@@ -951,9 +951,10 @@ impl<T: Element, L: LayoutSource, A: AddressSpace, B: Bounds, const R: usize> co
     }
 }
 
-/// Prints the layout, then the elements as CuTe's `print_tensor` and Mojo's `print(tensor)` do: a
-/// rank-1 tensor as one row; otherwise a matrix whose rows are the first mode and whose columns
-/// are the other modes in 1-D (column-major) order. Formatting flags apply to every element
+/// Prints the layout, then the elements as CuTe's `print_tensor` does: a rank-1 tensor as one
+/// row; otherwise a matrix whose rows are the first mode and whose columns are the other modes in
+/// 1-D (column-major) order. Mojo's format is [`LayoutTensor::mojo`], cuTile's nested lists
+/// [`LayoutTensor::nested`] ([`crate::print_format`]). Formatting flags apply to every element
 /// (`{:6.2}`); elements outside a masked tensor's bounds print as `.`.
 ///
 /// It reads the elements: print tensors over host memory (or, in a kernel, with

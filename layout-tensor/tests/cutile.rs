@@ -17,41 +17,50 @@ static_layout!(T1x2x2 = "(1,2,2):(4,2,1)");
 static_layout!(X6 = "6:1");
 static_layout!(X2x2 = "(2,2):(2,1)");
 
+/// The printed output of a tile, as cuTile's `print(tile)`.
+fn printed<S: cute_rs_tensor::StaticLayout, const N: usize>(f: Fragment<i64, S, N>) -> String {
+    f.nested().to_string()
+}
+
 #[test]
 fn seed_load_1d_zero_padding() {
     let mut x: Vec<i64> = (0..10).collect();
     let s = LayoutTensor::new(&mut x, Static::<X10>::new()).unwrap().tile_space::<T4, 1>(Order::C);
-    let got: Vec<[i64; 4]> = vec![
-        s.load::<4>([0], LoadOptions::default()).data,
-        s.load::<4>([1], LoadOptions::default()).data,
-        s.load::<4>([2], LoadOptions::default().padding(Padding::Zero)).data,
+    let lines = [
+        printed(s.load::<4>([0], LoadOptions::default())),
+        printed(s.load::<4>([1], LoadOptions::default())),
+        printed(s.load::<4>([2], LoadOptions::default().padding(Padding::Zero))),
     ];
-    assert_eq!(got, vec![[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 0, 0]]);
+    assert_eq!(lines.join("\n"), "[0, 1, 2, 3]\n[4, 5, 6, 7]\n[8, 9, 0, 0]");
 }
 
 #[test]
 fn seed_load_2d_f_order() {
     let mut x: Vec<i64> = (0..16).collect();
     let s = LayoutTensor::new(&mut x, Static::<X4x4>::new()).unwrap().tile_space::<T1x4, 2>(Order::F);
-    let got: Vec<[i64; 4]> = (0..4).map(|i| s.load::<4>([i, 0], LoadOptions::default()).data).collect();
-    assert_eq!(got, vec![[0, 4, 8, 12], [1, 5, 9, 13], [2, 6, 10, 14], [3, 7, 11, 15]]);
+    let lines: Vec<String> = (0..4).map(|i| printed(s.load::<4>([i, 0], LoadOptions::default()))).collect();
+    assert_eq!(lines.join("\n"), "[[0, 4, 8, 12]]\n[[1, 5, 9, 13]]\n[[2, 6, 10, 14]]\n[[3, 7, 11, 15]]");
 }
 
 #[test]
 fn seed_load_3d_permuted() {
     let mut x: Vec<i64> = (0..8).collect();
     let s = LayoutTensor::new(&mut x, Static::<X2x2x2>::new()).unwrap().tile_space::<T1x2x2, 3>(Order::Perm([0, 2, 1]));
-    // T1x2x2 is row-major: data = [t[0,0,0], t[0,0,1], t[0,1,0], t[0,1,1]].
-    assert_eq!(s.load::<4>([0, 0, 0], LoadOptions::default()).data, [0, 2, 1, 3]); // [[[0, 2], [1, 3]]]
-    assert_eq!(s.load::<4>([1, 0, 0], LoadOptions::default()).data, [4, 6, 5, 7]); // [[[4, 6], [5, 7]]]
+    let lines = [printed(s.load::<4>([0, 0, 0], LoadOptions::default())), printed(s.load::<4>([1, 0, 0], LoadOptions::default()))];
+    assert_eq!(lines.join("\n"), "[[[0, 2], [1, 3]]]\n[[[4, 6], [5, 7]]]");
 }
 
 #[test]
 fn seed_load_scalars() {
     let mut x: Vec<i64> = (0..10).collect();
     let a = LayoutTensor::new(&mut x, Static::<X10>::new()).unwrap();
-    let printed: Vec<String> = (0..10).map(|i| load_scalar(&a, [i], Order::C, LoadOptions::default()).to_string()).collect();
-    assert_eq!(printed.join(" "), "0 1 2 3 4 5 6 7 8 9");
+    // `print(tile, end=" ")` for each, then `print()`.
+    let mut out = String::new();
+    for i in 0..10 {
+        out += &format!("{} ", load_scalar(&a, [i], Order::C, LoadOptions::default()));
+    }
+    out += "\n";
+    assert_eq!(out, "0 1 2 3 4 5 6 7 8 9 \n");
 }
 
 #[test]
@@ -63,6 +72,8 @@ fn seed_store_partial_oob() {
     s.store([0], &tile, StoreOptions::default());
     tile.data = tile.data.map(|v| v * 2);
     s.store([1], &tile, StoreOptions::default());
+    // `print(x.tolist())`
+    assert_eq!(s.array().nested().to_string(), "[1, 1, 1, 1, 2, 2]");
     assert_eq!(x, [1, 1, 1, 1, 2, 2]);
 }
 
@@ -74,7 +85,9 @@ fn seed_store_scalar_broadcast() {
     store_scalar(&a, [0, 1], 1, Order::C, StoreOptions::default());
     store_scalar(&a, [1, 0], 2, Order::C, StoreOptions::default());
     store_scalar(&a, [1, 1], 3, Order::C, StoreOptions::default());
-    assert_eq!(x, [0, 1, 2, 3]); // [[0, 1], [2, 3]]
+    // `print(x.tolist())`
+    assert_eq!(a.nested().to_string(), "[[0, 1], [2, 3]]");
+    assert_eq!(x, [0, 1, 2, 3]);
 }
 
 #[test]

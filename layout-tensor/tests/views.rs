@@ -17,18 +17,6 @@ fn elems<T: cute_rs_tensor::Element, S: cute_rs_tensor::LayoutSource, B: cute_rs
     (0..t.size()).map(|i| t.get(i)).collect()
 }
 
-/// Mojo's `print(tile)` of a rank-2 tensor: one line per row, values separated by spaces.
-fn mojo_print<T: cute_rs_tensor::Element + std::fmt::Display, S: cute_rs_tensor::LayoutSource>(
-    t: &LayoutTensor<'_, T, S>,
-) -> String {
-    let shape = t.layout().shape();
-    let (rows, cols) = (shape.leaves()[0], shape.leaves()[1]);
-    (0..rows)
-        .map(|r| (0..cols).map(|c| t.at([r, c]).to_string()).collect::<Vec<_>>().join(" "))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 // ---- Mojo's documentation: Figure 5, distribute a 4x4 row-major tensor over 2x2 column-major threads ----
 
 static_layout!(Fig5Data = "(4,4):(4,1)");
@@ -63,11 +51,12 @@ fn mojo_tiled_iterator_over_buffer() {
     let mut out = String::new();
     for _ in 0..16 / 4 {
         let tile = iter.get();
-        out += &mojo_print(&tile);
-        out += "\n - \n";
+        // `print(tile)`, then `print(" - ")`: Mojo's format, each element followed by a space.
+        out += &format!("{}\n", tile.mojo());
+        out += " - \n";
         iter.advance(1);
     }
-    assert_eq!(out, "0 1\n2 3\n - \n4 5\n6 7\n - \n8 9\n10 11\n - \n12 13\n14 15\n - \n");
+    assert_eq!(out, "0 1 \n2 3 \n - \n4 5 \n6 7 \n - \n8 9 \n10 11 \n - \n12 13 \n14 15 \n - \n");
     // `next(i)` and the circular variant.
     let mut storage: Vec<i16> = (0..16).collect();
     let iter = TileIter::over_buffer(&mut storage, l("(2,2):(2,1)"), true);

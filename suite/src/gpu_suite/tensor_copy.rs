@@ -20,6 +20,7 @@ pub fn checks() -> Vec<Check> {
         Check { name: "tensor/copy_async_clipped_b16 100x64 (16-bit elements packed into 16-byte cp.async)", run: check_copy_async_clipped_b16 },
         Check { name: "tensor/tma_tile_load_f32 197x96 (load_tma, 128-byte swizzle, zero fill; map in memory and by value)", run: check_tma_tile_load },
         Check { name: "tensor/scale_tensor 77x300 (a LayoutTensorMut parameter, column-major)", run: check_tensor_parameter },
+        Check { name: "tensor/mojo_initialize_tensor_from_cpu 32x8 (Mojo's documented example)", run: check_mojo_initialize_from_cpu },
     ]
 }
 
@@ -38,6 +39,26 @@ fn check_tensor_parameter(gpu: &Gpu, module: &Module) -> Result<(), String> {
     let got = gpu.download(&buf).map_err(fail("download"))?;
     let want: Vec<f32> = data.iter().map(|x| x * -1.5).collect();
     expect_eq("scale_tensor", &got, &want)
+}
+
+/// Mojo's `initialize_tensor_from_cpu_example`, step by step: a host buffer of `rows * cols`
+/// floats holding `0, 1, 2, ...`, copied to the device, the kernel on a `(4, 4)` grid of 8 x 8
+/// blocks over the row-major 32 x 8 tensor, copied back; every position `i` must hold `i + 1`
+/// (the example prints "Success"; here the first mismatch is the error).
+fn check_mojo_initialize_from_cpu(gpu: &Gpu, module: &Module) -> Result<(), String> {
+    let (rows, cols, block_size) = (32usize, 8usize, 8u32);
+    let num_blocks = (rows * cols) as u32 / (block_size * block_size);
+    let host: Vec<f32> = (0..rows * cols).map(|i| i as f32).collect();
+    let expected: Vec<f32> = (0..rows * cols).map(|i| i as f32 + 1.0).collect();
+    let mut buf = gpu.upload(&host).map_err(fail("upload"))?;
+    let tensor = buf.tensor_mut(cute_rs_tensor::Strided::row_major([rows as i64, cols as i64])).map_err(fail("tensor"))?;
+    let cfg = LaunchConfig { grid: (num_blocks, num_blocks, 1), block: (block_size, block_size, 1), shared_mem_bytes: 0 };
+    unsafe { gpu.launch(module, tensor_copy::mojo_initialize_tensor_from_cpu, cfg, (tensor,)).run() }.map_err(fail("launch"))?;
+    let got = gpu.download(&buf).map_err(fail("download"))?;
+    match (0..rows * cols).find(|&i| got[i] != expected[i]) {
+        Some(i) => Err(format!("Unexpected value {} at position {i}", got[i])),
+        None => Ok(()),
+    }
 }
 
 pub fn benches() -> Vec<Bench> {

@@ -128,3 +128,19 @@ pub fn scale_tensor(t: LayoutTensorMut<'_, f32, Strided<2>>, factor: f32) {
         }
     }
 }
+
+/// Mojo's `initialize_tensor_from_cpu_example` kernel: every thread whose global index
+/// `(global_idx.x, global_idx.y)` falls inside the `rows x cols` tensor adds one to that element
+/// (`tensor[global_idx.x, global_idx.y] += 1`). The host fills the tensor with `0, 1, 2, ...`,
+/// launches 8 x 8 blocks on a `(rows * cols / 64)`-square grid and expects `i + 1` at position
+/// `i`.
+#[kernel]
+pub fn mojo_initialize_tensor_from_cpu(tensor: LayoutTensorMut<'_, f32, Strided<2>>) {
+    use cute_rs_tensor::device::ids::{block_dim_x, block_dim_y, thread_idx_y};
+    let x = (block_idx_x() * block_dim_x() + thread_idx_x()) as i64;
+    let y = (block_idx_y() * block_dim_y() + thread_idx_y()) as i64;
+    let [rows, cols] = tensor.source().shape;
+    if x < rows && y < cols {
+        tensor.set_at([x, y], tensor.at([x, y]) + 1.0);
+    }
+}
