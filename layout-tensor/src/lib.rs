@@ -128,6 +128,7 @@ pub mod tensor_mut;
 pub mod tile;
 pub mod triton;
 pub mod tile_space;
+pub mod thread_copy;
 pub mod tma_copy;
 pub mod vectorized;
 pub mod vectorized_copy;

@@ -21,6 +21,7 @@ pub fn checks() -> Vec<Check> {
         Check { name: "tensor/tma_tile_load_f32 197x96 (load_tma, 128-byte swizzle, zero fill; map in memory and by value)", run: check_tma_tile_load },
         Check { name: "tensor/scale_tensor 77x300 (a LayoutTensorMut parameter, column-major)", run: check_tensor_parameter },
         Check { name: "tensor/mojo_initialize_tensor_from_cpu 32x8 (Mojo's documented example)", run: check_mojo_initialize_from_cpu },
+        Check { name: "tensor/thread_copy_async_swizzled 19x21 (copy_dram_to_sram_async: masked source, swizzled shared tile)", run: check_thread_copy_async_swizzled },
     ]
 }
 
@@ -59,6 +60,20 @@ fn check_mojo_initialize_from_cpu(gpu: &Gpu, module: &Module) -> Result<(), Stri
         Some(i) => Err(format!("Unexpected value {} at position {i}", got[i])),
         None => Ok(()),
     }
+}
+
+/// `thread_copy_async_swizzled` on a random 19 x 21 matrix into a poisoned 24 x 24 one: the
+/// matrix with zeros around it (the async copy's zero-fill, through the swizzled shared tile).
+fn check_thread_copy_async_swizzled(gpu: &Gpu, module: &Module) -> Result<(), String> {
+    let (rows, cols, n) = (19usize, 21usize, 24usize);
+    let data = random_f32(fresh_seed(), rows * cols);
+    let src = gpu.upload(&data).map_err(fail("upload"))?;
+    let mut out = gpu.alloc::<f32>(n * n).map_err(fail("alloc"))?;
+    gpu.memset(&mut out, 0xff).map_err(fail("poison"))?;
+    let cfg = LaunchConfig { grid: (3, 3, 1), block: (32, 1, 1), shared_mem_bytes: 0 };
+    unsafe { gpu.launch(module, copy_async::thread_copy_async_swizzled, cfg, (&src, &mut out)).run() }.map_err(fail("launch"))?;
+    let want: Vec<f32> = (0..n * n).map(|k| if k / n < rows && k % n < cols { data[(k / n) * cols + k % n] } else { 0.0 }).collect();
+    expect_eq("thread copy, masked and swizzled", &gpu.download(&out).map_err(fail("download"))?, &want)
 }
 
 pub fn benches() -> Vec<Bench> {

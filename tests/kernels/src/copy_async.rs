@@ -179,3 +179,42 @@ pub fn copy_async_clipped_b16(src: *const u16, dst: *mut u16) {
     sync_threads();
     dst.tile_masked::<HalfRun, 2>([row, col]).copy_from(&stage.tile_masked::<HalfRun, 2>([r, c]));
 }
+
+static_layout!(
+    /// The source of [`thread_copy_async_swizzled`]: 19 x 21, row-major (no tile divides it).
+    pub RaggedMatrix = "(19,21):(21,1)"
+);
+static_layout!(
+    /// Its output: 24 x 24, row-major (the padded matrix).
+    pub PaddedMatrix = "(24,24):(24,1)"
+);
+static_layout!(
+    /// A block's 8 x 8 tile, row-major (in global and shared memory).
+    pub Tile8 = "(8,8):(8,1)"
+);
+static_layout!(
+    /// 32 threads over the tile, each a fragment of 2 rows of one column.
+    pub Threads4x8 = "(4,8):(8,1)"
+);
+
+/// Mojo's `copy_dram_to_sram_async` with a masked source and a swizzled shared tile: block
+/// `(x, y)` copies tile `(x, y)` of the ragged `src` (a partial tile at the edges) into a shared
+/// 8 x 8 tile stored swizzled by `Sw<1, 0, 3>` with `cp.async` (zero-fill outside), waits, and
+/// copies the tile back out through the same swizzle into the padded `out` with
+/// `copy_sram_to_dram`. Afterwards `out` is `src` with zeros around it.
+///
+/// Preconditions: `src` holds 19 * 21 floats, `out` 24 * 24; block 32 threads, grid `(3, 3)`.
+#[kernel(block(32))]
+pub fn thread_copy_async_swizzled(src: *const f32, out: *mut f32) {
+    use cute_rs_tensor::partition::Sw;
+    use cute_rs_tensor::thread_copy::{copy_dram_to_sram_async, copy_sram_to_dram, SwizzledBy};
+    let src = LayoutTensor::<f32, _>::from_ptr(src as *mut f32, Static::<RaggedMatrix>::new());
+    let out = LayoutTensor::<f32, _>::from_ptr(out, Static::<PaddedMatrix>::new());
+    let tile = [block_idx_x() as i64, block_idx_y() as i64];
+    let shared = SwizzledBy::<Sw<1, 0, 3>, _>::new(shared_tensor!(THREAD_COPY_TILE: f32, Tile8, align 16));
+    let tid = thread_idx_x() as usize;
+    copy_dram_to_sram_async::<Threads4x8, 2, _, _>(shared, src.tile_masked::<Tile8, 2>(tile), tid);
+    async_copy_wait_all();
+    sync_threads();
+    copy_sram_to_dram::<Threads4x8, 2, _, _>(out.tile::<Tile8, 2>(tile), shared, tid);
+}
