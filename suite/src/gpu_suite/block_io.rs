@@ -7,6 +7,12 @@
 //! dumps must be the tile in the method's arrangement (blocked, or striped for `Striped`), with the
 //! out-of-bounds value past `n`; the stored output must equal the input below `n` and keep its
 //! poison above.
+//!
+//! Blocks of two and three dimensions (`tests/kernels/src/block_io_nd_cases.rs`: 32x4, 8x12,
+//! 12x4, 16x4x2, 8x4x4, 6x4x2) check every method and every call the same way (`run_nd_case`:
+//! `load`, `load_guarded`, `load_valid`, `load_from`, `store`, `store_guarded`, aligned and
+//! misaligned by one element), threads ranked `x + BX (y + BY z)` as rocPRIM ranks them, and the
+//! block exchanges on the same shapes (`check_exchange`).
 
 use cute_rs_host::{DeviceElem, Gpu, KernelFn, KernelParam, LaunchConfig, Module};
 use cute_rs_tensor::half::bf16;
@@ -24,6 +30,11 @@ trait CaseElem: DeviceElem + KernelParam<Self> + Copy + PartialEq + std::fmt::De
 impl CaseElem for u8 {
     fn make(x: u32) -> u8 {
         x as u8
+    }
+}
+impl CaseElem for u32 {
+    fn make(x: u32) -> u32 {
+        x
     }
 }
 impl CaseElem for i32 {
@@ -72,16 +83,51 @@ macro_rules! block_io_cases {
 }
 include!("../../../tests/kernels/src/block_io_cases.rs");
 
+/// The signature of every case kernel of blocks of two and three dimensions:
+/// `(input, regs, stored, output, n, oob, shift)`.
+type NdCaseKernel<T> = KernelFn<(*const T, *mut T, *mut T, *mut T, u32, T, u32)>;
+
+/// The checks of the cases of blocks of two and three dimensions, from the kernels' table.
+macro_rules! block_io_nd_cases {
+    ($($name:ident: $m:ident, $($t:ident)::+, $bx:literal, $by:literal, $bz:literal, $items:literal;)*) => {
+        fn nd_case_checks() -> Vec<Check> {
+            vec![$(Check {
+                name: concat!("block_io/", stringify!($name)),
+                run: |g, m| run_nd_case::<host_ty!($($t)::+)>(
+                    g, m, test_kernels::block_io::$name, stringify!($m) == "Striped", ($bx, $by, $bz), $items,
+                ),
+            }),*]
+        }
+    };
+}
+
+/// The checks of the block exchanges of the same table.
+macro_rules! block_exchange_cases {
+    ($($name:ident: $kind:ident, $($t:ident)::+, $bx:literal, $by:literal, $bz:literal, $items:literal;)*) => {
+        fn nd_exchange_checks() -> Vec<Check> {
+            vec![$(Check {
+                name: concat!("block_io/", stringify!($name)),
+                run: |g, m| check_exchange::<host_ty!($($t)::+)>(
+                    g, m, test_kernels::block_io::$name, ($bx, $by, $bz), $items, stringify!($kind) == "warp",
+                ),
+            }),*]
+        }
+    };
+}
+include!("../../../tests/kernels/src/block_io_nd_cases.rs");
+
 pub fn checks() -> Vec<Check> {
     let mut all = case_checks();
+    all.extend(nd_case_checks());
+    all.extend(nd_exchange_checks());
     all.push(Check { name: "block_io/bench_kernels (6 round trips, 5 tiles)", run: check_bench_kernels });
     all.push(Check {
         name: "block_io/exchange_u32_64x3",
-        run: |g, m| check_exchange(g, m, test_kernels::block_io::block_exchange_u32_64x3, 64, 3),
+        run: |g, m| check_exchange::<u32>(g, m, test_kernels::block_io::block_exchange_u32_64x3, (64, 1, 1), 3, true),
     });
     all.push(Check {
         name: "block_io/exchange_u32_128x4",
-        run: |g, m| check_exchange(g, m, test_kernels::block_io::block_exchange_u32_128x4, 128, 4),
+        run: |g, m| check_exchange::<u32>(g, m, test_kernels::block_io::block_exchange_u32_128x4, (128, 1, 1), 4, true),
     });
     all.push(Check { name: "block_io/3-D block 16x4x2: load_valid (Transpose; Direct without storage), store_guarded", run: check_3d_valid });
     all.push(Check { name: "block_io/load_from a function of the offset (counting input; u8 converted to f32)", run: check_from_fn });
@@ -149,25 +195,29 @@ fn check_warp_from_fn_valid(gpu: &Gpu, module: &Module) -> Result<(), String> {
     super::expect_eq(&format!("warp load_valid, valid = {valid}"), &gpu.download(&kept).map_err(fail("download"))?, &want)
 }
 
-/// A `BlockExchange` kernel: the four arrangements it writes must each be the input tile.
-fn check_exchange(
+/// A `BlockExchange` kernel on one block of `block` threads: the arrangements it writes (four, or
+/// the two of blocked <-> striped without `warp`) must each be the input tile.
+fn check_exchange<T: CaseElem>(
     gpu: &Gpu,
     module: &Module,
-    kernel: KernelFn<(*const u32, *mut u32)>,
-    threads: u32,
+    kernel: KernelFn<(*const T, *mut T)>,
+    block: (u32, u32, u32),
     items: usize,
+    warp: bool,
 ) -> Result<(), String> {
-    let tile = threads as usize * items;
-    let data = random_u32(fresh_seed(), tile);
+    let tile = (block.0 * block.1 * block.2) as usize * items;
+    let parts = if warp { 4 } else { 2 };
+    let seed = fresh_seed();
+    let data: Vec<T> = random_u32(seed, tile).into_iter().map(T::make).collect();
     let src = gpu.upload(&data).map_err(fail("upload"))?;
-    let mut out = gpu.alloc::<u32>(4 * tile).map_err(fail("alloc"))?;
+    let mut out = gpu.alloc::<T>(parts * tile).map_err(fail("alloc"))?;
     gpu.memset(&mut out, 0xff).map_err(fail("poison"))?;
-    unsafe { gpu.launch(module, kernel, LaunchConfig::linear(1, threads), (&src, &mut out)).run() }
-        .map_err(fail("launch"))?;
+    let cfg = LaunchConfig { grid: (1, 1, 1), block, shared_mem_bytes: 0 };
+    unsafe { gpu.launch(module, kernel, cfg, (&src, &mut out)).run() }.map_err(fail("launch"))?;
     let got = gpu.download(&out).map_err(fail("download"))?;
     let kernel = kernel.name();
-    for (k, what) in ["blocked -> striped", "striped -> blocked", "blocked -> warp-striped", "warp-striped -> blocked"].iter().enumerate() {
-        super::expect_eq(&format!("{kernel}: {what}"), &got[k * tile..(k + 1) * tile], &data)?;
+    for (k, what) in ["blocked -> striped", "striped -> blocked", "blocked -> warp-striped", "warp-striped -> blocked"][..parts].iter().enumerate() {
+        super::expect_eq(&format!("{kernel} (seed {seed}): {what}"), &got[k * tile..(k + 1) * tile], &data)?;
     }
     Ok(())
 }
@@ -272,6 +322,98 @@ fn run_case<T: CaseElem>(
                 "stored element {g} is {got:?}, expected {want:?}{}",
                 if g < n { "" } else { " (beyond n: must stay unwritten)" }
             )));
+        }
+    }
+    Ok(())
+}
+
+/// A case of a block of `bx x by x bz` threads (`block_io_nd_cases!` in the kernels): three
+/// blocks, `n = TILE + p` with `0 < p < TILE` random (a full tile, a partial one, an empty one),
+/// run with the input and outputs aligned (`shift` 0) and shifted by one element (`Vectorize`
+/// then falls back to the direct path).
+///
+/// The reference ranks threads as rocPRIM does, `r = x + bx (y + by z)`; thread `r`'s item `i` is
+/// tile offset `i * THREADS + r` for `Striped`, `r * ITEMS + i` for the others. Checked: the
+/// registers of `load` (the whole tile), `load_guarded` (`oob` past `n`), `load_valid` (the
+/// markers past `n`) and `load_from` (a function reading the tile), `store`'s output (the input, the element before the tile kept), and
+/// `store_guarded`'s (the input below `n`, the poison elsewhere).
+fn run_nd_case<T: CaseElem>(
+    gpu: &Gpu,
+    module: &Module,
+    kernel: NdCaseKernel<T>,
+    striped: bool,
+    block: (u32, u32, u32),
+    items: usize,
+) -> Result<(), String> {
+    const BLOCKS: usize = 3;
+    let threads = (block.0 * block.1 * block.2) as usize;
+    let tile = threads * items;
+    let total = BLOCKS * tile;
+    let kernel_name = kernel.name();
+    for shift in [0usize, 1] {
+        let seed = fresh_seed();
+        let p = 1 + random_u32(seed ^ 0x5eed, 1)[0] as usize % (tile - 1);
+        let n = tile + p;
+        let buffer: Vec<T> = random_u32(seed, shift + total).into_iter().map(T::make).collect();
+        let data = &buffer[shift..];
+        let marks: Vec<T> = random_u32(seed ^ 0x3a3a, 4 * total).into_iter().map(|x| T::make(x ^ 0x00c0_ffee)).collect();
+        let oob = T::make(0xdead_beef);
+        let src = gpu.upload(&buffer).map_err(fail("upload"))?;
+        let mut regs = gpu.upload(&marks).map_err(fail("upload"))?;
+        let mut stored = gpu.alloc::<T>(shift + total).map_err(fail("alloc"))?;
+        let mut out = gpu.alloc::<T>(shift + total).map_err(fail("alloc"))?;
+        gpu.memset(&mut stored, 0xab).map_err(fail("poison"))?;
+        gpu.memset(&mut out, 0xab).map_err(fail("poison"))?;
+        let poison = gpu.download(&out).map_err(fail("download"))?[0];
+        let cfg = LaunchConfig { grid: (BLOCKS as u32, 1, 1), block, shared_mem_bytes: 0 };
+        let args = (&src, &mut regs, &mut stored, &mut out, n as u32, oob, shift as u32);
+        unsafe { gpu.launch(module, kernel, cfg, args).run() }.map_err(fail("launch"))?;
+        let got_regs = gpu.download(&regs).map_err(fail("download"))?;
+        let got_stored = gpu.download(&stored).map_err(fail("download"))?;
+        let got_out = gpu.download(&out).map_err(fail("download"))?;
+        let ctx = |what: &str| format!("{kernel_name} (seed {seed}, n = {n}, tile {tile}, shift {shift}): {what}");
+        for u in 0..BLOCKS {
+            for z in 0..block.2 as usize {
+                for y in 0..block.1 as usize {
+                    for x in 0..block.0 as usize {
+                        let r = x + block.0 as usize * (y + block.1 as usize * z);
+                        for i in 0..items {
+                            let j = if striped { i * threads + r } else { r * items + i };
+                            let g = u * tile + j;
+                            let slot = (u * threads + r) * items + i;
+                            let calls = [
+                                ("load", data[g]),
+                                ("load_guarded", if g < n { data[g] } else { oob }),
+                                ("load_valid", if g < n { data[g] } else { marks[2 * total + slot] }),
+                                ("load_from", data[g]),
+                            ];
+                            for (k, (call, want)) in calls.into_iter().enumerate() {
+                                let got = got_regs[k * total + slot];
+                                if got != want {
+                                    return Err(ctx(&format!(
+                                        "{call}: block {u}, thread ({x}, {y}, {z}) (rank {r}), item {i} (tile offset {j}) holds {got:?}, expected {want:?}"
+                                    )));
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        for k in 0..shift + total {
+            let g = k.wrapping_sub(shift);
+            let want_stored = if k < shift { poison } else { data[g] };
+            if got_stored[k] != want_stored {
+                return Err(ctx(&format!("store: element {k} of the buffer is {:?}, expected {want_stored:?}", got_stored[k])));
+            }
+            let want = if k >= shift && g < n { data[g] } else { poison };
+            if got_out[k] != want {
+                return Err(ctx(&format!(
+                    "store_guarded: element {k} of the buffer is {:?}, expected {want:?}{}",
+                    got_out[k],
+                    if want == poison { " (outside the valid elements: must stay unwritten)" } else { "" }
+                )));
+            }
         }
     }
     Ok(())

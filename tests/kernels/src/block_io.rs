@@ -8,6 +8,9 @@
 //! reuse needs, and stores the registers back guarded into `output`. A launch of three blocks with
 //! `TILE < n < 2 TILE` covers a full tile (vectorized where allowed), a partial one and an empty one.
 //! Warp cases do the same per logical warp of `THREADS` lanes in a block of 64 threads.
+//!
+//! Blocks of two and three dimensions have their own table (`block_io_nd_cases.rs`): every method,
+//! every load and store call, and the block exchanges (see `block_io_nd_cases!`).
 
 use cute_rs_tensor::kernel;
 use cute_rs_tensor::block_io::{method, BlockExchange, BlockLoad, WarpLoad};
@@ -70,47 +73,124 @@ macro_rules! block_io_cases {
 
 include!("block_io_cases.rs");
 
-macro_rules! exchange_kernels {
-    ($($name:ident: $threads:literal, $items:literal;)*) => {$(
-        #[doc = concat!("`BlockExchange<u32, ", $threads, ", ", $items, ">` on one block: the tile loaded blocked, then exchanged ",
-            "blocked -> striped -> blocked -> warp-striped -> blocked, each arrangement written to `out[k * TILE ..]` ",
-            "where it says the elements are (every part must equal the input).")]
+/// The `BlockExchange` kernels: one block of `BX x BY x BZ` threads (rank `x + BX (y + BY z)`)
+/// loads the tile blocked (`Direct`), then exchanges it blocked -> striped -> blocked (and, for
+/// `warp` rows, -> warp-striped -> blocked), writing each arrangement to `out[k * TILE ..]` where
+/// it says the elements are: every part must equal the input.
+macro_rules! block_exchange_cases {
+    ($($name:ident: $kind:ident, $($t:ident)::+, $bx:literal, $by:literal, $bz:literal, $items:literal;)*) => {$(
+        block_exchange_cases!(@one $kind, $name, $($t)::+, $bx, $by, $bz, $items);
+    )*};
+    (@one $kind:ident, $name:ident, $t:ty, $bx:literal, $by:literal, $bz:literal, $items:literal) => {
+        #[doc = concat!("`BlockExchange<", stringify!($t), ", ", $bx, ", ", $items, ", ", $by, ", ", $bz, ">` on one block, ",
+            "exchanges `", stringify!($kind), "` (see `block_exchange_cases!`).")]
         #[kernel]
-        pub fn $name(input: *const u32, out: *mut u32) {
-            type X = BlockExchange<u32, $threads, $items>;
+        pub fn $name(input: *const $t, out: *mut $t) {
+            type X = BlockExchange<$t, $bx, $items, $by, $bz>;
+            const THREADS: usize = $bx * $by * $bz;
+            const TILE: usize = THREADS * $items;
             let s = block_storage!($name: X);
-            const TILE: usize = $threads * $items;
-            let t = thread_idx_x() as usize;
-            let (w, l) = (t / 32, t % 32);
-            let mut items = [0u32; $items];
-            BlockLoad::<u32, $threads, $items, method::Direct>::new().load(input, &mut items);
+            let id = cute_rs_tensor::device::ids::thread_idx();
+            let t = id.x as usize + $bx * (id.y as usize + $by * id.z as usize);
+            let mut items = [input.read(); $items];
+            BlockLoad::<$t, $bx, $items, method::Direct, $by, $bz>::new().load(input, &mut items);
             X::new().blocked_to_striped(&mut items, s);
             for i in 0..$items {
-                *out.add(i * $threads + t) = items[i];
+                *out.add(i * THREADS + t) = items[i];
             }
             sync_threads();
             X::new().striped_to_blocked(&mut items, s);
             for i in 0..$items {
                 *out.add(TILE + t * $items + i) = items[i];
             }
-            sync_threads();
-            X::new().blocked_to_warp_striped(&mut items, s);
-            for i in 0..$items {
-                *out.add(2 * TILE + w * 32 * $items + i * 32 + l) = items[i];
-            }
-            sync_threads();
-            X::new().warp_striped_to_blocked(&mut items, s);
-            for i in 0..$items {
-                *out.add(3 * TILE + t * $items + i) = items[i];
-            }
+            block_exchange_cases!(@warp $kind, X, $items, items, s, out, t, TILE);
         }
-    )*};
+    };
+    (@warp striped, $x:ty, $items:literal, $v:ident, $s:ident, $out:ident, $t:ident, $tile:ident) => {};
+    (@warp warp, $x:ty, $items:literal, $v:ident, $s:ident, $out:ident, $t:ident, $tile:ident) => {
+        let (w, l) = ($t / 32, $t % 32);
+        sync_threads();
+        <$x>::new().blocked_to_warp_striped(&mut $v, $s);
+        for i in 0..$items {
+            *$out.add(2 * $tile + w * 32 * $items + i * 32 + l) = $v[i];
+        }
+        sync_threads();
+        <$x>::new().warp_striped_to_blocked(&mut $v, $s);
+        for i in 0..$items {
+            *$out.add(3 * $tile + $t * $items + i) = $v[i];
+        }
+    };
 }
 
-exchange_kernels! {
-    block_exchange_u32_64x3: 64, 3;
-    block_exchange_u32_128x4: 128, 4;
+block_exchange_cases! {
+    block_exchange_u32_64x3: warp, u32, 64, 1, 1, 3;
+    block_exchange_u32_128x4: warp, u32, 128, 1, 1, 4;
 }
+
+/// The cases of blocks of two and three dimensions (`block_io_nd_cases.rs`): a launch of three
+/// blocks of `BX x BY x BZ` threads, thread rank `r = x + BX (y + BY z)` (rocPRIM's), block `b`
+/// working on tile `b` of the input and outputs shifted by `shift` elements (1 misaligns the
+/// vectors of `Vectorize`, which must then fall back), `valid = n - b * TILE` (saturating).
+///
+/// `regs` has four sections of `3 * TILE` elements, item `i` of thread `r` of block `b` at
+/// `k * 3 * TILE + (b * THREADS + r) * ITEMS + i`; each thread starts its items from its slots
+/// (the host fills them with markers) and writes back what the calls left:
+/// 0. `load` (the whole tile, whatever `n`);
+/// 1. `load_guarded` with `oob` (every item must be written);
+/// 2. `load_valid` (items past `valid` keep their markers);
+/// 3. `load_from` a function reading the same tile (the method's pattern, never vectors).
+///
+/// Then `store` writes section 0's items to `stored` (all of it) and `store_guarded` section 1's
+/// items to `output` (only below `valid`). Block barriers separate the calls (storage reuse).
+macro_rules! block_io_nd_cases {
+    ($($name:ident: $m:ident, $($t:ident)::+, $bx:literal, $by:literal, $bz:literal, $items:literal;)*) => {$(
+        block_io_nd_cases!(@one $name, $m, $($t)::+, $bx, $by, $bz, $items);
+    )*};
+    (@one $name:ident, $m:ident, $t:ty, $bx:literal, $by:literal, $bz:literal, $items:literal) => {
+        #[doc = concat!("`BlockLoad<", stringify!($t), ", ", $bx, ", ", $items, ", ", stringify!($m), ", ", $by, ", ", $bz,
+            ">`: every load and store of a block of ", $bx, "x", $by, "x", $bz, " threads (see `block_io_nd_cases!`).")]
+        #[kernel]
+        pub fn $name(input: *const $t, regs: *mut $t, stored: *mut $t, output: *mut $t, n: u32, oob: $t, shift: u32) {
+            type L = BlockLoad<$t, $bx, $items, method::$m, $by, $bz>;
+            const THREADS: usize = $bx * $by * $bz;
+            let io = L::new().with_storage(block_storage!($name: L));
+            let b = block_idx_x() as usize;
+            let total = cute_rs_tensor::device::ids::grid_dim_x() as usize * L::TILE;
+            let id = cute_rs_tensor::device::ids::thread_idx();
+            let r = id.x as usize + $bx * (id.y as usize + $by * id.z as usize);
+            let base = shift as usize + b * L::TILE;
+            let (input, stored, output) = (input.wrapping_add(base), stored.wrapping_add(base), output.wrapping_add(base));
+            let valid = (n as usize).saturating_sub(b * L::TILE);
+            let slot = |k: usize, i: usize| regs.add(k * total + (b * THREADS + r) * $items + i);
+            let (mut full, mut guarded, mut kept, mut from) = ([oob; $items], [oob; $items], [oob; $items], [oob; $items]);
+            for i in 0..$items {
+                full[i] = *slot(0, i);
+                guarded[i] = *slot(1, i);
+                kept[i] = *slot(2, i);
+                from[i] = *slot(3, i);
+            }
+            io.load(input, &mut full);
+            sync_threads();
+            io.load_guarded(input, &mut guarded, valid, oob);
+            sync_threads();
+            io.load_valid(input, &mut kept, valid);
+            sync_threads();
+            io.load_from(cute_rs_tensor::block_io::FromFn(|j| *input.add(j)), &mut from);
+            for i in 0..$items {
+                *slot(0, i) = full[i];
+                *slot(1, i) = guarded[i];
+                *slot(2, i) = kept[i];
+                *slot(3, i) = from[i];
+            }
+            sync_threads();
+            io.store(stored, &full);
+            sync_threads();
+            io.store_guarded(output, &guarded, valid);
+        }
+    };
+}
+
+include!("block_io_nd_cases.rs");
 
 /// The register marker of a 3-D case's item `i` of thread rank `r`: what `load_valid` must leave
 /// in place past `valid`.
