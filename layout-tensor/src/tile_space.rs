@@ -46,9 +46,19 @@
 //! # Hints
 //! `latency` (1..=10, range-checked) and `allow_tma` are accepted and recorded, and change nothing
 //! here: a tile space's tile is one thread's registers, loaded with ordinary (vector) loads, while
-//! TMA moves a block's tile into shared memory. cuTile's `allow_tma` is a block-level load:
-//! [`BlockTile::load_tma`](crate::block_tile::BlockTile::load_tma) from a
-//! [`TmaArray`](crate::tma_copy::TmaArray), an array that carries its tensor map.
+//! TMA moves a block's tile into shared memory. cuTile's `allow_tma` is a flag of the block-level
+//! front end ([`crate::block_tile::options`]), on an array bound to the block's TMA stage.
+//!
+//! # The block level and this one
+//! cuTile's tiles belong to the whole block: that model is
+//! [`BlockTile::load_with_options`](crate::block_tile::BlockTile::load_with_options) and
+//! [`store_with_options`](crate::block_tile::BlockTile::store_with_options), which take these same
+//! options, orders and paddings and make the same strong accesses (`read_elem`, `write_elem`
+//! below). A tile space is the per-thread form of the same indexing: each thread holds a whole
+//! tile, indexed by its own tile index, as a CuTe fragment. It stays for what the block level does
+//! not take: arrays of any layout (static, nested, swizzled, in shared memory or registers) rather
+//! than strided global arrays, and tiles that each thread loads independently (a thread's row of a
+//! gather, a scalar per thread).
 //!
 //! # Example (cuTile's documented 2-D "F" order load)
 //! ```
