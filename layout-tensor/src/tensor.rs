@@ -270,6 +270,10 @@ pub(crate) fn check_index(i: usize, size: usize) {
 #[track_caller]
 pub(crate) fn coord_offset(l: &Layout, m: &Modes, coord: &[i64]) -> i64 {
     #[cfg(not(target_arch = "nvptx64"))]
+    if coord.len() != m.rank {
+        out_of_bounds(format_args!("coordinate {coord:?}: {} entries, but the layout {l} has {} top-level modes", coord.len(), m.rank));
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
     for (k, &c) in coord.iter().enumerate() {
         let extent: i64 = l.shape().leaves()[m.start[k]..m.start[k + 1]].iter().product();
         if !(0..extent).contains(&c) {

@@ -120,6 +120,15 @@ pub fn checks() -> Vec<Check> {
     let mut all = case_checks();
     all.extend(nd_case_checks());
     all.extend(nd_exchange_checks());
+    use test_kernels::block_io::{rocprim_seed_direct, rocprim_seed_striped, rocprim_seed_transpose, rocprim_seed_vectorize, rocprim_seed_warp_transpose};
+    all.push(Check { name: "block_io/rocPRIM examples: block_load<int, 128, 8, block_load_direct>", run: |g, m| check_rocprim_seed(g, m, rocprim_seed_direct, false) });
+    all.push(Check { name: "block_io/rocPRIM examples: block_load<int, 128, 8, block_load_striped>", run: |g, m| check_rocprim_seed(g, m, rocprim_seed_striped, true) });
+    all.push(Check { name: "block_io/rocPRIM examples: block_load<int, 128, 8, block_load_vectorize>", run: |g, m| check_rocprim_seed(g, m, rocprim_seed_vectorize, false) });
+    all.push(Check { name: "block_io/rocPRIM examples: block_load<int, 128, 8, block_load_transpose>", run: |g, m| check_rocprim_seed(g, m, rocprim_seed_transpose, false) });
+    all.push(Check {
+        name: "block_io/rocPRIM examples: block_load<int, 128, 8, block_load_warp_transpose>",
+        run: |g, m| check_rocprim_seed(g, m, rocprim_seed_warp_transpose, false),
+    });
     all.push(Check { name: "block_io/bench_kernels (6 round trips, 5 tiles)", run: check_bench_kernels });
     all.push(Check {
         name: "block_io/exchange_u32_64x3",
@@ -134,6 +143,49 @@ pub fn checks() -> Vec<Check> {
     all.push(Check { name: "block_io/warp load_from a function (16-lane Transpose), load_valid with the default method", run: check_warp_from_fn_valid });
     all.push(Check { name: "reduce/block_reduce_sum_f32 (7 tiles)", run: |g, m| check_reduce(g, m, 7 * test_kernels::bench::BENCH_TILE).map(|_| ()) });
     all
+}
+
+/// rocPRIM's `block_load` example kernels (`test_kernels::block_io::rocprim_seed_*`): two blocks of
+/// 128 threads, 8 `int`s each, block `b` at `offset = b * 128 * 8`, `n = 1024 + p` valid elements
+/// (`0 < p < 1024` random: block 0 full, block 1 partial). Each example's registers must be the
+/// block's tile "in a blocked arrangement" (thread `t`'s item `i` is tile offset `8 t + i`; for
+/// `block_load_striped`, "a striped arrangement", offset `128 i + t`): the plain and the storage
+/// loads the whole tile, the `valid` load the tile below `valid` and the markers above it, the
+/// `valid, out_of_bounds` load the tile below `valid` and `out_of_bounds` above it.
+fn check_rocprim_seed(gpu: &Gpu, module: &Module, kernel: KernelFn<(*const i32, *mut i32, u32, i32)>, striped: bool) -> Result<(), String> {
+    use test_kernels::block_io::{rocprim_seed_marker, ROCPRIM_SEED_SECTION};
+    let seed = fresh_seed();
+    let input: Vec<i32> = random_u32(seed, 2048).into_iter().map(|x| (x >> 2) as i32).collect(); // non-negative
+    let n = 1024 + 1 + (random_u32(seed ^ 0x5eed, 1)[0] % 1023) as usize;
+    let out_of_bounds = -7;
+    let src = gpu.upload(&input).map_err(fail("upload"))?;
+    let mut regs = gpu.alloc::<i32>(4 * ROCPRIM_SEED_SECTION).map_err(fail("alloc"))?;
+    gpu.memset(&mut regs, 0xab).map_err(fail("poison"))?;
+    unsafe { gpu.launch(module, kernel, LaunchConfig::linear(2, 128), (&src, &mut regs, n as u32, out_of_bounds)).run() }.map_err(fail("launch"))?;
+    let got = gpu.download(&regs).map_err(fail("download"))?;
+    let name = kernel.name();
+    let examples = ["load(input + offset, items)", "load(..., items, storage)", "load(..., items, valid, storage)", "load(..., items, valid, out_of_bounds, storage)"];
+    for (k, example) in examples.iter().enumerate() {
+        for b in 0..2usize {
+            for t in 0..128usize {
+                for i in 0..8usize {
+                    let j = if striped { 128 * i + t } else { 8 * t + i };
+                    let g = b * 1024 + j;
+                    let want = match k {
+                        0 | 1 => input[g],
+                        _ if g < n => input[g],
+                        2 => rocprim_seed_marker(b as u32, t as u32, i as u32),
+                        _ => out_of_bounds,
+                    };
+                    let have = got[k * ROCPRIM_SEED_SECTION + (b * 128 + t) * 8 + i];
+                    if have != want {
+                        return Err(format!("{name} (seed {seed}, n = {n}): {example}: block {b}, thread {t}, item {i} (tile offset {j}) holds {have}, expected {want}"));
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// `block_io_3d_valid` with `n` = a random partial tile and a full one: the registers of both

@@ -1,10 +1,11 @@
 //! cuTile `load`/`store` (`cute_rs_tensor::tile_space`, kernels in `tests/kernels/src/cutile.rs`)
 //! on the GPU: each example of cuTile's `load`/`store` documentation that prints its output, reproduced
-//! exactly (outputs poisoned before the launch, compared with the documented values), the memory orders and padding modes,
+//! exactly (outputs poisoned before the launch, compared with the documented values and printed as the
+//! document prints them), the memory orders and padding modes,
 //! and the tiled load/store copy (checked, and timed next to a device-to-device `memcpy`).
 
 use cute_rs_host::{DeviceBuffer, Gpu, KernelFn, LaunchConfig, Module, TmaOobFill};
-use cute_rs_tensor::Strided;
+use cute_rs_tensor::{LayoutTensor, Strided};
 use test_kernels::block_examples as blocks;
 use test_kernels::cutile;
 
@@ -60,33 +61,50 @@ fn run_load(gpu: &Gpu, module: &Module, kernel: LoadKernel, threads: u32, n_in: 
     gpu.download(&out).map_err(fail("download"))
 }
 
-/// Documented output `[0, 1, 2, 3]`, `[4, 5, 6, 7]`, `[8, 9, 0, 0]`.
+/// The values `got`, tile after tile, each printed as cuTile's `print(tile)` prints it (nested
+/// lists through `tile`, the tile's row-major layout), one a line.
+fn printed_tiles<T: cute_rs_tensor::Element + std::fmt::Display>(got: &[T], tile: &str) -> String {
+    let layout = cute_rs_layout::Layout::parse(tile).expect("a tile layout");
+    let lines: Vec<String> = got
+        .chunks(layout.size() as usize)
+        .map(|c| LayoutTensor::new(&mut c.to_vec(), layout).expect("a tile's values").nested().to_string())
+        .collect();
+    lines.join("\n")
+}
+
+/// `printed` must be the document's output `want`, character for character.
+fn expect_printed(what: &str, printed: &str, want: &str) -> Result<(), String> {
+    if printed == want { Ok(()) } else { Err(format!("{what} printed {printed:?}, the document shows {want:?}")) }
+}
+
+/// Documented output `[0, 1, 2, 3]`, `[4, 5, 6, 7]`, `[8, 9, 0, 0]` (the tiles printed as cuTile
+/// prints them).
 fn check_load_1d(gpu: &Gpu, module: &Module, kernel: LoadKernel, threads: u32) -> Result<(), String> {
     let got = run_load(gpu, module, kernel, threads, 10, 12)?;
-    expect_eq("1-D loads", &got, &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 0])
+    expect_eq("1-D loads", &got, &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 0])?;
+    expect_printed("1-D loads", &printed_tiles(&got, "4:1"), "[0, 1, 2, 3]\n[4, 5, 6, 7]\n[8, 9, 0, 0]")
 }
 
-/// Documented output `[[0, 4, 8, 12]]` ... `[[3, 7, 11, 15]]`.
+/// Documented output `[[0, 4, 8, 12]]` ... `[[3, 7, 11, 15]]` (printed as cuTile prints them).
 fn check_load_2d_f(gpu: &Gpu, module: &Module, kernel: LoadKernel, threads: u32) -> Result<(), String> {
     let got = run_load(gpu, module, kernel, threads, 16, 16)?;
-    expect_eq("2-D F loads", &got, &[0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15])
+    expect_eq("2-D F loads", &got, &[0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15])?;
+    expect_printed("2-D F loads", &printed_tiles(&got, "(1,4):(4,1)"), "[[0, 4, 8, 12]]\n[[1, 5, 9, 13]]\n[[2, 6, 10, 14]]\n[[3, 7, 11, 15]]")
 }
 
-/// Documented output `[[[0, 2], [1, 3]]]`, `[[[4, 6], [5, 7]]]`.
+/// Documented output `[[[0, 2], [1, 3]]]`, `[[[4, 6], [5, 7]]]` (printed as cuTile prints them).
 fn check_load_3d(gpu: &Gpu, module: &Module, kernel: LoadKernel, threads: u32) -> Result<(), String> {
     let got = run_load(gpu, module, kernel, threads, 8, 8)?;
-    expect_eq("3-D permuted loads", &got, &[0, 2, 1, 3, 4, 6, 5, 7])
+    expect_eq("3-D permuted loads", &got, &[0, 2, 1, 3, 4, 6, 5, 7])?;
+    expect_printed("3-D permuted loads", &printed_tiles(&got, "(1,2,2):(4,2,1)"), "[[[0, 2], [1, 3]]]\n[[[4, 6], [5, 7]]]")
 }
 
-/// Documented output `0 1 2 3 4 5 6 7 8 9`.
+/// Documented output `0 1 2 3 4 5 6 7 8 9`: `print(tile, end=" ")` for each 0-d tile, then
+/// `print()`.
 fn check_load_scalar(gpu: &Gpu, module: &Module, kernel: LoadKernel, threads: u32) -> Result<(), String> {
     let got = run_load(gpu, module, kernel, threads, 10, 10)?;
-    let printed: Vec<String> = got.iter().map(|v| v.to_string()).collect();
-    if printed.join(" ") == "0 1 2 3 4 5 6 7 8 9" {
-        Ok(())
-    } else {
-        Err(format!("scalar loads printed {:?}", printed.join(" ")))
-    }
+    let printed: String = got.iter().map(|v| format!("{v} ")).collect::<String>() + "\n";
+    expect_printed("scalar loads", &printed, "0 1 2 3 4 5 6 7 8 9 \n")
 }
 
 /// Runs a store kernel (one block of `threads`) on `n` poisoned int32 values followed by `slack`
@@ -103,16 +121,19 @@ fn run_store(gpu: &Gpu, module: &Module, kernel: StoreKernel, threads: u32, n: u
     Ok(got[..n].to_vec())
 }
 
-/// Documented output `[1, 1, 1, 1, 2, 2]` (the tile's last two elements are not stored).
+/// Documented output `[1, 1, 1, 1, 2, 2]` (the tile's last two elements are not stored), as
+/// `print(x.tolist())` prints the array.
 fn check_store_partial(gpu: &Gpu, module: &Module, kernel: StoreKernel, threads: u32) -> Result<(), String> {
     let got = run_store(gpu, module, kernel, threads, 6, 4)?;
-    expect_eq("partial store", &got, &[1, 1, 1, 1, 2, 2])
+    expect_eq("partial store", &got, &[1, 1, 1, 1, 2, 2])?;
+    expect_printed("partial store", &printed_tiles(&got, "6:1"), "[1, 1, 1, 1, 2, 2]")
 }
 
-/// Documented output `[[0, 1], [2, 3]]`.
+/// Documented output `[[0, 1], [2, 3]]`, as `print(x.tolist())` prints the 2 x 2 array.
 fn check_store_scalar(gpu: &Gpu, module: &Module, kernel: StoreKernel, threads: u32) -> Result<(), String> {
     let got = run_store(gpu, module, kernel, threads, 4, 4)?;
-    expect_eq("scalar broadcast stores", &got, &[0, 1, 2, 3])
+    expect_eq("scalar broadcast stores", &got, &[0, 1, 2, 3])?;
+    expect_printed("scalar broadcast stores", &printed_tiles(&got, "(2,2):(2,1)"), "[[0, 1], [2, 3]]")
 }
 
 /// Each padding mode fills exactly the two out-of-bounds elements of tile 2 (bit-exact: NaN,

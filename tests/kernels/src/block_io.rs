@@ -11,6 +11,10 @@
 //!
 //! Blocks of two and three dimensions have their own table (`block_io_nd_cases.rs`): every method,
 //! every load and store call, and the block exchanges (see `block_io_nd_cases!`).
+//!
+//! rocPRIM's documented `block_load` examples (128 threads, `int`, 8 items, `offset = blockIdx.x *
+//! 128 * 8`; plain, with storage, with `valid`, with `valid` and `out_of_bounds`) have one kernel per
+//! documented method (`rocprim_seed_examples!`).
 
 use cute_rs_tensor::kernel;
 use cute_rs_tensor::block_io::{method, BlockExchange, BlockLoad, WarpLoad};
@@ -269,4 +273,72 @@ pub fn warp_io_from_fn_valid(input: *const u32, squares: *mut u32, kept: *mut u3
     for i in 0..2 {
         *kept.add(t * 2 + i) = b[i];
     }
+}
+
+/// The register marker of item `i` of thread `t` of block `b` in rocPRIM's example kernels: what
+/// `load_valid` must leave in place past `valid` (negative; the inputs are not).
+pub const fn rocprim_seed_marker(b: u32, t: u32, i: u32) -> i32 {
+    i32::MIN + (b * 1024 + t * 8 + i) as i32
+}
+
+/// Elements of each section of `regs` in rocPRIM's example kernels (two blocks of 1024).
+pub const ROCPRIM_SEED_SECTION: usize = 2 * 128 * 8;
+
+macro_rules! rocprim_seed_examples {
+    ($($name:ident: $m:ident, $bind:ident;)*) => {$(
+        #[doc = concat!(
+            "rocPRIM's `block_load` examples with `load_method = block_load_", stringify!($m),
+            "`: blocks of 128 threads, `int`, 8 items per thread, block `b` at `offset = b * 128 * 8`, the \
+             registers of thread `t` dumped to `regs[k * ROCPRIM_SEED_SECTION + (b * 128 + t) * 8 + i]` for \
+             the `k`-th example: (0) `blockload.load(input + offset, items)` (the loader without storage where \
+             the method needs none); (1) `bload.load(..., items, storage)`; (2) `bload.load(..., items, valid, \
+             storage)` (items start as `rocprim_seed_marker`); (3) `bload.load(..., items, valid, out_of_bounds, \
+             storage)`; `valid = n - offset` (saturating), block barriers between uses of the storage.\n\n\
+             Preconditions: `input` holds 2048 values, `regs` `4 * ROCPRIM_SEED_SECTION`; grid 2, block 128."
+        )]
+        #[kernel]
+        pub fn $name(input: *const i32, regs: *mut i32, n: u32, out_of_bounds: i32) {
+            type L = BlockLoad<i32, 128, 8, method::$m>;
+            let b = block_idx_x();
+            let t = thread_idx_x();
+            let offset = (b * 128 * 8) as usize;
+            let valid = (n as usize).saturating_sub(offset);
+            let storage = block_storage!($name: L);
+            let bload = L::new().with_storage(storage);
+            let dump = |k: usize, items: &[i32; 8]| {
+                for i in 0..8 {
+                    *regs.add(k * ROCPRIM_SEED_SECTION + (b as usize * 128 + t as usize) * 8 + i) = items[i];
+                }
+            };
+            let mut items = [0i32; 8];
+            rocprim_seed_examples!(@load $bind, L, bload, input.add(offset), &mut items);
+            dump(0, &items);
+            sync_threads();
+            let mut items = [0i32; 8];
+            bload.load(input.add(offset), &mut items);
+            dump(1, &items);
+            sync_threads();
+            let mut items: [i32; 8] = core::array::from_fn(|i| rocprim_seed_marker(b, t, i as u32));
+            bload.load_valid(input.add(offset), &mut items, valid);
+            dump(2, &items);
+            sync_threads();
+            let mut items = [0i32; 8];
+            bload.load_guarded(input.add(offset), &mut items, valid, out_of_bounds);
+            dump(3, &items);
+        }
+    )*};
+    (@load none, $l:ty, $bound:ident, $input:expr, $items:expr) => {
+        <$l>::new().load($input, $items)
+    };
+    (@load storage, $l:ty, $bound:ident, $input:expr, $items:expr) => {
+        $bound.load($input, $items)
+    };
+}
+
+rocprim_seed_examples! {
+    rocprim_seed_direct: Direct, none;
+    rocprim_seed_striped: Striped, none;
+    rocprim_seed_vectorize: Vectorize, none;
+    rocprim_seed_transpose: Transpose, storage;
+    rocprim_seed_warp_transpose: WarpTranspose, storage;
 }
