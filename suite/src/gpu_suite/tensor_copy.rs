@@ -45,7 +45,7 @@ fn check_tensor_parameter(gpu: &Gpu, module: &Module) -> Result<(), String> {
 /// Mojo's `initialize_tensor_from_cpu_example`, step by step: a host buffer of `rows * cols`
 /// floats holding `0, 1, 2, ...`, copied to the device, the kernel on a `(4, 4)` grid of 8 x 8
 /// blocks over the row-major 32 x 8 tensor, copied back; every position `i` must hold `i + 1`
-/// (the example prints "Success"; here the first mismatch is the error).
+/// (the example prints "Success", or its error for the first mismatch).
 fn check_mojo_initialize_from_cpu(gpu: &Gpu, module: &Module) -> Result<(), String> {
     let (rows, cols, block_size) = (32usize, 8usize, 8u32);
     let num_blocks = (rows * cols) as u32 / (block_size * block_size);
@@ -56,10 +56,8 @@ fn check_mojo_initialize_from_cpu(gpu: &Gpu, module: &Module) -> Result<(), Stri
     let cfg = LaunchConfig { grid: (num_blocks, num_blocks, 1), block: (block_size, block_size, 1), shared_mem_bytes: 0 };
     unsafe { gpu.launch(module, tensor_copy::mojo_initialize_tensor_from_cpu, cfg, (tensor,)).run() }.map_err(fail("launch"))?;
     let got = gpu.download(&buf).map_err(fail("download"))?;
-    match (0..rows * cols).find(|&i| got[i] != expected[i]) {
-        Some(i) => Err(format!("Unexpected value {} at position {i}", got[i])),
-        None => Ok(()),
-    }
+    let printed = mojo_printed(&got, |i| expected[i], "Success");
+    if printed == "Success" { Ok(()) } else { Err(printed) }
 }
 
 /// `thread_copy_async_swizzled` on a random 19 x 21 matrix into a poisoned 24 x 24 one: the
@@ -193,16 +191,34 @@ pub fn check_transpose(gpu: &Gpu, module: &Module) -> Result<(), String> {
     expect_eq("tensor transpose", &gpu.download(&dst).map_err(fail("download"))?, &want)
 }
 
+/// What Mojo's examples print after checking the host buffer against `expected`: `success`
+/// ("Success" / "Success!"), or their error for the first mismatch.
+fn mojo_printed(got: &[f32], expected: impl Fn(usize) -> f32, success: &str) -> String {
+    match (0..got.len()).find(|&i| got[i] != expected(i)) {
+        Some(i) => format!("Unexpected value {} at position {i}", got[i]),
+        None => success.to_string(),
+    }
+}
+
 /// Mojo's documented `copy_from_async` example (`tests/kernels/src/copy_async.rs`): the 128 x 128
-/// tensor, filled with random data (the async copies load it; Mojo's example starts from zeros), must
-/// end with `tensor[i] == i`, the example's own check.
+/// tensor, zeroed as the example zeroes it (`enqueue_memset(dev_buf, 0.0)`), and again filled with
+/// random data (which the async copies load, so a copy that dropped elements would show), must end
+/// with `tensor[i] == i`: the example prints "Success!".
 pub fn check_mojo_copy_from_async(gpu: &Gpu, module: &Module) -> Result<(), String> {
     let n = 128 * 128;
-    let mut tensor = gpu.upload(&random_f32(fresh_seed(), n)).map_err(fail("upload"))?;
-    let cfg = LaunchConfig { grid: (8, 8, 1), block: (16, 16, 1), shared_mem_bytes: 0 };
-    unsafe { gpu.launch(module, copy_async::mojo_copy_from_async_f32, cfg, (&mut tensor,)).run() }.map_err(fail("launch"))?;
-    let want: Vec<f32> = (0..n).map(|i| i as f32).collect();
-    expect_eq("copy_from_async example", &gpu.download(&tensor).map_err(fail("download"))?, &want)
+    for zeroed in [true, false] {
+        let mut tensor = gpu.upload(&random_f32(fresh_seed(), n)).map_err(fail("upload"))?;
+        if zeroed {
+            gpu.memset(&mut tensor, 0).map_err(fail("memset"))?;
+        }
+        let cfg = LaunchConfig { grid: (8, 8, 1), block: (16, 16, 1), shared_mem_bytes: 0 };
+        unsafe { gpu.launch(module, copy_async::mojo_copy_from_async_f32, cfg, (&mut tensor,)).run() }.map_err(fail("launch"))?;
+        let printed = mojo_printed(&gpu.download(&tensor).map_err(fail("download"))?, |i| i as f32, "Success!");
+        if printed != "Success!" {
+            return Err(format!("copy_from_async example ({} start) printed {printed:?}", if zeroed { "zeroed" } else { "random" }));
+        }
+    }
+    Ok(())
 }
 
 /// `copy_async_zero_fill_f32`: the 98 x 70 column-major matrix with leading dimension 100 (its
