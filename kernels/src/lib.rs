@@ -8,7 +8,8 @@
 //!   feature `sm90a` into the module `gemm_sm90a`, which holds the Hopper kernels only.
 //! - `attention`: the portable fused attention forward on block tiles (`mma.sync`; the module
 //!   `gemm`, and the CPU backend); `attention_sm90`: the Hopper one (TMA, wgmma, warp
-//!   specialization; the module `gemm_sm90a`).
+//!   specialization; the module `gemm_sm90a`); `attention_bwd`: the portable backward (dQ, dK,
+//!   dV; the module `gemm`, and the CPU backend).
 //!
 //! Each kernel is written with [`#[kernel]`](cute_rs_tensor::kernel): on the GPU a PTX entry of its
 //! name; on the host a `KernelFn` constant that `cute_rs_host::Gpu::launch` takes with typed
@@ -28,6 +29,8 @@
 // leaves them out, so that it compiles and ships each kernel once. The host build has them all.
 #[cfg(any(not(feature = "sm90a"), not(target_arch = "nvptx64")))]
 pub mod attention;
+#[cfg(any(not(feature = "sm90a"), not(target_arch = "nvptx64")))]
+pub mod attention_bwd;
 #[cfg(feature = "sm90a")]
 pub mod attention_sm90;
 pub mod epilogue;

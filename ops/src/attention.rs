@@ -176,25 +176,26 @@ impl AttentionElem for f16 {
 /// ```
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Attention<'a> {
-    scale: Option<f32>,
-    causal: bool,
-    stream: Option<&'a Stream>,
-    path: Option<AttentionPath>,
-    schedule: AttentionSchedule,
-    sm90_kernel: Option<(&'a ModuleSource, Sm90Kernel)>,
+    pub(crate) scale: Option<f32>,
+    pub(crate) causal: bool,
+    pub(crate) stream: Option<&'a Stream>,
+    pub(crate) path: Option<AttentionPath>,
+    pub(crate) schedule: AttentionSchedule,
+    pub(crate) sm90_kernel: Option<(&'a ModuleSource, Sm90Kernel)>,
+    pub(crate) deterministic: bool,
 }
 
 /// One `(batch, seqlen, heads, head_dim)` operand: its extents and element strides.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Operand {
-    shape: [usize; 4],
-    stride: [usize; 4],
+pub(crate) struct Operand {
+    pub(crate) shape: [usize; 4],
+    pub(crate) stride: [usize; 4],
 }
 
 impl Operand {
     /// The operand `name` of `layout`: rank 4 with flat modes, strides not negative, the head
     /// dimension contiguous.
-    fn of(name: &str, layout: &Layout) -> Result<Operand, AttentionError> {
+    pub(crate) fn of(name: &str, layout: &Layout) -> Result<Operand, AttentionError> {
         let (shape, stride) = (layout.shape(), layout.stride());
         let (shape, stride) = (shape.leaves(), stride.leaves());
         if layout.rank() != 4 || shape.len() != 4 {
@@ -210,7 +211,7 @@ impl Operand {
     }
 
     /// The strides of batch, sequence and head.
-    fn strides(&self) -> [usize; 3] {
+    pub(crate) fn strides(&self) -> [usize; 3] {
         [self.stride[0], self.stride[1], self.stride[2]]
     }
 }
@@ -329,19 +330,17 @@ impl<'a> Attention<'a> {
         if seqlen_k == 0 && seqlen_q > 0 {
             return Err(AttentionError::Shape("seqlen_k is 0: every query needs at least one key to attend to".to_string()));
         }
-        let want = flat_layout(&[batch, heads, seqlen_q], &[heads * seqlen_q, seqlen_q, 1])?;
-        let (lse_shape, lse_stride, want_shape, want_stride) = (lse.layout().shape(), lse.layout().stride(), want.shape(), want.stride());
-        let (lse_shape, lse_stride, want_stride) = (lse_shape.leaves(), lse_stride.leaves(), want_stride.leaves());
-        let contiguous = lse_shape == want_shape.leaves() && (0..3).all(|i| lse_shape[i] == 1 || lse_stride[i] == want_stride[i]);
-        if !contiguous {
-            return Err(AttentionError::Shape(format!("the log-sum-exp's layout {} is not (batch, heads, seqlen_q) = {want}, contiguous", lse.layout())));
-        }
-        if let Some(scale) = self.scale {
-            if !(scale.is_finite() && scale > 0.0) {
-                return Err(AttentionError::Shape(format!("the softmax scale {scale} must be finite and positive")));
-            }
-        }
+        check_rows("the log-sum-exp", lse.layout(), batch, heads, seqlen_q)?;
+        self.check_scale()?;
         Ok(Problem { batch, heads, heads_kv, seqlen_q, seqlen_k, d, q: oq, k: ok, v: ov, o: oo })
+    }
+
+    /// Checks the softmax scale, if one was given: finite and positive.
+    pub(crate) fn check_scale(&self) -> Result<(), AttentionError> {
+        match self.scale {
+            Some(scale) if !(scale.is_finite() && scale > 0.0) => Err(AttentionError::Shape(format!("the softmax scale {scale} must be finite and positive"))),
+            _ => Ok(()),
+        }
     }
 
     /// Launches the attention of the tensors (see the [module docs](self)) and returns the path
@@ -582,6 +581,18 @@ fn portable_unsupported<T: AttentionElem>(p: &Problem) -> Option<String> {
         return Some(format!("its grid takes at most 65535 heads and batches (here {} and {})", p.heads, p.batch));
     }
     None
+}
+
+/// Checks that `layout` (of the tensor `what`) is `(batch, heads, seqlen_q)`, contiguous.
+pub(crate) fn check_rows(what: &str, layout: &Layout, batch: usize, heads: usize, seqlen_q: usize) -> Result<(), AttentionError> {
+    let want = flat_layout(&[batch, heads, seqlen_q], &[heads * seqlen_q, seqlen_q, 1])?;
+    let (shape, stride, want_shape, want_stride) = (layout.shape(), layout.stride(), want.shape(), want.stride());
+    let (shape, stride, want_stride) = (shape.leaves(), stride.leaves(), want_stride.leaves());
+    let contiguous = shape == want_shape.leaves() && (0..3).all(|i| shape[i] == 1 || stride[i] == want_stride[i]);
+    if !contiguous {
+        return Err(AttentionError::Shape(format!("{what}'s layout {layout} is not (batch, heads, seqlen_q) = {want}, contiguous")));
+    }
+    Ok(())
 }
 
 /// The flat layout `shape:stride`, built from its modes.

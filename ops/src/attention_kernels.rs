@@ -4,6 +4,7 @@
 
 use cute_rs_host::KernelFn;
 use cute_rs_kernels::attention as portable;
+use cute_rs_kernels::attention_bwd as backward;
 use cute_rs_kernels::attention_sm90 as sm90;
 use cute_rs_tensor::device::tma::TmaDescriptorParam;
 use cute_rs_tensor::half::{bf16, f16};
@@ -17,6 +18,10 @@ pub type Sm90Kernel = KernelFn<(TmaDescriptorParam, TmaDescriptorParam, TmaDescr
 /// A portable attention kernel on elements `T` (`cute_rs_kernels::attention`): one
 /// `AttentionParams<T>`.
 pub type PortableKernel<T> = KernelFn<(portable::AttentionParams<T>,)>;
+
+/// A portable backward kernel on elements `T` (`cute_rs_kernels::attention_bwd`): one
+/// `AttentionBwdParams<T>`.
+pub type BackwardKernel<T> = KernelFn<(backward::AttentionBwdParams<T>,)>;
 
 /// The tiles of a Hopper kernel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,6 +53,9 @@ pub trait AttentionKernels: Sized + 'static {
     const SM90: &'static [(Sm90Key, Sm90Kernel)];
     /// The portable kernels, by head dimension.
     const PORTABLE: &'static [(u32, PortableKernel<Self>)];
+    /// The backward's three kernels (`D` and the accumulator's zeros; dK and dV; dQ), by head
+    /// dimension.
+    const BACKWARD: &'static [(u32, [BackwardKernel<Self>; 3])];
 }
 
 /// The key of a Hopper kernel with a `Persistent` schedule.
@@ -76,6 +84,10 @@ impl AttentionKernels for bf16 {
     ];
     const PORTABLE: &'static [(u32, PortableKernel<bf16>)] =
         &[(64, portable::attention_fwd_bf16_d64), (128, portable::attention_fwd_bf16_d128), (256, portable::attention_fwd_bf16_d256)];
+    const BACKWARD: &'static [(u32, [BackwardKernel<bf16>; 3])] = &[
+        (64, [backward::attention_bwd_prep_bf16_d64, backward::attention_bwd_kv_bf16_d64, backward::attention_bwd_dq_bf16_d64]),
+        (128, [backward::attention_bwd_prep_bf16_d128, backward::attention_bwd_kv_bf16_d128, backward::attention_bwd_dq_bf16_d128]),
+    ];
 }
 
 impl AttentionKernels for f16 {
@@ -91,6 +103,10 @@ impl AttentionKernels for f16 {
     ];
     const PORTABLE: &'static [(u32, PortableKernel<f16>)] =
         &[(64, portable::attention_fwd_f16_d64), (128, portable::attention_fwd_f16_d128), (256, portable::attention_fwd_f16_d256)];
+    const BACKWARD: &'static [(u32, [BackwardKernel<f16>; 3])] = &[
+        (64, [backward::attention_bwd_prep_f16_d64, backward::attention_bwd_kv_f16_d64, backward::attention_bwd_dq_f16_d64]),
+        (128, [backward::attention_bwd_prep_f16_d128, backward::attention_bwd_kv_f16_d128, backward::attention_bwd_dq_f16_d128]),
+    ];
 }
 
 /// The Hopper kernel of elements `T` under `key`, if there is one.
@@ -101,6 +117,11 @@ pub fn sm90_kernel<T: AttentionKernels>(key: Sm90Key) -> Option<Sm90Kernel> {
 /// The portable kernel of elements `T` for head dimension `d`, if there is one.
 pub fn portable_kernel<T: AttentionKernels>(d: u32) -> Option<PortableKernel<T>> {
     T::PORTABLE.iter().find(|(dim, _)| *dim == d).map(|&(_, kernel)| kernel)
+}
+
+/// The backward's kernels of elements `T` for head dimension `d`, if there are.
+pub fn backward_kernels<T: AttentionKernels>(d: u32) -> Option<[BackwardKernel<T>; 3]> {
+    T::BACKWARD.iter().find(|(dim, _)| *dim == d).map(|&(_, kernels)| kernels)
 }
 
 #[cfg(test)]

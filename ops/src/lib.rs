@@ -37,6 +37,7 @@
 //! ```
 
 pub mod attention;
+pub mod attention_backward;
 mod attention_kernels;
 pub mod gemm;
 #[doc(hidden)]

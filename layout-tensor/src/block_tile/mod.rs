@@ -50,6 +50,7 @@
 use core::marker::PhantomData;
 use core::ops;
 
+mod atomic;
 pub mod block_ptr;
 mod convert;
 pub mod dot;

@@ -60,6 +60,7 @@ pub fn checks() -> Vec<Check> {
         triton::checks,
         tutorials::checks,
         attention::checks,
+        attention_backward::checks,
         gemm::checks,
         matmul::checks,
         sgemm::checks,
@@ -316,6 +317,7 @@ pub fn fresh_seed() -> u64 {
 
 mod atomics;
 mod attention;
+mod attention_backward;
 mod block_io;
 mod cp_async;
 mod cublas;
