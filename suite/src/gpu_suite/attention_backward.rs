@@ -14,7 +14,7 @@ use cute_rs_ops::attention::{Attention, AttentionElem};
 use cute_rs_ops::attention_backward::{AttentionGrads, AttentionSaved, AttentionWorkspace};
 
 use super::attention::{CheckElem, Problem};
-use super::{fail, fresh_seed, random_f32, Check};
+use super::{fail, fresh_seed, random_f32, time_median, Bench, Check, Figure};
 
 pub fn checks() -> Vec<Check> {
     vec![
@@ -24,6 +24,50 @@ pub fn checks() -> Vec<Check> {
             run: |gpu, _| check_backward(gpu),
         },
     ]
+}
+
+pub fn benches() -> Vec<Bench> {
+    vec![Bench { name: "attention/backward at the sizes of bench/peers/torch_sdpa_backward.py (bf16, 16k tokens, model dimension 2048)", run: |gpu, _| bench_backward(gpu) }]
+}
+
+/// The backward (atomic dQ and deterministic) at FlashAttention-3's sizes: bf16, 16k tokens
+/// (`batch * seqlen`), 2048 model dimensions (`heads * head_dim`), head dimensions 64 and 128,
+/// causal and not; TFLOP/s as FlashAttention counts the backward (2.5 times the forward's
+/// `4 batch heads seqlen^2 head_dim`, halved for causal). CUDA events, median of 10 after 2
+/// warm-ups, on one forward's O and log-sum-exp.
+fn bench_backward(gpu: &Gpu) -> Result<Vec<Figure>, String> {
+    let mut figures = Vec::new();
+    for d in [64usize, 128] {
+        for causal in [false, true] {
+            for seqlen in [1024usize, 4096, 16384] {
+                let (batch, heads) = (16384 / seqlen, 2048 / d);
+                let p = Problem { batch, heads, heads_kv: heads, seqlen_q: seqlen, seqlen_k: seqlen, d, causal, pad: 0, scale: None };
+                let ((lq, nq), (lk, nk)) = (p.layout(false), p.layout(true));
+                let draw = |n: usize, s: u64| -> Vec<bf16> { random_f32(s, n).into_iter().map(bf16::from_f32).collect() };
+                let up = |x: Vec<bf16>| gpu.upload(&x).map_err(fail("upload"));
+                let (q, k, v, d_o) = (up(draw(nq, 1))?, up(draw(nk, 2))?, up(draw(nk, 3))?, up(draw(nq, 4))?);
+                let mut o = gpu.alloc::<bf16>(nq).map_err(fail("alloc"))?;
+                let mut lse = gpu.alloc::<f32>(batch * heads * seqlen).map_err(fail("alloc"))?;
+                let attention = Attention::new().causal(causal);
+                attention
+                    .run(gpu, q.tensor(lq.clone()).map_err(fail("Q"))?, k.tensor(lk.clone()).map_err(fail("K"))?, v.tensor(lk.clone()).map_err(fail("V"))?, o.tensor_mut(lq.clone()).map_err(fail("O"))?, lse.tensor_mut(p.lse_layout()).map_err(fail("lse"))?)
+                    .map_err(fail("the forward"))?;
+                let (mut dq, mut dk, mut dv) = (gpu.alloc::<bf16>(nq).map_err(fail("alloc"))?, gpu.alloc::<bf16>(nk).map_err(fail("alloc"))?, gpu.alloc::<bf16>(nk).map_err(fail("alloc"))?);
+                let mut workspace = AttentionWorkspace::new(gpu, batch, heads, seqlen, d).map_err(fail("workspace"))?;
+                let flop = 2.5 * 4.0 * (batch * heads * seqlen * seqlen * d) as f64 / if causal { 2.0 } else { 1.0 };
+                for deterministic in [false, true] {
+                    let ms = time_median(gpu, 2, 10, || {
+                        let saved = AttentionSaved { q: q.tensor(lq.clone())?, k: k.tensor(lk.clone())?, v: v.tensor(lk.clone())?, o: o.tensor(lq.clone())?, lse: lse.tensor(p.lse_layout())? };
+                        let grads = AttentionGrads { d_o: d_o.tensor(lq.clone())?, dq: dq.tensor_mut(lq.clone())?, dk: dk.tensor_mut(lk.clone())?, dv: dv.tensor_mut(lk.clone())? };
+                        attention.deterministic(deterministic).backward(gpu, saved, grads, &mut workspace).map(|_| ()).map_err(|e| cute_rs_host::HostError::Invalid(e.to_string()))
+                    })?;
+                    let what = format!("backward bf16 d{d} seqlen {seqlen} batch {batch} heads {heads}{}{}", if causal { " causal" } else { "" }, if deterministic { " deterministic" } else { "" });
+                    figures.push(Figure { what, value: flop / (ms as f64 * 1e-3) / 1e12, unit: "TFLOP/s" });
+                }
+            }
+        }
+    }
+    Ok(figures)
 }
 
 /// Element offset of `(b, s, h, x)` in a layout of strides `st`.

@@ -75,6 +75,7 @@ pub fn checks() -> Vec<Check> {
 pub fn benches() -> Vec<Bench> {
     let mut all = demo::benches();
     all.extend(attention::benches());
+    all.extend(attention_backward::benches());
     all.extend(tensor_copy::benches());
     all.extend(cutile::benches());
     all.extend(transpose::benches());

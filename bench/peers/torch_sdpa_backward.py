@@ -1,0 +1,65 @@
+"""The peers of the attention backward: torch.nn.functional.scaled_dot_product_attention's backward
+with its cuDNN and flash backends, at the sizes of the GPU suite's backward benchmark
+(FlashAttention-3's): bf16, batch * seqlen = 16384 tokens, heads * head_dim = 2048, seqlen 1k, 4k
+and 16k, head_dim 64 and 128, causal and not.
+
+Q, K and V are (batch, seqlen, heads, head_dim) contiguous, as ours, passed to torch as their
+(batch, heads, seqlen, head_dim) views; dO is random. The backward of one forward is timed with
+`torch.autograd.grad(out, (q, k, v), dO, retain_graph=True)`:
+- "call": CUDA events around one Python call (what an eager user sees), 3 warm-ups, median of 15.
+  No CUDA-graph figure: capturing `autograd.grad` of SDPA fails (torch 2.11: the capture is
+  invalidated, and the context with it); at these sizes a backward takes 0.3 ms or more, against
+  tens of microseconds of host overhead.
+TFLOP/s as FlashAttention counts the backward: 2.5 times the forward's 4 batch heads seqlen^2
+head_dim, halved for causal.
+
+Prints one JSON object per figure on stdout; progress and refusals on stderr.
+"""
+import json
+import sys
+
+import torch
+import torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+
+def t_ms(fn, warm=3, reps=15):
+    for _ in range(warm):
+        fn()
+    torch.cuda.synchronize()
+    ts = []
+    for _ in range(reps):
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record(); fn(); e.record(); e.synchronize()
+        ts.append(s.elapsed_time(e))
+    return sorted(ts)[len(ts) // 2]
+
+
+def main():
+    for d in (64, 128):
+        for causal in (False, True):
+            for seqlen in (1024, 4096, 16384):
+                b, h = 16384 // seqlen, 2048 // d
+                q, k, v = [torch.randn(b, seqlen, h, d, device="cuda", dtype=torch.bfloat16, requires_grad=True) for _ in range(3)]
+                d_o = torch.randn(b, h, seqlen, d, device="cuda", dtype=torch.bfloat16)
+                flop = 2.5 * 4 * b * h * seqlen * seqlen * d / (2 if causal else 1)
+                row = dict(d=d, causal=causal, seqlen=seqlen, batch=b, heads=h)
+                for name, backend in (("sdpa-cudnn", SDPBackend.CUDNN_ATTENTION), ("sdpa-flash2", SDPBackend.FLASH_ATTENTION)):
+                    try:
+                        with sdpa_kernel(backend):
+                            out = F.scaled_dot_product_attention(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), is_causal=causal)
+                            grad = lambda: torch.autograd.grad(out, (q, k, v), d_o, retain_graph=True)
+                            for how, timer in (("call", t_ms),):
+                                try:
+                                    ms = timer(grad)
+                                    print(json.dumps(dict(peer=name, timing=how, ms=ms, tflops=flop / ms / 1e9, **row)), flush=True)
+                                except Exception as e:
+                                    print(json.dumps(dict(peer=name, timing=how, error=repr(e)[:200], **row)), flush=True)
+                    except Exception as e:
+                        print(json.dumps(dict(peer=name, error=repr(e)[:200], **row)), flush=True)
+                del q, k, v, d_o
+                torch.cuda.empty_cache()
+
+
+if __name__ == "__main__":
+    main()
