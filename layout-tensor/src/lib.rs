@@ -148,5 +148,5 @@ pub use strided::Strided;
 pub use tensor::{AddressSpace, Element, Global, LayoutTensor, Local, Shared, Vector};
 pub use tensor_mut::LayoutTensorMut;
 pub use tile::TileIter;
-pub use vectorized::VectorizedTensor;
+pub use vectorized::{simd_width, VectorizedTensor};
 pub use tile_space::{load_scalar, store_scalar, LoadOptions, MemoryOrder, MemoryScope, Order, Pad, Padding, StoreOptions, TileSpace};

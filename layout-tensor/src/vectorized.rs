@@ -725,3 +725,33 @@ impl<'a, T: Element, A: AddressSpace> LayoutTensor<'a, T, Layout, A, Full> {
         Ok(VectorizedTensor { origins, elem, vector })
     }
 }
+
+/// The elements of `T` in the widest vector access of an NVIDIA GPU, 16 bytes (Mojo's
+/// `simdwidthof[dtype, get_gpu_target()]`): the vector width of
+/// [`vectorize`](LayoutTensor::vectorize) for copies of 128 bits. At least 1.
+///
+/// # Parameters
+/// - `T`: the element type.
+///
+/// # Example
+/// Mojo's `alias simd_width = simdwidthof[DType.float32, get_gpu_target()]`, then
+/// `tensor.vectorize[1, simd_width]()`:
+/// ```
+/// use cute_rs_tensor::{simd_width, static_layout, LayoutTensor, Static};
+/// const SIMD_WIDTH: usize = simd_width::<f32>();
+/// assert_eq!((SIMD_WIDTH, simd_width::<u8>(), simd_width::<f64>()), (4, 16, 2));
+/// static_layout!(M = "(4,8):(8,1)");
+/// #[repr(align(16))]
+/// struct Buf([f32; 32]);
+/// let mut b = Buf(core::array::from_fn(|i| i as f32));
+/// let v = LayoutTensor::new(&mut b.0, Static::<M>::new()).unwrap().vectorize::<SIMD_WIDTH>();
+/// assert_eq!(v.get(1).0, [8.0, 9.0, 10.0, 11.0]); // row 1, the first vector of 4
+/// ```
+pub const fn simd_width<T>() -> usize {
+    let size = core::mem::size_of::<T>();
+    if size == 0 || size > 16 {
+        1
+    } else {
+        16 / size
+    }
+}
