@@ -1,5 +1,7 @@
-"""The peers of the attention backward: torch.nn.functional.scaled_dot_product_attention's backward
-with its cuDNN and flash backends, at the sizes of the GPU suite's backward benchmark
+"""The peers of the attention backward: FlashAttention-4's `flash_attn.cute` (its Hopper backward;
+it needs the CuTe-DSL wheels, ../shared/tools/carry-wheels/) and
+torch.nn.functional.scaled_dot_product_attention's backward with its cuDNN and flash backends, at
+the sizes of the GPU suite's backward benchmark
 (FlashAttention-3's): bf16, batch * seqlen = 16384 tokens, heads * head_dim = 2048, seqlen 1k, 4k
 and 16k, head_dim 64 and 128, causal and not.
 
@@ -36,6 +38,11 @@ def t_ms(fn, warm=3, reps=15):
 
 
 def main():
+    try:
+        from flash_attn.cute import flash_attn_func as fa4
+    except Exception as e:  # the wheels are not there
+        fa4 = None
+        print(json.dumps(dict(peer="fa4", error=repr(e)[:300])), flush=True)
     for d in (64, 128):
         for causal in (False, True):
             for seqlen in (1024, 4096, 16384):
@@ -44,6 +51,15 @@ def main():
                 d_o = torch.randn(b, h, seqlen, d, device="cuda", dtype=torch.bfloat16)
                 flop = 2.5 * 4 * b * h * seqlen * seqlen * d / (2 if causal else 1)
                 row = dict(d=d, causal=causal, seqlen=seqlen, batch=b, heads=h)
+                if fa4 is not None:
+                    try:
+                        out = fa4(q, k, v, causal=causal)
+                        out = out[0] if isinstance(out, tuple) else out
+                        g = d_o.transpose(1, 2).contiguous()
+                        ms = t_ms(lambda: torch.autograd.grad(out, (q, k, v), g, retain_graph=True))
+                        print(json.dumps(dict(peer="fa4", timing="call", ms=ms, tflops=flop / ms / 1e9, **row)), flush=True)
+                    except Exception as e:
+                        print(json.dumps(dict(peer="fa4", error=repr(e)[:200], **row)), flush=True)
                 for name, backend in (("sdpa-cudnn", SDPBackend.CUDNN_ATTENTION), ("sdpa-flash2", SDPBackend.FLASH_ATTENTION)):
                     try:
                         with sdpa_kernel(backend):
