@@ -6,7 +6,7 @@
 
 use cute_rs_tensor::block_tile::{load, make_block_ptr, store, store_broadcast, store_with, where_, BlockTile, Ptr, Slice, TmaStage};
 use cute_rs_tensor::device::ids::{block_idx_x, block_idx_y};
-use cute_rs_tensor::half::f16;
+use cute_rs_tensor::half::{bf16, f16};
 use cute_rs_tensor::triton::{Cg, Cs, EvictFirst, EvictLast, Wt};
 use cute_rs_tensor::tma_copy::TmaArray;
 use cute_rs_tensor::{block_scratch, blocked_layout, kernel, Element, LayoutTensor, Strided};
@@ -272,4 +272,28 @@ pub fn block_cutile_options(x: *const f32, out: *mut f32) {
     BlockTile::<f32, Rows4x32>::load_with_options(&x, [0, 0], Order::F, acquire).store_with_options(&out, [0, 0], Order::C, release);
     let weak = LoadOptions::default().padding(Padding::NegInf);
     BlockTile::<f32, Rows4x32>::load_with_options(&x, [0, 0], Order::F, weak).store_with_options(&out, [1, 0], Order::C, StoreOptions::default());
+}
+
+blocked_layout!(
+    /// A 64 x 64 tile of 16-bit elements over 256 threads, 8 consecutive columns each.
+    pub Square64 = shape [64, 64], size_per_thread [1, 8], threads_per_warp [4, 8], warps_per_cta [8, 1], order [1, 0]
+);
+
+/// cuTile's transpose sample at block level, through TMA both ways: block `(x, y)` loads tile
+/// `(y, x)` of the `m x n` matrix `src` with one TMA copy (`load_tma`), transposes it through
+/// shared memory (`trans`), and stores it as tile `(x, y)` of the `n x m` matrix `dst` with one
+/// TMA copy (`store_tma`); partial tiles are clipped by the copy engine.
+///
+/// Preconditions: both arrays' maps are for 64 x 64 boxes; grid `(ceil(n / 64), ceil(m / 64))`;
+/// blocks of 256 threads.
+#[kernel(block(256))]
+pub fn transpose_tma_bf16(src: TmaArray<bf16, 2>, dst: TmaArray<bf16, 2>) {
+    const BOX: usize = 128 + 64 * 64 * 2;
+    let load_scratch = block_scratch!(TRANSPOSE_TMA_LOAD, BOX);
+    let store_scratch = block_scratch!(TRANSPOSE_TMA_STORE, BOX);
+    let trans_scratch = block_scratch!(TRANSPOSE_TMA_TRANS, 64 * 64 * 2);
+    let (mut load_stage, mut store_stage) = (TmaStage::new(&load_scratch), TmaStage::new(&store_scratch));
+    let (x, y) = (block_idx_x() as i64, block_idx_y() as i64);
+    let tile = BlockTile::<bf16, Square64>::load_tma(&src, [y, x], &mut load_stage);
+    tile.trans::<Square64, { 64 * 64 * 2 }>(&trans_scratch).store_tma(&dst, [x, y], &mut store_stage);
 }
