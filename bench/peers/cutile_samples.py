@@ -26,7 +26,6 @@ Cases (the samples' configurations):
 - layer norm forward f16 4096 x {1k, 4k, 8k}: the sample's three passes of TILE_N = 1024 over the
   row (mean, variance, normalize with weight and bias), grid = rows, writes Y, Mean and Rstd.
 """
-import inspect
 import json
 import math
 import sys
@@ -35,18 +34,13 @@ import torch
 import triton
 import cuda.tile as ct
 
+from triton_tutorials import bench_ms as call_ms
+
 ConstInt = ct.Constant[int]
 
 
 def next_pow2(n):
     return 1 << max(0, (n - 1).bit_length())
-
-
-def call_ms(fn):
-    if "return_mode" in inspect.signature(triton.testing.do_bench).parameters:
-        return float(triton.testing.do_bench(fn, return_mode="median"))
-    ms = triton.testing.do_bench(fn, quantiles=[0.5])
-    return float(ms[0] if isinstance(ms, (list, tuple)) else ms)
 
 
 FLUSH = None

@@ -24,17 +24,12 @@ import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
+from torch_sdpa import median_ms
 
-def t_ms(fn, warm=3, reps=15):
-    for _ in range(warm):
-        fn()
-    torch.cuda.synchronize()
-    ts = []
-    for _ in range(reps):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record(); fn(); e.record(); e.synchronize()
-        ts.append(s.elapsed_time(e))
-    return sorted(ts)[len(ts) // 2]
+
+def t_ms(fn):
+    """The median of 15 timed calls after 3 warm-ups (torch_sdpa.py's timer)."""
+    return median_ms(fn, warmup=3, reps=15)
 
 
 def main():

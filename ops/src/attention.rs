@@ -214,21 +214,57 @@ impl Operand {
     pub(crate) fn strides(&self) -> [usize; 3] {
         [self.stride[0], self.stride[1], self.stride[2]]
     }
+
+    /// The same strides as the portable kernels take them.
+    pub(crate) fn kernel_strides(&self) -> cute_rs_kernels::attention::Strides {
+        let [batch, seq, head] = self.strides().map(|s| s as i64);
+        cute_rs_kernels::attention::Strides { batch, seq, head }
+    }
 }
 
 /// A validated problem.
 #[derive(Clone, Copy, Debug)]
-struct Problem {
-    batch: usize,
-    heads: usize,
-    heads_kv: usize,
-    seqlen_q: usize,
-    seqlen_k: usize,
-    d: usize,
-    q: Operand,
-    k: Operand,
-    v: Operand,
-    o: Operand,
+pub(crate) struct Problem {
+    pub(crate) batch: usize,
+    pub(crate) heads: usize,
+    pub(crate) heads_kv: usize,
+    pub(crate) seqlen_q: usize,
+    pub(crate) seqlen_k: usize,
+    pub(crate) d: usize,
+    pub(crate) q: Operand,
+    pub(crate) k: Operand,
+    pub(crate) v: Operand,
+    pub(crate) o: Operand,
+}
+
+/// `(1, 2, 3, 4)`: an operand's shape in messages.
+pub(crate) fn shape_text(s: [usize; 4]) -> String {
+    format!("({}, {}, {}, {})", s[0], s[1], s[2], s[3])
+}
+
+impl Problem {
+    /// The problem of Q, K, V and O, checked: O has Q's shape and V K's, batch and head
+    /// dimension agree, `heads_kv` divides `heads`, and queries have keys to attend to.
+    pub(crate) fn of(q: Operand, k: Operand, v: Operand, o: Operand) -> Result<Problem, AttentionError> {
+        let [batch, seqlen_q, heads, d] = q.shape;
+        let [_, seqlen_k, heads_kv, _] = k.shape;
+        if o.shape != q.shape {
+            return Err(AttentionError::Shape(format!("O is {} but Q is {}: they must agree", shape_text(o.shape), shape_text(q.shape))));
+        }
+        if v.shape != k.shape {
+            return Err(AttentionError::Shape(format!("V is {} but K is {}: they must agree", shape_text(v.shape), shape_text(k.shape))));
+        }
+        if k.shape[0] != batch || k.shape[3] != d {
+            return Err(AttentionError::Shape(format!("K is {} and Q is {}: batch and head_dim must agree", shape_text(k.shape), shape_text(q.shape))));
+        }
+        if heads_kv == 0 || heads % heads_kv != 0 {
+            return Err(AttentionError::Shape(format!("heads: {heads_kv} KV heads do not divide {heads} query heads")));
+        }
+        if seqlen_k == 0 && seqlen_q > 0 {
+            return Err(AttentionError::Shape("seqlen_k is 0: every query needs at least one key to attend to".to_string()));
+        }
+        Ok(Problem { batch, heads, heads_kv, seqlen_q, seqlen_k, d, q, k, v, o })
+    }
 }
 
 impl<'a> Attention<'a> {
@@ -311,28 +347,10 @@ impl<'a> Attention<'a> {
         o: &DeviceTensorMut<'_, T, Layout>,
         lse: &DeviceTensorMut<'_, f32, Layout>,
     ) -> Result<Problem, AttentionError> {
-        let (oq, ok, ov, oo) = (Operand::of("Q", q.layout())?, Operand::of("K", k.layout())?, Operand::of("V", v.layout())?, Operand::of("O", o.layout())?);
-        let [batch, seqlen_q, heads, d] = oq.shape;
-        let [_, seqlen_k, heads_kv, _] = ok.shape;
-        let shape = |s: [usize; 4]| format!("({}, {}, {}, {})", s[0], s[1], s[2], s[3]);
-        if oo.shape != oq.shape {
-            return Err(AttentionError::Shape(format!("O is {} but Q is {}: they must agree", shape(oo.shape), shape(oq.shape))));
-        }
-        if ov.shape != ok.shape {
-            return Err(AttentionError::Shape(format!("V is {} but K is {}: they must agree", shape(ov.shape), shape(ok.shape))));
-        }
-        if ok.shape[0] != batch || ok.shape[3] != d {
-            return Err(AttentionError::Shape(format!("K is {} and Q is {}: batch and head_dim must agree", shape(ok.shape), shape(oq.shape))));
-        }
-        if heads_kv == 0 || heads % heads_kv != 0 {
-            return Err(AttentionError::Shape(format!("heads: {heads_kv} KV heads do not divide {heads} query heads")));
-        }
-        if seqlen_k == 0 && seqlen_q > 0 {
-            return Err(AttentionError::Shape("seqlen_k is 0: every query needs at least one key to attend to".to_string()));
-        }
-        check_rows("the log-sum-exp", lse.layout(), batch, heads, seqlen_q)?;
+        let p = Problem::of(Operand::of("Q", q.layout())?, Operand::of("K", k.layout())?, Operand::of("V", v.layout())?, Operand::of("O", o.layout())?)?;
+        check_rows("the log-sum-exp", lse.layout(), p.batch, p.heads, p.seqlen_q)?;
         self.check_scale()?;
-        Ok(Problem { batch, heads, heads_kv, seqlen_q, seqlen_k, d, q: oq, k: ok, v: ov, o: oo })
+        Ok(p)
     }
 
     /// Checks the softmax scale, if one was given: finite and positive.
@@ -478,10 +496,6 @@ impl<'a> Attention<'a> {
             block: (portable::attention_threads(d), 1, 1),
             shared_mem_bytes: portable::attention_scratch_bytes(d),
         };
-        let strides = |a: &Operand| {
-            let [batch, seq, head] = a.strides().map(|s| s as i64);
-            portable::Strides { batch, seq, head }
-        };
         let ptr = |b: &DeviceBuffer<T>| b.device_ptr() as *const T;
         let [heads, heads_kv, seqlen_q, seqlen_k] = [p.heads, p.heads_kv, p.seqlen_q, p.seqlen_k].map(|x| x as i64);
         let params = portable::AttentionParams {
@@ -494,8 +508,8 @@ impl<'a> Attention<'a> {
             heads_kv,
             seqlen_q,
             seqlen_k,
-            q_strides: strides(&p.q),
-            kv_strides: strides(&p.k),
+            q_strides: p.q.kernel_strides(),
+            kv_strides: p.k.kernel_strides(),
             scale,
             causal: self.causal as u32,
         };

@@ -49,10 +49,9 @@
 
 use cute_rs_host::{DeviceBuffer, DeviceTensor, DeviceTensorMut, Gpu, LaunchConfig};
 use cute_rs_layout::Layout;
-use cute_rs_kernels::attention::Strides;
 use cute_rs_kernels::attention_bwd as portable;
 
-use crate::attention::{check_rows, Attention, AttentionElem, AttentionError, AttentionPath, Operand};
+use crate::attention::{check_rows, shape_text, Attention, AttentionElem, AttentionError, AttentionPath, Operand, Problem};
 use crate::attention_kernels;
 
 /// The forward's tensors that the backward reads: Q, K, V, the output O and the log-sum-exp
@@ -127,18 +126,6 @@ impl AttentionWorkspace {
     }
 }
 
-/// The backward's problem, checked.
-struct Backward {
-    batch: usize,
-    heads: usize,
-    heads_kv: usize,
-    seqlen_q: usize,
-    seqlen_k: usize,
-    d: usize,
-    q: Operand,
-    k: Operand,
-}
-
 impl<'a> Attention<'a> {
     /// Makes [`backward`](Self::backward) bitwise reproducible: dQ is recomputed in a fixed order
     /// by a pass of its own (the key and value blocks are read once more) instead of accumulated
@@ -154,34 +141,23 @@ impl<'a> Attention<'a> {
     }
 
     /// Checks the tensors of a backward call (see the [module docs](self)).
-    fn plan_backward<T: AttentionElem>(&self, saved: &AttentionSaved<'_, T>, grads: &AttentionGrads<'_, T>, workspace: &AttentionWorkspace) -> Result<Backward, AttentionError> {
-        let q = Operand::of("Q", saved.q.layout())?;
-        let k = Operand::of("K", saved.k.layout())?;
+    fn plan_backward<T: AttentionElem>(&self, saved: &AttentionSaved<'_, T>, grads: &AttentionGrads<'_, T>, workspace: &AttentionWorkspace) -> Result<Problem, AttentionError> {
+        let p = Problem::of(Operand::of("Q", saved.q.layout())?, Operand::of("K", saved.k.layout())?, Operand::of("V", saved.v.layout())?, Operand::of("O", saved.o.layout())?)?;
+        let (q, k) = (p.q, p.k);
         let named = [
-            ("O", Operand::of("O", saved.o.layout())?, q, "Q"),
+            ("O", p.o, q, "Q"),
             ("dO", Operand::of("dO", grads.d_o.layout())?, q, "Q"),
             ("dQ", Operand::of("dQ", grads.dq.layout())?, q, "Q"),
-            ("V", Operand::of("V", saved.v.layout())?, k, "K"),
+            ("V", p.v, k, "K"),
             ("dK", Operand::of("dK", grads.dk.layout())?, k, "K"),
             ("dV", Operand::of("dV", grads.dv.layout())?, k, "K"),
         ];
-        let shape = |s: [usize; 4]| format!("({}, {}, {}, {})", s[0], s[1], s[2], s[3]);
         for (name, op, like, like_name) in named {
             if op.shape != like.shape {
-                return Err(AttentionError::Shape(format!("{name} is {} but {like_name} is {}: they must agree", shape(op.shape), shape(like.shape))));
+                return Err(AttentionError::Shape(format!("{name} is {} but {like_name} is {}: they must agree", shape_text(op.shape), shape_text(like.shape))));
             }
         }
-        let [batch, seqlen_q, heads, d] = q.shape;
-        let [_, seqlen_k, heads_kv, _] = k.shape;
-        if k.shape[0] != batch || k.shape[3] != d {
-            return Err(AttentionError::Shape(format!("K is {} and Q is {}: batch and head_dim must agree", shape(k.shape), shape(q.shape))));
-        }
-        if heads_kv == 0 || heads % heads_kv != 0 {
-            return Err(AttentionError::Shape(format!("heads: {heads_kv} KV heads do not divide {heads} query heads")));
-        }
-        if seqlen_k == 0 && seqlen_q > 0 {
-            return Err(AttentionError::Shape("seqlen_k is 0: every query needs at least one key to attend to".to_string()));
-        }
+        let (batch, heads, seqlen_q, d) = (p.batch, p.heads, p.seqlen_q, p.d);
         check_rows("the log-sum-exp", saved.lse.layout(), batch, heads, seqlen_q)?;
         self.check_scale()?;
         let rows = batch * heads * seqlen_q;
@@ -206,7 +182,7 @@ impl<'a> Attention<'a> {
         if self.path == Some(AttentionPath::Sm90) {
             return Err(AttentionError::NoKernel("the backward has no Hopper kernel: the portable one (AttentionPath::MmaSync) runs on sm_90 too".to_string()));
         }
-        Ok(Backward { batch, heads, heads_kv, seqlen_q, seqlen_k, d, q, k })
+        Ok(p)
     }
 
     /// Launches the backward of the attention whose forward tensors are `saved`, for the output's
@@ -226,10 +202,6 @@ impl<'a> Attention<'a> {
         let d = p.d as u32;
         let kernels = attention_kernels::backward_kernels::<T>(d).ok_or_else(|| AttentionError::NoKernel(format!("the backward: no kernel of {} at head_dim {d}", T::NAME)))?;
         let scale = self.scale.unwrap_or(1.0 / (p.d as f32).sqrt());
-        let strides = |a: &Operand| {
-            let [batch, seq, head] = a.strides().map(|s| s as i64);
-            Strides { batch, seq, head }
-        };
         let ptr = |b: &DeviceBuffer<T>| b.device_ptr() as *mut T;
         let [heads, heads_kv, seqlen_q, seqlen_k] = [p.heads, p.heads_kv, p.seqlen_q, p.seqlen_k].map(|x| x as i64);
         let params = portable::AttentionBwdParams {
@@ -248,8 +220,8 @@ impl<'a> Attention<'a> {
             heads_kv,
             seqlen_q,
             seqlen_k,
-            q_strides: strides(&p.q),
-            kv_strides: strides(&p.k),
+            q_strides: p.q.kernel_strides(),
+            kv_strides: p.k.kernel_strides(),
             scale,
             causal: self.causal as u32,
             deterministic: self.deterministic as u32,

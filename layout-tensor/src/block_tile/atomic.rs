@@ -2,8 +2,8 @@
 //! a tile index, each element one `atom.add` (relaxed, device scope), replicated elements added
 //! once. The accumulation of partial sums by several blocks, such as attention's dQ.
 
-use super::memory::{element, thread_base, tile_origin, writes, Bounds};
-use super::{for_each_value, BlockTile, TvLayout};
+use super::memory::for_each_inside;
+use super::{BlockTile, TvLayout};
 use crate::device::atomics::{fetch_add, AtomicAdd, Gpu, Relaxed};
 use crate::tensor::{Element, Global, LayoutTensor};
 use crate::Strided;
@@ -40,18 +40,12 @@ impl<T: Element + AtomicAdd, L: TvLayout> BlockTile<T, L> {
     /// ```
     #[inline(always)]
     pub fn atomic_add<const R: usize>(&self, array: &LayoutTensor<'_, T, Strided<R>, Global>, index: [i64; R]) {
-        let layout = array.source();
         let ptr = array.as_ptr();
-        let bounds = Bounds::of(&layout);
-        let base = thread_base::<L, R>(tile_origin::<L, R>(index));
         let values = self.values();
-        for_each_value::<L>(|v| {
-            let (off, inside) = element::<L, R>(&base, &bounds.lo, &bounds.hi, &layout.stride, v, 1);
-            if inside && writes::<L>(v) {
-                // SAFETY: inside the array, aligned (an element of it), accessed only atomically
-                // meanwhile (the caller's contract).
-                unsafe { fetch_add(ptr.offset(off), values[v], Relaxed, Gpu) };
-            }
+        for_each_inside::<L, R>(&array.source(), index, true, |v, off| {
+            // SAFETY: inside the array, aligned (an element of it), accessed only atomically
+            // meanwhile (the caller's contract).
+            unsafe { fetch_add(ptr.offset(off), values[v], Relaxed, Gpu) };
         });
     }
 }

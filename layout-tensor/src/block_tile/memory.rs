@@ -138,6 +138,22 @@ pub(super) fn vectorizable<T, const R: usize>(layout: &Strided<R>, ptr: *mut T, 
     ok
 }
 
+/// Calls `f(v, offset)` for each value `v` of the calling thread whose element of `L`'s tile at
+/// `index` lies inside the array of `layout` (`offset` in elements from the array's origin); with
+/// `once`, only for the values the thread [`writes`] (each replicated element once). The scalar
+/// accesses of the cuTile front end's strong orders and of the atomics.
+#[inline(always)]
+pub(super) fn for_each_inside<L: TvLayout, const R: usize>(layout: &Strided<R>, index: [i64; R], once: bool, mut f: impl FnMut(usize, isize)) {
+    let bounds = Bounds::of(layout);
+    let base = thread_base::<L, R>(tile_origin::<L, R>(index));
+    for_each_value::<L>(|v| {
+        let (off, inside) = element::<L, R>(&base, &bounds.lo, &bounds.hi, &layout.stride, v, 1);
+        if inside && (!once || writes::<L>(v)) {
+            f(v, off);
+        }
+    });
+}
+
 /// Whether the calling thread writes value `v`: the canonical replica of its element.
 #[inline(always)]
 pub(super) fn writes<L: TvLayout>(v: usize) -> bool {

@@ -29,8 +29,8 @@
 //! # }).unwrap();
 //! ```
 
-use super::memory::{element, thread_base, tile_origin, writes, Bounds};
-use super::{for_each_value, BlockTile, TvLayout};
+use super::memory::for_each_inside;
+use super::{BlockTile, TvLayout};
 use crate::tensor::{Element, Global, LayoutTensor};
 use crate::tile_space::{read_elem, write_elem, LoadOptions, MemoryOrder, Order, Pad, Padding, StoreOptions};
 use crate::tma_copy::TmaArray;
@@ -183,18 +183,12 @@ impl<T: Pad, L: TvLayout> BlockTile<T, L> {
         if opts.order == MemoryOrder::Weak {
             return Self::load(&array, index, padding);
         }
-        let layout = array.source();
         let ptr = array.as_ptr();
-        let bounds = Bounds::of(&layout);
-        let base = thread_base::<L, R>(tile_origin::<L, R>(index));
         let mut tile = Self::full(padding);
         let values = tile.values_mut();
-        for_each_value::<L>(|v| {
-            let (off, inside) = element::<L, R>(&base, &bounds.lo, &bounds.hi, &layout.stride, v, 1);
-            if inside {
-                // SAFETY: inside the array.
-                values[v] = unsafe { read_elem(ptr.offset(off), opts.order, opts.scope) };
-            }
+        for_each_inside::<L, R>(&array.source(), index, false, |v, off| {
+            // SAFETY: inside the array.
+            values[v] = unsafe { read_elem(ptr.offset(off), opts.order, opts.scope) };
         });
         tile
     }
@@ -237,17 +231,11 @@ impl<T: Element, L: TvLayout> BlockTile<T, L> {
         if opts.order == MemoryOrder::Weak {
             return self.store(&array, index);
         }
-        let layout = array.source();
         let ptr = array.as_ptr();
-        let bounds = Bounds::of(&layout);
-        let base = thread_base::<L, R>(tile_origin::<L, R>(index));
         let values = self.values();
-        for_each_value::<L>(|v| {
-            let (off, inside) = element::<L, R>(&base, &bounds.lo, &bounds.hi, &layout.stride, v, 1);
-            if inside && writes::<L>(v) {
-                // SAFETY: inside the array.
-                unsafe { write_elem(ptr.offset(off), values[v], opts.order, opts.scope) };
-            }
+        for_each_inside::<L, R>(&array.source(), index, true, |v, off| {
+            // SAFETY: inside the array.
+            unsafe { write_elem(ptr.offset(off), values[v], opts.order, opts.scope) };
         });
     }
 }

@@ -190,7 +190,7 @@ fn reference(p: &Problem, q: &[f64], k: &[f64], v: &[f64], scale: f64) -> (Vec<f
 
 /// The element strides of a `(batch, seqlen, heads, head_dim)` layout (the problems' layouts
 /// have non-negative strides).
-fn strides(l: &Layout) -> [usize; 4] {
+pub(super) fn strides(l: &Layout) -> [usize; 4] {
     let stride = l.stride();
     let st = stride.leaves();
     std::array::from_fn(|i| st[i] as usize)

@@ -76,10 +76,7 @@ fn at(st: &[usize; 4], b: usize, s: usize, h: usize, x: usize) -> usize {
 }
 
 fn strides(p: &Problem, kv: bool) -> [usize; 4] {
-    let (l, _) = p.layout(kv);
-    let stride = l.stride();
-    let st = stride.leaves();
-    std::array::from_fn(|i| st[i] as usize)
+    super::attention::strides(&p.layout(kv).0)
 }
 
 /// The f64 forward of one problem: O (Q's layout) and each row's softmax weights, by

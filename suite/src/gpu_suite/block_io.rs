@@ -120,14 +120,14 @@ pub fn checks() -> Vec<Check> {
     let mut all = case_checks();
     all.extend(nd_case_checks());
     all.extend(nd_exchange_checks());
-    use test_kernels::block_io::{rocprim_seed_direct, rocprim_seed_striped, rocprim_seed_transpose, rocprim_seed_vectorize, rocprim_seed_warp_transpose};
-    all.push(Check { name: "block_io/rocPRIM examples: block_load<int, 128, 8, block_load_direct>", run: |g, m| check_rocprim_seed(g, m, rocprim_seed_direct, false) });
-    all.push(Check { name: "block_io/rocPRIM examples: block_load<int, 128, 8, block_load_striped>", run: |g, m| check_rocprim_seed(g, m, rocprim_seed_striped, true) });
-    all.push(Check { name: "block_io/rocPRIM examples: block_load<int, 128, 8, block_load_vectorize>", run: |g, m| check_rocprim_seed(g, m, rocprim_seed_vectorize, false) });
-    all.push(Check { name: "block_io/rocPRIM examples: block_load<int, 128, 8, block_load_transpose>", run: |g, m| check_rocprim_seed(g, m, rocprim_seed_transpose, false) });
+    use test_kernels::block_io::{rocprim_example_direct, rocprim_example_striped, rocprim_example_transpose, rocprim_example_vectorize, rocprim_example_warp_transpose};
+    all.push(Check { name: "block_io/rocPRIM examples: block_load<int, 128, 8, block_load_direct>", run: |g, m| check_rocprim_example(g, m, rocprim_example_direct, false) });
+    all.push(Check { name: "block_io/rocPRIM examples: block_load<int, 128, 8, block_load_striped>", run: |g, m| check_rocprim_example(g, m, rocprim_example_striped, true) });
+    all.push(Check { name: "block_io/rocPRIM examples: block_load<int, 128, 8, block_load_vectorize>", run: |g, m| check_rocprim_example(g, m, rocprim_example_vectorize, false) });
+    all.push(Check { name: "block_io/rocPRIM examples: block_load<int, 128, 8, block_load_transpose>", run: |g, m| check_rocprim_example(g, m, rocprim_example_transpose, false) });
     all.push(Check {
         name: "block_io/rocPRIM examples: block_load<int, 128, 8, block_load_warp_transpose>",
-        run: |g, m| check_rocprim_seed(g, m, rocprim_seed_warp_transpose, false),
+        run: |g, m| check_rocprim_example(g, m, rocprim_example_warp_transpose, false),
     });
     all.push(Check { name: "block_io/bench_kernels (6 round trips, 5 tiles)", run: check_bench_kernels });
     all.push(Check {
@@ -145,21 +145,21 @@ pub fn checks() -> Vec<Check> {
     all
 }
 
-/// rocPRIM's `block_load` example kernels (`test_kernels::block_io::rocprim_seed_*`): two blocks of
+/// rocPRIM's `block_load` example kernels (`test_kernels::block_io::rocprim_example_*`): two blocks of
 /// 128 threads, 8 `int`s each, block `b` at `offset = b * 128 * 8`, `n = 1024 + p` valid elements
 /// (`0 < p < 1024` random: block 0 full, block 1 partial). Each example's registers must be the
 /// block's tile "in a blocked arrangement" (thread `t`'s item `i` is tile offset `8 t + i`; for
 /// `block_load_striped`, "a striped arrangement", offset `128 i + t`): the plain and the storage
 /// loads the whole tile, the `valid` load the tile below `valid` and the markers above it, the
 /// `valid, out_of_bounds` load the tile below `valid` and `out_of_bounds` above it.
-fn check_rocprim_seed(gpu: &Gpu, module: &Module, kernel: KernelFn<(*const i32, *mut i32, u32, i32)>, striped: bool) -> Result<(), String> {
-    use test_kernels::block_io::{rocprim_seed_marker, ROCPRIM_SEED_SECTION};
+fn check_rocprim_example(gpu: &Gpu, module: &Module, kernel: KernelFn<(*const i32, *mut i32, u32, i32)>, striped: bool) -> Result<(), String> {
+    use test_kernels::block_io::{rocprim_example_marker, ROCPRIM_EXAMPLE_SECTION};
     let seed = fresh_seed();
     let input: Vec<i32> = random_u32(seed, 2048).into_iter().map(|x| (x >> 2) as i32).collect(); // non-negative
     let n = 1024 + 1 + (random_u32(seed ^ 0x5eed, 1)[0] % 1023) as usize;
     let out_of_bounds = -7;
     let src = gpu.upload(&input).map_err(fail("upload"))?;
-    let mut regs = gpu.alloc::<i32>(4 * ROCPRIM_SEED_SECTION).map_err(fail("alloc"))?;
+    let mut regs = gpu.alloc::<i32>(4 * ROCPRIM_EXAMPLE_SECTION).map_err(fail("alloc"))?;
     gpu.memset(&mut regs, 0xab).map_err(fail("poison"))?;
     unsafe { gpu.launch(module, kernel, LaunchConfig::linear(2, 128), (&src, &mut regs, n as u32, out_of_bounds)).run() }.map_err(fail("launch"))?;
     let got = gpu.download(&regs).map_err(fail("download"))?;
@@ -174,10 +174,10 @@ fn check_rocprim_seed(gpu: &Gpu, module: &Module, kernel: KernelFn<(*const i32, 
                     let want = match k {
                         0 | 1 => input[g],
                         _ if g < n => input[g],
-                        2 => rocprim_seed_marker(b as u32, t as u32, i as u32),
+                        2 => rocprim_example_marker(b as u32, t as u32, i as u32),
                         _ => out_of_bounds,
                     };
-                    let have = got[k * ROCPRIM_SEED_SECTION + (b * 128 + t) * 8 + i];
+                    let have = got[k * ROCPRIM_EXAMPLE_SECTION + (b * 128 + t) * 8 + i];
                     if have != want {
                         return Err(format!("{name} (seed {seed}, n = {n}): {example}: block {b}, thread {t}, item {i} (tile offset {j}) holds {have}, expected {want}"));
                     }

@@ -14,7 +14,7 @@
 //!
 //! rocPRIM's documented `block_load` examples (128 threads, `int`, 8 items, `offset = blockIdx.x *
 //! 128 * 8`; plain, with storage, with `valid`, with `valid` and `out_of_bounds`) have one kernel per
-//! documented method (`rocprim_seed_examples!`).
+//! documented method (`rocprim_documented_examples!`).
 
 use cute_rs_tensor::kernel;
 use cute_rs_tensor::block_io::{method, BlockExchange, BlockLoad, WarpLoad};
@@ -277,24 +277,24 @@ pub fn warp_io_from_fn_valid(input: *const u32, squares: *mut u32, kept: *mut u3
 
 /// The register marker of item `i` of thread `t` of block `b` in rocPRIM's example kernels: what
 /// `load_valid` must leave in place past `valid` (negative; the inputs are not).
-pub const fn rocprim_seed_marker(b: u32, t: u32, i: u32) -> i32 {
+pub const fn rocprim_example_marker(b: u32, t: u32, i: u32) -> i32 {
     i32::MIN + (b * 1024 + t * 8 + i) as i32
 }
 
 /// Elements of each section of `regs` in rocPRIM's example kernels (two blocks of 1024).
-pub const ROCPRIM_SEED_SECTION: usize = 2 * 128 * 8;
+pub const ROCPRIM_EXAMPLE_SECTION: usize = 2 * 128 * 8;
 
-macro_rules! rocprim_seed_examples {
+macro_rules! rocprim_documented_examples {
     ($($name:ident: $m:ident, $bind:ident;)*) => {$(
         #[doc = concat!(
             "rocPRIM's `block_load` examples with `load_method = block_load_", stringify!($m),
             "`: blocks of 128 threads, `int`, 8 items per thread, block `b` at `offset = b * 128 * 8`, the \
-             registers of thread `t` dumped to `regs[k * ROCPRIM_SEED_SECTION + (b * 128 + t) * 8 + i]` for \
+             registers of thread `t` dumped to `regs[k * ROCPRIM_EXAMPLE_SECTION + (b * 128 + t) * 8 + i]` for \
              the `k`-th example: (0) `blockload.load(input + offset, items)` (the loader without storage where \
              the method needs none); (1) `bload.load(..., items, storage)`; (2) `bload.load(..., items, valid, \
-             storage)` (items start as `rocprim_seed_marker`); (3) `bload.load(..., items, valid, out_of_bounds, \
+             storage)` (items start as `rocprim_example_marker`); (3) `bload.load(..., items, valid, out_of_bounds, \
              storage)`; `valid = n - offset` (saturating), block barriers between uses of the storage.\n\n\
-             Preconditions: `input` holds 2048 values, `regs` `4 * ROCPRIM_SEED_SECTION`; grid 2, block 128."
+             Preconditions: `input` holds 2048 values, `regs` `4 * ROCPRIM_EXAMPLE_SECTION`; grid 2, block 128."
         )]
         #[kernel]
         pub fn $name(input: *const i32, regs: *mut i32, n: u32, out_of_bounds: i32) {
@@ -307,18 +307,18 @@ macro_rules! rocprim_seed_examples {
             let bload = L::new().with_storage(storage);
             let dump = |k: usize, items: &[i32; 8]| {
                 for i in 0..8 {
-                    *regs.add(k * ROCPRIM_SEED_SECTION + (b as usize * 128 + t as usize) * 8 + i) = items[i];
+                    *regs.add(k * ROCPRIM_EXAMPLE_SECTION + (b as usize * 128 + t as usize) * 8 + i) = items[i];
                 }
             };
             let mut items = [0i32; 8];
-            rocprim_seed_examples!(@load $bind, L, bload, input.add(offset), &mut items);
+            rocprim_documented_examples!(@load $bind, L, bload, input.add(offset), &mut items);
             dump(0, &items);
             sync_threads();
             let mut items = [0i32; 8];
             bload.load(input.add(offset), &mut items);
             dump(1, &items);
             sync_threads();
-            let mut items: [i32; 8] = core::array::from_fn(|i| rocprim_seed_marker(b, t, i as u32));
+            let mut items: [i32; 8] = core::array::from_fn(|i| rocprim_example_marker(b, t, i as u32));
             bload.load_valid(input.add(offset), &mut items, valid);
             dump(2, &items);
             sync_threads();
@@ -335,10 +335,10 @@ macro_rules! rocprim_seed_examples {
     };
 }
 
-rocprim_seed_examples! {
-    rocprim_seed_direct: Direct, none;
-    rocprim_seed_striped: Striped, none;
-    rocprim_seed_vectorize: Vectorize, none;
-    rocprim_seed_transpose: Transpose, storage;
-    rocprim_seed_warp_transpose: WarpTranspose, storage;
+rocprim_documented_examples! {
+    rocprim_example_direct: Direct, none;
+    rocprim_example_striped: Striped, none;
+    rocprim_example_vectorize: Vectorize, none;
+    rocprim_example_transpose: Transpose, storage;
+    rocprim_example_warp_transpose: WarpTranspose, storage;
 }

@@ -1,4 +1,4 @@
-//! The worked examples of the seed documents that no other test reproduced exactly, on the host:
+//! Worked examples of the cuTile, Mojo and Triton documentation that the feature tests do not hold, on the host:
 //! cuTile's `load`/`store` index formulas (the plain and the transposed call), and Mojo's
 //! `LayoutTensor` examples (Figure 1's offsets, subscripts, scalar elements of vectors, a tensor
 //! over a pointer, `tile[32, 32](0, 1)` and the layouts of extracted tiles, `tile_type`, and the
