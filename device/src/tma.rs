@@ -689,6 +689,31 @@ unsafe fn cpu_tma_store(desc: *const TmaDescriptor, coords: &[i32], src: *const 
     });
 }
 
+/// The CPU backend's TMA reduction `what`: the f32 elements of the box at `coords` that lie
+/// inside the tensor, from shared memory at `src`, added to the tensor's.
+#[cfg(not(target_arch = "nvptx64"))]
+unsafe fn cpu_tma_reduce_add(desc: *const TmaDescriptor, coords: &[i32], src: *const u8, what: &'static str) {
+    let map = CpuTensorMap::for_instruction(desc, coords, what);
+    if coords.iter().any(|&c| c < 0) {
+        cpu::misuse(what, format!("reduction coordinates {coords:?}: a box may not hang over the low end of a mode"));
+    }
+    if map.elem_bytes != 4 {
+        cpu::misuse(what, format!("the map's elements are {} bytes: the reduction adds f32", map.elem_bytes));
+    }
+    let base = map.shared_box(src, what);
+    let (window, _) = cpu::shared_window();
+    map.for_each_element(coords, base, |shared, global| {
+        if let Some(g) = global {
+            // SAFETY: as in `cpu_tma_load`; the element is an f32, 4-byte aligned (the map's).
+            unsafe {
+                let x = core::ptr::read_unaligned(window.add(shared as usize) as *const f32);
+                let at = &*(g as usize as *const core::sync::atomic::AtomicU32);
+                let _ = at.fetch_update(core::sync::atomic::Ordering::Relaxed, core::sync::atomic::Ordering::Relaxed, |old| Some((f32::from_bits(old) + x).to_bits()));
+            }
+        }
+    });
+}
+
 /// On the CPU backend, the shared-window address of the `bytes` bytes at `ptr`, after checking that
 /// they lie in the running block's shared memory and that `ptr` is `align`-aligned; otherwise a
 /// misuse of `what` (on the GPU, a fault or garbage). Used by every instruction that takes a
@@ -708,7 +733,7 @@ pub(crate) fn cpu_shared_span(ptr: *const u8, bytes: usize, align: usize, what: 
 
 macro_rules! tma_copies {
     ($(
-        $dim:literal: $load:ident, $store:ident, [$($c:ident),+], $tpl:literal, $example:literal;
+        $dim:literal: $load:ident, $store:ident, $reduce:ident, [$($c:ident),+], $tpl:literal, $example:literal;
     )*) => {$(
         #[doc = concat!(
             "Starts a TMA load of the ", $dim, "-D box at `coords` of the tensor map `desc` into shared ",
@@ -798,19 +823,57 @@ macro_rules! tma_copies {
                 cpu_tma_store(desc, &coords, src, concat!("cp.async.bulk.tensor.", $dim, "d (store)"))
             }
         }
+
+        #[doc = concat!(
+            "Starts a TMA reduction of the ", $dim, "-D box at `coords` of the f32 tensor map `desc`: ",
+            "each element of the box in shared memory at `src` is added to its element of the tensor, ",
+            "in the current bulk group\n(`cp.reduce.async.bulk.tensor.", $dim,
+            "d.global.shared::cta.add.tile.bulk_group`).\n\n",
+            "The additions are atomic per element (boxes of several blocks may overlap), and elements ",
+            "of the box past the end of the tensor are dropped. Commit and wait as for [`", stringify!($store), "`].\n\n",
+            "On the CPU backend the additions are done when the call returns; `desc` must hold a ",
+            "[`CpuTensorMap`] of 4-byte elements, added as f32.\n\n",
+            "# Safety\n",
+            "Those of [`", stringify!($store), "`], and the map's elements are f32.\n\n",
+            "# Example\n```ignore\n",
+            "fence_proxy_async_shared_cta();\n__syncthreads();\nif thread_idx_x() == 0 {\n",
+            "    ", stringify!($reduce), "(desc, [0; ", $dim, "], smem);\n",
+            "    bulk_commit_group();\n    bulk_wait_group::<0>();\n}\n```"
+        )]
+        #[inline(always)]
+        pub unsafe fn $reduce(desc: *const TmaDescriptor, coords: [i32; $dim], src: *const u8) {
+            #[cfg(target_arch = "nvptx64")]
+            unsafe {
+                let [$($c),+] = coords;
+                asm!(
+                    concat!(
+                        "cp.reduce.async.bulk.tensor.", $dim,
+                        "d.global.shared::cta.add.tile.bulk_group [{desc}, {{", $tpl, "}}], [{src}];"
+                    ),
+                    src = in(reg32) generic_to_shared(src),
+                    desc = in(reg64) desc as u64,
+                    $($c = in(reg32) $c,)+
+                    options(nostack),
+                );
+            }
+            #[cfg(not(target_arch = "nvptx64"))]
+            unsafe {
+                cpu_tma_reduce_add(desc, &coords, src, concat!("cp.reduce.async.bulk.tensor.", $dim, "d (add)"))
+            }
+        }
     )*};
 }
 
 tma_copies! {
-    1: tma_load_1d, tma_store_1d, [c0], "{c0}",
+    1: tma_load_1d, tma_store_1d, tma_reduce_add_1d, [c0], "{c0}",
         "bar.arrive_expect_tx(256 * 4);\ntma_load_1d(smem, desc, [i * 256], bar);\nbar.wait_parity(phase);";
-    2: tma_load_2d, tma_store_2d, [c0, c1], "{c0}, {c1}",
+    2: tma_load_2d, tma_store_2d, tma_reduce_add_2d, [c0, c1], "{c0}, {c1}",
         "// a 32 x 16 box of f32 (inner mode first) at column x0, row y0\nbar.arrive_expect_tx(32 * 16 * 4);\ntma_load_2d(smem, desc, [x0, y0], bar);\nbar.wait_parity(phase);";
-    3: tma_load_3d, tma_store_3d, [c0, c1, c2], "{c0}, {c1}, {c2}",
+    3: tma_load_3d, tma_store_3d, tma_reduce_add_3d, [c0, c1, c2], "{c0}, {c1}, {c2}",
         "bar.arrive_expect_tx(BOX_BYTES);\ntma_load_3d(smem, desc, [x, y, z], bar);\nbar.wait_parity(phase);";
-    4: tma_load_4d, tma_store_4d, [c0, c1, c2, c3], "{c0}, {c1}, {c2}, {c3}",
+    4: tma_load_4d, tma_store_4d, tma_reduce_add_4d, [c0, c1, c2, c3], "{c0}, {c1}, {c2}, {c3}",
         "bar.arrive_expect_tx(BOX_BYTES);\ntma_load_4d(smem, desc, [x, y, z, w], bar);\nbar.wait_parity(phase);";
-    5: tma_load_5d, tma_store_5d, [c0, c1, c2, c3, c4], "{c0}, {c1}, {c2}, {c3}, {c4}",
+    5: tma_load_5d, tma_store_5d, tma_reduce_add_5d, [c0, c1, c2, c3, c4], "{c0}, {c1}, {c2}, {c3}, {c4}",
         "bar.arrive_expect_tx(BOX_BYTES);\ntma_load_5d(smem, desc, [0, 0, 0, 0, batch], bar);\nbar.wait_parity(phase);";
 }
 

@@ -193,7 +193,8 @@ attention_bwd_tiles! {
 /// let null = core::ptr::null_mut::<bf16>();
 /// let p = AttentionBwdParams {
 ///     q: null, k: null, v: null, o: null, d_o: null, dq: null, dk: null, dv: null,
-///     lse: core::ptr::null_mut(), delta: core::ptr::null_mut(), dq_accum: core::ptr::null_mut(),
+///     lse: core::ptr::null_mut(), delta: core::ptr::null_mut(), lse2: core::ptr::null_mut(),
+///     stats_rows: 64, stats_stride: 64, dq_accum: core::ptr::null_mut(),
 ///     heads: 1, heads_kv: 1, seqlen_q: 64, seqlen_k: 64, q_strides: packed, kv_strides: packed,
 ///     scale: 0.125, causal: 0, deterministic: 1,
 /// };
@@ -220,8 +221,18 @@ pub struct AttentionBwdParams<T: 'static> {
     pub dv: *mut T,
     /// The forward's log-sum-exp, `(batch, heads, seqlen_q)`.
     pub lse: *mut f32,
-    /// `D = rowsum(dO ∘ O)`, `(batch, heads, seqlen_q)` (written by the first kernel).
+    /// `D = rowsum(dO ∘ O)` (written by the first kernel): `stats_rows` values for each head
+    /// of each batch, `stats_stride` apart, 0 past `seqlen_q`.
     pub delta: *mut f32,
+    /// Where the first kernel also writes the log-sum-exp in base 2 with `D`'s layout (`+inf`
+    /// where it is `-inf`, and past `seqlen_q`): the Hopper backward's row statistics. Null: not
+    /// written.
+    pub lse2: *mut f32,
+    /// The rows of `D` (and `lse2`) per head: `seqlen_q`, or more (the Hopper backward's
+    /// `seqlen_q` rounded up to its query blocks).
+    pub stats_rows: i64,
+    /// The distance between two heads' rows of `D` (and `lse2`), at least `stats_rows`.
+    pub stats_stride: i64,
     /// The f32 dQ accumulator, `(batch, seqlen_q, heads, head_dim)` packed (unused when
     /// deterministic).
     pub dq_accum: *mut f32,
@@ -268,14 +279,15 @@ unsafe fn columns<T: Element>(base: *mut T, s: Strides, b: i64, head: i64, seqle
     unsafe { LayoutTensor::from_ptr(base.wrapping_offset((b * s.batch + head * s.head) as isize), Strided::new([d, seqlen], [1, s.seq])) }
 }
 
-/// The `(seqlen_q, 1)` column of head `h` of batch `b` of a `(batch, heads, seqlen_q)` array.
+/// The `(rows, 1)` column of head `h` of batch `b` of an array of `rows` values per head,
+/// `stride` apart.
 ///
 /// # Safety
 /// As [`rows`].
 #[inline(always)]
-unsafe fn row_values(base: *mut f32, heads: i64, b: i64, h: i64, seqlen_q: i64) -> LayoutTensor<'static, f32, Strided<2>> {
+unsafe fn row_values(base: *mut f32, heads: i64, b: i64, h: i64, (rows, stride): (i64, i64)) -> LayoutTensor<'static, f32, Strided<2>> {
     // SAFETY: the caller's.
-    unsafe { LayoutTensor::from_ptr(base.wrapping_offset(((b * heads + h) * seqlen_q) as isize), Strided::new([seqlen_q, 1], [1, 1])) }
+    unsafe { LayoutTensor::from_ptr(base.wrapping_offset(((b * heads + h) * stride) as isize), Strided::new([rows, 1], [1, 1])) }
 }
 
 /// The packed strides of the dQ accumulator.
@@ -331,7 +343,7 @@ where
     A: AttentionBwdTiles<T>,
 {
     // SAFETY: the caller's.
-    let (lse, delta) = unsafe { (row_values(p.lse, p.heads, b, h, p.seqlen_q), row_values(p.delta, p.heads, b, h, p.seqlen_q)) };
+    let (lse, delta) = unsafe { (row_values(p.lse, p.heads, b, h, (p.seqlen_q, p.seqlen_q)), row_values(p.delta, p.heads, b, h, (p.seqlen_q, p.stats_stride))) };
     let lse = BlockTile::<f32, Slice<A::S, 1>>::load(&lse, [ib, 0], 0.0);
     let delta = BlockTile::<f32, Slice<A::S, 1>>::load(&delta, [ib, 0], 0.0);
     (lse * core::f32::consts::LOG2_E, delta)
@@ -352,7 +364,14 @@ where
     let o = BlockTile::<T, A::Q>::load(&rows(p.o, p.q_strides, b, h, p.seqlen_q, d), [ib, 0], T::ZERO).cast::<f32>();
     let d_o = BlockTile::<T, A::Q>::load(&rows(p.d_o, p.q_strides, b, h, p.seqlen_q, d), [ib, 0], T::ZERO).cast::<f32>();
     let delta = o.zip(&d_o, |x, y| x * y).sum::<1, BYTES>(scratch);
-    delta.store(&row_values(p.delta, p.heads, b, h, p.seqlen_q), [ib, 0]);
+    let stats = (p.stats_rows, p.stats_stride);
+    delta.store(&row_values(p.delta, p.heads, b, h, stats), [ib, 0]);
+    if !p.lse2.is_null() {
+        let lse = BlockTile::<f32, Slice<A::S, 1>>::load(&row_values(p.lse, p.heads, b, h, (p.seqlen_q, p.seqlen_q)), [ib, 0], f32::NEG_INFINITY);
+        // A row that sees no key (and a row past the end) gets P = exp2(s - inf) = 0.
+        let lse2 = lse.map(|x| if x == f32::NEG_INFINITY { f32::INFINITY } else { x * core::f32::consts::LOG2_E });
+        lse2.store(&row_values(p.lse2, p.heads, b, h, stats), [ib, 0]);
+    }
     if p.deterministic == 0 {
         let accum = rows(p.dq_accum, accum_strides(p.heads, p.seqlen_q, d), b, h, p.seqlen_q, d);
         BlockTile::<f32, A::Q>::zeros().store(&accum, [ib, 0]);

@@ -237,17 +237,17 @@ static_layout!(
     /// A staging box of O's stores, `(row, column)`: 64 rows of 64 16-bit elements (128 bytes),
     /// row-major, viewed through the 128-byte swizzle ([`OStaging`]) as a TMA store with that
     /// swizzle reads its 64 x 64 box.
-    OStagingBox = "(64,64):(64,1)"
+    pub(crate) OStagingBox = "(64,64):(64,1)"
 );
 /// [`OStagingBox`] through the 128-byte swizzle of 16-bit elements.
-type OStaging = Swizzled<Sw<3, 3, 3>, OStagingBox>;
+pub(crate) type OStaging = Swizzled<Sw<3, 3, 3>, OStagingBox>;
 
 /// The bytes of one [`OStagingBox`] (a multiple of 1024, so that each box starts where the
 /// swizzle's pattern does).
-const O_BOX_BYTES: u32 = 2 * cute_rs_layout::cosize(OStagingBox::LAYOUT) as u32;
+pub(crate) const O_BOX_BYTES: u32 = 2 * cute_rs_layout::cosize(OStagingBox::LAYOUT) as u32;
 
 /// One tile of `rows` rows of `d` 16-bit elements.
-const fn tile_bytes(rows: u32, d: u32) -> u32 {
+pub(crate) const fn tile_bytes(rows: u32, d: u32) -> u32 {
     rows * d * 2
 }
 
@@ -312,20 +312,20 @@ impl AttentionTiles {
 
 /// The canonical K-major tile (`rows x d`, the 128-byte swizzle) that one TMA box per 64 columns
 /// writes: Q's and K's.
-const fn k_major_tile(rows: i64, d: i64) -> cute_rs_layout::SwizzledLayout {
+pub(crate) const fn k_major_tile(rows: i64, d: i64) -> cute_rs_layout::SwizzledLayout {
     cute_rs_layout::unwrap!(make_gmma_layout(Major::K, WgmmaSwizzle::B128, 2, rows, d))
 }
 
 /// The canonical MN-major tile (`d x keys`, the 128-byte swizzle) of V: the same bytes as the
 /// K-major `keys x d` tile.
-const fn mn_major_tile(d: i64, keys: i64) -> cute_rs_layout::SwizzledLayout {
+pub(crate) const fn mn_major_tile(d: i64, keys: i64) -> cute_rs_layout::SwizzledLayout {
     cute_rs_layout::unwrap!(make_gmma_layout(Major::MN, WgmmaSwizzle::B128, 2, d, keys))
 }
 
 /// Whether V's MN-major tile (`d x keys`) and the K-major tile of `keys x d` the boxes write are
 /// one function of `(key, column)`.
 #[cfg(not(target_arch = "nvptx64"))] // only the contracts (`crate::contract!`) use it
-const fn transposes_agree(d: i64, keys: i64) -> bool {
+pub(crate) const fn transposes_agree(d: i64, keys: i64) -> bool {
     let (k_major, mn_major) = (k_major_tile(keys, d), mn_major_tile(d, keys));
     let mut i = 0;
     while i < d * keys {
@@ -350,7 +350,7 @@ const fn descriptors(d: i64, rows: i64, keys: i64) -> (GmmaDesc, GmmaDesc, GmmaD
 }
 
 /// The TMA boxes of a tile of `rows` rows: `rows` x 64 columns each, along the head dimension.
-const fn tile_boxes(rows: u32, d: u32) -> TmaBoxes {
+pub(crate) const fn tile_boxes(rows: u32, d: u32) -> TmaBoxes {
     let (rows, d) = (rows as i64, d as i64);
     cute_rs_layout::unwrap!(TmaBoxes::new(k_major_tile(rows, d), [rows, d], [rows, 64], 2, MapOrder::KFirst))
 }

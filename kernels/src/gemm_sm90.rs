@@ -849,15 +849,15 @@ type StagingF32 = Swizzled<Sw<3, 2, 3>, StagingBuffersF32>;
 static_layout!(
     /// The accumulators of one 64 x 32 box of a warpgroup's m64n256 slice: the wgmma m64n32
     /// accumulator layout, `(thread, value) -> m + 64 n`.
-    AccBoxF32 = "((4,8,4),(2,2,4)):((128,1,16),(64,8,512))"
+    pub(crate) AccBoxF32 = "((4,8,4),(2,2,4)):((128,1,16),(64,8,512))"
 );
 static_layout!(
     /// An f32 box's shape, `(rows, columns)`.
-    BoxTileF32 = "(64,32)"
+    pub(crate) BoxTileF32 = "(64,32)"
 );
 static_layout!(
     /// A thread's 16 values of one f32 box, in accumulator order.
-    BoxValuesF32 = "16:1"
+    pub(crate) BoxValuesF32 = "16:1"
 );
 
 crate::contract!(staging_f32, {

@@ -32,6 +32,8 @@ pub mod attention;
 #[cfg(any(not(feature = "sm90a"), not(target_arch = "nvptx64")))]
 pub mod attention_bwd;
 #[cfg(feature = "sm90a")]
+pub mod attention_bwd_sm90;
+#[cfg(feature = "sm90a")]
 pub mod attention_sm90;
 pub mod epilogue;
 #[cfg(any(not(feature = "sm90a"), not(target_arch = "nvptx64")))]
@@ -85,7 +87,13 @@ pub(crate) use contract;
 #[cfg(not(target_arch = "nvptx64"))]
 pub fn contracts() -> impl Iterator<Item = (&'static str, fn())> {
     #[cfg(feature = "sm90a")]
-    let lists: [&[(&'static str, fn())]; 3] = [gemm_sm90::CONTRACTS, attention_sm90::CONTRACTS, attention_sm90::CONFIG_CONTRACTS];
+    let lists: [&[(&'static str, fn())]; 5] = [
+        gemm_sm90::CONTRACTS,
+        attention_sm90::CONTRACTS,
+        attention_sm90::CONFIG_CONTRACTS,
+        attention_bwd_sm90::CONTRACTS,
+        attention_bwd_sm90::CONFIG_CONTRACTS,
+    ];
     #[cfg(not(feature = "sm90a"))]
     let lists: [&[(&'static str, fn())]; 0] = [];
     lists.into_iter().flatten().copied()

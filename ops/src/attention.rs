@@ -548,7 +548,7 @@ fn short_tiles(p: &Problem, causal: bool) -> bool {
 
 /// Why the Hopper kernel cannot take the problem on `gpu` (`None`: it can). `buffers`: the
 /// device addresses of Q, K, V and O.
-fn sm90_unsupported<T: AttentionElem>(p: &Problem, gpu: &Gpu, buffers: [u64; 4]) -> Option<String> {
+pub(crate) fn sm90_unsupported<T: AttentionElem>(p: &Problem, gpu: &Gpu, buffers: [u64; 4]) -> Option<String> {
     if gpu.is_cpu() {
         return Some("the CPU backend has no wgmma".to_string());
     }
@@ -610,7 +610,7 @@ pub(crate) fn check_rows(what: &str, layout: &Layout, batch: usize, heads: usize
 }
 
 /// The flat layout `shape:stride`, built from its modes.
-fn flat_layout(shape: &[usize], stride: &[usize]) -> Result<Layout, AttentionError> {
+pub(crate) fn flat_layout(shape: &[usize], stride: &[usize]) -> Result<Layout, AttentionError> {
     let modes = |t: &[usize]| IntTuple::from_slice(&t.iter().map(|&x| x as i64).collect::<Vec<_>>());
     modes(shape).and_then(|shape| Layout::new(shape, modes(stride)?)).map_err(|e| AttentionError::Shape(e.to_string()))
 }
@@ -618,7 +618,7 @@ fn flat_layout(shape: &[usize], stride: &[usize]) -> Result<Layout, AttentionErr
 /// The 4-D tensor map of one operand, `(head_dim, seqlen, heads, batch)`, in boxes of 64 columns
 /// x `rows` rows with the 128-byte swizzle and zero fill (the kernel's shared tiles; O's stores
 /// are clipped to it).
-fn tensor_map<T: AttentionElem>(gpu: &Gpu, buf: &DeviceBuffer<T>, op: Operand, seqlen: usize, heads: usize, rows: u32) -> Result<TensorMap, AttentionError> {
+pub(crate) fn tensor_map<T: AttentionElem>(gpu: &Gpu, buf: &DeviceBuffer<T>, op: Operand, seqlen: usize, heads: usize, rows: u32) -> Result<TensorMap, AttentionError> {
     let [b, s, h] = op.strides();
     let global = flat_layout(&[op.shape[3], seqlen, heads, op.shape[0]], &[1, s, h, b])?;
     Ok(gpu.tensor_map(buf, global, &[64, rows, 1, 1], TmaSwizzle::B128, TmaOobFill::Zero)?)

@@ -9,12 +9,18 @@
 //! shape, dK and dV K's; dO and dQ have Q's strides (which O shares), dK and dV K's (which V
 //! shares); head dimensions 64 and 128.
 //!
-//! The kernel is the portable one on `mma.sync` (`cute_rs_kernels::attention_bwd`; any GPU from
-//! sm_80, and the CPU backend), three launches on the call's stream. dQ is accumulated in f32
-//! with atomics by default, in an order that varies from run to run; with
-//! [`deterministic`](Attention::deterministic) a separate pass recomputes it in a fixed order, so
-//! that every gradient is bitwise the same from run to run. The f32 scratch lives in an
-//! [`AttentionWorkspace`], made once for a problem size and reused.
+//! Two kernels take it:
+//! - on an sm_90 GPU, the Hopper kernel (`cute_rs_kernels::attention_bwd_sm90`: TMA, `wgmma`, warp
+//!   specialization), its dQ accumulated in f32 by TMA reductions, between two portable
+//!   launches (`D = rowsum(dO ∘ O)` with the row statistics, then dQ from the accumulator);
+//! - elsewhere, and when deterministic, the portable one on `mma.sync`
+//!   (`cute_rs_kernels::attention_bwd`; any GPU from sm_80, and the CPU backend), three launches.
+//!
+//! All launches go on the call's stream. dQ is accumulated in f32 with atomics by default, in an
+//! order that varies from run to run; with [`deterministic`](Attention::deterministic) the
+//! portable kernels recompute it in a fixed order by a pass of their own, so that every gradient
+//! is bitwise the same from run to run. The f32 scratch lives in an [`AttentionWorkspace`], made
+//! once for a problem size and reused.
 //!
 //! # Example
 //! ```
@@ -47,11 +53,12 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use cute_rs_host::{DeviceBuffer, DeviceTensor, DeviceTensorMut, Gpu, LaunchConfig};
+use cute_rs_host::{DeviceBuffer, DeviceTensor, DeviceTensorMut, Gpu, LaunchConfig, TmaOobFill, TmaSwizzle};
 use cute_rs_layout::Layout;
 use cute_rs_kernels::attention_bwd as portable;
+use cute_rs_kernels::attention_bwd_sm90 as sm90;
 
-use crate::attention::{check_rows, shape_text, Attention, AttentionElem, AttentionError, AttentionPath, Operand, Problem};
+use crate::attention::{check_rows, flat_layout, shape_text, sm90_unsupported, tensor_map, Attention, AttentionElem, AttentionError, AttentionPath, Operand, Problem};
 use crate::attention_kernels;
 
 /// The forward's tensors that the backward reads: Q, K, V, the output O and the log-sum-exp
@@ -87,25 +94,33 @@ pub struct AttentionGrads<'t, T: AttentionElem> {
     pub dv: DeviceTensorMut<'t, T, Layout>,
 }
 
-/// The f32 scratch of the backward of problems up to a size: `rowsum(dO ∘ O)` for each query
-/// row of each head, and the dQ accumulator. Made once and reused, so that a call allocates
-/// nothing and stays asynchronous; one call at a time may use it.
+/// The f32 scratch of the backward of problems up to a size: the row statistics (`D =
+/// rowsum(dO ∘ O)` and the log-sum-exp in base 2, for each query row of each head, the rows
+/// rounded up to the Hopper kernel's query blocks) and the dQ accumulator. Made once and reused,
+/// so that a call allocates nothing and stays asynchronous; one call at a time may use it.
 ///
 /// # Example
 /// ```
 /// let gpu = cute_rs_host::Gpu::cpu();
-/// let w = cute_rs_ops::attention_backward::AttentionWorkspace::new(&gpu, 2, 8, 1024, 128)?;
-/// assert_eq!(w.bytes(), 4 * (2 * 8 * 1024) * (1 + 128));
+/// let w = cute_rs_ops::attention_backward::AttentionWorkspace::new(&gpu, 2, 8, 1000, 128)?;
+/// // 1000 rows rounded up to 1024 for the statistics.
+/// assert_eq!(w.bytes(), 4 * (2 * 2 * 8 * 1024 + 2 * 8 * 1000 * 128));
 /// # Ok::<(), cute_rs_host::HostError>(())
 /// ```
 pub struct AttentionWorkspace {
-    delta: DeviceBuffer<f32>,
+    stats: DeviceBuffer<f32>,
     dq_accum: DeviceBuffer<f32>,
 }
 
+/// `seqlen_q` rounded up to the Hopper backward's query blocks: the rows of each head's
+/// statistics.
+fn stats_rows(seqlen_q: usize) -> usize {
+    seqlen_q.div_ceil(sm90::ATTENTION_BWD_SM90_BM as usize) * sm90::ATTENTION_BWD_SM90_BM as usize
+}
+
 impl AttentionWorkspace {
-    /// The scratch of problems of at most `batch * heads * seqlen_q` query rows of head dimension
-    /// `head_dim` (or fewer rows of a larger one).
+    /// The scratch of problems of at most `batch * heads` heads of `seqlen_q` query rows of head
+    /// dimension `head_dim` (or fewer rows of a larger one).
     ///
     /// # Errors
     /// The allocation's.
@@ -113,8 +128,8 @@ impl AttentionWorkspace {
     /// # Example
     /// See [`AttentionWorkspace`].
     pub fn new(gpu: &Gpu, batch: usize, heads: usize, seqlen_q: usize, head_dim: usize) -> Result<AttentionWorkspace, cute_rs_host::HostError> {
-        let rows = batch * heads * seqlen_q;
-        Ok(AttentionWorkspace { delta: gpu.alloc(rows)?, dq_accum: gpu.alloc(rows * head_dim)? })
+        let heads = batch * heads;
+        Ok(AttentionWorkspace { stats: gpu.alloc(2 * heads * stats_rows(seqlen_q))?, dq_accum: gpu.alloc(heads * seqlen_q * head_dim)? })
     }
 
     /// The bytes it holds.
@@ -122,7 +137,7 @@ impl AttentionWorkspace {
     /// # Example
     /// See [`AttentionWorkspace`].
     pub fn bytes(&self) -> usize {
-        4 * (self.delta.len() + self.dq_accum.len())
+        4 * (self.stats.len() + self.dq_accum.len())
     }
 }
 
@@ -161,11 +176,13 @@ impl<'a> Attention<'a> {
         check_rows("the log-sum-exp", saved.lse.layout(), batch, heads, seqlen_q)?;
         self.check_scale()?;
         let rows = batch * heads * seqlen_q;
-        if workspace.delta.len() < rows || workspace.dq_accum.len() < rows * d {
+        let stats = 2 * batch * heads * stats_rows(seqlen_q);
+        if workspace.stats.len() < stats || workspace.dq_accum.len() < rows * d {
             return Err(AttentionError::Shape(format!(
-                "the workspace holds {} rows of {} values: the problem needs {rows} rows of {d}",
-                workspace.delta.len(),
-                workspace.dq_accum.len() / workspace.delta.len().max(1)
+                "the workspace holds {} statistics and {} accumulators: the problem needs {stats} and {} ({rows} rows of {d})",
+                workspace.stats.len(),
+                workspace.dq_accum.len(),
+                rows * d
             )));
         }
         if !portable::ATTENTION_BWD_HEAD_DIMS.contains(&(d as u32)) {
@@ -179,10 +196,30 @@ impl<'a> Attention<'a> {
         if heads > 65535 || batch > 65535 {
             return Err(AttentionError::NoKernel(format!("the backward's grid takes at most 65535 heads and batches (here {heads} and {batch})")));
         }
-        if self.path == Some(AttentionPath::Sm90) {
-            return Err(AttentionError::NoKernel("the backward has no Hopper kernel: the portable one (AttentionPath::MmaSync) runs on sm_90 too".to_string()));
-        }
         Ok(p)
+    }
+
+    /// Why the Hopper backward cannot take the checked problem `p` (`None`: it can).
+    fn sm90_backward_unsupported<T: AttentionElem>(&self, gpu: &Gpu, p: &Problem, saved: &AttentionSaved<'_, T>, grads: &mut AttentionGrads<'_, T>) -> Option<String> {
+        if self.deterministic {
+            return Some("it is not deterministic (its dQ reductions land in any order): the portable kernels are".to_string());
+        }
+        let base = |b: &DeviceBuffer<T>| b.device_ptr();
+        if let Some(why) = sm90_unsupported::<T>(p, gpu, [saved.q.buffer(), saved.k.buffer(), saved.v.buffer(), saved.o.buffer()].map(base)) {
+            return Some(why);
+        }
+        if !sm90::ATTENTION_BWD_SM90_HEAD_DIMS.contains(&(p.d as u32)) {
+            return Some(format!("head_dim {}: it takes 64 or 128", p.d));
+        }
+        for (name, address) in [("dO", base(grads.d_o.buffer())), ("dK", base(grads.dk.buffer())), ("dV", base(grads.dv.buffer()))] {
+            if !address.is_multiple_of(16) {
+                return Some(format!("{name}'s buffer is not 16-byte aligned (TMA)"));
+            }
+        }
+        if p.batch * p.heads * p.seqlen_q == 0 || p.seqlen_k == 0 {
+            return Some("an empty problem (no query rows or no keys) takes the portable kernels".to_string());
+        }
+        None
     }
 
     /// Launches the backward of the attention whose forward tensors are `saved`, for the output's
@@ -199,11 +236,27 @@ impl<'a> Attention<'a> {
     /// See the [module docs](self).
     pub fn backward<T: AttentionElem>(&self, gpu: &Gpu, saved: AttentionSaved<'_, T>, mut grads: AttentionGrads<'_, T>, workspace: &mut AttentionWorkspace) -> Result<AttentionPath, AttentionError> {
         let p = self.plan_backward(&saved, &grads, workspace)?;
+        let why_not_sm90 = self.sm90_backward_unsupported(gpu, &p, &saved, &mut grads);
+        let path = match (self.path, &why_not_sm90) {
+            (Some(path), _) => path,
+            (None, None) => AttentionPath::Sm90,
+            (None, Some(_)) => AttentionPath::MmaSync,
+        };
+        if path == AttentionPath::Sm90 {
+            if let Some(why) = why_not_sm90 {
+                return Err(AttentionError::NoKernel(format!("the Hopper backward: {why}")));
+            }
+        }
         let d = p.d as u32;
         let kernels = attention_kernels::backward_kernels::<T>(d).ok_or_else(|| AttentionError::NoKernel(format!("the backward: no kernel of {} at head_dim {d}", T::NAME)))?;
         let scale = self.scale.unwrap_or(1.0 / (p.d as f32).sqrt());
         let ptr = |b: &DeviceBuffer<T>| b.device_ptr() as *mut T;
         let [heads, heads_kv, seqlen_q, seqlen_k] = [p.heads, p.heads_kv, p.seqlen_q, p.seqlen_k].map(|x| x as i64);
+        let hopper = path == AttentionPath::Sm90;
+        // The statistics: D alone, `seqlen_q` rows per head (portable), or the Hopper kernel's
+        // rows of lse2 and D, `stats_rows` each, interleaved per head.
+        let stats = workspace.stats.device_ptr() as *mut f32;
+        let rows_per_head = if hopper { stats_rows(p.seqlen_q) } else { p.seqlen_q } as i64;
         let params = portable::AttentionBwdParams {
             q: ptr(saved.q.buffer()),
             k: ptr(saved.k.buffer()),
@@ -214,7 +267,10 @@ impl<'a> Attention<'a> {
             dk: ptr(grads.dk.buffer()),
             dv: ptr(grads.dv.buffer()),
             lse: saved.lse.buffer().device_ptr() as *mut f32,
-            delta: workspace.delta.device_ptr() as *mut f32,
+            delta: if hopper { stats.wrapping_add(rows_per_head as usize) } else { stats },
+            lse2: if hopper { stats } else { std::ptr::null_mut() },
+            stats_rows: rows_per_head,
+            stats_stride: if hopper { 2 * rows_per_head } else { rows_per_head },
             dq_accum: workspace.dq_accum.device_ptr() as *mut f32,
             heads,
             heads_kv,
@@ -240,12 +296,55 @@ impl<'a> Attention<'a> {
         if rows > 0 {
             unsafe { crate::gemm::on(gpu.launch(module, prep, config(p.seqlen_q, portable::ATTENTION_BWD_ROWS, p.heads), (params,)), self.stream).run() }?;
         }
-        if p.batch * p.heads_kv * p.seqlen_k > 0 {
+        if hopper {
+            self.launch_sm90_backward::<T>(gpu, &p, scale, &saved, &mut grads, workspace)?;
+        } else if p.batch * p.heads_kv * p.seqlen_k > 0 {
             unsafe { crate::gemm::on(gpu.launch(module, kv, config(p.seqlen_k, portable::ATTENTION_BWD_KEYS, p.heads_kv), (params,)), self.stream).run() }?;
         }
         if rows > 0 {
             unsafe { crate::gemm::on(gpu.launch(module, dq, config(p.seqlen_q, portable::ATTENTION_BWD_ROWS, p.heads), (params,)), self.stream).run() }?;
         }
-        Ok(AttentionPath::MmaSync)
+        Ok(path)
+    }
+
+    /// The Hopper kernel of the backward (after the portable first kernel has written the
+    /// statistics and zeroed the dQ accumulator): dK and dV, and dQ's reductions.
+    fn launch_sm90_backward<T: AttentionElem>(
+        &self,
+        gpu: &Gpu,
+        p: &Problem,
+        scale: f32,
+        saved: &AttentionSaved<'_, T>,
+        grads: &mut AttentionGrads<'_, T>,
+        workspace: &mut AttentionWorkspace,
+    ) -> Result<(), AttentionError> {
+        let d = p.d as u32;
+        let kernel = attention_kernels::backward_sm90_kernel::<T>(d).ok_or_else(|| AttentionError::NoKernel(format!("the Hopper backward: no kernel of {} at head_dim {d}", T::NAME)))?;
+        let (bm, bn) = (sm90::ATTENTION_BWD_SM90_BM, sm90::ATTENTION_BWD_SM90_BN);
+        let q = tensor_map(gpu, saved.q.buffer(), p.q, p.seqlen_q, p.heads, bm)?;
+        let k = tensor_map(gpu, saved.k.buffer(), p.k, p.seqlen_k, p.heads_kv, bn)?;
+        let v = tensor_map(gpu, saved.v.buffer(), p.k, p.seqlen_k, p.heads_kv, bn)?;
+        let d_o = tensor_map(gpu, grads.d_o.buffer(), p.q, p.seqlen_q, p.heads, bm)?;
+        // dK and dV are stored in boxes of 64 keys (a consumer warpgroup's).
+        let dk = tensor_map(gpu, grads.dk.buffer(), p.k, p.seqlen_k, p.heads_kv, 64)?;
+        let dv = tensor_map(gpu, grads.dv.buffer(), p.k, p.seqlen_k, p.heads_kv, 64)?;
+        let rows = stats_rows(p.seqlen_q);
+        let heads = p.batch * p.heads;
+        let stats = gpu.tensor_map(&workspace.stats, flat_layout(&[rows, 2 * heads], &[1, rows])?, &[bm, 2], TmaSwizzle::None, TmaOobFill::Zero)?;
+        let accum = flat_layout(&[p.d, p.seqlen_q, p.heads, p.batch], &[1, p.heads * p.d, p.d, p.seqlen_q * p.heads * p.d])?;
+        let dq = gpu.tensor_map(&workspace.dq_accum, accum, &[32, 64, 1, 1], TmaSwizzle::B128, TmaOobFill::Zero)?;
+        let [batch, heads, heads_kv, seqlen_q, seqlen_k] = [p.batch, p.heads, p.heads_kv, p.seqlen_q, p.seqlen_k].map(|x| x as u32);
+        let params = sm90::AttentionBwdSm90Params { batch, heads, heads_kv, seqlen_q, seqlen_k, scale, scale_log2: scale * std::f32::consts::LOG2_E, causal: self.causal as u32 };
+        let cfg = LaunchConfig {
+            grid: (seqlen_k.div_ceil(bn), heads_kv, batch),
+            block: (sm90::ATTENTION_BWD_SM90_THREADS, 1, 1),
+            shared_mem_bytes: sm90::attention_bwd_sm90_smem_bytes(d),
+        };
+        let launch = gpu.launch(crate::modules::gemm_sm90a(), kernel, cfg, (q, k, v, d_o, stats, dq, dk, dv, params));
+        // SAFETY: the maps cover Q, K, V, dO, dK and dV (the stores are clipped to them) and the
+        // workspace's statistics and accumulator, which hold the problem's rows (checked); the
+        // kernel writes only dK, dV and the accumulator.
+        unsafe { crate::gemm::on(launch, self.stream).run() }?;
+        Ok(())
     }
 }

@@ -5,6 +5,7 @@
 use cute_rs_host::KernelFn;
 use cute_rs_kernels::attention as portable;
 use cute_rs_kernels::attention_bwd as backward;
+use cute_rs_kernels::attention_bwd_sm90 as backward_sm90;
 use cute_rs_kernels::attention_sm90 as sm90;
 use cute_rs_tensor::device::tma::TmaDescriptorParam;
 use cute_rs_tensor::half::{bf16, f16};
@@ -22,6 +23,20 @@ pub type PortableKernel<T> = KernelFn<(portable::AttentionParams<T>,)>;
 /// A portable backward kernel on elements `T` (`cute_rs_kernels::attention_bwd`): one
 /// `AttentionBwdParams<T>`.
 pub type BackwardKernel<T> = KernelFn<(backward::AttentionBwdParams<T>,)>;
+
+/// A Hopper backward kernel (`cute_rs_kernels::attention_bwd_sm90`): the tensor maps of Q, K, V,
+/// dO, the row statistics, the dQ accumulator, dK and dV, then an `AttentionBwdSm90Params`.
+pub type BackwardSm90Kernel = KernelFn<(
+    TmaDescriptorParam,
+    TmaDescriptorParam,
+    TmaDescriptorParam,
+    TmaDescriptorParam,
+    TmaDescriptorParam,
+    TmaDescriptorParam,
+    TmaDescriptorParam,
+    TmaDescriptorParam,
+    backward_sm90::AttentionBwdSm90Params,
+)>;
 
 /// The tiles of a Hopper kernel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,6 +71,9 @@ pub trait AttentionKernels: Sized + 'static {
     /// The backward's three kernels (`D` and the accumulator's zeros; dK and dV; dQ), by head
     /// dimension.
     const BACKWARD: &'static [(u32, [BackwardKernel<Self>; 3])];
+    /// The Hopper backward kernels, by head dimension (between the portable first and third
+    /// kernels).
+    const BACKWARD_SM90: &'static [(u32, BackwardSm90Kernel)];
 }
 
 /// The key of a Hopper kernel with a `Persistent` schedule.
@@ -88,6 +106,7 @@ impl AttentionKernels for bf16 {
         (64, [backward::attention_bwd_prep_bf16_d64, backward::attention_bwd_kv_bf16_d64, backward::attention_bwd_dq_bf16_d64]),
         (128, [backward::attention_bwd_prep_bf16_d128, backward::attention_bwd_kv_bf16_d128, backward::attention_bwd_dq_bf16_d128]),
     ];
+    const BACKWARD_SM90: &'static [(u32, BackwardSm90Kernel)] = &[(64, backward_sm90::attention_bwd_sm90_bf16_d64), (128, backward_sm90::attention_bwd_sm90_bf16_d128)];
 }
 
 impl AttentionKernels for f16 {
@@ -107,6 +126,7 @@ impl AttentionKernels for f16 {
         (64, [backward::attention_bwd_prep_f16_d64, backward::attention_bwd_kv_f16_d64, backward::attention_bwd_dq_f16_d64]),
         (128, [backward::attention_bwd_prep_f16_d128, backward::attention_bwd_kv_f16_d128, backward::attention_bwd_dq_f16_d128]),
     ];
+    const BACKWARD_SM90: &'static [(u32, BackwardSm90Kernel)] = &[(64, backward_sm90::attention_bwd_sm90_f16_d64), (128, backward_sm90::attention_bwd_sm90_f16_d128)];
 }
 
 /// The Hopper kernel of elements `T` under `key`, if there is one.
@@ -122,6 +142,11 @@ pub fn portable_kernel<T: AttentionKernels>(d: u32) -> Option<PortableKernel<T>>
 /// The backward's kernels of elements `T` for head dimension `d`, if there are.
 pub fn backward_kernels<T: AttentionKernels>(d: u32) -> Option<[BackwardKernel<T>; 3]> {
     T::BACKWARD.iter().find(|(dim, _)| *dim == d).map(|&(_, kernels)| kernels)
+}
+
+/// The Hopper backward kernel of elements `T` for head dimension `d`, if there is one.
+pub fn backward_sm90_kernel<T: AttentionKernels>(d: u32) -> Option<BackwardSm90Kernel> {
+    T::BACKWARD_SM90.iter().find(|(dim, _)| *dim == d).map(|&(_, kernel)| kernel)
 }
 
 #[cfg(test)]
@@ -157,6 +182,10 @@ mod tests {
             assert_eq!(portable_kernel::<f16>(d).map(|k| k.name()), Some(format!("attention_fwd_f16_d{d}")).as_deref());
         }
         assert!(portable_kernel::<bf16>(96).is_none());
+        for d in backward_sm90::ATTENTION_BWD_SM90_HEAD_DIMS {
+            assert_eq!(backward_sm90_kernel::<bf16>(d).map(|k| k.name()), Some(format!("attention_bwd_sm90_bf16_d{d}")).as_deref());
+            assert_eq!(backward_sm90_kernel::<f16>(d).map(|k| k.name()), Some(format!("attention_bwd_sm90_f16_d{d}")).as_deref());
+        }
         assert!(sm90_kernel::<f16>(standard(96, PingPong)).is_none());
     }
 }

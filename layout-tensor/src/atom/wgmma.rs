@@ -704,6 +704,14 @@ wgmma_ss_atoms! {
     /// assert_eq!(<SM90_64x64x16_F32F16F16_SS>::N, 64);
     /// ```
     SM90_64x64x16_F32F16F16_SS: crate::half::f16, 64, 32, wgmma_m64n64k16_f32, true;
+    /// The m64n32k16 f16 atom.
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_tensor::atom::wgmma::{WgmmaAtom, SM90_64x32x16_F32F16F16_SS};
+    /// assert_eq!(<SM90_64x32x16_F32F16F16_SS>::N, 32);
+    /// ```
+    SM90_64x32x16_F32F16F16_SS: crate::half::f16, 32, 16, wgmma_m64n32k16_f32, true;
     /// The m64n128k16 f16 atom.
     ///
     /// # Example

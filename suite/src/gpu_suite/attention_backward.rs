@@ -10,7 +10,7 @@
 use cute_rs_host::{DeviceBuffer, Gpu};
 use cute_rs_tensor::half::{bf16, f16};
 
-use cute_rs_ops::attention::{Attention, AttentionElem};
+use cute_rs_ops::attention::{Attention, AttentionElem, AttentionPath};
 use cute_rs_ops::attention_backward::{AttentionGrads, AttentionSaved, AttentionWorkspace};
 
 use super::attention::{CheckElem, Problem};
@@ -20,7 +20,7 @@ pub fn checks() -> Vec<Check> {
     vec![
         Check { name: "attention/backward reference: the gradients' formulas against central differences (f64, causal and not, GQA)", run: |_, _| check_reference() },
         Check {
-            name: "attention/backward, portable kernel (bf16, f16; head_dim 64, 128; causal, ragged, GQA, padded strides; atomic and deterministic dQ)",
+            name: "attention/backward, Hopper and portable kernels (bf16, f16; head_dim 64, 128; causal, ragged, GQA, padded strides; atomic and deterministic dQ)",
             run: |gpu, _| check_backward(gpu),
         },
     ]
@@ -30,7 +30,7 @@ pub fn benches() -> Vec<Bench> {
     vec![Bench { name: "attention/backward at the sizes of bench/peers/torch_sdpa_backward.py (bf16, 16k tokens, model dimension 2048)", run: |gpu, _| bench_backward(gpu) }]
 }
 
-/// The backward (atomic dQ and deterministic) at FlashAttention-3's sizes: bf16, 16k tokens
+/// The backward (the default path, the portable kernels, and deterministic) at FlashAttention-3's sizes: bf16, 16k tokens
 /// (`batch * seqlen`), 2048 model dimensions (`heads * head_dim`), head dimensions 64 and 128,
 /// causal and not; TFLOP/s as FlashAttention counts the backward (2.5 times the forward's
 /// `4 batch heads seqlen^2 head_dim`, halved for causal). CUDA events, median of 10 after 2
@@ -55,13 +55,19 @@ fn bench_backward(gpu: &Gpu) -> Result<Vec<Figure>, String> {
                 let (mut dq, mut dk, mut dv) = (gpu.alloc::<bf16>(nq).map_err(fail("alloc"))?, gpu.alloc::<bf16>(nk).map_err(fail("alloc"))?, gpu.alloc::<bf16>(nk).map_err(fail("alloc"))?);
                 let mut workspace = AttentionWorkspace::new(gpu, batch, heads, seqlen, d).map_err(fail("workspace"))?;
                 let flop = 2.5 * 4.0 * (batch * heads * seqlen * seqlen * d) as f64 / if causal { 2.0 } else { 1.0 };
-                for deterministic in [false, true] {
+                // The default path (the Hopper kernel on an sm_90 GPU), the portable kernels, and
+                // deterministic (the portable kernels).
+                for (label, path, deterministic) in [("", None, false), (" portable", Some(AttentionPath::MmaSync), false), (" deterministic", None, true)] {
+                    let call = match path {
+                        Some(path) => attention.path(path),
+                        None => attention,
+                    };
                     let ms = time_median(gpu, 2, 10, || {
                         let saved = AttentionSaved { q: q.tensor(lq.clone())?, k: k.tensor(lk.clone())?, v: v.tensor(lk.clone())?, o: o.tensor(lq.clone())?, lse: lse.tensor(p.lse_layout())? };
                         let grads = AttentionGrads { d_o: d_o.tensor(lq.clone())?, dq: dq.tensor_mut(lq.clone())?, dk: dk.tensor_mut(lk.clone())?, dv: dv.tensor_mut(lk.clone())? };
-                        attention.deterministic(deterministic).backward(gpu, saved, grads, &mut workspace).map(|_| ()).map_err(|e| cute_rs_host::HostError::Invalid(e.to_string()))
+                        call.deterministic(deterministic).backward(gpu, saved, grads, &mut workspace).map(|_| ()).map_err(|e| cute_rs_host::HostError::Invalid(e.to_string()))
                     })?;
-                    let what = format!("backward bf16 d{d} seqlen {seqlen} batch {batch} heads {heads}{}{}", if causal { " causal" } else { "" }, if deterministic { " deterministic" } else { "" });
+                    let what = format!("backward bf16 d{d} seqlen {seqlen} batch {batch} heads {heads}{}{label}", if causal { " causal" } else { "" });
                     figures.push(Figure { what, value: flop / (ms as f64 * 1e-3) / 1e12, unit: "TFLOP/s" });
                 }
             }
@@ -213,15 +219,26 @@ fn check<T: AttentionElem + CheckElem>(gpu: &Gpu, p: Problem) -> Result<(), Stri
     let mut workspace = AttentionWorkspace::new(gpu, p.batch, p.heads, p.seqlen_q, p.d).map_err(fail("workspace"))?;
     let (sq, sk) = (strides(&p, false), strides(&p, true));
     let mut deterministic_runs: Vec<[Vec<T>; 3]> = Vec::new();
-    for deterministic in [false, true, true] {
-        let what = format!("attention backward {} {p:?}, deterministic {deterministic} (seed {seed})", T::NAME);
+    // The default path (the Hopper kernel on an sm_90 GPU), the portable kernels forced, and
+    // twice deterministic (the portable kernels).
+    let hopper = !gpu.is_cpu() && gpu.properties().compute_capability == (9, 0);
+    let runs = [(None, false, if hopper { AttentionPath::Sm90 } else { AttentionPath::MmaSync }), (Some(AttentionPath::MmaSync), false, AttentionPath::MmaSync), (None, true, AttentionPath::MmaSync), (None, true, AttentionPath::MmaSync)];
+    for (forced, deterministic, expected) in runs {
+        if forced.is_some() && !hopper {
+            continue; // the default path already is the portable one
+        }
+        let what = format!("attention backward {} {p:?}, {expected:?}, deterministic {deterministic} (seed {seed})", T::NAME);
         let poisoned = |n: usize| -> Result<DeviceBuffer<T>, String> {
             let mut b = gpu.alloc::<T>(n).map_err(fail("alloc"))?;
             gpu.memset(&mut b, 0xff).map_err(fail("poison"))?;
             Ok(b)
         };
         let (mut dq, mut dk, mut dv) = (poisoned(nq)?, poisoned(nk)?, poisoned(nk)?);
-        attention
+        let call = match forced {
+            Some(path) => attention.path(path),
+            None => attention,
+        };
+        let path = call
             .deterministic(deterministic)
             .backward(
                 gpu,
@@ -241,6 +258,9 @@ fn check<T: AttentionElem + CheckElem>(gpu: &Gpu, p: Problem) -> Result<(), Stri
                 &mut workspace,
             )
             .map_err(fail(&what))?;
+        if path != expected {
+            return Err(format!("{what}: the call took {path:?}"));
+        }
         gpu.synchronize().map_err(fail("synchronize"))?;
         let got = [gpu.download(&dq).map_err(fail("download"))?, gpu.download(&dk).map_err(fail("download"))?, gpu.download(&dv).map_err(fail("download"))?];
         for (g, (name, want, st, seqlen, heads)) in got.iter().zip([("dQ", &want[0], sq, p.seqlen_q, p.heads), ("dK", &want[1], sk, p.seqlen_k, p.heads_kv), ("dV", &want[2], sk, p.seqlen_k, p.heads_kv)]) {
