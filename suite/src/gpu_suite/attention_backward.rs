@@ -3,8 +3,9 @@
 //! [`Attention::run`](cute_rs_ops::attention::Attention::run) as a user calls it, then dQ, dK and
 //! dV, checked against an f64 reference of the gradients' formulas on fresh random data with
 //! poisoned outputs (bf16 and f16, head dimensions 64 and 128, causal and not, ragged and unequal
-//! lengths, grouped-query heads, padded row strides), atomically accumulated and deterministic,
-//! the deterministic gradients bitwise the same on a second run. The reference itself is checked
+//! lengths, grouped-query heads, padded row strides): the Hopper kernel (the default path on
+//! sm_90), and the portable kernels atomically accumulated and deterministic, the deterministic
+//! gradients bitwise the same on a second run. The reference itself is checked
 //! against central differences of the f64 forward on a tiny problem.
 
 use cute_rs_host::{DeviceBuffer, Gpu};
@@ -20,8 +21,12 @@ pub fn checks() -> Vec<Check> {
     vec![
         Check { name: "attention/backward reference: the gradients' formulas against central differences (f64, causal and not, GQA)", run: |_, _| check_reference() },
         Check {
-            name: "attention/backward, Hopper and portable kernels (bf16, f16; head_dim 64, 128; causal, ragged, GQA, padded strides; atomic and deterministic dQ)",
-            run: |gpu, _| check_backward(gpu),
+            name: "attention/backward, portable kernels (bf16, f16; head_dim 64, 128; causal, ragged, GQA, padded strides; atomic and deterministic dQ)",
+            run: |gpu, _| check_backward(gpu, false),
+        },
+        Check {
+            name: "attention/backward, Hopper kernel, the default path on sm_90 (bf16, f16; head_dim 64, 128; causal, ragged, GQA, padded strides)",
+            run: |gpu, _| check_backward(gpu, true),
         },
     ]
 }
@@ -174,7 +179,7 @@ fn check_reference() -> Result<(), String> {
     Ok(())
 }
 
-fn check_backward(gpu: &Gpu) -> Result<(), String> {
+fn check_backward(gpu: &Gpu, hopper: bool) -> Result<(), String> {
     let p = |batch, heads, heads_kv, seqlen_q, seqlen_k, d, causal, pad| Problem { batch, heads, heads_kv, seqlen_q, seqlen_k, d, causal, pad, scale: None };
     // The CPU backend runs one GPU thread at a time: small problems there, more on a GPU.
     let mut problems = vec![p(1, 2, 1, 70, 100, 64, true, 8), p(1, 2, 2, 100, 70, 64, false, 0), p(1, 1, 1, 65, 130, 128, true, 0)];
@@ -189,18 +194,18 @@ fn check_backward(gpu: &Gpu) -> Result<(), String> {
     }
     for (n, problem) in problems.into_iter().enumerate() {
         // bf16 everywhere; f16 too on a GPU, and on the CPU backend for the first problem.
-        check::<bf16>(gpu, problem)?;
+        check::<bf16>(gpu, problem, hopper)?;
         if n == 0 || !gpu.is_cpu() {
-            check::<f16>(gpu, problem)?;
+            check::<f16>(gpu, problem, hopper)?;
         }
     }
     Ok(())
 }
 
-/// Runs problem `p` in `T`: the forward, then the backward with atomic dQ and twice
-/// deterministic; compares dQ, dK and dV with the reference, and the two deterministic runs bit
-/// for bit.
-fn check<T: AttentionElem + CheckElem>(gpu: &Gpu, p: Problem) -> Result<(), String> {
+/// Runs problem `p` in `T`: the forward, then the backward, and compares dQ, dK and dV with the
+/// reference. `hopper`: once, on the default path, which must be the Hopper kernel; else on the
+/// portable kernels with atomic dQ, then twice deterministic, the two runs bit for bit the same.
+fn check<T: AttentionElem + CheckElem>(gpu: &Gpu, p: Problem, hopper: bool) -> Result<(), String> {
     let seed = fresh_seed();
     let ((lq, nq), (lk, nk)) = (p.layout(false), p.layout(true));
     let draw = |n: usize, s: u64| -> Vec<T> { random_f32(s, n).into_iter().map(T::from_f32).collect() };
@@ -219,14 +224,9 @@ fn check<T: AttentionElem + CheckElem>(gpu: &Gpu, p: Problem) -> Result<(), Stri
     let mut workspace = AttentionWorkspace::new(gpu, p.batch, p.heads, p.seqlen_q, p.d).map_err(fail("workspace"))?;
     let (sq, sk) = (strides(&p, false), strides(&p, true));
     let mut deterministic_runs: Vec<[Vec<T>; 3]> = Vec::new();
-    // The default path (the Hopper kernel on an sm_90 GPU), the portable kernels forced, and
-    // twice deterministic (the portable kernels).
-    let hopper = !gpu.is_cpu() && gpu.properties().compute_capability == (9, 0);
-    let runs = [(None, false, if hopper { AttentionPath::Sm90 } else { AttentionPath::MmaSync }), (Some(AttentionPath::MmaSync), false, AttentionPath::MmaSync), (None, true, AttentionPath::MmaSync), (None, true, AttentionPath::MmaSync)];
-    for (forced, deterministic, expected) in runs {
-        if forced.is_some() && !hopper {
-            continue; // the default path already is the portable one
-        }
+    let hopper_runs = [(None, false, AttentionPath::Sm90)];
+    let portable_runs = [(Some(AttentionPath::MmaSync), false, AttentionPath::MmaSync), (None, true, AttentionPath::MmaSync), (None, true, AttentionPath::MmaSync)];
+    for &(forced, deterministic, expected) in if hopper { &hopper_runs[..] } else { &portable_runs[..] } {
         let what = format!("attention backward {} {p:?}, {expected:?}, deterministic {deterministic} (seed {seed})", T::NAME);
         let poisoned = |n: usize| -> Result<DeviceBuffer<T>, String> {
             let mut b = gpu.alloc::<T>(n).map_err(fail("alloc"))?;
@@ -287,7 +287,7 @@ fn check<T: AttentionElem + CheckElem>(gpu: &Gpu, p: Problem) -> Result<(), Stri
         }
     }
     let bits = |r: &[Vec<T>; 3]| -> Vec<Vec<u64>> { r.iter().map(|t| t.iter().map(|x| x.to_f64().to_bits()).collect()).collect() };
-    if bits(&deterministic_runs[0]) != bits(&deterministic_runs[1]) {
+    if !hopper && bits(&deterministic_runs[0]) != bits(&deterministic_runs[1]) {
         return Err(format!("attention backward {} {p:?}: two deterministic runs differ (seed {seed})", T::NAME));
     }
     Ok(())
