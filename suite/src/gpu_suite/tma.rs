@@ -32,12 +32,14 @@ pub fn checks() -> Vec<Check> {
         Check { name: "tma/load_5d_edges", run: |g, m| load_edges(g, m, &[8, 4, 3, 5, 6], &[4, 2, 2, 2, 2]) },
         Check { name: "tma/load_2d_oob_fill_zero", run: |g, m| load_oob(g, m, TmaOobFill::Zero, TmaSwizzle::None) },
         Check { name: "tma/load_2d_oob_fill_nan_swizzle_128b", run: |g, m| load_oob(g, m, TmaOobFill::Nan, TmaSwizzle::B128) },
-        Check { name: "tma/store_2d_clipped", run: |g, m| store_clipped(g, m, &[100, 70], &[32, 16], TmaSwizzle::None) },
+        Check { name: "tma/store_2d_clipped", run: |g, m| store_clipped(g, m, &[100, 70], &[32, 16], TmaSwizzle::None, false) },
         Check {
             name: "tma/store_2d_clipped_swizzle_128b",
-            run: |g, m| store_clipped(g, m, &[100, 70], &[32, 16], TmaSwizzle::B128),
+            run: |g, m| store_clipped(g, m, &[100, 70], &[32, 16], TmaSwizzle::B128, false),
         },
-        Check { name: "tma/store_3d_clipped", run: |g, m| store_clipped(g, m, &[24, 10, 9], &[8, 4, 2], TmaSwizzle::None) },
+        Check { name: "tma/reduce_add_2d_clipped (f32, 128-byte swizzle)", run: |g, m| store_clipped(g, m, &[100, 70], &[32, 16], TmaSwizzle::B128, true) },
+        Check { name: "tma/reduce_add_4d_clipped (f32)", run: |g, m| store_clipped(g, m, &[40, 10, 3, 2], &[8, 4, 2, 1], TmaSwizzle::None, true) },
+        Check { name: "tma/store_3d_clipped", run: |g, m| store_clipped(g, m, &[24, 10, 9], &[8, 4, 2], TmaSwizzle::None, false) },
     ]
 }
 
@@ -342,13 +344,16 @@ fn load_oob(gpu: &Gpu, module: &Module, fill: TmaOobFill, swizzle: TmaSwizzle) -
 
 /// Two TMA stores of random boxes into a poisoned tensor, one at the origin and one hanging over the
 /// high end of every mode: the tensor must hold the boxes' in-bounds elements and the poison
-/// elsewhere. (A store box cannot start at a negative coordinate.)
-fn store_clipped(gpu: &Gpu, module: &Module, extents: &[i64], box_shape: &[u32], swizzle: TmaSwizzle) -> Result<(), String> {
+/// elsewhere. (A store box cannot start at a negative coordinate.) With `reduce`, two TMA
+/// reductions (f32 additions) of random boxes into a random f32 tensor instead: each element must
+/// be its first value plus the boxes' elements over it (small integers, so the sums are exact).
+fn store_clipped(gpu: &Gpu, module: &Module, extents: &[i64], box_shape: &[u32], swizzle: TmaSwizzle, reduce: bool) -> Result<(), String> {
     let seed = fresh_seed();
     let n = extents.iter().product::<i64>() as usize;
     let rank = extents.len();
-    let mut out = gpu.alloc::<u32>(n).map_err(fail("alloc"))?;
-    gpu.memset(&mut out, 0xff).map_err(fail("poison"))?;
+    let small = |s: u64, count: usize| -> Vec<u32> { random_u32(s, count).into_iter().map(|x| ((x % 17) as f32 - 8.0).to_bits()).collect() };
+    let first = if reduce { small(seed ^ 0x5eed, n) } else { vec![u32::MAX; n] };
+    let out = gpu.upload(&first).map_err(fail("upload"))?;
     let global = col_major(extents, 1);
     let map = gpu
         .tensor_map(&out, global, box_shape, swizzle, TmaOobFill::Zero)
@@ -364,17 +369,17 @@ fn store_clipped(gpu: &Gpu, module: &Module, extents: &[i64], box_shape: &[u32],
         extents.iter().zip(&box_extents).enumerate().map(|(k, (e, b))| (if k == 0 { (e - b / 2) / 4 * 4 } else { e - b / 2 }) as i32).collect(),
     ];
     // Which store wrote each tensor element, and the value.
-    let mut want = vec![u32::MAX; n];
+    let mut want = first.clone();
     let mut origin = vec![None; n];
     for (s, corner) in corners.iter().enumerate() {
-        let values = random_u32(seed + s as u64, words);
+        let values = if reduce { small(seed + s as u64, words) } else { random_u32(seed + s as u64, words) };
         let mut smem = vec![0xdead_beefu32; words];
         for (i, v) in values.iter().enumerate() {
             smem[image.call(i as i64) as usize / 4] = *v;
             let g: Vec<i64> = coords(i as i64, &box_extents).iter().zip(corner).map(|(b, c)| b + *c as i64).collect();
             if g.iter().zip(extents).all(|(c, e)| (0..*e).contains(c)) {
                 let flat = element(global, &g);
-                want[flat] = *v;
+                want[flat] = if reduce { (f32::from_bits(want[flat]) + f32::from_bits(*v)).to_bits() } else { *v };
                 origin[flat] = Some((s, i));
             }
         }
@@ -388,7 +393,7 @@ fn store_clipped(gpu: &Gpu, module: &Module, extents: &[i64], box_shape: &[u32],
                 module,
                 tma::tma_store_box,
                 LaunchConfig::linear(1, 128),
-                (&desc, r, c[0], c[1], c[2], c[3], c[4], box_bytes, &src),
+                (&desc, r, c[0], c[1], c[2], c[3], c[4], box_bytes, &src, reduce as u32),
             )
             .run()
         }
@@ -404,7 +409,7 @@ fn store_clipped(gpu: &Gpu, module: &Module, extents: &[i64], box_shape: &[u32],
                 corners[*s],
                 coords(*e as i64, &box_extents)
             ),
-            None => "outside both boxes: must keep the poison".to_string(),
+            None => "outside both boxes: must keep its first value".to_string(),
         };
         format!(
             "{rank}-D tensor {extents:?}, {swizzle:?} swizzle, boxes {box_shape:?} at {corners:?} (seed {seed}): \

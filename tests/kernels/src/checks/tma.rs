@@ -6,7 +6,7 @@
 use cute_rs_tensor::kernel;
 use cute_rs_tensor::device::tma::{
     bulk_commit_group, bulk_wait_group, fence_proxy_async_shared_cta, fence_proxy_tensormap_acquire, tma_load_1d,
-    tma_load_2d, tma_load_3d, tma_load_4d, tma_load_5d, tma_store_1d, tma_store_2d, tma_store_3d, tma_store_4d,
+    tma_load_2d, tma_load_3d, tma_load_4d, tma_load_5d, tma_reduce_add_1d, tma_reduce_add_2d, tma_reduce_add_3d, tma_reduce_add_4d, tma_reduce_add_5d, tma_store_1d, tma_store_2d, tma_store_3d, tma_store_4d,
     tma_store_5d, TmaDescriptor,
 };
 use cute_rs_tensor::device::sync::{fence_mbarrier_init, Mbarrier};
@@ -78,8 +78,9 @@ pub fn tma_load_boxes(
 /// Copies `box_bytes` bytes of `image` (a box's shared-memory image, arranged as the tensor
 /// map's swizzle wants) to a 1024-byte-aligned shared buffer and stores it with one TMA store at
 /// coordinates `(c0, .., c4)` (the first `rank`) of the tensor map `desc`; elements outside the
-/// tensor are dropped by the copy engine. One block of any number of threads; `box_bytes` a
-/// multiple of 4, at most 16 KiB.
+/// tensor are dropped by the copy engine. With `reduce != 0`, a TMA reduction instead (an f32
+/// map: each element is added to the tensor's). One block of any number of threads; `box_bytes`
+/// a multiple of 4, at most 16 KiB.
 #[kernel]
 pub fn tma_store_box(
     desc: *const TmaDescriptor,
@@ -91,6 +92,7 @@ pub fn tma_store_box(
     c4: i32,
     box_bytes: u32,
     image: *const u32,
+    reduce: u32,
 ) {
     let smem = static_shared!(TMA_STORE_BOX, 16384, 1024);
     let (t, threads) = (tid(), block_dim());
@@ -108,12 +110,17 @@ pub fn tma_store_box(
     sync_threads();
     if t == 0 {
         fence_proxy_tensormap_acquire(desc);
-        match rank {
-            1 => tma_store_1d(desc, [c0], smem),
-            2 => tma_store_2d(desc, [c0, c1], smem),
-            3 => tma_store_3d(desc, [c0, c1, c2], smem),
-            4 => tma_store_4d(desc, [c0, c1, c2, c3], smem),
-            _ => tma_store_5d(desc, [c0, c1, c2, c3, c4], smem),
+        match (rank, reduce != 0) {
+            (1, false) => tma_store_1d(desc, [c0], smem),
+            (2, false) => tma_store_2d(desc, [c0, c1], smem),
+            (3, false) => tma_store_3d(desc, [c0, c1, c2], smem),
+            (4, false) => tma_store_4d(desc, [c0, c1, c2, c3], smem),
+            (_, false) => tma_store_5d(desc, [c0, c1, c2, c3, c4], smem),
+            (1, true) => tma_reduce_add_1d(desc, [c0], smem),
+            (2, true) => tma_reduce_add_2d(desc, [c0, c1], smem),
+            (3, true) => tma_reduce_add_3d(desc, [c0, c1, c2], smem),
+            (4, true) => tma_reduce_add_4d(desc, [c0, c1, c2, c3], smem),
+            (_, true) => tma_reduce_add_5d(desc, [c0, c1, c2, c3, c4], smem),
         }
         bulk_commit_group();
         bulk_wait_group::<0>();
