@@ -1,6 +1,6 @@
 //! Fused attention backward on Hopper (sm_90a, in the module `gemm_sm90a` only), FlashAttention-3's
 //! design written with the library's atoms: a block owns [`ATTENTION_BWD_SM90_BN`] keys of one
-//! key/value head and walks the query blocks of [`ATTENTION_BWD_SM90_BM`] rows of every query head
+//! key/value head and walks the query blocks ([`attention_bwd_sm90_block_m`] rows) of every query head
 //! of its group (under a causal mask, from the first that sees its keys). dK and dV accumulate in
 //! registers over the whole walk (grouped-query heads summed without atomics, in a fixed order),
 //! and each step adds its `dQ` to an f32 accumulator with a TMA reduction.
@@ -20,18 +20,20 @@
 //!    are read MN-major as B (the same bytes as their K-major tiles);
 //! 4. `dS^T` in 16 bits into shared memory by `stmatrix` (each warpgroup its 64 keys), where its
 //!    bytes are the MN-major A tile of `dS` (queries x keys); both consumers meet at a barrier;
-//! 5. `dQ = dS K` (SS, A and B MN-major): each consumer computes half of dQ's columns over all
-//!    the block's keys, scales it by the softmax scale, stages it in f32 and adds it to the
-//!    accumulator with one TMA reduction per 32 columns (`cp.reduce.async.bulk.tensor`).
+//! 5. `dQ = dS K` (SS, A and B MN-major): each consumer computes half of dQ over all the block's
+//!    keys (64 of the 128 query rows, or half of the columns of 64), scales it by the softmax
+//!    scale, stages it in f32 and adds it to the accumulator with one TMA reduction per 32
+//!    columns (`cp.reduce.async.bulk.tensor`).
 //!
 //! At the end dK (times the scale) and dV go to global memory through `stmatrix` and TMA stores
 //! (which clip the keys past `seqlen_k`).
 //!
 //! Q, K, V, dO, dK and dV come as the forward's 4-D tensor maps (`(head_dim, seqlen, heads,
 //! batch)`, boxes of 64 columns x rows, the 128-byte swizzle, zero fill: Q's and dO's boxes of
-//! [`ATTENTION_BWD_SM90_BM`] rows, K's and V's of [`ATTENTION_BWD_SM90_BN`], dK's and dV's of 64).
+//! [`attention_bwd_sm90_block_m`] rows, K's and V's of [`ATTENTION_BWD_SM90_BN`], dK's and dV's of
+//! 64).
 //! The row statistics are one f32 array of `2 batch heads` rows of `m_rounded` (`seqlen_q`
-//! rounded up to [`ATTENTION_BWD_SM90_BM`]): row `2 (b heads + h)` the log-sum-exp in base 2 (`+inf`
+//! rounded up to [`ATTENTION_BWD_SM90_STATS_ROWS`]): row `2 (b heads + h)` the log-sum-exp in base 2 (`+inf`
 //! where a query sees no key, and past `seqlen_q`), the next `D = rowsum(dO ∘ O)` (0 past
 //! `seqlen_q`), mapped in boxes of `BM x 2`. The dQ accumulator is f32 `(batch, seqlen_q, heads,
 //! head_dim)`, zeroed before the launch, mapped `(head_dim, seqlen_q, heads, batch)` in boxes of
@@ -51,7 +53,7 @@ use cute_rs_tensor::atom::copy::{copy, VectorCopy, SM90_U32x4_STSM_N};
 use cute_rs_tensor::atom::fragment_copy::make_tiled_copy_c;
 use cute_rs_tensor::atom::wgmma::{
     accumulators_as_a, make_gmma_desc, make_gmma_layout, GmmaDesc, KMajor, Major, MnMajor, WgmmaAtom, WgmmaRsAtom, SM90_64x128x16_F32BF16BF16_RS,
-    SM90_64x128x16_F32F16F16_RS, SM90_64x32x16_F32BF16BF16_SS, SM90_64x32x16_F32F16F16_SS, SM90_64x64x16_F32BF16BF16_RS, SM90_64x64x16_F32BF16BF16_SS,
+    SM90_64x128x16_F32F16F16_RS, SM90_64x128x16_F32BF16BF16_SS, SM90_64x128x16_F32F16F16_SS, SM90_64x64x16_F32BF16BF16_RS, SM90_64x64x16_F32BF16BF16_SS,
     SM90_64x64x16_F32F16F16_RS, SM90_64x64x16_F32F16F16_SS,
 };
 #[cfg(target_arch = "nvptx64")]
@@ -65,6 +67,7 @@ use cute_rs_tensor::device::mma::{
     warpgroup_reg_alloc, warpgroup_reg_dealloc, wgmma_commit_group, wgmma_fence, wgmma_fence_a_operands, wgmma_fence_operands, wgmma_wait_group,
     WgmmaSwizzle,
 };
+use cute_rs_tensor::device::numeric::{bf16_to_f32, widen_f16};
 use cute_rs_tensor::device::shared::generic_to_shared;
 use cute_rs_tensor::device::sync::{sync_threads, NamedBarrier};
 use cute_rs_tensor::device::tma::{
@@ -93,8 +96,26 @@ use crate::gemm_sm90::{AccBox, AccBoxF32, BoxTile, BoxTileF32, BoxValues, BoxVal
 #[cfg(not(target_arch = "nvptx64"))]
 use crate::SM90_DYNAMIC_SMEM_BYTES;
 
-/// Query rows per step (the B operands' rows of `S^T` and `dP^T`, and `dQ`'s m64 tile).
-pub const ATTENTION_BWD_SM90_BM: u32 = 64;
+/// Query rows per step for head dimension `d` (the B operands' rows of `S^T` and `dP^T`, and
+/// dQ's rows): 128 at head dimension 64 (FlashAttention-3's tile there: twice the work per step
+/// for the same synchronization), 64 at 128, where 128 rows of `S^T` and `dP^T` beside dK's and
+/// dV's accumulators would not fit a thread's registers.
+///
+/// # Example
+/// ```
+/// use cute_rs_kernels::attention_bwd_sm90::attention_bwd_sm90_block_m;
+/// assert_eq!((attention_bwd_sm90_block_m(64), attention_bwd_sm90_block_m(128)), (128, 64));
+/// ```
+pub const fn attention_bwd_sm90_block_m(d: u32) -> u32 {
+    if d == 64 {
+        128
+    } else {
+        64
+    }
+}
+/// What the rows of each head's statistics are rounded up to: a multiple of every kernel's query
+/// block ([`attention_bwd_sm90_block_m`]).
+pub const ATTENTION_BWD_SM90_STATS_ROWS: u32 = 128;
 /// Keys per block: 64 per consumer warpgroup.
 pub const ATTENTION_BWD_SM90_BN: u32 = 128;
 /// Threads per block: a producer warpgroup and two consumers.
@@ -109,16 +130,26 @@ pub const ATTENTION_BWD_SM90_STAGES: u32 = 2;
 /// ```
 pub const ATTENTION_BWD_SM90_HEAD_DIMS: [u32; 2] = [64, 128];
 
-const BM: u32 = ATTENTION_BWD_SM90_BM;
 const BN: u32 = ATTENTION_BWD_SM90_BN;
 const STAGES: u32 = ATTENTION_BWD_SM90_STAGES;
 
-/// The bytes of one stage's row statistics: `BM` values of the log-sum-exp, then `BM` of `D`.
-const STATS_BYTES: u32 = 2 * BM * 4;
-/// The bytes of one `dS` buffer: `BN` keys x `BM` queries of 16 bits (two [`OStagingBox`]es).
-const DS_BYTES: u32 = BN * BM * 2;
+/// The bytes of one stage's row statistics of `bm` query rows: `bm` values of the log-sum-exp,
+/// then `bm` of `D`.
+const fn stats_bytes(bm: u32) -> u32 {
+    2 * bm * 4
+}
 
-/// Where the parts of the dynamic shared memory start for head dimension `d`: K's tile, V's,
+/// The bytes of one `dS` buffer: `BN` keys x `bm` queries of 16 bits ([`OStagingBox`]es of 64 x
+/// 64).
+const fn ds_bytes(bm: u32) -> u32 {
+    BN * bm * 2
+}
+
+/// The bytes of one 64-query column of boxes of a `dS` buffer: `BN` keys of 64 queries.
+const DS_COLUMN_BYTES: u32 = BN * 64 * 2;
+
+/// Where the parts of the dynamic shared memory start for head dimension `d` and `bm` query rows
+/// per step: K's tile, V's,
 /// Q's stages, dO's stages, the two `dS` buffers, each consumer's f32 staging of dQ, then the
 /// statistics' stages. Every part but the last is a multiple of 1024 bytes, as the swizzle needs.
 #[derive(Clone, Copy)]
@@ -132,17 +163,17 @@ struct SmemMap {
     end: u32,
 }
 
-const fn smem_map(d: u32) -> SmemMap {
+const fn smem_map(d: u32, bm: u32) -> SmemMap {
     let kv = tile_bytes(BN, d);
-    let q = tile_bytes(BM, d);
+    let q = tile_bytes(bm, d);
     let v = kv;
     let q_at = v + kv;
     let d_o = q_at + STAGES * q;
     let ds = d_o + STAGES * q;
-    let dq = ds + 2 * DS_BYTES;
-    // Each consumer stages its BM x d/2 f32 values.
-    let stats = dq + 2 * BM * (d / 2) * 4;
-    SmemMap { v, q: q_at, d_o, ds, dq, stats, end: stats + STAGES * STATS_BYTES }
+    let dq = ds + 2 * ds_bytes(bm);
+    // The consumers stage half of dQ's bm x d f32 values each.
+    let stats = dq + bm * d * 4;
+    SmemMap { v, q: q_at, d_o, ds, dq, stats, end: stats + STAGES * stats_bytes(bm) }
 }
 
 /// The dynamic shared memory of a launch for head dimension `d` (see [`smem_map`]).
@@ -151,16 +182,20 @@ const fn smem_map(d: u32) -> SmemMap {
 /// ```
 /// use cute_rs_kernels::attention_bwd_sm90::attention_bwd_sm90_smem_bytes;
 /// assert_eq!(attention_bwd_sm90_smem_bytes(128), 2 * 32768 + 4 * 16384 + 2 * 16384 + 2 * 16384 + 2 * 512);
-/// assert_eq!(attention_bwd_sm90_smem_bytes(64), 2 * 16384 + 4 * 8192 + 2 * 16384 + 2 * 8192 + 2 * 512);
+/// assert_eq!(attention_bwd_sm90_smem_bytes(64), 2 * 16384 + 4 * 16384 + 2 * 32768 + 2 * 16384 + 2 * 1024);
 /// ```
 pub const fn attention_bwd_sm90_smem_bytes(d: u32) -> u32 {
-    smem_map(d).end
+    smem_map(d, attention_bwd_sm90_block_m(d)).end
 }
 
 static_layout!(
-    /// One stage's row statistics, `(query, which)`: the log-sum-exp in base 2 (`which == 0`),
-    /// then `D`, `BM` f32 each.
-    StatsTile = "(64,2):(1,64)"
+    /// One stage's row statistics at 64 query rows, `(query, which)`: the log-sum-exp in base 2
+    /// (`which == 0`), then `D`, 64 f32 each.
+    Stats64 = "(64,2):(1,64)"
+);
+static_layout!(
+    /// One stage's row statistics at 128 query rows.
+    Stats128 = "(128,2):(1,128)"
 );
 static_layout!(
     /// A consumer's f32 staging of 32 of dQ's columns, `(row, column)`: 64 rows of 128 bytes,
@@ -173,9 +208,15 @@ type DqStaging = Swizzled<Sw<3, 2, 3>, DqBox>;
 /// The bytes of one [`DqBox`].
 const DQ_BOX_BYTES: u32 = 64 * 32 * 4;
 
-/// The canonical MN-major A tile of `dQ = dS K`: `BM` queries (contiguous) x `BN` keys.
-const fn ds_tile() -> cute_rs_layout::SwizzledLayout {
-    cute_rs_layout::unwrap!(make_gmma_layout(Major::MN, WgmmaSwizzle::B128, 2, BM as i64, BN as i64))
+/// The canonical MN-major A tile of `dQ = dS K`: `bm` queries (contiguous) x `BN` keys.
+const fn ds_tile(bm: u32) -> cute_rs_layout::SwizzledLayout {
+    cute_rs_layout::unwrap!(make_gmma_layout(Major::MN, WgmmaSwizzle::B128, 2, bm as i64, BN as i64))
+}
+
+/// Whether the consumers split dQ's rows (each 64 of the `bm` queries, all `d` columns: `bm ==
+/// 128`) rather than its columns (all 64 queries, `d / 2` columns each).
+const fn dq_splits_rows(bm: u32) -> bool {
+    bm == 128
 }
 
 /// The descriptors of a kernel of head dimension `d`, each reading 32 bytes of K per
@@ -184,40 +225,42 @@ const fn ds_tile() -> cute_rs_layout::SwizzledLayout {
 struct Descriptors {
     /// K or V as A of `S^T` or `dP^T`: K-major, the warpgroup's m64 block of the `BN` keys.
     kv_a: GmmaDesc,
-    /// Q or dO as B of `S^T` or `dP^T`: K-major, all `BM` queries.
+    /// Q or dO as B of `S^T` or `dP^T`: K-major, all the step's queries.
     q_b: GmmaDesc,
     /// dO or Q as B of `dV` or `dK` (N = d, K = queries): MN-major.
     q_mn: GmmaDesc,
-    /// `dS` as A of `dQ` (M = queries, K = keys): MN-major.
+    /// `dS` as A of `dQ` (M = queries, K = keys): MN-major, in m64 blocks.
     ds_a: GmmaDesc,
-    /// K as B of `dQ` (N = d, K = keys): MN-major, the warpgroup's half of the columns.
+    /// K as B of `dQ` (N = d, K = keys): MN-major, all the columns or the warpgroup's half
+    /// ([`dq_splits_rows`]).
     k_mn: GmmaDesc,
 }
 
-const fn descriptors(d: u32) -> Descriptors {
-    let d = d as i64;
-    let (bm, bn) = (BM as i64, BN as i64);
+const fn descriptors(d: u32, bm: u32) -> Descriptors {
+    let dq_n = if dq_splits_rows(bm) { d } else { d / 2 } as i64;
+    let (d, bm, bn) = (d as i64, bm as i64, BN as i64);
     Descriptors {
         kv_a: cute_rs_layout::unwrap!(make_gmma_desc(k_major_tile(bn, d), 2, Major::K, 64, 16)),
         q_b: cute_rs_layout::unwrap!(make_gmma_desc(k_major_tile(bm, d), 2, Major::K, bm, 16)),
         q_mn: cute_rs_layout::unwrap!(make_gmma_desc(mn_major_tile(d, bm), 2, Major::MN, d, 16)),
-        ds_a: cute_rs_layout::unwrap!(make_gmma_desc(ds_tile(), 2, Major::MN, bm, 16)),
-        k_mn: cute_rs_layout::unwrap!(make_gmma_desc(mn_major_tile(d, bn), 2, Major::MN, d / 2, 16)),
+        ds_a: cute_rs_layout::unwrap!(make_gmma_desc(ds_tile(bm as u32), 2, Major::MN, 64, 16)),
+        k_mn: cute_rs_layout::unwrap!(make_gmma_desc(mn_major_tile(d, bn), 2, Major::MN, dq_n, 16)),
     }
 }
 
-/// Whether the `dS^T` boxes that `stmatrix` writes (warpgroup `w`'s keys `64 w ..`, a row-major
-/// [`OStagingBox`] of `(key, query)` each, box `w` at `w` times [`O_BOX_BYTES`]) are the bytes
-/// of `dS`'s MN-major A tile ([`ds_tile`]) element by element.
+/// Whether the `dS^T` boxes that `stmatrix` writes for `bm` queries (a row-major
+/// [`OStagingBox`] of `(key, query)` for each 64 keys of a warpgroup `w` and each 64 queries
+/// `q`, at `q` times [`DS_COLUMN_BYTES`] plus `w` times [`O_BOX_BYTES`]) are the bytes of `dS`'s
+/// MN-major A tile ([`ds_tile`]) element by element.
 #[cfg(not(target_arch = "nvptx64"))] // only the contracts (`crate::contract!`) use it
-const fn ds_boxes_are_the_a_tile() -> bool {
-    let (boxes, tile) = (<Sw<3, 3, 3>>::SWIZZLE, ds_tile());
-    let box_elems = O_BOX_BYTES as i64 / 2;
+const fn ds_boxes_are_the_a_tile(bm: u32) -> bool {
+    let (boxes, tile) = (<Sw<3, 3, 3>>::SWIZZLE, ds_tile(bm));
+    let (box_elems, column_elems, bm) = (O_BOX_BYTES as i64 / 2, DS_COLUMN_BYTES as i64 / 2, bm as i64);
     let mut i = 0;
-    while i < (BM * BN) as i64 {
-        let (query, key) = (i % BM as i64, i / BM as i64);
-        let staged = (key / 64) * box_elems + boxes.apply(OStagingBox::LAYOUT.call(key % 64 + 64 * query));
-        if staged != tile.call(query + BM as i64 * key) {
+    while i < bm * BN as i64 {
+        let (query, key) = (i % bm, i / bm);
+        let staged = (query / 64) * column_elems + (key / 64) * box_elems + boxes.apply(OStagingBox::LAYOUT.call(key % 64 + 64 * (query % 64)));
+        if staged != tile.call(query + bm * key) {
             return false;
         }
         i += 1;
@@ -226,36 +269,43 @@ const fn ds_boxes_are_the_a_tile() -> bool {
 }
 
 static_layout!(
-    /// Q's or dO's tile at head dimension 64, `(row, column)`.
-    Rows64 = "(64,64)"
+    /// A tile of 128 rows of 64 columns, `(row, column)`: Q's, dO's, K's and V's at head
+    /// dimension 64.
+    Tile128x64 = "(128,64)"
 );
 static_layout!(
-    /// Q's or dO's tile at head dimension 128.
-    Rows128 = "(64,128)"
+    /// Q's and dO's tile at head dimension 128.
+    Tile64x128 = "(64,128)"
 );
 static_layout!(
-    /// K's or V's tile at head dimension 64, `(key, column)`.
-    Keys64 = "(128,64)"
-);
-static_layout!(
-    /// K's or V's tile at head dimension 128.
-    Keys128 = "(128,128)"
+    /// K's and V's tile at head dimension 128.
+    Tile128x128 = "(128,128)"
 );
 
 /// A kernel's element type and head dimension: its atoms and tiles.
 trait Config {
     /// Head dimension.
     const D: u32;
+    /// Query rows per step ([`attention_bwd_sm90_block_m`]).
+    const BM: u32 = attention_bwd_sm90_block_m(Self::D);
+    /// Whether `dV += P^T dO` is issued as soon as P is, to run while `dS^T = P^T ∘ (dP^T - D)`
+    /// is computed from P's f32 values (64 query rows), or with `dK += dS^T Q` after it, `dS^T`
+    /// computed from P's 16-bit copy (128 rows: P's f32 values, its 16-bit copy and `dP^T`
+    /// together do not fit the registers beside dK and dV; dS is rounded to 16 bits for its
+    /// products either way).
+    const DV_EARLY: bool = Self::BM == 64;
     /// Whether the elements are f16 (else bf16).
     const F16: bool;
     /// Q, K, V, dO and the gradients' elements.
     type E;
-    /// `S^T = K Q^T` and `dP^T = V dO^T`: m64n64 (the step's queries), both K-major.
+    /// `S^T = K Q^T` and `dP^T = V dO^T`: m64n`BM` (the step's queries), both K-major.
     type S: WgmmaAtom;
     /// `dV += P^T dO` and `dK += dS^T Q`: m64n`D`, A in registers, B MN-major.
     type Dkv: WgmmaRsAtom;
-    /// `dQ = dS K`: m64n`D/2`, both MN-major.
+    /// `dQ = dS K`: m64n`D` or m64n`D/2` ([`dq_splits_rows`]), both MN-major.
     type Dq: WgmmaAtom;
+    /// One stage's statistics.
+    type Stats: StaticLayout;
     /// The coordinates of Q's and dO's tiles (`BM` x `D`), `(row, column)`.
     type QTile: StaticLayout;
     /// The coordinates of K's and V's tiles (`BN` x `D`), `(key, column)`.
@@ -263,7 +313,7 @@ trait Config {
 }
 
 macro_rules! configs {
-    ($($name:ident: $e:ty, $d:literal, $f16:literal, $s:ty, $dkv:ty, $dq:ty, $q:ty, $kv:ty;)*) => {$(
+    ($($name:ident: $e:ty, $d:literal, $f16:literal, $s:ty, $dkv:ty, $dq:ty, $stats:ty, $q:ty, $kv:ty;)*) => {$(
         #[doc = concat!("Head dimension ", $d, ", ", stringify!($e), ".")]
         struct $name;
         impl Config for $name {
@@ -273,10 +323,16 @@ macro_rules! configs {
             type S = $s;
             type Dkv = $dkv;
             type Dq = $dq;
+            type Stats = $stats;
             type QTile = $q;
             type KvTile = $kv;
         }
-        const _: () = assert!(<$s as WgmmaAtom>::N == BM as i64 && <$dkv as WgmmaRsAtom>::N == $d && <$dq as WgmmaAtom>::N == $d / 2);
+        const _: () = {
+            let bm = attention_bwd_sm90_block_m($d);
+            let dq_n = if dq_splits_rows(bm) { $d } else { $d / 2 };
+            assert!(<$s as WgmmaAtom>::N == bm as i64 && <$dkv as WgmmaRsAtom>::N == $d && <$dq as WgmmaAtom>::N == dq_n);
+            assert!(<$stats as StaticLayout>::LAYOUT.size() == 2 * bm as i64 && <$q as StaticLayout>::LAYOUT.size() == (bm * $d) as i64);
+        };
         #[cfg(not(target_arch = "nvptx64"))]
         impl $name {
             /// The configuration's layouts agree with the kernels' assumptions (see
@@ -284,10 +340,13 @@ macro_rules! configs {
             /// bytes, the descriptors and boxes exist, the staging of dQ matches its
             /// accumulators, and shared memory holds it all.
             fn contract() {
-                assert!(transposes_agree($d, BM as i64) && transposes_agree($d, BN as i64), "the MN-major B tiles must be the bytes the K-major boxes write");
-                let _ = (descriptors($d), tile_boxes(BM, $d), tile_boxes(BN, $d));
-                let acc = cute_rs_layout::unwrap!(wgmma_accumulator_layout($d / 2));
-                assert!(epilogue_layouts_agree(4, <Sw<3, 2, 3>>::SWIZZLE, DqBox::LAYOUT, AccBoxF32::LAYOUT, acc, $d / 2), "dQ's staging and box accumulators");
+                let bm = attention_bwd_sm90_block_m($d);
+                assert!(transposes_agree($d, bm as i64) && transposes_agree($d, BN as i64), "the MN-major B tiles must be the bytes the K-major boxes write");
+                let _ = (descriptors($d, bm), tile_boxes(bm, $d), tile_boxes(BN, $d));
+                assert!(ds_boxes_are_the_a_tile(bm), "the dS^T boxes must be dS's MN-major A tile");
+                let dq_n = <$dq as WgmmaAtom>::N;
+                let acc = cute_rs_layout::unwrap!(wgmma_accumulator_layout(dq_n));
+                assert!(epilogue_layouts_agree(4, <Sw<3, 2, 3>>::SWIZZLE, DqBox::LAYOUT, AccBoxF32::LAYOUT, acc, dq_n), "dQ's staging and box accumulators");
                 assert!(attention_bwd_sm90_smem_bytes($d) <= SM90_DYNAMIC_SMEM_BYTES, "the tiles must fit shared memory");
             }
         }
@@ -299,20 +358,16 @@ macro_rules! configs {
 }
 
 configs! {
-    Bf16D64: bf16, 64, false, SM90_64x64x16_F32BF16BF16_SS, SM90_64x64x16_F32BF16BF16_RS<KMajor, MnMajor>, SM90_64x32x16_F32BF16BF16_SS<MnMajor, MnMajor>, Rows64, Keys64;
-    Bf16D128: bf16, 128, false, SM90_64x64x16_F32BF16BF16_SS, SM90_64x128x16_F32BF16BF16_RS<KMajor, MnMajor>, SM90_64x64x16_F32BF16BF16_SS<MnMajor, MnMajor>, Rows128, Keys128;
-    F16D64: f16, 64, true, SM90_64x64x16_F32F16F16_SS, SM90_64x64x16_F32F16F16_RS<KMajor, MnMajor>, SM90_64x32x16_F32F16F16_SS<MnMajor, MnMajor>, Rows64, Keys64;
-    F16D128: f16, 128, true, SM90_64x64x16_F32F16F16_SS, SM90_64x128x16_F32F16F16_RS<KMajor, MnMajor>, SM90_64x64x16_F32F16F16_SS<MnMajor, MnMajor>, Rows128, Keys128;
+    Bf16D64: bf16, 64, false, SM90_64x128x16_F32BF16BF16_SS, SM90_64x64x16_F32BF16BF16_RS<KMajor, MnMajor>, SM90_64x64x16_F32BF16BF16_SS<MnMajor, MnMajor>, Stats128, Tile128x64, Tile128x64;
+    Bf16D128: bf16, 128, false, SM90_64x64x16_F32BF16BF16_SS, SM90_64x128x16_F32BF16BF16_RS<KMajor, MnMajor>, SM90_64x64x16_F32BF16BF16_SS<MnMajor, MnMajor>, Stats64, Tile64x128, Tile128x128;
+    F16D64: f16, 64, true, SM90_64x128x16_F32F16F16_SS, SM90_64x64x16_F32F16F16_RS<KMajor, MnMajor>, SM90_64x64x16_F32F16F16_SS<MnMajor, MnMajor>, Stats128, Tile128x64, Tile128x64;
+    F16D128: f16, 128, true, SM90_64x64x16_F32F16F16_SS, SM90_64x128x16_F32F16F16_RS<KMajor, MnMajor>, SM90_64x64x16_F32F16F16_SS<MnMajor, MnMajor>, Stats64, Tile64x128, Tile128x128;
 }
 
-// The staged dS^T is the A tile of dQ = dS K.
-crate::contract!(ds_staging, {
-    assert!(ds_boxes_are_the_a_tile(), "the dS^T boxes must be dS's MN-major A tile");
-});
-
-/// This module's contracts (`crate::contract!`), for [`crate::contracts`].
+/// This module's contracts beyond the configurations' (`crate::contract!`), for
+/// [`crate::contracts`]: none.
 #[cfg(not(target_arch = "nvptx64"))]
-pub(crate) const CONTRACTS: &[(&str, fn())] = &[("attention_bwd_sm90: dS's staging is dQ's A tile", ds_staging)];
+pub(crate) const CONTRACTS: &[(&str, fn())] = &[];
 
 /// The parameters of a Hopper backward entry after its tensor maps.
 ///
@@ -380,12 +435,12 @@ struct Block {
 
 impl Block {
     #[inline(always)]
-    fn new(p: AttentionBwdSm90Params, n: u32, head_kv: u32, batch: u32) -> Block {
-        let m_blocks = p.seqlen_q.div_ceil(BM);
+    fn new(p: AttentionBwdSm90Params, bm: u32, n: u32, head_kv: u32, batch: u32) -> Block {
+        let m_blocks = p.seqlen_q.div_ceil(bm);
         // Under the causal mask query `i` sees key `j` when `j <= i + seqlen_k - seqlen_q`: the
         // block's first key is seen from query `n BN - seqlen_k + seqlen_q` on.
         let first_query = (n as i64 * BN as i64 - p.seqlen_k as i64 + p.seqlen_q as i64).max(0);
-        let m_first = if p.causal != 0 { (first_query / BM as i64).min(m_blocks as i64) as u32 } else { 0 };
+        let m_first = if p.causal != 0 { (first_query / bm as i64).min(m_blocks as i64) as u32 } else { 0 };
         // The host checks that `heads_kv` divides `heads`.
         let group = (p.heads / p.heads_kv.max(1)).max(1);
         Block { p, n, head_kv, batch, m_first, m_blocks, group }
@@ -393,8 +448,8 @@ impl Block {
 
     #[cfg(target_arch = "nvptx64")]
     #[inline(always)]
-    fn of_this_block(p: AttentionBwdSm90Params) -> Block {
-        Block::new(p, block_idx_x(), block_idx_y(), block_idx_z())
+    fn of_this_block(p: AttentionBwdSm90Params, bm: u32) -> Block {
+        Block::new(p, bm, block_idx_x(), block_idx_y(), block_idx_z())
     }
 
     /// The steps: `(query head, query block)` for each query head of the group, each query block
@@ -457,49 +512,52 @@ impl Shared {
 
     #[inline(always)]
     fn v<C: Config>(&self) -> *mut u8 {
-        self.at(smem_map(C::D).v)
+        self.at(smem_map(C::D, C::BM).v)
     }
 
     #[inline(always)]
     fn q<C: Config>(&self, stage: u32) -> *mut u8 {
-        self.at(smem_map(C::D).q + stage * tile_bytes(BM, C::D))
+        self.at(smem_map(C::D, C::BM).q + stage * tile_bytes(C::BM, C::D))
     }
 
     #[inline(always)]
     fn d_o<C: Config>(&self, stage: u32) -> *mut u8 {
-        self.at(smem_map(C::D).d_o + stage * tile_bytes(BM, C::D))
+        self.at(smem_map(C::D, C::BM).d_o + stage * tile_bytes(C::BM, C::D))
     }
 
     #[inline(always)]
     fn stats_ptr<C: Config>(&self, stage: u32) -> *mut u8 {
-        self.at(smem_map(C::D).stats + stage * STATS_BYTES)
+        self.at(smem_map(C::D, C::BM).stats + stage * stats_bytes(C::BM))
     }
 
-    /// The statistics of stage `stage` ([`StatsTile`]).
+    /// The statistics of stage `stage` ([`Config::Stats`]).
     #[inline(always)]
-    fn stats<C: Config>(&self, stage: u32) -> LayoutTensor<'static, f32, Static<StatsTile>, SharedSpace> {
+    fn stats<C: Config>(&self, stage: u32) -> LayoutTensor<'static, f32, Static<C::Stats>, SharedSpace> {
         // SAFETY: inside the launch's dynamic shared memory (`smem_map`), 128-byte aligned.
-        unsafe { LayoutTensor::from_ptr_in(self.stats_ptr::<C>(stage) as *mut f32, Static::<StatsTile>::new()) }
+        unsafe { LayoutTensor::from_ptr_in(self.stats_ptr::<C>(stage) as *mut f32, Static::<C::Stats>::new()) }
     }
 
     /// `dS` buffer `buffer < 2`.
     #[inline(always)]
     fn ds<C: Config>(&self, buffer: u32) -> *mut u8 {
-        self.at(smem_map(C::D).ds + buffer * DS_BYTES)
+        self.at(smem_map(C::D, C::BM).ds + buffer * ds_bytes(C::BM))
     }
 
-    /// A 64 x 64 16-bit staging box ([`OStaging`]): box `slice` of `dS` buffer `buffer` (the
-    /// `dS^T` rows of consumer `slice`), and at the end of the walk the staging of dK and dV.
+    /// A 64 x 64 16-bit staging box ([`OStaging`]) of `dS` buffer `buffer`: the `dS^T` rows of
+    /// consumer `slice` for the step's queries `64 column ..`; and at the end of the walk the
+    /// staging of dK and dV (column 0).
     #[inline(always)]
-    fn box16<C: Config>(&self, buffer: u32, slice: u32) -> LayoutTensor<'static, u16, OStaging, SharedSpace> {
+    fn box16<C: Config>(&self, buffer: u32, slice: u32, column: u32) -> LayoutTensor<'static, u16, OStaging, SharedSpace> {
+        let at = column * DS_COLUMN_BYTES + slice * O_BOX_BYTES;
         // SAFETY: inside the launch's dynamic shared memory, 1024-byte aligned (`smem_map`).
-        unsafe { LayoutTensor::from_ptr_in(self.ds::<C>(buffer).wrapping_add((slice * O_BOX_BYTES) as usize) as *mut u16, OStaging::new()) }
+        unsafe { LayoutTensor::from_ptr_in(self.ds::<C>(buffer).wrapping_add(at as usize) as *mut u16, OStaging::new()) }
     }
 
-    /// Consumer `slice`'s f32 staging box `c` of dQ ([`DqStaging`]).
+    /// Consumer `slice`'s f32 staging box `c` of dQ ([`DqStaging`]): half of the step's `BM x D`
+    /// values each, in boxes of 64 rows x 32 columns.
     #[inline(always)]
     fn dq_box<C: Config>(&self, slice: u32, c: u32) -> LayoutTensor<'static, f32, DqStaging, SharedSpace> {
-        let at = smem_map(C::D).dq + (slice * (C::D / 64) + c) * DQ_BOX_BYTES;
+        let at = smem_map(C::D, C::BM).dq + (slice * (C::BM * C::D / 4096) + c) * DQ_BOX_BYTES;
         // SAFETY: inside the launch's dynamic shared memory, 1024-byte aligned (`smem_map`).
         unsafe { LayoutTensor::from_ptr_in(self.at(at) as *mut f32, DqStaging::new()) }
     }
@@ -508,9 +566,11 @@ impl Shared {
 /// The block's body: barriers set up, then the producer and consumer warpgroups.
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
-unsafe fn backward_block<C: Config, const KD: u32, const RD: usize, const RQ: usize, const OB: usize>(maps: Maps, p: AttentionBwdSm90Params) {
+unsafe fn backward_block<C: Config, const KD: u32, const RS: usize, const KP: usize, const RD: usize, const RQ: usize, const DB: usize, const OB: usize, const QB: usize>(maps: Maps, p: AttentionBwdSm90Params) {
     const {
-        assert!(KD == C::D / 16 && RD == C::Dkv::VALUES_C && RQ == C::Dq::VALUES_C && OB as u32 == C::D / 64);
+        assert!(KD == C::D / 16 && RS == C::S::VALUES_C && KP as u32 == C::BM / 16 && RD == C::Dkv::VALUES_C && RQ == C::Dq::VALUES_C);
+        assert!(OB as u32 == C::D / 64 && QB as u32 == C::BM / 64, "OB: dK's boxes of 64 columns; QB: the step's 64-query columns");
+        assert!(DB * 16 == RQ, "DB: the boxes of 32 columns of a consumer's dQ");
     };
     let tiles = dynamic_shared!(ATTENTION_BWD_SM90_TILES: u8, align 1024).as_mut_ptr();
     let kv_bars = shared_array!(ATTENTION_BWD_SM90_KV_BARS: [u64; 2], align 8).as_mut_ptr();
@@ -522,7 +582,7 @@ unsafe fn backward_block<C: Config, const KD: u32, const RD: usize, const RQ: us
         smem.q.init(2);
     }
     sync_threads();
-    let block = Block::of_this_block(p);
+    let block = Block::of_this_block(p, C::BM);
     if t / 128 == 0 {
         warpgroup_reg_dealloc::<24>();
         if t == 0 {
@@ -530,7 +590,7 @@ unsafe fn backward_block<C: Config, const KD: u32, const RD: usize, const RQ: us
         }
     } else {
         warpgroup_reg_alloc::<240>();
-        consume::<C, KD, RD, RQ, OB>(maps, smem, block, t / 128 - 1, t % 128);
+        consume::<C, KD, RS, KP, RD, RQ, DB, OB, QB>(maps, smem, block, t / 128 - 1, t % 128);
     }
 }
 
@@ -538,8 +598,8 @@ unsafe fn backward_block<C: Config, const KD: u32, const RD: usize, const RQ: us
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 unsafe fn produce<C: Config>(maps: Maps, smem: Shared, block: Block) {
-    let (q_boxes, kv_boxes) = const { (tile_boxes(BM, C::D), tile_boxes(BN, C::D)) };
-    let (q_bytes, kv_bytes) = (tile_bytes(BM, C::D), tile_bytes(BN, C::D));
+    let (q_boxes, kv_boxes) = const { (tile_boxes(C::BM, C::D), tile_boxes(BN, C::D)) };
+    let (q_bytes, kv_bytes) = (tile_bytes(C::BM, C::D), tile_bytes(BN, C::D));
     let (hk, b) = (block.head_kv as i32, block.batch as i32);
     let kv_state = PipelineState::<1>::producer_start();
     smem.kv.producer_acquire(kv_state, 2 * kv_bytes);
@@ -549,13 +609,13 @@ unsafe fn produce<C: Config>(maps: Maps, smem: Shared, block: Block) {
     let mut state = PipelineState::<STAGES>::producer_start();
     for (h, m) in block.steps() {
         let s = state.index();
-        smem.q.producer_acquire(state, 2 * q_bytes + STATS_BYTES);
-        let rows = IdentityTensor::<C::QTile>::tile_at([(m * BM) as i64, 0]);
+        smem.q.producer_acquire(state, 2 * q_bytes + stats_bytes(C::BM));
+        let rows = IdentityTensor::<C::QTile>::tile_at([(m * C::BM) as i64, 0]);
         let full = smem.q.full(s);
         q_boxes.for_each_box(rows, smem.q::<C>(s), 0, 1, |dst, [x, y]| tma_load_4d(dst, maps.q, [x, y, h as i32, b], full));
         q_boxes.for_each_box(rows, smem.d_o::<C>(s), 0, 1, |dst, [x, y]| tma_load_4d(dst, maps.d_o, [x, y, h as i32, b], full));
         let stats_row = 2 * (block.batch * block.p.heads + h);
-        tma_load_2d(smem.stats_ptr::<C>(s), maps.stats, [(m * BM) as i32, stats_row as i32], full);
+        tma_load_2d(smem.stats_ptr::<C>(s), maps.stats, [(m * C::BM) as i32, stats_row as i32], full);
         state.advance();
     }
 }
@@ -600,6 +660,18 @@ fn as_a<C: Config, const KB: usize, const R: usize>(acc: &[f32; R]) -> [[u32; 4]
     }
 }
 
+/// Value `v` (in accumulator order) of a 16-bit A operand packed by [`accumulators_as_a`], in
+/// f32.
+#[inline(always)]
+fn a_value<C: Config, const KB: usize>(a: &[[u32; 4]; KB], v: usize) -> f32 {
+    let bits = (a[v / 8][v % 8 / 2] >> (16 * (v % 2))) as u16;
+    if C::F16 {
+        widen_f16(bits)
+    } else {
+        bf16_to_f32(bits)
+    }
+}
+
 /// The barrier of consumer warpgroup `slice` alone (the two consumers' common one is 1).
 #[inline(always)]
 fn slice_sync(slice: u32) {
@@ -636,8 +708,15 @@ unsafe fn stage_box16(pairs: &[[u32; 4]; 4], lane: u32, dst: LayoutTensor<'stati
 /// the walk's steps (see the module documentation), then dK and dV stored.
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
-unsafe fn consume<C: Config, const KD: u32, const RD: usize, const RQ: usize, const OB: usize>(maps: Maps, smem: Shared, block: Block, slice: u32, lane: u32) {
-    let desc = const { descriptors(C::D) };
+unsafe fn consume<C: Config, const KD: u32, const RS: usize, const KP: usize, const RD: usize, const RQ: usize, const DB: usize, const OB: usize, const QB: usize>(
+    maps: Maps,
+    smem: Shared,
+    block: Block,
+    slice: u32,
+    lane: u32,
+) {
+    let desc = const { descriptors(C::D, C::BM) };
+    let split_rows = const { dq_splits_rows(C::BM) };
     let p = block.p;
     let key0 = (block.n * BN + 64 * slice) as i64;
     let mut dk = [0f32; RD];
@@ -658,48 +737,62 @@ unsafe fn consume<C: Config, const KD: u32, const RD: usize, const RQ: usize, co
         smem.q.consumer_wait(state);
         let (q_addr, do_addr) = (generic_to_shared(smem.q::<C>(s_idx)), generic_to_shared(smem.d_o::<C>(s_idx)));
         // 1. S^T = K Q^T and dP^T = V dO^T.
-        let mut s = [0f32; 32];
-        let mut dp = [0f32; 32];
+        let mut s = [0f32; RS];
+        let mut dp = [0f32; RS];
         wgmma_fence();
-        gemm::<C::S, KD, 32>(desc.kv_a.operand(k_addr, slice), desc.q_b.operand(q_addr, 0), &mut s, false);
+        gemm::<C::S, KD, RS>(desc.kv_a.operand(k_addr, slice), desc.q_b.operand(q_addr, 0), &mut s, false);
         wgmma_commit_group();
-        gemm::<C::S, KD, 32>(desc.kv_a.operand(v_addr, slice), desc.q_b.operand(do_addr, 0), &mut dp, false);
+        gemm::<C::S, KD, RS>(desc.kv_a.operand(v_addr, slice), desc.q_b.operand(do_addr, 0), &mut dp, false);
         wgmma_commit_group();
-        // 2. P^T, then 3. dV += P^T dO while dS^T is computed.
+        // 2. P^T, then (with `C::DV_EARLY`) 3. dV += P^T dO while dS^T is computed.
         let stats = smem.stats::<C>(s_idx);
         wgmma_wait_group::<1>();
         wgmma_fence_operands(&mut s);
-        mask::<C, 32>(&mut s, lane, key0, (m * BM) as i64, &p);
+        mask::<C, RS>(&mut s, lane, key0, (m * C::BM) as i64, &p);
         for_each_unrolled_mut(&mut s, |v, x| {
             let col = col_t + (C::S::LAYOUT_C.call(128 * v as i64) / 64) as usize;
             *x = exp2_approx(fma(*x, p.scale_log2, -stats.at([col as i64, 0])));
         });
-        let mut pa = as_a::<C, 4, 32>(&s);
-        wgmma_fence();
-        gemm_rs::<C::Dkv, 4, RD>(&pa, desc.q_mn.operand(do_addr, 0), &mut dv, true);
-        wgmma_commit_group();
-        // `dP^T` is done (the `dV` product may still run).
-        wgmma_wait_group::<1>();
+        let mut pa = as_a::<C, KP, RS>(&s);
+        if C::DV_EARLY {
+            wgmma_fence();
+            gemm_rs::<C::Dkv, KP, RD>(&pa, desc.q_mn.operand(do_addr, 0), &mut dv, true);
+            wgmma_commit_group();
+            // `dP^T` is done (the `dV` product may still run).
+            wgmma_wait_group::<1>();
+        } else {
+            wgmma_wait_group::<0>();
+        }
         wgmma_fence_operands(&mut dp);
         for_each_unrolled_mut(&mut dp, |v, x| {
             let col = col_t + (C::S::LAYOUT_C.call(128 * v as i64) / 64) as usize;
-            *x = s[v] * (*x - stats.at([col as i64, 1]));
+            // P in f32, or (its f32 values dead, `C::DV_EARLY == false`) its 16-bit copy.
+            let prob = if C::DV_EARLY { s[v] } else { a_value::<C, KP>(&pa, v) };
+            *x = prob * (*x - stats.at([col as i64, 1]));
         });
-        let mut dsa = as_a::<C, 4, 32>(&dp);
+        let mut dsa = as_a::<C, KP, RS>(&dp);
         // 4. dS^T into this step's buffer (the other consumer may still read the other one),
-        // before the `dK` product reads the same registers (an operand in flight is not read).
+        // before the `dK` product reads the same registers (an operand in flight is not read),
+        // one box per 64 queries (16 of the k-blocks' registers each).
         let buffer = step % 2;
-        stage_box16(&dsa, lane, smem.box16::<C>(buffer, slice));
+        unroll_for::<Count<QB>>(|column| {
+            let pairs: [[u32; 4]; 4] = core::array::from_fn(|kb| dsa[4 * column + kb]);
+            stage_box16(&pairs, lane, smem.box16::<C>(buffer, slice, column as u32));
+        });
         fence_proxy_async_shared_cta();
-        // 3'. dK += dS^T Q.
+        // 3'. dK += dS^T Q (and dV += P^T dO, where it was not issued before).
         wgmma_fence();
-        gemm_rs::<C::Dkv, 4, RD>(&dsa, desc.q_mn.operand(q_addr, 0), &mut dk, true);
+        if !C::DV_EARLY {
+            gemm_rs::<C::Dkv, KP, RD>(&pa, desc.q_mn.operand(do_addr, 0), &mut dv, true);
+        }
+        gemm_rs::<C::Dkv, KP, RD>(&dsa, desc.q_mn.operand(q_addr, 0), &mut dk, true);
         wgmma_commit_group();
         consumers_sync();
-        // 5. dQ = dS K, this consumer's half of the columns.
+        // 5. dQ = dS K, this consumer's half of the rows or of the columns.
         let mut dq = [0f32; RQ];
+        let (ds_block, k_block) = if split_rows { (slice, 0) } else { (0, slice) };
         wgmma_fence();
-        gemm::<C::Dq, 8, RQ>(desc.ds_a.operand(generic_to_shared(smem.ds::<C>(buffer)), 0), desc.k_mn.operand(k_addr, slice), &mut dq, false);
+        gemm::<C::Dq, 8, RQ>(desc.ds_a.operand(generic_to_shared(smem.ds::<C>(buffer)), ds_block), desc.k_mn.operand(k_addr, k_block), &mut dq, false);
         wgmma_commit_group();
         wgmma_wait_group::<0>();
         wgmma_fence_operands(&mut dv);
@@ -715,7 +808,8 @@ unsafe fn consume<C: Config, const KD: u32, const RD: usize, const RQ: usize, co
         slice_sync(slice);
         let r2s = make_tiled_copy_c::<VectorCopy<8>, AccBoxF32, BoxTileF32>();
         let thr = r2s.get_slice(lane as usize);
-        unroll_for::<Count<OB>>(|c| {
+        // The boxes of 32 columns of this consumer's 64 rows.
+        unroll_for::<Count<DB>>(|c| {
             let mut frag = Fragment::<f32, BoxValuesF32, 16>::new();
             unroll_for::<Count<16>>(|v| frag.data[v] = dq[16 * c + v] * p.scale);
             copy(r2s, thr.retile_s(frag.tensor()), thr.partition_d(smem.dq_box::<C>(slice, c as u32)));
@@ -723,9 +817,10 @@ unsafe fn consume<C: Config, const KD: u32, const RD: usize, const RQ: usize, co
         fence_proxy_async_shared_cta();
         slice_sync(slice);
         if lane == 0 {
-            for c in 0..OB as u32 {
-                let col = (slice * C::D / 2 + 32 * c) as i32;
-                tma_reduce_add_4d(maps.dq, [col, (m * BM) as i32, h as i32, block.batch as i32], smem.dq_box::<C>(slice, c).as_ptr() as *const u8);
+            let (row, col0) = if split_rows { (m * C::BM + 64 * slice, 0) } else { (m * C::BM, slice * C::D / 2) };
+            for c in 0..DB as u32 {
+                let at = [(col0 + 32 * c) as i32, row as i32, h as i32, block.batch as i32];
+                tma_reduce_add_4d(maps.dq, at, smem.dq_box::<C>(slice, c).as_ptr() as *const u8);
             }
             bulk_commit_group();
         }
@@ -751,7 +846,7 @@ unsafe fn consume<C: Config, const KD: u32, const RD: usize, const RQ: usize, co
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 unsafe fn store_gradient<C: Config, const RD: usize, const OB: usize>(acc: &[f32; RD], smem: Shared, (lane, slice): (u32, u32), first: u32, store: impl Fn(usize, *const u8)) {
-    let buffer = |c: usize| smem.box16::<C>((first + c as u32) % 2, slice);
+    let buffer = |c: usize| smem.box16::<C>((first + c as u32) % 2, slice, 0);
     stage_and_store::<OB>(
         lane == 0,
         || slice_sync(slice),
@@ -764,7 +859,7 @@ unsafe fn store_gradient<C: Config, const RD: usize, const OB: usize>(acc: &[f32
 }
 
 macro_rules! attention_bwd_sm90_kernels {
-    ($($(#[$attr:meta])* $name:ident: $config:ty, $kd:literal, $rd:literal, $rq:literal, $ob:literal;)*) => {$(
+    ($($(#[$attr:meta])* $name:ident: $config:ty, $kd:literal, $rs:literal, $kp:literal, $rd:literal, $rq:literal, $db:literal, $ob:literal, $qb:literal;)*) => {$(
         $(#[$attr])*
         #[cfg(feature = "entries")]
         #[kernel(launch_bounds(384, 1), gpu_only)]
@@ -790,18 +885,18 @@ macro_rules! attention_bwd_sm90_kernels {
                 dk: dk_map.as_ptr(),
                 dv: dv_map.as_ptr(),
             };
-            backward_block::<$config, $kd, $rd, $rq, $ob>(maps, p);
+            backward_block::<$config, $kd, $rs, $kp, $rd, $rq, $db, $ob, $qb>(maps, p);
         }
     )*};
 }
 
 attention_bwd_sm90_kernels! {
     /// Attention backward on Hopper, bf16, head dimension 64: see the module documentation.
-    attention_bwd_sm90_bf16_d64: Bf16D64, 4, 32, 16, 1;
+    attention_bwd_sm90_bf16_d64: Bf16D64, 4, 64, 8, 32, 32, 2, 1, 2;
     /// [`attention_bwd_sm90_bf16_d64`] for head dimension 128.
-    attention_bwd_sm90_bf16_d128: Bf16D128, 8, 64, 32, 2;
+    attention_bwd_sm90_bf16_d128: Bf16D128, 8, 32, 4, 64, 32, 2, 2, 1;
     /// [`attention_bwd_sm90_bf16_d64`] for f16.
-    attention_bwd_sm90_f16_d64: F16D64, 4, 32, 16, 1;
+    attention_bwd_sm90_f16_d64: F16D64, 4, 64, 8, 32, 32, 2, 1, 2;
     /// [`attention_bwd_sm90_bf16_d64`] for f16, head dimension 128.
-    attention_bwd_sm90_f16_d128: F16D128, 8, 64, 32, 2;
+    attention_bwd_sm90_f16_d128: F16D128, 8, 32, 4, 64, 32, 2, 2, 1;
 }

@@ -103,7 +103,7 @@ pub struct AttentionGrads<'t, T: AttentionElem> {
 /// ```
 /// let gpu = cute_rs_host::Gpu::cpu();
 /// let w = cute_rs_ops::attention_backward::AttentionWorkspace::new(&gpu, 2, 8, 1000, 128)?;
-/// // 1000 rows rounded up to 1024 for the statistics.
+/// // 1000 rows rounded up to 1024 (a multiple of 128) for the statistics.
 /// assert_eq!(w.bytes(), 4 * (2 * 2 * 8 * 1024 + 2 * 8 * 1000 * 128));
 /// # Ok::<(), cute_rs_host::HostError>(())
 /// ```
@@ -115,7 +115,8 @@ pub struct AttentionWorkspace {
 /// `seqlen_q` rounded up to the Hopper backward's query blocks: the rows of each head's
 /// statistics.
 fn stats_rows(seqlen_q: usize) -> usize {
-    seqlen_q.div_ceil(sm90::ATTENTION_BWD_SM90_BM as usize) * sm90::ATTENTION_BWD_SM90_BM as usize
+    let align = sm90::ATTENTION_BWD_SM90_STATS_ROWS as usize;
+    seqlen_q.div_ceil(align) * align
 }
 
 impl AttentionWorkspace {
@@ -294,7 +295,9 @@ impl<'a> Attention<'a> {
         // too, each buffer holds what they reach; the log-sum-exp and the workspace hold the
         // problem's rows; the kernels write only dQ, dK, dV and the workspace.
         if rows > 0 {
-            unsafe { crate::gemm::on(gpu.launch(module, prep, config(p.seqlen_q, portable::ATTENTION_BWD_ROWS, p.heads), (params,)), self.stream).run() }?;
+            // The Hopper kernel's statistics cover `stats_rows` rows per head.
+            let prep_rows = if hopper { rows_per_head as usize } else { p.seqlen_q };
+            unsafe { crate::gemm::on(gpu.launch(module, prep, config(prep_rows, portable::ATTENTION_BWD_ROWS, p.heads), (params,)), self.stream).run() }?;
         }
         if hopper {
             self.launch_sm90_backward::<T>(gpu, &p, scale, &saved, &mut grads, workspace)?;
@@ -320,7 +323,7 @@ impl<'a> Attention<'a> {
     ) -> Result<(), AttentionError> {
         let d = p.d as u32;
         let kernel = attention_kernels::backward_sm90_kernel::<T>(d).ok_or_else(|| AttentionError::NoKernel(format!("the Hopper backward: no kernel of {} at head_dim {d}", T::NAME)))?;
-        let (bm, bn) = (sm90::ATTENTION_BWD_SM90_BM, sm90::ATTENTION_BWD_SM90_BN);
+        let (bm, bn) = (sm90::attention_bwd_sm90_block_m(d), sm90::ATTENTION_BWD_SM90_BN);
         let q = tensor_map(gpu, saved.q.buffer(), p.q, p.seqlen_q, p.heads, bm)?;
         let k = tensor_map(gpu, saved.k.buffer(), p.k, p.seqlen_k, p.heads_kv, bn)?;
         let v = tensor_map(gpu, saved.v.buffer(), p.k, p.seqlen_k, p.heads_kv, bn)?;

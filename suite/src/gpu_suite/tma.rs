@@ -353,11 +353,19 @@ fn store_clipped(gpu: &Gpu, module: &Module, extents: &[i64], box_shape: &[u32],
     let rank = extents.len();
     let small = |s: u64, count: usize| -> Vec<u32> { random_u32(s, count).into_iter().map(|x| ((x % 17) as f32 - 8.0).to_bits()).collect() };
     let first = if reduce { small(seed ^ 0x5eed, n) } else { vec![u32::MAX; n] };
-    let out = gpu.upload(&first).map_err(fail("upload"))?;
+    // A reduction adds as the map's element type says: an f32 tensor, here seen as its words.
     let global = col_major(extents, 1);
-    let map = gpu
-        .tensor_map(&out, global, box_shape, swizzle, TmaOobFill::Zero)
-        .map_err(fail("tensor_map"))?;
+    let (out_u32, out_f32) = if reduce {
+        (None, Some(gpu.upload(&first.iter().map(|&w| f32::from_bits(w)).collect::<Vec<f32>>()).map_err(fail("upload"))?))
+    } else {
+        (Some(gpu.upload(&first).map_err(fail("upload"))?), None)
+    };
+    let map = match (&out_u32, &out_f32) {
+        (Some(out), _) => gpu.tensor_map(out, global, box_shape, swizzle, TmaOobFill::Zero),
+        (_, Some(out)) => gpu.tensor_map(out, global, box_shape, swizzle, TmaOobFill::Zero),
+        _ => unreachable!("one of the two tensors exists"),
+    }
+    .map_err(fail("tensor_map"))?;
     let desc = gpu.upload(&map.bytes).map_err(fail("upload tensor map"))?;
     let image = box_image(box_shape, swizzle);
     let box_extents: Vec<i64> = box_shape.iter().map(|&b| b as i64).collect();
@@ -400,7 +408,11 @@ fn store_clipped(gpu: &Gpu, module: &Module, extents: &[i64], box_shape: &[u32],
         .map_err(fail("launch"))?;
         gpu.synchronize().map_err(fail("synchronize"))?;
     }
-    let got = gpu.download(&out).map_err(fail("download"))?;
+    let got = match (&out_u32, &out_f32) {
+        (Some(out), _) => gpu.download(out).map_err(fail("download"))?,
+        (_, Some(out)) => gpu.download(out).map_err(fail("download"))?.into_iter().map(f32::to_bits).collect(),
+        _ => unreachable!("one of the two tensors exists"),
+    };
     compare_words(&got, &want, |i| {
         let at = coords(i as i64, extents);
         let source = match &origin[i] {
