@@ -6,12 +6,16 @@ the sizes of the GPU suite's backward benchmark
 and 16k, head_dim 64 and 128, causal and not.
 
 Q, K and V are (batch, seqlen, heads, head_dim) contiguous, as ours, passed to torch as their
-(batch, heads, seqlen, head_dim) views; dO is random. The backward of one forward is timed with
-`torch.autograd.grad(out, (q, k, v), dO, retain_graph=True)`:
-- "call": CUDA events around one Python call (what an eager user sees), 3 warm-ups, median of 15.
-  No CUDA-graph figure: capturing `autograd.grad` of SDPA fails (torch 2.11: the capture is
-  invalidated, and the context with it); at these sizes a backward takes 0.3 ms or more, against
-  tens of microseconds of host overhead.
+(batch, heads, seqlen, head_dim) views; dO is random. Two timings:
+- "call": CUDA events around one Python call (what an eager user sees), 3 warm-ups, median of 15:
+  `torch.autograd.grad(out, (q, k, v), dO, retain_graph=True)` of one forward;
+- "graph": ten backwards captured in one CUDA graph and replayed (kernel against kernel, the
+  Python-side overhead left out; ../shared/tools/peers/attention.py's timer). FlashAttention-4's
+  backward is captured as its own function (`flash_attn.cute.interface._flash_attn_bwd`, what its
+  autograd calls) on its forward's O and log-sum-exp. SDPA's is captured as `autograd.grad` of a
+  forward captured with it, less the forward captured alone, in a process of its own
+  (`--sdpa-graph`: a refused capture can leave the context unusable); where torch refuses the
+  capture, the error is printed instead.
 TFLOP/s as FlashAttention counts the backward: 2.5 times the forward's 4 batch heads seqlen^2
 head_dim, halved for causal.
 
@@ -32,12 +36,30 @@ def t_ms(fn):
     return median_ms(fn, warmup=3, reps=15)
 
 
+def t_graph_ms(fn, n=10):
+    """Ten calls of `fn` captured in one CUDA graph, replayed: the median replay over ten."""
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        for _ in range(3):
+            fn()
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        for _ in range(n):
+            fn()
+    return median_ms(g.replay, warmup=2, reps=10) / n
+
+
 def main():
+    sdpa_graph = "--sdpa-graph" in sys.argv[1:]
     try:
         from flash_attn.cute import flash_attn_func as fa4
     except Exception as e:  # the wheels are not there
         fa4 = None
         print(json.dumps(dict(peer="fa4", error=repr(e)[:300])), flush=True)
+    if sdpa_graph:
+        fa4 = None
     for d in (64, 128):
         for causal in (False, True):
             for seqlen in (1024, 4096, 16384):
@@ -53,6 +75,11 @@ def main():
                         g = d_o.transpose(1, 2).contiguous()
                         ms = t_ms(lambda: torch.autograd.grad(out, (q, k, v), g, retain_graph=True))
                         print(json.dumps(dict(peer="fa4", timing="call", ms=ms, tflops=flop / ms / 1e9, **row)), flush=True)
+                        from flash_attn.cute.interface import _flash_attn_bwd, _flash_attn_fwd
+                        with torch.no_grad():
+                            o, lse = _flash_attn_fwd(q, k, v, causal=causal, return_lse=True)[:2]
+                            ms = t_graph_ms(lambda: _flash_attn_bwd(q, k, v, o, g, lse, None, causal))
+                        print(json.dumps(dict(peer="fa4", timing="graph", ms=ms, tflops=flop / ms / 1e9, **row)), flush=True)
                     except Exception as e:
                         print(json.dumps(dict(peer="fa4", error=repr(e)[:200], **row)), flush=True)
                 for name, backend in (("sdpa-cudnn", SDPBackend.CUDNN_ATTENTION), ("sdpa-flash2", SDPBackend.FLASH_ATTENTION)):
@@ -60,12 +87,23 @@ def main():
                         with sdpa_kernel(backend):
                             out = F.scaled_dot_product_attention(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), is_causal=causal)
                             grad = lambda: torch.autograd.grad(out, (q, k, v), d_o, retain_graph=True)
-                            for how, timer in (("call", t_ms),):
-                                try:
-                                    ms = timer(grad)
-                                    print(json.dumps(dict(peer=name, timing=how, ms=ms, tflops=flop / ms / 1e9, **row)), flush=True)
-                                except Exception as e:
-                                    print(json.dumps(dict(peer=name, timing=how, error=repr(e)[:200], **row)), flush=True)
+                            try:
+                                if not sdpa_graph:
+                                    ms = t_ms(grad)
+                                    print(json.dumps(dict(peer=name, timing="call", ms=ms, tflops=flop / ms / 1e9, **row)), flush=True)
+                            except Exception as e:
+                                print(json.dumps(dict(peer=name, timing="call", error=repr(e)[:200], **row)), flush=True)
+                            if not sdpa_graph:
+                                continue
+                            qt, kt, vt = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
+                            both = lambda: torch.autograd.grad(F.scaled_dot_product_attention(qt, kt, vt, is_causal=causal), (q, k, v), d_o)
+                            try:
+                                with torch.no_grad():
+                                    fwd = t_graph_ms(lambda: F.scaled_dot_product_attention(qt, kt, vt, is_causal=causal))
+                                ms = t_graph_ms(both) - fwd
+                                print(json.dumps(dict(peer=name, timing="graph", ms=ms, tflops=flop / ms / 1e9, **row)), flush=True)
+                            except Exception as e:
+                                print(json.dumps(dict(peer=name, timing="graph", error=repr(e)[:200], **row)), flush=True)
                     except Exception as e:
                         print(json.dumps(dict(peer=name, error=repr(e)[:200], **row)), flush=True)
                 del q, k, v, d_o
