@@ -9,7 +9,8 @@
 //! - `attention`: the portable fused attention forward on block tiles (`mma.sync`; the module
 //!   `gemm`, and the CPU backend); `attention_sm90`: the Hopper one (TMA, wgmma, warp
 //!   specialization; the module `gemm_sm90a`); `attention_bwd`: the portable backward (dQ, dK,
-//!   dV; the module `gemm`, and the CPU backend).
+//!   dV; the module `gemm`, and the CPU backend); `attention_bwd_sm90`: the Hopper backward's main
+//!   kernel (the module `gemm_sm90a`).
 //!
 //! Each kernel is written with [`#[kernel]`](cute_rs_tensor::kernel): on the GPU a PTX entry of its
 //! name; on the host a `KernelFn` constant that `cute_rs_host::Gpu::launch` takes with typed
