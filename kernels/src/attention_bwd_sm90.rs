@@ -364,11 +364,6 @@ configs! {
     F16D128: f16, 128, true, SM90_64x64x16_F32F16F16_SS, SM90_64x128x16_F32F16F16_RS<KMajor, MnMajor>, SM90_64x64x16_F32F16F16_SS<MnMajor, MnMajor>, Stats64, Tile64x128, Tile128x128;
 }
 
-/// This module's contracts beyond the configurations' (`crate::contract!`), for
-/// [`crate::contracts`]: none.
-#[cfg(not(target_arch = "nvptx64"))]
-pub(crate) const CONTRACTS: &[(&str, fn())] = &[];
-
 /// The parameters of a Hopper backward entry after its tensor maps.
 ///
 /// # Example
