@@ -28,6 +28,16 @@
 //! At the end dK (times the scale) and dV go to global memory through `stmatrix` and TMA stores
 //! (which clip the keys past `seqlen_k`).
 //!
+//! Deterministic mode ([`AttentionBwdSm90Params::deterministic`], FlashAttention-3's): the blocks
+//! add to each query block's dQ in a fixed order of their keys, ascending without the mask and
+//! descending under the causal one (`Block::turn`: the order in which the blocks reach the query
+//! block, so that they seldom wait). A counter per query block counts the consumers that have
+//! added; a block's consumer waits until both consumers of every key block before it have (an
+//! acquire load), adds, waits for its additions to complete, and counts itself in (a release).
+//! The blocks of one head start in the turns' order (the grid's first mode), so a block only
+//! waits for blocks started before it. f32 additions in a fixed order make dQ bitwise
+//! reproducible; dK and dV are in any case.
+//!
 //! Q, K, V, dO, dK and dV come as the forward's 4-D tensor maps (`(head_dim, seqlen, heads,
 //! batch)`, boxes of 64 columns x rows, the 128-byte swizzle, zero fill: Q's and dO's boxes of
 //! [`attention_bwd_sm90_block_m`] rows, K's and V's of [`ATTENTION_BWD_SM90_BN`], dK's and dV's of
@@ -58,6 +68,7 @@ use cute_rs_tensor::atom::wgmma::{
 };
 #[cfg(target_arch = "nvptx64")]
 use cute_rs_tensor::atom::wgmma::{gemm, gemm_rs};
+use cute_rs_tensor::device::atomics::{fetch_add, load, store, AcqRel, Acquire, Gpu, Relaxed};
 use cute_rs_tensor::device::hint::recompute;
 use cute_rs_tensor::device::ids::{block_idx_x, block_idx_y, block_idx_z, thread_idx_x};
 use cute_rs_tensor::device::math::{exp2_approx, fma};
@@ -71,7 +82,7 @@ use cute_rs_tensor::device::numeric::{bf16_to_f32, widen_f16};
 use cute_rs_tensor::device::shared::generic_to_shared;
 use cute_rs_tensor::device::sync::{sync_threads, NamedBarrier};
 use cute_rs_tensor::device::tma::{
-    bulk_commit_group, bulk_wait_group, bulk_wait_group_read, fence_proxy_async_shared_cta, tma_load_2d, tma_load_4d, tma_reduce_add_4d, tma_store_4d,
+    bulk_commit_group, bulk_wait_group, bulk_wait_group_read, fence_proxy_async, fence_proxy_async_shared_cta, tma_load_2d, tma_load_4d, tma_reduce_add_4d, tma_store_4d,
     TmaDescriptor, TmaDescriptorParam,
 };
 use cute_rs_tensor::device::unroll::{for_each_unrolled_mut, unroll_for, Count};
@@ -372,6 +383,7 @@ configs! {
 /// let p = AttentionBwdSm90Params {
 ///     batch: 2, heads: 8, heads_kv: 2, seqlen_q: 1024, seqlen_k: 1024,
 ///     scale: 0.125, scale_log2: 0.125 * core::f32::consts::LOG2_E, causal: 1,
+///     deterministic: 0, semaphores: core::ptr::null_mut(),
 /// };
 /// assert_eq!(p.heads % p.heads_kv, 0);
 /// ```
@@ -394,9 +406,16 @@ pub struct AttentionBwdSm90Params {
     pub scale_log2: f32,
     /// 1: the forward's causal mask (aligned to the bottom right); 0: none.
     pub causal: u32,
+    /// 1: the blocks add their dQ to each query block in the order of their keys (bitwise
+    /// reproducible), through `semaphores`; 0: in any order.
+    pub deterministic: u32,
+    /// With `deterministic`: one counter per query block of each head of each batch, `(batch,
+    /// heads, ceil(seqlen_q / BM))`, zero before the launch, and zero again after it (the last
+    /// block to add to a query block resets its counter).
+    pub semaphores: *mut u32,
 }
 
-// SAFETY: `#[repr(C)]`: scalars.
+// SAFETY: `#[repr(C)]`: scalars and a raw pointer.
 unsafe impl cute_rs_tensor::kernel::KernelValue for AttentionBwdSm90Params {}
 
 /// The tensor maps of a launch (see the module documentation).
@@ -441,10 +460,51 @@ impl Block {
         Block { p, n, head_kv, batch, m_first, m_blocks, group }
     }
 
+    /// The last key block that adds to query block `m` (`bm` rows each): every key block from 0
+    /// to it does ([`Block::steps`] starts at the first query block that sees a block's first
+    /// key).
+    #[inline(always)]
+    fn last_key_block(&self, m: u32, bm: u32) -> u32 {
+        let n_blocks = self.p.seqlen_k.div_ceil(BN);
+        if self.p.causal == 0 {
+            return n_blocks - 1;
+        }
+        // Key block `n` sees query block `m` when its first key `n BN` is at most the block's
+        // last query's diagonal, `(m + 1) bm - 1 + seqlen_k - seqlen_q`.
+        let diagonal = (m as i64 + 1) * bm as i64 - 1 + self.p.seqlen_k as i64 - self.p.seqlen_q as i64;
+        ((diagonal.max(0) / BN as i64) as u32).min(n_blocks - 1)
+    }
+
+    /// The key block of the grid's block `x` along its first mode: `x`, or under the causal
+    /// mask when deterministic the last first (see [`Block::turn`]).
+    #[inline(always)]
+    fn key_block(p: &AttentionBwdSm90Params, x: u32) -> u32 {
+        if p.causal != 0 && p.deterministic != 0 {
+            p.seqlen_k.div_ceil(BN) - 1 - x
+        } else {
+            x
+        }
+    }
+
+    /// When deterministic, this block's turn at query block `m` among the key blocks that add to
+    /// it (0 first; each key block's two consumers count twice). Without the mask every block
+    /// starts at query block 0 and the turns follow the keys. Under the causal mask a block
+    /// starts at the first query block that sees its keys, later for later keys, so the turns
+    /// run from the last key block down: a block's predecessor at `m` started on fewer query
+    /// blocks before `m`, and the grid launches it first ([`Block::key_block`]).
+    #[inline(always)]
+    fn turn(&self, m: u32, bm: u32) -> u32 {
+        if self.p.causal != 0 {
+            self.last_key_block(m, bm) - self.n
+        } else {
+            self.n
+        }
+    }
+
     #[cfg(target_arch = "nvptx64")]
     #[inline(always)]
     fn of_this_block(p: AttentionBwdSm90Params, bm: u32) -> Block {
-        Block::new(p, bm, block_idx_x(), block_idx_y(), block_idx_z())
+        Block::new(p, bm, Block::key_block(&p, block_idx_x()), block_idx_y(), block_idx_z())
     }
 
     /// The steps: `(query head, query block)` for each query head of the group, each query block
@@ -455,6 +515,52 @@ impl Block {
         Steps { head, heads_end: head + self.group, m: self.m_first, m_first: self.m_first, m_blocks: self.m_blocks }
     }
 }
+
+/// The deterministic turns are a schedule that cannot deadlock and seldom waits, on ragged
+/// lengths, with and without the causal mask, for both query block heights: at each query block
+/// the key blocks that add to it take the turns `0, 1, ...` once each, each turn's predecessor was
+/// launched earlier (the grid's first mode), and reaches the query block in no more steps.
+#[cfg(not(target_arch = "nvptx64"))]
+fn turns_are_a_schedule() {
+    let lengths = [(1, 1), (64, 64), (100, 300), (300, 100), (129, 257), (1000, 1500), (1500, 1000), (1024, 1024)];
+    for (seqlen_q, seqlen_k) in lengths {
+        for (causal, bm) in [(0, 64), (0, 128), (1, 64), (1, 128)] {
+            let p = AttentionBwdSm90Params {
+                batch: 1, heads: 1, heads_kv: 1, seqlen_q, seqlen_k, scale: 1.0, scale_log2: 1.0, causal,
+                deterministic: 1, semaphores: core::ptr::null_mut(),
+            };
+            let (m_blocks, n_blocks) = (seqlen_q.div_ceil(bm), seqlen_k.div_ceil(BN));
+            for m in 0..m_blocks {
+                // By turn: (launch index, steps before the query block) of each visitor.
+                let mut by_turn = [None::<(u32, usize)>; 16];
+                let mut visitors = 0;
+                for x in 0..n_blocks {
+                    let block = Block::new(p, bm, Block::key_block(&p, x), 0, 0);
+                    let Some(step) = block.steps().position(|(_, q)| q == m) else { continue };
+                    let turn = block.turn(m, bm) as usize;
+                    assert!(turn < by_turn.len() && by_turn[turn].is_none(), "seqlen_q {seqlen_q}, seqlen_k {seqlen_k}, causal {causal}, query block {m} of {bm} rows: turn {turn} taken twice");
+                    by_turn[turn] = Some((x, step));
+                    visitors += 1;
+                }
+                // Under the causal mask a query block's rows may all come before the first key's
+                // diagonal: nobody adds to it.
+                let seen = causal == 0 || ((m + 1) * bm) as i64 - 1 + seqlen_k as i64 - seqlen_q as i64 >= 0;
+                let last = Block::new(p, bm, 0, 0, 0).last_key_block(m, bm) as usize;
+                assert!(visitors == if seen { last + 1 } else { 0 }, "seqlen_q {seqlen_q}, seqlen_k {seqlen_k}, causal {causal}, query block {m}: {visitors} visitors, last key block {last}");
+                for t in 1..visitors {
+                    let (Some((x0, step0)), Some((x1, step1))) = (by_turn[t - 1], by_turn[t]) else {
+                        panic!("seqlen_q {seqlen_q}, seqlen_k {seqlen_k}, causal {causal}, query block {m}: the turns must be 0, 1, ... ({by_turn:?})")
+                    };
+                    assert!(x0 < x1 && step0 <= step1, "seqlen_q {seqlen_q}, seqlen_k {seqlen_k}, causal {causal}, query block {m}: turn {t} starts before its predecessor or reaches the query block in fewer steps ({by_turn:?})");
+                }
+            }
+        }
+    }
+}
+
+/// The kernel's contracts beyond its configurations', for [`crate::contracts`].
+#[cfg(not(target_arch = "nvptx64"))]
+pub(crate) const CONTRACTS: &[(&str, fn())] = &[("attention_bwd_sm90: the deterministic turns", turns_are_a_schedule)];
 
 /// The steps of a block's walk ([`Block::steps`]). An iterator of its own rather than nested
 /// adaptors, so that the loop stays a plain loop in the kernel's one function (a `wgmma` pipeline
@@ -812,12 +918,30 @@ unsafe fn consume<C: Config, const KD: u32, const RS: usize, const KP: usize, co
         fence_proxy_async_shared_cta();
         slice_sync(slice);
         if lane == 0 {
+            // Deterministic: this block's turn at the query block comes after both consumers of
+            // every key block before it in the turns' order.
+            let semaphore = p.semaphores.wrapping_add(((block.batch * p.heads + h) * block.m_blocks + m) as usize);
+            if p.deterministic != 0 {
+                while load(semaphore as *const u32, Acquire, Gpu) < 2 * block.turn(m, C::BM) {}
+                // The reductions (the asynchronous proxy) come after the acquire.
+                fence_proxy_async();
+            }
             let (row, col0) = if split_rows { (m * C::BM + 64 * slice, 0) } else { (m * C::BM, slice * C::D / 2) };
             for c in 0..DB as u32 {
                 let at = [(col0 + 32 * c) as i32, row as i32, h as i32, block.batch as i32];
                 tma_reduce_add_4d(maps.dq, at, smem.dq_box::<C>(slice, c).as_ptr() as *const u8);
             }
             bulk_commit_group();
+            if p.deterministic != 0 {
+                // The additions are done, and ordered before the release.
+                bulk_wait_group::<0>();
+                fence_proxy_async();
+                let arrived = fetch_add(semaphore, 1, AcqRel, Gpu);
+                if arrived == 2 * block.last_key_block(m, C::BM) + 1 {
+                    // The last to add: the counter is ready for the next launch.
+                    store(semaphore, 0, Relaxed, Gpu);
+                }
+            }
         }
         state.advance();
         step += 1;

@@ -88,7 +88,8 @@ pub(crate) use contract;
 #[cfg(not(target_arch = "nvptx64"))]
 pub fn contracts() -> impl Iterator<Item = (&'static str, fn())> {
     #[cfg(feature = "sm90a")]
-    let lists: [&[(&'static str, fn())]; 4] = [gemm_sm90::CONTRACTS, attention_sm90::CONTRACTS, attention_sm90::CONFIG_CONTRACTS, attention_bwd_sm90::CONFIG_CONTRACTS];
+    let lists: [&[(&'static str, fn())]; 5] =
+        [gemm_sm90::CONTRACTS, attention_sm90::CONTRACTS, attention_sm90::CONFIG_CONTRACTS, attention_bwd_sm90::CONTRACTS, attention_bwd_sm90::CONFIG_CONTRACTS];
     #[cfg(not(feature = "sm90a"))]
     let lists: [&[(&'static str, fn())]; 0] = [];
     lists.into_iter().flatten().copied()

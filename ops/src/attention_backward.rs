@@ -13,13 +13,14 @@
 //! - on an sm_90 GPU, the Hopper kernel (`cute_rs_kernels::attention_bwd_sm90`: TMA, `wgmma`, warp
 //!   specialization), its dQ accumulated in f32 by TMA reductions, between two portable
 //!   launches (`D = rowsum(dO ∘ O)` with the row statistics, then dQ from the accumulator);
-//! - elsewhere, and when deterministic, the portable one on `mma.sync`
+//! - elsewhere, the portable one on `mma.sync`
 //!   (`cute_rs_kernels::attention_bwd`; any GPU from sm_80, and the CPU backend), three launches.
 //!
 //! All launches go on the call's stream. dQ is accumulated in f32 with atomics by default, in an
-//! order that varies from run to run; with [`deterministic`](Attention::deterministic) the
-//! portable kernels recompute it in a fixed order by a pass of their own, so that every gradient
-//! is bitwise the same from run to run. The f32 scratch lives in an [`AttentionWorkspace`], made
+//! order that varies from run to run. With [`deterministic`](Attention::deterministic) it is
+//! accumulated in a fixed order, so that every gradient is bitwise the same from run to run: the
+//! Hopper kernel's blocks take turns at each query block (FlashAttention-3's semaphores), and the
+//! portable kernels recompute dQ by a pass of their own. The f32 scratch lives in an [`AttentionWorkspace`], made
 //! once for a problem size and reused.
 //!
 //! # Example
@@ -94,22 +95,30 @@ pub struct AttentionGrads<'t, T: AttentionElem> {
     pub dv: DeviceTensorMut<'t, T, Layout>,
 }
 
-/// The f32 scratch of the backward of problems up to a size: the row statistics (`D =
-/// rowsum(dO ∘ O)` and the log-sum-exp in base 2, for each query row of each head, the rows
-/// rounded up to the Hopper kernel's query blocks) and the dQ accumulator. Made once and reused,
+/// The scratch of the backward of problems up to a size: the row statistics (`D = rowsum(dO ∘
+/// O)` and the log-sum-exp in base 2, for each query row of each head, the rows rounded up to the
+/// Hopper kernel's query blocks), the f32 dQ accumulator, and the deterministic Hopper kernel's
+/// counters (one per 64 query rows of each head, zero between calls). Made once and reused,
 /// so that a call allocates nothing and stays asynchronous; one call at a time may use it.
 ///
 /// # Example
 /// ```
 /// let gpu = cute_rs_host::Gpu::cpu();
 /// let w = cute_rs_ops::attention_backward::AttentionWorkspace::new(&gpu, 2, 8, 1000, 128)?;
-/// // 1000 rows rounded up to 1024 (a multiple of 128) for the statistics.
-/// assert_eq!(w.bytes(), 4 * (2 * 2 * 8 * 1024 + 2 * 8 * 1000 * 128));
+/// // 1000 rows rounded up to 1024 (a multiple of 128) for the statistics; 16 counters per head.
+/// assert_eq!(w.bytes(), 4 * (2 * 2 * 8 * 1024 + 2 * 8 * 1000 * 128 + 2 * 8 * 16));
 /// # Ok::<(), cute_rs_host::HostError>(())
 /// ```
 pub struct AttentionWorkspace {
     stats: DeviceBuffer<f32>,
     dq_accum: DeviceBuffer<f32>,
+    semaphores: DeviceBuffer<u32>,
+}
+
+/// The deterministic Hopper kernel's counters per head: one per query block of the narrowest
+/// blocks (64 rows).
+fn semaphores_per_head(seqlen_q: usize) -> usize {
+    seqlen_q.div_ceil(64)
 }
 
 /// `seqlen_q` rounded up to the Hopper backward's query blocks: the rows of each head's
@@ -124,13 +133,15 @@ impl AttentionWorkspace {
     /// dimension `head_dim` (or fewer rows of a larger one).
     ///
     /// # Errors
-    /// The allocation's.
+    /// The allocations' (and the counters' zeroing).
     ///
     /// # Example
     /// See [`AttentionWorkspace`].
     pub fn new(gpu: &Gpu, batch: usize, heads: usize, seqlen_q: usize, head_dim: usize) -> Result<AttentionWorkspace, cute_rs_host::HostError> {
         let heads = batch * heads;
-        Ok(AttentionWorkspace { stats: gpu.alloc(2 * heads * stats_rows(seqlen_q))?, dq_accum: gpu.alloc(heads * seqlen_q * head_dim)? })
+        let mut semaphores = gpu.alloc(heads * semaphores_per_head(seqlen_q))?;
+        gpu.memset(&mut semaphores, 0)?;
+        Ok(AttentionWorkspace { stats: gpu.alloc(2 * heads * stats_rows(seqlen_q))?, dq_accum: gpu.alloc(heads * seqlen_q * head_dim)?, semaphores })
     }
 
     /// The bytes it holds.
@@ -138,14 +149,15 @@ impl AttentionWorkspace {
     /// # Example
     /// See [`AttentionWorkspace`].
     pub fn bytes(&self) -> usize {
-        4 * (self.stats.len() + self.dq_accum.len())
+        4 * (self.stats.len() + self.dq_accum.len() + self.semaphores.len())
     }
 }
 
 impl<'a> Attention<'a> {
-    /// Makes [`backward`](Self::backward) bitwise reproducible: dQ is recomputed in a fixed order
-    /// by a pass of its own (the key and value blocks are read once more) instead of accumulated
-    /// with atomics. dK and dV are reproducible either way.
+    /// Makes [`backward`](Self::backward) bitwise reproducible: dQ is accumulated in a fixed
+    /// order (on Hopper, the key blocks take turns at each query block; on the portable kernels,
+    /// a pass of its own recomputes it, reading the key and value blocks once more) instead of in
+    /// any order. dK and dV are reproducible either way.
     ///
     /// # Example
     /// ```
@@ -178,11 +190,13 @@ impl<'a> Attention<'a> {
         self.check_scale()?;
         let rows = batch * heads * seqlen_q;
         let stats = 2 * batch * heads * stats_rows(seqlen_q);
-        if workspace.stats.len() < stats || workspace.dq_accum.len() < rows * d {
+        let semaphores = batch * heads * semaphores_per_head(seqlen_q);
+        if workspace.stats.len() < stats || workspace.dq_accum.len() < rows * d || workspace.semaphores.len() < semaphores {
             return Err(AttentionError::Shape(format!(
-                "the workspace holds {} statistics and {} accumulators: the problem needs {stats} and {} ({rows} rows of {d})",
+                "the workspace holds {} statistics, {} accumulators and {} counters: the problem needs {stats}, {} ({rows} rows of {d}) and {semaphores}",
                 workspace.stats.len(),
                 workspace.dq_accum.len(),
+                workspace.semaphores.len(),
                 rows * d
             )));
         }
@@ -202,9 +216,6 @@ impl<'a> Attention<'a> {
 
     /// Why the Hopper backward cannot take the checked problem `p` (`None`: it can).
     fn sm90_backward_unsupported<T: AttentionElem>(&self, gpu: &Gpu, p: &Problem, saved: &AttentionSaved<'_, T>, grads: &mut AttentionGrads<'_, T>) -> Option<String> {
-        if self.deterministic {
-            return Some("it is not deterministic (its dQ reductions land in any order): the portable kernels are".to_string());
-        }
         let base = |b: &DeviceBuffer<T>| b.device_ptr();
         if let Some(why) = sm90_unsupported::<T>(p, gpu, [saved.q.buffer(), saved.k.buffer(), saved.v.buffer(), saved.o.buffer()].map(base)) {
             return Some(why);
@@ -281,7 +292,9 @@ impl<'a> Attention<'a> {
             kv_strides: p.k.kernel_strides(),
             scale,
             causal: self.causal as u32,
-            deterministic: self.deterministic as u32,
+            // The Hopper kernel orders its own additions to the accumulator, which the portable
+            // first and third kernels then zero and convert as for atomic dQ.
+            deterministic: (self.deterministic && !hopper) as u32,
         };
         let config = |len: usize, block: i64, heads: usize| LaunchConfig {
             grid: (len.div_ceil(block as usize) as u32, heads as u32, p.batch as u32),
@@ -337,7 +350,18 @@ impl<'a> Attention<'a> {
         let accum = flat_layout(&[p.d, p.seqlen_q, p.heads, p.batch], &[1, p.heads * p.d, p.d, p.seqlen_q * p.heads * p.d])?;
         let dq = gpu.tensor_map(&workspace.dq_accum, accum, &[32, 64, 1, 1], TmaSwizzle::B128, TmaOobFill::Zero)?;
         let [batch, heads, heads_kv, seqlen_q, seqlen_k] = [p.batch, p.heads, p.heads_kv, p.seqlen_q, p.seqlen_k].map(|x| x as u32);
-        let params = sm90::AttentionBwdSm90Params { batch, heads, heads_kv, seqlen_q, seqlen_k, scale, scale_log2: scale * std::f32::consts::LOG2_E, causal: self.causal as u32 };
+        let params = sm90::AttentionBwdSm90Params {
+            batch,
+            heads,
+            heads_kv,
+            seqlen_q,
+            seqlen_k,
+            scale,
+            scale_log2: scale * std::f32::consts::LOG2_E,
+            causal: self.causal as u32,
+            deterministic: self.deterministic as u32,
+            semaphores: workspace.semaphores.device_ptr() as *mut u32,
+        };
         let cfg = LaunchConfig {
             grid: (seqlen_k.div_ceil(bn), heads_kv, batch),
             block: (sm90::ATTENTION_BWD_SM90_THREADS, 1, 1),
@@ -345,8 +369,9 @@ impl<'a> Attention<'a> {
         };
         let launch = gpu.launch(crate::modules::gemm_sm90a(), kernel, cfg, (q, k, v, d_o, stats, dq, dk, dv, params));
         // SAFETY: the maps cover Q, K, V, dO, dK and dV (the stores are clipped to them) and the
-        // workspace's statistics and accumulator, which hold the problem's rows (checked); the
-        // kernel writes only dK, dV and the accumulator.
+        // workspace's statistics and accumulator, which hold the problem's rows, as its counters
+        // (zero between calls) hold its query blocks (checked); the kernel writes only dK, dV, the
+        // accumulator and the counters.
         unsafe { crate::gemm::on(launch, self.stream).run() }?;
         Ok(())
     }

@@ -4,8 +4,8 @@
 //! dV, checked against an f64 reference of the gradients' formulas on fresh random data with
 //! poisoned outputs (bf16 and f16, head dimensions 64 and 128, causal and not, ragged and unequal
 //! lengths, grouped-query heads, padded row strides): the Hopper kernel (the default path on
-//! sm_90), and the portable kernels atomically accumulated and deterministic, the deterministic
-//! gradients bitwise the same on a second run. The reference itself is checked
+//! sm_90) and the portable kernels, each atomically accumulated and deterministic, the
+//! deterministic gradients bitwise the same on a second run. The reference itself is checked
 //! against central differences of the f64 forward on a tiny problem.
 
 use cute_rs_host::{DeviceBuffer, Gpu};
@@ -25,7 +25,7 @@ pub fn checks() -> Vec<Check> {
             run: |gpu, _| check_backward(gpu, false),
         },
         Check {
-            name: "attention/backward, Hopper kernel, the default path on sm_90 (bf16, f16; head_dim 64, 128; causal, ragged, GQA, padded strides)",
+            name: "attention/backward, Hopper kernel, the default path on sm_90 (bf16, f16; head_dim 64, 128; causal, ragged, GQA, padded strides; atomic and deterministic dQ)",
             run: |gpu, _| check_backward(gpu, true),
         },
     ]
@@ -35,7 +35,7 @@ pub fn benches() -> Vec<Bench> {
     vec![Bench { name: "attention/backward at the sizes of bench/peers/torch_sdpa_backward.py (bf16, 16k tokens, model dimension 2048)", run: |gpu, _| bench_backward(gpu) }]
 }
 
-/// The backward (the default path, the portable kernels, and deterministic) at FlashAttention-3's sizes: bf16, 16k tokens
+/// The backward (the default path and the portable kernels, atomic and deterministic) at FlashAttention-3's sizes: bf16, 16k tokens
 /// (`batch * seqlen`), 2048 model dimensions (`heads * head_dim`), head dimensions 64 and 128,
 /// causal and not; TFLOP/s as FlashAttention counts the backward (2.5 times the forward's
 /// `4 batch heads seqlen^2 head_dim`, halved for causal). CUDA events, median of 10 after 2
@@ -60,9 +60,11 @@ fn bench_backward(gpu: &Gpu) -> Result<Vec<Figure>, String> {
                 let (mut dq, mut dk, mut dv) = (gpu.alloc::<bf16>(nq).map_err(fail("alloc"))?, gpu.alloc::<bf16>(nk).map_err(fail("alloc"))?, gpu.alloc::<bf16>(nk).map_err(fail("alloc"))?);
                 let mut workspace = AttentionWorkspace::new(gpu, batch, heads, seqlen, d).map_err(fail("workspace"))?;
                 let flop = 2.5 * 4.0 * (batch * heads * seqlen * seqlen * d) as f64 / if causal { 2.0 } else { 1.0 };
-                // The default path (the Hopper kernel on an sm_90 GPU), the portable kernels, and
-                // deterministic (the portable kernels).
-                for (label, path, deterministic) in [("", None, false), (" portable", Some(AttentionPath::MmaSync), false), (" deterministic", None, true)] {
+                // The default path (the Hopper kernel on an sm_90 GPU) and the portable kernels,
+                // each with atomic and deterministic dQ.
+                for (label, path, deterministic) in
+                    [("", None, false), (" deterministic", None, true), (" portable", Some(AttentionPath::MmaSync), false), (" portable deterministic", Some(AttentionPath::MmaSync), true)]
+                {
                     let call = match path {
                         Some(path) => attention.path(path),
                         None => attention,
@@ -202,9 +204,10 @@ fn check_backward(gpu: &Gpu, hopper: bool) -> Result<(), String> {
     Ok(())
 }
 
-/// Runs problem `p` in `T`: the forward, then the backward, and compares dQ, dK and dV with the
-/// reference. `hopper`: once, on the default path, which must be the Hopper kernel; else on the
-/// portable kernels with atomic dQ, then twice deterministic, the two runs bit for bit the same.
+/// Runs problem `p` in `T`: the forward, then the backward with atomic dQ and twice
+/// deterministic, on the default path, which must be the Hopper kernel (`hopper`), or on the
+/// portable kernels; compares dQ, dK and dV with the reference, and the two deterministic runs bit
+/// for bit.
 fn check<T: AttentionElem + CheckElem>(gpu: &Gpu, p: Problem, hopper: bool) -> Result<(), String> {
     let seed = fresh_seed();
     let ((lq, nq), (lk, nk)) = (p.layout(false), p.layout(true));
@@ -224,8 +227,9 @@ fn check<T: AttentionElem + CheckElem>(gpu: &Gpu, p: Problem, hopper: bool) -> R
     let mut workspace = AttentionWorkspace::new(gpu, p.batch, p.heads, p.seqlen_q, p.d).map_err(fail("workspace"))?;
     let (sq, sk) = (strides(&p, false), strides(&p, true));
     let mut deterministic_runs: Vec<[Vec<T>; 3]> = Vec::new();
-    let hopper_runs = [(None, false, AttentionPath::Sm90)];
-    let portable_runs = [(Some(AttentionPath::MmaSync), false, AttentionPath::MmaSync), (None, true, AttentionPath::MmaSync), (None, true, AttentionPath::MmaSync)];
+    let hopper_runs = [(None, false, AttentionPath::Sm90), (None, true, AttentionPath::Sm90), (None, true, AttentionPath::Sm90)];
+    let portable = Some(AttentionPath::MmaSync);
+    let portable_runs = [(portable, false, AttentionPath::MmaSync), (portable, true, AttentionPath::MmaSync), (portable, true, AttentionPath::MmaSync)];
     for &(forced, deterministic, expected) in if hopper { &hopper_runs[..] } else { &portable_runs[..] } {
         let what = format!("attention backward {} {p:?}, {expected:?}, deterministic {deterministic} (seed {seed})", T::NAME);
         let poisoned = |n: usize| -> Result<DeviceBuffer<T>, String> {
@@ -287,7 +291,7 @@ fn check<T: AttentionElem + CheckElem>(gpu: &Gpu, p: Problem, hopper: bool) -> R
         }
     }
     let bits = |r: &[Vec<T>; 3]| -> Vec<Vec<u64>> { r.iter().map(|t| t.iter().map(|x| x.to_f64().to_bits()).collect()).collect() };
-    if !hopper && bits(&deterministic_runs[0]) != bits(&deterministic_runs[1]) {
+    if bits(&deterministic_runs[0]) != bits(&deterministic_runs[1]) {
         return Err(format!("attention backward {} {p:?}: two deterministic runs differ (seed {seed})", T::NAME));
     }
     Ok(())
