@@ -477,12 +477,12 @@ pub unsafe fn gemm_tile_ws<
     let pipe = PipelineTmaAsync::<STAGES>::new(full, empty);
     let t = thread_idx_x();
     let rank = if CM > 1 { block_rank_in_cluster() } else { 0 };
-    let tiles = order.tiles_from(first, step);
     // The host makes 3-D tensor maps (a batch mode) only for several batches: one batch (split
     // or not) takes the 2-D loads and stores, a little faster.
-    let rank3 = BATCHED && order.batches > 1 && !(SPLIT && split.splits > 1);
+    let rank3 = BATCHED && order.batches > 1 && !(SPLIT && split.shares());
     // K per stage: one 128-byte row of elements (64 16-bit or 32 tf32).
     let k_tiles = k.div_ceil(128 / core::mem::size_of::<W::A>() as u32);
+    let units = WorkUnits::new(order, k_tiles, split.decomposition, first, step);
     if t == 0 {
         // Each consumer warpgroup of every block of the cluster writes into each block's stages.
         pipe.init((T::SHAPE.warpgroups - 1) * CM);
@@ -496,11 +496,11 @@ pub unsafe fn gemm_tile_ws<
     if t / 128 == 0 {
         warpgroup_reg_dealloc::<40>();
         if t == 0 {
-            produce::<W, T, STAGES, CM, BATCHED>(pipe, ring, tiles, rank, a_map, b_map, split.k_tiles(k_tiles), rank3);
+            produce::<W, T, STAGES, CM, BATCHED>(pipe, ring, units, rank, a_map, b_map, rank3);
         }
     } else {
         warpgroup_reg_alloc::<232>();
-        consume::<O, W, T, STAGES, R, CM, TMA_OUT, BATCHED, SPLIT>(pipe, ring, tiles, rank, out, d_map, split.k_tiles(k_tiles), rank3, t / 128 - 1, t % 128);
+        consume::<O, W, T, STAGES, R, CM, TMA_OUT, BATCHED, SPLIT>(pipe, ring, units, rank, out, d_map, split, rank3, t / 128 - 1, t % 128);
     }
     // No block may exit while another can still arrive on its barriers.
     if CM > 1 {
@@ -515,52 +515,53 @@ fn tile_origin<const CM: u32>(shape: GemmSm90Shape, (tm, tn, _): (u32, u32, u32)
     ((tm * CM + rank) * shape.bm, tn * shape.bn)
 }
 
-/// Split-K as a launch gives it ([`SplitK`]): the splits (1: none), the tile columns (to number
-/// the tiles), the tile counters and the partial sums in the workspace.
+/// How a launch shares its product ([`Decomposition`]: split-K, [`SplitK`], or stream-K,
+/// [`StreamK`]), with the tile counters and the partial sums in the workspace.
 #[derive(Clone, Copy)]
 #[doc(hidden)] // a building block of the test harness's steps (`tests/kernels`)
 pub struct Split {
-    splits: u32,
-    tiles_n: u32,
+    decomposition: Decomposition,
     counters: *mut u32,
     partials: *mut f32,
 }
 
 impl Split {
-    /// No split.
-    pub const NONE: Split = Split { splits: 1, tiles_n: 1, counters: core::ptr::null_mut(), partials: core::ptr::null_mut() };
+    /// Every tile whole.
+    pub const NONE: Split = Split { decomposition: Decomposition::DataParallel, counters: core::ptr::null_mut(), partials: core::ptr::null_mut() };
 
-    /// `splits` K splits of the tiles of `order` when `on`, with the workspace at `workspace`.
+    /// `splits` K splits of every tile when `split`, else stream-K when `stream`, with the
+    /// workspace at `workspace`; every tile whole otherwise.
     #[inline(always)]
-    fn new(on: bool, splits: u32, order: TileOrder, workspace: *mut u32) -> Split {
-        if !on || splits <= 1 {
-            return Split::NONE;
-        }
-        let layout = SplitK { splits, tiles: order.per_batch() };
+    fn new((split, stream): (bool, bool), splits: u32, workspace: *mut u32) -> Split {
+        let decomposition = match (split && splits > 1, stream) {
+            (true, _) => Decomposition::SplitK(splits),
+            (false, true) => Decomposition::StreamK,
+            (false, false) => return Split::NONE,
+        };
         // SAFETY (pointer arithmetic): the host sized the workspace by `workspace_bytes`.
-        let partials = unsafe { (workspace as *mut u8).add(layout.partials_offset()) } as *mut f32;
-        Split { splits, tiles_n: order.tiles_n, counters: workspace, partials }
+        let partials = unsafe { (workspace as *mut u8).add(SplitK { splits, tiles: 0 }.partials_offset()) } as *mut f32;
+        Split { decomposition, counters: workspace, partials }
     }
 
-    /// The K range of each work unit.
+    /// Whether tiles' K ranges may be shared among work units.
     #[inline(always)]
-    fn k_tiles(self, k_tiles: u32) -> SplitTiles {
-        SplitTiles { split: self, k_tiles }
+    fn shares(&self) -> bool {
+        !matches!(self.decomposition, Decomposition::DataParallel)
     }
 
-    /// The end of a K split of the work unit `tile` (`row0`: its first row; `r0`: this thread's
-    /// first row) for consumer slice `slice`, `m` rows in D, the slice's accumulators `acc` of
-    /// the wgmma atom `W` (a narrow tile's partials take the first `R` of each slot's
-    /// [`SplitK::SLICE_FLOATS`]): writes this split's partial sums of the rows inside D, counts
-    /// the split in, and when it is the tile's last adds every split's partials into `acc` in
-    /// split order and returns `true`. A slice entirely below D writes nothing and returns
+    /// The end of a work unit that is the part `part` of its tile's sum (`row0`: the tile's
+    /// first row; `r0`: this thread's first row) for consumer slice `slice`, `m` rows in D, the
+    /// slice's accumulators `acc` of the wgmma atom `W` (a narrow tile's partials take the first
+    /// `R` of each slot's [`SplitK::SLICE_FLOATS`]): writes this part's partial sums of the rows
+    /// inside D, counts it in, and when it is the tile's last adds every part's partials into
+    /// `acc` in K order and returns `true`. A slice entirely below D writes nothing and returns
     /// `false`.
     #[cfg(target_arch = "nvptx64")]
     #[inline(always)]
     unsafe fn reduce<W: WgmmaAtom, const R: usize>(
         &self,
         acc: &mut [f32; R],
-        ((tm, tn, s), row0, r0): ((u32, u32, u32), u32, usize),
+        (part, row0, r0): (Part, u32, usize),
         m: usize,
         (slice, lane128): (u32, u32),
     ) -> bool {
@@ -570,21 +571,20 @@ impl Split {
             return false;
         }
         let last = shared_array!(GEMM_SM90_SPLIT_LAST: [u32; 2], align 4).as_mut_ptr();
-        let unit = ((tm * self.tiles_n + tn) * 2 + slice) as usize;
-        let slot = |s: u32| self.partials.add((unit * self.splits as usize + s as usize) * SplitK::SLICE_FLOATS + lane128 as usize);
+        let slot = |q: u32| self.partials.add((q as usize * 2 + slice as usize) * SplitK::SLICE_FLOATS + lane128 as usize);
         let inside = |v: usize| r0 + W::LAYOUT_C.call(128 * v as i64) as usize % 64 < m;
         // L2 (`.cg`): the partials pass between SMs.
         for_each_unrolled_mut(acc, |v, x| {
             if inside(v) {
-                store_global(slot(s).add(128 * v), *x, Cg);
+                store_global(slot(part.slot).add(128 * v), *x, Cg);
             }
         });
         fence(AcqRel, Gpu);
         slice_barrier(slice);
         if lane128 == 0 {
-            let counter = self.counters.add(unit);
+            let counter = self.counters.add(part.counter as usize * 2 + slice as usize);
             let arrived = fetch_add(counter, 1, AcqRel, Gpu);
-            let is_last = arrived == self.splits - 1;
+            let is_last = arrived == part.count - 1;
             if is_last {
                 store(counter, 0, Relaxed, Gpu);
             }
@@ -595,35 +595,15 @@ impl Split {
             return false;
         }
         fence(AcqRel, Gpu);
-        for q in 0..self.splits {
+        for q in 0..part.count {
             for_each_unrolled_mut(acc, |v, x| {
                 if inside(v) {
-                    let partial: f32 = load(slot(q).add(128 * v), Cg);
+                    let partial: f32 = load(slot(part.first + q).add(128 * v), Cg);
                     *x = if q == 0 { partial } else { *x + partial };
                 }
             });
         }
         true
-    }
-}
-
-/// The k-tiles of each work unit: the batch it belongs to and its K range (all of K without a
-/// split; the unit's share with one, in batch 0).
-#[derive(Clone, Copy)]
-struct SplitTiles {
-    split: Split,
-    k_tiles: u32,
-}
-
-impl SplitTiles {
-    /// `(batch, (begin, end))` of the work unit whose third coordinate is `z`.
-    #[inline(always)]
-    fn of(&self, z: u32) -> (u32, (u32, u32)) {
-        if self.split.splits > 1 {
-            (0, SplitK { splits: self.split.splits, tiles: 0 }.k_range(z, self.k_tiles))
-        } else {
-            (z, (0, self.k_tiles))
-        }
     }
 }
 
@@ -647,19 +627,17 @@ fn slice_barrier(slice: u32) {
 unsafe fn produce<W: WgmmaAtom, T: PersistentTile, const STAGES: u32, const CM: u32, const BATCHED: bool>(
     pipe: PipelineTmaAsync<STAGES>,
     ring: Ring<T>,
-    tiles: PersistentTiles,
+    units: WorkUnits,
     rank: u32,
     a_map: *const TmaDescriptor,
     b_map: *const TmaDescriptor,
-    k_tiles: SplitTiles,
     rank3: bool,
 ) {
     let (a_boxes, b_boxes) = const { stage_boxes::<W, CM>() };
     let bk = 128 / core::mem::size_of::<W::A>() as i64;
     let mut state = PipelineState::producer_start();
-    for tile in tiles {
+    for WorkUnit { tile, batch, k: (kb, ke), .. } in units {
         let (row0, col0) = tile_origin::<CM>(T::SHAPE, tile, rank);
-        let (batch, (kb, ke)) = k_tiles.of(tile.2);
         for kt in kb..ke {
             pipe.producer_acquire(state, T::SHAPE.stage_bytes());
             let (s, bar) = (state.index(), pipe.full(state.index()));
@@ -710,11 +688,11 @@ unsafe fn consume<
 >(
     pipe: PipelineTmaAsync<STAGES>,
     ring: Ring<T>,
-    tiles: PersistentTiles,
+    units: WorkUnits,
     rank: u32,
     out: Epilogue<O>,
     d_map: *const TmaDescriptor,
-    k_tiles: SplitTiles,
+    split: Split,
     rank3: bool,
     slice: u32,
     lane128: u32,
@@ -725,9 +703,8 @@ unsafe fn consume<
     let mine = W::LAYOUT_C.call(lane128 as i64) as usize;
     let mut acc = [0f32; R];
     let mut state = PipelineState::consumer_start();
-    for tile in tiles {
+    for WorkUnit { tile, batch, k: (kb, ke), part } in units {
         let (row0, col0) = tile_origin::<CM>(T::SHAPE, tile, rank);
-        let (batch, (kb, ke)) = k_tiles.of(tile.2);
         // A slice entirely below D (a product of few rows) has nothing to compute: it only
         // passes the stages on, leaving the tensor cores to the other slice.
         let live = ((row0 + 64 * slice) as usize) < out.m;
@@ -780,9 +757,12 @@ unsafe fn consume<
             for_each_unrolled_mut(&mut acc, |_, x| *x = 0.0);
         }
         let r0 = (row0 + 64 * slice) as usize + mine % 64;
-        // A K split ends here unless it is its tile's last to arrive (then `acc` holds the sum).
-        if SPLIT && k_tiles.split.splits > 1 && !k_tiles.split.reduce::<W, R>(&mut acc, (tile, row0, r0), out.m, (slice, lane128)) {
-            continue;
+        // A part of a tile's sum ends here unless it is the tile's last to arrive (then `acc`
+        // holds the sum).
+        if let (true, Some(part)) = (SPLIT, part) {
+            if !split.reduce::<W, R>(&mut acc, (part, row0, r0), out.m, (slice, lane128)) {
+                continue;
+            }
         }
         let full = out.inside(row0, col0, T::SHAPE.bm, T::SHAPE.bn);
         let out = out.batch(batch);
@@ -1058,7 +1038,8 @@ pub struct GemmParams<O: 'static> {
     pub n: u32,
     /// The reduction's length.
     pub k: u32,
-    /// The batches L, or the K splits of one product under [`GEMM_SM90_SPLIT_K`].
+    /// The batches L, or the K splits of one product under [`GEMM_SM90_SPLIT_K`] (1 under
+    /// [`GEMM_SM90_STREAM_K`]).
     pub batches: u32,
     /// The leading dimension of C, in elements.
     pub ldc: u32,
@@ -1068,10 +1049,11 @@ pub struct GemmParams<O: 'static> {
     pub batch_c: u64,
     /// Batch `l` of D is `l * batch_d` elements after the first (direct stores).
     pub batch_d: u64,
-    /// alpha, beta, the bias and the flags (the epilogue's, [`crate::epilogue`], and
-    /// [`GEMM_SM90_SPLIT_K`]).
+    /// alpha, beta, the bias and the flags (the epilogue's, [`crate::epilogue`],
+    /// [`GEMM_SM90_SPLIT_K`] and [`GEMM_SM90_STREAM_K`]).
     pub epilogue: EpilogueOp,
-    /// The split-K workspace (split entries with the flag; any address otherwise).
+    /// The workspace of split-K and stream-K (split entries with either flag; any address
+    /// otherwise): [`SplitK::workspace_bytes`] or [`StreamK::workspace_bytes`].
     pub workspace: *mut u32,
 }
 
@@ -1112,14 +1094,15 @@ pub unsafe fn gemm_persistent<
     let (alpha, beta, bias, flags) = (epilogue.alpha, epilogue.beta, epilogue.bias, epilogue.flags);
     // The kernel's output: D, or D's transpose (N x M).
     let (m, n) = if T::TRANSPOSED { (n, m) } else { (m, n) };
-    let op = EpilogueOp { alpha, beta, bias, flags: flags & !GEMM_SM90_SPLIT_K };
+    let op = EpilogueOp { alpha, beta, bias, flags: flags & !(GEMM_SM90_SPLIT_K | GEMM_SM90_STREAM_K) };
     let (ldc, ldd, batch_c, batch_d) = (ldc as usize, ldd as usize, batch_c as usize, batch_d as usize);
     let out = Epilogue { m: m as usize, n: n as usize, op, c, d, ldc, ldd, batch_c, batch_d, scale_apart: true };
     let batches = if BATCHED { batches } else { 1 };
     let shape = T::SHAPE;
     let order = TileOrder::new(m, n, shape.bm * CM, shape.bn, GEMM_SM90_GROUP).batched(batches);
-    // Split-K (split entries only): the batches are K splits of one product.
-    let split = Split::new(SPLIT && flags & GEMM_SM90_SPLIT_K != 0, batches, order, workspace);
+    // Split-K (split entries only): the batches are K splits of one product; or stream-K.
+    let flagged = |flag: u32| SPLIT && flags & flag != 0;
+    let split = Split::new((flagged(GEMM_SM90_SPLIT_K), flagged(GEMM_SM90_STREAM_K)), batches, workspace);
     gemm_tile_ws::<O, W, T, STAGES, R, CM, TMA_OUT, BATCHED, SPLIT>(a_map, b_map, d_map, out, k, order, split, block_idx_x() / CM, grid_dim_x() / CM);
 }
 

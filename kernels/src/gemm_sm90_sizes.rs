@@ -111,9 +111,11 @@ pub const GEMM_SM90_SPLIT_K: u32 = 1 << 8;
 ///
 /// The workspace: [`MAX_TILES`](SplitK::MAX_TILES) x 2 `u32` counters, one per consumer slice of
 /// each tile, at the same place for every product (so that the counters a launch leaves at zero
-/// are the ones the next one finds, whatever their shapes), then, from
-/// [`partials_offset`](SplitK::partials_offset) bytes on, each slice's `splits` partials of
-/// `128 x 128` floats (value `v` of thread `t` at `128 v + t`).
+/// are the ones the next one finds, whatever their shapes; slice `c` of tile `t` counts at
+/// `2 t + c`), then, from [`partials_offset`](SplitK::partials_offset) bytes on, slots of
+/// partial sums ([`Part`]; split `s` of tile `t` in slot `t splits + s`), each the two slices'
+/// `128 x 128` floats (slice `c` of slot `q` from float `(2 q + c) SLICE_FLOATS` on, value `v` of
+/// thread `t` at `128 v + t`).
 ///
 /// # Example
 /// ```
@@ -154,6 +156,248 @@ impl SplitK {
     /// Bytes of the workspace.
     pub const fn workspace_bytes(&self) -> usize {
         self.partials_offset() + self.tiles as usize * 2 * self.splits as usize * Self::SLICE_FLOATS * 4
+    }
+}
+
+/// The flag of the persistent GEMMs' flags word that shares the product's k-tiles among the
+/// blocks by stream-K ([`StreamK`]); with [`GEMM_SM90_SPLIT_K`] clear, the batches are then 1.
+pub const GEMM_SM90_STREAM_K: u32 = 1 << 9;
+
+/// Stream-K of the persistent GEMMs, in CUTLASS's data-parallel + stream-K hybrid: the tiles of
+/// all full waves but the last are data-parallel (block `g` of `blocks` takes tiles `g, g +
+/// blocks, ...`, whole); the rest, the last full wave and the partial one (all tiles when they
+/// are fewer than the blocks), are shared. Their k-tiles, tile after tile in [`TileOrder`], are
+/// cut into `sk_blocks` contiguous ranges as even as can be, one per block, each at least
+/// [`MIN_K_TILES`](StreamK::MIN_K_TILES) long where the product allows. A block's range crosses
+/// tile boundaries: each piece is a segment of its tile. The segments of a tile write their f32
+/// partial sums to slots of the workspace (the segment of block `g` in shared tile `j` to slot
+/// `g + j`, unique since each next segment has a larger block or tile), count themselves in on
+/// the tile's counter, and the last to arrive adds the partials in segment order, so that the
+/// sum is the same whichever arrives last. A tile with one segment is stored directly.
+///
+/// The schedule is a function of the tiles, their k-tiles and the blocks only, so that the host
+/// sizes the workspace for exactly what the kernel does.
+///
+/// # Example
+/// ```
+/// use cute_rs_kernels::gemm_sm90_sizes::StreamK;
+/// // 32 tiles of 224 k-tiles on 132 blocks: all shared, 7168 k-tiles, 54 or 55 per block.
+/// let s = StreamK::new(32, 224, 132);
+/// assert_eq!((s.dp_tiles(), s.sk_tiles, s.sk_blocks), (0, 32, 132));
+/// assert_eq!((s.begin(1), s.begin(2)), (54, 108));
+/// // Tile 0 (k-tiles 0 to 223): blocks 0 to 4.
+/// assert_eq!(s.segments(0), (0, 5));
+/// // 300 tiles on 132 blocks: a wave data-parallel, the last full wave and the 36 after it shared.
+/// assert_eq!((StreamK::new(300, 64, 132).dp_tiles(), StreamK::new(300, 64, 132).sk_tiles), (132, 168));
+/// // As many tiles as blocks: data-parallel only.
+/// assert_eq!(StreamK::new(264, 64, 132).sk_tiles, 0);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StreamK {
+    /// Output tiles of the product.
+    pub tiles: u32,
+    /// k-tiles of each output tile.
+    pub k_tiles: u32,
+    /// The persistent blocks.
+    pub blocks: u32,
+    /// The last `sk_tiles` tiles of the order are shared.
+    pub sk_tiles: u32,
+    /// The first `sk_blocks` blocks share them (every block when the product has the k-tiles).
+    pub sk_blocks: u32,
+}
+
+impl StreamK {
+    /// The fewest k-tiles a block's share should have: a segment costs a fixed start and an end
+    /// that writes and reads partial sums of its tile's size (the same reason split-K keeps its
+    /// splits at 16 k-tiles or more).
+    pub const MIN_K_TILES: u32 = 16;
+
+    /// The hybrid schedule of `tiles` tiles of `k_tiles` k-tiles on `blocks` blocks (0 counts as
+    /// 1).
+    pub const fn new(tiles: u32, k_tiles: u32, blocks: u32) -> StreamK {
+        let blocks = if blocks == 0 { 1 } else { blocks };
+        let (waves, rest) = (tiles / blocks, tiles % blocks);
+        let sk_tiles = if rest == 0 || k_tiles == 0 {
+            0
+        } else if waves == 0 {
+            tiles
+        } else {
+            rest + blocks
+        };
+        let most = (sk_tiles as u64 * k_tiles as u64 / Self::MIN_K_TILES as u64) as u32;
+        let sk_blocks = if sk_tiles == 0 {
+            0
+        } else if most < 1 {
+            1
+        } else if most < blocks {
+            most
+        } else {
+            blocks
+        };
+        StreamK { tiles, k_tiles, blocks, sk_tiles, sk_blocks }
+    }
+
+    /// The data-parallel tiles, the first of the order.
+    pub const fn dp_tiles(&self) -> u32 {
+        self.tiles - self.sk_tiles
+    }
+
+    /// The shared k-tiles.
+    pub const fn iters(&self) -> u64 {
+        self.sk_tiles as u64 * self.k_tiles as u64
+    }
+
+    /// The first shared k-tile of block `g` (`g <= sk_blocks`; `begin(sk_blocks)` is the end).
+    pub const fn begin(&self, g: u32) -> u64 {
+        if self.sk_blocks == 0 {
+            return 0;
+        }
+        g as u64 * self.iters() / self.sk_blocks as u64
+    }
+
+    /// The block whose range holds shared k-tile `i < iters()`.
+    pub const fn owner(&self, i: u64) -> u32 {
+        (((i + 1) * self.sk_blocks as u64 - 1) / self.iters()) as u32
+    }
+
+    /// The blocks of shared tile `j`'s segments: the first, and how many (consecutive).
+    pub const fn segments(&self, j: u32) -> (u32, u32) {
+        let kt = self.k_tiles as u64;
+        let (first, last) = (self.owner(j as u64 * kt), self.owner((j as u64 + 1) * kt - 1));
+        (first, last - first + 1)
+    }
+
+    /// Slots of partial sums (segment of block `g` in shared tile `j`: slot `g + j`).
+    pub const fn slots(&self) -> u32 {
+        if self.sk_tiles == 0 {
+            0
+        } else {
+            self.sk_blocks + self.sk_tiles - 1
+        }
+    }
+
+    /// Bytes of the workspace: the counters, then two slices' partials per slot, laid out as
+    /// [`SplitK`]'s.
+    pub const fn workspace_bytes(&self) -> usize {
+        SplitK { splits: 1, tiles: 0 }.partials_offset() + self.slots() as usize * 2 * SplitK::SLICE_FLOATS * 4
+    }
+}
+
+/// A partial sum of a tile's K range ([`SplitK`], [`StreamK`]): the tile's counter, this part's
+/// slot in the workspace, and its tile's slots, `first .. first + count`, in K order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Part {
+    /// The counter of the tile (one per consumer slice: `2 counter + slice`).
+    pub counter: u32,
+    /// The slot this part writes.
+    pub slot: u32,
+    /// The tile's first slot.
+    pub first: u32,
+    /// The tile's parts.
+    pub count: u32,
+}
+
+/// One work unit of a persistent block: a tile (row, column, batch of the order), the batch its
+/// operands and D belong to, its k-tiles `[begin, end)`, and, when the tile's K range is shared
+/// with other units, its [`Part`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WorkUnit {
+    /// The tile's (row, column, batch) in the order.
+    pub tile: (u32, u32, u32),
+    /// The batch of the operands and of D.
+    pub batch: u32,
+    /// The k-tiles `[begin, end)`.
+    pub k: (u32, u32),
+    /// The part of the tile's sum, if shared.
+    pub part: Option<Part>,
+}
+
+/// How a launch shares its product among the persistent blocks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decomposition {
+    /// Every tile (of every batch) whole, block `g` taking tiles `g, g + blocks, ...`.
+    DataParallel,
+    /// Each tile's K range in `splits` even shares ([`SplitK`]), the order's batches being the
+    /// splits.
+    SplitK(u32),
+    /// Stream-K ([`StreamK`]).
+    StreamK,
+}
+
+/// The work units of block `block` of `blocks` for a product of `order`'s tiles of `k_tiles`
+/// k-tiles each, under `decomposition` (for [`Decomposition::SplitK`], `order`'s batches are the
+/// splits): an iterator the producer and the consumers of a block walk alike.
+///
+/// # Example
+/// ```
+/// use cute_rs_kernels::gemm_sm90_sizes::{Decomposition, TileOrder, WorkUnits};
+/// let o = TileOrder::new(128, 256, 128, 256, 8); // one tile
+/// let units: Vec<_> = WorkUnits::new(o, 40, Decomposition::StreamK, 1, 2).collect();
+/// // 40 k-tiles on 2 blocks: block 1 has the second half, the tile's second part.
+/// assert_eq!((units.len(), units[0].k), (1, (20, 40)));
+/// assert_eq!(units[0].part.map(|p| (p.slot, p.first, p.count)), Some((1, 0, 2)));
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct WorkUnits {
+    tiles: PersistentTiles,
+    k_tiles: u32,
+    splits: u32,
+    stream: StreamK,
+    block: u32,
+    next: u64,
+    end: u64,
+}
+
+impl WorkUnits {
+    /// The units of block `block` of `blocks`.
+    #[inline(always)]
+    pub const fn new(order: TileOrder, k_tiles: u32, decomposition: Decomposition, block: u32, blocks: u32) -> WorkUnits {
+        let (splits, stream) = match decomposition {
+            Decomposition::DataParallel => (1, StreamK { tiles: 0, k_tiles, blocks, sk_tiles: 0, sk_blocks: 0 }),
+            Decomposition::SplitK(s) => (if s == 0 { 1 } else { s }, StreamK { tiles: 0, k_tiles, blocks, sk_tiles: 0, sk_blocks: 0 }),
+            Decomposition::StreamK => (1, StreamK::new(order.per_batch(), k_tiles, blocks)),
+        };
+        let mut tiles = order.tiles_from(block, blocks);
+        let (mut next, mut end) = (0, 0);
+        if stream.sk_tiles > 0 {
+            tiles.end = stream.dp_tiles();
+            if block < stream.sk_blocks {
+                (next, end) = (stream.begin(block), stream.begin(block + 1));
+            }
+        }
+        WorkUnits { tiles, k_tiles, splits, stream, block, next, end }
+    }
+}
+
+impl Iterator for WorkUnits {
+    type Item = WorkUnit;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<WorkUnit> {
+        if let Some(tile) = self.tiles.next() {
+            let (tm, tn, z) = tile;
+            if self.splits <= 1 {
+                return Some(WorkUnit { tile, batch: z, k: (0, self.k_tiles), part: None });
+            }
+            let t = tm * self.tiles.order.tiles_n + tn;
+            let k = SplitK { splits: self.splits, tiles: 0 }.k_range(z, self.k_tiles);
+            let part = Part { counter: t, slot: t * self.splits + z, first: t * self.splits, count: self.splits };
+            return Some(WorkUnit { tile, batch: 0, k, part: Some(part) });
+        }
+        if self.next >= self.end {
+            return None;
+        }
+        let s = self.stream;
+        let kt = s.k_tiles as u64;
+        let j = (self.next / kt) as u32;
+        let base = j as u64 * kt;
+        let stop = if self.end < base + kt { self.end } else { base + kt };
+        let k = ((self.next - base) as u32, (stop - base) as u32);
+        self.next = stop;
+        let t = s.dp_tiles() + j;
+        let (first, count) = s.segments(j);
+        let part = if count > 1 { Some(Part { counter: t, slot: self.block + j, first: first + j, count }) } else { None };
+        Some(WorkUnit { tile: self.tiles.order.tile(t), batch: 0, k, part })
     }
 }
 
@@ -247,7 +491,7 @@ impl TileOrder {
     /// ```
     #[inline(always)]
     pub const fn tiles_from(&self, first: u32, step: u32) -> PersistentTiles {
-        PersistentTiles { order: *self, next: first, step }
+        PersistentTiles { order: *self, next: first, step, end: self.count() }
     }
 }
 
@@ -264,6 +508,8 @@ pub struct PersistentTiles {
     order: TileOrder,
     next: u32,
     step: u32,
+    /// The tiles from this one on are not visited.
+    end: u32,
 }
 
 impl Iterator for PersistentTiles {
@@ -271,7 +517,7 @@ impl Iterator for PersistentTiles {
 
     #[inline(always)]
     fn next(&mut self) -> Option<(u32, u32, u32)> {
-        if self.next >= self.order.count() {
+        if self.next >= self.end {
             return None;
         }
         let tile = self.order.tile(self.next);

@@ -15,7 +15,8 @@ use crate::gemm::{Gemm, GemmInput, GemmOutput, Major};
 use cute_rs_kernels::epilogue::EpilogueOp;
 use cute_rs_kernels::gemm_sm90::GemmParams;
 use cute_rs_kernels::gemm_sm90_sizes::{
-    decode_tile, GemmSm90Shape, SplitK, GEMM_SM90_BK, GEMM_SM90_EPILOGUE_BYTES, GEMM_SM90_P_128X256 as SHAPE, GEMM_SM90_SPLIT_K,
+    decode_tile, Decomposition, GemmSm90Shape, SplitK, StreamK, GEMM_SM90_BK, GEMM_SM90_EPILOGUE_BYTES, GEMM_SM90_P_128X256 as SHAPE,
+    GEMM_SM90_SPLIT_K, GEMM_SM90_STREAM_K,
 };
 
 /// The element type of A and B on the Hopper path.
@@ -101,6 +102,9 @@ pub struct HopperGemm {
     /// K splits of each output tile ([`SplitK`]; 1: none; 0: [`auto_splits`](Self::auto_splits)).
     /// Only for one batch.
     pub splits: u32,
+    /// Stream-K ([`StreamK`]) instead of `splits`: the product's k-tiles shared evenly among
+    /// the SMs. Only for one batch.
+    pub stream_k: bool,
 }
 
 /// A Hopper entry, by the type of its D (bf16 as bits).
@@ -114,7 +118,7 @@ enum HopperKernel {
 impl HopperGemm {
     /// The problem `g` with inputs `input` and D `out`.
     pub fn new(g: Gemm, input: HopperIn, out: HopperOut) -> HopperGemm {
-        HopperGemm { g, input, out, splits: 0 }
+        HopperGemm { g, input, out, splits: 0, stream_k: false }
     }
 
     /// The decode tile of this problem, if it is decode-shaped: bf16 inputs, A row-major with 1
@@ -133,7 +137,7 @@ impl HopperGemm {
     }
 
     /// Output tiles of one batch (of D's transpose for a decode tile).
-    fn tiles(&self) -> usize {
+    pub fn tiles(&self) -> usize {
         let (rows, cols) = if self.decode().is_some() { (self.g.n, self.g.m) } else { (self.g.m, self.g.n) };
         let shape = self.shape();
         rows.div_ceil(shape.bm as usize) * cols.div_ceil(shape.bn as usize)
@@ -142,8 +146,24 @@ impl HopperGemm {
     /// The same problem with `splits` K splits of each tile (1: none; a batched problem, or one
     /// of more than [`SplitK::MAX_TILES`] tiles, is never split).
     pub fn split(self, splits: u32) -> HopperGemm {
-        let can = self.g.batches == 1 && self.tiles() <= SplitK::MAX_TILES as usize && self.has_split_entry();
-        HopperGemm { splits: if can { splits.max(1) } else { 1 }, ..self }
+        HopperGemm { splits: if self.can_share() { splits.max(1) } else { 1 }, stream_k: false, ..self }
+    }
+
+    /// The same problem by stream-K ([`StreamK`]), where an entry can share tiles' K ranges (one
+    /// batch of at most [`SplitK::MAX_TILES`] tiles, a split entry; else unchanged).
+    pub fn stream_k(self) -> HopperGemm {
+        if self.can_share() { HopperGemm { splits: 1, stream_k: true, ..self } } else { self }
+    }
+
+    /// Whether units of work may share a tile's K range: one batch, at most
+    /// [`SplitK::MAX_TILES`] tiles (the counters' room), a split entry.
+    fn can_share(&self) -> bool {
+        self.g.batches == 1 && self.tiles() <= SplitK::MAX_TILES as usize && self.has_split_entry()
+    }
+
+    /// k-tiles of each output tile (of 128 bytes of K).
+    pub fn k_tiles(&self) -> u32 {
+        self.g.k.div_ceil(GEMM_SM90_BK as usize * 2 / self.input.bytes()) as u32
     }
 
     /// Whether an entry can split this problem's K: the fp8 entries, and for bf16 and f16 inputs
@@ -161,39 +181,52 @@ impl HopperGemm {
     /// Blocks per cluster: 2 for e4m3 x e4m3 into bf16 D in one batch, unsplit (its entry
     /// multicasts B to a pair of blocks), else 1.
     fn cluster(&self) -> u32 {
-        let fp8 = self.input == HopperIn::Fp8 { a_e5m2: false, b_e5m2: false };
-        if fp8 && self.out == HopperOut::Bf16 && self.g.batches == 1 && self.splits <= 1 {
+        if self.fp8_pair() && self.splits <= 1 && !self.stream_k {
             2
         } else {
             1
         }
     }
 
-    /// The K splits a launch on `gpu` uses.
-    fn splits_on(&self, gpu: &Gpu) -> u32 {
+    /// e4m3 x e4m3 into a bf16 D in one batch: the products a cluster entry takes unless they
+    /// share tiles' K ranges.
+    fn fp8_pair(&self) -> bool {
+        self.input == HopperIn::Fp8 { a_e5m2: false, b_e5m2: false } && self.out == HopperOut::Bf16 && self.g.batches == 1
+    }
+
+    /// How a launch on `gpu` shares the product among its blocks.
+    pub fn decomposition_on(&self, gpu: &Gpu) -> Decomposition {
+        self.decomposition(gpu.properties().multiprocessors as usize)
+    }
+
+    /// How a launch on `sms` SMs shares the product among its blocks: stream-K when asked for,
+    /// else the splits asked for ([`auto_splits`](Self::auto_splits) when 0).
+    pub fn decomposition(&self, sms: usize) -> Decomposition {
         if self.cluster() > 1 {
-            return 1;
+            return Decomposition::DataParallel;
         }
-        match self.splits {
-            0 => self.auto_splits(gpu.properties().multiprocessors as usize),
+        let splits = match self.splits {
+            _ if self.stream_k && self.can_share() => return Decomposition::StreamK,
+            0 => self.auto_splits(sms),
             _ if self.g.batches != 1 || !self.has_split_entry() => 1,
             s => s,
-        }
+        };
+        if splits > 1 { Decomposition::SplitK(splits) } else { Decomposition::DataParallel }
     }
 
     /// The K splits of a product whose tiles leave more than half of `sms` SMs idle (skinny
     /// products: few rows, as in decoding): as many as keep the work units within half of the
-    /// SMs (within all of them for tiles of at most 32 columns) and each split at least 16
-    /// k-tiles long; 1 otherwise. (A unit costs a fixed start and an end that writes and reads
-    /// partial sums of its tile's size, so splitting further, or shorter K ranges, lose; a narrow
-    /// decode tile's partials are small enough to fill every SM: `docs/performance.md`.)
+    /// SMs (within all of them for the decode tiles) and each split at least 16 k-tiles long; 1
+    /// otherwise. (A unit costs a fixed start and an end that writes and reads partial sums of
+    /// its tile's size, so splitting further, or shorter K ranges, lose; a decode tile's partials,
+    /// at most 128 x 128, are small enough to fill every SM: `docs/performance.md`.)
     pub fn auto_splits(&self, sms: usize) -> u32 {
         let tiles = self.tiles();
-        let k_tiles = self.g.k.div_ceil(GEMM_SM90_BK as usize * 2 / self.input.bytes());
+        let k_tiles = self.k_tiles() as usize;
         if self.g.batches != 1 || tiles == 0 || 2 * tiles > sms || tiles > SplitK::MAX_TILES as usize || !self.has_split_entry() {
             return 1;
         }
-        let units = if self.shape().bn <= 32 { sms } else { sms / 2 };
+        let units = if self.decode().is_some() { sms } else { sms / 2 };
         (units / tiles).min(k_tiles / 16).clamp(1, 16) as u32
     }
 
@@ -209,7 +242,8 @@ impl HopperGemm {
 
     /// The entry's name.
     pub fn kernel_name(&self) -> String {
-        match self.kernel(self.splits) {
+        let shares = self.stream_k || self.splits > 1;
+        match self.kernel(shares) {
             HopperKernel::F32(k) => k.name(),
             HopperKernel::Bf16(k) => k.name(),
             HopperKernel::F16(k) => k.name(),
@@ -218,12 +252,13 @@ impl HopperGemm {
     }
 
     /// The entry of `cute_rs_kernels::gemm_sm90::by_output` for this problem's input, storage orders and
-    /// output, launched with `splits` K splits.
-    fn kernel(&self, splits: u32) -> HopperKernel {
+    /// output, launched with tiles' K ranges shared among work units if `shares` (split-K or
+    /// stream-K).
+    fn kernel(&self, shares: bool) -> HopperKernel {
         use cute_rs_kernels::gemm_sm90::by_output;
         let f16 = (self.input == HopperIn::F16) as usize;
         let index = 4 * f16 + 2 * self.a_col() as usize + self.b_row() as usize;
-        let split = splits > 1 && self.has_split_entry() && matches!(self.input, HopperIn::Bf16 | HopperIn::F16);
+        let split = shares && self.has_split_entry() && matches!(self.input, HopperIn::Bf16 | HopperIn::F16);
         // The decode entries split K themselves (the flag), or not.
         if let Some(shape) = self.decode() {
             let width = shape.bn.trailing_zeros() as usize - 4; // 16, 32, 64, 128 -> 0, 1, 2, 3
@@ -355,8 +390,14 @@ impl HopperGemm {
             let resident = kernel.max_active_clusters((SHAPE.threads(), 1, 1), smem, (cm as u32, 1, 1))? as usize;
             cluster_tiles.min(resident).max(1) * cm
         } else {
-            let units = self.tiles() * self.g.batches * self.splits_on(gpu) as usize;
-            units.min(gpu.properties().multiprocessors as usize).max(1)
+            let sms = gpu.properties().multiprocessors as usize;
+            let units = match self.decomposition(sms) {
+                Decomposition::DataParallel => self.tiles() * self.g.batches,
+                Decomposition::SplitK(splits) => self.tiles() * splits as usize,
+                // The schedule is the kernel's for this grid (`StreamK::new`).
+                Decomposition::StreamK => sms,
+            };
+            units.min(sms).max(1)
         };
         Ok(LaunchConfig { grid: (blocks as u32, 1, 1), block: (self.shape().threads(), 1, 1), shared_mem_bytes: smem })
     }
@@ -447,13 +488,19 @@ impl HopperGemm {
         let c_ptr = c.map_or(d.device_ptr(), |c| c.device_ptr()) as *const f32;
         let bias_ptr = bias.map_or(d.device_ptr(), |b| b.device_ptr()) as *const f32;
         let d_map = maps.d_map.as_ref().unwrap_or(&maps.a_map);
-        // Split-K: the batches are the splits, the workspace the GPU's for this stream.
-        let splits = self.splits_on(gpu);
-        let (l, flags, workspace) = if splits > 1 {
-            let layout = SplitK { splits, tiles: self.tiles() as u32 };
-            (splits, g.flags() | GEMM_SM90_SPLIT_K, gpu.workspace(stream, layout.workspace_bytes())?)
-        } else {
-            (l, g.flags(), d.device_ptr())
+        // Split-K: the batches are the splits; stream-K: one batch, the schedule the grid's. The
+        // workspace is the GPU's for this stream.
+        let decomposition = self.decomposition_on(gpu);
+        let (l, flags, workspace) = match decomposition {
+            Decomposition::DataParallel => (l, g.flags(), d.device_ptr()),
+            Decomposition::SplitK(splits) => {
+                let layout = SplitK { splits, tiles: self.tiles() as u32 };
+                (splits, g.flags() | GEMM_SM90_SPLIT_K, gpu.workspace(stream, layout.workspace_bytes())?)
+            }
+            Decomposition::StreamK => {
+                let layout = StreamK::new(self.tiles() as u32, self.k_tiles(), cfg.grid.0);
+                (1, g.flags() | GEMM_SM90_STREAM_K, gpu.workspace(stream, layout.workspace_bytes())?)
+            }
         };
         let epilogue = EpilogueOp { alpha: g.alpha, beta: g.beta, bias: bias_ptr, flags };
         let (ldc, ldd, batch_c, batch_d) = (ldc as u32, ldd as u32, strides[2] as u64, strides[3] as u64);
@@ -469,7 +516,7 @@ impl HopperGemm {
                 unsafe { crate::gemm::on(launch, stream).run() }
             }};
         }
-        match self.kernel(splits) {
+        match self.kernel(decomposition != Decomposition::DataParallel) {
             HopperKernel::F32(k) => launch!(k, f32),
             HopperKernel::Bf16(k) => launch!(k, u16),
             HopperKernel::F16(k) => launch!(k, cute_rs_tensor::half::f16),
@@ -545,11 +592,11 @@ mod tests {
         // Split or not, the same entry (the flag splits).
         assert_eq!(decode(16, HopperOut::Bf16).split(4).kernel_name(), "gemm_sm90_bf16_ar_bc_obf16_decode16");
         assert_eq!(decode(16, HopperOut::Bf16).split(4).splits, 4);
-        // Tiles of 128 of N: 32 tiles, 132 SMs -> 4 splits of 128 x 16 tiles (every SM), 2 of
-        // 128 x 128 tiles (half of them).
+        // Tiles of 128 of N: 32 tiles, 132 SMs -> 4 splits of every decode tile (units within
+        // all the SMs).
         assert_eq!(decode(16, HopperOut::Bf16).tiles(), 32);
         assert_eq!(decode(16, HopperOut::Bf16).auto_splits(132), 4);
-        assert_eq!(problem(128, 4096, 14336, false, false, HopperOut::Bf16).auto_splits(132), 2);
+        assert_eq!(problem(128, 4096, 14336, false, false, HopperOut::Bf16).auto_splits(132), 4);
         // 112 tiles: more than half of the SMs, no split.
         assert_eq!(problem(32, 14336, 4096, false, false, HopperOut::Bf16).auto_splits(132), 1);
         // The ring fills the shared memory, no staging buffers.
@@ -579,6 +626,26 @@ mod tests {
         assert_eq!(skinny(false, false, HopperOut::Bf16).auto_splits(132), 2);
         // An f32 D stored directly (N not a multiple of 4) has none either.
         assert_eq!(problem(16, 4098, 4096, false, false, HopperOut::F32).split(4).splits, 1);
+    }
+
+    #[test]
+    fn stream_k_takes_the_split_entries() {
+        let p = problem(128, 4096, 14336, false, false, HopperOut::Bf16);
+        assert_eq!(p.stream_k().decomposition(132), Decomposition::StreamK);
+        assert_eq!(p.stream_k().kernel_name(), "gemm_sm90_bf16_ar_bc_obf16_decode128");
+        let skinny = problem(256, 4096, 4096, false, false, HopperOut::Bf16);
+        assert_eq!(skinny.stream_k().kernel_name(), "gemm_sm90_bf16_ar_bc_obf16_splitk");
+        // Asked for after splits, stream-K replaces them, and the other way round.
+        assert_eq!(skinny.split(4).stream_k().decomposition(132), Decomposition::StreamK);
+        assert_eq!(skinny.stream_k().split(4).decomposition(132), Decomposition::SplitK(4));
+        // Without a split entry, or with batches, the product runs whole.
+        assert_eq!(problem(256, 4096, 4096, true, false, HopperOut::Bf16).stream_k().decomposition(132), Decomposition::DataParallel);
+        let batched = HopperGemm { g: Gemm { batches: 2, ..skinny.g }, ..skinny };
+        assert_eq!(batched.stream_k().decomposition(132), Decomposition::DataParallel);
+        // fp8 e4m3 into bf16 leaves its cluster entry for the split one.
+        let fp8 = HopperGemm { input: HopperIn::Fp8 { a_e5m2: false, b_e5m2: false }, ..skinny };
+        assert_eq!(fp8.cluster(), 2);
+        assert_eq!((fp8.stream_k().cluster(), fp8.stream_k().decomposition(132)), (1, Decomposition::StreamK));
     }
 
     #[test]

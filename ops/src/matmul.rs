@@ -78,6 +78,7 @@ pub struct Matmul<'a> {
     stream: Option<&'a Stream>,
     path: Option<GemmPath>,
     splits: Option<u32>,
+    stream_k: bool,
     f32_math: Option<F32Math>,
 }
 
@@ -258,7 +259,46 @@ impl<'a> Matmul<'a> {
     /// let _ = cute_rs_ops::matmul::Matmul::new().split_k(4);
     /// ```
     pub fn split_k(self, splits: u32) -> Matmul<'a> {
-        Matmul { splits: Some(splits.max(1)), ..self }
+        Matmul { splits: Some(splits.max(1)), stream_k: false, ..self }
+    }
+
+    /// Shares the product's k-tiles evenly among the SMs (stream-K on the Hopper path, in
+    /// CUTLASS's data-parallel + stream-K hybrid: `cute_rs_kernels::gemm_sm90_sizes::StreamK`),
+    /// instead of the library's choice. The tiles of all full waves but the last run whole; the
+    /// rest's K ranges are cut into one even share per SM, crossing tile boundaries, and each
+    /// tile's parts are summed in K order, so the result is the same from run to run. The
+    /// products the Hopper path splits (see [`split_k`](Self::split_k)) take it; others run
+    /// whole.
+    ///
+    /// # Example
+    /// ```
+    /// use cute_rs_layout::Layout;
+    /// use cute_rs_ops::matmul::Matmul;
+    /// use cute_rs_tensor::half::bf16;
+    ///
+    /// let gpu = cute_rs_host::Gpu::cpu(); // or cute_rs_host::Gpu::new(0)? on a machine with a GPU
+    /// let (m, n, k) = (16, 256, 512);
+    /// let a = gpu.upload(&vec![bf16::from_f32(1.0); m * k])?;
+    /// let b = gpu.upload(&vec![bf16::from_f32(0.5); k * n])?;
+    /// let mut d = gpu.alloc::<bf16>(m * n)?;
+    /// let row_major = |r: usize, c: usize| Layout::parse(&format!("({r},{c}):({c},1)"));
+    /// let col_major = |r: usize, c: usize| Layout::parse(&format!("({r},{c}):(1,{r})"));
+    /// Matmul::new().stream_k().run(&gpu, a.tensor(row_major(m, k)?)?, b.tensor(col_major(k, n)?)?, None, d.tensor_mut(row_major(m, n)?)?)?;
+    /// assert!(gpu.download(&d)?.iter().all(|x| x.to_f32() == 256.0));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn stream_k(self) -> Matmul<'a> {
+        Matmul { splits: None, stream_k: true, ..self }
+    }
+
+    /// `h` shared among the SMs as asked ([`split_k`](Self::split_k),
+    /// [`stream_k`](Self::stream_k)), or as the library chooses.
+    fn decompose(&self, h: HopperGemm) -> HopperGemm {
+        match (self.stream_k, self.splits) {
+            (true, _) => h.stream_k(),
+            (false, Some(splits)) => h.split(splits),
+            (false, None) => h,
+        }
     }
 
     /// How f32 A and B are multiplied (16- and 8-bit inputs ignore it):
@@ -443,10 +483,7 @@ impl<'a> Matmul<'a> {
         let (a, b) = (a.buffer(), b.buffer());
         let c = c.map(|c| c.buffer());
         let bias = self.bias.map(|(_, v)| v);
-        let mut h = HopperGemm::new(g, input, HopperOut::of::<O>());
-        if let Some(splits) = self.splits {
-            h = h.split(splits);
-        }
+        let h = self.decompose(HopperGemm::new(g, input, HopperOut::of::<O>()));
         let d = d.buffer();
         let ptrs = |x: u64, y: u64| if transposed { [y, x, d.device_ptr()] } else { [x, y, d.device_ptr()] };
         let why_not_hopper = hopper_unsupported(&h, gpu, ptrs(a.device_ptr(), b.device_ptr()));
@@ -505,10 +542,7 @@ impl<'a> Matmul<'a> {
         let d = (d.buffer() as &mut dyn Any).downcast_mut::<DeviceBuffer<f32>>().expect("an f32 D (checked above)");
         let math = self.f32_math.unwrap_or(F32Math::Ffma);
         if math == F32Math::Tf32 {
-            let mut h = HopperGemm::new(g, HopperIn::Tf32, HopperOut::F32);
-            if let Some(splits) = self.splits {
-                h = h.split(splits);
-            }
+            let h = self.decompose(HopperGemm::new(g, HopperIn::Tf32, HopperOut::F32));
             let why_not_hopper = hopper_unsupported(&h, gpu, [a.device_ptr(), b.device_ptr(), d.device_ptr()]);
             if self.path == Some(GemmPath::Sm90) || (self.path.is_none() && why_not_hopper.is_none()) {
                 run_hopper(&h, gpu, self.stream, a, b, (c, None), d)?;

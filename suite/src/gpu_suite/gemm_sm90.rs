@@ -18,7 +18,7 @@ use cute_rs_kernels::gemm_sm90::{by_output, GemmParams};
 use test_kernels::gemm_sm90_steps as steps;
 use cute_rs_tensor::device::tma::TmaDescriptorParam;
 use cute_rs_kernels::gemm_sm90_sizes::{
-    GemmSm90Shape, GEMM_SM90_128X128, GEMM_SM90_128X256, GEMM_SM90_BK, GEMM_SM90_EPILOGUE_BYTES, GEMM_SM90_P_128X256,
+    GemmSm90Shape, StreamK, GEMM_SM90_128X128, GEMM_SM90_128X256, GEMM_SM90_BK, GEMM_SM90_EPILOGUE_BYTES, GEMM_SM90_P_128X256,
     GEMM_SM90_WS_128X256,
 };
 use cute_rs_layout::Layout;
@@ -1056,6 +1056,14 @@ fn split_sweep(gpu: &Gpu, (m, n, k): (usize, usize, usize)) -> Result<Vec<Figure
         let entry = p.kernel_name();
         figures.push(Figure { what: format!("{m}x{n}x{k}, {splits} K split(s){mark}, {entry}"), value: ms as f64 * 1e3, unit: "us" });
     }
+    // Stream-K: the k-tiles shared evenly among the SMs.
+    let p = base.stream_k();
+    let maps = p.maps(gpu, &ga, &gb, &d).map_err(fail("tensor maps"))?;
+    // SAFETY: as above.
+    let ms = time_median(gpu, 3, 20, || unsafe { p.launch_with(gpu, None, &maps, (None, None), &d) })?;
+    let s = StreamK::new(p.tiles() as u32, p.k_tiles(), gpu.properties().multiprocessors);
+    let what = format!("{m}x{n}x{k}, stream-K ({} tiles shared by {} blocks), {}", s.sk_tiles, s.sk_blocks, p.kernel_name());
+    figures.push(Figure { what, value: ms as f64 * 1e3, unit: "us" });
     // The same with B's rows 64 elements further apart than K (a row pitch that is not a power of
     // two): whether the K-major boxes' stride limits the bandwidth.
     let ldb = k + 64;

@@ -33,6 +33,10 @@ pub fn checks() -> Vec<Check> {
         Check { name: "matmul/f32 inputs: FFMA and tf32, every storage order of A and B, row- and column-major D, batches, beta with C", run: check_f32 },
         Check { name: "matmul/hopper fp8 (e4m3 and e5m2) with per-tensor scales", run: check_fp8 },
         Check { name: "matmul/hopper split-K: skinny products, uneven and empty splits, with epilogues", run: check_split_k },
+        Check {
+            name: "matmul/hopper stream-K: all-shared and hybrid schedules, decode and 128 x 256 tiles, with epilogues; bitwise the same from run to run",
+            run: check_stream_k,
+        },
     ]
 }
 
@@ -101,6 +105,8 @@ struct Problem {
     act: Act,
     /// K splits asked for (`None`: the library's choice).
     splits: Option<u32>,
+    /// Stream-K asked for (instead of `splits`).
+    stream_k: bool,
     /// The arithmetic of f32 inputs (`None`: the default, FFMA).
     f32_math: Option<F32Math>,
 }
@@ -138,6 +144,9 @@ fn run_problem<IA: Input, IB: Input, O: GemmOutput>(gpu: &Gpu, p: &Problem, path
     }
     if let Some(splits) = p.splits {
         call = call.split_k(splits);
+    }
+    if p.stream_k {
+        call = call.stream_k();
     }
     if let Some(math) = p.f32_math {
         call = call.f32_math(math);
@@ -228,6 +237,7 @@ fn check_layouts(gpu: &Gpu, _: &Module) -> Result<(), String> {
         bias: BiasKind::None,
         act: Act::Identity,
         splits: None,
+        stream_k: false,
         f32_math: None,
     };
     for a_row in [true, false] {
@@ -282,6 +292,7 @@ fn check_epilogues(gpu: &Gpu, _: &Module) -> Result<(), String> {
         bias: BiasKind::PerColumn,
         act: Act::Identity,
         splits: None,
+        stream_k: false,
         f32_math: None,
     };
     for (i, act) in Activation::ALL.into_iter().enumerate() {
@@ -319,6 +330,7 @@ fn check_fp8(gpu: &Gpu, _: &Module) -> Result<(), String> {
             bias: BiasKind::PerColumn,
             act: Act::Gelu,
             splits: None,
+            stream_k: false,
             f32_math: None,
         };
         let scales = (0.5, 3.0);
@@ -418,6 +430,7 @@ fn check_f32(gpu: &Gpu, _: &Module) -> Result<(), String> {
                 bias: BiasKind::None,
                 act: Act::Identity,
                 splits: None,
+                stream_k: false,
                 f32_math: Some(math),
             };
             for path in paths(gpu) {
@@ -488,6 +501,28 @@ fn bench_batched(gpu: &Gpu) -> Result<Vec<Figure>, String> {
     ])
 }
 
+/// The `m x n x k` product of the split-K and stream-K checks: A row-major and B column-major (the
+/// storage the split entries take), a row-major D, one batch, alpha and beta with C, a bias per
+/// column and SiLU; the library's decomposition.
+fn shared_k_problem((m, n, k): (usize, usize, usize)) -> Problem {
+    Problem {
+        m,
+        n,
+        k,
+        l: 1,
+        a: Storage::new(true, 0, None),
+        b: Storage::new(false, 0, None),
+        d: Storage::new(true, 0, None),
+        alpha: 1.25,
+        beta: 0.5,
+        bias: BiasKind::PerColumn,
+        act: Act::Silu,
+        splits: None,
+        stream_k: false,
+        f32_math: None,
+    }
+}
+
 /// Split-K on the Hopper path: few-row products (one or two consumer slices inside D), K split
 /// evenly, unevenly and into more splits than k-tiles (empty splits add zeros), with a bias, an
 /// activation and C; each result against the reference, twice in a row (the tile counters must
@@ -498,21 +533,7 @@ fn check_split_k(gpu: &Gpu, _: &Module) -> Result<(), String> {
     }
     // The 56-tile product after the 4-tile one: their counters share the workspace's first bytes.
     for (m, n, k, splits) in [(16, 1000, 4096, None), (64, 14336, 1024, Some(2)), (136, 520, 1000, Some(3)), (1, 256, 640, Some(16)), (64, 4096, 2048, Some(8))] {
-        let p = Problem {
-            m,
-            n,
-            k,
-            l: 1,
-            a: Storage::new(true, 0, None),
-            b: Storage::new(false, 0, None),
-            d: Storage::new(true, 0, None),
-            alpha: 1.25,
-            beta: 0.5,
-            bias: BiasKind::PerColumn,
-            act: Act::Silu,
-            splits,
-            f32_math: None,
-        };
+        let p = Problem { splits, ..shared_k_problem((m, n, k)) };
         for _ in 0..2 {
             run_problem::<bf16, bf16, bf16>(gpu, &p, None, (1.0, 1.0))?;
             run_problem::<f16, f16, f32>(gpu, &p, None, (1.0, 1.0))?;
@@ -520,6 +541,69 @@ fn check_split_k(gpu: &Gpu, _: &Module) -> Result<(), String> {
         // A column-major D: the transposed problem has few columns instead.
         let t = Problem { d: Storage::new(false, 0, None), ..p };
         run_problem::<bf16, bf16, f32>(gpu, &t, None, (1.0, 1.0))?;
+    }
+    Ok(())
+}
+/// Stream-K on the Hopper path: products whose tiles are all shared (decode tiles, few 128 x 256
+/// tiles, ragged M, N and K) and one with data-parallel waves before the shared tiles, with a
+/// bias, an activation and C, each against the reference and twice in a row (the counters must
+/// be back at zero). Then, on fixed inputs, three launches into a poisoned f32 D give the same
+/// bits.
+fn check_stream_k(gpu: &Gpu, _: &Module) -> Result<(), String> {
+    use cute_rs_kernels::gemm_sm90_sizes::Decomposition;
+    use cute_rs_ops::gemm::{Gemm, Major};
+    use cute_rs_ops::gemm_hopper::{HopperGemm, HopperIn, HopperOut};
+    if !hopper(gpu) {
+        return Err("not an sm_90 GPU: stream-K is on the Hopper path".into());
+    }
+    let shapes = [(128, 4096, 2048), (16, 1000, 4096), (136, 520, 1000), (256, 4096, 4096), (1, 256, 640), (2048, 4352, 512)];
+    for (m, n, k) in shapes {
+        // The call takes stream-K (the product has a split entry, one batch).
+        let h = HopperGemm::new(Gemm::new(m, n, k).b_major(Major::Col), HopperIn::Bf16, HopperOut::Bf16).stream_k();
+        if h.decomposition_on(gpu) != Decomposition::StreamK {
+            return Err(format!("{m}x{n}x{k}: stream-K asked for, {:?} taken", h.decomposition_on(gpu)));
+        }
+        let p = Problem { stream_k: true, ..shared_k_problem((m, n, k)) };
+        for _ in 0..2 {
+            run_problem::<bf16, bf16, bf16>(gpu, &p, None, (1.0, 1.0))?;
+            run_problem::<f16, f16, f32>(gpu, &p, None, (1.0, 1.0))?;
+        }
+        stream_k_bits::<f32>(gpu, (m, n, k))?;
+        stream_k_bits::<bf16>(gpu, (m, n, k))?;
+    }
+    Ok(())
+}
+
+/// Three stream-K launches of `m x n x k` (bf16, A row-major, B column-major) on the same inputs
+/// into a D of `O` poisoned before each: the same bits each time.
+fn stream_k_bits<O: GemmOutput>(gpu: &Gpu, (m, n, k): (usize, usize, usize)) -> Result<(), String> {
+    let seed = fresh_seed();
+    let a: Vec<bf16> = random_f32(seed, m * k).into_iter().map(bf16::from_f32).collect();
+    let b: Vec<bf16> = random_f32(seed ^ 0xb, k * n).into_iter().map(bf16::from_f32).collect();
+    let (da, db) = (gpu.upload(&a).map_err(fail("upload A"))?, gpu.upload(&b).map_err(fail("upload B"))?);
+    let mut dd = gpu.alloc::<O>(m * n).map_err(fail("alloc D"))?;
+    let layout = |s: String| Layout::parse(&s).map_err(|e| e.to_string());
+    let (la, lb, ld) = (layout(format!("({m},{k}):({k},1)"))?, layout(format!("({k},{n}):(1,{k})"))?, layout(format!("({m},{n}):({n},1)"))?);
+    let mut first: Option<Vec<u32>> = None;
+    for run in 0..3 {
+        gpu.memset(&mut dd, 0xff).map_err(fail("poison D"))?;
+        let tensor = |e: cute_rs_host::HostError| e.to_string();
+        let path = Matmul::new()
+            .stream_k()
+            .run(gpu, da.tensor(la.clone()).map_err(tensor)?, db.tensor(lb.clone()).map_err(tensor)?, None, dd.tensor_mut(ld.clone()).map_err(tensor)?)
+            .map_err(|e| format!("{m}x{n}x{k} stream-K: {e}"))?;
+        if path != GemmPath::Sm90 {
+            return Err(format!("{m}x{n}x{k} stream-K ran on {path:?}"));
+        }
+        let bits: Vec<u32> = gpu.download(&dd).map_err(fail("download D"))?.into_iter().map(|x| x.value().to_bits()).collect();
+        match &first {
+            None => first = Some(bits),
+            Some(want) => {
+                if let Some(i) = (0..bits.len()).find(|&i| bits[i] != want[i]) {
+                    return Err(format!("{m}x{n}x{k} stream-K into {} (seed {seed}): run {run} differs at D[{}][{}]: {:#x}, first run {:#x}", O::NAME, i / n, i % n, bits[i], want[i]));
+                }
+            }
+        }
     }
     Ok(())
 }

@@ -96,7 +96,7 @@ pub const GPU_ONLY: &[(&str, &str)] = &[
     ("gemm/hopper", "the Hopper GEMM uses wgmma (sm_90a), which has no CPU implementation"),
     ("attention/forward, Hopper", "the Hopper attention kernel uses wgmma (sm_90a), which has no CPU implementation"),
     ("attention/backward, Hopper", "the Hopper attention backward uses wgmma (sm_90a), which has no CPU implementation"),
-    ("matmul/hopper", "the Hopper paths (fp8, split-K) use wgmma (sm_90a), which has no CPU implementation"),
+    ("matmul/hopper", "the Hopper paths (fp8, split-K, stream-K) use wgmma (sm_90a), which has no CPU implementation"),
     ("sgemm/large", "4095 x 4097 x 1000 is hours on the CPU backend (one GPU thread at a time); the small sizes run there"),
     ("gemm/f16 4095 x 4097 x 1000", "4 x 1.7 * 10^10 multiply-adds, far too many for the CPU backend (the same kernels are checked there on small sizes)"),
 ];
