@@ -75,6 +75,7 @@ mod complement;
 mod composition;
 mod coord;
 mod divide;
+pub mod distribution;
 mod error;
 mod int_tuple;
 mod inverse;
