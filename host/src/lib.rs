@@ -71,6 +71,7 @@
 
 mod args;
 mod buffer;
+pub mod collective;
 mod context;
 mod cpu;
 mod elem;
@@ -80,6 +81,7 @@ mod graph;
 mod guard_pages;
 mod host_tensor;
 mod launch;
+pub mod mesh_comm;
 mod module;
 mod tensor_map;
 mod tma_array;
