@@ -48,6 +48,7 @@ pub mod gemm_f32;
 pub mod gemm_hopper;
 pub mod matmul;
 pub mod modules;
+pub mod tensor_parallel;
 
 pub use attention::{Attention, AttentionError, AttentionPath};
 pub use gemm::{Activation, BiasKind, GemmError, GemmPath};

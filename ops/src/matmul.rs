@@ -291,6 +291,12 @@ impl<'a> Matmul<'a> {
         Matmul { splits: None, stream_k: true, ..self }
     }
 
+    /// The same call without its epilogue (alpha, beta, bias, activation, fp8 scales): for
+    /// products whose epilogue belongs after a reduction.
+    pub(crate) fn without_epilogue(self) -> Matmul<'a> {
+        Matmul { alpha: None, beta: 0.0, bias: None, activation: None, scales: None, ..self }
+    }
+
     /// `h` shared among the SMs as asked ([`split_k`](Self::split_k),
     /// [`stream_k`](Self::stream_k)), or as the library chooses.
     fn decompose(&self, h: HopperGemm) -> HopperGemm {
