@@ -65,6 +65,7 @@ pub fn checks() -> Vec<Check> {
         matmul::checks,
         sgemm::checks,
         math::checks,
+        distributed::checks,
     ] {
         all.extend(area());
     }
@@ -325,6 +326,7 @@ mod cp_async;
 mod cublas;
 mod cutile;
 pub mod demo;
+mod distributed;
 mod gemm;
 mod gemm_sm90;
 mod math;
