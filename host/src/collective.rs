@@ -170,17 +170,14 @@ impl Communicator {
             .collect()
     }
 
-    /// The elements of `buf`.
-    fn read<T: DeviceElem>(&self, buf: &DeviceBuffer<T>) -> Result<Vec<T>> {
-        self.gpu.download(buf)
-    }
-
-    /// Checks that every member passed `len` (the same for all).
-    fn same_len(&self, what: &str, lens: &[Arc<usize>]) -> Result<()> {
-        if lens.iter().any(|l| **l != *lens[0]) {
-            return Err(HostError::Invalid(format!("{what}: the members' buffers differ in length ({:?})", lens.iter().map(|l| **l).collect::<Vec<_>>())));
+    /// Every member's elements of `send`, by rank; all must have one length.
+    fn parts<T: DeviceElem>(&self, what: &str, send: &DeviceBuffer<T>) -> Result<Vec<Arc<Vec<T>>>> {
+        let parts = self.exchange(what, self.gpu.download(send)?)?;
+        if parts.iter().any(|p| p.len() != parts[0].len()) {
+            let lens: Vec<usize> = parts.iter().map(|p| p.len()).collect();
+            return Err(HostError::Invalid(format!("{what}: the members' buffers differ in length ({lens:?})")));
         }
-        Ok(())
+        Ok(parts)
     }
 
     /// `recv` = every member's `send`, concatenated in rank order (`ncclAllGather`).
@@ -192,8 +189,7 @@ impl Communicator {
         if recv.len() != send.len() * self.size() {
             return Err(HostError::Invalid(format!("all_gather: recv holds {} elements, not {} x {}", recv.len(), self.size(), send.len())));
         }
-        let parts = self.exchange("all_gather", self.read(send)?)?;
-        self.same_len("all_gather", &parts.iter().map(|p| Arc::new(p.len())).collect::<Vec<_>>())?;
+        let parts = self.parts("all_gather", send)?;
         let all: Vec<T> = parts.iter().flat_map(|p| p.iter().copied()).collect();
         self.gpu.write(recv, &all)
     }
@@ -208,8 +204,7 @@ impl Communicator {
         if send.len() != recv.len() * self.size() {
             return Err(HostError::Invalid(format!("reduce_scatter: send holds {} elements, not {} x {}", send.len(), self.size(), recv.len())));
         }
-        let parts = self.exchange("reduce_scatter", self.read(send)?)?;
-        self.same_len("reduce_scatter", &parts.iter().map(|p| Arc::new(p.len())).collect::<Vec<_>>())?;
+        let parts = self.parts("reduce_scatter", send)?;
         let n = recv.len();
         let mine: Vec<T> = (0..n).map(|i| sum_over(&parts, self.rank * n + i)).collect();
         self.gpu.write(recv, &mine)
@@ -225,8 +220,7 @@ impl Communicator {
         if send.len() != recv.len() {
             return Err(HostError::Invalid(format!("all_reduce: send holds {} elements, recv {}", send.len(), recv.len())));
         }
-        let parts = self.exchange("all_reduce", self.read(send)?)?;
-        self.same_len("all_reduce", &parts.iter().map(|p| Arc::new(p.len())).collect::<Vec<_>>())?;
+        let parts = self.parts("all_reduce", send)?;
         let all: Vec<T> = (0..recv.len()).map(|i| sum_over(&parts, i)).collect();
         self.gpu.write(recv, &all)
     }
@@ -241,8 +235,7 @@ impl Communicator {
         if send.len() != recv.len() || send.len() % self.size() != 0 {
             return Err(HostError::Invalid(format!("all_to_all: send holds {} elements, recv {}, in {} parts", send.len(), recv.len(), self.size())));
         }
-        let parts = self.exchange("all_to_all", self.read(send)?)?;
-        self.same_len("all_to_all", &parts.iter().map(|p| Arc::new(p.len())).collect::<Vec<_>>())?;
+        let parts = self.parts("all_to_all", send)?;
         let n = send.len() / self.size();
         let mine: Vec<T> = parts.iter().flat_map(|p| p[self.rank * n..(self.rank + 1) * n].iter().copied()).collect();
         self.gpu.write(recv, &mine)
@@ -257,7 +250,7 @@ impl Communicator {
         if peer >= self.size() {
             return Err(HostError::Invalid(format!("send: peer {peer} is not in a group of {}", self.size())));
         }
-        let data = self.read(buf)?;
+        let data = self.gpu.download(buf)?;
         let g = &self.group;
         g.mail.lock().map_err(|_| poisoned("send"))?.entry((self.rank, peer)).or_default().push_back(Box::new(data));
         g.delivered.notify_all();

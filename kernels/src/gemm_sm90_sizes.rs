@@ -340,7 +340,6 @@ pub enum Decomposition {
 #[derive(Debug, Clone, Copy)]
 pub struct WorkUnits {
     tiles: PersistentTiles,
-    k_tiles: u32,
     splits: u32,
     stream: StreamK,
     block: u32,
@@ -352,11 +351,13 @@ impl WorkUnits {
     /// The units of block `block` of `blocks`.
     #[inline(always)]
     pub const fn new(order: TileOrder, k_tiles: u32, decomposition: Decomposition, block: u32, blocks: u32) -> WorkUnits {
-        let (splits, stream) = match decomposition {
-            Decomposition::DataParallel => (1, StreamK { tiles: 0, k_tiles, blocks, sk_tiles: 0, sk_blocks: 0 }),
-            Decomposition::SplitK(s) => (if s == 0 { 1 } else { s }, StreamK { tiles: 0, k_tiles, blocks, sk_tiles: 0, sk_blocks: 0 }),
-            Decomposition::StreamK => (1, StreamK::new(order.per_batch(), k_tiles, blocks)),
+        // The tiles stream-K shares (none shared: no stream-K units).
+        let (splits, shared) = match decomposition {
+            Decomposition::DataParallel => (1, 0),
+            Decomposition::SplitK(s) => (if s == 0 { 1 } else { s }, 0),
+            Decomposition::StreamK => (1, order.per_batch()),
         };
+        let stream = StreamK::new(shared, k_tiles, blocks);
         let mut tiles = order.tiles_from(block, blocks);
         let (mut next, mut end) = (0, 0);
         if stream.sk_tiles > 0 {
@@ -365,7 +366,7 @@ impl WorkUnits {
                 (next, end) = (stream.begin(block), stream.begin(block + 1));
             }
         }
-        WorkUnits { tiles, k_tiles, splits, stream, block, next, end }
+        WorkUnits { tiles, splits, stream, block, next, end }
     }
 }
 
@@ -377,10 +378,10 @@ impl Iterator for WorkUnits {
         if let Some(tile) = self.tiles.next() {
             let (tm, tn, z) = tile;
             if self.splits <= 1 {
-                return Some(WorkUnit { tile, batch: z, k: (0, self.k_tiles), part: None });
+                return Some(WorkUnit { tile, batch: z, k: (0, self.stream.k_tiles), part: None });
             }
             let t = tm * self.tiles.order.tiles_n + tn;
-            let k = SplitK { splits: self.splits, tiles: 0 }.k_range(z, self.k_tiles);
+            let k = SplitK { splits: self.splits, tiles: 0 }.k_range(z, self.stream.k_tiles);
             let part = Part { counter: t, slot: t * self.splits + z, first: t * self.splits, count: self.splits };
             return Some(WorkUnit { tile, batch: 0, k, part: Some(part) });
         }

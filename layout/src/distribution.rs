@@ -43,13 +43,14 @@
 //! ```
 
 use crate::error::LayoutError;
-use crate::int_tuple::IntTuple;
+use crate::int_tuple::{IntTuple, MAX_LEAVES};
 use crate::layout::{make_layout, make_layout_row_major, Layout};
 
 /// The most dimensions a [`Mesh`] has.
 pub const MAX_MESH_DIMS: usize = 4;
 /// The most modes a distributed tensor has.
 pub const MAX_TENSOR_MODES: usize = 8;
+const _: () = assert!(MAX_MESH_DIMS + MAX_TENSOR_MODES <= MAX_LEAVES, "a distribution's layout fits a Layout");
 
 /// Devices arranged in a grid: a layout from mesh coordinates to device ranks, a bijection onto
 /// `0..devices`.
@@ -359,13 +360,14 @@ impl Distribution {
         for (k, d) in devices.iter_mut().enumerate().take(self.mesh.dims()) {
             *d = self.mesh.extent(k);
         }
+        // Within capacity (MAX_TENSOR_MODES + MAX_MESH_DIMS leaves, fewer than MAX_LEAVES) and
+        // positive extents: these cannot fail.
+        const FITS: &str = "a distribution's layout fits a Layout";
         let mode = |shape: &[i64], stride: &[i64]| -> Layout {
-            // In capacity: at most MAX_TENSOR_MODES or MAX_MESH_DIMS leaves, all positive.
-            Layout::new(IntTuple::from_slice(shape).unwrap_or(IntTuple::int(1)), IntTuple::from_slice(stride).unwrap_or(IntTuple::int(0)))
-                .unwrap_or(Layout::trivial())
+            Layout::new(IntTuple::from_slice(shape).expect(FITS), IntTuple::from_slice(stride).expect(FITS)).expect(FITS)
         };
         let (l, d) = (mode(&local[..self.modes], &local_stride[..self.modes]), mode(&devices[..self.mesh.dims()], &device_stride[..self.mesh.dims()]));
-        make_layout(&[l, d]).unwrap_or(l)
+        make_layout(&[l, d]).expect(FITS)
     }
 
     /// The global index of local element `local` of device `rank`.
